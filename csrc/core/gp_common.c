@@ -1,0 +1,86 @@
+/*
+ * gp_common.c -- the allocator hook, error buffers and the version string.
+ */
+#include "gp_common.h"
+#include "gp_version.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud;
+  (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, nsize);
+}
+
+gp_alloc gp_alloc_default(void) {
+  gp_alloc a;
+  a.fn = default_alloc;
+  a.ud = NULL;
+  return a;
+}
+
+void *gp_malloc(const gp_alloc *a, size_t size) {
+  if (size == 0)
+    size = 1;
+  return a->fn(a->ud, NULL, 0, size);
+}
+
+void *gp_realloc(const gp_alloc *a, void *ptr, size_t osize, size_t nsize) {
+  if (nsize == 0)
+    nsize = 1;
+  return a->fn(a->ud, ptr, osize, nsize);
+}
+
+void gp_free(const gp_alloc *a, void *ptr, size_t size) {
+  if (ptr != NULL)
+    a->fn(a->ud, ptr, size, 0);
+}
+
+char *gp_strdup(const gp_alloc *a, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *copy = gp_malloc(a, n);
+  if (copy != NULL)
+    memcpy(copy, s, n);
+  return copy;
+}
+
+int gp_grow(const gp_alloc *a, void **buf, size_t *cap, size_t need,
+            size_t elem_size) {
+  size_t ncap;
+  void *nbuf;
+  if (need <= *cap)
+    return GP_OK;
+  ncap = *cap ? *cap : 16;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return GP_ERR;
+    ncap *= 2;
+  }
+  if (ncap > SIZE_MAX / elem_size)
+    return GP_ERR;
+  nbuf = gp_realloc(a, *buf, *cap * elem_size, ncap * elem_size);
+  if (nbuf == NULL)
+    return GP_ERR;
+  *buf = nbuf;
+  *cap = ncap;
+  return GP_OK;
+}
+
+int gp_error_set(gp_error *err, const char *fmt, ...) {
+  va_list ap;
+  if (err == NULL)
+    return GP_ERR;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+  return GP_ERR;
+}
+
+const char *gp_version(void) { return GP_VERSION; }

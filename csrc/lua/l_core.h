@@ -1,0 +1,20 @@
+/*
+ * l_core.h -- the binding's registry of types.  A new binding file adds its
+ * gpl_open_<type> declaration here and one call to GPL_OPEN_ALL.
+ */
+#ifndef GP_L_CORE_H
+#define GP_L_CORE_H
+
+#include "compat.h"
+
+int luaopen_gpush_core(lua_State *L);
+
+/* Each adds its functions to the gpush.core table on top of the stack. */
+void gpl_open_yaml(lua_State *L);
+
+#define GPL_OPEN_ALL(L)                                                        \
+  do {                                                                         \
+    gpl_open_yaml(L);                                                          \
+  } while (0)
+
+#endif

@@ -1,0 +1,178 @@
+-- gpush.schema: every configuration parameter, declared once.
+--
+-- Each parameter has a dotted path (the YAML tree mirrors it: `sm.count` is
+-- `sm: {count: ...}`), a type, a unit, a default, a valid range and a one-line
+-- description, in the spirit of gem5's SimObject params and Ramulator 2's
+-- param<T>().desc().  Later model issues append their own parameters here.
+--
+-- Conventions the descriptions rely on:
+--  * Instruction latency L is the distance in cycles between the issue of a
+--    producer and the earliest issue of a dependent consumer, so a dependent
+--    chain of N instructions takes N x L cycles in every model.
+--  * Every opcode class also has an initiation interval: how many cycles its
+--    unit, per scheduler, needs before it accepts the next warp instruction.
+--  * Memory latencies are load-to-use totals unless the description says
+--    "increment": l1.latency and l2.latency are totals seen by the warp,
+--    dram.latency_ns is the increment beyond an L2 miss, in nanoseconds so
+--    core-clock sweeps do not scale it.
+--  * Derived values are computed here and never given in a config: see
+--    M.derived.  Setting a derived value that has a `solve` rewrites the
+--    parameter it derives from (setting dram.bandwidth_gbs solves for
+--    clock.mem_mhz).
+local M = {}
+
+-- Types: "int", "number", "bool", "string", "enum" (with `values`).
+local params = {}
+M.params = params
+
+local function param(spec)
+  params[#params + 1] = spec
+end
+
+-- gpu ------------------------------------------------------------------------
+param { "gpu.name", "string", unit = "", default = "unnamed GPU",
+  desc = "Product name, for reports" }
+param { "gpu.compute_capability", "number", unit = "", default = 7.0, min = 1.0, max = 10.0,
+  desc = "CUDA compute capability; below 2.0 selects half-warp (CC 1.x) coalescing and no caches" }
+
+-- sm -------------------------------------------------------------------------
+param { "sm.count", "int", unit = "SMs", default = 16, min = 1, max = 1024,
+  desc = "Streaming multiprocessors (cores) on the chip" }
+param { "sm.warp_size", "int", unit = "threads", default = 32, min = 1, max = 64,
+  desc = "Threads per warp (SIMT width)" }
+param { "sm.max_warps", "int", unit = "warps", default = 32, min = 1, max = 256,
+  desc = "Resident warps per SM at most" }
+param { "sm.max_blocks", "int", unit = "blocks", default = 8, min = 1, max = 256,
+  desc = "Resident thread blocks per SM at most" }
+param { "sm.max_block_threads", "int", unit = "threads", default = 1024, min = 1, max = 4096,
+  desc = "Threads per thread block at most (launch limit)" }
+param { "sm.schedulers", "int", unit = "schedulers", default = 1, min = 1, max = 16,
+  desc = "Warp schedulers per SM; warps are split evenly among them" }
+param { "sm.issue_width", "int", unit = "warp-inst/cycle", default = 1, min = 1, max = 8,
+  desc = "Warp instructions one scheduler can issue per cycle" }
+param { "sm.registers", "int", unit = "registers", default = 32768, min = 1, max = 1048576,
+  desc = "32-bit registers in one SM's register file" }
+param { "sm.register_alloc_unit", "int", unit = "registers", default = 256, min = 1, max = 4096,
+  desc = "Registers are allocated per warp in multiples of this" }
+param { "sm.max_registers_per_thread", "int", unit = "registers", default = 255, min = 1, max = 1024,
+  desc = "Registers one thread may use at most" }
+param { "sm.shared_kb", "number", unit = "KiB", default = 48, min = 0, max = 1024,
+  desc = "Shared memory per SM available to thread blocks" }
+param { "sm.shared_alloc_bytes", "int", unit = "bytes", default = 256, min = 1, max = 65536,
+  desc = "Shared memory is allocated per block in multiples of this" }
+
+-- clocks ---------------------------------------------------------------------
+param { "clock.core_mhz", "number", unit = "MHz", default = 1000, min = 1, max = 10000,
+  desc = "SM (core) clock" }
+param { "clock.mem_mhz", "number", unit = "MHz", default = 1000, min = 1, max = 20000,
+  desc = "DRAM I/O clock; with dram.bus_bits and dram.transfers_per_clock it gives the bandwidth" }
+
+-- compute pipelines: latency and initiation interval per opcode class ----------
+M.op_classes = {
+  { "int", "integer ALU (IADD3, LOP3, SHF, ISETP, MOV, ...)" },
+  { "fp32", "single-precision FADD/FMUL/FFMA" },
+  { "imad", "integer multiply-add on the FMA pipe (IMAD from Volta on, XMAD on Pascal)" },
+  { "fp64", "double precision (DADD, DMUL, DFMA)" },
+  { "sfu", "special-function unit (MUFU: rcp, rsq, sin, ex2, ...)" },
+  { "tensor", "tensor-core MMA (HMMA, IMMA, HGMMA, ...)" },
+  { "uniform", "uniform-datapath ops (UMOV, UIADD3, ...)" },
+  { "branch", "control flow (BRA, EXIT, BSSY, BSYNC, ...)" },
+  { "other", "everything else that is not memory (NOP, S2R, CS2R, ...)" },
+}
+for _, class in ipairs(M.op_classes) do
+  local name, what = class[1], class[2]
+  param { "ops." .. name .. ".latency", "number", unit = "cycles", default = 4, min = 0, max = 10000,
+    desc = "Latency of " .. what .. ": producer issue to dependent issue" }
+  param { "ops." .. name .. ".interval", "number", unit = "cycles", default = 1, min = 0.03125, max = 1024,
+    desc = "Initiation interval of " .. name .. ": cycles per warp instruction per scheduler" }
+end
+
+-- L1 data cache (per SM) ---------------------------------------------------------
+param { "l1.size_kb", "number", unit = "KiB", default = 32, min = 0, max = 4096,
+  desc = "L1 data cache per SM; 0 means no L1" }
+param { "l1.line_bytes", "int", unit = "bytes", default = 128, min = 16, max = 1024,
+  desc = "L1 line size" }
+param { "l1.sector_bytes", "int", unit = "bytes", default = 32, min = 4, max = 1024,
+  desc = "L1 sector size: the unit of fill when l1.sectored" }
+param { "l1.sectored", "bool", unit = "", default = false,
+  desc = "Fill L1 per sector instead of per line" }
+param { "l1.ways", "int", unit = "ways", default = 8, min = 1, max = 1024,
+  desc = "L1 associativity" }
+param { "l1.latency", "number", unit = "cycles", default = 25, min = 0, max = 10000,
+  desc = "Load-to-use latency of an L1 hit (total)" }
+param { "l1.mshrs", "int", unit = "entries", default = 32, min = 1, max = 65536,
+  desc = "Miss status holding registers per SM; requests to one line merge" }
+param { "l1.cache_global", "bool", unit = "", default = true,
+  desc = "Global loads allocate in L1 (false: they bypass it, as Kepler's default)" }
+param { "l1.write_policy", "enum", values = { "write_through_no_allocate", "write_back" },
+  unit = "", default = "write_through_no_allocate",
+  desc = "L1 policy for global stores (GPGPU-Sim's L1 is write-through, no write-allocate)" }
+
+-- shared memory and constant cache ----------------------------------------------
+param { "shared.banks", "int", unit = "banks", default = 32, min = 1, max = 256,
+  desc = "Shared-memory banks; lanes hitting one bank at different words serialise" }
+param { "shared.bank_bytes", "int", unit = "bytes", default = 4, min = 1, max = 64,
+  desc = "Width of one shared-memory bank" }
+param { "shared.latency", "number", unit = "cycles", default = 25, min = 0, max = 10000,
+  desc = "Load-to-use latency of a conflict-free shared-memory access (total)" }
+param { "const.latency", "number", unit = "cycles", default = 8, min = 0, max = 10000,
+  desc = "Load-to-use latency of a constant-cache hit (total)" }
+
+-- L2 (shared by all SMs) ----------------------------------------------------------
+param { "l2.size_kb", "number", unit = "KiB", default = 768, min = 0, max = 1048576,
+  desc = "L2 cache over all slices; 0 means no L2" }
+param { "l2.line_bytes", "int", unit = "bytes", default = 128, min = 16, max = 1024,
+  desc = "L2 line size" }
+param { "l2.sector_bytes", "int", unit = "bytes", default = 32, min = 4, max = 1024,
+  desc = "L2 sector size: the unit of fill when l2.sectored" }
+param { "l2.sectored", "bool", unit = "", default = false,
+  desc = "Fill L2 per sector instead of per line" }
+param { "l2.ways", "int", unit = "ways", default = 8, min = 1, max = 1024,
+  desc = "L2 associativity" }
+param { "l2.slices", "int", unit = "slices", default = 1, min = 1, max = 1024,
+  desc = "L2 slices, selected by an address hash" }
+param { "l2.latency", "number", unit = "cycles", default = 120, min = 0, max = 10000,
+  desc = "Load-to-use latency of an L2 hit (total, including the L1 miss)" }
+param { "l2.write_policy", "enum", values = { "write_back", "write_through" },
+  unit = "", default = "write_back", desc = "L2 write policy" }
+
+-- DRAM ------------------------------------------------------------------------------
+param { "dram.channels", "int", unit = "channels", default = 6, min = 1, max = 1024,
+  desc = "Independent DRAM channels (memory partitions)" }
+param { "dram.bus_bits", "int", unit = "bits", default = 384, min = 1, max = 16384,
+  desc = "Total DRAM data bus width over all channels" }
+param { "dram.transfers_per_clock", "number", unit = "transfers/clock", default = 4, min = 0.5, max = 64,
+  desc = "Data transfers per clock.mem_mhz cycle (GDDR5: 4 per command clock, HBM2: 2)" }
+param { "dram.latency_ns", "number", unit = "ns", default = 300, min = 0, max = 100000,
+  desc = "DRAM access latency beyond an L2 miss (increment)" }
+param { "dram.access_bytes", "int", unit = "bytes", default = 32, min = 1, max = 1024,
+  desc = "DRAM access granularity; what counts as DRAM traffic per request" }
+
+-- launch overheads ------------------------------------------------------------------
+param { "launch.kernel_cycles", "number", unit = "cycles", default = 0, min = 0, max = 1e9,
+  desc = "Fixed cost of one kernel launch" }
+param { "launch.block_cycles", "number", unit = "cycles", default = 0, min = 0, max = 1e9,
+  desc = "Cost of launching one thread block on an SM" }
+
+-- Derived values: computed in one place (here), never given in a config.
+-- `compute(get)` reads other parameters through `get(path)`; `solve(value, get,
+-- set)` maps a value a user sets for the derived parameter back onto the
+-- parameter it derives from.
+M.derived = {
+  { "sm.max_threads", "int", unit = "threads",
+    desc = "Resident threads per SM at most: sm.max_warps x sm.warp_size",
+    compute = function(get) return get("sm.max_warps") * get("sm.warp_size") end },
+  { "dram.bandwidth_gbs", "number", unit = "GB/s",
+    desc = "Peak DRAM bandwidth: clock.mem_mhz x dram.bus_bits/8 x dram.transfers_per_clock; "
+      .. "setting it solves for clock.mem_mhz",
+    compute = function(get)
+      return get("clock.mem_mhz") * 1e6 * get("dram.bus_bits") / 8
+        * get("dram.transfers_per_clock") / 1e9
+    end,
+    solve = function(value, get, set)
+      set("clock.mem_mhz", value * 1e9 / (get("dram.bus_bits") / 8
+        * get("dram.transfers_per_clock")) / 1e6)
+    end },
+}
+
+return M

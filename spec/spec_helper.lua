@@ -1,0 +1,68 @@
+-- Helpers shared by the specs: where the build tree is, how to run the gpush
+-- executable and capture what it prints, temporary files.
+local M = {}
+
+M.build_dir = os.getenv("GPUSH_BUILD_DIR") or "build"
+M.gpush = M.build_dir .. "/bin/gpush"
+M.shared = os.getenv("GPUSH_SHARED") or "../shared"
+
+local function shell_quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+M.shell_quote = shell_quote
+
+-- Runs a shell command; returns exit code, stdout, stderr.
+function M.run(command, env)
+  local out, err = os.tmpname(), os.tmpname()
+  local prefix = ""
+  for k, v in pairs(env or {}) do
+    prefix = prefix .. k .. "=" .. shell_quote(v) .. " "
+  end
+  local ok, _, code = os.execute(prefix .. command .. " >" .. out .. " 2>" .. err .. " </dev/null")
+  local function slurp(path)
+    local f = assert(io.open(path, "rb"))
+    local s = f:read("a")
+    f:close()
+    os.remove(path)
+    return s
+  end
+  local stdout, stderr = slurp(out), slurp(err)
+  return ok and 0 or code, stdout, stderr
+end
+
+-- Runs the build tree's gpush with the given argument list.
+function M.gpush_run(args, env)
+  local words = { shell_quote(M.gpush) }
+  for _, a in ipairs(args) do
+    words[#words + 1] = shell_quote(a)
+  end
+  return M.run(table.concat(words, " "), env)
+end
+
+-- Writes `text` to a fresh temporary file and returns its path.
+function M.write_temp(text, suffix)
+  local path = os.tmpname() .. (suffix or "")
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+-- A fresh temporary directory.
+function M.temp_dir()
+  local p = io.popen("mktemp -d")
+  local dir = p:read("l")
+  p:close()
+  return dir
+end
+
+function M.have_shared_traces()
+  local f = io.open(M.shared .. "/traces/SOURCES.md", "r")
+  if f then
+    f:close()
+    return true
+  end
+  return false
+end
+
+return M
