@@ -11,14 +11,17 @@ local function shell_quote(s)
 end
 M.shell_quote = shell_quote
 
--- Runs a shell command; returns exit code, stdout, stderr.
-function M.run(command, env)
+-- Runs a shell command with `input` (default: nothing) on its standard input;
+-- returns exit code, stdout, stderr.
+function M.run(command, env, input)
   local out, err = os.tmpname(), os.tmpname()
+  local stdin = M.write_temp(input or "")
   local prefix = ""
   for k, v in pairs(env or {}) do
     prefix = prefix .. k .. "=" .. shell_quote(v) .. " "
   end
-  local ok, _, code = os.execute(prefix .. command .. " >" .. out .. " 2>" .. err .. " </dev/null")
+  local ok, _, code = os.execute(prefix .. command .. " >" .. out .. " 2>" .. err .. " <" .. stdin)
+  os.remove(stdin)
   local function slurp(path)
     local f = assert(io.open(path, "rb"))
     local s = f:read("a")
@@ -31,12 +34,12 @@ function M.run(command, env)
 end
 
 -- Runs the build tree's gpush with the given argument list.
-function M.gpush_run(args, env)
+function M.gpush_run(args, env, input)
   local words = { shell_quote(M.gpush) }
   for _, a in ipairs(args) do
     words[#words + 1] = shell_quote(a)
   end
-  return M.run(table.concat(words, " "), env)
+  return M.run(table.concat(words, " "), env, input)
 end
 
 -- Writes `text` to a fresh temporary file and returns its path.

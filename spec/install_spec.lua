@@ -1,0 +1,55 @@
+-- Installing gpush: `luarocks --lua-version=5.4 make` into a temporary tree
+-- (offline, no rock dependencies) and `cmake --install` into a temporary
+-- prefix; the installed gpush must find its modules and presets.  Tagged
+-- "install": ctest runs it as its own test (busted --tags=install).
+local helper = require "spec_helper"
+local q = helper.shell_quote
+
+local function must(command)
+  local code, out, err = helper.run(command)
+  assert(code == 0, ("command failed (%s): %s\n%s\n%s"):format(tostring(code), command, out, err))
+  return out
+end
+
+describe("gpush installation #install", function()
+  local work
+
+  setup(function()
+    work = helper.temp_dir()
+  end)
+
+  teardown(function()
+    os.execute("rm -rf " .. q(work))
+  end)
+
+  it("installs with luarocks make into a tree and runs from there", function()
+    -- A copy of the sources as a user would have them (tracked and new files).
+    must(("mkdir -p %s/src && git ls-files -z --cached --others --exclude-standard "
+      .. "| xargs -0 cp --parents -t %s/src"):format(q(work), q(work)))
+    must(("cd %s/src && luarocks --lua-version=5.4 make rocks/gpush-scm-1.rockspec --tree %s/tree")
+      :format(q(work), q(work)))
+    local gpush = work .. "/tree/bin/gpush"
+    local version = must(q(gpush) .. " --version")
+    assert.matches("modules: " .. (work .. "/tree/bin/../share/lua/5.4"):gsub("%p", "%%%0"), version)
+    local script = helper.write_temp("print(require('gpush.config').load('gtx660ti').gpu.name)\n", ".lua")
+    local out = must(q(gpush) .. " " .. q(script))
+    assert.matches("660", out, 1, true)
+    os.remove(script)
+    -- Plain lua5.4 loads the installed C module from the tree.
+    out = must(("LUA_CPATH=%s/tree/lib/lua/5.4/?.so lua5.4 -e %s"):format(q(work),
+      q("print(require('gpush.core').version())")))
+    assert.are.equal(require("gpush.core").version() .. "\n", out)
+  end)
+
+  it("installs with cmake --install, LuaJIT module included", function()
+    must(("cmake --install %s --prefix %s/prefix >/dev/null"):format(q(helper.build_dir), q(work)))
+    local gpush = work .. "/prefix/bin/gpush"
+    local version = must(q(gpush) .. " --version")
+    assert.matches("modules: " .. (work .. "/prefix/bin/../share/lua/5.4"):gsub("%p", "%%%0"), version)
+    local out = must(q(gpush) .. " -e " .. q("print(require('gpush.config').load('gtx480').sm.count)"))
+    assert.matches("^%d+\n$", out)
+    out = must(("luajit -e %s"):format(q(("package.cpath=%q; print(require('gpush.core').version())")
+      :format(work .. "/prefix/lib/lua/5.1/?.so"))))
+    assert.are.equal(require("gpush.core").version() .. "\n", out)
+  end)
+end)
