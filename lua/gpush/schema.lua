@@ -157,14 +157,15 @@ param { "launch.block_cycles", "number", unit = "cycles", default = 0, min = 0, 
 -- Derived values: computed in one place (here), never given in a config.
 -- `compute(get)` reads other parameters through `get(path)`; `solve(value, get,
 -- set)` maps a value a user sets for the derived parameter back onto the
--- parameter it derives from.
+-- parameter named by `solves`, so a config gives one or the other, never both.
 M.derived = {
-  { "sm.max_threads", "int", unit = "threads",
+  { "sm.max_threads", "int", unit = "threads", from = "sm.max_warps",
     desc = "Resident threads per SM at most: sm.max_warps x sm.warp_size",
     compute = function(get) return get("sm.max_warps") * get("sm.warp_size") end },
-  { "dram.bandwidth_gbs", "number", unit = "GB/s",
+  { "dram.bandwidth_gbs", "number", unit = "GB/s", min = 0.001, max = 1e6,
     desc = "Peak DRAM bandwidth: clock.mem_mhz x dram.bus_bits/8 x dram.transfers_per_clock; "
       .. "setting it solves for clock.mem_mhz",
+    solves = "clock.mem_mhz",
     compute = function(get)
       return get("clock.mem_mhz") * 1e6 * get("dram.bus_bits") / 8
         * get("dram.transfers_per_clock") / 1e9

@@ -1,0 +1,181 @@
+-- gpush config: the parameter schema and the GPU presets from the command line.
+--
+--   gpush config describe                       every parameter
+--   gpush config list                           shipped presets
+--   gpush config show NAME|PATH [-p k=v]... [--json]
+--   gpush config diff A B [-p k=v]...           what differs (overrides apply to B)
+local config = require "gpush.config"
+local json = require "gpush.json"
+
+local M = {}
+
+local usage = [[
+usage: gpush config describe
+       gpush config list
+       gpush config show NAME|PATH [-p key=value ...] [--json]
+       gpush config diff A B [-p key=value ...]
+]]
+
+local function usage_error(message, err)
+  err:write("gpush config: ", message, "\n", usage)
+  return 2
+end
+
+-- Splits args into positional words, -p overrides and flags.
+local function parse(args, err)
+  local words, overrides, flags = {}, {}, {}
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "-p" then
+      if not args[i + 1] then
+        return nil, usage_error("-p needs key=value", err)
+      end
+      overrides[#overrides + 1] = args[i + 1]
+      i = i + 1
+    elseif a:match("^%-p.+=") then
+      overrides[#overrides + 1] = a:sub(3)
+    elseif a == "--json" or a == "--help" or a == "-h" then
+      flags[a] = true
+    elseif a:sub(1, 1) == "-" then
+      return nil, usage_error("unknown option '" .. a .. "'", err)
+    else
+      words[#words + 1] = a
+    end
+    i = i + 1
+  end
+  return { words = words, overrides = overrides, flags = flags }
+end
+
+local function load_or_report(name, overrides, err)
+  local cfg, message = config.load(name, overrides)
+  if not cfg then
+    err:write("gpush config: ", message, "\n")
+  end
+  return cfg
+end
+
+local function show_text(cfg, out)
+  local flat = config.flatten(cfg)
+  out:write(("# configuration '%s' (hash %s)\n"):format(cfg._name, config.hash(cfg)))
+  for _, source in ipairs(cfg._sources) do
+    out:write("# from ", source, "\n")
+  end
+  local open = {}
+  local derived_lines = {}
+  for _, path in ipairs(config.paths()) do
+    local decl = config.declaration(path)
+    local value = config.format_value(flat[path]):gsub("^'(.*)'$", "%1")
+    if decl.compute then
+      derived_lines[#derived_lines + 1] = ("#   %s = %s %s"):format(path, value, decl.unit)
+    else
+      local parts = {}
+      for part in path:gmatch("[^.]+") do
+        parts[#parts + 1] = part
+      end
+      for depth = 1, #parts - 1 do
+        local prefix = table.concat(parts, ".", 1, depth)
+        if open[depth] ~= prefix then
+          out:write(("  "):rep(depth - 1), parts[depth], ":\n")
+          open[depth] = prefix
+          for deeper = depth + 1, #open do
+            open[deeper] = nil
+          end
+        end
+      end
+      if type(flat[path]) == "string" and flat[path]:find("[:#]") then
+        value = ("%q"):format(flat[path])
+      end
+      local line = ("  "):rep(#parts - 1) .. parts[#parts] .. ": " .. value
+      out:write(("%-40s # %s\n"):format(line, decl.unit ~= "" and decl.unit or decl[2]))
+    end
+  end
+  out:write("# derived:\n", table.concat(derived_lines, "\n"), "\n")
+end
+
+local function show(opts, out, err)
+  if #opts.words ~= 1 then
+    return usage_error("show needs one preset name or YAML path", err)
+  end
+  local cfg = load_or_report(opts.words[1], opts.overrides, err)
+  if not cfg then
+    return 1
+  end
+  if opts.flags["--json"] then
+    out:write(json.encode({ name = cfg._name, sources = cfg._sources, hash = config.hash(cfg),
+      values = config.flatten(cfg) }, true), "\n")
+  else
+    show_text(cfg, out)
+  end
+  return 0
+end
+
+local function diff(opts, out, err)
+  if #opts.words ~= 2 then
+    return usage_error("diff needs two presets or YAML paths", err)
+  end
+  local a = load_or_report(opts.words[1], nil, err)
+  local b = a and load_or_report(opts.words[2], opts.overrides, err)
+  if not b then
+    return 1
+  end
+  local fa, fb = config.flatten(a), config.flatten(b)
+  local rows = {}
+  for _, path in ipairs(config.paths()) do
+    if config.format_value(fa[path]) ~= config.format_value(fb[path]) then
+      rows[#rows + 1] = { path, config.format_value(fa[path]), config.format_value(fb[path]),
+        config.declaration(path).unit }
+    end
+  end
+  if #rows == 0 then
+    out:write(("'%s' and '%s' resolve to the same values\n"):format(a._name, b._name))
+    return 0
+  end
+  local fmt = "%-28s %-24s %-24s %s\n"
+  out:write(fmt:format("parameter", a._name, b._name, "unit"))
+  for _, row in ipairs(rows) do
+    out:write(fmt:format(table.unpack(row)))
+  end
+  return 0
+end
+
+local function list(_, out)
+  local fmt = "%-18s %-34s %5s %9s %10s\n"
+  out:write(fmt:format("preset", "gpu", "SMs", "core MHz", "DRAM GB/s"))
+  for _, name in ipairs(config.presets()) do
+    local cfg, message = config.load(name)
+    if cfg then
+      out:write(fmt:format(name, cfg.gpu.name, cfg.sm.count, ("%g"):format(cfg.clock.core_mhz),
+        ("%.1f"):format(cfg.dram.bandwidth_gbs)))
+    else
+      out:write(name, ": ", message, "\n")
+    end
+  end
+  return 0
+end
+
+-- Entry point: gpush config ARGS... ; `out` and `err` default to stdout and stderr.
+function M.main(args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local opts, code = parse(args, err)
+  if not opts then
+    return code
+  end
+  local action = table.remove(opts.words, 1)
+  if opts.flags["--help"] or opts.flags["-h"] then
+    out:write(usage)
+    return 0
+  elseif action == "describe" then
+    out:write(config.describe())
+    return 0
+  elseif action == "list" then
+    return list(opts, out, err)
+  elseif action == "show" then
+    return show(opts, out, err)
+  elseif action == "diff" then
+    return diff(opts, out, err)
+  end
+  return usage_error(action and ("unknown action '" .. action .. "'") or "an action is needed", err)
+end
+
+return M
