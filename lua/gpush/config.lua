@@ -57,7 +57,13 @@ local function format_value(v)
     if v == math.floor(v) and math.abs(v) < 1e15 then
       return ("%.1f"):format(v)
     end
-    return ("%.17g"):format(v):gsub("(%..-)0+$", "%1")
+    -- The shortest form that reads back as the same number.
+    for digits = 15, 17 do
+      local text = ("%." .. digits .. "g"):format(v)
+      if tonumber(text) == v then
+        return text
+      end
+    end
   end
   return tostring(v)
 end
@@ -150,10 +156,12 @@ local function coerce(p, v)
   return v
 end
 
-local function check_value(layer, p, v)
+-- Checks a value against its declaration; `at` names the path whose position
+-- the message points at (default: the parameter itself).
+local function check_value(layer, p, v, at)
   local ok = coerce(p, v)
   if ok == nil then
-    fail(layer, p[1], false, ("parameter '%s' of '%s': expected %s, got %s")
+    fail(layer, at or p[1], false, ("parameter '%s' of '%s': expected %s, got %s")
       :format(p[1], layer.config_name, expectation(p), format_value(v)))
   end
   return ok
@@ -256,7 +264,7 @@ end
 local function locate(name, base_dir)
   if is_path(name) then
     if base_dir and name:sub(1, 1) ~= "/" then
-      return base_dir .. "/" .. name
+      return (base_dir .. "/" .. name):gsub("/%./", "/"):gsub("^%./", "")
     end
     return name
   end
@@ -373,7 +381,7 @@ local function apply(values, layer)
           :format(path, d.solves, layer.config_name, path, d.solves))
       end
       d.solve(layer.values[path], function(k) return values[k] end, function(k, v)
-        values[k] = check_value(layer, params[k], v)
+        values[k] = check_value(layer, params[k], v, path)
       end)
     end
   end
