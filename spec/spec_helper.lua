@@ -18,9 +18,9 @@ function M.run(command, env, input)
   local stdin = M.write_temp(input or "")
   local prefix = ""
   for k, v in pairs(env or {}) do
-    prefix = prefix .. k .. "=" .. shell_quote(v) .. " "
+    prefix = prefix .. "export " .. k .. "=" .. shell_quote(v) .. "; "
   end
-  local ok, _, code = os.execute(prefix .. command .. " >" .. out .. " 2>" .. err .. " <" .. stdin)
+  local ok, _, code = os.execute(prefix .. "(" .. command .. ") >" .. out .. " 2>" .. err .. " <" .. stdin)
   os.remove(stdin)
   local function slurp(path)
     local f = assert(io.open(path, "rb"))
