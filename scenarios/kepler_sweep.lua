@@ -21,7 +21,10 @@ while i <= #arg do
   end
 end
 
-local cfg = assert(gpush.config.load("gtx660ti", overrides))
+local cfg, err = gpush.config.load("gtx660ti", overrides)
+if not cfg then
+  error(err, 0)
+end
 
 local rows = {
   { "gpu.name", "" }, { "sm.count", "SMs" }, { "clock.core_mhz", "MHz" },
@@ -33,7 +36,7 @@ local flat = gpush.config.flatten(cfg)
 print(("Kepler sweep base configuration: preset 'gtx660ti' (config hash %s)")
   :format(gpush.config.hash(cfg)))
 for _, row in ipairs(rows) do
-  print(("  %-20s %12s %s"):format(row[1], tostring(flat[row[1]]), row[2]))
+  print(("  %-20s %12s %s"):format(row[1], gpush.config.format_value(flat[row[1]]):gsub("^'(.*)'$", "%1"), row[2]))
 end
 print()
 print("The sweep (warps/SM {8,16,24,32,48,64} x MSHRs {16,32,64} x DRAM {96,144,192} GB/s,")
