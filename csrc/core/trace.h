@@ -1,0 +1,235 @@
+/*
+ * trace.h -- one kernel launch in memory, read from an Accel-Sim trace.
+ *
+ * Every model in gpush reads a gp_kernel: the launch geometry and, for every
+ * warp, its dynamic instruction stream as a structure of arrays.  The arrays
+ * of all warps are concatenated in trace order; warp w (global index: block
+ * index x warps per block + warp id) owns instructions
+ * [warp_start[w], warp_start[w] + warp_len[w]).  Per warp instruction the kernel keeps
+ * 16 bytes (op class, active lanes, flags, data width, static-PC index, two
+ * dependence distances and the index of its memory record); memory
+ * instructions also own a record with their lane addresses and their
+ * coalesced 128 B lines with a 32 B sector mask per line, computed once at
+ * load time.
+ *
+ * Reading is streaming: gp_trace_open() takes a kernelslist.g or one
+ * .traceg (optionally .gz or .xz), gp_trace_next() steps to the next launch
+ * and reads only its header, gp_trace_load() parses that launch's body.  At
+ * most one launch is in memory at a time.
+ */
+#ifndef GP_TRACE_H
+#define GP_TRACE_H
+
+#include "gp_common.h"
+
+/* ---------------------------------------------------------------------------
+ * Opcode classes
+ * ------------------------------------------------------------------------- */
+
+/* The first GP_OP_COMPUTE_COUNT classes map 1:1 onto the configuration's
+ * ops.<name> pipelines (gp_op_class_name gives the name). */
+typedef enum gp_op_class {
+  GP_OP_INT,     /* integer ALU: IADD3, LOP3, SHF, ISETP, MOV, ... */
+  GP_OP_FP32,    /* FADD, FMUL, FFMA, HFMA2.MMA (a move idiom) ... */
+  GP_OP_IMAD,    /* integer multiply-add on the FMA pipe: IMAD, XMAD */
+  GP_OP_FP64,    /* DADD, DMUL, DFMA, ... */
+  GP_OP_SFU,     /* MUFU, ... */
+  GP_OP_TENSOR,  /* HMMA, IMMA, HGMMA, DMMA, BMMA, ... */
+  GP_OP_UNIFORM, /* uniform datapath: UMOV, UIADD3, ULDC is memory below */
+  GP_OP_BRANCH,  /* BRA, EXIT, RET, CALL, BSSY, BSYNC, WARPSYNC, ... */
+  GP_OP_OTHER,   /* NOP, S2R, CS2R, SHFL, VOTE, ... */
+  GP_OP_BARRIER, /* BAR.SYNC / BAR / BAR.RED: blocks until the block arrives */
+  GP_OP_BARRIER_ARRIVE, /* BAR.ARV: signals arrival, does not block */
+  GP_OP_LD_GLOBAL,
+  GP_OP_ST_GLOBAL,
+  GP_OP_LD_LOCAL,
+  GP_OP_ST_LOCAL,
+  GP_OP_LD_SHARED,
+  GP_OP_ST_SHARED,
+  GP_OP_LD_CONST, /* LDC, ULDC: no addresses in traces */
+  GP_OP_TEX,      /* TEX, TLD, TLD4, TXQ, ... */
+  GP_OP_ATOM_GLOBAL, /* ATOM, ATOMG, RED on global memory */
+  GP_OP_ATOM_SHARED, /* ATOMS */
+  GP_OP_LDGSTS,      /* async global -> shared copy */
+  GP_OP_DEPBAR,      /* wait for async copies */
+  GP_OP_CLASS_COUNT
+} gp_op_class;
+
+#define GP_OP_COMPUTE_COUNT (GP_OP_OTHER + 1)
+
+/* "int", "fp32", ..., "ld_global", ... */
+const char *gp_op_class_name(int op_class);
+/* Loads, stores, atomics, texture, LDGSTS (not LDC, not DEPBAR). */
+int gp_op_is_memory(int op_class);
+/* Memory classes that reach L1/L2 (global, local, texture, global atomics,
+ * LDGSTS); shared-memory classes never do. */
+int gp_op_uses_cache(int op_class);
+/* Loads (their destination is written by memory). */
+int gp_op_is_load(int op_class);
+
+/* Opcode classification: class, data width in bytes, registers written per
+ * destination register listed. */
+typedef struct gp_opcode_info {
+  uint8_t op_class;
+  uint8_t width;      /* bytes per lane from the suffix (.64 = 8, .128 = 16) */
+  uint8_t dest_regs;  /* registers written per listed destination (1, 2, 4) */
+  uint8_t known;      /* 0: unknown opcode, classed as integer ALU */
+  uint8_t generic;    /* generic LD/ST/ATOM: space resolved by address */
+} gp_opcode_info;
+
+/* Classifies one SASS opcode with its modifiers ("LDG.E.128.SYS") for a
+ * binary version (61, 70, 75, 80, 86, 90). */
+gp_opcode_info gp_opcode_classify(const char *opcode, size_t len,
+                                  int binary_version);
+
+/* ---------------------------------------------------------------------------
+ * The kernel
+ * ------------------------------------------------------------------------- */
+
+/* Flag bits of gp_kernel.flags[i]. */
+#define GP_INST_DEP_ON_LOAD 0x01 /* the nearest producer is a load */
+#define GP_INST_NO_MEMORY 0x02   /* memory class with an empty mask */
+
+/* A memory instruction's record. */
+typedef struct gp_mem_record {
+  uint32_t addr_start; /* first lane address in kernel.addresses */
+  uint32_t line_start; /* first line in kernel.lines / sector_masks */
+  uint8_t addr_count;  /* active lanes with an address */
+  uint8_t line_count;  /* distinct 128 B lines */
+  uint16_t sector_count; /* distinct 32 B sectors over all lines */
+} gp_mem_record;
+
+/* A distinct static instruction (PC). */
+typedef struct gp_static_inst {
+  uint64_t pc;
+  uint32_t opcode;   /* offset of the opcode text in kernel.strings */
+  uint32_t line_num; /* source line (format 4+ with lineinfo), 0 if none */
+  uint8_t op_class;   /* as classified (generic LD/ST: before resolution) */
+  uint8_t width;      /* bytes per lane from the opcode suffix */
+  uint8_t dest_regs;  /* registers written per listed destination */
+  uint8_t known;      /* 0: unknown opcode, classed as integer ALU */
+  uint8_t generic;    /* generic address space, resolved per instruction */
+} gp_static_inst;
+
+typedef struct gp_kernel {
+  gp_alloc alloc;
+  /* header */
+  char name[256];
+  uint32_t launch_id;           /* -kernel id */
+  uint32_t grid[3], block[3];   /* -grid dim, -block dim */
+  uint32_t shmem_bytes;         /* -shmem: per thread block */
+  uint32_t nregs;               /* -nregs: per thread */
+  int binary_version;           /* -binary version */
+  int trace_version;            /* -accelsim tracer version (0: pre-3) */
+  int lineinfo;                 /* -enable lineinfo */
+  uint64_t shmem_base, local_base;
+  /* geometry */
+  uint32_t blocks;              /* thread blocks in the grid */
+  uint32_t warps_per_block;
+  uint32_t warps;               /* blocks x warps_per_block */
+  /* per warp: instructions [warp_start[w], warp_start[w] + warp_len[w]) */
+  uint64_t *warp_start;
+  uint32_t *warp_len;           /* 0 for a warp the trace does not list */
+  /* per warp instruction (structure of arrays, 16 bytes) */
+  uint64_t insts;
+  uint8_t *op_class;
+  uint8_t *active;              /* active lanes (popcount of the mask) */
+  uint8_t *flags;               /* GP_INST_* */
+  uint8_t *width;               /* bytes per lane for memory instructions */
+  uint32_t *pc_index;           /* into statics */
+  uint16_t *dep;                /* distance to the nearest producer, 0 none */
+  uint16_t *dep_load;           /* distance to the nearest load producer */
+  uint32_t *mem;                /* index into mem_records, UINT32_MAX none */
+  /* memory */
+  gp_mem_record *mem_records;
+  uint32_t mem_count;
+  uint64_t *addresses;          /* lane addresses, active lanes in order */
+  uint32_t address_count;
+  uint64_t *lines;              /* 128 B line addresses (address >> 7) */
+  uint8_t *sector_masks;        /* 4 bits: which 32 B sectors of the line */
+  uint32_t line_count;
+  /* static instructions */
+  gp_static_inst *statics;
+  uint32_t static_count;
+  char *strings;                /* opcode texts */
+  size_t strings_len;
+  /* diagnostics: "N instructions of unknown opcode FOO classed as ..." */
+  char warnings[1024];
+  uint64_t class_counts[GP_OP_CLASS_COUNT];
+  /* capacities (private) */
+  size_t cap_insts, cap_mem, cap_addr, cap_lines, cap_statics, cap_strings;
+  size_t cap_warps;
+  void *pc_table; /* PC -> static index hash (private) */
+  size_t pc_table_cap;
+} gp_kernel;
+
+void gp_kernel_free(gp_kernel *k);
+
+/* Parses a whole .traceg held in memory (header and body); `name` is used in
+ * messages.  On success *out is a new kernel (free with gp_kernel_free). */
+int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
+                           const char *text, size_t len, const char *name,
+                           gp_error *err);
+
+/* Parses one trace file (plain, .gz or .xz) into a new kernel. */
+int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
+                        const char *path, gp_error *err);
+
+/* Reads only the header of a trace file into *k (a caller-owned struct with
+ * no arrays; nothing to free). */
+int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
+                          gp_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Streaming reader over kernelslist.g or one trace file
+ * ------------------------------------------------------------------------- */
+
+typedef struct gp_trace_reader gp_trace_reader;
+
+/* A launch as listed, before its body is read. */
+typedef struct gp_launch_info {
+  uint32_t index;       /* 1-based position among the launches */
+  uint32_t launch_id;   /* -kernel id */
+  char name[256];
+  char path[1024];      /* the trace file */
+  uint32_t grid[3], block[3];
+} gp_launch_info;
+
+/* Opens a kernelslist.g, a .traceg, .traceg.gz or .traceg.xz (detected by
+ * content). */
+int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
+                  const char *path, gp_error *err);
+/* Steps to the next launch and reads its header: returns 1 with *info
+ * filled, 0 when there are no more, GP_ERR on error. */
+int gp_trace_next(gp_trace_reader *r, gp_launch_info *info, gp_error *err);
+/* Parses the current launch's body into a new kernel. */
+int gp_trace_load(gp_trace_reader *r, gp_kernel **out, gp_error *err);
+/* The MemcpyHtoD lines of a kernelslist.g: count, and bytes in total. */
+void gp_trace_memcpy(const gp_trace_reader *r, uint32_t *count,
+                     uint64_t *bytes);
+void gp_trace_close(gp_trace_reader *r);
+
+/* ---------------------------------------------------------------------------
+ * Line input (plain, gzip, xz), used by the reader and exposed for tests
+ * ------------------------------------------------------------------------- */
+
+typedef struct gp_line_input gp_line_input;
+
+/* Opens a file for line reading; gzip and xz are detected by magic bytes. */
+int gp_line_open(gp_line_input **out, const gp_alloc *alloc, const char *path,
+                 gp_error *err);
+/* Reads over a memory buffer (not copied; must outlive the input). */
+int gp_line_open_buffer(gp_line_input **out, const gp_alloc *alloc,
+                        const char *text, size_t len, const char *name,
+                        gp_error *err);
+/* Next line without its newline: returns 1 with *line and *len set, 0 at end of
+ * input, GP_ERR on a read or decompression error.  The line stays valid
+ * until the next call. */
+int gp_line_next(gp_line_input *in, const char **line, size_t *len,
+                 gp_error *err);
+/* 1-based number of the line last returned; the name given at open. */
+uint64_t gp_line_number(const gp_line_input *in);
+const char *gp_line_name(const gp_line_input *in);
+void gp_line_close(gp_line_input *in);
+
+#endif

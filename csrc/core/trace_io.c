@@ -1,0 +1,262 @@
+/*
+ * trace_io.c -- line input over plain, gzip and xz files, or a memory buffer.
+ *
+ * The trace parser asks for one line at a time; this file hides where the
+ * bytes come from.  Compression is detected from the first bytes (gzip:
+ * 1f 8b; xz: fd 37 7a 58 5a 00), not from the file name.  Lines point into
+ * a large read buffer, so reading costs one memchr per line.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "trace.h"
+
+#include <errno.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define READ_CHUNK (1u << 20)
+#define MAX_LINE (16u << 20)
+
+typedef enum source_kind { SOURCE_BUFFER, SOURCE_PLAIN, SOURCE_GZIP, SOURCE_XZ } source_kind;
+
+struct gp_line_input {
+  gp_alloc alloc;
+  source_kind kind;
+  char name[1024];
+  /* sources */
+  FILE *file;
+  gzFile gz;
+  lzma_stream xz;
+  uint8_t *xz_in;
+  int xz_done;
+  const char *mem;
+  size_t mem_len;
+  /* line buffer: unread bytes are [pos, end) */
+  char *buf;
+  size_t cap, pos, end;
+  int eof;
+  uint64_t line_number;
+};
+
+static int input_alloc(gp_line_input **out, const gp_alloc *alloc,
+                       const char *name, gp_error *err) {
+  gp_line_input *in = gp_malloc(alloc, sizeof *in);
+  if (in == NULL)
+    return gp_error_set(err, "%s: out of memory", name);
+  memset(in, 0, sizeof *in);
+  in->alloc = *alloc;
+  snprintf(in->name, sizeof in->name, "%s", name);
+  *out = in;
+  return GP_OK;
+}
+
+int gp_line_open_buffer(gp_line_input **out, const gp_alloc *alloc,
+                        const char *text, size_t len, const char *name,
+                        gp_error *err) {
+  gp_line_input *in;
+  if (input_alloc(&in, alloc, name, err) != GP_OK)
+    return GP_ERR;
+  in->kind = SOURCE_BUFFER;
+  in->mem = text;
+  in->mem_len = len;
+  *out = in;
+  return GP_OK;
+}
+
+/* Sniffs the first bytes of an open file and prepares the decoder. */
+static int open_decoder(gp_line_input *in, gp_error *err) {
+  unsigned char magic[6] = {0};
+  size_t n = fread(magic, 1, sizeof magic, in->file);
+  rewind(in->file);
+  if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+    int fd = dup(fileno(in->file));
+    fclose(in->file);
+    in->file = NULL;
+    in->gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+    if (in->gz == NULL)
+      return gp_error_set(err, "%s: cannot open as gzip", in->name);
+    gzbuffer(in->gz, READ_CHUNK);
+    in->kind = SOURCE_GZIP;
+  } else if (n == 6 && memcmp(magic, "\xfd" "7zXZ\0", 6) == 0) {
+    lzma_stream init = LZMA_STREAM_INIT;
+    in->xz = init;
+    if (lzma_stream_decoder(&in->xz, UINT64_MAX, 0) != LZMA_OK)
+      return gp_error_set(err, "%s: cannot start the xz decoder", in->name);
+    in->xz_in = gp_malloc(&in->alloc, READ_CHUNK);
+    if (in->xz_in == NULL)
+      return gp_error_set(err, "%s: out of memory", in->name);
+    in->kind = SOURCE_XZ;
+  } else {
+    in->kind = SOURCE_PLAIN;
+  }
+  return GP_OK;
+}
+
+int gp_line_open(gp_line_input **out, const gp_alloc *alloc, const char *path,
+                 gp_error *err) {
+  gp_line_input *in;
+  if (input_alloc(&in, alloc, path, err) != GP_OK)
+    return GP_ERR;
+  in->file = fopen(path, "rb");
+  if (in->file == NULL) {
+    gp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    gp_line_close(in);
+    return GP_ERR;
+  }
+  if (open_decoder(in, err) != GP_OK) {
+    gp_line_close(in);
+    return GP_ERR;
+  }
+  *out = in;
+  return GP_OK;
+}
+
+/* Reads up to `room` decompressed bytes into dst; returns the count, 0 at
+ * the end of input, or -1 with err set. */
+static long read_xz(gp_line_input *in, char *dst, size_t room, gp_error *err) {
+  in->xz.next_out = (uint8_t *)dst;
+  in->xz.avail_out = room;
+  while (in->xz.avail_out == room && !in->xz_done) {
+    lzma_action action = LZMA_RUN;
+    lzma_ret ret;
+    if (in->xz.avail_in == 0) {
+      size_t n = fread(in->xz_in, 1, READ_CHUNK, in->file);
+      in->xz.next_in = in->xz_in;
+      in->xz.avail_in = n;
+      if (n == 0)
+        action = LZMA_FINISH;
+    }
+    ret = lzma_code(&in->xz, action);
+    if (ret == LZMA_STREAM_END) {
+      in->xz_done = 1;
+    } else if (ret != LZMA_OK) {
+      gp_error_set(err, "%s: xz data is corrupt or truncated (liblzma error %d)",
+                   in->name, (int)ret);
+      return -1;
+    }
+  }
+  return (long)(room - in->xz.avail_out);
+}
+
+/* Appends more bytes at buf[end]; returns bytes read, 0 at end, -1 error. */
+static long fill(gp_line_input *in, gp_error *err) {
+  size_t room = in->cap - in->end;
+  char *dst = in->buf + in->end;
+  switch (in->kind) {
+  case SOURCE_PLAIN: {
+    size_t n = fread(dst, 1, room, in->file);
+    if (n == 0 && ferror(in->file)) {
+      gp_error_set(err, "%s: read error: %s", in->name, strerror(errno));
+      return -1;
+    }
+    return (long)n;
+  }
+  case SOURCE_GZIP: {
+    int n = gzread(in->gz, dst, (unsigned)(room > INT32_MAX ? INT32_MAX : room));
+    if (n < 0) {
+      int code;
+      const char *msg = gzerror(in->gz, &code);
+      gp_error_set(err, "%s: gzip data is corrupt or truncated (%s)", in->name,
+                   msg);
+      return -1;
+    }
+    return n;
+  }
+  case SOURCE_XZ:
+    return read_xz(in, dst, room, err);
+  case SOURCE_BUFFER:
+    break;
+  }
+  return 0;
+}
+
+/* The memory-buffer source needs no copying: lines point into it. */
+static int next_from_buffer(gp_line_input *in, const char **line, size_t *len) {
+  const char *start, *nl;
+  if (in->pos >= in->mem_len)
+    return 0;
+  start = in->mem + in->pos;
+  nl = memchr(start, '\n', in->mem_len - in->pos);
+  *len = nl ? (size_t)(nl - start) : in->mem_len - in->pos;
+  in->pos += *len + (nl != NULL);
+  *line = start;
+  return 1;
+}
+
+int gp_line_next(gp_line_input *in, const char **line, size_t *len,
+                 gp_error *err) {
+  int found;
+  if (in->kind == SOURCE_BUFFER) {
+    found = next_from_buffer(in, line, len);
+  } else {
+    for (;;) {
+      char *start = in->buf + in->pos;
+      char *nl = in->end > in->pos ? memchr(start, '\n', in->end - in->pos)
+                                   : NULL;
+      long n;
+      if (nl != NULL) {
+        *line = start;
+        *len = (size_t)(nl - start);
+        in->pos += *len + 1;
+        found = 1;
+        break;
+      }
+      if (in->eof) {
+        found = in->end > in->pos;
+        if (found) {
+          *line = start;
+          *len = in->end - in->pos;
+          in->pos = in->end;
+        }
+        break;
+      }
+      /* Move the partial line to the front, grow if it fills the buffer. */
+      if (in->pos > 0) {
+        memmove(in->buf, start, in->end - in->pos);
+        in->end -= in->pos;
+        in->pos = 0;
+      }
+      if (in->end == in->cap) {
+        size_t want = in->cap ? in->cap * 2 : READ_CHUNK;
+        if (want > MAX_LINE + READ_CHUNK)
+          return gp_error_set(err, "%s:%llu: line longer than %u bytes", in->name,
+                              (unsigned long long)in->line_number + 1, MAX_LINE);
+        if (gp_grow(&in->alloc, (void **)&in->buf, &in->cap, want, 1) != GP_OK)
+          return gp_error_set(err, "%s: out of memory", in->name);
+      }
+      n = fill(in, err);
+      if (n < 0)
+        return GP_ERR;
+      if (n == 0)
+        in->eof = 1;
+      in->end += (size_t)n;
+    }
+  }
+  if (found) {
+    in->line_number++;
+    if (*len > 0 && (*line)[*len - 1] == '\r')
+      (*len)--;
+  }
+  return found;
+}
+
+uint64_t gp_line_number(const gp_line_input *in) { return in->line_number; }
+
+const char *gp_line_name(const gp_line_input *in) { return in->name; }
+
+void gp_line_close(gp_line_input *in) {
+  if (in == NULL)
+    return;
+  if (in->file != NULL)
+    fclose(in->file);
+  if (in->gz != NULL)
+    gzclose(in->gz);
+  if (in->kind == SOURCE_XZ)
+    lzma_end(&in->xz);
+  gp_free(&in->alloc, in->xz_in, READ_CHUNK);
+  gp_free(&in->alloc, in->buf, in->cap);
+  gp_free(&in->alloc, in, sizeof *in);
+}

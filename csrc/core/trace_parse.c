@@ -1,0 +1,1005 @@
+/*
+ * trace_parse.c -- Accel-Sim .traceg text to a gp_kernel.
+ *
+ * Format facts (Accel-Sim tracer, versions 1-5; see docs/traces.md):
+ *   header:  "-key = value" lines, then "#traces format = ..."
+ *   body:    #BEGIN_TB / "thread block = x,y,z" / per warp "warp = N",
+ *            "insts = K" and K instruction lines / #END_TB
+ *   line:    [tb_x tb_y tb_z warp]   (tracer version < 3 only)
+ *            [line_num]              (with -enable lineinfo = 1)
+ *            PC mask dest_num [Rd...] opcode src_num [Rs...] mem_width
+ *            [mode addresses...]     (when mem_width > 0)
+ *            [immediate]             (tracer version 5)
+ *   modes:   0 one address per active lane; 1 base stride; 2 base and
+ *            popcount(mask)-1 deltas, each added to the previous address.
+ * The tokenizer is hand-written (no sscanf) so a line costs one pass.
+ */
+#include "trace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Generic addresses fall in 16 MiB shared and local windows starting at the
+ * -shmem / -local mem base addresses (NVBit's nvbit_get_shmem_base_addr and
+ * nvbit_get_local_mem_base_addr documentation: "[base, base+16MB), 16MB
+ * aligned"). */
+#define GENERIC_WINDOW (16ull << 20)
+
+#define MAX_WARPS (1u << 24)       /* refuse grids needing more warp slots */
+#define MAX_INSTS_PER_WARP 100000000u
+#define NO_WRITER UINT64_MAX
+#define NO_MEMORY UINT32_MAX
+
+/* Parser state for one kernel body. */
+typedef struct parser {
+  gp_kernel *k;
+  gp_line_input *in;
+  gp_error *err;
+  /* the line being parsed */
+  const char *p, *end;
+  /* body state */
+  int in_block;
+  uint32_t block_index, block_xyz[3];
+  int64_t warp;               /* global warp index, -1 before "warp =" */
+  uint32_t warp_id;
+  uint64_t remaining;         /* instructions still expected for the warp */
+  uint64_t declared;
+  /* scoreboard: last writer (global instruction index) of R0..R254 */
+  uint64_t last_writer[256];
+  uint8_t writer_is_load[256];
+  /* unknown opcodes: first name and count */
+  char unknown_name[64];
+  uint64_t unknown_count, unknown_other;
+} parser;
+
+/* ---------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------- */
+
+static int fail(parser *ps, const char *what) {
+  return gp_error_set(ps->err, "%s:%llu: %s", gp_line_name(ps->in),
+                      (unsigned long long)gp_line_number(ps->in), what);
+}
+
+/* ---------------------------------------------------------------------------
+ * Tokens
+ * ------------------------------------------------------------------------- */
+
+static void skip_spaces(parser *ps) {
+  while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t'))
+    ps->p++;
+}
+
+/* Next token as [*tok, *tok + *len); 0 at the end of the line. */
+static int token(parser *ps, const char **tok, size_t *len) {
+  skip_spaces(ps);
+  if (ps->p >= ps->end)
+    return 0;
+  *tok = ps->p;
+  while (ps->p < ps->end && *ps->p != ' ' && *ps->p != '\t')
+    ps->p++;
+  *len = (size_t)(ps->p - *tok);
+  return 1;
+}
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* A hex token with or without 0x, at most 16 digits. */
+static int parse_hex(const char *t, size_t len, uint64_t *out) {
+  uint64_t v = 0;
+  size_t i = 0;
+  if (len > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+    i = 2;
+  if (i == len || len - i > 16)
+    return 0;
+  for (; i < len; i++) {
+    int d = hex_digit(t[i]);
+    if (d < 0)
+      return 0;
+    v = (v << 4) | (uint64_t)d;
+  }
+  *out = v;
+  return 1;
+}
+
+/* A decimal token, optionally signed, within int64. */
+static int parse_dec(const char *t, size_t len, int64_t *out) {
+  uint64_t v = 0;
+  size_t i = 0;
+  int neg = 0;
+  if (len > 0 && (t[0] == '-' || t[0] == '+')) {
+    neg = t[0] == '-';
+    i = 1;
+  }
+  if (i == len || len - i > 18)
+    return 0;
+  for (; i < len; i++) {
+    if (t[i] < '0' || t[i] > '9')
+      return 0;
+    v = v * 10 + (uint64_t)(t[i] - '0');
+  }
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return 1;
+}
+
+static int next_hex(parser *ps, uint64_t *out, const char *what) {
+  const char *t;
+  size_t len;
+  char msg[160];
+  if (!token(ps, &t, &len)) {
+    snprintf(msg, sizeof msg, "expected %s (hex), found the end of the line", what);
+    return fail(ps, msg);
+  }
+  if (!parse_hex(t, len, out)) {
+    snprintf(msg, sizeof msg, "expected %s (hex), found '%.*s'", what,
+             (int)(len > 40 ? 40 : len), t);
+    return fail(ps, msg);
+  }
+  return GP_OK;
+}
+
+static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
+                    const char *what) {
+  const char *t;
+  size_t len;
+  char msg[200];
+  if (!token(ps, &t, &len)) {
+    snprintf(msg, sizeof msg, "expected %s, found the end of the line", what);
+    return fail(ps, msg);
+  }
+  if (!parse_dec(t, len, out) || *out < lo || *out > hi) {
+    snprintf(msg, sizeof msg, "expected %s from %lld to %lld, found '%.*s'", what,
+             (long long)lo, (long long)hi, (int)(len > 40 ? 40 : len), t);
+    return fail(ps, msg);
+  }
+  return GP_OK;
+}
+
+/* A register token "R12": its number, or -1 for other operands (RZ is R255
+ * and never a dependence). */
+static int register_number(const char *t, size_t len) {
+  int64_t n;
+  if (len < 2 || t[0] != 'R' || !parse_dec(t + 1, len - 1, &n) || n < 0 ||
+      n > 255)
+    return -1;
+  return (int)n;
+}
+
+/* ---------------------------------------------------------------------------
+ * Kernel storage
+ * ------------------------------------------------------------------------- */
+
+#define GROW(ps, field, cap, need)                                             \
+  (gp_grow(&(ps)->k->alloc, (void **)&(ps)->k->field, &(ps)->k->cap, (need),   \
+           sizeof *(ps)->k->field) == GP_OK)
+
+/* Makes room for one more instruction in every per-instruction array. */
+static int reserve_inst(parser *ps) {
+  gp_kernel *k = ps->k;
+  size_t need = (size_t)k->insts + 1, cap;
+  if (need <= k->cap_insts)
+    return GP_OK;
+  cap = k->cap_insts;
+  if (gp_grow(&k->alloc, (void **)&k->op_class, &cap, need, 1) != GP_OK)
+    return fail(ps, "out of memory");
+#define REGROW(field)                                                          \
+  do {                                                                         \
+    void *n = gp_realloc(&k->alloc, k->field, k->cap_insts * sizeof *k->field, \
+                         cap * sizeof *k->field);                              \
+    if (n == NULL)                                                             \
+      return fail(ps, "out of memory");                                        \
+    k->field = n;                                                              \
+  } while (0)
+  REGROW(active);
+  REGROW(flags);
+  REGROW(width);
+  REGROW(pc_index);
+  REGROW(dep);
+  REGROW(dep_load);
+  REGROW(mem);
+#undef REGROW
+  k->cap_insts = cap;
+  return GP_OK;
+}
+
+/* PC -> static index, open addressing over (pc + 1) keys (0 = empty). */
+typedef struct pc_slot {
+  uint64_t key;
+  uint32_t index;
+} pc_slot;
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return x;
+}
+
+static int pc_table_grow(parser *ps) {
+  gp_kernel *k = ps->k;
+  size_t ncap = k->pc_table_cap ? k->pc_table_cap * 2 : 1024, i;
+  pc_slot *old = k->pc_table, *fresh = gp_malloc(&k->alloc, ncap * sizeof *fresh);
+  if (fresh == NULL)
+    return fail(ps, "out of memory");
+  memset(fresh, 0, ncap * sizeof *fresh);
+  for (i = 0; i < k->pc_table_cap; i++) {
+    if (old[i].key != 0) {
+      size_t j = (size_t)mix64(old[i].key) & (ncap - 1);
+      while (fresh[j].key != 0)
+        j = (j + 1) & (ncap - 1);
+      fresh[j] = old[i];
+    }
+  }
+  gp_free(&k->alloc, old, k->pc_table_cap * sizeof *old);
+  k->pc_table = fresh;
+  k->pc_table_cap = ncap;
+  return GP_OK;
+}
+
+/* Finds or adds the static instruction at pc with this opcode text. */
+static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
+                        uint32_t line_num, uint32_t *out) {
+  gp_kernel *k = ps->k;
+  pc_slot *table;
+  size_t j;
+  gp_static_inst *s;
+  gp_opcode_info info;
+  if (k->static_count * 2 >= k->pc_table_cap && pc_table_grow(ps) != GP_OK)
+    return GP_ERR;
+  table = k->pc_table;
+  j = (size_t)mix64(pc + 1) & (k->pc_table_cap - 1);
+  while (table[j].key != 0) {
+    if (table[j].key == pc + 1) {
+      s = &k->statics[table[j].index];
+      if (strlen(k->strings + s->opcode) != op_len ||
+          memcmp(k->strings + s->opcode, op, op_len) != 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "PC 0x%llx holds '%s' earlier and '%.*s' here",
+                 (unsigned long long)pc, k->strings + s->opcode,
+                 (int)(op_len > 40 ? 40 : op_len), op);
+        return fail(ps, msg);
+      }
+      *out = table[j].index;
+      return GP_OK;
+    }
+    j = (j + 1) & (k->pc_table_cap - 1);
+  }
+  if (!GROW(ps, statics, cap_statics, k->static_count + 1) ||
+      !GROW(ps, strings, cap_strings, k->strings_len + op_len + 1))
+    return fail(ps, "out of memory");
+  s = &k->statics[k->static_count];
+  memset(s, 0, sizeof *s);
+  s->pc = pc;
+  s->opcode = (uint32_t)k->strings_len;
+  s->line_num = line_num;
+  memcpy(k->strings + k->strings_len, op, op_len);
+  k->strings[k->strings_len + op_len] = '\0';
+  k->strings_len += op_len + 1;
+  info = gp_opcode_classify(op, op_len, k->binary_version);
+  s->op_class = info.op_class;
+  s->width = info.width;
+  s->dest_regs = info.dest_regs;
+  s->known = info.known;
+  s->generic = info.generic;
+  if (!info.known && ps->unknown_name[0] == '\0')
+    snprintf(ps->unknown_name, sizeof ps->unknown_name, "%.*s",
+             (int)(op_len > 60 ? 60 : op_len), op);
+  table[j].key = pc + 1;
+  table[j].index = k->static_count;
+  *out = k->static_count++;
+  return GP_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Memory: addresses, generic resolution, coalescing into lines and sectors
+ * ------------------------------------------------------------------------- */
+
+static int add_address(parser *ps, uint64_t addr) {
+  gp_kernel *k = ps->k;
+  if (k->address_count == UINT32_MAX)
+    return fail(ps, "more than 4 G lane addresses in one kernel");
+  if (!GROW(ps, addresses, cap_addr, (size_t)k->address_count + 1))
+    return fail(ps, "out of memory");
+  k->addresses[k->address_count++] = addr;
+  return GP_OK;
+}
+
+/* Resolves a generic LD/ST/ATOM by its first address. */
+static uint8_t resolve_generic(const gp_kernel *k, uint8_t op_class,
+                               uint64_t addr) {
+  int is_store = op_class == GP_OP_ST_GLOBAL;
+  int is_atom = op_class == GP_OP_ATOM_GLOBAL;
+  if (k->shmem_base != 0 && addr >= k->shmem_base &&
+      addr - k->shmem_base < GENERIC_WINDOW)
+    return is_atom ? GP_OP_ATOM_SHARED : is_store ? GP_OP_ST_SHARED : GP_OP_LD_SHARED;
+  if (k->local_base != 0 && addr >= k->local_base &&
+      addr - k->local_base < GENERIC_WINDOW)
+    return is_atom ? GP_OP_ATOM_GLOBAL : is_store ? GP_OP_ST_LOCAL : GP_OP_LD_LOCAL;
+  return op_class;
+}
+
+/* Distinct 128 B lines of the lanes' accesses, with the 32 B sectors each
+ * touches; an access of `width` bytes covers its first to its last byte. */
+static int coalesce(parser *ps, gp_mem_record *rec, uint8_t width) {
+  gp_kernel *k = ps->k;
+  uint64_t lines[64];
+  uint8_t masks[64];
+  uint32_t n = 0, i, j, sectors = 0;
+  for (i = 0; i < rec->addr_count; i++) {
+    uint64_t first = k->addresses[rec->addr_start + i];
+    uint64_t last = first + (width ? width : 1) - 1;
+    uint64_t byte;
+    for (byte = first & ~31ull; byte <= last && byte >= (first & ~31ull);
+         byte += 32) {
+      uint64_t line = byte >> 7;
+      uint8_t bit = (uint8_t)(1u << ((byte >> 5) & 3));
+      for (j = 0; j < n && lines[j] != line; j++)
+        ;
+      if (j == n) {
+        if (n == 64)
+          return fail(ps, "one instruction touches more than 64 lines");
+        lines[n] = line;
+        masks[n++] = 0;
+      }
+      masks[j] |= bit;
+    }
+  }
+  {
+    size_t old_cap = k->cap_lines;
+    if (!GROW(ps, lines, cap_lines, (size_t)k->line_count + n))
+      return fail(ps, "out of memory");
+    if (k->cap_lines != old_cap) { /* sector_masks shares lines' capacity */
+      uint8_t *m = gp_realloc(&k->alloc, k->sector_masks, old_cap, k->cap_lines);
+      if (m == NULL)
+        return fail(ps, "out of memory");
+      k->sector_masks = m;
+    }
+  }
+  rec->line_start = k->line_count;
+  rec->line_count = (uint8_t)n;
+  for (i = 0; i < n; i++) {
+    uint8_t m = masks[i];
+    k->lines[k->line_count + i] = lines[i];
+    k->sector_masks[k->line_count + i] = m;
+    sectors += (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
+  }
+  k->line_count += n;
+  rec->sector_count = (uint16_t)sectors;
+  return GP_OK;
+}
+
+/* Parses the memory part of an instruction line after mem_width. */
+static int parse_memory(parser *ps, uint32_t mask, uint32_t inst,
+                        uint8_t *op_class, uint8_t width) {
+  gp_kernel *k = ps->k;
+  gp_mem_record rec;
+  int64_t mode;
+  uint64_t base;
+  int lanes = 0, i;
+  int generic = k->statics[k->pc_index[inst]].generic;
+  for (i = 0; i < 32; i++)
+    lanes += (mask >> i) & 1u;
+  if (next_dec(ps, &mode, 0, 2, "an address mode (0, 1 or 2)") != GP_OK)
+    return GP_ERR;
+  memset(&rec, 0, sizeof rec);
+  rec.addr_start = k->address_count;
+  if (mode == 0) {
+    for (i = 0; i < lanes; i++) {
+      if (next_hex(ps, &base, "a lane address") != GP_OK ||
+          add_address(ps, base) != GP_OK)
+        return GP_ERR;
+    }
+  } else if (mode == 1) {
+    int64_t stride;
+    if (next_hex(ps, &base, "a base address") != GP_OK ||
+        next_dec(ps, &stride, INT32_MIN, INT32_MAX, "an address stride") != GP_OK)
+      return GP_ERR;
+    for (i = 0; i < lanes; i++)
+      if (add_address(ps, base + (uint64_t)(stride * i)) != GP_OK)
+        return GP_ERR;
+  } else {
+    uint64_t addr;
+    if (lanes > 0 || ps->p < ps->end) {
+      if (next_hex(ps, &base, "a base address") != GP_OK)
+        return GP_ERR;
+      addr = base;
+      if (lanes > 0 && add_address(ps, addr) != GP_OK)
+        return GP_ERR;
+      for (i = 1; i < lanes; i++) {
+        int64_t delta;
+        if (next_dec(ps, &delta, INT64_MIN / 2, INT64_MAX / 2, "an address delta") != GP_OK)
+          return GP_ERR;
+        addr += (uint64_t)delta;
+        if (add_address(ps, addr) != GP_OK)
+          return GP_ERR;
+      }
+    }
+  }
+  rec.addr_count = (uint8_t)(k->address_count - rec.addr_start);
+  if (rec.addr_count == 0) {
+    k->flags[inst] |= GP_INST_NO_MEMORY;
+    k->address_count = rec.addr_start;
+    return GP_OK;
+  }
+  if (generic)
+    *op_class = resolve_generic(k, *op_class, k->addresses[rec.addr_start]);
+  if (*op_class == GP_OP_LD_SHARED || *op_class == GP_OP_ST_SHARED ||
+      *op_class == GP_OP_ATOM_SHARED) {
+    /* Shared addresses become offsets in the block's shared memory. */
+    uint32_t a;
+    for (a = 0; a < rec.addr_count; a++) {
+      uint64_t *addr = &k->addresses[rec.addr_start + a];
+      if (k->shmem_base != 0 && *addr >= k->shmem_base)
+        *addr -= k->shmem_base;
+    }
+  } else if (gp_op_uses_cache(*op_class)) {
+    if (coalesce(ps, &rec, width) != GP_OK)
+      return GP_ERR;
+  }
+  if (!GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))
+    return fail(ps, "out of memory");
+  k->mem_records[k->mem_count] = rec;
+  k->mem[inst] = k->mem_count++;
+  return GP_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Instruction lines
+ * ------------------------------------------------------------------------- */
+
+/* Records the dependences of instruction `inst` on its sources and makes it
+ * the last writer of its destinations (scoreboard pass, DESIGN.md). */
+static void scoreboard(parser *ps, uint64_t inst, const int *srcs, int nsrc,
+                       const int *dsts, int ndst, int dest_regs, int is_load) {
+  gp_kernel *k = ps->k;
+  uint64_t nearest = 0, nearest_load = 0;
+  int i, r;
+  for (i = 0; i < nsrc; i++) {
+    uint64_t w = ps->last_writer[srcs[i]];
+    if (w == NO_WRITER)
+      continue;
+    if (w + 1 > nearest) {
+      nearest = w + 1;
+      k->flags[inst] = (uint8_t)((k->flags[inst] & ~GP_INST_DEP_ON_LOAD) |
+                                 (ps->writer_is_load[srcs[i]] ? GP_INST_DEP_ON_LOAD : 0));
+    } else if (w + 1 == nearest && ps->writer_is_load[srcs[i]]) {
+      k->flags[inst] |= GP_INST_DEP_ON_LOAD;
+    }
+    if (ps->writer_is_load[srcs[i]] && w + 1 > nearest_load)
+      nearest_load = w + 1;
+  }
+  k->dep[inst] = nearest ? (uint16_t)(inst - (nearest - 1) > 65535 ? 65535 : inst - (nearest - 1)) : 0;
+  k->dep_load[inst] = nearest_load
+                          ? (uint16_t)(inst - (nearest_load - 1) > 65535 ? 65535 : inst - (nearest_load - 1))
+                          : 0;
+  for (i = 0; i < ndst; i++) {
+    for (r = dsts[i]; r < dsts[i] + dest_regs && r < 255; r++) {
+      ps->last_writer[r] = inst;
+      ps->writer_is_load[r] = (uint8_t)is_load;
+    }
+  }
+}
+
+/* Reads a register list of `n` tokens into regs (R255 and non-R skipped). */
+static int read_registers(parser *ps, int64_t n, int *regs, int *count,
+                          const char *what) {
+  int64_t i;
+  *count = 0;
+  for (i = 0; i < n; i++) {
+    const char *t;
+    size_t len;
+    int r;
+    if (!token(ps, &t, &len)) {
+      char msg[120];
+      snprintf(msg, sizeof msg, "expected %lld %s registers, found %lld",
+               (long long)n, what, (long long)i);
+      return fail(ps, msg);
+    }
+    r = register_number(t, len);
+    if (r >= 0 && r < 255)
+      regs[(*count)++] = r;
+  }
+  return GP_OK;
+}
+
+static int parse_instruction(parser *ps) {
+  gp_kernel *k = ps->k;
+  uint64_t pc, mask, inst;
+  int64_t n, mem_width, line_num = 0;
+  const char *op, *t;
+  size_t op_len, len;
+  int srcs[32], dsts[32], nsrc, ndst, lanes = 0, i;
+  uint32_t pc_idx = 0;
+  gp_static_inst *s;
+  uint8_t op_class;
+
+  if (ps->warp < 0)
+    return fail(ps, "expected 'warp = N' before the first instruction of a warp");
+  if (ps->remaining == 0)
+    return fail(ps, "more instruction lines than the warp's 'insts =' count");
+  if (k->trace_version < 3) {
+    int64_t v;
+    int f;
+    for (f = 0; f < 3; f++)
+      if (next_dec(ps, &v, 0, UINT32_MAX, "a thread-block coordinate") != GP_OK)
+        return GP_ERR;
+    if (next_dec(ps, &v, 0, UINT32_MAX, "a warp id") != GP_OK)
+      return GP_ERR;
+  }
+  if (k->lineinfo && next_dec(ps, &line_num, 0, UINT32_MAX, "a source line number") != GP_OK)
+    return GP_ERR;
+  if (next_hex(ps, &pc, "a PC") != GP_OK || next_hex(ps, &mask, "an active mask") != GP_OK)
+    return GP_ERR;
+  if (mask > 0xffffffffull)
+    return fail(ps, "expected a 32-bit active mask");
+  if (next_dec(ps, &n, 0, 32, "a destination count") != GP_OK ||
+      read_registers(ps, n, dsts, &ndst, "destination") != GP_OK)
+    return GP_ERR;
+  if (!token(ps, &op, &op_len))
+    return fail(ps, "expected an opcode, found the end of the line");
+  if (next_dec(ps, &n, 0, 32, "a source count") != GP_OK ||
+      read_registers(ps, n, srcs, &nsrc, "source") != GP_OK)
+    return GP_ERR;
+  if (next_dec(ps, &mem_width, 0, 64, "a memory access width in bytes") != GP_OK)
+    return GP_ERR;
+
+  if (reserve_inst(ps) != GP_OK ||
+      static_index(ps, pc, op, op_len, (uint32_t)line_num, &pc_idx) != GP_OK)
+    return GP_ERR;
+  inst = k->insts;
+  s = &k->statics[pc_idx];
+  op_class = s->op_class;
+  for (i = 0; i < 32; i++)
+    lanes += (int)((mask >> i) & 1u);
+  k->pc_index[inst] = pc_idx;
+  k->active[inst] = (uint8_t)lanes;
+  k->flags[inst] = 0;
+  k->width[inst] = mem_width > 0 ? (uint8_t)mem_width : s->width;
+  k->mem[inst] = NO_MEMORY;
+  if (mem_width > 0) {
+    if (parse_memory(ps, (uint32_t)mask, (uint32_t)inst, &op_class,
+                     (uint8_t)mem_width) != GP_OK)
+      return GP_ERR;
+  } else if (gp_op_is_memory(op_class)) {
+    k->flags[inst] |= GP_INST_NO_MEMORY;
+  }
+  /* Version 5 ends with the immediate; nothing else may follow. */
+  if (k->trace_version >= 5 && !token(ps, &t, &len))
+    return fail(ps, "expected the immediate operand (tracer version 5)");
+  if (token(ps, &t, &len)) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "unexpected '%.*s' after the instruction",
+             (int)(len > 40 ? 40 : len), t);
+    return fail(ps, msg);
+  }
+  k->op_class[inst] = op_class;
+  k->class_counts[op_class]++;
+  if (!s->known) {
+    if (op_len == strlen(ps->unknown_name) && memcmp(op, ps->unknown_name, op_len) == 0)
+      ps->unknown_count++;
+    else
+      ps->unknown_other++;
+  }
+  scoreboard(ps, inst, srcs, nsrc, dsts, ndst, s->dest_regs,
+             gp_op_is_load(op_class));
+  k->insts++;
+  k->warp_len[ps->warp]++;
+  ps->remaining--;
+  return GP_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Header and body structure
+ * ------------------------------------------------------------------------- */
+
+static int starts_with(const char *line, size_t len, const char *prefix) {
+  size_t n = strlen(prefix);
+  return len >= n && memcmp(line, prefix, n) == 0;
+}
+
+/* Value text after '=' of a "-key = value" line. */
+static const char *header_value(const char *line, size_t len, size_t *vlen) {
+  const char *eq = memchr(line, '=', len), *end = line + len;
+  if (eq == NULL)
+    return NULL;
+  eq++;
+  while (eq < end && *eq == ' ')
+    eq++;
+  while (end > eq && end[-1] == ' ')
+    end--;
+  *vlen = (size_t)(end - eq);
+  return eq;
+}
+
+/* "(x,y,z)" or "x,y,z" into three numbers. */
+static int parse_triple(const char *v, size_t len, uint32_t out[3]) {
+  int i = 0;
+  size_t p = 0;
+  if (p < len && v[p] == '(')
+    p++;
+  for (i = 0; i < 3; i++) {
+    uint64_t x = 0;
+    size_t digits = 0;
+    while (p < len && v[p] == ' ')
+      p++;
+    while (p < len && v[p] >= '0' && v[p] <= '9' && digits < 10) {
+      x = x * 10 + (uint64_t)(v[p++] - '0');
+      digits++;
+    }
+    if (digits == 0 || x > UINT32_MAX)
+      return 0;
+    out[i] = (uint32_t)x;
+    while (p < len && v[p] == ' ')
+      p++;
+    if (i < 2) {
+      if (p >= len || v[p] != ',')
+        return 0;
+      p++;
+    }
+  }
+  if (p < len && v[p] == ')')
+    p++;
+  return p == len;
+}
+
+static int header_number(parser *ps, const char *v, size_t vlen, int hex,
+                         uint64_t max, uint64_t *out, const char *what) {
+  int64_t d;
+  char msg[200];
+  if (hex ? parse_hex(v, vlen, out) : (parse_dec(v, vlen, &d) && d >= 0 && (*out = (uint64_t)d, 1))) {
+    if (*out <= max)
+      return GP_OK;
+  }
+  snprintf(msg, sizeof msg, "expected %s, found '%.*s'", what, (int)(vlen > 40 ? 40 : vlen), v);
+  return fail(ps, msg);
+}
+
+/* Parses one header line into the kernel. */
+static int header_line(parser *ps, const char *line, size_t len) {
+  gp_kernel *k = ps->k;
+  size_t vlen;
+  const char *v = header_value(line, len, &vlen);
+  uint64_t x;
+  if (v == NULL)
+    return GP_OK; /* "-key" without a value: nothing gpush uses */
+  if (starts_with(line, len, "-kernel name")) {
+    snprintf(k->name, sizeof k->name, "%.*s", (int)vlen, v);
+  } else if (starts_with(line, len, "-kernel id")) {
+    if (header_number(ps, v, vlen, 0, UINT32_MAX, &x, "a kernel id") != GP_OK)
+      return GP_ERR;
+    k->launch_id = (uint32_t)x;
+  } else if (starts_with(line, len, "-grid dim")) {
+    if (!parse_triple(v, vlen, k->grid))
+      return fail(ps, "expected '-grid dim = (x,y,z)'");
+  } else if (starts_with(line, len, "-block dim")) {
+    if (!parse_triple(v, vlen, k->block))
+      return fail(ps, "expected '-block dim = (x,y,z)'");
+  } else if (starts_with(line, len, "-shmem base_addr")) {
+    if (header_number(ps, v, vlen, 1, UINT64_MAX, &k->shmem_base, "a hex shared-memory base address") != GP_OK)
+      return GP_ERR;
+  } else if (starts_with(line, len, "-shmem")) {
+    if (header_number(ps, v, vlen, 0, 1u << 30, &x, "shared memory bytes per block") != GP_OK)
+      return GP_ERR;
+    k->shmem_bytes = (uint32_t)x;
+  } else if (starts_with(line, len, "-nregs")) {
+    if (header_number(ps, v, vlen, 0, 255, &x, "registers per thread (at most 255)") != GP_OK)
+      return GP_ERR;
+    k->nregs = (uint32_t)x;
+  } else if (starts_with(line, len, "-binary version")) {
+    if (header_number(ps, v, vlen, 0, 1000, &x, "a binary version such as 61, 70 or 80") != GP_OK)
+      return GP_ERR;
+    k->binary_version = (int)x;
+  } else if (starts_with(line, len, "-local mem base_addr")) {
+    if (header_number(ps, v, vlen, 1, UINT64_MAX, &k->local_base, "a hex local-memory base address") != GP_OK)
+      return GP_ERR;
+  } else if (starts_with(line, len, "-accelsim tracer version")) {
+    if (header_number(ps, v, vlen, 0, 99, &x, "a tracer version") != GP_OK)
+      return GP_ERR;
+    k->trace_version = (int)x;
+  } else if (starts_with(line, len, "-enable lineinfo")) {
+    if (header_number(ps, v, vlen, 0, 1, &x, "0 or 1") != GP_OK)
+      return GP_ERR;
+    k->lineinfo = (int)x;
+  }
+  return GP_OK;
+}
+
+/* Checks the geometry and sizes the per-warp arrays. */
+static int finish_header(parser *ps) {
+  gp_kernel *k = ps->k;
+  uint64_t blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+  uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
+  uint64_t warps;
+  char msg[200];
+  if (blocks == 0 || threads == 0)
+    return fail(ps, "the header must give '-grid dim' and '-block dim' with no zero dimension");
+  if (threads > 4096) {
+    snprintf(msg, sizeof msg, "block of %llu threads: expected at most 4096",
+             (unsigned long long)threads);
+    return fail(ps, msg);
+  }
+  warps = blocks * ((threads + 31) / 32);
+  if (warps > MAX_WARPS) {
+    snprintf(msg, sizeof msg, "grid of %llu warps is larger than gpush reads (%u)",
+             (unsigned long long)warps, MAX_WARPS);
+    return fail(ps, msg);
+  }
+  k->blocks = (uint32_t)blocks;
+  k->warps_per_block = (uint32_t)((threads + 31) / 32);
+  k->warps = (uint32_t)warps;
+  k->warp_start = gp_malloc(&k->alloc, warps * sizeof *k->warp_start);
+  k->warp_len = gp_malloc(&k->alloc, warps * sizeof *k->warp_len);
+  k->cap_warps = warps;
+  if (k->warp_start == NULL || k->warp_len == NULL)
+    return fail(ps, "out of memory");
+  memset(k->warp_start, 0, warps * sizeof *k->warp_start);
+  memset(k->warp_len, 0, warps * sizeof *k->warp_len);
+  return GP_OK;
+}
+
+/* Closes the current warp, checking its instruction count. */
+static int end_warp(parser *ps) {
+  char msg[200];
+  if (ps->warp >= 0 && ps->remaining != 0) {
+    snprintf(msg, sizeof msg,
+             "warp %u of block (%u,%u,%u) has %llu instructions but 'insts = %llu'",
+             ps->warp_id, ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2],
+             (unsigned long long)(ps->declared - ps->remaining),
+             (unsigned long long)ps->declared);
+    return fail(ps, msg);
+  }
+  ps->warp = -1;
+  return GP_OK;
+}
+
+static int body_line(parser *ps, const char *line, size_t len) {
+  gp_kernel *k = ps->k;
+  size_t vlen;
+  const char *v;
+  uint64_t x;
+  char msg[200];
+  if (len == 0)
+    return GP_OK;
+  if (starts_with(line, len, "#BEGIN_TB")) {
+    if (ps->in_block)
+      return fail(ps, "#BEGIN_TB inside a thread block: expected #END_TB first");
+    ps->in_block = 1;
+    ps->block_index = UINT32_MAX;
+    return GP_OK;
+  }
+  if (starts_with(line, len, "#END_TB")) {
+    if (!ps->in_block)
+      return fail(ps, "#END_TB outside a thread block");
+    ps->in_block = 0;
+    return end_warp(ps);
+  }
+  if (line[0] == '#')
+    return GP_OK;
+  if (!ps->in_block)
+    return fail(ps, "expected #BEGIN_TB before thread-block contents");
+  if (starts_with(line, len, "thread block")) {
+    v = header_value(line, len, &vlen);
+    if (v == NULL || !parse_triple(v, vlen, ps->block_xyz))
+      return fail(ps, "expected 'thread block = x,y,z'");
+    if (ps->block_xyz[0] >= k->grid[0] || ps->block_xyz[1] >= k->grid[1] ||
+        ps->block_xyz[2] >= k->grid[2]) {
+      snprintf(msg, sizeof msg, "thread block (%u,%u,%u) is outside the grid (%u,%u,%u)",
+               ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2], k->grid[0],
+               k->grid[1], k->grid[2]);
+      return fail(ps, msg);
+    }
+    ps->block_index = ps->block_xyz[0] + k->grid[0] * (ps->block_xyz[1] + k->grid[1] * ps->block_xyz[2]);
+    return GP_OK;
+  }
+  if (starts_with(line, len, "warp")) {
+    if (end_warp(ps) != GP_OK)
+      return GP_ERR;
+    if (ps->block_index == UINT32_MAX)
+      return fail(ps, "expected 'thread block = x,y,z' before 'warp ='");
+    v = header_value(line, len, &vlen);
+    if (v == NULL || header_number(ps, v, vlen, 0, UINT32_MAX, &x, "a warp id") != GP_OK)
+      return v == NULL ? fail(ps, "expected 'warp = N'") : GP_ERR;
+    if (x >= k->warps_per_block) {
+      snprintf(msg, sizeof msg, "warp %llu is out of range: a block of %u threads has %u warps",
+               (unsigned long long)x, k->block[0] * k->block[1] * k->block[2], k->warps_per_block);
+      return fail(ps, msg);
+    }
+    ps->warp_id = (uint32_t)x;
+    ps->warp = (int64_t)ps->block_index * k->warps_per_block + (int64_t)x;
+    if (k->warp_len[ps->warp] != 0) {
+      snprintf(msg, sizeof msg, "warp %u of block (%u,%u,%u) appears twice", ps->warp_id,
+               ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2]);
+      return fail(ps, msg);
+    }
+    k->warp_start[ps->warp] = k->insts;
+    memset(ps->last_writer, 0xff, sizeof ps->last_writer);
+    ps->remaining = ps->declared = 0;
+    return GP_OK;
+  }
+  if (starts_with(line, len, "insts")) {
+    v = header_value(line, len, &vlen);
+    if (ps->warp < 0)
+      return fail(ps, "'insts =' before 'warp ='");
+    if (v == NULL || header_number(ps, v, vlen, 0, MAX_INSTS_PER_WARP, &x,
+                                   "an instruction count (at most 100000000)") != GP_OK)
+      return v == NULL ? fail(ps, "expected 'insts = K'") : GP_ERR;
+    ps->remaining = ps->declared = x;
+    return GP_OK;
+  }
+  ps->p = line;
+  ps->end = line + len;
+  return parse_instruction(ps);
+}
+
+/* Summarises unknown opcodes in the kernel's warnings. */
+static void finish_warnings(parser *ps) {
+  if (ps->unknown_count > 0)
+    snprintf(ps->k->warnings, sizeof ps->k->warnings,
+             "%llu instructions of unknown opcode %s classed as integer ALU%s",
+             (unsigned long long)ps->unknown_count, ps->unknown_name,
+             ps->unknown_other ? " (and other unknown opcodes)" : "");
+}
+
+/* Reads header lines until "#traces format" (or the first #BEGIN_TB, which
+ * then opens the body).  *began says whether #BEGIN_TB was consumed. */
+static int read_header(parser *ps, int *began) {
+  const char *line;
+  size_t len;
+  int r, saw_version = 0;
+  *began = 0;
+  while ((r = gp_line_next(ps->in, &line, &len, ps->err)) == 1) {
+    if (len == 0)
+      continue;
+    if (line[0] == '-') {
+      if (starts_with(line, len, "-accelsim tracer version"))
+        saw_version = 1;
+      if (header_line(ps, line, len) != GP_OK)
+        return GP_ERR;
+    } else if (starts_with(line, len, "#traces format")) {
+      break;
+    } else if (starts_with(line, len, "#BEGIN_TB")) {
+      *began = 1;
+      break;
+    } else {
+      char msg[160];
+      snprintf(msg, sizeof msg, "expected a '-key = value' header line, found '%.*s'",
+               (int)(len > 40 ? 40 : len), line);
+      return fail(ps, msg);
+    }
+  }
+  if (r == GP_ERR)
+    return GP_ERR;
+  if (r == 0)
+    return fail(ps, "the file ended inside the header: expected '#traces format' and thread blocks");
+  if (!saw_version)
+    ps->k->trace_version = 0; /* pre-3: ids on every line */
+  return GP_OK;
+}
+
+static int read_body(parser *ps, int began) {
+  const char *line;
+  size_t len;
+  int r;
+  if (finish_header(ps) != GP_OK)
+    return GP_ERR;
+  ps->warp = -1;
+  ps->in_block = began;
+  ps->block_index = UINT32_MAX;
+  while ((r = gp_line_next(ps->in, &line, &len, ps->err)) == 1) {
+    if (body_line(ps, line, len) != GP_OK)
+      return GP_ERR;
+  }
+  if (r == GP_ERR)
+    return GP_ERR;
+  if (ps->in_block) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "the file ended inside thread block (%u,%u,%u): expected #END_TB",
+             ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2]);
+    return fail(ps, msg);
+  }
+  finish_warnings(ps);
+  return GP_OK;
+}
+
+static gp_kernel *kernel_new(const gp_alloc *alloc) {
+  gp_kernel *k = gp_malloc(alloc, sizeof *k);
+  if (k != NULL) {
+    memset(k, 0, sizeof *k);
+    k->alloc = *alloc;
+    k->trace_version = 0;
+  }
+  return k;
+}
+
+void gp_kernel_free(gp_kernel *k) {
+  gp_alloc a;
+  if (k == NULL)
+    return;
+  a = k->alloc;
+  gp_free(&a, k->warp_start, k->cap_warps * sizeof *k->warp_start);
+  gp_free(&a, k->warp_len, k->cap_warps * sizeof *k->warp_len);
+  gp_free(&a, k->op_class, k->cap_insts);
+  gp_free(&a, k->active, k->cap_insts);
+  gp_free(&a, k->flags, k->cap_insts);
+  gp_free(&a, k->width, k->cap_insts);
+  gp_free(&a, k->pc_index, k->cap_insts * sizeof *k->pc_index);
+  gp_free(&a, k->dep, k->cap_insts * sizeof *k->dep);
+  gp_free(&a, k->dep_load, k->cap_insts * sizeof *k->dep_load);
+  gp_free(&a, k->mem, k->cap_insts * sizeof *k->mem);
+  gp_free(&a, k->mem_records, k->cap_mem * sizeof *k->mem_records);
+  gp_free(&a, k->addresses, k->cap_addr * sizeof *k->addresses);
+  gp_free(&a, k->lines, k->cap_lines * sizeof *k->lines);
+  gp_free(&a, k->sector_masks, k->cap_lines);
+  gp_free(&a, k->statics, k->cap_statics * sizeof *k->statics);
+  gp_free(&a, k->strings, k->cap_strings);
+  gp_free(&a, k->pc_table, k->pc_table_cap * sizeof(pc_slot));
+  gp_free(&a, k, sizeof *k);
+}
+
+/* Parses header and body from an open line input into a new kernel. */
+static int parse_kernel(gp_line_input *in, const gp_alloc *alloc,
+                        gp_kernel **out, gp_error *err) {
+  parser ps;
+  int began;
+  memset(&ps, 0, sizeof ps);
+  ps.k = kernel_new(alloc);
+  ps.in = in;
+  ps.err = err;
+  if (ps.k == NULL)
+    return gp_error_set(err, "%s: out of memory", gp_line_name(in));
+  ps.k->trace_version = 3;
+  if (read_header(&ps, &began) != GP_OK || read_body(&ps, began) != GP_OK) {
+    gp_kernel_free(ps.k);
+    return GP_ERR;
+  }
+  *out = ps.k;
+  return GP_OK;
+}
+
+int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
+                           const char *text, size_t len, const char *name,
+                           gp_error *err) {
+  gp_line_input *in;
+  int status;
+  if (gp_line_open_buffer(&in, alloc, text, len, name, err) != GP_OK)
+    return GP_ERR;
+  status = parse_kernel(in, alloc, out, err);
+  gp_line_close(in);
+  return status;
+}
+
+int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
+                        const char *path, gp_error *err) {
+  gp_line_input *in;
+  int status;
+  if (gp_line_open(&in, alloc, path, err) != GP_OK)
+    return GP_ERR;
+  status = parse_kernel(in, alloc, out, err);
+  gp_line_close(in);
+  return status;
+}
+
+int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
+                          gp_error *err) {
+  parser ps;
+  int began, status;
+  memset(&ps, 0, sizeof ps);
+  memset(k, 0, sizeof *k);
+  k->alloc = *alloc;
+  k->trace_version = 3;
+  ps.k = k;
+  ps.err = err;
+  if (gp_line_open(&ps.in, alloc, path, err) != GP_OK)
+    return GP_ERR;
+  status = read_header(&ps, &began);
+  gp_line_close(ps.in);
+  return status;
+}
