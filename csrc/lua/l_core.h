@@ -12,11 +12,13 @@ int luaopen_gpush_core(lua_State *L);
 /* Each adds its functions to the gpush.core table on top of the stack. */
 void gpl_open_yaml(lua_State *L);
 void gpl_open_fs(lua_State *L);
+void gpl_open_trace(lua_State *L);
 
 #define GPL_OPEN_ALL(L)                                                        \
   do {                                                                         \
     gpl_open_yaml(L);                                                          \
     gpl_open_fs(L);                                                            \
+    gpl_open_trace(L);                                                         \
   } while (0)
 
 #endif

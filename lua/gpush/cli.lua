@@ -8,7 +8,9 @@ local M = {}
 
 M.commands = {
   { name = "config", module = "gpush.cmd.config",
-    summary = "describe the parameter schema; show, list, diff and import presets" },
+    summary = "describe the parameter schema; show, list and diff presets" },
+  { name = "trace", module = "gpush.cmd.trace",
+    summary = "read Accel-Sim traces: per-launch geometry, instruction mix, memory behaviour" },
 }
 
 local function find(name)

@@ -1,0 +1,294 @@
+/*
+ * l_trace.c -- traces and kernels as Lua userdata.
+ *
+ *   reader = core.trace_open(path)          -- or nil, message
+ *   info = reader:next()                    -- next launch's header; nil at end
+ *                                           -- (nil, message on error)
+ *   kernel = reader:load()                  -- the current launch; or nil, message
+ *   count, bytes = reader:memcpy()          -- MemcpyHtoD lines of kernelslist.g
+ *   kernel = core.kernel_parse(text, name)  -- a whole .traceg held in a string
+ *   kernel:info()                           -- summary table (see below)
+ *   kernel:warp(w)                          -- one warp's instructions as tables
+ */
+#include "compat.h"
+#include "l_core.h"
+#include "trace.h"
+
+#include <string.h>
+
+#define READER_TYPE "gpush.trace_reader"
+#define KERNEL_TYPE "gpush.kernel"
+
+typedef struct reader_box {
+  gp_trace_reader *reader;
+} reader_box;
+
+typedef struct kernel_box {
+  gp_kernel *kernel;
+} kernel_box;
+
+static gp_alloc default_allocator(void) { return gp_alloc_default(); }
+
+static reader_box *check_reader(lua_State *L) {
+  reader_box *box = luaL_checkudata(L, 1, READER_TYPE);
+  if (box->reader == NULL)
+    luaL_argerror(L, 1, "the trace reader is closed");
+  return box;
+}
+
+static gp_kernel *check_kernel(lua_State *L, int index) {
+  kernel_box *box = luaL_checkudata(L, index, KERNEL_TYPE);
+  return box->kernel;
+}
+
+static int push_failure(lua_State *L, const char *message) {
+  lua_pushnil(L);
+  lua_pushstring(L, message);
+  return 2;
+}
+
+static void push_kernel(lua_State *L, gp_kernel *k) {
+  kernel_box *box = lua_newuserdata(L, sizeof *box);
+  box->kernel = k;
+  luaL_getmetatable(L, KERNEL_TYPE);
+  lua_setmetatable(L, -2);
+}
+
+static void set_triple(lua_State *L, const char *field, const uint32_t v[3]) {
+  int i;
+  lua_createtable(L, 3, 0);
+  for (i = 0; i < 3; i++) {
+    lua_pushinteger(L, (lua_Integer)v[i]);
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, field);
+}
+
+static void set_integer(lua_State *L, const char *field, double v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, -2, field);
+}
+
+static void set_number(lua_State *L, const char *field, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, field);
+}
+
+/* ---------------------------------------------------------------------------
+ * Reader
+ * ------------------------------------------------------------------------- */
+
+static int trace_open(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  gp_alloc alloc = default_allocator();
+  gp_error err;
+  reader_box *box = lua_newuserdata(L, sizeof *box);
+  box->reader = NULL;
+  luaL_getmetatable(L, READER_TYPE);
+  lua_setmetatable(L, -2);
+  if (gp_trace_open(&box->reader, &alloc, path, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  return 1;
+}
+
+static int reader_next(lua_State *L) {
+  reader_box *box = check_reader(L);
+  gp_launch_info info;
+  gp_error err;
+  int status = gp_trace_next(box->reader, &info, &err);
+  if (status == GP_ERR)
+    return push_failure(L, err.msg);
+  if (status == 0) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_createtable(L, 0, 6);
+  set_integer(L, "index", info.index);
+  set_integer(L, "launch", info.launch_id);
+  lua_pushstring(L, info.name);
+  lua_setfield(L, -2, "kernel");
+  lua_pushstring(L, info.path);
+  lua_setfield(L, -2, "path");
+  set_triple(L, "grid", info.grid);
+  set_triple(L, "block", info.block);
+  return 1;
+}
+
+static int reader_load(lua_State *L) {
+  reader_box *box = check_reader(L);
+  gp_kernel *k = NULL;
+  gp_error err;
+  if (gp_trace_load(box->reader, &k, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  push_kernel(L, k);
+  return 1;
+}
+
+static int reader_memcpy(lua_State *L) {
+  reader_box *box = check_reader(L);
+  uint32_t count;
+  uint64_t bytes;
+  gp_trace_memcpy(box->reader, &count, &bytes);
+  lua_pushinteger(L, (lua_Integer)count);
+  lua_pushinteger(L, (lua_Integer)bytes);
+  return 2;
+}
+
+static int reader_close(lua_State *L) {
+  reader_box *box = luaL_checkudata(L, 1, READER_TYPE);
+  gp_trace_close(box->reader);
+  box->reader = NULL;
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Kernel
+ * ------------------------------------------------------------------------- */
+
+static int kernel_parse(lua_State *L) {
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  const char *name = luaL_optstring(L, 2, "(string)");
+  gp_alloc alloc = default_allocator();
+  gp_kernel *k = NULL;
+  gp_error err;
+  if (gp_kernel_parse_buffer(&k, &alloc, text, len, name, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  push_kernel(L, k);
+  return 1;
+}
+
+/* kernel:info(): geometry, counts, class mix and memory behaviour. */
+static int kernel_info(lua_State *L) {
+  gp_kernel *k = check_kernel(L, 1);
+  uint64_t i, lanes = 0, mem_insts = 0, lines = 0, sectors = 0, requests = 0;
+  int c;
+  for (i = 0; i < k->insts; i++)
+    lanes += k->active[i];
+  for (i = 0; i < k->mem_count; i++) {
+    lines += k->mem_records[i].line_count;
+    sectors += k->mem_records[i].sector_count;
+    requests += k->mem_records[i].line_count > 0;
+  }
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    if (gp_op_is_memory(c))
+      mem_insts += k->class_counts[c];
+  lua_createtable(L, 0, 24);
+  lua_pushstring(L, k->name);
+  lua_setfield(L, -2, "kernel");
+  set_integer(L, "launch", k->launch_id);
+  set_triple(L, "grid", k->grid);
+  set_triple(L, "block", k->block);
+  set_integer(L, "thread_blocks", k->blocks);
+  set_integer(L, "warps_per_block", k->warps_per_block);
+  set_integer(L, "warps", k->warps);
+  set_integer(L, "warp_instructions", (double)k->insts);
+  set_integer(L, "registers_per_thread", k->nregs);
+  set_integer(L, "shared_bytes_per_block", k->shmem_bytes);
+  set_integer(L, "binary_version", k->binary_version);
+  set_integer(L, "trace_version", k->trace_version);
+  set_integer(L, "distinct_pcs", k->static_count);
+  set_integer(L, "memory_instructions", (double)mem_insts);
+  set_integer(L, "cache_lines", (double)lines);
+  set_integer(L, "sectors", (double)sectors);
+  /* lines per memory instruction that reaches L1/L2 */
+  set_number(L, "transactions_per_memory_instruction",
+             requests ? (double)lines / (double)requests : 0.0);
+  set_number(L, "sectors_per_memory_instruction",
+             requests ? (double)sectors / (double)requests : 0.0);
+  set_number(L, "active_lane_efficiency",
+             k->insts ? (double)lanes / (32.0 * (double)k->insts) : 0.0);
+  lua_createtable(L, 0, GP_OP_CLASS_COUNT);
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    if (k->class_counts[c] == 0)
+      continue;
+    lua_pushinteger(L, (lua_Integer)k->class_counts[c]);
+    lua_setfield(L, -2, gp_op_class_name(c));
+  }
+  lua_setfield(L, -2, "class_mix");
+  lua_pushstring(L, k->warnings);
+  lua_setfield(L, -2, "warnings");
+  return 1;
+}
+
+/* kernel:warp(w): the instructions of global warp w (0-based) as a list of
+ * {pc=, opcode=, class=, active=, dep=, dep_load=, lines=, sectors=}. */
+static int kernel_warp(lua_State *L) {
+  gp_kernel *k = check_kernel(L, 1);
+  lua_Integer w = luaL_checkinteger(L, 2);
+  uint64_t i, start;
+  uint32_t n;
+  luaL_argcheck(L, w >= 0 && (uint64_t)w < k->warps, 2, "warp index out of range");
+  start = k->warp_start[w];
+  n = k->warp_len[w];
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    uint64_t x = start + i;
+    const gp_static_inst *s = &k->statics[k->pc_index[x]];
+    lua_createtable(L, 0, 8);
+    set_integer(L, "pc", (double)s->pc);
+    lua_pushstring(L, k->strings + s->opcode);
+    lua_setfield(L, -2, "opcode");
+    lua_pushstring(L, gp_op_class_name(k->op_class[x]));
+    lua_setfield(L, -2, "class");
+    set_integer(L, "active", k->active[x]);
+    set_integer(L, "dep", k->dep[x]);
+    set_integer(L, "dep_load", k->dep_load[x]);
+    if (k->mem[x] != UINT32_MAX) {
+      set_integer(L, "lines", k->mem_records[k->mem[x]].line_count);
+      set_integer(L, "sectors", k->mem_records[k->mem[x]].sector_count);
+    }
+    gpc_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+static int kernel_gc(lua_State *L) {
+  kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
+  gp_kernel_free(box->kernel);
+  box->kernel = NULL;
+  return 0;
+}
+
+static int kernel_tostring(lua_State *L) {
+  gp_kernel *k = check_kernel(L, 1);
+  lua_pushfstring(L, "gpush.kernel(%s, %d warps, %d warp instructions)", k->name,
+                  (int)k->warps, (int)k->insts);
+  return 1;
+}
+
+static const luaL_Reg reader_methods[] = {{"next", reader_next},
+                                          {"load", reader_load},
+                                          {"memcpy", reader_memcpy},
+                                          {"close", reader_close},
+                                          {NULL, NULL}};
+
+static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
+                                          {"warp", kernel_warp},
+                                          {NULL, NULL}};
+
+static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},
+                                           {"kernel_parse", kernel_parse},
+                                           {NULL, NULL}};
+
+/* Creates a metatable with __index = methods and the given __gc. */
+static void new_type(lua_State *L, const char *name, const luaL_Reg *methods,
+                     lua_CFunction gc) {
+  luaL_newmetatable(L, name);
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+}
+
+void gpl_open_trace(lua_State *L) {
+  new_type(L, READER_TYPE, reader_methods, reader_close);
+  new_type(L, KERNEL_TYPE, kernel_methods, kernel_gc);
+  luaL_getmetatable(L, KERNEL_TYPE);
+  lua_pushcfunction(L, kernel_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+  luaL_setfuncs(L, trace_functions, 0);
+}

@@ -1,0 +1,128 @@
+-- gpush trace: inspect Accel-Sim traces.
+--
+--   gpush trace info PATH [--kernel SPEC] [--json]
+--
+-- Prints one row per kernel launch and the application totals; with --json,
+-- a list with one object per launch (kernel, launch, then its fields), the
+-- shape every machine-readable gpush command follows.
+local trace = require "gpush.trace"
+local json = require "gpush.json"
+
+local M = {}
+
+local usage = [==[
+usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
+  PATH is a kernelslist.g, a folder holding one, or a .traceg (.gz, .xz)
+]==]
+
+local function usage_error(message, err)
+  err:write("gpush trace: ", message, "\n", usage)
+  return 2
+end
+
+local function parse(args, err)
+  local opts = { words = {} }
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "--json" then
+      opts.json = true
+    elseif a == "--kernel" then
+      opts.kernel = args[i + 1]
+      if not opts.kernel then
+        return nil, usage_error("--kernel needs a name, a launch id or a range", err)
+      end
+      i = i + 1
+    elseif a == "--help" or a == "-h" then
+      opts.help = true
+    elseif a:sub(1, 1) == "-" then
+      return nil, usage_error("unknown option '" .. a .. "'", err)
+    else
+      opts.words[#opts.words + 1] = a
+    end
+    i = i + 1
+  end
+  return opts
+end
+
+local function mix_text(mix)
+  local names = {}
+  for name in pairs(mix) do
+    names[#names + 1] = name
+  end
+  table.sort(names, function(a, b) return mix[a] > mix[b] or (mix[a] == mix[b] and a < b) end)
+  local parts = {}
+  for i = 1, math.min(3, #names) do
+    parts[i] = names[i] .. " " .. mix[names[i]]
+  end
+  return table.concat(parts, ", ")
+end
+
+local function info(opts, out, err)
+  if #opts.words ~= 1 then
+    return usage_error("info needs one trace path", err)
+  end
+  local t, open_err = trace.open(opts.words[1])
+  if not t then
+    err:write("gpush trace: ", open_err, "\n")
+    return 1
+  end
+  local rows = {}
+  local ok, iter_err = pcall(function()
+    for _, kernel in t:kernels(opts.kernel) do
+      rows[#rows + 1] = kernel:info()
+    end
+  end)
+  if not ok then
+    err:write("gpush trace: ", tostring(iter_err), "\n")
+    return 1
+  end
+  if opts.kernel and #rows == 0 then
+    err:write(("gpush trace: no launch in %s matches --kernel %s\n"):format(opts.words[1], opts.kernel))
+    return 1
+  end
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  local fmt = "%6s  %-34s %7s %7s %12s %8s %7s %6s  %s\n"
+  out:write(fmt:format("launch", "kernel", "blocks", "warps", "warp insts", "mem inst", "lines/i", "lanes", "top classes"))
+  local total = { blocks = 0, warps = 0, insts = 0, mem = 0 }
+  for _, r in ipairs(rows) do
+    local name = #r.kernel > 34 and (r.kernel:sub(1, 31) .. "...") or r.kernel
+    out:write(fmt:format(r.launch, name, r.thread_blocks, r.warps, r.warp_instructions, r.memory_instructions,
+      ("%.2f"):format(r.transactions_per_memory_instruction), ("%.0f%%"):format(100 * r.active_lane_efficiency),
+      mix_text(r.class_mix)))
+    if r.warnings ~= "" then
+      out:write("        warning: ", r.warnings, "\n")
+    end
+    total.blocks = total.blocks + r.thread_blocks
+    total.warps = total.warps + r.warps
+    total.insts = total.insts + r.warp_instructions
+    total.mem = total.mem + r.memory_instructions
+  end
+  out:write(fmt:format("total", ("%d launches"):format(#rows), total.blocks, total.warps, total.insts, total.mem, "", "", ""))
+  local copies, bytes = t:memcpy()
+  if copies > 0 then
+    out:write(("%d host-to-device copies, %d bytes\n"):format(copies, bytes))
+  end
+  return 0
+end
+
+function M.main(args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local opts, code = parse(args, err)
+  if not opts then
+    return code
+  end
+  local action = table.remove(opts.words, 1)
+  if opts.help then
+    out:write(usage)
+    return 0
+  elseif action == "info" then
+    return info(opts, out, err)
+  end
+  return usage_error(action and ("unknown action '" .. action .. "'") or "an action is needed", err)
+end
+
+return M

@@ -1,0 +1,105 @@
+-- gpush.trace: Accel-Sim traces, one kernel launch at a time.
+--
+--   local t = assert(trace.open("../shared/traces/bfs-rodinia-sm80"))
+--   for launch, kernel in t:kernels("Kernel2") do
+--     print(launch.launch, kernel:info().warp_instructions)
+--   end
+--
+-- A path is a kernelslist.g, a folder holding one, or a single .traceg
+-- (optionally .gz or .xz).  Only one launch is in memory at a time: the
+-- iterator loads a kernel when it is reached and drops it at the next step.
+local core = require "gpush.core"
+
+local M = {}
+
+local Trace = {}
+Trace.__index = Trace
+
+-- Opens a trace; returns a Trace or nil, message.
+function M.open(path)
+  if type(path) ~= "string" then
+    error("gpush.trace.open: expected a path, got " .. type(path), 2)
+  end
+  local reader, err = core.trace_open(path)
+  if not reader then
+    return nil, err
+  end
+  return setmetatable({ path = path, reader = reader }, Trace)
+end
+
+-- Parses a kernel from a string holding a whole .traceg (tests, tools).
+function M.parse(text, name)
+  return core.kernel_parse(text, name)
+end
+
+-- A launch filter from a spec: nil (all), a number (launch id), or a string
+-- of comma-separated items, each a launch id, a range "3-5", or a kernel
+-- name (an exact name, or any name containing it).
+function M.filter(spec)
+  if spec == nil or spec == "" then
+    return function() return true end
+  end
+  if type(spec) == "number" then
+    return function(launch) return launch.launch == spec end
+  end
+  if type(spec) ~= "string" then
+    error("gpush.trace.filter: expected a launch id, a range or a kernel name, got " .. type(spec), 2)
+  end
+  local tests = {}
+  for item in spec:gmatch("[^,]+") do
+    item = item:match("^%s*(.-)%s*$")
+    local lo, hi = item:match("^(%d+)%-(%d+)$")
+    if lo then
+      lo, hi = tonumber(lo), tonumber(hi)
+      tests[#tests + 1] = function(l) return l.launch >= lo and l.launch <= hi end
+    elseif item:match("^%d+$") then
+      local id = tonumber(item)
+      tests[#tests + 1] = function(l) return l.launch == id end
+    else
+      tests[#tests + 1] = function(l) return l.kernel == item or l.kernel:find(item, 1, true) ~= nil end
+    end
+  end
+  return function(launch)
+    for _, test in ipairs(tests) do
+      if test(launch) then
+        return true
+      end
+    end
+    return false
+  end
+end
+
+-- Iterates (launch, kernel) over the launches matching `spec`; a launch that
+-- cannot be read raises its message (file:line: what was expected).
+function Trace:kernels(spec)
+  local keep = M.filter(spec)
+  return function()
+    while true do
+      local launch, err = self.reader:next()
+      if launch == nil then
+        if err then
+          error(err, 0)
+        end
+        return nil
+      end
+      if keep(launch) then
+        local kernel, load_err = self.reader:load()
+        if not kernel then
+          error(load_err, 0)
+        end
+        return launch, kernel
+      end
+    end
+  end
+end
+
+-- MemcpyHtoD lines of a kernelslist.g: count and total bytes.
+function Trace:memcpy()
+  return self.reader:memcpy()
+end
+
+function Trace:close()
+  self.reader:close()
+end
+
+return M

@@ -1,0 +1,130 @@
+-- gpush.trace and `gpush trace info`: kernels from Accel-Sim traces.
+local trace = require "gpush.trace"
+local json = require "gpush.json"
+local helper = require "spec_helper"
+
+local mini = table.concat({
+  "-kernel name = mini", "-kernel id = 4", "-grid dim = (2,1,1)", "-block dim = (64,1,1)",
+  "-shmem = 512", "-nregs = 24", "-binary version = 86", "-accelsim tracer version = 4",
+  "-enable lineinfo = 0", "#traces format = x",
+  "#BEGIN_TB", "thread block = 0,0,0", "warp = 0", "insts = 3",
+  "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 1 0x1000 16",
+  "0020 0000ffff 1 R8 FFMA 3 R5 R6 R7 0",
+  "0030 ffffffff 0 BAR.SYNC 0 0",
+  "warp = 1", "insts = 1", "0030 ffffffff 0 BAR.SYNC 0 0",
+  "#END_TB", "" }, "\n")
+
+describe("gpush.trace", function()
+  it("summarises a kernel", function()
+    local k = assert(trace.parse(mini, "mini.traceg"))
+    local info = k:info()
+    assert.are.equal("mini", info.kernel)
+    assert.are.equal(4, info.launch)
+    assert.are.equal(2, info.thread_blocks)
+    assert.are.equal(4, info.warps)
+    assert.are.equal(4, info.warp_instructions)
+    assert.are.same({ ld_global = 1, fp32 = 1, barrier = 2 }, info.class_mix)
+    assert.are.equal(3, info.distinct_pcs)
+    assert.are.equal(4, info.transactions_per_memory_instruction) -- 32 x 16 B = 4 lines
+    assert.are.equal(16, info.sectors)
+    assert.is_near((32 + 16 + 32 + 32) / (4 * 32), info.active_lane_efficiency, 1e-12)
+  end)
+
+  it("exposes a warp's instructions with their dependences", function()
+    local k = assert(trace.parse(mini, "mini.traceg"))
+    local w = k:warp(0)
+    assert.are.equal(3, #w)
+    assert.are.equal("LDG.E.128", w[1].opcode)
+    assert.are.equal(4, w[1].lines)
+    assert.are.equal(1, w[2].dep)        -- R5..R7 come from the .128 load
+    assert.are.equal(1, w[2].dep_load)
+    assert.are.equal("barrier", w[3].class)
+    assert.are.equal(0, #k:warp(2))       -- block 1 is not in the trace
+    assert.has_error(function() k:warp(4) end)
+  end)
+
+  it("reports malformed traces with the file and line", function()
+    local k, err = trace.parse(mini:gsub("insts = 3", "insts = 4"), "bad.traceg")
+    assert.is_nil(k)
+    assert.are.equal("bad.traceg:18: warp 0 of block (0,0,0) has 3 instructions but 'insts = 4'", err)
+    local t
+    t, err = trace.open("/nonexistent/kernelslist.g")
+    assert.is_nil(t)
+    assert.are.equal("/nonexistent/kernelslist.g: cannot open: No such file or directory", err)
+  end)
+
+  it("filters launches by id, range and name", function()
+    local f = trace.filter("2-3,Kernel2,7")
+    assert.is_true(f { launch = 2, kernel = "x" })
+    assert.is_true(f { launch = 3, kernel = "x" })
+    assert.is_true(f { launch = 7, kernel = "x" })
+    assert.is_true(f { launch = 9, kernel = "_Z7Kernel2PbS_" })
+    assert.is_false(f { launch = 4, kernel = "_Z6KernelP4Node" })
+    assert.is_true(trace.filter(nil) { launch = 1, kernel = "a" })
+    assert.is_true(trace.filter(5) { launch = 5, kernel = "a" })
+  end)
+end)
+
+describe("gpush trace info", function()
+  local bfs = helper.shared .. "/traces/bfs-rodinia-sm80"
+
+  local function sum_insts(file)
+    local sum = 0
+    for line in io.lines(file) do
+      local n = line:match("^insts = (%d+)")
+      if n then
+        sum = sum + tonumber(n)
+      end
+    end
+    return sum
+  end
+
+  it("prints one JSON object per launch with the contract fields", function()
+    if not helper.have_shared_traces() then
+      pending("../shared/traces not found: the real-trace checks are skipped")
+      return
+    end
+    local code, out, err = helper.gpush_run { "trace", "info", bfs, "--json" }
+    assert.are.equal(0, code, err)
+    local launches = json.decode(out)
+    assert.are.equal(16, #launches)
+    for i, l in ipairs(launches) do
+      assert.are.equal(i, l.launch)
+      assert.is_string(l.kernel)
+      assert.are.equal(8, l.thread_blocks)
+      assert.are.equal(128, l.warps)
+      assert.are.equal(sum_insts(bfs .. "/kernel-" .. i .. ".traceg"), l.warp_instructions)
+    end
+  end)
+
+  it("filters with --kernel and prints totals", function()
+    if not helper.have_shared_traces() then
+      pending("../shared/traces not found: the real-trace checks are skipped")
+      return
+    end
+    local code, out = helper.gpush_run { "trace", "info", bfs, "--kernel", "2-3" }
+    assert.are.equal(0, code)
+    assert.matches("\n%s+2%s+_Z7Kernel2PbS_S_S_i%s+8%s+128%s+1814 ", out)
+    assert.matches("\n%s+3%s+_Z6KernelP4NodePiPbS2_S2_S1_i%s+8%s+128%s+3416 ", out)
+    assert.matches("\n total%s+2 launches%s+16%s+256%s+5230 ", out)
+    assert.matches("14 host-to-device copies, 159752 bytes", out, 1, true)
+  end)
+
+  it("fails cleanly on a bad path, a bad trace and a filter matching nothing", function()
+    local code, _, err = helper.gpush_run { "trace", "info", "/nonexistent" }
+    assert.are.equal(1, code)
+    assert.are.equal("gpush trace: /nonexistent: cannot open: no such trace file or folder\n", err)
+    local bad = helper.write_temp(mini:gsub("0x1000", "0xZZ"), ".traceg")
+    code, _, err = helper.gpush_run { "trace", "info", bad }
+    assert.are.equal(1, code)
+    assert.are.equal("gpush trace: " .. bad .. ":15: expected a base address (hex), found '0xZZ'\n", err)
+    local ok = helper.write_temp(mini, ".traceg")
+    code, _, err = helper.gpush_run { "trace", "info", ok, "--kernel", "nothing" }
+    assert.are.equal(1, code)
+    assert.matches("no launch in .* matches %-%-kernel nothing", err)
+    code = helper.gpush_run { "trace", "info" }
+    assert.are.equal(2, code)
+    os.remove(bad)
+    os.remove(ok)
+  end)
+end)
