@@ -171,6 +171,14 @@ int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
                            const char *text, size_t len, const char *name,
                            gp_error *err);
 
+/* Coalesces the lanes' accesses of `width` bytes at addrs[0..n) into distinct
+ * 128 B lines (line address = byte address >> 7) with the 32 B sectors each
+ * touches (bit s of masks[i] = sector s of lines[i]); an access covers its
+ * first to its last byte.  Returns the number of lines (at most `cap`), or
+ * -1 when more than `cap` lines would be needed. */
+int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
+                uint64_t *lines, uint8_t *masks, uint32_t cap);
+
 /* Parses one trace file (plain, .gz or .xz) into a new kernel. */
 int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
                         const char *path, gp_error *err);

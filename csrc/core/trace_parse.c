@@ -326,35 +326,42 @@ static uint8_t resolve_generic(const gp_kernel *k, uint8_t op_class,
   return op_class;
 }
 
-/* Distinct 128 B lines of the lanes' accesses, with the 32 B sectors each
- * touches; an access of `width` bytes covers its first to its last byte. */
+int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
+                uint64_t *lines, uint8_t *masks, uint32_t cap) {
+  uint32_t count = 0, i, j;
+  for (i = 0; i < n; i++) {
+    uint64_t first = addrs[i] & ~31ull;
+    uint64_t last = addrs[i] + (width ? width : 1) - 1;
+    uint64_t byte;
+    for (byte = first; byte <= last && byte >= first; byte += 32) {
+      uint64_t line = byte >> 7;
+      for (j = 0; j < count && lines[j] != line; j++)
+        ;
+      if (j == count) {
+        if (count == cap)
+          return -1;
+        lines[count] = line;
+        masks[count++] = 0;
+      }
+      masks[j] = (uint8_t)(masks[j] | (1u << ((byte >> 5) & 3)));
+    }
+  }
+  return (int)count;
+}
+
+/* Appends the coalesced lines of a memory record to the kernel's pools. */
 static int coalesce(parser *ps, gp_mem_record *rec, uint8_t width) {
   gp_kernel *k = ps->k;
   uint64_t lines[64];
   uint8_t masks[64];
-  uint32_t n = 0, i, j, sectors = 0;
-  for (i = 0; i < rec->addr_count; i++) {
-    uint64_t first = k->addresses[rec->addr_start + i];
-    uint64_t last = first + (width ? width : 1) - 1;
-    uint64_t byte;
-    for (byte = first & ~31ull; byte <= last && byte >= (first & ~31ull);
-         byte += 32) {
-      uint64_t line = byte >> 7;
-      uint8_t bit = (uint8_t)(1u << ((byte >> 5) & 3));
-      for (j = 0; j < n && lines[j] != line; j++)
-        ;
-      if (j == n) {
-        if (n == 64)
-          return fail(ps, "one instruction touches more than 64 lines");
-        lines[n] = line;
-        masks[n++] = 0;
-      }
-      masks[j] |= bit;
-    }
-  }
+  uint32_t i, sectors = 0;
+  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width,
+                      lines, masks, 64);
+  if (n < 0)
+    return fail(ps, "one instruction touches more than 64 lines");
   {
     size_t old_cap = k->cap_lines;
-    if (!GROW(ps, lines, cap_lines, (size_t)k->line_count + n))
+    if (!GROW(ps, lines, cap_lines, (size_t)k->line_count + (size_t)n))
       return fail(ps, "out of memory");
     if (k->cap_lines != old_cap) { /* sector_masks shares lines' capacity */
       uint8_t *m = gp_realloc(&k->alloc, k->sector_masks, old_cap, k->cap_lines);
@@ -365,13 +372,13 @@ static int coalesce(parser *ps, gp_mem_record *rec, uint8_t width) {
   }
   rec->line_start = k->line_count;
   rec->line_count = (uint8_t)n;
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < (uint32_t)n; i++) {
     uint8_t m = masks[i];
     k->lines[k->line_count + i] = lines[i];
     k->sector_masks[k->line_count + i] = m;
     sectors += (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
   }
-  k->line_count += n;
+  k->line_count += (uint32_t)n;
   rec->sector_count = (uint16_t)sectors;
   return GP_OK;
 }

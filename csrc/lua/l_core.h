@@ -13,12 +13,18 @@ int luaopen_gpush_core(lua_State *L);
 void gpl_open_yaml(lua_State *L);
 void gpl_open_fs(lua_State *L);
 void gpl_open_trace(lua_State *L);
+void gpl_open_synth(lua_State *L);
+
+struct gp_kernel;
+/* Pushes a kernel as gpush.kernel userdata, which owns and frees it. */
+void gpl_push_kernel(lua_State *L, struct gp_kernel *k);
 
 #define GPL_OPEN_ALL(L)                                                        \
   do {                                                                         \
     gpl_open_yaml(L);                                                          \
     gpl_open_fs(L);                                                            \
     gpl_open_trace(L);                                                         \
+    gpl_open_synth(L);                                                         \
   } while (0)
 
 #endif

@@ -47,7 +47,7 @@ static int push_failure(lua_State *L, const char *message) {
   return 2;
 }
 
-static void push_kernel(lua_State *L, gp_kernel *k) {
+void gpl_push_kernel(lua_State *L, gp_kernel *k) {
   kernel_box *box = lua_newuserdata(L, sizeof *box);
   box->kernel = k;
   luaL_getmetatable(L, KERNEL_TYPE);
@@ -120,7 +120,7 @@ static int reader_load(lua_State *L) {
   gp_error err;
   if (gp_trace_load(box->reader, &k, &err) != GP_OK)
     return push_failure(L, err.msg);
-  push_kernel(L, k);
+  gpl_push_kernel(L, k);
   return 1;
 }
 
@@ -154,7 +154,7 @@ static int kernel_parse(lua_State *L) {
   gp_error err;
   if (gp_kernel_parse_buffer(&k, &alloc, text, len, name, &err) != GP_OK)
     return push_failure(L, err.msg);
-  push_kernel(L, k);
+  gpl_push_kernel(L, k);
   return 1;
 }
 

@@ -1,0 +1,151 @@
+/*
+ * l_synth.c -- synthetic kernels from a Lua description.
+ *
+ *   kernel = core.synth {
+ *     name = "stream", grid = {120, 1, 1}, block = {256, 1, 1},
+ *     regs = 32, shmem = 0, trips = 16, trip_spread = 0, seed = 1,
+ *     streams = { {kind = "coalesced", base = 0x10000000, footprint = 1 << 26,
+ *                  stride = 4, reuse = 1}, ... },
+ *     body = { {class = "ld_global", width = 4, stream = 1},
+ *              {class = "fp32", dep = 1, active = 32}, ... },
+ *   }                                   -- or nil, message
+ *
+ * gpush.workloads checks descriptions with friendly messages first; the C
+ * generator checks again and reports the first problem.
+ */
+#include "compat.h"
+#include "l_core.h"
+#include "synth.h"
+
+#include <string.h>
+
+static const char *const stream_kinds[] = {"coalesced", "strided", "random",
+                                           "chase", "shared", NULL};
+
+/* t[field] as an integer in [lo, hi], or `def` when absent. */
+static lua_Integer opt_field(lua_State *L, int t, const char *field,
+                             lua_Integer def, lua_Integer lo, lua_Integer hi) {
+  lua_Integer v = def;
+  gpc_getfield(L, t, field);
+  if (!lua_isnil(L, -1)) {
+    if (!gpc_isinteger(L, -1))
+      luaL_error(L, "synthetic kernel: field '%s' must be an integer", field);
+    v = lua_tointeger(L, -1);
+    if (v < lo || v > hi)
+      luaL_error(L, "synthetic kernel: field '%s' = %d is outside %d..%d", field,
+                 (int)v, (int)lo, (int)hi);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+static void read_dims(lua_State *L, int t, const char *field, uint32_t out[3]) {
+  int i;
+  gpc_getfield(L, t, field);
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    out[0] = (uint32_t)lua_tointeger(L, -1);
+    out[1] = out[2] = 1;
+  } else if (lua_istable(L, -1)) {
+    for (i = 0; i < 3; i++) {
+      gpc_rawgeti(L, -1, i + 1);
+      out[i] = lua_isnil(L, -1) ? 1u : (uint32_t)luaL_checkinteger(L, -1);
+      lua_pop(L, 1);
+    }
+  } else {
+    luaL_error(L, "synthetic kernel: field '%s' must be a number or {x, y, z}", field);
+  }
+  lua_pop(L, 1);
+}
+
+static int class_by_name(const char *name) {
+  int c;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    if (strcmp(gp_op_class_name(c), name) == 0)
+      return c;
+  return -1;
+}
+
+static int synth(lua_State *L) {
+  gp_synth_desc d;
+  gp_synth_op body[GP_SYNTH_MAX_BODY];
+  gp_synth_stream streams[GP_SYNTH_MAX_STREAMS];
+  gp_alloc alloc = gp_alloc_default();
+  gp_kernel *k = NULL;
+  gp_error err;
+  size_t n, i;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  memset(&d, 0, sizeof d);
+  gpc_getfield(L, 1, "name");
+  strncpy(d.name, luaL_optstring(L, -1, "synthetic"), sizeof d.name - 1);
+  lua_pop(L, 1);
+  read_dims(L, 1, "grid", d.grid);
+  read_dims(L, 1, "block", d.block);
+  d.regs = (uint32_t)opt_field(L, 1, "regs", 32, 1, 255);
+  d.shmem = (uint32_t)opt_field(L, 1, "shmem", 0, 0, 1 << 20);
+  d.trips = (uint32_t)opt_field(L, 1, "trips", 1, 0, 100000000);
+  d.trip_spread = (uint32_t)opt_field(L, 1, "trip_spread", 0, 0, 100000000);
+  d.seed = (uint64_t)opt_field(L, 1, "seed", 1, 0, INT32_MAX);
+  d.binary_version = (int)opt_field(L, 1, "binary_version", 80, 10, 200);
+
+  gpc_getfield(L, 1, "streams");
+  n = lua_istable(L, -1) ? gpc_rawlen(L, -1) : 0;
+  if (n > GP_SYNTH_MAX_STREAMS)
+    return luaL_error(L, "synthetic kernel: at most %d streams", GP_SYNTH_MAX_STREAMS);
+  for (i = 0; i < n; i++) {
+    int t;
+    gpc_rawgeti(L, -1, i + 1);
+    t = lua_gettop(L);
+    luaL_checktype(L, t, LUA_TTABLE);
+    gpc_getfield(L, t, "kind");
+    streams[i].kind = (gp_stream_kind)luaL_checkoption(L, -1, "coalesced", stream_kinds);
+    lua_pop(L, 1);
+    streams[i].base = (uint64_t)opt_field(L, t, "base", 0x10000000, 0, INT64_MAX);
+    streams[i].footprint = (uint64_t)opt_field(L, t, "footprint", 1 << 24, 1, INT64_MAX);
+    streams[i].stride = (uint32_t)opt_field(L, t, "stride", 4, 0, 1 << 20);
+    streams[i].reuse = (uint32_t)opt_field(L, t, "reuse", 1, 1, 1 << 30);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  d.streams = streams;
+  d.stream_count = (uint32_t)n;
+
+  gpc_getfield(L, 1, "body");
+  luaL_argcheck(L, lua_istable(L, -1), 1, "synthetic kernel needs a body (a list of instructions)");
+  n = gpc_rawlen(L, -1);
+  if (n == 0 || n > GP_SYNTH_MAX_BODY)
+    return luaL_error(L, "synthetic kernel: body of %d instructions, expected 1 to %d", (int)n,
+                      GP_SYNTH_MAX_BODY);
+  for (i = 0; i < n; i++) {
+    int t, c;
+    gpc_rawgeti(L, -1, i + 1);
+    t = lua_gettop(L);
+    luaL_checktype(L, t, LUA_TTABLE);
+    gpc_getfield(L, t, "class");
+    c = class_by_name(luaL_checkstring(L, -1));
+    if (c < 0)
+      return luaL_error(L, "synthetic kernel: instruction %d has unknown class '%s'", (int)i + 1,
+                        lua_tostring(L, -1));
+    lua_pop(L, 1);
+    body[i].op_class = (uint8_t)c;
+    body[i].width = (uint8_t)opt_field(L, t, "width", 4, 1, 16);
+    body[i].stream = (uint8_t)(opt_field(L, t, "stream", 1, 1, GP_SYNTH_MAX_STREAMS) - 1);
+    body[i].active = (uint8_t)opt_field(L, t, "active", 0, 0, 32);
+    body[i].dep = (uint16_t)opt_field(L, t, "dep", 0, 0, 65535);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  d.body = body;
+  d.body_len = (uint32_t)n;
+
+  if (gp_synth_generate(&k, &alloc, &d, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  gpl_push_kernel(L, k);
+  return 1;
+}
+
+static const luaL_Reg synth_functions[] = {{"synth", synth}, {NULL, NULL}};
+
+void gpl_open_synth(lua_State *L) { luaL_setfuncs(L, synth_functions, 0); }
