@@ -11,6 +11,8 @@ M.commands = {
     summary = "describe the parameter schema; show, list and diff presets" },
   { name = "trace", module = "gpush.cmd.trace",
     summary = "read Accel-Sim traces: per-launch geometry, instruction mix, memory behaviour" },
+  { name = "workloads", module = "gpush.cmd.workloads",
+    summary = "list the embedded synthetic kernel suite (the default workload)" },
 }
 
 local function find(name)
