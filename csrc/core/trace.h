@@ -22,6 +22,8 @@
 
 #include "gp_common.h"
 
+#include <stdio.h>
+
 /* ---------------------------------------------------------------------------
  * Opcode classes
  * ------------------------------------------------------------------------- */
@@ -178,6 +180,12 @@ int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
  * -1 when more than `cap` lines would be needed. */
 int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
                 uint64_t *lines, uint8_t *masks, uint32_t cap);
+
+/* Writes the kernel as Accel-Sim text (tracer version 5, address mode 0)
+ * to f; `name` is used in messages.  Deterministic; dependences shorter than
+ * 63 instructions survive a write and re-read (see trace_write.c). */
+int gp_kernel_write_text(const gp_kernel *k, FILE *f, const char *name,
+                         gp_error *err);
 
 /* Parses one trace file (plain, .gz or .xz) into a new kernel. */
 int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,

@@ -4,6 +4,7 @@
  *   names = core.list_dir(path)   -- sorted entry names (no . and ..),
  *                                 -- or nil, message
  *   path = core.realpath(path)    -- canonical absolute path, or nil, message
+ *   ok = core.mkdir(path)         -- true (also if it exists), or nil, message
  */
 #define _XOPEN_SOURCE 700
 
@@ -15,6 +16,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int list_dir(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -55,7 +57,21 @@ static int real_path(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg fs_functions[] = {
-    {"list_dir", list_dir}, {"realpath", real_path}, {NULL, NULL}};
+static int make_dir(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  struct stat st;
+  if (mkdir(path, 0777) != 0 && !(errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: cannot create the folder: %s", path, strerror(errno));
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static const luaL_Reg fs_functions[] = {{"list_dir", list_dir},
+                                        {"realpath", real_path},
+                                        {"mkdir", make_dir},
+                                        {NULL, NULL}};
 
 void gpl_open_fs(lua_State *L) { luaL_setfuncs(L, fs_functions, 0); }

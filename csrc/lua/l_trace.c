@@ -9,11 +9,14 @@
  *   kernel = core.kernel_parse(text, name)  -- a whole .traceg held in a string
  *   kernel:info()                           -- summary table (see below)
  *   kernel:warp(w)                          -- one warp's instructions as tables
+ *   kernel:write_text(path)                 -- Accel-Sim text; true or nil, message
  */
 #include "compat.h"
 #include "l_core.h"
 #include "trace.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define READER_TYPE "gpush.trace_reader"
@@ -243,6 +246,26 @@ static int kernel_warp(lua_State *L) {
   return 1;
 }
 
+static int kernel_write_text(lua_State *L) {
+  gp_kernel *k = check_kernel(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  gp_error err;
+  FILE *f = fopen(path, "wb");
+  int status;
+  if (f == NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: cannot write: %s", path, strerror(errno));
+    return 2;
+  }
+  status = gp_kernel_write_text(k, f, path, &err);
+  if (fclose(f) != 0 && status == GP_OK)
+    status = gp_error_set(&err, "%s: write error: %s", path, strerror(errno));
+  if (status != GP_OK)
+    return push_failure(L, err.msg);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int kernel_gc(lua_State *L) {
   kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
   gp_kernel_free(box->kernel);
@@ -265,6 +288,7 @@ static const luaL_Reg reader_methods[] = {{"next", reader_next},
 
 static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"warp", kernel_warp},
+                                          {"write_text", kernel_write_text},
                                           {NULL, NULL}};
 
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},

@@ -7,12 +7,17 @@
 -- shape every machine-readable gpush command follows.
 local trace = require "gpush.trace"
 local json = require "gpush.json"
+local core = require "gpush.core"
 
 local M = {}
 
 local usage = [==[
 usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
-  PATH is a kernelslist.g, a folder holding one, or a .traceg (.gz, .xz)
+       gpush trace convert IN OUT [--kernel NAME|ID|A-B[,...]]
+  PATH and IN: a kernelslist.g, a folder holding one, or a .traceg (.gz, .xz);
+  IN may also be suite (every embedded synthetic kernel) or suite:NAME.
+  OUT: a .traceg file for a single launch, otherwise a folder that receives
+  kernel-N.traceg files and their kernelslist.g (Accel-Sim text, version 5).
 ]==]
 
 local function usage_error(message, err)
@@ -109,6 +114,94 @@ local function info(opts, out, err)
   return 0
 end
 
+-- Raises `message` without a position when `ok` is falsy.
+local function check(ok, message)
+  if not ok then
+    error(message, 0)
+  end
+  return ok
+end
+
+-- The (launch, kernel) pairs of IN: a trace, or the synthetic suite.
+local function source_kernels(input, spec)
+  local suite_name = input:match("^suite:(.+)$")
+  if input == "suite" or suite_name then
+    local workloads = require "gpush.workloads"
+    local list = {}
+    if suite_name then
+      local desc, message = workloads.get(suite_name)
+      if not desc then
+        return nil, message
+      end
+      list[1] = desc
+    else
+      list = workloads.suite
+    end
+    local i, keep = 0, trace.filter(spec)
+    return function()
+      while i < #list do
+        i = i + 1
+        local launch = { launch = i, kernel = list[i].name }
+        if keep(launch) then
+          local kernel = check(workloads.kernel(list[i]))
+          return launch, kernel
+        end
+      end
+    end
+  end
+  local t, message = trace.open(input)
+  if not t then
+    return nil, message
+  end
+  return t:kernels(spec)
+end
+
+local function convert(opts, out, err)
+  if #opts.words ~= 2 then
+    return usage_error("convert needs IN and OUT", err)
+  end
+  local input, output = opts.words[1], opts.words[2]
+  if output:match("%.gpt$") then
+    err:write("gpush trace: the binary .gpt format is not implemented yet; write Accel-Sim text (.traceg)\n")
+    return 1
+  end
+  local iter, message = source_kernels(input, opts.kernel)
+  if not iter then
+    err:write("gpush trace: ", message, "\n")
+    return 1
+  end
+  local written = {}
+  local ok, problem = pcall(function()
+    local single = output:match("%.traceg$")
+    if not single then
+      check(core.mkdir(output))
+    end
+    for launch, kernel in iter do
+      if single and #written == 1 then
+        error(("%s holds more than one launch: give a folder as OUT, or --kernel"):format(input), 0)
+      end
+      local path = single and output or ("%s/kernel-%d.traceg"):format(output, #written + 1)
+      check(kernel:write_text(path))
+      written[#written + 1] = path:match("[^/]+$")
+      out:write(("wrote %s (%s, launch %d)\n"):format(path, launch.kernel, launch.launch))
+    end
+    if not single and #written > 0 then
+      local list = check(io.open(output .. "/kernelslist.g", "w"))
+      list:write(table.concat(written, "\n"), "\n")
+      list:close()
+    end
+  end)
+  if not ok then
+    err:write("gpush trace: ", tostring(problem), "\n")
+    return 1
+  end
+  if #written == 0 then
+    err:write(("gpush trace: no launch in %s matches --kernel %s\n"):format(input, tostring(opts.kernel)))
+    return 1
+  end
+  return 0
+end
+
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local opts, code = parse(args, err)
@@ -121,6 +214,8 @@ function M.main(args, out, err)
     return 0
   elseif action == "info" then
     return info(opts, out, err)
+  elseif action == "convert" then
+    return convert(opts, out, err)
   end
   return usage_error(action and ("unknown action '" .. action .. "'") or "an action is needed", err)
 end

@@ -1,0 +1,154 @@
+/* Unit tests of synthetic kernels and of writing kernels as Accel-Sim text:
+ * hand-computed addresses and dependences, determinism, and text round
+ * trips (write, read back, write again: identical). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "gp_test.h"
+#include "synth.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static gp_kernel *generate(const gp_synth_desc *d) {
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  if (gp_synth_generate(&k, &a, d, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return k;
+}
+
+static gp_synth_desc base_desc(const gp_synth_op *body, uint32_t n,
+                               const gp_synth_stream *streams, uint32_t ns) {
+  gp_synth_desc d;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "t");
+  d.grid[0] = 2, d.grid[1] = 1, d.grid[2] = 1;
+  d.block[0] = 64, d.block[1] = 1, d.block[2] = 1;
+  d.regs = 16;
+  d.trips = 2;
+  d.body = body;
+  d.body_len = n;
+  d.streams = streams;
+  d.stream_count = ns;
+  d.seed = 3;
+  return d;
+}
+
+static void test_coalesced_addresses_and_dependences(void) {
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x1000, 1 << 20, 4, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0},
+                         {GP_OP_FP32, 0, 0, 0, 1},
+                         {GP_OP_FP32, 0, 0, 16, 3}};
+  gp_synth_desc d = base_desc(body, 3, s, 1);
+  gp_kernel *k = generate(&d);
+  const gp_mem_record *m;
+  CHECK(k != NULL);
+  if (k == NULL)
+    return;
+  CHECK_EQ_INT(k->warps, 4);
+  CHECK_EQ_INT(k->insts, 4 * 7);
+  /* warp 1, trip 0: lane l reads 0x1000 + (32 + l) x 4 */
+  m = &k->mem_records[k->mem[k->warp_start[1]]];
+  CHECK_EQ_INT(k->addresses[m->addr_start], 0x1000 + 32 * 4);
+  CHECK_EQ_INT(k->addresses[m->addr_start + 31], 0x1000 + 63 * 4);
+  CHECK_EQ_INT(m->line_count, 1);
+  CHECK_EQ_INT(m->sector_count, 4);
+  /* trip 1 moves on by the 128 threads of the grid */
+  m = &k->mem_records[k->mem[k->warp_start[1] + 3]];
+  CHECK_EQ_INT(k->addresses[m->addr_start], 0x1000 + (32 + 128) * 4);
+  /* dependences: the FFMA waits on the load; the third op (dep 3) is
+   * loop-carried: none in trip 0, the previous trip's third op in trip 1 */
+  CHECK_EQ_INT(k->dep[1], 1);
+  CHECK_EQ_INT(k->dep_load[1], 1);
+  CHECK_EQ_INT(k->dep[2], 0);
+  CHECK_EQ_INT(k->dep[5], 3);
+  CHECK_EQ_INT(k->active[2], 16);
+  CHECK_EQ_INT(k->op_class[6], GP_OP_BRANCH);
+  gp_kernel_free(k);
+}
+
+static void test_invalid_descriptions(void) {
+  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 3, 0, 0, 0}};
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0, 1 << 20, 4, 1}};
+  gp_synth_desc d = base_desc(body, 1, s, 1);
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "synthetic kernel 't': instruction 1 has width 3, expected 1, 2, 4, 8 or 16 bytes");
+  body[0].width = 4;
+  d.stream_count = 0;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "instruction 1 (ld_global) uses stream 1 of 0");
+  d.stream_count = 1;
+  d.trips = 100000000;
+  d.grid[0] = 1000;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "more than gpush generates");
+}
+
+/* Writes a kernel to a string. */
+static char *write_text(const gp_kernel *k, size_t *len) {
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, len);
+  gp_error err;
+  CHECK(gp_kernel_write_text(k, f, "mem", &err) == GP_OK);
+  fclose(f);
+  return buf;
+}
+
+static void test_text_round_trip(void) {
+  gp_synth_stream s[3] = {{GP_STREAM_RANDOM, 0x100000, 1 << 24, 4, 1},
+                          {GP_STREAM_SHARED, 0, 4096, 8, 1},
+                          {GP_STREAM_STRIDED, 0x900000, 1 << 24, 64, 2}};
+  gp_synth_op body[7] = {{GP_OP_LD_GLOBAL, 16, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
+                         {GP_OP_ST_SHARED, 8, 1, 0, 1},  {GP_OP_BARRIER, 0, 0, 0, 0},
+                         {GP_OP_LD_SHARED, 4, 1, 7, 0},  {GP_OP_IMAD, 0, 0, 0, 4},
+                         {GP_OP_ST_GLOBAL, 4, 2, 0, 1}};
+  gp_synth_desc d = base_desc(body, 7, s, 3);
+  gp_kernel *k = generate(&d), *back = NULL;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  char *text, *again;
+  size_t len, len2;
+  uint64_t i;
+  CHECK(k != NULL);
+  if (k == NULL)
+    return;
+  text = write_text(k, &len);
+  CHECK(gp_kernel_parse_buffer(&back, &a, text, len, "written.traceg", &err) == GP_OK);
+  if (back == NULL) {
+    fprintf(stderr, "  %s\n", err.msg);
+    free(text);
+    gp_kernel_free(k);
+    return;
+  }
+  CHECK_EQ_INT(back->insts, k->insts);
+  CHECK_EQ_INT(back->mem_count, k->mem_count);
+  CHECK_EQ_INT(back->line_count, k->line_count);
+  for (i = 0; i < k->insts; i++) {
+    if (back->op_class[i] != k->op_class[i] || back->active[i] != k->active[i] ||
+        back->dep[i] != k->dep[i] || back->dep_load[i] != k->dep_load[i]) {
+      fprintf(stderr, "  instruction %llu differs after a round trip\n", (unsigned long long)i);
+      CHECK(0);
+      break;
+    }
+  }
+  CHECK(memcmp(back->addresses, k->addresses, k->address_count * sizeof *k->addresses) == 0);
+  CHECK(memcmp(back->sector_masks, k->sector_masks, k->line_count) == 0);
+  again = write_text(back, &len2);
+  CHECK_EQ_INT(len2, len);
+  CHECK(len == len2 && memcmp(text, again, len) == 0);
+  free(text);
+  free(again);
+  gp_kernel_free(back);
+  gp_kernel_free(k);
+}
+
+int main(void) {
+  RUN(test_coalesced_addresses_and_dependences);
+  RUN(test_invalid_descriptions);
+  RUN(test_text_round_trip);
+  return gp_test_finish();
+}
