@@ -181,7 +181,7 @@ int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
 int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
                 uint64_t *lines, uint8_t *masks, uint32_t cap);
 
-/* Writes the kernel as Accel-Sim text (tracer version 5, address mode 0)
+/* Writes the kernel as Accel-Sim text (tracer version 5, address modes 1/2)
  * to f; `name` is used in messages.  Deterministic; dependences shorter than
  * 63 instructions survive a write and re-read (see trace_write.c). */
 int gp_kernel_write_text(const gp_kernel *k, FILE *f, const char *name,

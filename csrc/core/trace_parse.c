@@ -35,8 +35,8 @@ typedef struct parser {
   gp_kernel *k;
   gp_line_input *in;
   gp_error *err;
-  /* the line being parsed */
-  const char *p, *end;
+  /* the line being parsed; tok_start: where the last number began */
+  const char *p, *end, *tok_start;
   /* body state */
   int in_block;
   uint32_t block_index, block_xyz[3];
@@ -130,37 +130,67 @@ static int parse_dec(const char *t, size_t len, int64_t *out) {
   return 1;
 }
 
-static int next_hex(parser *ps, uint64_t *out, const char *what) {
-  const char *t;
-  size_t len;
-  char msg[160];
-  if (!token(ps, &t, &len)) {
-    snprintf(msg, sizeof msg, "expected %s (hex), found the end of the line", what);
-    return fail(ps, msg);
-  }
-  if (!parse_hex(t, len, out)) {
-    snprintf(msg, sizeof msg, "expected %s (hex), found '%.*s'", what,
-             (int)(len > 40 ? 40 : len), t);
-    return fail(ps, msg);
-  }
-  return GP_OK;
-}
-
-static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
-                    const char *what) {
+/* Reports a bad or missing token for next_hex / next_dec. */
+static int bad_token(parser *ps, const char *what, const char *range) {
   const char *t;
   size_t len;
   char msg[200];
+  ps->p = ps->tok_start;
   if (!token(ps, &t, &len)) {
-    snprintf(msg, sizeof msg, "expected %s, found the end of the line", what);
+    snprintf(msg, sizeof msg, "expected %s%s, found the end of the line", what,
+             range[0] == ' ' && range[1] == '(' ? range : "");
     return fail(ps, msg);
   }
-  if (!parse_dec(t, len, out) || *out < lo || *out > hi) {
-    snprintf(msg, sizeof msg, "expected %s from %lld to %lld, found '%.*s'", what,
-             (long long)lo, (long long)hi, (int)(len > 40 ? 40 : len), t);
-    return fail(ps, msg);
+  snprintf(msg, sizeof msg, "expected %s%s, found '%.*s'", what, range,
+           (int)(len > 40 ? 40 : len), t);
+  return fail(ps, msg);
+}
+
+/* The next token as hex, parsed in place (the hot path of the reader). */
+static int next_hex(parser *ps, uint64_t *out, const char *what) {
+  const char *p, *end = ps->end;
+  uint64_t v = 0;
+  int digits = 0;
+  skip_spaces(ps);
+  ps->tok_start = p = ps->p;
+  if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+    p += 2;
+  for (; p < end && *p != ' ' && *p != '\t'; p++, digits++) {
+    int d = hex_digit(*p);
+    if (d < 0 || digits == 16)
+      return bad_token(ps, what, " (hex)");
+    v = (v << 4) | (uint64_t)d;
   }
+  if (digits == 0)
+    return bad_token(ps, what, " (hex)");
+  ps->p = p;
+  *out = v;
   return GP_OK;
+}
+
+/* The next token as a decimal in [lo, hi], parsed in place. */
+static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
+                    const char *what) {
+  const char *p, *end = ps->end;
+  uint64_t v = 0;
+  int digits = 0, neg = 0;
+  char range[80];
+  skip_spaces(ps);
+  ps->tok_start = p = ps->p;
+  if (p < end && (*p == '-' || *p == '+'))
+    neg = *p++ == '-';
+  for (; p < end && *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
+    v = v * 10 + (uint64_t)(*p - '0');
+  if (digits > 0 && (p == end || *p == ' ' || *p == '\t')) {
+    int64_t x = neg ? -(int64_t)v : (int64_t)v;
+    if (x >= lo && x <= hi) {
+      ps->p = p;
+      *out = x;
+      return GP_OK;
+    }
+  }
+  snprintf(range, sizeof range, " from %lld to %lld", (long long)lo, (long long)hi);
+  return bad_token(ps, what, range);
 }
 
 /* A register token "R12": its number, or -1 for other operands (RZ is R255
@@ -302,12 +332,11 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
  * Memory: addresses, generic resolution, coalescing into lines and sectors
  * ------------------------------------------------------------------------- */
 
+/* Appends a lane address; parse_memory reserved room for the lanes. */
 static int add_address(parser *ps, uint64_t addr) {
   gp_kernel *k = ps->k;
   if (k->address_count == UINT32_MAX)
     return fail(ps, "more than 4 G lane addresses in one kernel");
-  if (!GROW(ps, addresses, cap_addr, (size_t)k->address_count + 1))
-    return fail(ps, "out of memory");
   k->addresses[k->address_count++] = addr;
   return GP_OK;
 }
@@ -328,22 +357,35 @@ static uint8_t resolve_generic(const gp_kernel *k, uint8_t op_class,
 
 int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
                 uint64_t *lines, uint8_t *masks, uint32_t cap) {
-  uint32_t count = 0, i, j;
+  /* A 128-slot table of line -> index + 1 finds repeats in O(1); lanes that
+   * hit the previous lane's line (the common case) skip even that. */
+  uint8_t slot[128];
+  uint32_t count = 0, i, last = 0;
+  memset(slot, 0, sizeof slot);
   for (i = 0; i < n; i++) {
     uint64_t first = addrs[i] & ~31ull;
-    uint64_t last = addrs[i] + (width ? width : 1) - 1;
+    uint64_t end = addrs[i] + (width ? width : 1) - 1;
     uint64_t byte;
-    for (byte = first; byte <= last && byte >= first; byte += 32) {
+    for (byte = first; byte <= end && byte >= first; byte += 32) {
       uint64_t line = byte >> 7;
-      for (j = 0; j < count && lines[j] != line; j++)
-        ;
-      if (j == count) {
-        if (count == cap)
-          return -1;
-        lines[count] = line;
-        masks[count++] = 0;
+      uint32_t j;
+      if (count > 0 && lines[last] == line) {
+        j = last;
+      } else {
+        uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
+        while (slot[h] != 0 && lines[slot[h] - 1] != line)
+          h = (h + 1) & 127;
+        if (slot[h] == 0) {
+          if (count == cap || count == 127)
+            return -1;
+          lines[count] = line;
+          masks[count] = 0;
+          slot[h] = (uint8_t)++count;
+        }
+        j = slot[h] - 1u;
       }
       masks[j] = (uint8_t)(masks[j] | (1u << ((byte >> 5) & 3)));
+      last = j;
     }
   }
   return (int)count;
@@ -398,6 +440,8 @@ static int parse_memory(parser *ps, uint32_t mask, uint32_t inst,
     return GP_ERR;
   memset(&rec, 0, sizeof rec);
   rec.addr_start = k->address_count;
+  if (!GROW(ps, addresses, cap_addr, (size_t)k->address_count + (size_t)lanes + 1))
+    return fail(ps, "out of memory");
   if (mode == 0) {
     for (i = 0; i < lanes; i++) {
       if (next_hex(ps, &base, "a lane address") != GP_OK ||

@@ -9,7 +9,8 @@
  * back, the writer's text gives the same dependences for distances below 63;
  * longer ones (and producers that write no register: stores, branches) are
  * dropped.  Active lanes are written as the lowest lanes of the mask, and
- * addresses in mode 0 (one per active lane).  The output is deterministic:
+ * addresses in mode 1 or 2 as the tracer compresses them.  The output is
+ * deterministic:
  * the same kernel always gives the same bytes.
  */
 #include "trace.h"
@@ -41,6 +42,26 @@ static void write_header(const gp_kernel *k, FILE *f) {
              "immediate\n\n");
 }
 
+/* The memory part of a line: mode 1 (base stride) when the lanes are evenly
+ * spaced, else mode 2 (base, then each lane's delta from the previous),
+ * the tracer's own compressions. */
+static void write_addresses(const uint64_t *addrs, uint32_t n, uint64_t offset,
+                            unsigned width, FILE *f) {
+  uint32_t a;
+  int64_t stride = n > 1 ? (int64_t)(addrs[1] - addrs[0]) : 0;
+  int even = stride >= INT32_MIN && stride <= INT32_MAX;
+  for (a = 2; a < n && even; a++)
+    even = (int64_t)(addrs[a] - addrs[a - 1]) == stride;
+  if (even) {
+    fprintf(f, " %u 1 0x%016llx %lld", width, (unsigned long long)(addrs[0] + offset),
+            (long long)stride);
+    return;
+  }
+  fprintf(f, " %u 2 0x%016llx", width, (unsigned long long)(addrs[0] + offset));
+  for (a = 1; a < n; a++)
+    fprintf(f, " %lld", (long long)(int64_t)(addrs[a] - addrs[a - 1]));
+}
+
 /* One instruction line; j is its index within the warp. */
 static void write_instruction(const gp_kernel *k, uint64_t i, uint64_t j, FILE *f) {
   const gp_static_inst *s = &k->statics[k->pc_index[i]];
@@ -69,12 +90,9 @@ static void write_instruction(const gp_kernel *k, uint64_t i, uint64_t j, FILE *
     fprintf(f, " R%d", srcs[d]);
   if (k->mem[i] != UINT32_MAX) {
     const gp_mem_record *m = &k->mem_records[k->mem[i]];
-    uint32_t a;
     int shared = c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
     uint64_t offset = shared && s->generic ? k->shmem_base : 0;
-    fprintf(f, " %u 0", k->width[i]);
-    for (a = 0; a < m->addr_count; a++)
-      fprintf(f, " 0x%016llx", (unsigned long long)(k->addresses[m->addr_start + a] + offset));
+    write_addresses(k->addresses + m->addr_start, m->addr_count, offset, k->width[i], f);
   } else {
     fprintf(f, " %u", gp_op_is_memory(c) && !(k->flags[i] & GP_INST_NO_MEMORY) ? k->width[i] : 0u);
     if (gp_op_is_memory(c) && !(k->flags[i] & GP_INST_NO_MEMORY))

@@ -1,0 +1,148 @@
+-- gpush bench: throughput benchmarks, each next to a baseline measured in
+-- the same run.  Performance is measured here, never asserted in tests.
+--
+--   gpush bench trace [PATH] [--size MB] [--keep] [--json]
+--
+-- Without PATH, `bench trace` writes a synthetic Accel-Sim trace of at least
+-- --size MB (default 512) to a temporary file with the synthetic generator
+-- (never committed), then times a plain read of the file (the memory-bound
+-- limit) and the full parse into a kernel, one core, from the page cache.
+-- --json prints a list of {name, value, unit, baseline, ratio} objects.
+local core = require "gpush.core"
+local json = require "gpush.json"
+local trace = require "gpush.trace"
+local workloads = require "gpush.workloads"
+
+local M = {}
+
+local usage = [[
+usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
+]]
+
+-- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
+-- memory, barriers) scaled to about `mb` megabytes of text.
+local function bench_workload(blocks)
+  return {
+    name = "bench_trace_mix", grid = blocks, block = 256, trips = 4, seed = 99, shmem = 4096,
+    streams = {
+      a = { kind = "coalesced", footprint = 256 << 20 },
+      g = { kind = "random", base = 0x100000000, footprint = 256 << 20 },
+      s = { kind = "shared", footprint = 4096, stride = 4 },
+    },
+    body = {
+      { "ld_global", stream = "a" }, { "fp32", dep = 1 }, { "imad", dep = 1 },
+      { "ld_global", stream = "g", dep = 1 }, { "fp32", dep = 1 }, { "st_shared", stream = "s", dep = 1 },
+      { "barrier" }, { "ld_shared", stream = "s" }, { "fp32", dep = 1 }, { "fp32", dep = 1 },
+      { "int" }, { "st_global", stream = "a", dep = 2 }, { "branch" },
+    },
+  }
+end
+
+local function file_size(path)
+  local f = assert(io.open(path, "rb"))
+  local size = f:seek("end")
+  f:close()
+  return size
+end
+
+-- Writes the synthetic trace: calibrate bytes per block on a small grid,
+-- then scale the grid to reach `mb`.
+local function generate(path, mb, err)
+  local probe = assert(workloads.kernel(bench_workload(16)))
+  assert(probe:write_text(path))
+  local per_block = file_size(path) / 16
+  local blocks = math.max(16, math.ceil(mb * 1e6 / per_block))
+  err:write(("bench trace: writing a %d MB synthetic trace (%d blocks) to %s\n"):format(mb, blocks, path))
+  local kernel = assert(workloads.kernel(bench_workload(blocks)))
+  assert(kernel:write_text(path))
+end
+
+local function row(name, value, unit, baseline)
+  return { name = name, value = value, unit = unit, baseline = baseline,
+    ratio = baseline and baseline > 0 and value / baseline or json.null }
+end
+
+local function bench_trace(opts, out, err)
+  local path = opts.words[1]
+  local generated = false
+  if not path then
+    path = os.tmpname() .. ".traceg"
+    generate(path, opts.size, err)
+    generated = true
+  end
+  -- warm the page cache, then measure
+  core.read_file_plain(path)
+  local t0 = core.now()
+  local bytes, lines = core.read_file_plain(path)
+  if not bytes then
+    err:write("gpush bench: ", lines, "\n")
+    return 1
+  end
+  local read_s = core.now() - t0
+  local t, open_err = trace.open(path)
+  if not t then
+    err:write("gpush bench: ", open_err, "\n")
+    return 1
+  end
+  local insts = 0
+  t0 = core.now()
+  for _, kernel in t:kernels() do
+    insts = insts + kernel:info().warp_instructions
+  end
+  local parse_s = core.now() - t0
+  if generated and not opts.keep then
+    os.remove(path)
+  end
+  local mb = bytes / 1e6
+  local rows = {
+    row("plain read", mb / read_s, "MB/s", nil),
+    row("text parse", mb / parse_s, "MB/s", mb / read_s),
+    row("text parse", insts / parse_s, "warp-inst/s", nil),
+  }
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("trace: %s, %.0f MB, %d lines, %d warp instructions (one core, page cache)\n")
+    :format(generated and "synthetic" or path, mb, lines, insts))
+  out:write(("  plain read   %10.0f MB/s            (baseline: touching every byte once)\n"):format(mb / read_s))
+  out:write(("  text parse   %10.0f MB/s  = %.2f x the plain read\n"):format(mb / parse_s, read_s / parse_s))
+  out:write(("  text parse   %10.2f M warp-inst/s\n"):format(insts / parse_s / 1e6))
+  out:write("  .gpt load    not measured: the binary .gpt format is not implemented yet\n")
+  return 0
+end
+
+function M.main(args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local what = args[1]
+  local opts = { words = {}, size = 512 }
+  local i = 2
+  while i <= #args do
+    local a = args[i]
+    if a == "--json" then
+      opts.json = true
+    elseif a == "--keep" then
+      opts.keep = true
+    elseif a == "--size" then
+      opts.size = tonumber(args[i + 1])
+      if not opts.size or opts.size < 1 then
+        err:write("gpush bench: --size needs a number of megabytes (at least 1)\n", usage)
+        return 2
+      end
+      i = i + 1
+    elseif a:sub(1, 1) == "-" then
+      err:write("gpush bench: unknown option '", a, "'\n", usage)
+      return 2
+    else
+      opts.words[#opts.words + 1] = a
+    end
+    i = i + 1
+  end
+  if what == "trace" then
+    return bench_trace(opts, out, err)
+  end
+  err:write("gpush bench: ", what and ("unknown benchmark '" .. what .. "'") or "which benchmark?", "\n", usage)
+  return 2
+end
+
+return M

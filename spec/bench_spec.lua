@@ -1,0 +1,26 @@
+-- gpush bench: the output contract only; speed is measured, never asserted.
+local helper = require "spec_helper"
+local json = require "gpush.json"
+
+describe("gpush bench trace", function()
+  it("prints {name, value, unit, baseline, ratio} objects with --json", function()
+    local code, out, err = helper.gpush_run { "bench", "trace", "--size", "2", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = json.decode(out)
+    assert.are.equal(3, #rows)
+    assert.are.same({ "plain read", "text parse", "text parse" }, { rows[1].name, rows[2].name, rows[3].name })
+    assert.are.same({ "MB/s", "MB/s", "warp-inst/s" }, { rows[1].unit, rows[2].unit, rows[3].unit })
+    assert.are.equal(rows[1].value, rows[2].baseline)
+    assert.is_near(rows[2].value / rows[2].baseline, rows[2].ratio, 1e-9)
+    assert.matches("writing a 2 MB synthetic trace", err, 1, true)
+  end)
+
+  it("rejects unknown benchmarks and bad sizes", function()
+    local code, _, err = helper.gpush_run { "bench", "memsim" }
+    assert.are.equal(2, code)
+    assert.matches("unknown benchmark 'memsim'", err, 1, true)
+    code, _, err = helper.gpush_run { "bench", "trace", "--size", "zero" }
+    assert.are.equal(2, code)
+    assert.matches("--size needs a number of megabytes", err, 1, true)
+  end)
+end)
