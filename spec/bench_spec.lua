@@ -7,10 +7,15 @@ describe("gpush bench trace", function()
     local code, out, err = helper.gpush_run { "bench", "trace", "--size", "2", "--json" }
     assert.are.equal(0, code, err)
     local rows = json.decode(out)
-    assert.are.equal(3, #rows)
-    assert.are.same({ "plain read", "text parse", "text parse" }, { rows[1].name, rows[2].name, rows[3].name })
-    assert.are.same({ "MB/s", "MB/s", "warp-inst/s" }, { rows[1].unit, rows[2].unit, rows[3].unit })
+    assert.are.equal(5, #rows)
+    local names, units = {}, {}
+    for i, r in ipairs(rows) do
+      names[i], units[i] = r.name, r.unit
+    end
+    assert.are.same({ "plain read", "text parse", "text parse", "gpt load", "gpt load" }, names)
+    assert.are.same({ "MB/s", "MB/s", "warp-inst/s", "MB/s", "warp-inst/s" }, units)
     assert.are.equal(rows[1].value, rows[2].baseline)
+    assert.are.equal(rows[3].value, rows[5].baseline)
     assert.is_near(rows[2].value / rows[2].baseline, rows[2].ratio, 1e-9)
     assert.matches("writing a 2 MB synthetic trace", err, 1, true)
   end)

@@ -163,6 +163,9 @@ typedef struct gp_kernel {
   size_t cap_warps;
   void *pc_table; /* PC -> static index hash (private) */
   size_t pc_table_cap;
+  /* a kernel loaded from .gpt points into this read-only mapping */
+  void *mapping;
+  size_t mapping_bytes;
 } gp_kernel;
 
 void gp_kernel_free(gp_kernel *k);
@@ -187,7 +190,16 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
 int gp_kernel_write_text(const gp_kernel *k, FILE *f, const char *name,
                          gp_error *err);
 
-/* Parses one trace file (plain, .gz or .xz) into a new kernel. */
+/* The .gpt binary kernel (trace_gpt.c): written once, mapped read-only on
+ * load.  verify = 0 skips the checksum pass (headers only). */
+int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err);
+int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                       int verify, gp_error *err);
+/* 1 when the file starts with the .gpt magic. */
+int gp_gpt_is(const char *path);
+void gp_gpt_unmap(void *mapping, size_t bytes);
+
+/* Parses one trace file (plain, .gz, .xz, or a .gpt) into a new kernel. */
 int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
                         const char *path, gp_error *err);
 

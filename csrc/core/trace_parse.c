@@ -975,6 +975,11 @@ void gp_kernel_free(gp_kernel *k) {
   if (k == NULL)
     return;
   a = k->alloc;
+  if (k->mapping != NULL) { /* arrays live in the .gpt mapping */
+    gp_gpt_unmap(k->mapping, k->mapping_bytes);
+    gp_free(&a, k, sizeof *k);
+    return;
+  }
   gp_free(&a, k->warp_start, k->cap_warps * sizeof *k->warp_start);
   gp_free(&a, k->warp_len, k->cap_warps * sizeof *k->warp_len);
   gp_free(&a, k->op_class, k->cap_insts);
@@ -1031,6 +1036,8 @@ int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
                         const char *path, gp_error *err) {
   gp_line_input *in;
   int status;
+  if (gp_gpt_is(path))
+    return gp_kernel_load_gpt(out, alloc, path, 1, err);
   if (gp_line_open(&in, alloc, path, err) != GP_OK)
     return GP_ERR;
   status = parse_kernel(in, alloc, out, err);
@@ -1042,6 +1049,18 @@ int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
                           gp_error *err) {
   parser ps;
   int began, status;
+  if (gp_gpt_is(path)) {
+    gp_kernel *mapped;
+    if (gp_kernel_load_gpt(&mapped, alloc, path, 0, err) != GP_OK)
+      return GP_ERR;
+    memset(k, 0, sizeof *k);
+    memcpy(k->name, mapped->name, sizeof k->name);
+    k->launch_id = mapped->launch_id;
+    memcpy(k->grid, mapped->grid, sizeof k->grid);
+    memcpy(k->block, mapped->block, sizeof k->block);
+    gp_kernel_free(mapped);
+    return GP_OK;
+  }
   memset(&ps, 0, sizeof ps);
   memset(k, 0, sizeof *k);
   k->alloc = *alloc;

@@ -10,6 +10,7 @@
  *   kernel:info()                           -- summary table (see below)
  *   kernel:warp(w)                          -- one warp's instructions as tables
  *   kernel:write_text(path)                 -- Accel-Sim text; true or nil, message
+ *   kernel:write_gpt(path)                  -- the .gpt binary; true or nil, message
  */
 #include "compat.h"
 #include "l_core.h"
@@ -266,6 +267,16 @@ static int kernel_write_text(lua_State *L) {
   return 1;
 }
 
+static int kernel_write_gpt(lua_State *L) {
+  gp_kernel *k = check_kernel(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  gp_error err;
+  if (gp_kernel_write_gpt(k, path, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int kernel_gc(lua_State *L) {
   kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
   gp_kernel_free(box->kernel);
@@ -289,6 +300,7 @@ static const luaL_Reg reader_methods[] = {{"next", reader_next},
 static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"warp", kernel_warp},
                                           {"write_text", kernel_write_text},
+                                          {"write_gpt", kernel_write_gpt},
                                           {NULL, NULL}};
 
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},

@@ -16,8 +16,9 @@ usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
        gpush trace convert IN OUT [--kernel NAME|ID|A-B[,...]]
   PATH and IN: a kernelslist.g, a folder holding one, or a .traceg (.gz, .xz);
   IN may also be suite (every embedded synthetic kernel) or suite:NAME.
-  OUT: a .traceg file for a single launch, otherwise a folder that receives
-  kernel-N.traceg files and their kernelslist.g (Accel-Sim text, version 5).
+  OUT: a .traceg (Accel-Sim text, version 5) or .gpt (gpush binary) file for
+  a single launch, otherwise a folder that receives kernel-N.traceg files and
+  their kernelslist.g.
 ]==]
 
 local function usage_error(message, err)
@@ -161,10 +162,6 @@ local function convert(opts, out, err)
     return usage_error("convert needs IN and OUT", err)
   end
   local input, output = opts.words[1], opts.words[2]
-  if output:match("%.gpt$") then
-    err:write("gpush trace: the binary .gpt format is not implemented yet; write Accel-Sim text (.traceg)\n")
-    return 1
-  end
   local iter, message = source_kernels(input, opts.kernel)
   if not iter then
     err:write("gpush trace: ", message, "\n")
@@ -172,7 +169,7 @@ local function convert(opts, out, err)
   end
   local written = {}
   local ok, problem = pcall(function()
-    local single = output:match("%.traceg$")
+    local single = output:match("%.traceg$") or output:match("%.gpt$")
     if not single then
       check(core.mkdir(output))
     end
@@ -181,7 +178,11 @@ local function convert(opts, out, err)
         error(("%s holds more than one launch: give a folder as OUT, or --kernel"):format(input), 0)
       end
       local path = single and output or ("%s/kernel-%d.traceg"):format(output, #written + 1)
-      check(kernel:write_text(path))
+      if path:match("%.gpt$") then
+        check(kernel:write_gpt(path))
+      else
+        check(kernel:write_text(path))
+      end
       written[#written + 1] = path:match("[^/]+$")
       out:write(("wrote %s (%s, launch %d)\n"):format(path, launch.kernel, launch.launch))
     end

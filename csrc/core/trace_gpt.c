@@ -1,0 +1,323 @@
+/*
+ * trace_gpt.c -- the .gpt binary kernel: written once, mapped on load.
+ *
+ * Layout (little-endian, every section 64-byte aligned):
+ *   header   gpt_header below: magic "GPUSHGPT", format version, byte-order
+ *            mark, the kernel's scalar fields, and per section its offset
+ *            and length in bytes
+ *   sections warp_start u64[warps], warp_len u32[warps], op_class u8[insts],
+ *            active u8[], flags u8[], width u8[], pc_index u32[], dep u16[],
+ *            dep_load u16[], mem u32[], mem_records gp_mem_record[],
+ *            addresses u64[], lines u64[], sector_masks u8[],
+ *            statics gp_static_inst[], strings char[]
+ * The records are the C structs of trace.h as laid out on LP64 ABIs (sizes
+ * checked below).  A 64-bit checksum of everything after the header guards
+ * against truncation and corruption.  Loading maps the file read-only and
+ * points the kernel's arrays into the mapping after checking every size,
+ * offset and index, so a hostile file cannot make a model read out of
+ * bounds.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GPT_MAGIC "GPUSHGPT"
+#define GPT_VERSION 1u
+#define GPT_BOM 0x01020304u
+#define GPT_ALIGN 64u
+
+_Static_assert(sizeof(gp_mem_record) == 12, "gp_mem_record layout");
+_Static_assert(sizeof(gp_static_inst) == 24, "gp_static_inst layout");
+
+enum {
+  SEC_WARP_START, SEC_WARP_LEN, SEC_OP_CLASS, SEC_ACTIVE, SEC_FLAGS, SEC_WIDTH,
+  SEC_PC_INDEX, SEC_DEP, SEC_DEP_LOAD, SEC_MEM, SEC_MEM_RECORDS, SEC_ADDRESSES,
+  SEC_LINES, SEC_SECTOR_MASKS, SEC_STATICS, SEC_STRINGS, SEC_COUNT
+};
+
+typedef struct gpt_header {
+  char magic[8];
+  uint32_t version, byte_order;
+  uint32_t header_bytes, pad0;
+  uint64_t checksum;                  /* of bytes [header_bytes, end) */
+  uint64_t file_bytes;
+  char name[256];
+  uint32_t launch_id, grid[3], block[3], shmem_bytes, nregs;
+  int32_t binary_version, trace_version, lineinfo;
+  uint64_t shmem_base, local_base;
+  uint32_t blocks, warps_per_block, warps, mem_count;
+  uint64_t insts, strings_len;
+  uint32_t address_count, line_count, static_count, pad;
+  uint64_t class_counts[GP_OP_CLASS_COUNT];
+  char warnings[1024];
+  uint64_t offset[SEC_COUNT], length[SEC_COUNT];
+} gpt_header;
+
+/* The kernel's arrays and their byte lengths, in section order. */
+static void sections(const gp_kernel *k, const void *ptr[SEC_COUNT],
+                     uint64_t len[SEC_COUNT]) {
+  ptr[SEC_WARP_START] = k->warp_start, len[SEC_WARP_START] = (uint64_t)k->warps * 8;
+  ptr[SEC_WARP_LEN] = k->warp_len, len[SEC_WARP_LEN] = (uint64_t)k->warps * 4;
+  ptr[SEC_OP_CLASS] = k->op_class, len[SEC_OP_CLASS] = k->insts;
+  ptr[SEC_ACTIVE] = k->active, len[SEC_ACTIVE] = k->insts;
+  ptr[SEC_FLAGS] = k->flags, len[SEC_FLAGS] = k->insts;
+  ptr[SEC_WIDTH] = k->width, len[SEC_WIDTH] = k->insts;
+  ptr[SEC_PC_INDEX] = k->pc_index, len[SEC_PC_INDEX] = k->insts * 4;
+  ptr[SEC_DEP] = k->dep, len[SEC_DEP] = k->insts * 2;
+  ptr[SEC_DEP_LOAD] = k->dep_load, len[SEC_DEP_LOAD] = k->insts * 2;
+  ptr[SEC_MEM] = k->mem, len[SEC_MEM] = k->insts * 4;
+  ptr[SEC_MEM_RECORDS] = k->mem_records, len[SEC_MEM_RECORDS] = (uint64_t)k->mem_count * 12;
+  ptr[SEC_ADDRESSES] = k->addresses, len[SEC_ADDRESSES] = (uint64_t)k->address_count * 8;
+  ptr[SEC_LINES] = k->lines, len[SEC_LINES] = (uint64_t)k->line_count * 8;
+  ptr[SEC_SECTOR_MASKS] = k->sector_masks, len[SEC_SECTOR_MASKS] = k->line_count;
+  ptr[SEC_STATICS] = k->statics, len[SEC_STATICS] = (uint64_t)k->static_count * 24;
+  ptr[SEC_STRINGS] = k->strings, len[SEC_STRINGS] = k->strings_len;
+}
+
+static uint64_t align_up(uint64_t x) { return (x + GPT_ALIGN - 1) & ~(uint64_t)(GPT_ALIGN - 1); }
+
+/* The payload checksum: four interleaved multiply-xor lanes over 64-bit
+ * little-endian words (so the loop runs at memory speed), folded together
+ * with the length.  It detects truncation and corruption; it is not a
+ * cryptographic hash.  The payload length is a multiple of GPT_ALIGN. */
+static uint64_t checksum(const unsigned char *p, uint64_t n) {
+  const uint64_t prime = 0x9e3779b97f4a7c15ull;
+  uint64_t lane[4] = {1, 2, 3, 4}, h = n;
+  uint64_t i;
+  int j;
+  for (i = 0; i + 32 <= n; i += 32) {
+    for (j = 0; j < 4; j++) {
+      uint64_t w;
+      memcpy(&w, p + i + 8 * (uint64_t)j, 8);
+      lane[j] = (lane[j] ^ w) * prime;
+      lane[j] ^= lane[j] >> 29;
+    }
+  }
+  for (; i < n; i++)
+    h = (h ^ p[i]) * prime;
+  for (j = 0; j < 4; j++)
+    h = (h ^ lane[j]) * prime;
+  return h ^ (h >> 32);
+}
+
+int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
+  gpt_header h;
+  const void *ptr[SEC_COUNT];
+  uint64_t len[SEC_COUNT], pos;
+  static const unsigned char zeros[GPT_ALIGN] = {0};
+  unsigned char *payload;
+  FILE *f;
+  int s, ok;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, GPT_MAGIC, 8);
+  h.version = GPT_VERSION;
+  h.byte_order = GPT_BOM;
+  h.header_bytes = (uint32_t)align_up(sizeof h);
+  memcpy(h.name, k->name, sizeof h.name);
+  h.launch_id = k->launch_id;
+  memcpy(h.grid, k->grid, sizeof h.grid);
+  memcpy(h.block, k->block, sizeof h.block);
+  h.shmem_bytes = k->shmem_bytes, h.nregs = k->nregs;
+  h.binary_version = k->binary_version, h.trace_version = k->trace_version;
+  h.lineinfo = k->lineinfo;
+  h.shmem_base = k->shmem_base, h.local_base = k->local_base;
+  h.blocks = k->blocks, h.warps_per_block = k->warps_per_block, h.warps = k->warps;
+  h.mem_count = k->mem_count, h.insts = k->insts, h.strings_len = k->strings_len;
+  h.address_count = k->address_count, h.line_count = k->line_count;
+  h.static_count = k->static_count;
+  memcpy(h.class_counts, k->class_counts, sizeof h.class_counts);
+  memcpy(h.warnings, k->warnings, sizeof h.warnings);
+  sections(k, ptr, len);
+  pos = h.header_bytes;
+  for (s = 0; s < SEC_COUNT; s++) {
+    h.offset[s] = pos;
+    h.length[s] = len[s];
+    pos = align_up(pos + len[s]);
+  }
+  h.file_bytes = pos;
+  /* The payload as it sits in the file, padding included, for the checksum. */
+  payload = gp_malloc(&k->alloc, (size_t)(h.file_bytes - h.header_bytes));
+  if (payload == NULL)
+    return gp_error_set(err, "%s: out of memory", path);
+  memset(payload, 0, (size_t)(h.file_bytes - h.header_bytes));
+  for (s = 0; s < SEC_COUNT; s++)
+    if (len[s] > 0)
+      memcpy(payload + (h.offset[s] - h.header_bytes), ptr[s], (size_t)len[s]);
+  h.checksum = checksum(payload, h.file_bytes - h.header_bytes);
+  f = fopen(path, "wb");
+  if (f == NULL) {
+    gp_free(&k->alloc, payload, (size_t)(h.file_bytes - h.header_bytes));
+    return gp_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+  }
+  ok = fwrite(&h, sizeof h, 1, f) == 1 &&
+       fwrite(zeros, 1, h.header_bytes - sizeof h, f) == h.header_bytes - sizeof h &&
+       fwrite(payload, 1, (size_t)(h.file_bytes - h.header_bytes), f) ==
+           (size_t)(h.file_bytes - h.header_bytes);
+  gp_free(&k->alloc, payload, (size_t)(h.file_bytes - h.header_bytes));
+  if (fclose(f) != 0 || !ok)
+    return gp_error_set(err, "%s: write error: %s", path, strerror(errno));
+  return GP_OK;
+}
+
+void gp_gpt_unmap(void *mapping, size_t bytes) { munmap(mapping, bytes); }
+
+int gp_gpt_is(const char *path) {
+  char magic[8];
+  FILE *f = fopen(path, "rb");
+  int is = 0;
+  if (f != NULL) {
+    is = fread(magic, 1, 8, f) == 8 && memcmp(magic, GPT_MAGIC, 8) == 0;
+    fclose(f);
+  }
+  return is;
+}
+
+/* Checks that the header's counts and sections fit the file and each other. */
+static int check_header(const gpt_header *h, uint64_t size, const char *path,
+                        gp_error *err) {
+  uint64_t expect[SEC_COUNT];
+  int s;
+  if (memcmp(h->magic, GPT_MAGIC, 8) != 0)
+    return gp_error_set(err, "%s: not a gpush .gpt file (bad magic)", path);
+  if (h->byte_order != GPT_BOM)
+    return gp_error_set(err, "%s: written with another byte order; convert it from text on this machine", path);
+  if (h->version != GPT_VERSION)
+    return gp_error_set(err, "%s: .gpt format version %u, this gpush reads version %u", path,
+                        h->version, GPT_VERSION);
+  if (h->file_bytes != size)
+    return gp_error_set(err, "%s: truncated or extended: the header says %llu bytes, the file has %llu",
+                        path, (unsigned long long)h->file_bytes, (unsigned long long)size);
+  if (h->header_bytes < sizeof *h || h->warps_per_block == 0 ||
+      h->warps != (uint64_t)h->blocks * h->warps_per_block || h->name[255] != '\0' ||
+      h->warnings[1023] != '\0')
+    return gp_error_set(err, "%s: inconsistent header", path);
+  expect[SEC_WARP_START] = (uint64_t)h->warps * 8;
+  expect[SEC_WARP_LEN] = (uint64_t)h->warps * 4;
+  expect[SEC_OP_CLASS] = expect[SEC_ACTIVE] = expect[SEC_FLAGS] = expect[SEC_WIDTH] = h->insts;
+  expect[SEC_PC_INDEX] = expect[SEC_MEM] = h->insts * 4;
+  expect[SEC_DEP] = expect[SEC_DEP_LOAD] = h->insts * 2;
+  expect[SEC_MEM_RECORDS] = (uint64_t)h->mem_count * 12;
+  expect[SEC_ADDRESSES] = (uint64_t)h->address_count * 8;
+  expect[SEC_LINES] = (uint64_t)h->line_count * 8;
+  expect[SEC_SECTOR_MASKS] = h->line_count;
+  expect[SEC_STATICS] = (uint64_t)h->static_count * 24;
+  expect[SEC_STRINGS] = h->strings_len;
+  if (h->insts > size)
+    return gp_error_set(err, "%s: inconsistent header", path);
+  for (s = 0; s < SEC_COUNT; s++) {
+    if (h->length[s] != expect[s] || h->offset[s] % GPT_ALIGN != 0 ||
+        h->offset[s] < h->header_bytes || h->offset[s] > size ||
+        h->length[s] > size - h->offset[s])
+      return gp_error_set(err, "%s: section %d does not fit the file", path, s);
+  }
+  return GP_OK;
+}
+
+/* Checks every index the models will follow. */
+static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
+  uint64_t i;
+  for (i = 0; i < k->warps; i++)
+    if (k->warp_start[i] > k->insts || k->warp_len[i] > k->insts - k->warp_start[i])
+      return gp_error_set(err, "%s: warp %llu points outside the instructions", path,
+                          (unsigned long long)i);
+  for (i = 0; i < k->insts; i++) {
+    if (k->op_class[i] >= GP_OP_CLASS_COUNT || k->pc_index[i] >= k->static_count ||
+        (k->mem[i] != UINT32_MAX && k->mem[i] >= k->mem_count) || k->active[i] > 32)
+      return gp_error_set(err, "%s: instruction %llu is corrupt", path, (unsigned long long)i);
+  }
+  for (i = 0; i < k->mem_count; i++) {
+    const gp_mem_record *m = &k->mem_records[i];
+    if (m->addr_start > k->address_count || m->addr_count > k->address_count - m->addr_start ||
+        m->line_start > k->line_count || m->line_count > k->line_count - m->line_start)
+      return gp_error_set(err, "%s: memory record %llu is corrupt", path, (unsigned long long)i);
+  }
+  if (k->strings_len == 0 || k->strings[k->strings_len - 1] != '\0')
+    return gp_error_set(err, "%s: the opcode strings are corrupt", path);
+  for (i = 0; i < k->static_count; i++)
+    if (k->statics[i].opcode >= k->strings_len || k->statics[i].op_class >= GP_OP_CLASS_COUNT)
+      return gp_error_set(err, "%s: static instruction %llu is corrupt", path, (unsigned long long)i);
+  return GP_OK;
+}
+
+int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                       int verify, gp_error *err) {
+  struct stat st;
+  int fd = open(path, O_RDONLY);
+  unsigned char *map;
+  const gpt_header *h;
+  gp_kernel *k;
+  if (fd < 0)
+    return gp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+  if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(gpt_header)) {
+    close(fd);
+    return gp_error_set(err, "%s: too short for a .gpt file", path);
+  }
+  map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED)
+    return gp_error_set(err, "%s: cannot map: %s", path, strerror(errno));
+  h = (const gpt_header *)map;
+  if (check_header(h, (uint64_t)st.st_size, path, err) != GP_OK) {
+    munmap(map, (size_t)st.st_size);
+    return GP_ERR;
+  }
+  if (verify && checksum(map + h->header_bytes, (uint64_t)st.st_size - h->header_bytes) !=
+                        h->checksum) {
+    munmap(map, (size_t)st.st_size);
+    return gp_error_set(err, "%s: checksum mismatch: the file is corrupt", path);
+  }
+  k = gp_malloc(alloc, sizeof *k);
+  if (k == NULL) {
+    munmap(map, (size_t)st.st_size);
+    return gp_error_set(err, "%s: out of memory", path);
+  }
+  memset(k, 0, sizeof *k);
+  k->alloc = *alloc;
+  k->mapping = map;
+  k->mapping_bytes = (size_t)st.st_size;
+  memcpy(k->name, h->name, sizeof k->name);
+  k->launch_id = h->launch_id;
+  memcpy(k->grid, h->grid, sizeof k->grid);
+  memcpy(k->block, h->block, sizeof k->block);
+  k->shmem_bytes = h->shmem_bytes, k->nregs = h->nregs;
+  k->binary_version = h->binary_version, k->trace_version = h->trace_version;
+  k->lineinfo = h->lineinfo, k->shmem_base = h->shmem_base, k->local_base = h->local_base;
+  k->blocks = h->blocks, k->warps_per_block = h->warps_per_block, k->warps = h->warps;
+  k->insts = h->insts, k->mem_count = h->mem_count, k->address_count = h->address_count;
+  k->line_count = h->line_count, k->static_count = h->static_count;
+  k->strings_len = h->strings_len;
+  memcpy(k->class_counts, h->class_counts, sizeof k->class_counts);
+  memcpy(k->warnings, h->warnings, sizeof k->warnings);
+#define AT(sec) ((void *)(map + h->offset[sec]))
+  k->warp_start = AT(SEC_WARP_START);
+  k->warp_len = AT(SEC_WARP_LEN);
+  k->op_class = AT(SEC_OP_CLASS);
+  k->active = AT(SEC_ACTIVE);
+  k->flags = AT(SEC_FLAGS);
+  k->width = AT(SEC_WIDTH);
+  k->pc_index = AT(SEC_PC_INDEX);
+  k->dep = AT(SEC_DEP);
+  k->dep_load = AT(SEC_DEP_LOAD);
+  k->mem = AT(SEC_MEM);
+  k->mem_records = AT(SEC_MEM_RECORDS);
+  k->addresses = AT(SEC_ADDRESSES);
+  k->lines = AT(SEC_LINES);
+  k->sector_masks = AT(SEC_SECTOR_MASKS);
+  k->statics = AT(SEC_STATICS);
+  k->strings = AT(SEC_STRINGS);
+#undef AT
+  if (check_contents(k, path, err) != GP_OK) {
+    gp_kernel_free(k);
+    return GP_ERR;
+  }
+  *out = k;
+  return GP_OK;
+}
