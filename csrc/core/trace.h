@@ -191,7 +191,8 @@ int gp_kernel_write_text(const gp_kernel *k, FILE *f, const char *name,
                          gp_error *err);
 
 /* The .gpt binary kernel (trace_gpt.c): written once, mapped read-only on
- * load.  verify = 0 skips the checksum pass (headers only). */
+ * load.  verify = 0 skips the checksum and the index checks: only the header
+ * fields may then be used (gp_trace_next reads launches that way). */
 int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err);
 int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
                        int verify, gp_error *err);
