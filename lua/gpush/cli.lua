@@ -8,7 +8,7 @@ local M = {}
 
 M.commands = {
   { name = "config", module = "gpush.cmd.config",
-    summary = "describe the parameter schema; show, list and diff presets" },
+    summary = "describe the parameter schema; show, list, diff presets; import Accel-Sim configurations" },
   { name = "trace", module = "gpush.cmd.trace",
     summary = "read Accel-Sim traces: per-launch geometry, instruction mix, memory behaviour" },
   { name = "workloads", module = "gpush.cmd.workloads",

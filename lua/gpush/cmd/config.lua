@@ -4,6 +4,7 @@
 --   gpush config list                           shipped presets
 --   gpush config show NAME|PATH [-p k=v]... [--json]
 --   gpush config diff A B [-p k=v]...           what differs (overrides apply to B)
+--   gpush config import-accelsim DIR [-o OUT.yaml] [--name NAME]
 local config = require "gpush.config"
 local json = require "gpush.json"
 
@@ -14,6 +15,7 @@ usage: gpush config describe
        gpush config list
        gpush config show NAME|PATH [-p key=value ...] [--json]
        gpush config diff A B [-p key=value ...]
+       gpush config import-accelsim DIR [-o OUT.yaml] [--name NAME]
 ]]
 
 local function usage_error(message, err)
@@ -37,6 +39,12 @@ local function parse(args, err)
       overrides[#overrides + 1] = a:sub(3)
     elseif a == "--json" or a == "--help" or a == "-h" then
       flags[a] = true
+    elseif a == "-o" or a == "--name" then
+      if not args[i + 1] then
+        return nil, usage_error(a .. " needs a value", err)
+      end
+      flags[a] = args[i + 1]
+      i = i + 1
     elseif a:sub(1, 1) == "-" then
       return nil, usage_error("unknown option '" .. a .. "'", err)
     else
@@ -154,6 +162,32 @@ local function list(_, out)
   return 0
 end
 
+local function import_accelsim(opts, out, err)
+  if #opts.words ~= 1 then
+    return usage_error("import-accelsim needs the folder holding gpgpusim.config", err)
+  end
+  local text, report = require("gpush.accelsim").import(opts.words[1], opts.flags["--name"])
+  if not text then
+    err:write("gpush config: ", report, "\n")
+    return 1
+  end
+  local target = opts.flags["-o"]
+  if target then
+    local f, message = io.open(target, "w")
+    if not f then
+      err:write("gpush config: ", message, "\n")
+      return 1
+    end
+    f:write(text)
+    f:close()
+  else
+    out:write(text)
+  end
+  err:write(("gpush config: mapped %d parameters; %d keep gpush defaults; %d Accel-Sim options not mapped (listed at the end of the %s)\n")
+    :format(report.mapped, #report.defaulted, #report.unmapped, target and "file" or "output"))
+  return 0
+end
+
 -- Entry point: gpush config ARGS... ; `out` and `err` default to stdout and stderr.
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
@@ -174,6 +208,8 @@ function M.main(args, out, err)
     return show(opts, out, err)
   elseif action == "diff" then
     return diff(opts, out, err)
+  elseif action == "import-accelsim" then
+    return import_accelsim(opts, out, err)
   end
   return usage_error(action and ("unknown action '" .. action .. "'") or "an action is needed", err)
 end

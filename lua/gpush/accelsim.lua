@@ -1,0 +1,293 @@
+-- gpush.accelsim: import an Accel-Sim / GPGPU-Sim configuration as a preset.
+--
+--   local yaml_text, report = accelsim.import("../shared/reference/accelsim-configs/SM86_RTX3070")
+--
+-- Reads gpgpusim.config (and trace.config when present: its per-class
+-- latency/initiation pairs are what trace-driven Accel-Sim uses), maps every
+-- option gpush has a parameter for, and writes a preset YAML whose comments
+-- name the option each value came from.  Options gpush does not model are
+-- listed at the end of the file, so nothing is dropped silently; parameters
+-- the configuration does not give keep gpush's defaults, marked as such.
+--
+-- Readings (GPGPU-Sim manual conventions):
+--  * cache geometry "S:64:128:16,L:B:m:L:P,A:192:4,32:0,32": S sectored / N
+--    not, sets:line:assoc; then replacement, write policy (T through, B back),
+--    allocation, write-allocate (N none), set indexing; then MSHR
+--    type:entries:merge.  dl2 describes one memory sub-partition.
+--  * with -gpgpu_unified_l1d_size the L1 gets what the shared-memory carve-out
+--    (-gpgpu_shmem_size) leaves; otherwise the dl1 geometry gives its size.
+--  * -gpgpu_clock_domains core:interconnect:L2:DRAM in MHz; DRAM bandwidth is
+--    n_mem x dram_buswidth bytes x DRAM clock x dram_data_command_freq_ratio.
+--  * -dram_latency and -gpgpu_l2_rop_latency are in core cycles; the DRAM one
+--    becomes nanoseconds at the core clock.
+local config = require "gpush.config"
+
+local M = {}
+
+-- Reads "-option value..." lines; returns {option = {value=, line=}} in file order.
+local function read_options(path)
+  local f, err = io.open(path, "r")
+  if not f then
+    return nil, err
+  end
+  local options, order = {}, {}
+  local n = 0
+  for line in f:lines() do
+    n = n + 1
+    local text = line:gsub("#.*$", ""):match("^%s*(.-)%s*$")
+    local name, value = text:match("^%-(%S+)%s*(.*)$")
+    if name then
+      if not options[name] then
+        order[#order + 1] = name
+      end
+      options[name] = { value = value, line = n, file = path }
+    end
+  end
+  f:close()
+  return options, order
+end
+
+local function number(options, name)
+  local o = options[name]
+  return o and tonumber(o.value:match("^[%-%d%.]+"))
+end
+
+-- "S:4:128:256,L:T:m:L:L,A:384:48,16:0,32" -> fields.
+local function cache_geometry(text)
+  local parts = {}
+  for part in (text .. ","):gmatch("([^,]*),") do
+    parts[#parts + 1] = part
+  end
+  local kind, sets, line, assoc = parts[1]:match("^(%a):(%d+):(%d+):(%d+)")
+  if not kind then
+    return nil
+  end
+  local policy = {}
+  for p in (parts[2] or ""):gmatch("[^:]+") do
+    policy[#policy + 1] = p
+  end
+  local mshr_type, mshrs, merge = (parts[3] or ""):match("^(%a):(%d+):(%d+)")
+  return {
+    sectored = kind == "S", sets = tonumber(sets), line = tonumber(line), assoc = tonumber(assoc),
+    write = policy[2], write_allocate = policy[4], mshrs = tonumber(mshrs), merge = tonumber(merge),
+    mshr_type = mshr_type,
+  }
+end
+
+-- Maps the options onto gpush parameters: returns {path = {value, source}}.
+local function map(options, trace_options)
+  local out = {}
+  local used = {}
+  local function set(path, value, ...)
+    if value == nil then
+      return
+    end
+    local sources = { ... }
+    for _, s in ipairs(sources) do
+      used[s] = true
+    end
+    local shown = {}
+    for i, s in ipairs(sources) do
+      local o = options[s] or trace_options[s]
+      shown[i] = "-" .. s .. (o and (" " .. o.value) or "")
+    end
+    out[path] = { value = value, source = table.concat(shown, ", ") }
+  end
+
+  local clusters, per_cluster = number(options, "gpgpu_n_clusters"), number(options, "gpgpu_n_cores_per_cluster") or 1
+  set("sm.count", clusters and math.tointeger(clusters * per_cluster), "gpgpu_n_clusters", "gpgpu_n_cores_per_cluster")
+  local pipeline = options.gpgpu_shader_core_pipeline
+  if pipeline then
+    local threads, warp = pipeline.value:match("(%d+):(%d+)")
+    threads, warp = tonumber(threads), tonumber(warp)
+    set("sm.warp_size", math.tointeger(warp), "gpgpu_shader_core_pipeline")
+    set("sm.max_warps", math.tointeger(threads // warp), "gpgpu_shader_core_pipeline")
+  end
+  set("sm.max_blocks", math.tointeger(number(options, "gpgpu_shader_cta")), "gpgpu_shader_cta")
+  set("sm.registers", math.tointeger(number(options, "gpgpu_shader_registers")), "gpgpu_shader_registers")
+  set("sm.schedulers", math.tointeger(number(options, "gpgpu_num_sched_per_core")), "gpgpu_num_sched_per_core")
+  set("sm.issue_width", math.tointeger(number(options, "gpgpu_max_insn_issue_per_warp")), "gpgpu_max_insn_issue_per_warp")
+  local shmem = number(options, "gpgpu_shmem_size")
+  set("sm.shared_kb", shmem and shmem / 1024, "gpgpu_shmem_size")
+
+  local major, minor = number(options, "gpgpu_compute_capability_major"), number(options, "gpgpu_compute_capability_minor")
+  if major and minor then
+    set("gpu.compute_capability", major + minor / 10, "gpgpu_compute_capability_major", "gpgpu_compute_capability_minor")
+  elseif number(options, "gpgpu_occupancy_sm_number") then
+    set("gpu.compute_capability", number(options, "gpgpu_occupancy_sm_number") / 10, "gpgpu_occupancy_sm_number")
+  elseif number(options, "gpgpu_coalesce_arch") then
+    set("gpu.compute_capability", number(options, "gpgpu_coalesce_arch") / 10, "gpgpu_coalesce_arch")
+  end
+
+  local domains = options.gpgpu_clock_domains
+  local core_mhz
+  if domains then
+    local c, _, _, d = domains.value:match("([%d%.]+):([%d%.]+):([%d%.]+):([%d%.]+)")
+    core_mhz = tonumber(c)
+    set("clock.core_mhz", core_mhz, "gpgpu_clock_domains")
+    set("clock.mem_mhz", tonumber(d), "gpgpu_clock_domains")
+  end
+
+  local dl1 = options["gpgpu_cache:dl1"] and cache_geometry(options["gpgpu_cache:dl1"].value)
+  if dl1 then
+    local unified = number(options, "gpgpu_unified_l1d_size")
+    local size_kb = dl1.sets * dl1.line * dl1.assoc / 1024
+    if unified and shmem then
+      size_kb = unified - shmem / 1024
+      set("l1.size_kb", size_kb, "gpgpu_unified_l1d_size", "gpgpu_shmem_size")
+      set("l1.ways", math.tointeger(math.max(1, size_kb * 1024 // (dl1.sets * dl1.line))), "gpgpu_cache:dl1",
+        "gpgpu_unified_l1d_size", "gpgpu_shmem_size")
+    else
+      set("l1.size_kb", size_kb, "gpgpu_cache:dl1")
+      set("l1.ways", math.tointeger(dl1.assoc), "gpgpu_cache:dl1")
+    end
+    set("l1.line_bytes", math.tointeger(dl1.line), "gpgpu_cache:dl1")
+    set("l1.sectored", dl1.sectored, "gpgpu_cache:dl1")
+    if dl1.sectored then
+      set("l1.sector_bytes", 32, "gpgpu_cache:dl1") -- GPGPU-Sim sectors are 32 B
+    end
+    set("l1.mshrs", math.tointeger(dl1.mshrs), "gpgpu_cache:dl1")
+    set("l1.write_policy", dl1.write == "B" and "write_back" or "write_through_no_allocate", "gpgpu_cache:dl1")
+  end
+  local skip = number(options, "gpgpu_gmem_skip_L1D")
+  if skip ~= nil then
+    set("l1.cache_global", skip == 0, "gpgpu_gmem_skip_L1D")
+  end
+  set("l1.latency", number(options, "gpgpu_l1_latency"), "gpgpu_l1_latency")
+  set("shared.latency", number(options, "gpgpu_smem_latency"), "gpgpu_smem_latency")
+  set("shared.banks", math.tointeger(number(options, "gpgpu_shmem_num_banks")), "gpgpu_shmem_num_banks")
+
+  local n_mem, n_sub = number(options, "gpgpu_n_mem"), number(options, "gpgpu_n_sub_partition_per_mchannel") or 1
+  local dl2 = options["gpgpu_cache:dl2"] and cache_geometry(options["gpgpu_cache:dl2"].value)
+  if dl2 and n_mem then
+    set("l2.size_kb", dl2.sets * dl2.line * dl2.assoc * n_mem * n_sub / 1024, "gpgpu_cache:dl2", "gpgpu_n_mem",
+      "gpgpu_n_sub_partition_per_mchannel")
+    set("l2.line_bytes", math.tointeger(dl2.line), "gpgpu_cache:dl2")
+    set("l2.ways", math.tointeger(dl2.assoc), "gpgpu_cache:dl2")
+    set("l2.sectored", dl2.sectored, "gpgpu_cache:dl2")
+    if dl2.sectored then
+      set("l2.sector_bytes", 32, "gpgpu_cache:dl2")
+    end
+    set("l2.slices", math.tointeger(n_mem * n_sub), "gpgpu_n_mem", "gpgpu_n_sub_partition_per_mchannel")
+    set("l2.write_policy", dl2.write == "T" and "write_through" or "write_back", "gpgpu_cache:dl2")
+  end
+  set("l2.latency", number(options, "gpgpu_l2_rop_latency"), "gpgpu_l2_rop_latency")
+  set("dram.channels", n_mem and math.tointeger(n_mem), "gpgpu_n_mem")
+  local bus = number(options, "gpgpu_dram_buswidth")
+  set("dram.bus_bits", n_mem and bus and math.tointeger(n_mem * bus * 8), "gpgpu_n_mem", "gpgpu_dram_buswidth")
+  set("dram.transfers_per_clock", number(options, "dram_data_command_freq_ratio"), "dram_data_command_freq_ratio")
+  local dram_cycles = number(options, "dram_latency")
+  set("dram.latency_ns", dram_cycles and core_mhz and math.floor(dram_cycles / core_mhz * 1000 + 0.5),
+    "dram_latency", "gpgpu_clock_domains")
+  set("launch.kernel_cycles", number(options, "gpgpu_kernel_launch_latency"), "gpgpu_kernel_launch_latency")
+  set("launch.block_cycles", number(options, "gpgpu_TB_launch_latency"), "gpgpu_TB_launch_latency")
+
+  -- trace.config: latency,initiation per class; specialised units by name
+  local function pair(name)
+    local o = trace_options[name]
+    if not o then
+      return nil
+    end
+    local l, i = o.value:match("([%d%.]+)%s*,%s*([%d%.]+)")
+    return tonumber(l), tonumber(i)
+  end
+  local classes = { int = "int", sp = "fp32", dp = "fp64", sfu = "sfu", tensor = "tensor" }
+  for suffix, class in pairs(classes) do
+    local name = "trace_opcode_latency_initiation_" .. suffix
+    local l, i = pair(name)
+    set("ops." .. class .. ".latency", l, name)
+    set("ops." .. class .. ".interval", i, name)
+    if suffix == "sp" then
+      -- IMAD issues to the FMA (SP) pipe in trace-driven Accel-Sim
+      set("ops.imad.latency", l, name)
+      set("ops.imad.interval", i, name)
+    end
+  end
+  local unit_class = { BRA = "branch", UDP = "uniform", TENSOR = "tensor" }
+  for n = 1, 8 do
+    local unit = trace_options["specialized_unit_" .. n]
+    local name = unit and unit.value:match(",%s*(%u+)%s*$")
+    local class = name and unit_class[name]
+    if class and not (class == "tensor" and out["ops.tensor.latency"]) then
+      local l, i = pair("trace_opcode_latency_initiation_spec_op_" .. n)
+      set("ops." .. class .. ".latency", l, "trace_opcode_latency_initiation_spec_op_" .. n, "specialized_unit_" .. n)
+      set("ops." .. class .. ".interval", i, "trace_opcode_latency_initiation_spec_op_" .. n)
+    end
+  end
+  return out, used
+end
+
+local function format_yaml_value(v)
+  if type(v) == "string" then
+    return v:find("[:#]") and ("%q"):format(v) or v
+  end
+  return config.format_value(v)
+end
+
+-- Imports the configuration in `dir`; returns the preset YAML text and a
+-- report {mapped = n, defaulted = {paths}, unmapped = {options}}, or nil, message.
+function M.import(dir, name)
+  local options, order = read_options(dir .. "/gpgpusim.config")
+  if not options then
+    return nil, ("%s/gpgpusim.config: cannot read (%s)"):format(dir, order)
+  end
+  local trace_options, trace_order = read_options(dir .. "/trace.config")
+  trace_options, trace_order = trace_options or {}, trace_order or {}
+  local values, used = map(options, trace_options)
+  name = name or dir:match("([^/]+)/*$")
+  values["gpu.name"] = { value = name .. " (imported from Accel-Sim)", source = "the configuration's folder name" }
+
+  local lines = {
+    ("# %s: imported by `gpush config import-accelsim` from %s"):format(name, dir),
+    "# Each value names the Accel-Sim option it came from; parameters the configuration",
+    "# does not give keep gpush's defaults (marked). Options gpush does not model are",
+    "# listed at the end.",
+  }
+  local report = { mapped = 0, defaulted = {}, unmapped = {} }
+  local open = {}
+  for _, path in ipairs(config.paths()) do
+    local decl = config.declaration(path)
+    if not decl.compute then
+      local parts = {}
+      for part in path:gmatch("[^.]+") do
+        parts[#parts + 1] = part
+      end
+      for depth = 1, #parts - 1 do
+        local prefix = table.concat(parts, ".", 1, depth)
+        if open[depth] ~= prefix then
+          lines[#lines + 1] = ("  "):rep(depth - 1) .. parts[depth] .. ":"
+          open[depth] = prefix
+          for deeper = depth + 1, #open do
+            open[deeper] = nil
+          end
+        end
+      end
+      local entry = values[path]
+      local value, comment
+      if entry then
+        value, comment = entry.value, "from " .. entry.source
+        report.mapped = report.mapped + 1
+      else
+        value, comment = decl.default, "gpush default: not in the Accel-Sim configuration"
+        report.defaulted[#report.defaulted + 1] = path
+      end
+      local text = ("  "):rep(#parts - 1) .. parts[#parts] .. ": " .. format_yaml_value(value)
+      lines[#lines + 1] = ("%-44s # %s"):format(text, comment)
+    end
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "# Accel-Sim options not mapped to gpush parameters:"
+  local function list_unmapped(opts, names, file)
+    for _, option in ipairs(names) do
+      if not used[option] then
+        report.unmapped[#report.unmapped + 1] = option
+        lines[#lines + 1] = ("#   %s: -%s %s"):format(file, option, opts[option].value)
+      end
+    end
+  end
+  list_unmapped(options, order, "gpgpusim.config")
+  list_unmapped(trace_options, trace_order, "trace.config")
+  return table.concat(lines, "\n") .. "\n", report
+end
+
+return M
