@@ -1,0 +1,131 @@
+/*
+ * memsim.h -- the memory hierarchy every gpush model shares.
+ *
+ * Caches are tag-only (GATSim's "tag-only cache model"): set-associative,
+ * true LRU, optionally sectored, with a write policy.  The functional mode
+ * (GPUMech Sec. V) replays a kernel's memory instructions through per-SM
+ * L1s and a sliced L2 with no timing and reports, per static PC, how often
+ * the instruction's slowest request was an L1 hit, an L2 hit or a DRAM
+ * access, and the resulting average memory access time (AMAT).
+ *
+ * Addresses enter as 128 B line indices (byte address >> 7, as the trace
+ * reader's coalescer makes them) with a 4-bit mask of 32 B sectors.
+ */
+#ifndef GP_MEMSIM_H
+#define GP_MEMSIM_H
+
+#include "trace.h"
+
+/* ---------------------------------------------------------------------------
+ * Tag-only set-associative cache
+ * ------------------------------------------------------------------------- */
+
+typedef struct gp_cache_config {
+  uint64_t size_bytes;   /* 0: no cache (every access misses, nothing kept) */
+  uint32_t line_bytes;   /* 128: the trace's line size */
+  uint32_t ways;
+  int sectored;          /* fill per 32 B sector instead of whole lines */
+  int write_back;        /* 1: write-back + write-allocate; 0: write-through,
+                            no write-allocate (GPGPU-Sim's L1 for globals) */
+} gp_cache_config;
+
+typedef struct gp_cache_stats {
+  uint64_t accesses, hits, misses;  /* per request (line) */
+  uint64_t sector_misses;           /* line present, some sectors missing */
+  uint64_t writebacks;              /* dirty lines evicted */
+} gp_cache_stats;
+
+typedef struct gp_cache {
+  gp_alloc alloc;
+  gp_cache_config config;
+  uint32_t sets;
+  uint64_t *tags;     /* sets x ways: line index + 1; 0 = invalid */
+  uint64_t *stamp;    /* LRU: larger = more recent */
+  uint8_t *sectors;   /* valid sector mask per way */
+  uint8_t *dirty;
+  uint64_t clock;
+  gp_cache_stats stats;
+} gp_cache;
+
+typedef enum gp_cache_result {
+  GP_CACHE_HIT,
+  GP_CACHE_MISS,        /* line absent */
+  GP_CACHE_SECTOR_MISS  /* line present, some requested sectors absent */
+} gp_cache_result;
+
+int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *config,
+                  gp_error *err);
+void gp_cache_free(gp_cache *c);
+/* The set a line maps to: line index modulo the number of sets. */
+uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line);
+/* Looks up a line for the sectors in `mask`; reads fill it (LRU victim),
+ * writes follow the write policy.  Returns the result for the request. */
+gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write);
+/* Whether a line is present (no state change), for tests. */
+int gp_cache_contains(const gp_cache *c, uint64_t line);
+
+/* ---------------------------------------------------------------------------
+ * Shared memory and CC 1.x coalescing
+ * ------------------------------------------------------------------------- */
+
+/* Passes a shared-memory access needs: lanes hitting one bank at different
+ * words serialise; lanes reading the same word are served together
+ * (broadcast).  Returns the largest number of distinct words in one bank. */
+uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
+                          uint32_t banks, uint32_t bank_bytes);
+
+/* Compute capability 1.2/1.3 coalescing of one half-warp (CUDA C Programming
+ * Guide, "Global Memory", compute capability 1.x): for each segment touched
+ * (32 B for 1-byte words, 64 B for 2-byte, 128 B for 4- and 8-byte words),
+ * one transaction, reduced to 64 or 32 B when only its lower or upper half
+ * (or quarter) is used.  Writes transaction addresses and sizes; returns the
+ * count (at most 16). */
+uint32_t gp_coalesce_cc1x(const uint64_t *addrs, uint32_t n, uint32_t width,
+                          uint64_t *txn_addr, uint32_t *txn_bytes);
+
+/* ---------------------------------------------------------------------------
+ * Functional mode (GPUMech Sec. V)
+ * ------------------------------------------------------------------------- */
+
+typedef struct gp_memsim_config {
+  uint32_t sms;
+  uint32_t blocks_per_sm;      /* co-resident blocks (occupancy) */
+  gp_cache_config l1, l2;      /* l2.size_bytes is the total over slices */
+  uint32_t l2_slices;
+  int cache_global_in_l1;      /* 0: global loads bypass L1 (Kepler default) */
+  uint32_t dram_access_bytes;  /* what one DRAM request moves (32) */
+  double l1_latency, l2_latency, dram_latency; /* cycles; l1/l2 totals, dram
+                                                  the increment beyond L2 */
+} gp_memsim_config;
+
+/* Per static PC. */
+typedef struct gp_pc_memory {
+  uint64_t instructions;       /* dynamic memory instructions at this PC */
+  uint64_t l1_hits, l2_hits, dram; /* by each instruction's slowest request */
+  uint64_t requests;           /* line requests */
+  double amat;                 /* cycles: l1 x L1 + l2 x L2 + dram x (L2 + DRAM), averaged */
+} gp_pc_memory;
+
+typedef struct gp_memsim_result {
+  gp_pc_memory *pcs;           /* kernel.static_count entries */
+  uint32_t pc_count;
+  uint64_t load_l1_misses;     /* load requests that miss L1: they take MSHRs */
+  uint64_t dram_requests;      /* requests reaching DRAM, stores included */
+  uint64_t dram_bytes_read, dram_bytes_written;
+  gp_cache_stats l1, l2;       /* summed over SMs / slices */
+} gp_memsim_result;
+
+/* Replays the kernel's global/local/texture memory instructions: blocks go
+ * to SMs round-robin, each SM runs waves of `blocks_per_sm` blocks, and
+ * within a wave the warps of the co-resident blocks on every SM advance
+ * round-robin one memory instruction at a time. */
+int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *config,
+                         const gp_alloc *alloc, gp_memsim_result *out, gp_error *err);
+void gp_memsim_result_free(gp_memsim_result *r, const gp_alloc *alloc);
+
+/* The L2 slice of a line: an XOR fold of the line index's bit groups modulo
+ * the slice count (spreads strided patterns, as GPGPU-Sim's hashed
+ * partition indexing does). */
+uint32_t gp_l2_slice_of(uint64_t line, uint32_t slices);
+
+#endif

@@ -1,0 +1,201 @@
+/* Unit tests of the memory model: LRU and set indexing by hand, sectored
+ * misses, write policies, bank conflicts, CC 1.x coalescing, slice hashing,
+ * and the functional replay's AMAT (GPUMech Sec. V-B: 150 cycles). */
+#include "gp_test.h"
+#include "memsim.h"
+#include "synth.h"
+
+#include <string.h>
+
+static gp_cache make(uint64_t size, uint32_t ways, int sectored, int write_back) {
+  gp_cache c;
+  gp_cache_config cfg;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  cfg.size_bytes = size, cfg.line_bytes = 128, cfg.ways = ways;
+  cfg.sectored = sectored, cfg.write_back = write_back;
+  if (gp_cache_init(&c, &a, &cfg, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return c;
+}
+
+/* 2 sets x 2 ways: even lines map to set 0, odd ones to set 1. */
+static void test_lru_order_and_set_index(void) {
+  gp_cache c = make(512, 2, 0, 0);
+  CHECK_EQ_INT(c.sets, 2);
+  CHECK_EQ_INT(gp_cache_set_of(&c, 5), 1);
+  CHECK_EQ_INT(gp_cache_set_of(&c, 4), 0);
+  CHECK_EQ_INT(gp_cache_access(&c, 0, 0xf, 0), GP_CACHE_MISS); /* set 0: {0} */
+  CHECK_EQ_INT(gp_cache_access(&c, 2, 0xf, 0), GP_CACHE_MISS); /* {0, 2} */
+  CHECK_EQ_INT(gp_cache_access(&c, 1, 0xf, 0), GP_CACHE_MISS); /* set 1 untouched by set 0 */
+  CHECK_EQ_INT(gp_cache_access(&c, 0, 0xf, 0), GP_CACHE_HIT);  /* 0 most recent */
+  CHECK_EQ_INT(gp_cache_access(&c, 4, 0xf, 0), GP_CACHE_MISS); /* evicts 2, the LRU */
+  CHECK(gp_cache_contains(&c, 0));
+  CHECK(!gp_cache_contains(&c, 2));
+  CHECK(gp_cache_contains(&c, 4));
+  CHECK(gp_cache_contains(&c, 1));
+  CHECK_EQ_INT(gp_cache_access(&c, 2, 0xf, 0), GP_CACHE_MISS); /* evicts 0 */
+  CHECK(!gp_cache_contains(&c, 0));
+  CHECK_EQ_INT(c.stats.accesses, 6);
+  CHECK_EQ_INT(c.stats.hits, 1);
+  gp_cache_free(&c);
+}
+
+static void test_sectored_misses(void) {
+  gp_cache c = make(1024, 2, 1, 0);
+  CHECK_EQ_INT(gp_cache_access(&c, 7, 0x1, 0), GP_CACHE_MISS);
+  CHECK_EQ_INT(gp_cache_access(&c, 7, 0x3, 0), GP_CACHE_SECTOR_MISS); /* sector 1 absent */
+  CHECK_EQ_INT(gp_cache_access(&c, 7, 0x2, 0), GP_CACHE_HIT);
+  CHECK_EQ_INT(c.stats.sector_misses, 1);
+  gp_cache_free(&c);
+  /* a non-sectored cache fills the whole line */
+  c = make(1024, 2, 0, 0);
+  gp_cache_access(&c, 7, 0x1, 0);
+  CHECK_EQ_INT(gp_cache_access(&c, 7, 0x8, 0), GP_CACHE_HIT);
+  gp_cache_free(&c);
+}
+
+static void test_write_policies(void) {
+  gp_cache c = make(1024, 2, 0, 0); /* write-through, no write-allocate */
+  CHECK_EQ_INT(gp_cache_access(&c, 3, 0xf, 1), GP_CACHE_MISS);
+  CHECK(!gp_cache_contains(&c, 3));
+  gp_cache_access(&c, 3, 0xf, 0);
+  CHECK_EQ_INT(gp_cache_access(&c, 3, 0xf, 1), GP_CACHE_HIT);
+  gp_cache_free(&c);
+  c = make(256, 2, 0, 1); /* write-back: one set of 2 ways */
+  CHECK_EQ_INT(gp_cache_access(&c, 0, 0xf, 1), GP_CACHE_MISS); /* allocates, dirty */
+  CHECK(gp_cache_contains(&c, 0));
+  gp_cache_access(&c, 1, 0xf, 0);
+  gp_cache_access(&c, 2, 0xf, 0); /* evicts dirty line 0 */
+  CHECK_EQ_INT(c.stats.writebacks, 1);
+  gp_cache_access(&c, 3, 0xf, 0); /* evicts clean line 1 */
+  CHECK_EQ_INT(c.stats.writebacks, 1);
+  gp_cache_free(&c);
+  c = make(0, 1, 0, 0); /* no cache */
+  CHECK_EQ_INT(gp_cache_access(&c, 3, 0xf, 0), GP_CACHE_MISS);
+  CHECK_EQ_INT(gp_cache_access(&c, 3, 0xf, 0), GP_CACHE_MISS);
+}
+
+static void test_bank_conflicts(void) {
+  uint64_t off[32];
+  uint32_t i;
+  for (i = 0; i < 32; i++)
+    off[i] = i * 4;
+  CHECK_EQ_INT(gp_shared_passes(off, 32, 4, 32, 4), 1); /* unit stride */
+  for (i = 0; i < 32; i++)
+    off[i] = i * 8; /* stride 2 words: lanes l and l+16 share a bank */
+  CHECK_EQ_INT(gp_shared_passes(off, 32, 4, 32, 4), 2);
+  for (i = 0; i < 32; i++)
+    off[i] = i * 128; /* stride 32 words: every lane in bank 0 */
+  CHECK_EQ_INT(gp_shared_passes(off, 32, 4, 32, 4), 32);
+  for (i = 0; i < 32; i++)
+    off[i] = 64; /* broadcast */
+  CHECK_EQ_INT(gp_shared_passes(off, 32, 4, 32, 4), 1);
+  for (i = 0; i < 32; i++)
+    off[i] = i * 8; /* 8-byte accesses, consecutive: 64 words over 32 banks */
+  CHECK_EQ_INT(gp_shared_passes(off, 32, 8, 32, 4), 2);
+}
+
+static void test_cc1x_coalescing(void) {
+  uint64_t a[16], addr[16];
+  uint32_t bytes[16], i, n;
+  for (i = 0; i < 16; i++)
+    a[i] = 0x1000 + i * 4; /* 16 x 4 B aligned: one 64 B transaction */
+  n = gp_coalesce_cc1x(a, 16, 4, addr, bytes);
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(addr[0], 0x1000);
+  CHECK_EQ_INT(bytes[0], 64);
+  for (i = 0; i < 16; i++)
+    a[i] = 0x1000 + i * 8; /* stride 2: 128 B used in one 128 B segment */
+  n = gp_coalesce_cc1x(a, 16, 4, addr, bytes);
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(bytes[0], 128);
+  for (i = 0; i < 16; i++)
+    a[i] = 0x1000 + i * 256; /* scattered: 16 segments, 32 B each */
+  n = gp_coalesce_cc1x(a, 16, 4, addr, bytes);
+  CHECK_EQ_INT(n, 16);
+  CHECK_EQ_INT(bytes[5], 32);
+  CHECK_EQ_INT(addr[5], 0x1000 + 5 * 256);
+  for (i = 0; i < 16; i++)
+    a[i] = 0x1040 + i * 4; /* misaligned by 64: upper half of one segment, lower of next */
+  n = gp_coalesce_cc1x(a, 16, 4, addr, bytes);
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(addr[0], 0x1040);
+  CHECK_EQ_INT(bytes[0], 64);
+  for (i = 0; i < 16; i++)
+    a[i] = 0x1060 + i * 4; /* straddles a 128 B boundary: two transactions */
+  n = gp_coalesce_cc1x(a, 16, 4, addr, bytes);
+  CHECK_EQ_INT(n, 2);
+  CHECK_EQ_INT(bytes[0], 32);
+  CHECK_EQ_INT(bytes[1], 32);
+}
+
+static void test_slice_hash_spreads_strides(void) {
+  uint32_t counts[8] = {0}, i, min = 1000, max = 0;
+  for (i = 0; i < 800; i++)
+    counts[gp_l2_slice_of((uint64_t)i * 8, 8)]++; /* stride of 8 lines */
+  for (i = 0; i < 8; i++) {
+    if (counts[i] < min)
+      min = counts[i];
+    if (counts[i] > max)
+      max = counts[i];
+  }
+  CHECK(min > 50); /* a plain modulo would put all 800 in one slice */
+  CHECK_EQ_INT(gp_l2_slice_of(12345, 1), 0);
+}
+
+/* One warp reads the same 128 B line ten times with no L1: the first read
+ * goes to DRAM, nine hit L2: AMAT = (9 x 120 + 1 x 420) / 10 = 150. */
+static void test_functional_amat_example(void) {
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x1000, 1 << 20, 4, 10}};
+  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}};
+  gp_synth_desc d;
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "amat");
+  d.grid[0] = d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 32, d.block[1] = d.block[2] = 1;
+  d.trips = 10, d.body = body, d.body_len = 1, d.streams = s, d.stream_count = 1;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 16, cfg.blocks_per_sm = 8;
+  cfg.l1.size_bytes = 0;
+  cfg.l2.size_bytes = 768 * 1024, cfg.l2.line_bytes = 128, cfg.l2.ways = 8, cfg.l2.write_back = 1;
+  cfg.l2_slices = 6, cfg.dram_access_bytes = 32;
+  cfg.l1_latency = 25, cfg.l2_latency = 120, cfg.dram_latency = 300;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.pcs[0].instructions, 10);
+  CHECK_EQ_INT(r.pcs[0].l2_hits, 9);
+  CHECK_EQ_INT(r.pcs[0].dram, 1);
+  CHECK_NEAR(r.pcs[0].amat, 150.0, 1e-12);
+  CHECK_EQ_INT(r.load_l1_misses, 10);
+  CHECK_EQ_INT(r.dram_requests, 4); /* one 128 B line = four 32 B accesses */
+  CHECK_EQ_INT(r.dram_bytes_read, 128);
+  gp_memsim_result_free(&r, &a);
+  /* with a 32 KB L1 caching globals, nine of ten hit L1 at 25 cycles */
+  cfg.l1.size_bytes = 32 * 1024, cfg.l1.line_bytes = 128, cfg.l1.ways = 8;
+  cfg.cache_global_in_l1 = 1;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.pcs[0].l1_hits, 9);
+  CHECK_NEAR(r.pcs[0].amat, (9 * 25.0 + 420.0) / 10.0, 1e-12);
+  CHECK_EQ_INT(r.load_l1_misses, 1);
+  gp_memsim_result_free(&r, &a);
+  gp_kernel_free(k);
+}
+
+int main(void) {
+  RUN(test_lru_order_and_set_index);
+  RUN(test_sectored_misses);
+  RUN(test_write_policies);
+  RUN(test_bank_conflicts);
+  RUN(test_cc1x_coalescing);
+  RUN(test_slice_hash_spreads_strides);
+  RUN(test_functional_amat_example);
+  return gp_test_finish();
+}
