@@ -14,10 +14,13 @@ void gpl_open_yaml(lua_State *L);
 void gpl_open_fs(lua_State *L);
 void gpl_open_trace(lua_State *L);
 void gpl_open_synth(lua_State *L);
+void gpl_open_memsim(lua_State *L);
 
 struct gp_kernel;
 /* Pushes a kernel as gpush.kernel userdata, which owns and frees it. */
 void gpl_push_kernel(lua_State *L, struct gp_kernel *k);
+/* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
+struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
 
 #define GPL_OPEN_ALL(L)                                                        \
   do {                                                                         \
@@ -25,6 +28,7 @@ void gpl_push_kernel(lua_State *L, struct gp_kernel *k);
     gpl_open_fs(L);                                                            \
     gpl_open_trace(L);                                                         \
     gpl_open_synth(L);                                                         \
+    gpl_open_memsim(L);                                                        \
   } while (0)
 
 #endif

@@ -40,7 +40,7 @@ static reader_box *check_reader(lua_State *L) {
   return box;
 }
 
-static gp_kernel *check_kernel(lua_State *L, int index) {
+gp_kernel *gpl_check_kernel(lua_State *L, int index) {
   kernel_box *box = luaL_checkudata(L, index, KERNEL_TYPE);
   return box->kernel;
 }
@@ -164,7 +164,7 @@ static int kernel_parse(lua_State *L) {
 
 /* kernel:info(): geometry, counts, class mix and memory behaviour. */
 static int kernel_info(lua_State *L) {
-  gp_kernel *k = check_kernel(L, 1);
+  gp_kernel *k = gpl_check_kernel(L, 1);
   uint64_t i, lanes = 0, mem_insts = 0, lines = 0, sectors = 0, requests = 0;
   int c;
   for (i = 0; i < k->insts; i++)
@@ -218,7 +218,7 @@ static int kernel_info(lua_State *L) {
 /* kernel:warp(w): the instructions of global warp w (0-based) as a list of
  * {pc=, opcode=, class=, active=, dep=, dep_load=, lines=, sectors=}. */
 static int kernel_warp(lua_State *L) {
-  gp_kernel *k = check_kernel(L, 1);
+  gp_kernel *k = gpl_check_kernel(L, 1);
   lua_Integer w = luaL_checkinteger(L, 2);
   uint64_t i, start;
   uint32_t n;
@@ -248,7 +248,7 @@ static int kernel_warp(lua_State *L) {
 }
 
 static int kernel_write_text(lua_State *L) {
-  gp_kernel *k = check_kernel(L, 1);
+  gp_kernel *k = gpl_check_kernel(L, 1);
   const char *path = luaL_checkstring(L, 2);
   gp_error err;
   FILE *f = fopen(path, "wb");
@@ -268,7 +268,7 @@ static int kernel_write_text(lua_State *L) {
 }
 
 static int kernel_write_gpt(lua_State *L) {
-  gp_kernel *k = check_kernel(L, 1);
+  gp_kernel *k = gpl_check_kernel(L, 1);
   const char *path = luaL_checkstring(L, 2);
   gp_error err;
   if (gp_kernel_write_gpt(k, path, &err) != GP_OK)
@@ -285,7 +285,7 @@ static int kernel_gc(lua_State *L) {
 }
 
 static int kernel_tostring(lua_State *L) {
-  gp_kernel *k = check_kernel(L, 1);
+  gp_kernel *k = gpl_check_kernel(L, 1);
   lua_pushfstring(L, "gpush.kernel(%s, %d warps, %d warp instructions)", k->name,
                   (int)k->warps, (int)k->insts);
   return 1;

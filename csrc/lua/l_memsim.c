@@ -1,0 +1,126 @@
+/*
+ * l_memsim.c -- the memory model from Lua.
+ *
+ *   result = core.memsim_functional(kernel, params)   -- or nil, message
+ *
+ * params is a flat table (gpush.memsim builds it from a configuration):
+ *   sms, blocks_per_sm, l1_bytes, l1_line, l1_ways, l1_sectored, l1_write_back,
+ *   l2_bytes, l2_line, l2_ways, l2_sectored, l2_write_back, l2_slices,
+ *   cache_global, dram_access_bytes, l1_latency, l2_latency, dram_latency
+ * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
+ *   l2_hits, dram, requests, amat} (memory PCs only) }, load_l1_misses,
+ *   dram_requests, dram_bytes_read, dram_bytes_written, l1 = {...}, l2 = {...} }
+ */
+#include "compat.h"
+#include "l_core.h"
+#include "memsim.h"
+
+static lua_Number num(lua_State *L, int t, const char *field, lua_Number def) {
+  lua_Number v;
+  gpc_getfield(L, t, field);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return def;
+  }
+  if (lua_type(L, -1) == LUA_TBOOLEAN)
+    v = lua_toboolean(L, -1);
+  else if (lua_type(L, -1) == LUA_TNUMBER)
+    v = lua_tonumber(L, -1);
+  else
+    return luaL_error(L, "memsim: parameter '%s' must be a number", field);
+  lua_pop(L, 1);
+  if (v < 0)
+    return luaL_error(L, "memsim: parameter '%s' must not be negative", field);
+  return v;
+}
+
+static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) {
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, (lua_Integer)s->accesses);
+  lua_setfield(L, -2, "accesses");
+  lua_pushinteger(L, (lua_Integer)s->hits);
+  lua_setfield(L, -2, "hits");
+  lua_pushinteger(L, (lua_Integer)s->misses);
+  lua_setfield(L, -2, "misses");
+  lua_pushinteger(L, (lua_Integer)s->sector_misses);
+  lua_setfield(L, -2, "sector_misses");
+  lua_pushinteger(L, (lua_Integer)s->writebacks);
+  lua_setfield(L, -2, "writebacks");
+  lua_setfield(L, -2, name);
+}
+
+static int memsim_functional(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_memsim_config c;
+  gp_memsim_result r;
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  uint32_t i;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  c.sms = (uint32_t)num(L, 2, "sms", 1);
+  c.blocks_per_sm = (uint32_t)num(L, 2, "blocks_per_sm", 1);
+  c.l1.size_bytes = (uint64_t)num(L, 2, "l1_bytes", 0);
+  c.l1.line_bytes = (uint32_t)num(L, 2, "l1_line", 128);
+  c.l1.ways = (uint32_t)num(L, 2, "l1_ways", 4);
+  c.l1.sectored = (int)num(L, 2, "l1_sectored", 0);
+  c.l1.write_back = (int)num(L, 2, "l1_write_back", 0);
+  c.l2.size_bytes = (uint64_t)num(L, 2, "l2_bytes", 0);
+  c.l2.line_bytes = (uint32_t)num(L, 2, "l2_line", 128);
+  c.l2.ways = (uint32_t)num(L, 2, "l2_ways", 8);
+  c.l2.sectored = (int)num(L, 2, "l2_sectored", 0);
+  c.l2.write_back = (int)num(L, 2, "l2_write_back", 1);
+  c.l2_slices = (uint32_t)num(L, 2, "l2_slices", 1);
+  c.cache_global_in_l1 = (int)num(L, 2, "cache_global", 1);
+  c.dram_access_bytes = (uint32_t)num(L, 2, "dram_access_bytes", 32);
+  c.l1_latency = num(L, 2, "l1_latency", 0);
+  c.l2_latency = num(L, 2, "l2_latency", 0);
+  c.dram_latency = num(L, 2, "dram_latency", 0);
+  if (gp_memsim_functional(k, &c, &alloc, &r, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  lua_createtable(L, 0, 8);
+  lua_newtable(L);
+  for (i = 0; i < r.pc_count; i++) {
+    const gp_pc_memory *p = &r.pcs[i];
+    if (p->instructions == 0)
+      continue;
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, (lua_Integer)k->statics[i].pc);
+    lua_setfield(L, -2, "pc");
+    lua_pushstring(L, k->strings + k->statics[i].opcode);
+    lua_setfield(L, -2, "opcode");
+    lua_pushinteger(L, (lua_Integer)p->instructions);
+    lua_setfield(L, -2, "instructions");
+    lua_pushinteger(L, (lua_Integer)p->l1_hits);
+    lua_setfield(L, -2, "l1_hits");
+    lua_pushinteger(L, (lua_Integer)p->l2_hits);
+    lua_setfield(L, -2, "l2_hits");
+    lua_pushinteger(L, (lua_Integer)p->dram);
+    lua_setfield(L, -2, "dram");
+    lua_pushinteger(L, (lua_Integer)p->requests);
+    lua_setfield(L, -2, "requests");
+    lua_pushnumber(L, p->amat);
+    lua_setfield(L, -2, "amat");
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "pcs");
+  lua_pushinteger(L, (lua_Integer)r.load_l1_misses);
+  lua_setfield(L, -2, "load_l1_misses");
+  lua_pushinteger(L, (lua_Integer)r.dram_requests);
+  lua_setfield(L, -2, "dram_requests");
+  lua_pushinteger(L, (lua_Integer)r.dram_bytes_read);
+  lua_setfield(L, -2, "dram_bytes_read");
+  lua_pushinteger(L, (lua_Integer)r.dram_bytes_written);
+  lua_setfield(L, -2, "dram_bytes_written");
+  push_stats(L, &r.l1, "l1");
+  push_stats(L, &r.l2, "l2");
+  gp_memsim_result_free(&r, &alloc);
+  return 1;
+}
+
+static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
+                                            {NULL, NULL}};
+
+void gpl_open_memsim(lua_State *L) { luaL_setfuncs(L, memsim_functions, 0); }

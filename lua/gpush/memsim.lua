@@ -1,0 +1,51 @@
+-- gpush.memsim: the shared memory hierarchy, driven from a configuration.
+--
+--   local r = memsim.functional(kernel, cfg)
+--   for pc_index, pc in pairs(r.pcs) do print(pc.opcode, pc.amat) end
+--
+-- The functional mode (GPUMech Sec. V) replays the kernel's memory
+-- instructions, interleaved round-robin over the co-resident blocks of every
+-- SM per wave at this configuration's occupancy, through per-SM L1s and the
+-- sliced L2; it reports per static PC the mix of L1 hits, L2 hits and DRAM
+-- accesses (by each instruction's slowest request) and the AMAT in core
+-- cycles.  Compute capability 1.x configurations have no caches.
+local core = require "gpush.core"
+local occupancy = require "gpush.occupancy"
+
+local M = {}
+
+-- The flat parameters of the C model for a configuration and a kernel.
+function M.params(cfg, kernel)
+  local blocks = occupancy.for_kernel(cfg, kernel)
+  local no_caches = cfg.gpu.compute_capability < 2
+  return {
+    sms = cfg.sm.count,
+    blocks_per_sm = math.max(1, blocks),
+    l1_bytes = no_caches and 0 or math.floor(cfg.l1.size_kb * 1024),
+    l1_line = cfg.l1.line_bytes, l1_ways = cfg.l1.ways, l1_sectored = cfg.l1.sectored,
+    l1_write_back = cfg.l1.write_policy == "write_back",
+    l2_bytes = no_caches and 0 or math.floor(cfg.l2.size_kb * 1024),
+    l2_line = cfg.l2.line_bytes, l2_ways = cfg.l2.ways, l2_sectored = cfg.l2.sectored,
+    l2_write_back = cfg.l2.write_policy == "write_back", l2_slices = cfg.l2.slices,
+    cache_global = cfg.l1.cache_global,
+    dram_access_bytes = cfg.dram.access_bytes,
+    l1_latency = cfg.l1.latency,
+    l2_latency = cfg.l2.latency,
+    -- DRAM latency is given in ns so core-clock sweeps do not scale it
+    dram_latency = cfg.dram.latency_ns * cfg.clock.core_mhz / 1000,
+  }
+end
+
+-- Runs the functional mode; returns the result (see csrc/lua/l_memsim.c)
+-- with the parameters used, or nil and a message.
+function M.functional(kernel, cfg)
+  local params = M.params(cfg, kernel)
+  local result, err = core.memsim_functional(kernel, params)
+  if not result then
+    return nil, err
+  end
+  result.params = params
+  return result
+end
+
+return M

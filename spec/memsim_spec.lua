@@ -1,0 +1,74 @@
+-- gpush.memsim: the functional mode on the synthetic suite and presets.
+local memsim = require "gpush.memsim"
+local config = require "gpush.config"
+local workloads = require "gpush.workloads"
+
+local function small(name, grid)
+  local d = {}
+  for k, v in pairs(workloads.get(name)) do
+    d[k] = v
+  end
+  d.grid = grid or 64
+  return assert(workloads.kernel(d))
+end
+
+local function totals(r)
+  local t = { instructions = 0, l1 = 0, l2 = 0, dram = 0 }
+  for _, pc in pairs(r.pcs) do
+    t.instructions = t.instructions + pc.instructions
+    t.l1, t.l2, t.dram = t.l1 + pc.l1_hits, t.l2 + pc.l2_hits, t.dram + pc.dram
+  end
+  return t
+end
+
+describe("gpush.memsim functional mode", function()
+  it("derives the model's parameters from a configuration", function()
+    local p = memsim.params(config.load("gtx660ti"), small("stream_triad"))
+    assert.are.equal(7, p.sms)
+    assert.are.equal(8, p.blocks_per_sm)
+    assert.are.equal(16 * 1024, p.l1_bytes)
+    assert.is_false(p.cache_global)
+    assert.are.equal(3, p.l2_slices)
+    assert.is_near(200 * 915 / 1000, p.dram_latency, 1e-9)
+    assert.are.equal(0, memsim.params(config.load("quadro-fx580"), small("stream_triad")).l2_bytes)
+  end)
+
+  it("sends a streaming kernel to DRAM and a reusing one to the caches", function()
+    local cfg = config.load("gpumech-baseline")
+    local stream = assert(memsim.functional(small("stream_triad"), cfg))
+    for _, pc in pairs(stream.pcs) do
+      if pc.opcode:match("^LDG") then
+        assert.are.equal(pc.instructions, pc.dram)       -- every streamed load misses
+        assert.are.equal(420, pc.amat)                   -- 120 + 300
+      else
+        assert.are.equal(pc.instructions, pc.l2_hits)    -- write-allocating stores stop at L2
+      end
+    end
+    local reuse = totals(assert(memsim.functional(small("cache_reuse"), cfg)))
+    assert.is_true(reuse.l1 + reuse.l2 > 0.85 * reuse.instructions) -- 7 of 8 here
+    assert.is_true(reuse.l1 > 0) -- Table I's L1 caches global loads
+  end)
+
+  it("keeps global loads out of Kepler's L1, and AMAT between the level latencies", function()
+    local cfg = config.load("gtx660ti")
+    local r = assert(memsim.functional(small("cache_reuse"), cfg))
+    assert.are.equal(0, r.l1.accesses)
+    for _, pc in pairs(r.pcs) do
+      assert.is_true(pc.amat >= cfg.l2.latency - 1e-9)
+      assert.is_true(pc.amat <= cfg.l2.latency + r.params.dram_latency + 1e-9)
+    end
+  end)
+
+  it("counts DRAM traffic in access-sized requests, stores included", function()
+    local r = assert(memsim.functional(small("stream_triad"), config.load("rtx3070")))
+    assert.are.equal((r.dram_bytes_read + r.dram_bytes_written) / 32, r.dram_requests)
+    assert.is_true(r.dram_bytes_read > 0)
+  end)
+
+  it("gives the same result twice", function()
+    local k = small("divergent_gather")
+    local a = memsim.functional(k, config.load("gtx1080"))
+    local b = memsim.functional(k, config.load("gtx1080"))
+    assert.are.same(a, b)
+  end)
+end)
