@@ -123,6 +123,48 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *config,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err);
 void gp_memsim_result_free(gp_memsim_result *r, const gp_alloc *alloc);
 
+/* ---------------------------------------------------------------------------
+ * Timed mode (the abstract simulator's memory)
+ * ------------------------------------------------------------------------- */
+
+typedef struct gp_timed_config {
+  uint32_t sms;
+  uint32_t mshrs_per_sm;       /* L1 misses outstanding per SM; same-line requests merge */
+  gp_cache_config l1, l2;      /* l2.size_bytes is the total over slices */
+  uint32_t l2_slices;
+  int cache_global_in_l1;
+  double l1_latency, l2_latency; /* cycles, load-to-use totals */
+  double dram_latency;         /* cycles beyond an L2 miss */
+  double l2_interval;          /* cycles a slice needs per request */
+  uint32_t dram_channels;
+  double dram_bytes_per_cycle; /* all channels together, per core cycle */
+  uint32_t dram_access_bytes;
+} gp_timed_config;
+
+typedef struct gp_timed_stats {
+  gp_cache_stats l1, l2;
+  uint64_t mshr_merges, mshr_full_stalls;
+  double mshr_stall_cycles;
+  uint64_t dram_bytes_read, dram_bytes_written;
+  double last_dram_done;       /* when the last DRAM transfer ended */
+} gp_timed_stats;
+
+typedef struct gp_timed gp_timed;
+
+int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *config,
+                 gp_error *err);
+void gp_timed_free(gp_timed *t);
+/* Submits one memory instruction of SM `sm` issued at cycle `now` (calls in
+ * non-decreasing `now`), with its line requests.  done[j] receives the cycle
+ * request j's data returns (stores: when the L2 accepts it); *complete the
+ * instruction's completion, its last request.  Event-driven: no per-cycle
+ * work, each resource keeps the time it is next free. */
+int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
+                    const uint64_t *lines, const uint8_t *masks, uint32_t n,
+                    double *done, double *complete, gp_error *err);
+/* Counters so far, L1/L2 summed over SMs and slices. */
+const gp_timed_stats *gp_timed_stats_of(gp_timed *t);
+
 /* The L2 slice of a line: an XOR fold of the line index's bit groups modulo
  * the slice count (spreads strided patterns, as GPGPU-Sim's hashed
  * partition indexing does). */

@@ -1,0 +1,261 @@
+/*
+ * memsim_timed.c -- when does each memory request return?
+ *
+ * Event-driven: every resource keeps the cycle it is next free, so a request
+ * costs a few comparisons and no cycle is simulated when nothing happens.
+ *  - L1 (per SM): tag lookup at issue; a hit returns after l1_latency.
+ *  - MSHRs (per SM): an L1-missing load takes an entry until its data
+ *    returns.  A request to a line already outstanding merges and returns
+ *    with it.  When all entries are busy the request waits for the earliest
+ *    release (that wait is counted as an MSHR-full stall); the rest of the
+ *    instruction's requests queue behind it in order.
+ *  - L2 slices: a slice accepts one request every l2_interval cycles; an L2
+ *    hit returns l2_latency after its slice accepted it.
+ *  - DRAM channels (line index modulo channels): a transfer of the missing
+ *    bytes occupies the channel for bytes / (bandwidth per channel); the
+ *    data returns l2_latency + dram_latency after the transfer ends.  Dirty
+ *    L2 evictions occupy the channel too.  Once a channel's queue is full, N
+ *    requests of S bytes take N x S / B cycles.
+ *  - Stores do not take MSHRs; they complete when their slice accepts them.
+ * Tags are updated in submission order (no timing inside the tag state), so
+ * more MSHRs or bandwidth only moves returns earlier, never changes hits.
+ */
+#include "memsim.h"
+
+#include <string.h>
+
+typedef struct mshr {
+  uint64_t line;
+  double release;
+} mshr;
+
+struct gp_timed {
+  gp_alloc alloc;
+  gp_timed_config cfg;
+  gp_cache *l1, *l2;
+  mshr *mshrs;            /* sms x mshrs_per_sm */
+  uint32_t *mshr_used;    /* per SM */
+  double *slice_free, *channel_free;
+  double last_now;
+  gp_timed_stats stats;
+};
+
+void gp_timed_free(gp_timed *t) {
+  uint32_t i, slices;
+  if (t == NULL)
+    return;
+  slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
+  if (t->l1)
+    for (i = 0; i < t->cfg.sms; i++)
+      gp_cache_free(&t->l1[i]);
+  if (t->l2)
+    for (i = 0; i < slices; i++)
+      gp_cache_free(&t->l2[i]);
+  gp_free(&t->alloc, t->l1, t->cfg.sms * sizeof *t->l1);
+  gp_free(&t->alloc, t->l2, slices * sizeof *t->l2);
+  gp_free(&t->alloc, t->mshrs, (size_t)t->cfg.sms * t->cfg.mshrs_per_sm * sizeof *t->mshrs);
+  gp_free(&t->alloc, t->mshr_used, t->cfg.sms * sizeof *t->mshr_used);
+  gp_free(&t->alloc, t->slice_free, slices * sizeof *t->slice_free);
+  gp_free(&t->alloc, t->channel_free, t->cfg.dram_channels * sizeof *t->channel_free);
+  gp_free(&t->alloc, t, sizeof *t);
+}
+
+int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *cfg,
+                 gp_error *err) {
+  gp_timed *t;
+  uint32_t i, slices = cfg->l2_slices ? cfg->l2_slices : 1;
+  gp_cache_config slice = cfg->l2;
+  int status = GP_OK;
+  if (cfg->sms == 0 || cfg->mshrs_per_sm == 0 || cfg->dram_channels == 0 ||
+      !(cfg->dram_bytes_per_cycle > 0))
+    return gp_error_set(err, "memsim: sms, mshrs, DRAM channels and bandwidth must be above 0");
+  t = gp_malloc(alloc, sizeof *t);
+  if (t == NULL)
+    return gp_error_set(err, "memsim: out of memory");
+  memset(t, 0, sizeof *t);
+  t->alloc = *alloc;
+  t->cfg = *cfg;
+  t->l1 = gp_malloc(alloc, cfg->sms * sizeof *t->l1);
+  t->l2 = gp_malloc(alloc, slices * sizeof *t->l2);
+  t->mshrs = gp_malloc(alloc, (size_t)cfg->sms * cfg->mshrs_per_sm * sizeof *t->mshrs);
+  t->mshr_used = gp_malloc(alloc, cfg->sms * sizeof *t->mshr_used);
+  t->slice_free = gp_malloc(alloc, slices * sizeof *t->slice_free);
+  t->channel_free = gp_malloc(alloc, cfg->dram_channels * sizeof *t->channel_free);
+  if (!t->l1 || !t->l2 || !t->mshrs || !t->mshr_used || !t->slice_free || !t->channel_free) {
+    gp_timed_free(t);
+    return gp_error_set(err, "memsim: out of memory");
+  }
+  memset(t->l1, 0, cfg->sms * sizeof *t->l1);
+  memset(t->l2, 0, slices * sizeof *t->l2);
+  memset(t->mshr_used, 0, cfg->sms * sizeof *t->mshr_used);
+  for (i = 0; i < slices; i++)
+    t->slice_free[i] = 0;
+  for (i = 0; i < cfg->dram_channels; i++)
+    t->channel_free[i] = 0;
+  slice.size_bytes = cfg->l2.size_bytes / slices;
+  for (i = 0; i < cfg->sms && status == GP_OK; i++)
+    status = gp_cache_init(&t->l1[i], alloc, &cfg->l1, err);
+  for (i = 0; i < slices && status == GP_OK; i++)
+    status = gp_cache_init(&t->l2[i], alloc, &slice, err);
+  if (status != GP_OK) {
+    gp_timed_free(t);
+    return GP_ERR;
+  }
+  *out = t;
+  return GP_OK;
+}
+
+const gp_timed_stats *gp_timed_stats_of(gp_timed *t) {
+  uint32_t i, slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
+  memset(&t->stats.l1, 0, sizeof t->stats.l1);
+  memset(&t->stats.l2, 0, sizeof t->stats.l2);
+  for (i = 0; i < t->cfg.sms; i++) {
+    t->stats.l1.accesses += t->l1[i].stats.accesses, t->stats.l1.hits += t->l1[i].stats.hits;
+    t->stats.l1.misses += t->l1[i].stats.misses;
+  }
+  for (i = 0; i < slices; i++) {
+    t->stats.l2.accesses += t->l2[i].stats.accesses, t->stats.l2.hits += t->l2[i].stats.hits;
+    t->stats.l2.misses += t->l2[i].stats.misses, t->stats.l2.writebacks += t->l2[i].stats.writebacks;
+  }
+  return &t->stats;
+}
+
+static uint32_t sectors_of(uint8_t m) {
+  return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
+}
+
+/* Occupies DRAM channel `c` from `ready` for `bytes`; returns when it ends. */
+static double dram_transfer(gp_timed *t, uint64_t line, double ready, uint64_t bytes) {
+  uint32_t c = (uint32_t)(line % t->cfg.dram_channels);
+  double per_channel = t->cfg.dram_bytes_per_cycle / t->cfg.dram_channels;
+  double start = ready > t->channel_free[c] ? ready : t->channel_free[c];
+  double end = start + (double)bytes / per_channel;
+  t->channel_free[c] = end;
+  if (end > t->stats.last_dram_done)
+    t->stats.last_dram_done = end;
+  return end;
+}
+
+/* Bytes an L2 fill or write-back moves, in whole DRAM accesses. */
+static uint64_t fill_bytes(const gp_timed *t, uint8_t mask) {
+  uint32_t unit = t->cfg.dram_access_bytes ? t->cfg.dram_access_bytes : 32;
+  uint64_t raw = t->cfg.l2.sectored ? (uint64_t)sectors_of(mask) * 32u
+                                    : (t->cfg.l2.line_bytes ? t->cfg.l2.line_bytes : 128);
+  return (raw + unit - 1) / unit * unit;
+}
+
+/* The L2 and DRAM part of a request ready to leave the SM at `ready`;
+ * returns when its data is back (stores: when the slice accepted it). */
+static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready, int is_store) {
+  uint32_t slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
+  uint32_t s = gp_l2_slice_of(line, slices);
+  gp_cache *l2 = &t->l2[s];
+  uint64_t writebacks = l2->stats.writebacks;
+  double start = ready > t->slice_free[s] ? ready : t->slice_free[s];
+  gp_cache_result res;
+  t->slice_free[s] = start + t->cfg.l2_interval;
+  res = gp_cache_access(l2, line, mask, is_store);
+  if (l2->stats.writebacks > writebacks) {
+    uint64_t bytes = fill_bytes(t, 0x0f);
+    t->stats.dram_bytes_written += bytes;
+    dram_transfer(t, line, start, bytes);
+  }
+  if (is_store) {
+    if (!t->cfg.l2.write_back || l2->sets == 0) {
+      uint64_t bytes = fill_bytes(t, mask);
+      t->stats.dram_bytes_written += bytes;
+      dram_transfer(t, line, start, bytes);
+    }
+    return start;
+  }
+  if (res == GP_CACHE_HIT)
+    return start + t->cfg.l2_latency;
+  {
+    uint64_t bytes = fill_bytes(t, mask);
+    t->stats.dram_bytes_read += bytes;
+    return dram_transfer(t, line, start, bytes) + t->cfg.l2_latency + t->cfg.dram_latency;
+  }
+}
+
+/* Takes an MSHR for `line` at `now` on SM `sm`: merges with an outstanding
+ * request (returns its release, *merged = 1), or returns the cycle an entry
+ * is free (now, or the earliest release when all are busy) and its index. */
+static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double now, int *merged,
+                        uint32_t *slot) {
+  mshr *m = t->mshrs + (size_t)sm * t->cfg.mshrs_per_sm;
+  uint32_t i, used = t->mshr_used[sm], earliest = 0;
+  /* retire entries whose data is back; look for the same line */
+  for (i = 0; i < used;) {
+    if (m[i].release <= now) {
+      m[i] = m[--used];
+      continue;
+    }
+    if (m[i].line == line) {
+      t->mshr_used[sm] = used;
+      *merged = 1;
+      t->stats.mshr_merges++;
+      return m[i].release;
+    }
+    i++;
+  }
+  t->mshr_used[sm] = used;
+  *merged = 0;
+  if (used < t->cfg.mshrs_per_sm) {
+    *slot = t->mshr_used[sm]++;
+    m[*slot].line = line;
+    m[*slot].release = now;
+    return now;
+  }
+  for (i = 1; i < used; i++)
+    if (m[i].release < m[earliest].release)
+      earliest = i;
+  t->stats.mshr_full_stalls++;
+  t->stats.mshr_stall_cycles += m[earliest].release - now;
+  *slot = earliest;
+  m[earliest].line = line;
+  return m[earliest].release;
+}
+
+int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
+                    const uint64_t *lines, const uint8_t *masks, uint32_t n,
+                    double *done, double *complete, gp_error *err) {
+  int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL;
+  int through_l1 = op_class == GP_OP_LD_LOCAL || op_class == GP_OP_ST_LOCAL ||
+                   op_class == GP_OP_TEX ||
+                   ((op_class == GP_OP_LD_GLOBAL || op_class == GP_OP_ST_GLOBAL) &&
+                    t->cfg.cache_global_in_l1);
+  double ready = now, last = now;
+  uint32_t j;
+  if (sm >= t->cfg.sms)
+    return gp_error_set(err, "memsim: SM %u of %u", sm, t->cfg.sms);
+  if (now < t->last_now)
+    return gp_error_set(err, "memsim: requests must come in time order (%.3f after %.3f)", now,
+                        t->last_now);
+  t->last_now = now;
+  for (j = 0; j < n; j++) {
+    double d;
+    if (through_l1 && t->l1[sm].sets > 0 &&
+        gp_cache_access(&t->l1[sm], lines[j], masks[j], is_store) == GP_CACHE_HIT && !is_store) {
+      d = now + t->cfg.l1_latency;
+    } else if (is_store || op_class == GP_OP_ATOM_GLOBAL) {
+      d = l2_and_dram(t, lines[j], masks[j], now, is_store);
+    } else {
+      int merged;
+      uint32_t slot = 0;
+      double start = take_mshr(t, sm, lines[j], ready, &merged, &slot);
+      if (merged) {
+        d = start;
+      } else {
+        mshr *m = t->mshrs + (size_t)sm * t->cfg.mshrs_per_sm;
+        ready = start; /* later requests of the instruction queue behind */
+        d = l2_and_dram(t, lines[j], masks[j], start, 0);
+        m[slot].release = d;
+      }
+    }
+    done[j] = d;
+    if (d > last)
+      last = d;
+  }
+  *complete = last;
+  return GP_OK;
+}
