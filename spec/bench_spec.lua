@@ -21,11 +21,23 @@ describe("gpush bench trace", function()
   end)
 
   it("rejects unknown benchmarks and bad sizes", function()
-    local code, _, err = helper.gpush_run { "bench", "memsim" }
+    local code, _, err = helper.gpush_run { "bench", "gpumech" }
     assert.are.equal(2, code)
-    assert.matches("unknown benchmark 'memsim'", err, 1, true)
+    assert.matches("unknown benchmark 'gpumech'", err, 1, true)
     code, _, err = helper.gpush_run { "bench", "trace", "--size", "zero" }
     assert.are.equal(2, code)
     assert.matches("--size needs a number of megabytes", err, 1, true)
+  end)
+end)
+
+describe("gpush bench memsim", function()
+  it("prints the plain pass and both modes with --json", function()
+    local code, out, err = helper.gpush_run { "bench", "memsim", "--size", "1", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = json.decode(out)
+    assert.are.equal(3, #rows)
+    assert.are.same({ "plain pass", "functional", "timed" }, { rows[1].name, rows[2].name, rows[3].name })
+    assert.are.equal("requests/s", rows[2].unit)
+    assert.are.equal(rows[1].value, rows[2].baseline)
   end)
 end)

@@ -115,6 +115,15 @@ typedef struct gp_memsim_result {
   gp_cache_stats l1, l2;       /* summed over SMs / slices */
 } gp_memsim_result;
 
+/* The replay order of GPUMech Sec. V: blocks go to SMs round-robin, every SM
+ * runs waves of `blocks_per_sm` blocks, and within a wave the warps of all
+ * SMs' co-resident blocks advance round-robin, one memory instruction each
+ * per turn.  Calls visit(ctx, instruction index, sm) for every instruction
+ * that reaches the caches. */
+typedef void (*gp_memsim_visit)(void *ctx, uint64_t inst, uint32_t sm);
+int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
+                    const gp_alloc *alloc, gp_memsim_visit visit, void *ctx, gp_error *err);
+
 /* Replays the kernel's global/local/texture memory instructions: blocks go
  * to SMs round-robin, each SM runs waves of `blocks_per_sm` blocks, and
  * within a wave the warps of the co-resident blocks on every SM advance
@@ -164,6 +173,15 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
                     double *done, double *complete, gp_error *err);
 /* Counters so far, L1/L2 summed over SMs and slices. */
 const gp_timed_stats *gp_timed_stats_of(gp_timed *t);
+
+/* Drives the timed model with a kernel in the functional mode's order, each
+ * SM issuing one memory instruction per cycle (a benchmark driver and a
+ * smoke test; the simulator issues by its own schedule).  Returns the
+ * counters, the line requests made and the cycle the last one returned. */
+int gp_memsim_timed_replay(const gp_kernel *k, const gp_timed_config *cfg,
+                           uint32_t blocks_per_sm, const gp_alloc *alloc,
+                           gp_timed_stats *stats, uint64_t *requests, double *last_cycle,
+                           gp_error *err);
 
 /* The L2 slice of a line: an XOR fold of the line index's bit groups modulo
  * the slice count (spreads strided patterns, as GPGPU-Sim's hashed

@@ -106,16 +106,16 @@ static int next_memory(const gp_kernel *k, uint64_t end, uint64_t *cursor) {
   return 0;
 }
 
-/* Replays wave `wave`: the blocks every SM holds at once. */
-static void replay_wave(replay *r, uint32_t wave, uint64_t *cursor, uint32_t *warp_sm,
-                        uint64_t *warp_ids) {
-  const gp_kernel *k = r->k;
-  const gp_memsim_config *cfg = r->cfg;
+/* Visits wave `wave`'s memory instructions: the warps of every SM's
+ * co-resident blocks, round-robin, one memory instruction per turn. */
+static void visit_wave(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, uint32_t wave,
+                       uint64_t *cursor, uint32_t *warp_sm, uint64_t *warp_ids,
+                       gp_memsim_visit visit, void *ctx) {
   uint32_t n = 0, s, b, w;
   int active = 1;
-  for (s = 0; s < cfg->sms; s++) {
-    for (b = 0; b < cfg->blocks_per_sm; b++) {
-      uint64_t block = ((uint64_t)wave * cfg->blocks_per_sm + b) * cfg->sms + s;
+  for (s = 0; s < sms; s++) {
+    for (b = 0; b < blocks_per_sm; b++) {
+      uint64_t block = ((uint64_t)wave * blocks_per_sm + b) * sms + s;
       if (block >= k->blocks)
         continue;
       for (w = 0; w < k->warps_per_block; w++) {
@@ -132,23 +132,43 @@ static void replay_wave(replay *r, uint32_t wave, uint64_t *cursor, uint32_t *wa
     active = 0;
     for (x = 0; x < n; x++) {
       uint64_t g = warp_ids[x];
-      uint64_t before;
       if (!next_memory(k, k->warp_start[g] + k->warp_len[g], &cursor[x]))
         continue;
-      before = cursor[x] - 1;
-      replay_instruction(r, before, warp_sm[x]);
+      visit(ctx, cursor[x] - 1, warp_sm[x]);
       active = 1;
     }
   }
 }
 
+int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
+                    const gp_alloc *alloc, gp_memsim_visit visit, void *ctx, gp_error *err) {
+  uint64_t per_wave = (uint64_t)sms * blocks_per_sm * k->warps_per_block + 1;
+  uint64_t *cursor, *warp_ids;
+  uint32_t *warp_sm, waves, w;
+  if (sms == 0 || blocks_per_sm == 0)
+    return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
+  cursor = gp_malloc(alloc, per_wave * sizeof *cursor);
+  warp_ids = gp_malloc(alloc, per_wave * sizeof *warp_ids);
+  warp_sm = gp_malloc(alloc, per_wave * sizeof *warp_sm);
+  if (cursor && warp_ids && warp_sm) {
+    waves = (uint32_t)((k->blocks + (uint64_t)sms * blocks_per_sm - 1) / ((uint64_t)sms * blocks_per_sm));
+    for (w = 0; w < waves; w++)
+      visit_wave(k, sms, blocks_per_sm, w, cursor, warp_sm, warp_ids, visit, ctx);
+  }
+  gp_free(alloc, cursor, per_wave * sizeof *cursor);
+  gp_free(alloc, warp_ids, per_wave * sizeof *warp_ids);
+  gp_free(alloc, warp_sm, per_wave * sizeof *warp_sm);
+  return cursor && warp_ids && warp_sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
+}
+
+static void visit_functional(void *ctx, uint64_t i, uint32_t sm) {
+  replay_instruction(ctx, i, sm);
+}
+
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
   replay r;
-  uint32_t s, slices = cfg->l2_slices ? cfg->l2_slices : 1, waves, w;
-  uint64_t per_wave_warps = (uint64_t)cfg->sms * cfg->blocks_per_sm * k->warps_per_block;
-  uint64_t *cursor = NULL, *warp_ids = NULL;
-  uint32_t *warp_sm = NULL;
+  uint32_t s, slices = cfg->l2_slices ? cfg->l2_slices : 1;
   gp_cache_config slice = cfg->l2;
   int status = GP_OK;
   if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
@@ -160,10 +180,7 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
   out->pcs = gp_malloc(alloc, (k->static_count + 1) * sizeof *out->pcs);
   r.l1 = gp_malloc(alloc, cfg->sms * sizeof *r.l1);
   r.l2 = gp_malloc(alloc, slices * sizeof *r.l2);
-  cursor = gp_malloc(alloc, (per_wave_warps + 1) * sizeof *cursor);
-  warp_ids = gp_malloc(alloc, (per_wave_warps + 1) * sizeof *warp_ids);
-  warp_sm = gp_malloc(alloc, (per_wave_warps + 1) * sizeof *warp_sm);
-  if (!out->pcs || !r.l1 || !r.l2 || !cursor || !warp_ids || !warp_sm) {
+  if (!out->pcs || !r.l1 || !r.l2) {
     status = gp_error_set(err, "memsim: out of memory");
     goto done;
   }
@@ -175,12 +192,10 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
     status = gp_cache_init(&r.l1[s], alloc, &cfg->l1, err);
   for (s = 0; s < slices && status == GP_OK; s++)
     status = gp_cache_init(&r.l2[s], alloc, &slice, err);
+  if (status == GP_OK)
+    status = gp_memsim_order(k, cfg->sms, cfg->blocks_per_sm, alloc, visit_functional, &r, err);
   if (status != GP_OK)
     goto done;
-  waves = (uint32_t)((k->blocks + (uint64_t)cfg->sms * cfg->blocks_per_sm - 1) /
-                     ((uint64_t)cfg->sms * cfg->blocks_per_sm));
-  for (w = 0; w < waves; w++)
-    replay_wave(&r, w, cursor, warp_sm, warp_ids);
   for (s = 0; s < k->static_count; s++) {
     gp_pc_memory *pc = &out->pcs[s];
     if (pc->instructions > 0)
@@ -206,9 +221,6 @@ done:
       gp_cache_free(&r.l2[s]);
   gp_free(alloc, r.l1, cfg->sms * sizeof *r.l1);
   gp_free(alloc, r.l2, slices * sizeof *r.l2);
-  gp_free(alloc, cursor, (per_wave_warps + 1) * sizeof *cursor);
-  gp_free(alloc, warp_ids, (per_wave_warps + 1) * sizeof *warp_ids);
-  gp_free(alloc, warp_sm, (per_wave_warps + 1) * sizeof *warp_sm);
   if (status != GP_OK)
     gp_memsim_result_free(out, alloc);
   return status;

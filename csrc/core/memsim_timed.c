@@ -259,3 +259,53 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
   *complete = last;
   return GP_OK;
 }
+
+/* The timed replay: the functional mode's order, each SM issuing one memory
+ * instruction per cycle. */
+typedef struct timed_replay {
+  gp_timed *t;
+  const gp_kernel *k;
+  double step, now, last;
+  uint64_t requests;
+  int status;
+  gp_error *err;
+} timed_replay;
+
+static void visit_timed(void *ctx, uint64_t i, uint32_t sm) {
+  timed_replay *r = ctx;
+  const gp_kernel *k = r->k;
+  const gp_mem_record *m = &k->mem_records[k->mem[i]];
+  double done[64], complete;
+  if (r->status != GP_OK)
+    return;
+  r->now += r->step;
+  r->status = gp_timed_submit(r->t, sm, r->now, k->op_class[i], k->lines + m->line_start,
+                              k->sector_masks + m->line_start, m->line_count, done, &complete,
+                              r->err);
+  r->requests += m->line_count;
+  if (complete > r->last)
+    r->last = complete;
+}
+
+int gp_memsim_timed_replay(const gp_kernel *k, const gp_timed_config *cfg,
+                           uint32_t blocks_per_sm, const gp_alloc *alloc,
+                           gp_timed_stats *stats, uint64_t *requests, double *last_cycle,
+                           gp_error *err) {
+  timed_replay r;
+  int status;
+  memset(&r, 0, sizeof r);
+  if (gp_timed_new(&r.t, alloc, cfg, err) != GP_OK)
+    return GP_ERR;
+  r.k = k;
+  r.step = 1.0 / cfg->sms;
+  r.err = err;
+  r.status = GP_OK;
+  status = gp_memsim_order(k, cfg->sms, blocks_per_sm, alloc, visit_timed, &r, err);
+  if (status == GP_OK)
+    status = r.status;
+  *stats = *gp_timed_stats_of(r.t);
+  *requests = r.requests;
+  *last_cycle = r.last;
+  gp_timed_free(r.t);
+  return status;
+}

@@ -10,10 +10,20 @@
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
  *   l2_hits, dram, requests, amat} (memory PCs only) }, load_l1_misses,
  *   dram_requests, dram_bytes_read, dram_bytes_written, l1 = {...}, l2 = {...} }
+ *
+ *   result = core.memsim_timed_replay(kernel, params)  -- or nil, message
+ * params adds mshrs, l2_interval, dram_channels, dram_bytes_per_cycle; result:
+ *   { requests, last_cycle, mshr_full_stalls, mshr_stall_cycles, mshr_merges,
+ *     dram_bytes_read, dram_bytes_written, last_dram_done }
+ *
+ *   lines = core.kernel_line_scan(kernel)   -- a plain pass over the same
+ *                                           -- arrays (benchmark baseline)
  */
 #include "compat.h"
 #include "l_core.h"
 #include "memsim.h"
+
+#include <string.h>
 
 static lua_Number num(lua_State *L, int t, const char *field, lua_Number def) {
   lua_Number v;
@@ -120,7 +130,85 @@ static int memsim_functional(lua_State *L) {
   return 1;
 }
 
+static int memsim_timed_replay(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_timed_config c;
+  gp_timed_stats st;
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  uint64_t requests;
+  double last;
+  uint32_t blocks;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  memset(&c, 0, sizeof c);
+  c.sms = (uint32_t)num(L, 2, "sms", 1);
+  blocks = (uint32_t)num(L, 2, "blocks_per_sm", 1);
+  c.mshrs_per_sm = (uint32_t)num(L, 2, "mshrs", 32);
+  c.l1.size_bytes = (uint64_t)num(L, 2, "l1_bytes", 0);
+  c.l1.line_bytes = (uint32_t)num(L, 2, "l1_line", 128);
+  c.l1.ways = (uint32_t)num(L, 2, "l1_ways", 4);
+  c.l1.sectored = (int)num(L, 2, "l1_sectored", 0);
+  c.l1.write_back = (int)num(L, 2, "l1_write_back", 0);
+  c.l2.size_bytes = (uint64_t)num(L, 2, "l2_bytes", 0);
+  c.l2.line_bytes = (uint32_t)num(L, 2, "l2_line", 128);
+  c.l2.ways = (uint32_t)num(L, 2, "l2_ways", 8);
+  c.l2.sectored = (int)num(L, 2, "l2_sectored", 0);
+  c.l2.write_back = (int)num(L, 2, "l2_write_back", 1);
+  c.l2_slices = (uint32_t)num(L, 2, "l2_slices", 1);
+  c.cache_global_in_l1 = (int)num(L, 2, "cache_global", 1);
+  c.l1_latency = num(L, 2, "l1_latency", 0);
+  c.l2_latency = num(L, 2, "l2_latency", 0);
+  c.dram_latency = num(L, 2, "dram_latency", 0);
+  c.l2_interval = num(L, 2, "l2_interval", 1);
+  c.dram_channels = (uint32_t)num(L, 2, "dram_channels", 1);
+  c.dram_bytes_per_cycle = num(L, 2, "dram_bytes_per_cycle", 32);
+  c.dram_access_bytes = (uint32_t)num(L, 2, "dram_access_bytes", 32);
+  if (gp_memsim_timed_replay(k, &c, blocks, &alloc, &st, &requests, &last, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  lua_createtable(L, 0, 8);
+  lua_pushinteger(L, (lua_Integer)requests);
+  lua_setfield(L, -2, "requests");
+  lua_pushnumber(L, last);
+  lua_setfield(L, -2, "last_cycle");
+  lua_pushinteger(L, (lua_Integer)st.mshr_full_stalls);
+  lua_setfield(L, -2, "mshr_full_stalls");
+  lua_pushnumber(L, st.mshr_stall_cycles);
+  lua_setfield(L, -2, "mshr_stall_cycles");
+  lua_pushinteger(L, (lua_Integer)st.mshr_merges);
+  lua_setfield(L, -2, "mshr_merges");
+  lua_pushinteger(L, (lua_Integer)st.dram_bytes_read);
+  lua_setfield(L, -2, "dram_bytes_read");
+  lua_pushinteger(L, (lua_Integer)st.dram_bytes_written);
+  lua_setfield(L, -2, "dram_bytes_written");
+  lua_pushnumber(L, st.last_dram_done);
+  lua_setfield(L, -2, "last_dram_done");
+  return 1;
+}
+
+/* A plain pass over the arrays the memory model reads: the baseline. */
+static int kernel_line_scan(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  uint64_t i, sum = 0, lines = 0;
+  for (i = 0; i < k->insts; i++) {
+    if (k->mem[i] != UINT32_MAX) {
+      const gp_mem_record *m = &k->mem_records[k->mem[i]];
+      uint32_t j;
+      for (j = 0; j < m->line_count; j++)
+        sum += k->lines[m->line_start + j] ^ k->sector_masks[m->line_start + j];
+      lines += m->line_count;
+    }
+  }
+  lua_pushinteger(L, (lua_Integer)lines);
+  lua_pushinteger(L, (lua_Integer)(sum & 0x7fffffff));
+  return 2;
+}
+
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
+                                            {"memsim_timed_replay", memsim_timed_replay},
+                                            {"kernel_line_scan", kernel_line_scan},
                                             {NULL, NULL}};
 
 void gpl_open_memsim(lua_State *L) { luaL_setfuncs(L, memsim_functions, 0); }

@@ -36,6 +36,33 @@ function M.params(cfg, kernel)
   }
 end
 
+-- Parameters of the timed model: the functional ones plus MSHRs, the L2
+-- slice service interval (1 cycle per request: an assumption until the
+-- schema gains it) and DRAM bandwidth in bytes per core cycle.
+function M.timed_params(cfg, kernel)
+  local p = M.params(cfg, kernel)
+  p.mshrs = cfg.l1.mshrs
+  p.l2_interval = 1
+  p.dram_channels = cfg.dram.channels
+  p.dram_bytes_per_cycle = cfg.dram.bandwidth_gbs * 1e9 / (cfg.clock.core_mhz * 1e6)
+  return p
+end
+
+-- Drives the timed model with the kernel (each SM issuing one memory
+-- instruction per cycle in the functional order); returns counters, the
+-- last return cycle and the achieved DRAM bandwidth in GB/s.
+function M.timed_replay(kernel, cfg)
+  local params = M.timed_params(cfg, kernel)
+  local result, err = core.memsim_timed_replay(kernel, params)
+  if not result then
+    return nil, err
+  end
+  local seconds = result.last_dram_done / (cfg.clock.core_mhz * 1e6)
+  result.dram_gbs = seconds > 0 and (result.dram_bytes_read + result.dram_bytes_written) / seconds / 1e9 or 0
+  result.params = params
+  return result
+end
+
 -- Runs the functional mode; returns the result (see csrc/lua/l_memsim.c)
 -- with the parameters used, or nil and a message.
 function M.functional(kernel, cfg)

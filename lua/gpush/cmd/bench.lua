@@ -17,6 +17,7 @@ local M = {}
 
 local usage = [[
 usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
+       gpush bench memsim [--size M] [--json]    (M: million memory instructions, default 10)
 ]]
 
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
@@ -129,6 +130,58 @@ local function bench_trace(opts, out, err)
   return 0
 end
 
+-- bench memsim: requests per second of the functional and timed modes on a
+-- generated kernel of --size million memory instructions, next to a plain
+-- pass over the same line arrays.
+local function bench_memsim(opts, out, err)
+  local millions = opts.size_given and opts.size or 10
+  local memsim = require "gpush.memsim"
+  local config = require "gpush.config"
+  local cfg = config.load("gtx1080")
+  -- 4 memory instructions per trip and warp; 8 lanes x 16 B = one line each
+  local warps = math.ceil(millions * 1e6 / (4 * 16))
+  local desc = {
+    name = "bench_memsim", grid = math.ceil(warps / 8), block = 256, trips = 16, seed = 7,
+    streams = {
+      a = { kind = "coalesced", footprint = 512 << 20 },
+      g = { kind = "random", base = 0x100000000, footprint = 64 << 20 },
+    },
+    body = {
+      { "ld_global", stream = "a", width = 16, active = 8 }, { "fp32", dep = 1 },
+      { "ld_global", stream = "g", width = 16, active = 8 }, { "fp32", dep = 1 },
+      { "ld_global", stream = "a", width = 16, active = 8 },
+      { "st_global", stream = "a", width = 16, active = 8, dep = 2 },
+    },
+  }
+  err:write(("bench memsim: generating %d M memory instructions\n"):format(millions))
+  local kernel = assert(workloads.kernel(desc))
+  local info = kernel:info()
+  local t0 = core.now()
+  local lines = core.kernel_line_scan(kernel)
+  local scan_s = core.now() - t0
+  t0 = core.now()
+  assert(memsim.functional(kernel, cfg))
+  local functional_s = core.now() - t0
+  t0 = core.now()
+  local timed = assert(memsim.timed_replay(kernel, cfg))
+  local timed_s = core.now() - t0
+  local rows = {
+    row("plain pass", lines / scan_s, "requests/s", nil),
+    row("functional", lines / functional_s, "requests/s", lines / scan_s),
+    row("timed", timed.requests / timed_s, "requests/s", lines / scan_s),
+  }
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("memsim: %d memory instructions, %d line requests, gtx1080 preset (one core)\n")
+    :format(info.memory_instructions, lines))
+  out:write(("  plain pass   %8.1f M requests/s   (baseline: reading the line arrays once)\n"):format(lines / scan_s / 1e6))
+  out:write(("  functional   %8.1f M requests/s   = %.3f x the plain pass\n"):format(lines / functional_s / 1e6, scan_s / functional_s))
+  out:write(("  timed        %8.1f M requests/s   = %.3f x the plain pass\n"):format(timed.requests / timed_s / 1e6, scan_s / timed_s))
+  return 0
+end
+
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local what = args[1]
@@ -142,6 +195,7 @@ function M.main(args, out, err)
       opts.keep = true
     elseif a == "--size" then
       opts.size = tonumber(args[i + 1])
+      opts.size_given = true
       if not opts.size or opts.size < 1 then
         err:write("gpush bench: --size needs a number of megabytes (at least 1)\n", usage)
         return 2
@@ -157,6 +211,8 @@ function M.main(args, out, err)
   end
   if what == "trace" then
     return bench_trace(opts, out, err)
+  elseif what == "memsim" then
+    return bench_memsim(opts, out, err)
   end
   err:write("gpush bench: ", what and ("unknown benchmark '" .. what .. "'") or "which benchmark?", "\n", usage)
   return 2
