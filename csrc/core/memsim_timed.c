@@ -24,21 +24,133 @@
 
 #include <string.h>
 
-typedef struct mshr {
-  uint64_t line;
-  double release;
-} mshr;
+/* One SM's MSHRs: entries, a min-heap of busy entries by release time (so
+ * retiring costs O(log n)), a free list, and a line -> entry hash table
+ * (open addressing, backward-shift deletion) to find merges in O(1). */
+typedef struct mshr_file {
+  uint64_t *line;      /* per entry */
+  double *release;     /* per entry */
+  uint32_t *heap;      /* busy entries, earliest release first */
+  uint32_t heap_size;
+  uint32_t *free_list;
+  uint32_t free_count;
+  uint64_t *keys;      /* hash: line + 1, 0 = empty */
+  uint32_t *values;    /* hash: entry */
+  uint32_t hash_cap;   /* power of two, at least twice the entries */
+} mshr_file;
 
 struct gp_timed {
   gp_alloc alloc;
   gp_timed_config cfg;
   gp_cache *l1, *l2;
-  mshr *mshrs;            /* sms x mshrs_per_sm */
-  uint32_t *mshr_used;    /* per SM */
+  mshr_file *mshrs;       /* per SM */
   double *slice_free, *channel_free;
   double last_now;
   gp_timed_stats stats;
 };
+
+static void mshr_file_free(const gp_alloc *a, mshr_file *f, uint32_t n) {
+  gp_free(a, f->line, n * sizeof *f->line);
+  gp_free(a, f->release, n * sizeof *f->release);
+  gp_free(a, f->heap, n * sizeof *f->heap);
+  gp_free(a, f->free_list, n * sizeof *f->free_list);
+  gp_free(a, f->keys, f->hash_cap * sizeof *f->keys);
+  gp_free(a, f->values, f->hash_cap * sizeof *f->values);
+}
+
+static int mshr_file_init(const gp_alloc *a, mshr_file *f, uint32_t n) {
+  uint32_t i;
+  memset(f, 0, sizeof *f);
+  f->hash_cap = 4;
+  while (f->hash_cap < 2 * n)
+    f->hash_cap *= 2;
+  f->line = gp_malloc(a, n * sizeof *f->line);
+  f->release = gp_malloc(a, n * sizeof *f->release);
+  f->heap = gp_malloc(a, n * sizeof *f->heap);
+  f->free_list = gp_malloc(a, n * sizeof *f->free_list);
+  f->keys = gp_malloc(a, f->hash_cap * sizeof *f->keys);
+  f->values = gp_malloc(a, f->hash_cap * sizeof *f->values);
+  if (!f->line || !f->release || !f->heap || !f->free_list || !f->keys || !f->values)
+    return GP_ERR;
+  memset(f->keys, 0, f->hash_cap * sizeof *f->keys);
+  for (i = 0; i < n; i++)
+    f->free_list[i] = n - 1 - i;
+  f->free_count = n;
+  return GP_OK;
+}
+
+static uint32_t hash_slot(const mshr_file *f, uint64_t line) {
+  return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 32) & (f->hash_cap - 1);
+}
+
+static int64_t hash_find(const mshr_file *f, uint64_t line) {
+  uint32_t h = hash_slot(f, line);
+  while (f->keys[h] != 0) {
+    if (f->keys[h] == line + 1)
+      return f->values[h];
+    h = (h + 1) & (f->hash_cap - 1);
+  }
+  return -1;
+}
+
+static void hash_put(mshr_file *f, uint64_t line, uint32_t entry) {
+  uint32_t h = hash_slot(f, line);
+  while (f->keys[h] != 0 && f->keys[h] != line + 1)
+    h = (h + 1) & (f->hash_cap - 1);
+  f->keys[h] = line + 1;
+  f->values[h] = entry;
+}
+
+/* Linear-probing deletion by backward shift: later keys of the same run
+ * move up so lookups never stop early at the hole. */
+static void hash_delete(mshr_file *f, uint64_t line) {
+  uint32_t mask = f->hash_cap - 1, h = hash_slot(f, line), next;
+  while (f->keys[h] != line + 1) {
+    if (f->keys[h] == 0)
+      return;
+    h = (h + 1) & mask;
+  }
+  for (next = (h + 1) & mask; f->keys[next] != 0; next = (next + 1) & mask) {
+    uint32_t home = hash_slot(f, f->keys[next] - 1);
+    /* move keys[next] into the hole unless its home lies in (h, next] */
+    if (((next - home) & mask) >= ((next - h) & mask)) {
+      f->keys[h] = f->keys[next];
+      f->values[h] = f->values[next];
+      h = next;
+    }
+  }
+  f->keys[h] = 0;
+}
+
+static void heap_push(mshr_file *f, uint32_t entry) {
+  uint32_t i = f->heap_size++;
+  while (i > 0) {
+    uint32_t parent = (i - 1) / 2;
+    if (f->release[f->heap[parent]] <= f->release[entry])
+      break;
+    f->heap[i] = f->heap[parent];
+    i = parent;
+  }
+  f->heap[i] = entry;
+}
+
+static uint32_t heap_pop(mshr_file *f) {
+  uint32_t top = f->heap[0], last = f->heap[--f->heap_size], i = 0;
+  for (;;) {
+    uint32_t child = 2 * i + 1;
+    if (child >= f->heap_size)
+      break;
+    if (child + 1 < f->heap_size && f->release[f->heap[child + 1]] < f->release[f->heap[child]])
+      child++;
+    if (f->release[last] <= f->release[f->heap[child]])
+      break;
+    f->heap[i] = f->heap[child];
+    i = child;
+  }
+  if (f->heap_size > 0)
+    f->heap[i] = last;
+  return top;
+}
 
 void gp_timed_free(gp_timed *t) {
   uint32_t i, slices;
@@ -53,8 +165,10 @@ void gp_timed_free(gp_timed *t) {
       gp_cache_free(&t->l2[i]);
   gp_free(&t->alloc, t->l1, t->cfg.sms * sizeof *t->l1);
   gp_free(&t->alloc, t->l2, slices * sizeof *t->l2);
-  gp_free(&t->alloc, t->mshrs, (size_t)t->cfg.sms * t->cfg.mshrs_per_sm * sizeof *t->mshrs);
-  gp_free(&t->alloc, t->mshr_used, t->cfg.sms * sizeof *t->mshr_used);
+  if (t->mshrs)
+    for (i = 0; i < t->cfg.sms; i++)
+      mshr_file_free(&t->alloc, &t->mshrs[i], t->cfg.mshrs_per_sm);
+  gp_free(&t->alloc, t->mshrs, t->cfg.sms * sizeof *t->mshrs);
   gp_free(&t->alloc, t->slice_free, slices * sizeof *t->slice_free);
   gp_free(&t->alloc, t->channel_free, t->cfg.dram_channels * sizeof *t->channel_free);
   gp_free(&t->alloc, t, sizeof *t);
@@ -77,17 +191,20 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
   t->cfg = *cfg;
   t->l1 = gp_malloc(alloc, cfg->sms * sizeof *t->l1);
   t->l2 = gp_malloc(alloc, slices * sizeof *t->l2);
-  t->mshrs = gp_malloc(alloc, (size_t)cfg->sms * cfg->mshrs_per_sm * sizeof *t->mshrs);
-  t->mshr_used = gp_malloc(alloc, cfg->sms * sizeof *t->mshr_used);
+  t->mshrs = gp_malloc(alloc, cfg->sms * sizeof *t->mshrs);
   t->slice_free = gp_malloc(alloc, slices * sizeof *t->slice_free);
   t->channel_free = gp_malloc(alloc, cfg->dram_channels * sizeof *t->channel_free);
-  if (!t->l1 || !t->l2 || !t->mshrs || !t->mshr_used || !t->slice_free || !t->channel_free) {
+  if (t->mshrs)
+    memset(t->mshrs, 0, cfg->sms * sizeof *t->mshrs);
+  if (!t->l1 || !t->l2 || !t->mshrs || !t->slice_free || !t->channel_free) {
     gp_timed_free(t);
     return gp_error_set(err, "memsim: out of memory");
   }
   memset(t->l1, 0, cfg->sms * sizeof *t->l1);
   memset(t->l2, 0, slices * sizeof *t->l2);
-  memset(t->mshr_used, 0, cfg->sms * sizeof *t->mshr_used);
+  for (i = 0; i < cfg->sms && status == GP_OK; i++)
+    if (mshr_file_init(alloc, &t->mshrs[i], cfg->mshrs_per_sm) != GP_OK)
+      status = gp_error_set(err, "memsim: out of memory");
   for (i = 0; i < slices; i++)
     t->slice_free[i] = 0;
   for (i = 0; i < cfg->dram_channels; i++)
@@ -179,41 +296,44 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
 
 /* Takes an MSHR for `line` at `now` on SM `sm`: merges with an outstanding
  * request (returns its release, *merged = 1), or returns the cycle an entry
- * is free (now, or the earliest release when all are busy) and its index. */
+ * is free (now, or the earliest release when all are busy) in *entry; the
+ * caller then sets the entry's release and calls mshr_busy. */
 static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double now, int *merged,
-                        uint32_t *slot) {
-  mshr *m = t->mshrs + (size_t)sm * t->cfg.mshrs_per_sm;
-  uint32_t i, used = t->mshr_used[sm], earliest = 0;
-  /* retire entries whose data is back; look for the same line */
-  for (i = 0; i < used;) {
-    if (m[i].release <= now) {
-      m[i] = m[--used];
-      continue;
-    }
-    if (m[i].line == line) {
-      t->mshr_used[sm] = used;
-      *merged = 1;
-      t->stats.mshr_merges++;
-      return m[i].release;
-    }
-    i++;
+                        uint32_t *entry) {
+  mshr_file *f = &t->mshrs[sm];
+  int64_t same;
+  double start = now;
+  while (f->heap_size > 0 && f->release[f->heap[0]] <= now) {
+    uint32_t done = heap_pop(f);
+    hash_delete(f, f->line[done]);
+    f->free_list[f->free_count++] = done;
   }
-  t->mshr_used[sm] = used;
+  same = hash_find(f, line);
+  if (same >= 0) {
+    *merged = 1;
+    t->stats.mshr_merges++;
+    return f->release[same];
+  }
   *merged = 0;
-  if (used < t->cfg.mshrs_per_sm) {
-    *slot = t->mshr_used[sm]++;
-    m[*slot].line = line;
-    m[*slot].release = now;
-    return now;
+  if (f->free_count > 0) {
+    *entry = f->free_list[--f->free_count];
+  } else {
+    *entry = heap_pop(f); /* wait for the earliest release */
+    start = f->release[*entry];
+    hash_delete(f, f->line[*entry]);
+    t->stats.mshr_full_stalls++;
+    t->stats.mshr_stall_cycles += start - now;
   }
-  for (i = 1; i < used; i++)
-    if (m[i].release < m[earliest].release)
-      earliest = i;
-  t->stats.mshr_full_stalls++;
-  t->stats.mshr_stall_cycles += m[earliest].release - now;
-  *slot = earliest;
-  m[earliest].line = line;
-  return m[earliest].release;
+  f->line[*entry] = line;
+  hash_put(f, line, *entry);
+  return start;
+}
+
+/* Marks an entry busy until its release. */
+static void mshr_busy(gp_timed *t, uint32_t sm, uint32_t entry, double release) {
+  mshr_file *f = &t->mshrs[sm];
+  f->release[entry] = release;
+  heap_push(f, entry);
 }
 
 int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
@@ -241,15 +361,14 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
       d = l2_and_dram(t, lines[j], masks[j], now, is_store);
     } else {
       int merged;
-      uint32_t slot = 0;
-      double start = take_mshr(t, sm, lines[j], ready, &merged, &slot);
+      uint32_t entry = 0;
+      double start = take_mshr(t, sm, lines[j], ready, &merged, &entry);
       if (merged) {
         d = start;
       } else {
-        mshr *m = t->mshrs + (size_t)sm * t->cfg.mshrs_per_sm;
         ready = start; /* later requests of the instruction queue behind */
         d = l2_and_dram(t, lines[j], masks[j], start, 0);
-        m[slot].release = d;
+        mshr_busy(t, sm, entry, d);
       }
     }
     done[j] = d;
