@@ -59,32 +59,49 @@ static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) 
   lua_setfield(L, -2, name);
 }
 
+/* Reads the flat parameter table at index t (both modes share it). */
+static void read_params(lua_State *L, int t, gp_timed_config *c, uint32_t *blocks_per_sm) {
+  luaL_checktype(L, t, LUA_TTABLE);
+  memset(c, 0, sizeof *c);
+  c->sms = (uint32_t)num(L, t, "sms", 1);
+  *blocks_per_sm = (uint32_t)num(L, t, "blocks_per_sm", 1);
+  c->mshrs_per_sm = (uint32_t)num(L, t, "mshrs", 32);
+  c->l1.size_bytes = (uint64_t)num(L, t, "l1_bytes", 0);
+  c->l1.line_bytes = (uint32_t)num(L, t, "l1_line", 128);
+  c->l1.ways = (uint32_t)num(L, t, "l1_ways", 4);
+  c->l1.sectored = (int)num(L, t, "l1_sectored", 0);
+  c->l1.write_back = (int)num(L, t, "l1_write_back", 0);
+  c->l2.size_bytes = (uint64_t)num(L, t, "l2_bytes", 0);
+  c->l2.line_bytes = (uint32_t)num(L, t, "l2_line", 128);
+  c->l2.ways = (uint32_t)num(L, t, "l2_ways", 8);
+  c->l2.sectored = (int)num(L, t, "l2_sectored", 0);
+  c->l2.write_back = (int)num(L, t, "l2_write_back", 1);
+  c->l2_slices = (uint32_t)num(L, t, "l2_slices", 1);
+  c->cache_global_in_l1 = (int)num(L, t, "cache_global", 1);
+  c->dram_access_bytes = (uint32_t)num(L, t, "dram_access_bytes", 32);
+  c->l1_latency = num(L, t, "l1_latency", 0);
+  c->l2_latency = num(L, t, "l2_latency", 0);
+  c->dram_latency = num(L, t, "dram_latency", 0);
+  c->l2_interval = num(L, t, "l2_interval", 1);
+  c->dram_channels = (uint32_t)num(L, t, "dram_channels", 1);
+  c->dram_bytes_per_cycle = num(L, t, "dram_bytes_per_cycle", 32);
+}
+
 static int memsim_functional(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_timed_config params;
   gp_memsim_config c;
   gp_memsim_result r;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
   uint32_t i;
-  luaL_checktype(L, 2, LUA_TTABLE);
-  c.sms = (uint32_t)num(L, 2, "sms", 1);
-  c.blocks_per_sm = (uint32_t)num(L, 2, "blocks_per_sm", 1);
-  c.l1.size_bytes = (uint64_t)num(L, 2, "l1_bytes", 0);
-  c.l1.line_bytes = (uint32_t)num(L, 2, "l1_line", 128);
-  c.l1.ways = (uint32_t)num(L, 2, "l1_ways", 4);
-  c.l1.sectored = (int)num(L, 2, "l1_sectored", 0);
-  c.l1.write_back = (int)num(L, 2, "l1_write_back", 0);
-  c.l2.size_bytes = (uint64_t)num(L, 2, "l2_bytes", 0);
-  c.l2.line_bytes = (uint32_t)num(L, 2, "l2_line", 128);
-  c.l2.ways = (uint32_t)num(L, 2, "l2_ways", 8);
-  c.l2.sectored = (int)num(L, 2, "l2_sectored", 0);
-  c.l2.write_back = (int)num(L, 2, "l2_write_back", 1);
-  c.l2_slices = (uint32_t)num(L, 2, "l2_slices", 1);
-  c.cache_global_in_l1 = (int)num(L, 2, "cache_global", 1);
-  c.dram_access_bytes = (uint32_t)num(L, 2, "dram_access_bytes", 32);
-  c.l1_latency = num(L, 2, "l1_latency", 0);
-  c.l2_latency = num(L, 2, "l2_latency", 0);
-  c.dram_latency = num(L, 2, "dram_latency", 0);
+  read_params(L, 2, &params, &c.blocks_per_sm);
+  c.sms = params.sms;
+  c.l1 = params.l1, c.l2 = params.l2, c.l2_slices = params.l2_slices;
+  c.cache_global_in_l1 = params.cache_global_in_l1;
+  c.dram_access_bytes = params.dram_access_bytes;
+  c.l1_latency = params.l1_latency, c.l2_latency = params.l2_latency;
+  c.dram_latency = params.dram_latency;
   if (gp_memsim_functional(k, &c, &alloc, &r, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
@@ -139,30 +156,7 @@ static int memsim_timed_replay(lua_State *L) {
   uint64_t requests;
   double last;
   uint32_t blocks;
-  luaL_checktype(L, 2, LUA_TTABLE);
-  memset(&c, 0, sizeof c);
-  c.sms = (uint32_t)num(L, 2, "sms", 1);
-  blocks = (uint32_t)num(L, 2, "blocks_per_sm", 1);
-  c.mshrs_per_sm = (uint32_t)num(L, 2, "mshrs", 32);
-  c.l1.size_bytes = (uint64_t)num(L, 2, "l1_bytes", 0);
-  c.l1.line_bytes = (uint32_t)num(L, 2, "l1_line", 128);
-  c.l1.ways = (uint32_t)num(L, 2, "l1_ways", 4);
-  c.l1.sectored = (int)num(L, 2, "l1_sectored", 0);
-  c.l1.write_back = (int)num(L, 2, "l1_write_back", 0);
-  c.l2.size_bytes = (uint64_t)num(L, 2, "l2_bytes", 0);
-  c.l2.line_bytes = (uint32_t)num(L, 2, "l2_line", 128);
-  c.l2.ways = (uint32_t)num(L, 2, "l2_ways", 8);
-  c.l2.sectored = (int)num(L, 2, "l2_sectored", 0);
-  c.l2.write_back = (int)num(L, 2, "l2_write_back", 1);
-  c.l2_slices = (uint32_t)num(L, 2, "l2_slices", 1);
-  c.cache_global_in_l1 = (int)num(L, 2, "cache_global", 1);
-  c.l1_latency = num(L, 2, "l1_latency", 0);
-  c.l2_latency = num(L, 2, "l2_latency", 0);
-  c.dram_latency = num(L, 2, "dram_latency", 0);
-  c.l2_interval = num(L, 2, "l2_interval", 1);
-  c.dram_channels = (uint32_t)num(L, 2, "dram_channels", 1);
-  c.dram_bytes_per_cycle = num(L, 2, "dram_bytes_per_cycle", 32);
-  c.dram_access_bytes = (uint32_t)num(L, 2, "dram_access_bytes", 32);
+  read_params(L, 2, &c, &blocks);
   if (gp_memsim_timed_replay(k, &c, blocks, &alloc, &st, &requests, &last, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);

@@ -217,13 +217,6 @@ local function map(options, trace_options)
   return out, used
 end
 
-local function format_yaml_value(v)
-  if type(v) == "string" then
-    return v:find("[:#]") and ("%q"):format(v) or v
-  end
-  return config.format_value(v)
-end
-
 -- Imports the configuration in `dir`; returns the preset YAML text and a
 -- report {mapped = n, defaulted = {paths}, unmapped = {options}}, or nil, message.
 function M.import(dir, name)
@@ -244,37 +237,17 @@ function M.import(dir, name)
     "# listed at the end.",
   }
   local report = { mapped = 0, defaulted = {}, unmapped = {} }
-  local open = {}
-  for _, path in ipairs(config.paths()) do
-    local decl = config.declaration(path)
-    if not decl.compute then
-      local parts = {}
-      for part in path:gmatch("[^.]+") do
-        parts[#parts + 1] = part
-      end
-      for depth = 1, #parts - 1 do
-        local prefix = table.concat(parts, ".", 1, depth)
-        if open[depth] ~= prefix then
-          lines[#lines + 1] = ("  "):rep(depth - 1) .. parts[depth] .. ":"
-          open[depth] = prefix
-          for deeper = depth + 1, #open do
-            open[deeper] = nil
-          end
-        end
-      end
-      local entry = values[path]
-      local value, comment
-      if entry then
-        value, comment = entry.value, "from " .. entry.source
-        report.mapped = report.mapped + 1
-      else
-        value, comment = decl.default, "gpush default: not in the Accel-Sim configuration"
-        report.defaulted[#report.defaulted + 1] = path
-      end
-      local text = ("  "):rep(#parts - 1) .. parts[#parts] .. ": " .. format_yaml_value(value)
-      lines[#lines + 1] = ("%-44s # %s"):format(text, comment)
+  lines[#lines + 1] = config.to_yaml(function(path, decl)
+    if values[path] then
+      report.mapped = report.mapped + 1
+      return values[path].value
     end
-  end
+    report.defaulted[#report.defaulted + 1] = path
+    return decl.default
+  end, function(path)
+    return values[path] and ("from " .. values[path].source)
+      or "gpush default: not in the Accel-Sim configuration"
+  end)
   lines[#lines + 1] = ""
   lines[#lines + 1] = "# Accel-Sim options not mapped to gpush parameters:"
   local function list_unmapped(opts, names, file)

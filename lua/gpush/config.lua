@@ -516,6 +516,40 @@ function M.hash(cfg)
   return ("%016x"):format(h)
 end
 
+-- YAML text of every non-derived parameter in schema order, nested as the
+-- dotted paths are: value_of(path, declaration) gives the value and
+-- comment_of(path, declaration, value) the end-of-line comment.
+function M.to_yaml(value_of, comment_of)
+  local lines, open = {}, {}
+  for _, path in ipairs(all_paths) do
+    local decl = params[path]
+    if decl then
+      local parts = {}
+      for part in path:gmatch("[^.]+") do
+        parts[#parts + 1] = part
+      end
+      for depth = 1, #parts - 1 do
+        local prefix = table.concat(parts, ".", 1, depth)
+        if open[depth] ~= prefix then
+          lines[#lines + 1] = ("  "):rep(depth - 1) .. parts[depth] .. ":"
+          open[depth] = prefix
+          for deeper = depth + 1, #open do
+            open[deeper] = nil
+          end
+        end
+      end
+      local value = value_of(path, decl)
+      local text = format_value(value):gsub("^'(.*)'$", "%1")
+      if type(value) == "string" and value:find("[:#]") then
+        text = ("%q"):format(value)
+      end
+      local line = ("  "):rep(#parts - 1) .. parts[#parts] .. ": " .. text
+      lines[#lines + 1] = ("%-44s # %s"):format(line, comment_of(path, decl, value))
+    end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
 -- The schema as a text table: path, type, unit, default, range, description.
 function M.describe()
   local lines = { ("%-28s %-7s %-16s %-26s %-18s %s"):format("parameter", "type", "unit", "default", "range",

@@ -69,36 +69,15 @@ local function show_text(cfg, out)
   for _, source in ipairs(cfg._sources) do
     out:write("# from ", source, "\n")
   end
-  local open = {}
-  local derived_lines = {}
+  out:write(config.to_yaml(function(path) return flat[path] end,
+    function(_, decl) return decl.unit ~= "" and decl.unit or decl[2] end))
+  out:write("# derived:\n")
   for _, path in ipairs(config.paths()) do
     local decl = config.declaration(path)
-    local value = config.format_value(flat[path]):gsub("^'(.*)'$", "%1")
     if decl.compute then
-      derived_lines[#derived_lines + 1] = ("#   %s = %s %s"):format(path, value, decl.unit)
-    else
-      local parts = {}
-      for part in path:gmatch("[^.]+") do
-        parts[#parts + 1] = part
-      end
-      for depth = 1, #parts - 1 do
-        local prefix = table.concat(parts, ".", 1, depth)
-        if open[depth] ~= prefix then
-          out:write(("  "):rep(depth - 1), parts[depth], ":\n")
-          open[depth] = prefix
-          for deeper = depth + 1, #open do
-            open[deeper] = nil
-          end
-        end
-      end
-      if type(flat[path]) == "string" and flat[path]:find("[:#]") then
-        value = ("%q"):format(flat[path])
-      end
-      local line = ("  "):rep(#parts - 1) .. parts[#parts] .. ": " .. value
-      out:write(("%-40s # %s\n"):format(line, decl.unit ~= "" and decl.unit or decl[2]))
+      out:write(("#   %s = %s %s\n"):format(path, config.format_value(flat[path]), decl.unit))
     end
   end
-  out:write("# derived:\n", table.concat(derived_lines, "\n"), "\n")
 end
 
 local function show(opts, out, err)
