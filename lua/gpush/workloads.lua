@@ -175,7 +175,7 @@ M.suite = {
     },
   },
   suite_kernel {
-    name = "pointer_chase", seed = 13, trips = 12, grid = 1536,
+    name = "pointer_chase", seed = 13, trips = 12,
     summary = "latency-bound: each load's address comes from the previous load",
     streams = { list = { kind = "chase", footprint = 512 * MB, reuse = 1 } },
     body = {

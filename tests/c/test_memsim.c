@@ -130,6 +130,37 @@ static void test_cc1x_coalescing(void) {
   CHECK_EQ_INT(bytes[1], 32);
 }
 
+/* The 128 B line coalescer (trace reader and generator) by hand. */
+static void test_line_coalescing(void) {
+  uint64_t a[32], lines[64];
+  uint8_t masks[64];
+  uint32_t i;
+  for (i = 0; i < 32; i++)
+    a[i] = 0x2000; /* broadcast: one line, one sector */
+  CHECK_EQ_INT(gp_coalesce(a, 32, 4, lines, masks, 64), 1);
+  CHECK_EQ_INT(lines[0], 0x2000 >> 7);
+  CHECK_EQ_INT(masks[0], 1);
+  for (i = 0; i < 32; i++)
+    a[i] = 0x2000 + i * 8; /* stride 2 words: 256 B = two lines, all sectors */
+  CHECK_EQ_INT(gp_coalesce(a, 32, 4, lines, masks, 64), 2);
+  CHECK_EQ_INT(masks[0], 0xf);
+  CHECK_EQ_INT(masks[1], 0xf);
+  for (i = 0; i < 32; i++)
+    a[i] = 0x2000 + i * 4 + 16; /* unit stride misaligned by 16 B: 2 lines, 5 sectors */
+  CHECK_EQ_INT(gp_coalesce(a, 32, 4, lines, masks, 64), 2);
+  CHECK_EQ_INT(masks[0], 0xf);
+  CHECK_EQ_INT(masks[1], 0x1);
+  for (i = 0; i < 32; i++)
+    a[i] = 0x10000 * (i + 1) + 0x60; /* scattered: 32 lines, sector 3 of each */
+  CHECK_EQ_INT(gp_coalesce(a, 32, 4, lines, masks, 64), 32);
+  CHECK_EQ_INT(masks[31], 0x8);
+  a[0] = 0x207e; /* an 8-byte access straddling two lines */
+  CHECK_EQ_INT(gp_coalesce(a, 1, 8, lines, masks, 64), 2);
+  CHECK_EQ_INT(masks[0], 0x8);
+  CHECK_EQ_INT(masks[1], 0x1);
+  CHECK_EQ_INT(gp_coalesce(a, 32, 4, lines, masks, 8), -1); /* more lines than room */
+}
+
 static void test_slice_hash_spreads_strides(void) {
   uint32_t counts[8] = {0}, i, min = 1000, max = 0;
   for (i = 0; i < 800; i++)
@@ -195,6 +226,7 @@ int main(void) {
   RUN(test_write_policies);
   RUN(test_bank_conflicts);
   RUN(test_cc1x_coalescing);
+  RUN(test_line_coalescing);
   RUN(test_slice_hash_spreads_strides);
   RUN(test_functional_amat_example);
   return gp_test_finish();
