@@ -65,6 +65,36 @@ describe("gpush.memsim functional mode", function()
     assert.is_true(r.dram_bytes_read > 0)
   end)
 
+  it("has no caches and coalesces per half-warp on the compute capability 1.1 Quadro", function()
+    local r = assert(memsim.functional(small("stream_triad"), config.load("quadro-fx580")))
+    assert.is_true(r.params.cc1x)
+    assert.are.equal(0, r.l1.hits + r.l2.hits)
+    for _, pc in pairs(r.pcs) do
+      if pc.opcode:match("^LDG") then
+        assert.are.equal(2 * pc.instructions, pc.requests) -- one 64 B transaction per half-warp
+        assert.are.equal(391 * 1125 / 1000, pc.amat)     -- l2.latency 0 + DRAM
+      end
+    end
+  end)
+
+  it("counts shared-memory bank conflicts", function()
+    local r = assert(memsim.functional(small("tiled_barrier"), config.load("gtx1080")))
+    assert.are.equal(0, r.bank_conflicts) -- the tile is read at unit stride
+    local d = {}
+    for k, v in pairs(workloads.get("tiled_barrier")) do
+      d[k] = v
+    end
+    d.grid = 16
+    d.streams = { a = d.streams.a, b = d.streams.b, tile = { kind = "shared", footprint = 8192, stride = 8 } }
+    r = assert(memsim.functional(assert(workloads.kernel(d)), config.load("gtx1080")))
+    assert.is_true(r.bank_conflicts > 0)
+    for _, pc in pairs(r.pcs) do
+      if pc.opcode:match("^LDS") then
+        assert.are.equal(2 * pc.instructions, pc.shared_passes) -- stride 2 words: 2 passes
+      end
+    end
+  end)
+
   it("gives the same result twice", function()
     local k = small("divergent_gather")
     local a = memsim.functional(k, config.load("gtx1080"))

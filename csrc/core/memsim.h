@@ -83,6 +83,14 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
 uint32_t gp_coalesce_cc1x(const uint64_t *addrs, uint32_t n, uint32_t width,
                           uint64_t *txn_addr, uint32_t *txn_bytes);
 
+/* A warp's CC 1.x transactions as line requests (line index and the 32 B
+ * sectors each transaction covers), half-warp by half-warp: addresses 0-15
+ * then 16-31 in lane order (the trace keeps active lanes' addresses in
+ * order, so with inactive lanes the split is approximate).  Returns the
+ * count (at most 32). */
+uint32_t gp_cc1x_requests(const uint64_t *addrs, uint32_t n, uint32_t width,
+                          uint64_t *lines, uint8_t *masks);
+
 /* ---------------------------------------------------------------------------
  * Functional mode (GPUMech Sec. V)
  * ------------------------------------------------------------------------- */
@@ -96,6 +104,9 @@ typedef struct gp_memsim_config {
   uint32_t dram_access_bytes;  /* what one DRAM request moves (32) */
   double l1_latency, l2_latency, dram_latency; /* cycles; l1/l2 totals, dram
                                                   the increment beyond L2 */
+  int cc1x;                    /* compute capability 1.x half-warp coalescing */
+  uint32_t shared_banks, shared_bank_bytes;
+  double shared_latency;       /* cycles, a conflict-free access */
 } gp_memsim_config;
 
 /* Per static PC. */
@@ -103,7 +114,9 @@ typedef struct gp_pc_memory {
   uint64_t instructions;       /* dynamic memory instructions at this PC */
   uint64_t l1_hits, l2_hits, dram; /* by each instruction's slowest request */
   uint64_t requests;           /* line requests */
-  double amat;                 /* cycles: l1 x L1 + l2 x L2 + dram x (L2 + DRAM), averaged */
+  double amat;                 /* cycles: l1 x L1 + l2 x L2 + dram x (L2 + DRAM),
+                                  averaged; shared-memory PCs: the shared latency */
+  uint64_t shared_passes;      /* shared-memory PCs: bank passes, summed */
 } gp_pc_memory;
 
 typedef struct gp_memsim_result {
@@ -112,6 +125,7 @@ typedef struct gp_memsim_result {
   uint64_t load_l1_misses;     /* load requests that miss L1: they take MSHRs */
   uint64_t dram_requests;      /* requests reaching DRAM, stores included */
   uint64_t dram_bytes_read, dram_bytes_written;
+  uint64_t bank_conflicts;     /* shared-memory passes beyond the first */
   gp_cache_stats l1, l2;       /* summed over SMs / slices */
 } gp_memsim_result;
 
@@ -148,6 +162,7 @@ typedef struct gp_timed_config {
   uint32_t dram_channels;
   double dram_bytes_per_cycle; /* all channels together, per core cycle */
   uint32_t dram_access_bytes;
+  int cc1x;                    /* the replay driver coalesces per half-warp */
 } gp_timed_config;
 
 typedef struct gp_timed_stats {

@@ -194,3 +194,20 @@ uint32_t gp_coalesce_cc1x(const uint64_t *addrs, uint32_t n, uint32_t width,
   }
   return count;
 }
+
+uint32_t gp_cc1x_requests(const uint64_t *addrs, uint32_t n, uint32_t width,
+                          uint64_t *lines, uint8_t *masks) {
+  uint32_t count = 0, half;
+  for (half = 0; half * 16 < n && half < 2; half++) {
+    uint64_t addr[16];
+    uint32_t bytes[16], t, m = n - half * 16 < 16 ? n - half * 16 : 16;
+    uint32_t txns = gp_coalesce_cc1x(addrs + half * 16, m, width, addr, bytes);
+    for (t = 0; t < txns; t++) {
+      /* transactions are aligned to their size, so one stays in one line */
+      uint32_t first = (uint32_t)((addr[t] >> 5) & 3), sectors = bytes[t] / 32;
+      lines[count] = addr[t] >> 7;
+      masks[count++] = (uint8_t)(((1u << sectors) - 1u) << first);
+    }
+  }
+  return count;
+}

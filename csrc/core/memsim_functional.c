@@ -71,29 +71,71 @@ static int request(replay *r, int op, uint32_t sm, uint64_t line, uint8_t mask) 
   return level;
 }
 
+/* The line requests of memory instruction i: the trace's coalesced lines,
+ * or per half-warp CC 1.x transactions for global accesses on pre-Fermi
+ * configurations.  Points *lines / *masks at them; returns the count. */
+static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *buf_lines,
+                            uint8_t *buf_masks, const uint64_t **lines, const uint8_t **masks) {
+  const gp_mem_record *m = &k->mem_records[k->mem[i]];
+  int c = k->op_class[i];
+  if (cc1x && (c == GP_OP_LD_GLOBAL || c == GP_OP_ST_GLOBAL || c == GP_OP_ATOM_GLOBAL ||
+               c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {
+    *lines = buf_lines;
+    *masks = buf_masks;
+    return gp_cc1x_requests(k->addresses + m->addr_start, m->addr_count, k->width[i],
+                            buf_lines, buf_masks);
+  }
+  *lines = k->lines + m->line_start;
+  *masks = k->sector_masks + m->line_start;
+  return m->line_count;
+}
+
 /* Replays memory instruction i of a warp on SM `sm`. */
 static void replay_instruction(replay *r, uint64_t i, uint32_t sm) {
   const gp_kernel *k = r->k;
-  const gp_mem_record *m = &k->mem_records[k->mem[i]];
   gp_pc_memory *pc = &r->out->pcs[k->pc_index[i]];
+  uint64_t buf_lines[32];
+  uint8_t buf_masks[32];
+  const uint64_t *lines;
+  const uint8_t *masks;
+  uint32_t n = requests_of(k, i, r->cfg->cc1x, buf_lines, buf_masks, &lines, &masks), j;
   int worst = LEVEL_L1;
-  uint32_t j;
-  if (m->line_count == 0)
+  if (n == 0)
     return;
-  for (j = 0; j < m->line_count; j++) {
-    int level = request(r, k->op_class[i], sm, k->lines[m->line_start + j],
-                        k->sector_masks[m->line_start + j]);
+  for (j = 0; j < n; j++) {
+    int level = request(r, k->op_class[i], sm, lines[j], masks[j]);
     if (level > worst)
       worst = level;
   }
   pc->instructions++;
-  pc->requests += m->line_count;
+  pc->requests += n;
   if (worst == LEVEL_L1)
     pc->l1_hits++;
   else if (worst == LEVEL_L2)
     pc->l2_hits++;
   else
     pc->dram++;
+}
+
+/* Shared-memory instructions: bank passes per PC (order does not matter). */
+static void shared_passes(replay *r) {
+  const gp_kernel *k = r->k;
+  uint64_t i;
+  for (i = 0; i < k->insts; i++) {
+    int c = k->op_class[i];
+    if (k->mem[i] != UINT32_MAX &&
+        (c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED)) {
+      const gp_mem_record *m = &k->mem_records[k->mem[i]];
+      gp_pc_memory *pc = &r->out->pcs[k->pc_index[i]];
+      uint32_t passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count,
+                                         k->width[i], r->cfg->shared_banks,
+                                         r->cfg->shared_bank_bytes);
+      pc->instructions++;
+      pc->shared_passes += passes;
+      pc->amat = r->cfg->shared_latency;
+      r->out->bank_conflicts += passes > 1 ? passes - 1 : 0;
+    }
+  }
 }
 
 /* Next cache-using memory instruction of a warp at or after *cursor. */
@@ -196,9 +238,10 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
     status = gp_memsim_order(k, cfg->sms, cfg->blocks_per_sm, alloc, visit_functional, &r, err);
   if (status != GP_OK)
     goto done;
+  shared_passes(&r);
   for (s = 0; s < k->static_count; s++) {
     gp_pc_memory *pc = &out->pcs[s];
-    if (pc->instructions > 0)
+    if (pc->instructions > 0 && pc->shared_passes == 0)
       pc->amat = ((double)pc->l1_hits * cfg->l1_latency + (double)pc->l2_hits * cfg->l2_latency +
                   (double)pc->dram * (cfg->l2_latency + cfg->dram_latency)) /
                  (double)pc->instructions;

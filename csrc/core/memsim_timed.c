@@ -386,7 +386,7 @@ typedef struct timed_replay {
   const gp_kernel *k;
   double step, now, last;
   uint64_t requests;
-  int status;
+  int status, cc1x;
   gp_error *err;
 } timed_replay;
 
@@ -395,13 +395,23 @@ static void visit_timed(void *ctx, uint64_t i, uint32_t sm) {
   const gp_kernel *k = r->k;
   const gp_mem_record *m = &k->mem_records[k->mem[i]];
   double done[64], complete;
+  uint64_t buf_lines[32];
+  uint8_t buf_masks[32];
+  const uint64_t *lines = k->lines + m->line_start;
+  const uint8_t *masks = k->sector_masks + m->line_start;
+  uint32_t n = m->line_count;
   if (r->status != GP_OK)
     return;
+  if (r->cc1x && k->op_class[i] != GP_OP_TEX) {
+    n = gp_cc1x_requests(k->addresses + m->addr_start, m->addr_count, k->width[i], buf_lines,
+                         buf_masks);
+    lines = buf_lines;
+    masks = buf_masks;
+  }
   r->now += r->step;
-  r->status = gp_timed_submit(r->t, sm, r->now, k->op_class[i], k->lines + m->line_start,
-                              k->sector_masks + m->line_start, m->line_count, done, &complete,
-                              r->err);
-  r->requests += m->line_count;
+  r->status = gp_timed_submit(r->t, sm, r->now, k->op_class[i], lines, masks, n, done,
+                              &complete, r->err);
+  r->requests += n;
   if (complete > r->last)
     r->last = complete;
 }
@@ -416,6 +426,7 @@ int gp_memsim_timed_replay(const gp_kernel *k, const gp_timed_config *cfg,
   if (gp_timed_new(&r.t, alloc, cfg, err) != GP_OK)
     return GP_ERR;
   r.k = k;
+  r.cc1x = cfg->cc1x;
   r.step = 1.0 / cfg->sms;
   r.err = err;
   r.status = GP_OK;

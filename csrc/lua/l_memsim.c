@@ -9,7 +9,9 @@
  *   cache_global, dram_access_bytes, l1_latency, l2_latency, dram_latency
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
  *   l2_hits, dram, requests, amat} (memory PCs only) }, load_l1_misses,
- *   dram_requests, dram_bytes_read, dram_bytes_written, l1 = {...}, l2 = {...} }
+ *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
+ *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
+ * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency.
  *
  *   result = core.memsim_timed_replay(kernel, params)  -- or nil, message
  * params adds mshrs, l2_interval, dram_channels, dram_bytes_per_cycle; result:
@@ -85,6 +87,7 @@ static void read_params(lua_State *L, int t, gp_timed_config *c, uint32_t *block
   c->l2_interval = num(L, t, "l2_interval", 1);
   c->dram_channels = (uint32_t)num(L, t, "dram_channels", 1);
   c->dram_bytes_per_cycle = num(L, t, "dram_bytes_per_cycle", 32);
+  c->cc1x = (int)num(L, t, "cc1x", 0);
 }
 
 static int memsim_functional(lua_State *L) {
@@ -102,6 +105,10 @@ static int memsim_functional(lua_State *L) {
   c.dram_access_bytes = params.dram_access_bytes;
   c.l1_latency = params.l1_latency, c.l2_latency = params.l2_latency;
   c.dram_latency = params.dram_latency;
+  c.cc1x = params.cc1x;
+  c.shared_banks = (uint32_t)num(L, 2, "shared_banks", 32);
+  c.shared_bank_bytes = (uint32_t)num(L, 2, "shared_bank_bytes", 4);
+  c.shared_latency = num(L, 2, "shared_latency", 0);
   if (gp_memsim_functional(k, &c, &alloc, &r, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
@@ -130,6 +137,10 @@ static int memsim_functional(lua_State *L) {
     lua_setfield(L, -2, "requests");
     lua_pushnumber(L, p->amat);
     lua_setfield(L, -2, "amat");
+    if (p->shared_passes > 0) {
+      lua_pushinteger(L, (lua_Integer)p->shared_passes);
+      lua_setfield(L, -2, "shared_passes");
+    }
     gpc_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "pcs");
@@ -141,6 +152,8 @@ static int memsim_functional(lua_State *L) {
   lua_setfield(L, -2, "dram_bytes_read");
   lua_pushinteger(L, (lua_Integer)r.dram_bytes_written);
   lua_setfield(L, -2, "dram_bytes_written");
+  lua_pushinteger(L, (lua_Integer)r.bank_conflicts);
+  lua_setfield(L, -2, "bank_conflicts");
   push_stats(L, &r.l1, "l1");
   push_stats(L, &r.l2, "l2");
   gp_memsim_result_free(&r, &alloc);

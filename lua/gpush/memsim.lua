@@ -33,16 +33,18 @@ function M.params(cfg, kernel)
     l2_latency = cfg.l2.latency,
     -- DRAM latency is given in ns so core-clock sweeps do not scale it
     dram_latency = cfg.dram.latency_ns * cfg.clock.core_mhz / 1000,
+    cc1x = no_caches, -- half-warp coalescing before Fermi
+    shared_banks = cfg.shared.banks, shared_bank_bytes = cfg.shared.bank_bytes,
+    shared_latency = cfg.shared.latency,
   }
 end
 
 -- Parameters of the timed model: the functional ones plus MSHRs, the L2
--- slice service interval (1 cycle per request: an assumption until the
--- schema gains it) and DRAM bandwidth in bytes per core cycle.
+-- slice service interval and DRAM bandwidth in bytes per core cycle.
 function M.timed_params(cfg, kernel)
   local p = M.params(cfg, kernel)
   p.mshrs = cfg.l1.mshrs
-  p.l2_interval = 1
+  p.l2_interval = cfg.l2.interval
   p.dram_channels = cfg.dram.channels
   p.dram_bytes_per_cycle = cfg.dram.bandwidth_gbs * 1e9 / (cfg.clock.core_mhz * 1e6)
   return p

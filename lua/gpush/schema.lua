@@ -133,6 +133,8 @@ param { "l2.slices", "int", unit = "slices", default = 1, min = 1, max = 1024,
   desc = "L2 slices, selected by an address hash" }
 param { "l2.latency", "number", unit = "cycles", default = 120, min = 0, max = 10000,
   desc = "Load-to-use latency of an L2 hit (total, including the L1 miss)" }
+param { "l2.interval", "number", unit = "cycles", default = 1, min = 0, max = 1000,
+  desc = "Cycles one L2 slice needs per request (its service interval): slice bandwidth" }
 param { "l2.write_policy", "enum", values = { "write_back", "write_through" },
   unit = "", default = "write_back", desc = "L2 write policy" }
 

@@ -220,6 +220,49 @@ static void test_functional_amat_example(void) {
   gp_kernel_free(k);
 }
 
+/* CC 1.x: unit-stride 4-byte loads shifted by 4 bytes.  Half-warp 0 spans
+ * 0x1004-0x1043 (one 128 B transaction: it straddles the 64 B halves),
+ * half-warp 1 spans 0x1044-0x1083 (64 B upper half, then 32 B): 224 bytes,
+ * where the sectored 128 B-line model moves five 32 B sectors, 160 bytes. */
+static void test_functional_cc1x_and_banks(void) {
+  gp_synth_stream s[2] = {{GP_STREAM_COALESCED, 0x1004, 1 << 20, 4, 1},
+                          {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  gp_synth_op body[2] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_LD_SHARED, 4, 1, 0, 0}};
+  gp_synth_desc d;
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "cc1x");
+  d.grid[0] = d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 32, d.block[1] = d.block[2] = 1;
+  d.trips = 1, d.body = body, d.body_len = 2, d.streams = s, d.stream_count = 2;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 4, cfg.blocks_per_sm = 8, cfg.dram_access_bytes = 32, cfg.l2.sectored = 1;
+  cfg.l2_latency = 0, cfg.dram_latency = 400;
+  cfg.shared_banks = 32, cfg.shared_bank_bytes = 4, cfg.shared_latency = 38;
+  cfg.cc1x = 1;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.dram_bytes_read, 224);
+  CHECK_EQ_INT(r.pcs[0].requests, 3);
+  CHECK_NEAR(r.pcs[0].amat, 400, 1e-12);
+  /* the shared load at stride 2 words: a 2-way bank conflict */
+  CHECK_EQ_INT(r.pcs[1].shared_passes, 2);
+  CHECK_EQ_INT(r.bank_conflicts, 1);
+  CHECK_NEAR(r.pcs[1].amat, 38, 1e-12);
+  gp_memsim_result_free(&r, &a);
+  cfg.cc1x = 0;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.dram_bytes_read, 160);
+  gp_memsim_result_free(&r, &a);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_lru_order_and_set_index);
   RUN(test_sectored_misses);
@@ -229,5 +272,6 @@ int main(void) {
   RUN(test_line_coalescing);
   RUN(test_slice_hash_spreads_strides);
   RUN(test_functional_amat_example);
+  RUN(test_functional_cc1x_and_banks);
   return gp_test_finish();
 }
