@@ -12,6 +12,10 @@ local function small(name, grid)
   return assert(workloads.kernel(d))
 end
 
+local function helper_shared()
+  return require("spec_helper").shared
+end
+
 local function totals(r)
   local t = { instructions = 0, l1 = 0, l2 = 0, dram = 0 }
   for _, pc in pairs(r.pcs) do
@@ -93,6 +97,25 @@ describe("gpush.memsim functional mode", function()
         assert.are.equal(2 * pc.instructions, pc.shared_passes) -- stride 2 words: 2 passes
       end
     end
+  end)
+
+  it("gives constant loads the constant-cache latency", function()
+    if not require("spec_helper").have_shared_traces() then
+      pending("../shared/traces not found: the real-trace check is skipped")
+      return
+    end
+    local cfg = config.load("rtx3070")
+    local t = assert(require("gpush.trace").open(helper_shared() .. "/traces/vectoradd-sm80"))
+    local _, k = t:kernels()()
+    local r = assert(memsim.functional(k, cfg))
+    local seen = 0
+    for _, pc in pairs(r.pcs) do
+      if pc.opcode:match("^U?LDC") then
+        assert.are.equal(cfg.const.latency, pc.amat)
+        seen = seen + 1
+      end
+    end
+    assert.is_true(seen > 0)
   end)
 
   it("gives the same result twice", function()

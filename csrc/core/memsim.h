@@ -107,6 +107,8 @@ typedef struct gp_memsim_config {
   int cc1x;                    /* compute capability 1.x half-warp coalescing */
   uint32_t shared_banks, shared_bank_bytes;
   double shared_latency;       /* cycles, a conflict-free access */
+  double const_latency;        /* cycles: the constant cache, always a hit
+                                  (traces carry no constant addresses) */
 } gp_memsim_config;
 
 /* Per static PC. */
@@ -115,7 +117,8 @@ typedef struct gp_pc_memory {
   uint64_t l1_hits, l2_hits, dram; /* by each instruction's slowest request */
   uint64_t requests;           /* line requests */
   double amat;                 /* cycles: l1 x L1 + l2 x L2 + dram x (L2 + DRAM),
-                                  averaged; shared-memory PCs: the shared latency */
+                                  averaged; shared-memory and constant PCs:
+                                  their latency */
   uint64_t shared_passes;      /* shared-memory PCs: bank passes, summed */
 } gp_pc_memory;
 

@@ -117,13 +117,19 @@ static void replay_instruction(replay *r, uint64_t i, uint32_t sm) {
     pc->dram++;
 }
 
-/* Shared-memory instructions: bank passes per PC (order does not matter). */
+/* Shared-memory instructions: bank passes per PC; constant loads: the
+ * constant-cache latency (order does not matter for either). */
 static void shared_passes(replay *r) {
   const gp_kernel *k = r->k;
   uint64_t i;
   for (i = 0; i < k->insts; i++) {
     int c = k->op_class[i];
-    if (k->mem[i] != UINT32_MAX &&
+    if (c == GP_OP_LD_CONST) {
+      gp_pc_memory *pc = &r->out->pcs[k->pc_index[i]];
+      pc->instructions++;
+      pc->l1_hits++;
+      pc->amat = r->cfg->const_latency;
+    } else if (k->mem[i] != UINT32_MAX &&
         (c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED)) {
       const gp_mem_record *m = &k->mem_records[k->mem[i]];
       gp_pc_memory *pc = &r->out->pcs[k->pc_index[i]];
@@ -241,7 +247,7 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
   shared_passes(&r);
   for (s = 0; s < k->static_count; s++) {
     gp_pc_memory *pc = &out->pcs[s];
-    if (pc->instructions > 0 && pc->shared_passes == 0)
+    if (pc->instructions > 0 && pc->shared_passes == 0 && k->statics[s].op_class != GP_OP_LD_CONST)
       pc->amat = ((double)pc->l1_hits * cfg->l1_latency + (double)pc->l2_hits * cfg->l2_latency +
                   (double)pc->dram * (cfg->l2_latency + cfg->dram_latency)) /
                  (double)pc->instructions;

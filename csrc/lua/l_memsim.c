@@ -11,7 +11,7 @@
  *   l2_hits, dram, requests, amat} (memory PCs only) }, load_l1_misses,
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
  *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
- * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency.
+ * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency, const_latency.
  *
  *   result = core.memsim_timed_replay(kernel, params)  -- or nil, message
  * params adds mshrs, l2_interval, dram_channels, dram_bytes_per_cycle; result:
@@ -109,6 +109,7 @@ static int memsim_functional(lua_State *L) {
   c.shared_banks = (uint32_t)num(L, 2, "shared_banks", 32);
   c.shared_bank_bytes = (uint32_t)num(L, 2, "shared_bank_bytes", 4);
   c.shared_latency = num(L, 2, "shared_latency", 0);
+  c.const_latency = num(L, 2, "const_latency", 0);
   if (gp_memsim_functional(k, &c, &alloc, &r, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);

@@ -36,6 +36,7 @@ function M.params(cfg, kernel)
     cc1x = no_caches, -- half-warp coalescing before Fermi
     shared_banks = cfg.shared.banks, shared_bank_bytes = cfg.shared.bank_bytes,
     shared_latency = cfg.shared.latency,
+    const_latency = cfg.const.latency,
   }
 end
 
