@@ -51,6 +51,14 @@ function M.write_temp(text, suffix)
   return path
 end
 
+-- The whole content of a file.
+function M.read_file(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
 -- A fresh temporary directory.
 function M.temp_dir()
   local p = io.popen("mktemp -d")

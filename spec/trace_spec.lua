@@ -146,13 +146,7 @@ describe("gpush trace convert", function()
     -- written text, read and written again, is identical
     code = helper.gpush_run { "trace", "convert", dir .. "/a.traceg", dir .. "/b.traceg" }
     assert.are.equal(0, code)
-    local function slurp(p)
-      local f = assert(io.open(p, "rb"))
-      local s = f:read("a")
-      f:close()
-      return s
-    end
-    assert.are.equal(slurp(dir .. "/a.traceg"), slurp(dir .. "/b.traceg"))
+    assert.are.equal(helper.read_file(dir .. "/a.traceg"), helper.read_file(dir .. "/b.traceg"))
     os.execute("rm -rf " .. dir)
   end)
 
@@ -178,13 +172,7 @@ describe("gpush trace convert", function()
     assert.are.equal(0, (helper.gpush_run { "trace", "convert", "suite:divergent_loop", dir .. "/a.traceg" }))
     assert.are.equal(0, (helper.gpush_run { "trace", "convert", dir .. "/a.traceg", dir .. "/a.gpt" }))
     assert.are.equal(0, (helper.gpush_run { "trace", "convert", dir .. "/a.gpt", dir .. "/b.traceg" }))
-    local function slurp(p)
-      local f = assert(io.open(p, "rb"))
-      local s = f:read("a")
-      f:close()
-      return s
-    end
-    assert.are.equal(slurp(dir .. "/a.traceg"), slurp(dir .. "/b.traceg"))
+    assert.are.equal(helper.read_file(dir .. "/a.traceg"), helper.read_file(dir .. "/b.traceg"))
     local code, out = helper.gpush_run { "trace", "info", dir .. "/a.gpt", "--json" }
     assert.are.equal(0, code)
     local from_gpt = json.decode(out)[1]
