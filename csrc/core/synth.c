@@ -273,6 +273,7 @@ int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
   k->shmem_bytes = d->shmem;
   k->binary_version = d->binary_version ? d->binary_version : 80;
   k->trace_version = 5;
+  k->synthetic = 1;
   k->launch_id = 1;
   threads_per_block = d->block[0] * d->block[1] * d->block[2];
   k->blocks = d->grid[0] * d->grid[1] * d->grid[2];

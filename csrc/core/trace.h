@@ -124,6 +124,7 @@ typedef struct gp_kernel {
   int binary_version;           /* -binary version */
   int trace_version;            /* -accelsim tracer version (0: pre-3) */
   int lineinfo;                 /* -enable lineinfo */
+  int synthetic;                /* made by the generator, not recorded */
   uint64_t shmem_base, local_base;
   /* geometry */
   uint32_t blocks;              /* thread blocks in the grid */

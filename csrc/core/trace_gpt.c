@@ -51,7 +51,7 @@ typedef struct gpt_header {
   uint64_t file_bytes;
   char name[256];
   uint32_t launch_id, grid[3], block[3], shmem_bytes, nregs;
-  int32_t binary_version, trace_version, lineinfo;
+  int32_t binary_version, trace_version, lineinfo, synthetic;
   uint64_t shmem_base, local_base;
   uint32_t blocks, warps_per_block, warps, mem_count;
   uint64_t insts, strings_len;
@@ -128,6 +128,7 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
   h.shmem_bytes = k->shmem_bytes, h.nregs = k->nregs;
   h.binary_version = k->binary_version, h.trace_version = k->trace_version;
   h.lineinfo = k->lineinfo;
+  h.synthetic = k->synthetic;
   h.shmem_base = k->shmem_base, h.local_base = k->local_base;
   h.blocks = k->blocks, h.warps_per_block = k->warps_per_block, h.warps = k->warps;
   h.mem_count = k->mem_count, h.insts = k->insts, h.strings_len = k->strings_len;
@@ -290,6 +291,7 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   k->shmem_bytes = h->shmem_bytes, k->nregs = h->nregs;
   k->binary_version = h->binary_version, k->trace_version = h->trace_version;
   k->lineinfo = h->lineinfo, k->shmem_base = h->shmem_base, k->local_base = h->local_base;
+  k->synthetic = h->synthetic;
   k->blocks = h->blocks, k->warps_per_block = h->warps_per_block, k->warps = h->warps;
   k->insts = h->insts, k->mem_count = h->mem_count, k->address_count = h->address_count;
   k->line_count = h->line_count, k->static_count = h->static_count;

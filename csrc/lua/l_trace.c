@@ -11,6 +11,7 @@
  *   kernel:warp(w)                          -- one warp's instructions as tables
  *   kernel:write_text(path)                 -- Accel-Sim text; true or nil, message
  *   kernel:write_gpt(path)                  -- the .gpt binary; true or nil, message
+ *   kernel:statics()                        -- static instructions: {pc, opcode, class}
  */
 #include "compat.h"
 #include "l_core.h"
@@ -212,6 +213,8 @@ static int kernel_info(lua_State *L) {
   lua_setfield(L, -2, "class_mix");
   lua_pushstring(L, k->warnings);
   lua_setfield(L, -2, "warnings");
+  lua_pushboolean(L, k->synthetic);
+  lua_setfield(L, -2, "synthetic");
   return 1;
 }
 
@@ -267,6 +270,23 @@ static int kernel_write_text(lua_State *L) {
   return 1;
 }
 
+static int kernel_statics(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  uint32_t i;
+  lua_createtable(L, (int)k->static_count, 0);
+  for (i = 0; i < k->static_count; i++) {
+    const gp_static_inst *st = &k->statics[i];
+    lua_createtable(L, 0, 3);
+    set_integer(L, "pc", (double)st->pc);
+    lua_pushstring(L, k->strings + st->opcode);
+    lua_setfield(L, -2, "opcode");
+    lua_pushstring(L, gp_op_class_name(st->op_class));
+    lua_setfield(L, -2, "class");
+    gpc_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 static int kernel_write_gpt(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   const char *path = luaL_checkstring(L, 2);
@@ -301,6 +321,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"warp", kernel_warp},
                                           {"write_text", kernel_write_text},
                                           {"write_gpt", kernel_write_gpt},
+                                          {"statics", kernel_statics},
                                           {NULL, NULL}};
 
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},

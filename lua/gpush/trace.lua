@@ -93,6 +93,45 @@ function Trace:kernels(spec)
   end
 end
 
+-- The (launch, kernel) pairs of an input: a trace path, "suite" (every
+-- embedded synthetic kernel) or "suite:NAME"; returns an iterator, or nil
+-- and a message.  A kernel that cannot be read raises its message.
+function M.kernels_of(input, spec)
+  local suite_name = input:match("^suite:(.+)$")
+  if input == "suite" or suite_name then
+    local workloads = require "gpush.workloads"
+    local list = {}
+    if suite_name then
+      local desc, message = workloads.get(suite_name)
+      if not desc then
+        return nil, message
+      end
+      list[1] = desc
+    else
+      list = workloads.suite
+    end
+    local i, keep = 0, M.filter(spec)
+    return function()
+      while i < #list do
+        i = i + 1
+        local launch = { launch = i, kernel = list[i].name }
+        if keep(launch) then
+          local kernel, message = workloads.kernel(list[i])
+          if not kernel then
+            error(message, 0)
+          end
+          return launch, kernel
+        end
+      end
+    end
+  end
+  local t, message = M.open(input)
+  if not t then
+    return nil, message
+  end
+  return t:kernels(spec)
+end
+
 -- MemcpyHtoD lines of a kernelslist.g: count and total bytes.
 function Trace:memcpy()
   return self.reader:memcpy()

@@ -123,46 +123,12 @@ local function check(ok, message)
   return ok
 end
 
--- The (launch, kernel) pairs of IN: a trace, or the synthetic suite.
-local function source_kernels(input, spec)
-  local suite_name = input:match("^suite:(.+)$")
-  if input == "suite" or suite_name then
-    local workloads = require "gpush.workloads"
-    local list = {}
-    if suite_name then
-      local desc, message = workloads.get(suite_name)
-      if not desc then
-        return nil, message
-      end
-      list[1] = desc
-    else
-      list = workloads.suite
-    end
-    local i, keep = 0, trace.filter(spec)
-    return function()
-      while i < #list do
-        i = i + 1
-        local launch = { launch = i, kernel = list[i].name }
-        if keep(launch) then
-          local kernel = check(workloads.kernel(list[i]))
-          return launch, kernel
-        end
-      end
-    end
-  end
-  local t, message = trace.open(input)
-  if not t then
-    return nil, message
-  end
-  return t:kernels(spec)
-end
-
 local function convert(opts, out, err)
   if #opts.words ~= 2 then
     return usage_error("convert needs IN and OUT", err)
   end
   local input, output = opts.words[1], opts.words[2]
-  local iter, message = source_kernels(input, opts.kernel)
+  local iter, message = trace.kernels_of(input, opts.kernel)
   if not iter then
     err:write("gpush trace: ", message, "\n")
     return 1

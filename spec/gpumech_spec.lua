@@ -1,0 +1,124 @@
+-- gpush.gpumech: predictions on synthetic kernels, real traces and presets.
+local gpumech = require "gpush.gpumech"
+local config = require "gpush.config"
+local workloads = require "gpush.workloads"
+local helper = require "spec_helper"
+
+local function small(name, grid)
+  local d = {}
+  for k, v in pairs(workloads.get(name)) do
+    d[k] = v
+  end
+  d.grid = grid or 96
+  return assert(workloads.kernel(d))
+end
+
+local function stack_sum(r)
+  local s = 0
+  for _, v in pairs(r.stack) do
+    s = s + v
+  end
+  return s
+end
+
+describe("gpush.gpumech", function()
+  it("takes N x L cycles for one warp's dependent chain", function()
+    local k = assert(workloads.kernel { name = "chain", grid = 1, block = 32, trips = 10,
+      body = { { "fp32", dep = 1 } } })
+    -- GPUMech's Table I: FP latency 25; EXIT issues right after the chain
+    local cfg = config.load("gpumech-baseline", { "ops.branch.latency=1" })
+    local r = assert(gpumech.predict(k, cfg))
+    assert.are.equal(10 * 25, r.cycles)
+    assert.are.equal(250 / 1000, r.time_us)
+    assert.are.equal(11 / 250, r.ipc)
+    assert.is_near(r.cpi, stack_sum(r), 1e-12)
+    assert.is_true(r.stack.DEP > 0.9 * r.cpi)
+    assert.matches("sub%-wave kernel: 1 blocks", r.warnings[1])
+  end)
+
+  it("never predicts slower with more MSHRs or more DRAM bandwidth, and never below the issue bound", function()
+    for _, name in ipairs { "stream_triad", "divergent_gather", "pointer_chase", "cache_reuse" } do
+      local k = small(name)
+      for _, policy in ipairs { "rr", "gto" } do
+        local base = assert(gpumech.predict(k, config.load("gtx660ti", { "l1.mshrs=16", "dram.bandwidth_gbs=96" }), { policy = policy }))
+        local mshrs = assert(gpumech.predict(k, config.load("gtx660ti", { "l1.mshrs=64", "dram.bandwidth_gbs=96" }), { policy = policy }))
+        local band = assert(gpumech.predict(k, config.load("gtx660ti", { "l1.mshrs=16", "dram.bandwidth_gbs=192" }), { policy = policy }))
+        assert.is_true(mshrs.cycles <= base.cycles + 1e-6, name .. " " .. policy .. " mshrs")
+        assert.is_true(band.cycles <= base.cycles + 1e-6, name .. " " .. policy .. " bandwidth")
+        for _, r in ipairs { base, mshrs, band } do
+          assert.is_true(r.cpi >= 1 / 2 - 1e-12) -- Kepler issues 2 per scheduler per cycle
+          assert.is_near(r.cpi, stack_sum(r), 1e-9)
+        end
+      end
+    end
+  end)
+
+  it("orders Table II's models: naive <= MT <= MT_MSHR <= MT_MSHR_BAND", function()
+    local k = small("divergent_gather")
+    local cfg = config.load("gtx480")
+    local last = 0
+    for _, model in ipairs { "naive", "mt", "mt_mshr", "mt_mshr_band" } do
+      local r = assert(gpumech.predict(k, cfg, { model = model }))
+      assert.is_true(r.cycles >= last - 1e-6, model)
+      last = r.cycles
+    end
+    assert.are.equal(last, assert(gpumech.predict(k, cfg, { model = "gpumech" })).cycles)
+  end)
+
+  it("selects representative warps by k-means, MAX, MIN and RANDOM", function()
+    local k = small("divergent_loop", 8)
+    local cfg = config.load("gtx1080")
+    local longest = 0
+    for w = 0, k:info().warps - 1 do
+      longest = math.max(longest, #k:warp(w))
+    end
+    local max = assert(gpumech.predict(k, cfg, { select = "max" }))
+    local min = assert(gpumech.predict(k, cfg, { select = "min" }))
+    assert.is_true(max.cycles >= min.cycles)
+    assert.are.equal(longest, #k:warp(max.representative_warp))
+    local km = assert(gpumech.predict(k, cfg))
+    assert.is_true(km.cycles >= min.cycles and km.cycles <= max.cycles)
+    local r1 = gpumech.predict(k, cfg, { select = "random", seed = 3 })
+    local r2 = gpumech.predict(k, cfg, { select = "random", seed = 3 })
+    assert.are.equal(r1.representative_warp, r2.representative_warp)
+  end)
+
+  it("reuses the representative warp across configurations", function()
+    local k = small("divergent_loop", 16)
+    local prepared = assert(gpumech.prepare(k, config.load("gtx660ti")))
+    local direct = assert(gpumech.predict(k, config.load("gtx660ti")))
+    local reused = assert(gpumech.predict(k, config.load("gtx660ti"), { prepared = prepared }))
+    assert.are.equal(direct.cycles, reused.cycles)
+    assert.are.equal(prepared.warp, reused.representative_warp)
+  end)
+
+  it("explains misuse and kernels that do not fit", function()
+    local k = small("fma_compute", 4)
+    assert.has_error(function() gpumech.predict(k, config.load("gtx480"), { policy = "lifo" }) end,
+      "gpush.gpumech.predict: policy must be 'rr' or 'gto', got 'lifo'")
+    local r, err = gpumech.predict(k, config.load("gtx480", { "sm.max_block_threads=128" }))
+    assert.is_nil(r)
+    assert.are.equal("gpumech: kernel 'fma_compute' does not fit on one SM of 'gtx480' (limit: threads)", err)
+  end)
+
+  it("runs every shared real trace end to end", function()
+    if not helper.have_shared_traces() then
+      pending("../shared/traces not found: the real-trace checks are skipped")
+      return
+    end
+    local trace = require "gpush.trace"
+    local cfgs = { sm61 = config.load("gtx1080"), sm80 = config.load("a100"), h100 = config.load("h100-pcie") }
+    local runs = 0
+    for _, folder in ipairs { "vectoradd-sm61", "matrixmul-sm61", "vectoradd-sm80", "bfs-rodinia-sm80",
+      "ffma-chain-h100-10", "ffma-chain-h100-40" } do
+      local cfg = cfgs[folder:match("sm61") and "sm61" or folder:match("h100") and "h100" or "sm80"]
+      for _, kernel in assert(trace.open(helper.shared .. "/traces/" .. folder)):kernels() do
+        local r = assert(gpumech.predict(kernel, cfg, { policy = "gto" }))
+        assert.is_true(r.cycles > 0 and r.ipc > 0, folder)
+        assert.is_near(r.cpi, stack_sum(r), 1e-9)
+        runs = runs + 1
+      end
+    end
+    assert.are.equal(1 + 1 + 1 + 16 + 1 + 1, runs)
+  end)
+end)
