@@ -122,3 +122,41 @@ describe("gpush.gpumech", function()
     assert.are.equal(1 + 1 + 1 + 16 + 1 + 1, runs)
   end)
 end)
+
+describe("gpush gpumech command", function()
+  it("prints one JSON object per launch with the contract fields", function()
+    local code, out, err = helper.gpush_run { "gpumech", "suite:stream_triad", "--config", "gtx660ti",
+      "--policy", "gto", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = require("gpush.json").decode(out)
+    assert.are.equal(1, #rows)
+    local r = rows[1]
+    assert.are.equal("stream_triad", r.kernel)
+    assert.are.equal(1, r.launch)
+    assert.are.equal("gto", r.policy)
+    for _, field in ipairs { "cycles", "ipc", "cpi", "time_us" } do
+      assert.is_true(r[field] > 0, field)
+    end
+    local sum = 0
+    for _, v in pairs(r.stack) do
+      sum = sum + v
+    end
+    assert.is_near(r.cpi, sum, 1e-9)
+  end)
+
+  it("prints a table with totals and explains bad arguments", function()
+    local code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1-2" }
+    assert.are.equal(0, code)
+    assert.matches("GPUMech %(gpumech, rr%) on 'gpumech%-baseline'", out)
+    assert.matches("\n total%s+2 launches", out)
+    local err
+    code, _, err = helper.gpush_run { "gpumech", "suite" }
+    assert.are.equal(2, code)
+    assert.matches("give one PATH and --config NAME", err, 1, true)
+    code, _, err = helper.gpush_run { "gpumech", "suite", "--config", "gtx480", "--policy", "fifo" }
+    assert.are.equal(2, code)
+    code, _, err = helper.gpush_run { "gpumech", "suite", "--config", "gtx480", "-p", "l1.mshrs=0" }
+    assert.are.equal(1, code)
+    assert.matches("-p l1.mshrs=0: parameter 'l1.mshrs' of 'gtx480'", err, 1, true)
+  end)
+end)

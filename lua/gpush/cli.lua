@@ -13,6 +13,8 @@ M.commands = {
     summary = "read Accel-Sim traces: per-launch geometry, instruction mix, memory behaviour" },
   { name = "workloads", module = "gpush.cmd.workloads",
     summary = "list the embedded synthetic kernel suite (the default workload)" },
+  { name = "gpumech", module = "gpush.cmd.gpumech",
+    summary = "predict kernel cycles, IPC and CPI stacks with GPUMech (RR/GTO)" },
   { name = "bench", module = "gpush.cmd.bench",
     summary = "throughput benchmarks next to a same-run baseline (bench trace)" },
 }
