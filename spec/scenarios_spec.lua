@@ -2,22 +2,54 @@
 local helper = require "spec_helper"
 
 describe("scenarios/kepler_sweep.lua", function()
-  it("prints the Kepler base configuration and says the sweep is not there yet", function()
-    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua" }
+  it("sweeps 54 points x 2 policies with GPUMech and writes CSV and Markdown", function()
+    local dir = helper.temp_dir()
+    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:pointer_chase",
+      "--out", dir, "--quiet" }
     assert.are.equal(0, code, err)
-    assert.matches("preset 'gtx660ti'", out, 1, true)
-    assert.matches("sm%.count%s+7 SMs", out)
-    assert.matches("dram%.bandwidth_gbs%s+144%.192 GB/s", out)
-    assert.matches("arrives with the models; nothing is\npredicted yet", out, 1, true)
+    assert.are.equal("", err) -- --quiet
+    assert.matches("1 kernels x 54 points", out, 1, true)
+    assert.matches("| pointer_chase | RR | ", out, 1, true)
+    assert.matches("| pointer_chase | GTO | ", out, 1, true)
+    local csv = helper.read_file(dir .. "/kepler_sweep.csv")
+    local rows, provenance = 0, 0
+    for line in csv:gmatch("[^\n]+") do
+      if line:match("^#") then
+        provenance = provenance + 1
+      elseif line:match("^pointer_chase,") then
+        rows = rows + 1
+      end
+    end
+    assert.are.equal(108, rows)
+    assert.matches("# gpush %d+%.%d+%.%d+\n# preset gtx660ti, config hash %x+", csv)
+    assert.matches("kernel,policy,warps_per_sm,mshrs,dram_gbs,cycles,time_us,ipc,cpi,base,dep,l1,l2,dram,mshr,queue,dominant",
+      csv, 1, true)
+    -- more DRAM bandwidth never slower at a fixed (warps, MSHRs) point
+    local by = {}
+    for line in csv:gmatch("[^\n]+") do
+      local policy, w, m, b, cycles = line:match("^pointer_chase,(%a+),(%d+),(%d+),(%d+),(%d+),")
+      if policy then
+        by[policy .. w .. "/" .. m .. "/" .. b] = tonumber(cycles)
+      end
+    end
+    assert.is_true(by["rr64/32/192"] <= by["rr64/32/96"])
+    assert.matches("| pointer_chase | RR |", helper.read_file(dir .. "/kepler_sweep.md"), 1, true)
+    os.execute("rm -rf " .. dir)
   end)
 
-  it("takes -p overrides and rejects bad ones with the message", function()
-    local code, out = helper.gpush_run { "scenarios/kepler_sweep.lua", "-p", "dram.bandwidth_gbs=96" }
-    assert.are.equal(0, code)
-    assert.matches("dram%.bandwidth_gbs%s+96%.0 GB/s", out)
-    local err
-    code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "-p", "l1.mshrs=0" }
+  it("reports progress on stderr, applies -p to every point and rejects bad arguments", function()
+    local dir = helper.temp_dir()
+    local code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:sfu_heavy",
+      "--out", dir, "-p", "clock.core_mhz=1200" }
+    assert.are.equal(0, code, err)
+    assert.matches("kepler_sweep: sfu_heavy%s+108 predictions in", err)
+    assert.matches("overrides clock.core_mhz=1200", helper.read_file(dir .. "/kepler_sweep.csv"), 1, true)
+    code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--bogus" }
+    assert.are.equal(2, code)
+    assert.matches("unknown argument '--bogus'", err, 1, true)
+    code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "-p", "l1.mshrs=0", "--out", dir }
     assert.are.equal(1, code)
-    assert.matches("-p l1.mshrs=0: parameter 'l1.mshrs' of 'gtx660ti': expected an integer from 1 to 65536, got 0", err, 1, true)
+    assert.matches("-p l1.mshrs=0: parameter 'l1.mshrs' of 'gtx660ti'", err, 1, true)
+    os.execute("rm -rf " .. dir)
   end)
 end)

@@ -192,7 +192,8 @@ end
 
 -- Predicts one kernel on one configuration; returns a result table or nil,
 -- message.  opts: policy "rr"|"gto", model (M.models), select
--- "kmeans"|"max"|"min"|"random", seed, prepared (from M.prepare).
+-- "kmeans"|"max"|"min"|"random", seed, prepared (from M.prepare),
+-- memory_cache (a table reused across calls: see memsim.functional_cached).
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
   local policy = opts.policy or "rr"
@@ -211,7 +212,12 @@ function M.predict(kernel, cfg, opts)
     return nil, ("gpumech: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
       :format(info.kernel, cfg._name, limit)
   end
-  local mem, err = memsim.functional(kernel, cfg)
+  local mem, err
+  if opts.memory_cache then
+    mem, err = memsim.functional_cached(kernel, cfg, opts.memory_cache)
+  else
+    mem, err = memsim.functional(kernel, cfg)
+  end
   if not mem then
     return nil, err
   end

@@ -66,6 +66,38 @@ function M.timed_replay(kernel, cfg)
   return result
 end
 
+-- A stable text of a parameter table, for cache keys.
+local function params_key(p)
+  local keys = {}
+  for k in pairs(p) do
+    keys[#keys + 1] = k
+  end
+  table.sort(keys)
+  local parts = {}
+  for i, k in ipairs(keys) do
+    parts[i] = k .. "=" .. tostring(p[k])
+  end
+  return table.concat(parts, ";")
+end
+
+-- The functional mode through a cache: sweeps that vary parameters the
+-- memory replay does not read (MSHRs, DRAM bandwidth, latencies of compute
+-- pipelines) replay each kernel once.  `cache` is any table the caller keeps;
+-- entries are keyed by the kernel and every parameter the replay reads.
+function M.functional_cached(kernel, cfg, cache)
+  local params = M.params(cfg, kernel)
+  local key = tostring(kernel) .. "|" .. params_key(params)
+  local hit = cache[key]
+  if hit then
+    return hit
+  end
+  local result, err = M.functional(kernel, cfg)
+  if result then
+    cache[key] = result
+  end
+  return result, err
+end
+
 -- Runs the functional mode; returns the result (see csrc/lua/l_memsim.c)
 -- with the parameters used, or nil and a message.
 function M.functional(kernel, cfg)
