@@ -21,9 +21,9 @@ describe("gpush bench trace", function()
   end)
 
   it("rejects unknown benchmarks and bad sizes", function()
-    local code, _, err = helper.gpush_run { "bench", "gpumech" }
+    local code, _, err = helper.gpush_run { "bench", "sim" }
     assert.are.equal(2, code)
-    assert.matches("unknown benchmark 'gpumech'", err, 1, true)
+    assert.matches("unknown benchmark 'sim'", err, 1, true)
     code, _, err = helper.gpush_run { "bench", "trace", "--size", "zero" }
     assert.are.equal(2, code)
     assert.matches("--size needs a number of megabytes", err, 1, true)
@@ -39,5 +39,16 @@ describe("gpush bench memsim", function()
     assert.are.same({ "plain pass", "functional", "timed" }, { rows[1].name, rows[2].name, rows[3].name })
     assert.are.equal("requests/s", rows[2].unit)
     assert.are.equal(rows[1].value, rows[2].baseline)
+  end)
+end)
+
+describe("gpush bench gpumech", function()
+  it("prints the plain pass, the interval pass and a whole prediction with --json", function()
+    local code, out, err = helper.gpush_run { "bench", "gpumech", "--size", "1", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = json.decode(out)
+    assert.are.same({ "plain pass", "interval pass", "whole prediction" }, { rows[1].name, rows[2].name, rows[3].name })
+    assert.are.equal("warp-inst/s", rows[3].unit)
+    assert.are.equal(rows[1].value, rows[3].baseline)
   end)
 end)

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#define RING 65536u /* dependence distances are at most 65535 */
+#define RING_MAX 65536u /* dependence distances are at most 65535 */
 
 static int push_interval(gp_interval_profile *p, const gp_interval *iv, gp_error *err) {
   if (gp_grow(&p->alloc, (void **)&p->intervals, &p->cap, p->count + 1, sizeof *p->intervals) !=
@@ -21,6 +21,7 @@ static int push_interval(gp_interval_profile *p, const gp_interval *iv, gp_error
 int gp_interval_run(gp_interval_profile *out, const gp_alloc *alloc,
                     const gp_warp_stream *w, gp_error *err) {
   double *issue;
+  uint64_t ring = 64, mask;
   gp_interval cur;
   double prev = 0, last_done = 0;
   int64_t last_done_pc = -1;
@@ -29,7 +30,12 @@ int gp_interval_run(gp_interval_profile *out, const gp_alloc *alloc,
   out->alloc = *alloc;
   if (w->count == 0)
     return GP_OK;
-  issue = gp_malloc(alloc, RING * sizeof *issue);
+  /* issue cycles of the last `ring` instructions: a power of two covering
+   * both the warp's length and the longest dependence distance */
+  while (ring < w->count && ring < RING_MAX)
+    ring *= 2;
+  mask = ring - 1;
+  issue = gp_malloc(alloc, ring * sizeof *issue);
   if (issue == NULL)
     return gp_error_set(err, "gpumech: out of memory");
   memset(&cur, 0, sizeof cur);
@@ -47,7 +53,7 @@ int gp_interval_run(gp_interval_profile *out, const gp_alloc *alloc,
       if (d[j] > 0 && d[j] <= k) {
         uint64_t p = k - d[j];
         uint32_t ppc = w->pc_index[p];
-        double ready = issue[p % RING] + w->pc_latency[ppc];
+        double ready = issue[p & mask] + w->pc_latency[ppc];
         if (ready > t) {
           t = ready;
           cause = ppc;
@@ -59,13 +65,13 @@ int gp_interval_run(gp_interval_profile *out, const gp_alloc *alloc,
       cur.stall_cycles = t - prev - 1;
       cur.cause_pc = cause;
       if (push_interval(out, &cur, err) != GP_OK) {
-        gp_free(alloc, issue, RING * sizeof *issue);
+        gp_free(alloc, issue, ring * sizeof *issue);
         return GP_ERR;
       }
       memset(&cur, 0, sizeof cur);
       cur.cause_pc = -1;
     }
-    issue[k % RING] = t;
+    issue[k & mask] = t;
     prev = t;
     if (t + w->pc_latency[pc] > last_done) {
       last_done = t + w->pc_latency[pc];
@@ -79,7 +85,7 @@ int gp_interval_run(gp_interval_profile *out, const gp_alloc *alloc,
     if (w->pc_dram_reqs)
       cur.dram_reqs += w->pc_dram_reqs[pc];
   }
-  gp_free(alloc, issue, RING * sizeof *issue);
+  gp_free(alloc, issue, ring * sizeof *issue);
   /* the warp ends when its last result is ready: the drain after the last
    * issue is the final interval's stall (so a dependent chain of N
    * instructions of latency L takes N x L cycles, as in every gpush model) */

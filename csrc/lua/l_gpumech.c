@@ -16,6 +16,9 @@
  *       --   cores, avg_miss_latency, dram_service_cycles, model_mshr,
  *       --   model_dram; result: cycles, cpi, base_cycles, nonoverlapped,
  *       --   mshr_delay, dram_delay, dram_capped
+ *   n = core.kernel_inst_scan(kernel)
+ *       -- a plain pass over the arrays the interval pass reads (benchmark
+ *       -- baseline); returns the instruction count
  */
 #include "compat.h"
 #include "gpumech.h"
@@ -247,7 +250,18 @@ static int gpumech_multiwarp(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg gpumech_functions[] = {{"gpumech_features", gpumech_features},
+static int kernel_inst_scan(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  uint64_t i, sum = 0;
+  for (i = 0; i < k->insts; i++)
+    sum += k->pc_index[i] + k->dep[i] + k->dep_load[i];
+  lua_pushinteger(L, (lua_Integer)k->insts);
+  lua_pushinteger(L, (lua_Integer)(sum & 0x7fffffff));
+  return 2;
+}
+
+static const luaL_Reg gpumech_functions[] = {
+    {"kernel_inst_scan", kernel_inst_scan},{"gpumech_features", gpumech_features},
                                              {"gpumech_select", gpumech_select},
                                              {"gpumech_profile", gpumech_profile},
                                              {"gpumech_multiwarp", gpumech_multiwarp},

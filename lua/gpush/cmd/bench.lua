@@ -18,6 +18,7 @@ local M = {}
 local usage = [[
 usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench memsim [--size M] [--json]    (M: million memory instructions, default 10)
+       gpush bench gpumech [--size M] [--json]   (M: million warp instructions, default 50)
 ]]
 
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
@@ -182,6 +183,58 @@ local function bench_memsim(opts, out, err)
   return 0
 end
 
+-- bench gpumech: the interval pass over every warp and a whole prediction,
+-- in warp instructions per second, next to a plain pass over the arrays the
+-- interval pass reads.
+local function bench_gpumech(opts, out, err)
+  local millions = opts.size_given and opts.size or 50
+  local gpumech = require "gpush.gpumech"
+  local memsim = require "gpush.memsim"
+  local config = require "gpush.config"
+  local cfg = config.load("gtx1080")
+  local trips = 64
+  local warps = math.ceil(millions * 1e6 / (16 * trips + 1))
+  local desc = {
+    name = "bench_gpumech", grid = math.ceil(warps / 8), block = 256, trips = trips, seed = 5,
+    streams = { a = { kind = "coalesced", footprint = 256 << 20 } },
+    body = {
+      { "ld_global", stream = "a", width = 16, active = 4 },
+      { "fp32", dep = 1 }, { "fp32", dep = 1 }, { "imad" }, { "fp32", dep = 2 }, { "int" },
+      { "fp32", dep = 4 }, { "sfu", dep = 1 }, { "fp32", dep = 1 }, { "int", dep = 3 }, { "fp32" },
+      { "fp32", dep = 1 }, { "imad", dep = 2 }, { "fp32", dep = 1 }, { "int" }, { "branch" },
+    },
+  }
+  err:write(("bench gpumech: generating %d M warp instructions\n"):format(millions))
+  local kernel = assert(workloads.kernel(desc))
+  local t0 = core.now()
+  local insts = core.kernel_inst_scan(kernel)
+  local scan_s = core.now() - t0
+  local mem = assert(memsim.functional(kernel, cfg))
+  local pcs = gpumech.pc_params(kernel, cfg, mem)
+  t0 = core.now()
+  core.gpumech_features(kernel, pcs)
+  local interval_s = core.now() - t0
+  t0 = core.now()
+  assert(gpumech.predict(kernel, cfg))
+  local predict_s = core.now() - t0
+  local rows = {
+    row("plain pass", insts / scan_s, "warp-inst/s", nil),
+    row("interval pass", insts / interval_s, "warp-inst/s", insts / scan_s),
+    row("whole prediction", insts / predict_s, "warp-inst/s", insts / scan_s),
+  }
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("gpumech: %d warp instructions, gtx1080 preset (one core)\n"):format(insts))
+  out:write(("  plain pass        %8.1f M warp-inst/s   (baseline: reading the arrays once)\n"):format(insts / scan_s / 1e6))
+  out:write(("  interval pass     %8.1f M warp-inst/s   = %.3f x the plain pass (every warp)\n")
+    :format(insts / interval_s / 1e6, scan_s / interval_s))
+  out:write(("  whole prediction  %8.1f M warp-inst/s   = %.3f x (memory replay, clustering, model)\n")
+    :format(insts / predict_s / 1e6, scan_s / predict_s))
+  return 0
+end
+
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local what = args[1]
@@ -213,6 +266,8 @@ function M.main(args, out, err)
     return bench_trace(opts, out, err)
   elseif what == "memsim" then
     return bench_memsim(opts, out, err)
+  elseif what == "gpumech" then
+    return bench_gpumech(opts, out, err)
   end
   err:write("gpush bench: ", what and ("unknown benchmark '" .. what .. "'") or "which benchmark?", "\n", usage)
   return 2
