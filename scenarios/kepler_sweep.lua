@@ -26,29 +26,16 @@ local function usage(problem)
   os.exit(2)
 end
 
-local opts = { traces = "suite", out = "kepler_sweep_out", overrides = {} }
-do
-  local i = 1
-  while i <= #arg do
-    local a = arg[i]
-    if a == "--quiet" then
-      opts.quiet = true
-    elseif a == "--traces" or a == "--out" or a == "-p" then
-      if not arg[i + 1] then
-        usage(a .. " needs a value")
-      end
-      if a == "-p" then
-        opts.overrides[#opts.overrides + 1] = arg[i + 1]
-      else
-        opts[a:sub(3)] = arg[i + 1]
-      end
-      i = i + 1
-    else
-      usage("unknown argument '" .. a .. "'")
-    end
-    i = i + 1
-  end
+local opts, problem = require("gpush.cli").parse_args(arg, {
+  ["--traces"] = "=traces", ["--out"] = "=out", ["--quiet"] = "quiet", ["-p"] = "+overrides" })
+if not opts then
+  usage(problem)
 end
+if #opts.words > 0 then
+  usage("unknown argument '" .. opts.words[1] .. "'")
+end
+opts.traces = opts.traces or "suite"
+opts.out = opts.out or "kepler_sweep_out"
 
 local function progress(fmt, ...)
   if not opts.quiet then

@@ -46,7 +46,7 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.matches("overrides clock.core_mhz=1200", helper.read_file(dir .. "/kepler_sweep.csv"), 1, true)
     code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--bogus" }
     assert.are.equal(2, code)
-    assert.matches("unknown argument '--bogus'", err, 1, true)
+    assert.matches("unknown option '--bogus'", err, 1, true)
     code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "-p", "l1.mshrs=0", "--out", dir }
     assert.are.equal(1, code)
     assert.matches("-p l1.mshrs=0: parameter 'l1.mshrs' of 'gtx660ti'", err, 1, true)

@@ -58,6 +58,56 @@ function M.closest(word, candidates)
   end
 end
 
+-- Parses a command's words against `options`, a table from option to its
+-- destination: "json" makes opts.json = true (a flag), "=kernel" stores the
+-- next word in opts.kernel, "+overrides" appends the next word to the list
+-- opts.overrides (also written glued, as -psm.count=8).  Other words go to
+-- opts.words in order.  Returns opts, or nil and a message for the usage.
+function M.parse_args(args, options)
+  local opts = { words = {} }
+  for _, dest in pairs(options) do
+    if dest:sub(1, 1) == "+" then
+      opts[dest:sub(2)] = {}
+    end
+  end
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    local dest = options[a]
+    local glued
+    if not dest and a:sub(1, 1) == "-" then
+      for option, d in pairs(options) do
+        if d:sub(1, 1) == "+" and #option == 2 and a:sub(1, 2) == option and a:find("=", 3, true) then
+          dest, glued = d, a:sub(3)
+        end
+      end
+    end
+    if dest == nil then
+      if a:sub(1, 1) == "-" and #a > 1 then
+        return nil, ("unknown option '%s'"):format(a)
+      end
+      opts.words[#opts.words + 1] = a
+    elseif dest:sub(1, 1) == "=" or dest:sub(1, 1) == "+" then
+      local value = glued or args[i + 1]
+      if value == nil then
+        return nil, ("%s needs a value"):format(a)
+      end
+      if not glued then
+        i = i + 1
+      end
+      if dest:sub(1, 1) == "=" then
+        opts[dest:sub(2)] = value
+      else
+        table.insert(opts[dest:sub(2)], value)
+      end
+    else
+      opts[dest] = true
+    end
+    i = i + 1
+  end
+  return opts
+end
+
 function M.help(out)
   out = out or io.stdout
   out:write("\ncommands:\n")

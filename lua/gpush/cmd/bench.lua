@@ -238,29 +238,20 @@ end
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local what = args[1]
-  local opts = { words = {}, size = 512 }
-  local i = 2
-  while i <= #args do
-    local a = args[i]
-    if a == "--json" then
-      opts.json = true
-    elseif a == "--keep" then
-      opts.keep = true
-    elseif a == "--size" then
-      opts.size = tonumber(args[i + 1])
-      opts.size_given = true
-      if not opts.size or opts.size < 1 then
-        err:write("gpush bench: --size needs a number of megabytes (at least 1)\n", usage)
-        return 2
-      end
-      i = i + 1
-    elseif a:sub(1, 1) == "-" then
-      err:write("gpush bench: unknown option '", a, "'\n", usage)
+  local opts, problem = require("gpush.cli").parse_args({ table.unpack(args, 2) },
+    { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size" })
+  if not opts then
+    err:write("gpush bench: ", problem, "\n", usage)
+    return 2
+  end
+  if opts.size then
+    opts.size, opts.size_given = tonumber(opts.size), true
+    if not opts.size or opts.size < 1 then
+      err:write("gpush bench: --size needs a number of megabytes (at least 1)\n", usage)
       return 2
-    else
-      opts.words[#opts.words + 1] = a
     end
-    i = i + 1
+  else
+    opts.size = 512
   end
   if what == "trace" then
     return bench_trace(opts, out, err)

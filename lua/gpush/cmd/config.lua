@@ -25,34 +25,13 @@ end
 
 -- Splits args into positional words, -p overrides and flags.
 local function parse(args, err)
-  local words, overrides, flags = {}, {}, {}
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    if a == "-p" then
-      if not args[i + 1] then
-        return nil, usage_error("-p needs key=value", err)
-      end
-      overrides[#overrides + 1] = args[i + 1]
-      i = i + 1
-    elseif a:match("^%-p.+=") then
-      overrides[#overrides + 1] = a:sub(3)
-    elseif a == "--json" or a == "--help" or a == "-h" then
-      flags[a] = true
-    elseif a == "-o" or a == "--name" then
-      if not args[i + 1] then
-        return nil, usage_error(a .. " needs a value", err)
-      end
-      flags[a] = args[i + 1]
-      i = i + 1
-    elseif a:sub(1, 1) == "-" then
-      return nil, usage_error("unknown option '" .. a .. "'", err)
-    else
-      words[#words + 1] = a
-    end
-    i = i + 1
+  local opts, problem = require("gpush.cli").parse_args(args, {
+    ["-p"] = "+overrides", ["--json"] = "json", ["--help"] = "help", ["-h"] = "help",
+    ["-o"] = "=output", ["--name"] = "=name" })
+  if not opts then
+    return nil, usage_error(problem, err)
   end
-  return { words = words, overrides = overrides, flags = flags }
+  return opts
 end
 
 local function load_or_report(name, overrides, err)
@@ -88,7 +67,7 @@ local function show(opts, out, err)
   if not cfg then
     return 1
   end
-  if opts.flags["--json"] then
+  if opts.json then
     out:write(json.encode({ name = cfg._name, sources = cfg._sources, hash = config.hash(cfg),
       values = config.flatten(cfg) }, true), "\n")
   else
@@ -145,12 +124,12 @@ local function import_accelsim(opts, out, err)
   if #opts.words ~= 1 then
     return usage_error("import-accelsim needs the folder holding gpgpusim.config", err)
   end
-  local text, report = require("gpush.accelsim").import(opts.words[1], opts.flags["--name"])
+  local text, report = require("gpush.accelsim").import(opts.words[1], opts.name)
   if not text then
     err:write("gpush config: ", report, "\n")
     return 1
   end
-  local target = opts.flags["-o"]
+  local target = opts.output
   if target then
     local f, message = io.open(target, "w")
     if not f then
@@ -175,7 +154,7 @@ function M.main(args, out, err)
     return code
   end
   local action = table.remove(opts.words, 1)
-  if opts.flags["--help"] or opts.flags["-h"] then
+  if opts.help then
     out:write(usage)
     return 0
   elseif action == "describe" then

@@ -24,35 +24,13 @@ usage: gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
 local stack_order = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
 
 local function parse(args, err)
-  local opts = { overrides = {}, words = {} }
-  local i = 1
-  local with_value = { ["--config"] = "config", ["--policy"] = "policy", ["--model"] = "model",
-    ["--select"] = "select", ["--kernel"] = "kernel", ["-p"] = true }
-  while i <= #args do
-    local a = args[i]
-    if a == "--json" then
-      opts.json = true
-    elseif a == "--help" or a == "-h" then
-      opts.help = true
-    elseif with_value[a] then
-      local v = args[i + 1]
-      if not v then
-        err:write("gpush gpumech: ", a, " needs a value\n", usage)
-        return nil, 2
-      end
-      if a == "-p" then
-        opts.overrides[#opts.overrides + 1] = v
-      else
-        opts[with_value[a]] = v
-      end
-      i = i + 1
-    elseif a:sub(1, 1) == "-" then
-      err:write("gpush gpumech: unknown option '", a, "'\n", usage)
-      return nil, 2
-    else
-      opts.words[#opts.words + 1] = a
-    end
-    i = i + 1
+  local opts, problem = require("gpush.cli").parse_args(args, {
+    ["--json"] = "json", ["--help"] = "help", ["-h"] = "help", ["--config"] = "=config",
+    ["--policy"] = "=policy", ["--model"] = "=model", ["--select"] = "=select",
+    ["--kernel"] = "=kernel", ["-p"] = "+overrides" })
+  if not opts then
+    err:write("gpush gpumech: ", problem, "\n", usage)
+    return nil, 2
   end
   return opts
 end

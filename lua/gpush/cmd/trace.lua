@@ -27,26 +27,10 @@ local function usage_error(message, err)
 end
 
 local function parse(args, err)
-  local opts = { words = {} }
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    if a == "--json" then
-      opts.json = true
-    elseif a == "--kernel" then
-      opts.kernel = args[i + 1]
-      if not opts.kernel then
-        return nil, usage_error("--kernel needs a name, a launch id or a range", err)
-      end
-      i = i + 1
-    elseif a == "--help" or a == "-h" then
-      opts.help = true
-    elseif a:sub(1, 1) == "-" then
-      return nil, usage_error("unknown option '" .. a .. "'", err)
-    else
-      opts.words[#opts.words + 1] = a
-    end
-    i = i + 1
+  local opts, problem = require("gpush.cli").parse_args(args, {
+    ["--json"] = "json", ["--kernel"] = "=kernel", ["--help"] = "help", ["-h"] = "help" })
+  if not opts then
+    return nil, usage_error(problem, err)
   end
   return opts
 end
