@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gp_common.h"
@@ -101,6 +102,11 @@ static void prepend_c_root(lua_State *L, const char *root) {
 }
 
 static int file_exists(const char *path) { return access(path, R_OK) == 0; }
+
+static int regular_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 /* Writes the directory holding the running executable into dir. */
 static int executable_dir(char *dir, size_t size) {
@@ -350,7 +356,7 @@ static int dispatch(lua_State *L, int argc, char **argv) {
     return usage_error(problem);
   }
   /* A script is anything that names a file or looks like a path. */
-  if (file_exists(first) || strchr(first, '/') != NULL ||
+  if (regular_file(first) || strchr(first, '/') != NULL ||
       strstr(first, ".lua") != NULL)
     return run_script(L, argv, argc, 1);
   return run_subcommand(L, argv, argc, 1);

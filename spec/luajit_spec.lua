@@ -25,4 +25,34 @@ describe("gpush.core under LuaJIT", function()
     assert.are.equal(0, code, err)
     assert.are.equal("2\t1\t1\n", out)
   end)
+
+  it("runs the generator, the memory model and GPUMech's core under LuaJIT", function()
+    local code = [[
+      local core = require("gpush.core")
+      local k = assert(core.synth { name = "s", grid = 4, block = 128, trips = 3,
+        streams = { { kind = "coalesced" } },
+        body = { { class = "ld_global", width = 4, stream = 1 }, { class = "fp32", dep = 1 } } })
+      local r = assert(core.memsim_functional(k, { sms = 2, blocks_per_sm = 2, l2_bytes = 65536,
+        l2_ways = 8, l2_latency = 50, dram_latency = 100 }))
+      local pcs = { latency = { r.pcs[1].amat, 4, 4 }, l1_miss_reqs = { 1, 0, 0 }, dram_reqs = { 0.5, 0, 0 } }
+      local p = core.gpumech_profile(k, 0, pcs)
+      local m = core.gpumech_multiwarp(p, { warps = 4, issue_rate = 1, policy = "gto" })
+      print(r.pcs[1].amat, p.total_cycles, m.cycles)
+    ]]
+    local rc, out, err = helper.run(("luajit -e %s"):format(helper.shell_quote(
+      ("package.cpath=%q; "):format(helper.build_dir .. "/lib/lua/5.1/?.so") .. code)))
+    assert.are.equal(0, rc, err)
+    -- the LuaJIT build computes what the Lua 5.4 build computes
+    local amat, total, cycles = out:match("^(%S+)\t(%S+)\t(%S+)\n$")
+    assert.is_not_nil(amat, out)
+    assert.are.equal(tonumber(total), tonumber(cycles))
+    local lua54 = require("gpush.core")
+    local k = assert(lua54.synth { name = "s", grid = 4, block = 128, trips = 3,
+      streams = { { kind = "coalesced" } },
+      body = { { class = "ld_global", width = 4, stream = 1 }, { class = "fp32", dep = 1 } } })
+    local r = assert(lua54.memsim_functional(k, { sms = 2, blocks_per_sm = 2, l2_bytes = 65536,
+      l2_ways = 8, l2_latency = 50, dram_latency = 100 }))
+    assert.are.equal(r.pcs[1].amat, tonumber(amat)) -- same numbers in both builds
+  end)
 end)
+

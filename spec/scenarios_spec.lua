@@ -53,3 +53,14 @@ describe("scenarios/kepler_sweep.lua", function()
     os.execute("rm -rf " .. dir)
   end)
 end)
+
+describe("gpush scenarios", function()
+  it("lists the scenarios with their first-line descriptions", function()
+    local code, out = helper.gpush_run { "scenarios" }
+    assert.are.equal(0, code)
+    assert.matches("kepler_sweep%.lua%s+Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth", out)
+    local code2, _, err = helper.gpush_run { "scenarios", "/nonexistent" }
+    assert.are.equal(1, code2)
+    assert.matches("no scenarios folder found at /nonexistent", err, 1, true)
+  end)
+end)
