@@ -1,0 +1,195 @@
+/* Unit tests of the abstract simulator: N x L for a dependent chain, issue
+ * order under LRR and GTO by hand, barriers, occupancy adding waves, more
+ * SMs never slower, DRAM contention between SMs, determinism. */
+#include "gp_test.h"
+#include "sim.h"
+#include "synth.h"
+
+#include <string.h>
+
+static gp_kernel *make(uint32_t blocks, uint32_t threads, uint32_t trips, const gp_synth_op *body,
+                       uint32_t n, const gp_synth_stream *streams, uint32_t ns) {
+  gp_synth_desc d;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "t");
+  d.grid[0] = blocks, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = threads, d.block[1] = d.block[2] = 1;
+  d.trips = trips, d.body = body, d.body_len = n, d.streams = streams, d.stream_count = ns;
+  d.seed = 1;
+  if (gp_synth_generate(&k, &a, &d, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return k;
+}
+
+static gp_sim_config config(uint32_t sms, uint32_t schedulers, uint32_t blocks_per_sm) {
+  gp_sim_config c;
+  int i;
+  memset(&c, 0, sizeof c);
+  c.sms = sms, c.schedulers = schedulers, c.issue_width = 1, c.blocks_per_sm = blocks_per_sm;
+  c.policy = GP_SIM_LRR;
+  for (i = 0; i < GP_OP_CLASS_COUNT; i++)
+    c.latency[i] = 4, c.interval[i] = 1;
+  c.latency[GP_OP_BRANCH] = 1;
+  c.shared_latency = 20, c.const_latency = 8, c.shared_banks = 32, c.shared_bank_bytes = 4;
+  c.memory.sms = sms, c.memory.mshrs_per_sm = 64;
+  c.memory.l2.size_bytes = 1 << 20, c.memory.l2.line_bytes = 128, c.memory.l2.ways = 8;
+  c.memory.l2.sectored = 1, c.memory.l2.write_back = 1, c.memory.l2_slices = 1;
+  c.memory.l2_latency = 100, c.memory.dram_latency = 200, c.memory.l2_interval = 1;
+  c.memory.dram_channels = 1, c.memory.dram_bytes_per_cycle = 8, c.memory.dram_access_bytes = 32;
+  return c;
+}
+
+static gp_sim_result run(const gp_kernel *k, const gp_sim_config *c) {
+  gp_alloc a = gp_alloc_default();
+  gp_sim_result r;
+  gp_error err;
+  if (gp_sim_run(k, c, &a, &r, &err) != GP_OK) {
+    fprintf(stderr, "  %s\n", err.msg);
+    memset(&r, 0, sizeof r);
+  }
+  return r;
+}
+
+static void done(gp_sim_result *r, const gp_kernel *k, uint32_t sms) {
+  gp_alloc a = gp_alloc_default();
+  gp_sim_result_free(r, &a, k, sms);
+}
+
+/* One warp, a dependent chain of 10 FFMAs of latency 4 (then EXIT at latency
+ * 1): exactly 10 x 4 cycles, plus the launch costs. */
+static void test_chain_takes_n_times_l(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, 1}};
+  gp_kernel *k = make(1, 32, 10, body, 1, NULL, 0);
+  gp_sim_config c = config(1, 1, 1);
+  gp_sim_result r = run(k, &c);
+  CHECK_NEAR(r.cycles, 40, 1e-9);
+  CHECK_EQ_INT(r.issued, 11);
+  done(&r, k, 1);
+  c.kernel_launch_cycles = 100, c.block_launch_cycles = 7;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 40 + 100 + 7, 1e-9);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
+/* Four warps of 8 independent instructions on one scheduler, one issue per
+ * cycle: LRR interleaves them (all done by the last cycles), GTO runs the
+ * oldest to its end first. */
+static void test_lrr_and_gto_order(void) {
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_kernel *k = make(1, 128, 7, body, 1, NULL, 0); /* 7 INT + EXIT = 8 per warp */
+  gp_sim_config c = config(1, 1, 1);
+  gp_sim_result r = run(k, &c);
+  /* LRR: warp w issues at w, w+4, ..., its EXIT at 28 + w (latency 1) */
+  CHECK_NEAR(r.warp_done[0], 28 + 0 + 1, 1e-9);
+  CHECK_NEAR(r.warp_done[3], 28 + 3 + 1, 1e-9);
+  CHECK_NEAR(r.cycles, 32, 1e-9);
+  CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 32, 1e-9);
+  done(&r, k, 1);
+  c.policy = GP_SIM_GTO;
+  r = run(k, &c);
+  /* GTO: warp 0 issues its INTs at 0..6 (the last done at 10) and EXIT at 7;
+   * warp 3 issues at 24..31, its last INT done at 34 */
+  CHECK_NEAR(r.warp_done[0], 10, 1e-9);
+  CHECK_NEAR(r.warp_done[3], 34, 1e-9);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
+/* BAR.SYNC holds a warp until every live warp of its block arrives: warp 0
+ * reaches the barrier at once, warp 1 after a chain of 5 FFMAs of latency 4
+ * (issued at 1, 5, 9, 13, 17), so warp 1's BAR issues at 18 and warp 0's
+ * IADD3 no earlier than 19. */
+static void test_barrier(void) {
+  static const char text[] =
+      "-kernel name = bar\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 2\n0010 ffffffff 0 BAR.SYNC 0 0\n0020 ffffffff 1 R1 IADD3 0 0\n"
+      "warp = 1\ninsts = 6\n0030 ffffffff 1 R2 FFMA 0 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0010 ffffffff 0 BAR.SYNC 0 0\n#END_TB\n";
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  gp_sim_config c = config(1, 1, 1);
+  gp_sim_result r;
+  CHECK(gp_kernel_parse_buffer(&k, &a, text, sizeof text - 1, "bar.traceg", &err) == GP_OK);
+  if (k == NULL)
+    return;
+  c.latency[GP_OP_BARRIER] = 1;
+  r = run(k, &c);
+  CHECK_NEAR(r.warp_done[0], 19 + 4, 1e-9);
+  CHECK_NEAR(r.warp_done[1], 21, 1e-9); /* its last FFMA: 17 + 4 */
+  CHECK_EQ_INT(r.issued, 8);
+  done(&r, k, 1);
+  /* without warp 1's barrier the IADD3 would go at cycle 1 */
+  gp_kernel_free(k);
+}
+
+/* Two blocks on one SM: with room for both they overlap; with one slot the
+ * second waits for the first (a second wave). */
+static void test_occupancy_adds_waves(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, 1}};
+  gp_kernel *k = make(2, 32, 10, body, 1, NULL, 0);
+  gp_sim_config c = config(1, 1, 2);
+  gp_sim_result both = run(k, &c), one;
+  c.blocks_per_sm = 1;
+  one = run(k, &c);
+  CHECK_NEAR(both.cycles, 41, 1e-9); /* the second warp one cycle behind */
+  CHECK_NEAR(one.cycles, 80, 1e-9);  /* two waves of 40 */
+  done(&both, k, 1);
+  done(&one, k, 1);
+  gp_kernel_free(k);
+}
+
+static void test_more_sms_never_slower(void) {
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 22, 4, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
+                         {GP_OP_SFU, 0, 0, 0, 1}};
+  gp_kernel *k = make(8, 128, 4, body, 3, s, 1);
+  double last = 1e300;
+  uint32_t sms;
+  for (sms = 1; sms <= 8; sms *= 2) {
+    gp_sim_config c = config(sms, 2, 2);
+    gp_sim_result r = run(k, &c), again = run(k, &c);
+    c.memory.dram_channels = 1;
+    CHECK(r.cycles <= last + 1e-9);
+    CHECK_NEAR(again.cycles, r.cycles, 0); /* deterministic */
+    CHECK(memcmp(r.stalls, again.stalls, sizeof r.stalls) == 0);
+    last = r.cycles;
+    done(&r, k, sms);
+    done(&again, k, sms);
+  }
+  gp_kernel_free(k);
+}
+
+/* Two SMs streaming through one DRAM channel finish later than one SM
+ * streaming alone the same per-SM work. */
+static void test_sms_contend_for_dram(void) {
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 24, 4, 1}};
+  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}};
+  gp_kernel *one_block = make(1, 256, 16, body, 1, s, 1);
+  gp_kernel *two_blocks = make(2, 256, 16, body, 1, s, 1);
+  gp_sim_config c1 = config(1, 1, 1), c2 = config(2, 1, 1);
+  gp_sim_result alone = run(one_block, &c1), shared = run(two_blocks, &c2);
+  CHECK(shared.sm_cycles[0] > alone.sm_cycles[0] * 1.5);
+  CHECK_EQ_INT(shared.memory.dram_bytes_read, 2 * alone.memory.dram_bytes_read);
+  done(&alone, one_block, 1);
+  done(&shared, two_blocks, 2);
+  gp_kernel_free(one_block);
+  gp_kernel_free(two_blocks);
+}
+
+int main(void) {
+  RUN(test_chain_takes_n_times_l);
+  RUN(test_lrr_and_gto_order);
+  RUN(test_barrier);
+  RUN(test_occupancy_adds_waves);
+  RUN(test_more_sms_never_slower);
+  RUN(test_sms_contend_for_dram);
+  return gp_test_finish();
+}
