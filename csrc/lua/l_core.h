@@ -16,6 +16,7 @@ void gpl_open_trace(lua_State *L);
 void gpl_open_synth(lua_State *L);
 void gpl_open_memsim(lua_State *L);
 void gpl_open_gpumech(lua_State *L);
+void gpl_open_sim(lua_State *L);
 
 struct gp_kernel;
 /* Pushes a kernel as gpush.kernel userdata, which owns and frees it. */
@@ -31,6 +32,7 @@ struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
     gpl_open_synth(L);                                                         \
     gpl_open_memsim(L);                                                        \
     gpl_open_gpumech(L);                                                       \
+    gpl_open_sim(L);                                                           \
   } while (0)
 
 #endif

@@ -15,6 +15,8 @@ M.commands = {
     summary = "list the embedded synthetic kernel suite (the default workload)" },
   { name = "gpumech", module = "gpush.cmd.gpumech",
     summary = "predict kernel cycles, IPC and CPI stacks with GPUMech (RR/GTO)" },
+  { name = "sim", module = "gpush.cmd.sim",
+    summary = "simulate kernels warp by warp (abstract timing, LRR/GTO): cycles and stalls" },
   { name = "scenarios", module = "gpush.cmd.scenarios",
     summary = "list the runnable studies in scenarios/ with their descriptions" },
   { name = "bench", module = "gpush.cmd.bench",
