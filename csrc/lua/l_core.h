@@ -7,6 +7,8 @@
 
 #include "compat.h"
 
+#include <stdint.h>
+
 int luaopen_gpush_core(lua_State *L);
 
 /* Each adds its functions to the gpush.core table on top of the stack. */
@@ -21,6 +23,10 @@ void gpl_open_sim(lua_State *L);
 struct gp_kernel;
 /* Pushes a kernel as gpush.kernel userdata, which owns and frees it. */
 void gpl_push_kernel(lua_State *L, struct gp_kernel *k);
+struct gp_timed_config;
+/* Reads a memory-parameter table (see l_memsim.c) at index t. */
+void gpl_read_memory_params(lua_State *L, int t, struct gp_timed_config *c,
+                            uint32_t *blocks_per_sm);
 /* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
 struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
 

@@ -61,8 +61,9 @@ static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) 
   lua_setfield(L, -2, name);
 }
 
-/* Reads the flat parameter table at index t (both modes share it). */
-static void read_params(lua_State *L, int t, gp_timed_config *c, uint32_t *blocks_per_sm) {
+/* Reads the flat parameter table at index t (both memory modes and the
+ * simulator share it). */
+void gpl_read_memory_params(lua_State *L, int t, gp_timed_config *c, uint32_t *blocks_per_sm) {
   luaL_checktype(L, t, LUA_TTABLE);
   memset(c, 0, sizeof *c);
   c->sms = (uint32_t)num(L, t, "sms", 1);
@@ -98,7 +99,7 @@ static int memsim_functional(lua_State *L) {
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
   uint32_t i;
-  read_params(L, 2, &params, &c.blocks_per_sm);
+  gpl_read_memory_params(L, 2, &params, &c.blocks_per_sm);
   c.sms = params.sms;
   c.l1 = params.l1, c.l2 = params.l2, c.l2_slices = params.l2_slices;
   c.cache_global_in_l1 = params.cache_global_in_l1;
@@ -170,7 +171,7 @@ static int memsim_timed_replay(lua_State *L) {
   uint64_t requests;
   double last;
   uint32_t blocks;
-  read_params(L, 2, &c, &blocks);
+  gpl_read_memory_params(L, 2, &c, &blocks);
   if (gp_memsim_timed_replay(k, &c, blocks, &alloc, &st, &requests, &last, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);

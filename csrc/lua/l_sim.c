@@ -45,30 +45,6 @@ static void read_classes(lua_State *L, int t, const char *field, double *out, do
   lua_pop(L, 1);
 }
 
-static void read_memory(lua_State *L, int t, gp_timed_config *m) {
-  memset(m, 0, sizeof *m);
-  m->mshrs_per_sm = (uint32_t)opt_number(L, t, "mshrs", 32);
-  m->l1.size_bytes = (uint64_t)opt_number(L, t, "l1_bytes", 0);
-  m->l1.line_bytes = (uint32_t)opt_number(L, t, "l1_line", 128);
-  m->l1.ways = (uint32_t)opt_number(L, t, "l1_ways", 4);
-  m->l1.sectored = (int)opt_number(L, t, "l1_sectored", 0);
-  m->l1.write_back = (int)opt_number(L, t, "l1_write_back", 0);
-  m->l2.size_bytes = (uint64_t)opt_number(L, t, "l2_bytes", 0);
-  m->l2.line_bytes = (uint32_t)opt_number(L, t, "l2_line", 128);
-  m->l2.ways = (uint32_t)opt_number(L, t, "l2_ways", 8);
-  m->l2.sectored = (int)opt_number(L, t, "l2_sectored", 0);
-  m->l2.write_back = (int)opt_number(L, t, "l2_write_back", 1);
-  m->l2_slices = (uint32_t)opt_number(L, t, "l2_slices", 1);
-  m->cache_global_in_l1 = (int)opt_number(L, t, "cache_global", 1);
-  m->l1_latency = opt_number(L, t, "l1_latency", 0);
-  m->l2_latency = opt_number(L, t, "l2_latency", 0);
-  m->dram_latency = opt_number(L, t, "dram_latency", 0);
-  m->l2_interval = opt_number(L, t, "l2_interval", 1);
-  m->dram_channels = (uint32_t)opt_number(L, t, "dram_channels", 1);
-  m->dram_bytes_per_cycle = opt_number(L, t, "dram_bytes_per_cycle", 32);
-  m->dram_access_bytes = (uint32_t)opt_number(L, t, "dram_access_bytes", 32);
-}
-
 static int sim_run(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   gp_sim_config c;
@@ -100,7 +76,10 @@ static int sim_run(lua_State *L) {
   c.kernel_launch_cycles = opt_number(L, 2, "kernel_launch_cycles", 0);
   gpc_getfield(L, 2, "memory");
   luaL_argcheck(L, lua_istable(L, -1), 2, "a memory parameter table expected");
-  read_memory(L, lua_gettop(L), &c.memory);
+  {
+    uint32_t unused_blocks;
+    gpl_read_memory_params(L, lua_gettop(L), &c.memory, &unused_blocks);
+  }
   lua_pop(L, 1);
   c.memory.sms = c.sms;
   if (gp_sim_run(k, &c, &alloc, &r, &err) != GP_OK) {
