@@ -85,6 +85,8 @@ typedef struct sm_state {
   double *unit_free;       /* schedulers x UNIT_COUNT */
   int64_t *rr;             /* per scheduler: position of the last issued warp */
   int64_t *greedy;         /* per scheduler: last issued warp slot, -1 */
+  double *wake;            /* per scheduler: no warp can issue before this */
+  int *wake_why;           /* ... and why, while it waits */
   double finish;
 } sm_state;
 
@@ -132,6 +134,8 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
   const gp_kernel *k = s->k;
   sm_state *sm = &s->sms[smi];
   uint32_t w;
+  for (w = 0; w < s->cfg->schedulers; w++)
+    sm->wake[w] = 0; /* new warps: every scheduler looks again */
   sm->slots[slot].block = (int64_t)b;
   sm->slots[slot].live = 0;
   sm->slots[slot].arrived = 0;
@@ -170,6 +174,16 @@ static int refill(sim *s, uint32_t smi, uint32_t slot, double when) {
   return dispatch(s, smi, slot, s->next_block++, when + s->cfg->block_launch_cycles);
 }
 
+/* Every warp of a block's slot passes its barrier; schedulers look again. */
+static void release_barrier(sim *s, sm_state *sm, uint32_t slot) {
+  uint32_t x;
+  for (x = 0; x < s->wpb; x++)
+    sm->warps[slot * s->wpb + x].at_barrier = 0;
+  sm->slots[slot].arrived = 0;
+  for (x = 0; x < s->cfg->schedulers; x++)
+    sm->wake[x] = 0;
+}
+
 /* A warp issued its last instruction. */
 static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   sm_state *sm = &s->sms[smi];
@@ -185,12 +199,8 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   gp_free(&s->alloc, w->done, (w->mask + 1) * sizeof *w->done);
   w->done = NULL;
   b->live--;
-  if (b->live > 0 && b->arrived >= b->live) { /* the barrier no longer waits for it */
-    uint32_t x;
-    for (x = 0; x < s->wpb; x++)
-      sm->warps[slot * s->wpb + x].at_barrier = 0;
-    b->arrived = 0;
-  }
+  if (b->live > 0 && b->arrived >= b->live) /* the barrier no longer waits for it */
+    release_barrier(s, sm, slot);
   if (b->live == 0) {
     s->blocks_done++;
     return refill(s, smi, slot, b->finish);
@@ -245,14 +255,10 @@ static int issue(sim *s, uint32_t smi, uint32_t sc, uint32_t idx, double t) {
   if (c == GP_OP_BARRIER) {
     uint32_t slot = idx / s->wpb;
     block_slot *b = &sm->slots[slot];
-    if (++b->arrived >= b->live) {
-      uint32_t x;
-      for (x = 0; x < s->wpb; x++)
-        sm->warps[slot * s->wpb + x].at_barrier = 0;
-      b->arrived = 0;
-    } else {
+    if (++b->arrived >= b->live)
+      release_barrier(s, sm, slot);
+    else
       w->at_barrier = 1;
-    }
   }
   if (w->next == w->end)
     return retire_warp(s, smi, idx);
@@ -382,6 +388,8 @@ static void free_sim(sim *s) {
       gp_free(&s->alloc, sm->unit_free, cfg->schedulers * UNIT_COUNT * sizeof *sm->unit_free);
       gp_free(&s->alloc, sm->rr, cfg->schedulers * sizeof *sm->rr);
       gp_free(&s->alloc, sm->greedy, cfg->schedulers * sizeof *sm->greedy);
+      gp_free(&s->alloc, sm->wake, cfg->schedulers * sizeof *sm->wake);
+      gp_free(&s->alloc, sm->wake_why, cfg->schedulers * sizeof *sm->wake_why);
     }
     gp_free(&s->alloc, s->sms, cfg->sms * sizeof *s->sms);
   }
@@ -402,7 +410,10 @@ static int setup(sim *s) {
     sm->unit_free = gp_malloc(&s->alloc, cfg->schedulers * UNIT_COUNT * sizeof *sm->unit_free);
     sm->rr = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->rr);
     sm->greedy = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->greedy);
-    if (!sm->warps || !sm->slots || !sm->unit_free || !sm->rr || !sm->greedy)
+    sm->wake = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->wake);
+    sm->wake_why = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->wake_why);
+    if (!sm->warps || !sm->slots || !sm->unit_free || !sm->rr || !sm->greedy || !sm->wake ||
+        !sm->wake_why)
       return gp_error_set(s->err, "sim: out of memory");
     memset(sm->warps, 0, s->slots_per_sm * s->wpb * sizeof *sm->warps);
     for (x = 0; x < s->slots_per_sm; x++)
@@ -412,6 +423,8 @@ static int setup(sim *s) {
     for (x = 0; x < cfg->schedulers; x++) {
       sm->rr[x] = -1; /* the first pick is the scheduler's first warp */
       sm->greedy[x] = -1;
+      sm->wake[x] = 0;
+      sm->wake_why[x] = GP_STALL_IDLE;
     }
   }
   /* the first round: blocks to SMs round-robin up to occupancy */
@@ -460,12 +473,21 @@ int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *all
     uint32_t counted = 0;
     for (i = 0; i < cfg->sms && status == GP_OK; i++) {
       for (sc = 0; sc < cfg->schedulers; sc++) {
-        int why;
+        sm_state *sm = &s.sms[i];
+        int why, n = 0;
         double when;
-        int n = schedule(&s, i, sc, t, &why, &when);
-        if (n < 0) {
-          status = GP_ERR;
-          break;
+        if (t < sm->wake[sc]) {
+          /* nothing changed since its last look: it still cannot issue */
+          why = sm->wake_why[sc];
+          when = sm->wake[sc];
+        } else {
+          n = schedule(&s, i, sc, t, &why, &when);
+          if (n < 0) {
+            status = GP_ERR;
+            break;
+          }
+          sm->wake[sc] = n > 0 ? 0 : when;
+          sm->wake_why[sc] = why;
         }
         any |= n > 0;
         if (when < next)
