@@ -45,6 +45,10 @@ typedef struct gp_cache {
   uint8_t *dirty;
   uint64_t clock;
   gp_cache_stats stats;
+  /* the last access's victim: evicted = 1 when a valid line left the cache */
+  int evicted, evicted_dirty;
+  uint64_t evicted_line;
+  uint8_t evicted_sectors;
 } gp_cache;
 
 typedef enum gp_cache_result {
@@ -59,35 +63,59 @@ void gp_cache_free(gp_cache *c);
 /* The set a line maps to: line index modulo the number of sets. */
 uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line);
 /* Looks up a line for the sectors in `mask`; reads fill it (LRU victim),
- * writes follow the write policy.  Returns the result for the request. */
+ * writes follow the write policy.  Returns the result for the request and
+ * records any eviction in evicted / evicted_line / evicted_dirty. */
 gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write);
 /* Whether a line is present (no state change), for tests. */
 int gp_cache_contains(const gp_cache *c, uint64_t line);
 
 /* ---------------------------------------------------------------------------
- * Shared memory and CC 1.x coalescing
+ * Coalescing, shared memory (memsim_coalesce.c)
  * ------------------------------------------------------------------------- */
 
-/* Passes a shared-memory access needs: lanes hitting one bank at different
- * words serialise; lanes reading the same word are served together
- * (broadcast).  Returns the largest number of distinct words in one bank. */
+/* The 128 B line coalescer over a lane mask: addrs has 32 entries, one per
+ * lane, bit l of `active` says whether lane l accesses memory.  Writes one
+ * request per distinct line (line index = address >> 7) with the mask of
+ * 32 B sectors it touches; returns the count, or -1 when more than `cap`
+ * lines would be needed (gp_coalesce does the work on the packed lanes). */
+int gp_coalesce_active(const uint64_t *addrs, uint32_t active, uint32_t width,
+                       uint64_t *lines, uint8_t *masks, uint32_t cap);
+
+/* Passes a shared-memory access needs: bank = (offset / bank_bytes) mod
+ * banks; lanes hitting one bank at different words serialise; lanes reading
+ * the same word are served together (broadcast).  Returns the largest number
+ * of distinct words in one bank (1: conflict-free; passes - 1 are the bank
+ * conflicts). */
 uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
                           uint32_t banks, uint32_t bank_bytes);
 
+/* The two compute capability 1.x coalescing rules (cc1x fields below). */
+enum { GP_CC1X_OFF = 0, GP_CC1X_12 = 1, GP_CC1X_10 = 2 };
+
 /* Compute capability 1.2/1.3 coalescing of one half-warp (CUDA C Programming
- * Guide, "Global Memory", compute capability 1.x): for each segment touched
- * (32 B for 1-byte words, 64 B for 2-byte, 128 B for 4- and 8-byte words),
- * one transaction, reduced to 64 or 32 B when only its lower or upper half
- * (or quarter) is used.  Writes transaction addresses and sizes; returns the
- * count (at most 16). */
+ * Guide 4.2, App. F.3.2.2): for each segment touched (32 B for 1-byte words,
+ * 64 B for 2-byte, 128 B for 4-, 8- and 16-byte words), one transaction,
+ * reduced to 64 or 32 B when only its lower or upper half (or quarter) is
+ * used.  Writes transaction addresses and sizes; returns the count (<= 16). */
 uint32_t gp_coalesce_cc1x(const uint64_t *addrs, uint32_t n, uint32_t width,
+                          uint64_t *txn_addr, uint32_t *txn_bytes);
+
+/* Compute capability 1.0/1.1, the strict rule (App. F.3.2.1): 4-, 8- or
+ * 16-byte words, the k-th lane reading the k-th word of one aligned 64 B
+ * (4-byte) or 128 B (8-byte) segment, or of two consecutive 128 B segments
+ * (16-byte): one 64 B, one 128 B or two 128 B transactions; anything else
+ * one 32 B transaction per lane.  Returns the count (<= 16). */
+uint32_t gp_coalesce_cc10(const uint64_t *addrs, uint32_t n, uint32_t width,
                           uint64_t *txn_addr, uint32_t *txn_bytes);
 
 /* A warp's CC 1.x transactions as line requests (line index and the 32 B
  * sectors each transaction covers), half-warp by half-warp: addresses 0-15
  * then 16-31 in lane order (the trace keeps active lanes' addresses in
- * order, so with inactive lanes the split is approximate).  Returns the
- * count (at most 32). */
+ * order, so with inactive lanes the split is approximate).  rule:
+ * GP_CC1X_12 or GP_CC1X_10.  Returns the count (at most 32). */
+uint32_t gp_cc1x_requests_rule(const uint64_t *addrs, uint32_t n, uint32_t width, int rule,
+                               uint64_t *lines, uint8_t *masks);
+/* The same with the CC 1.2/1.3 rule. */
 uint32_t gp_cc1x_requests(const uint64_t *addrs, uint32_t n, uint32_t width,
                           uint64_t *lines, uint8_t *masks);
 
@@ -104,7 +132,8 @@ typedef struct gp_memsim_config {
   uint32_t dram_access_bytes;  /* what one DRAM request moves (32) */
   double l1_latency, l2_latency, dram_latency; /* cycles; l1/l2 totals, dram
                                                   the increment beyond L2 */
-  int cc1x;                    /* compute capability 1.x half-warp coalescing */
+  int cc1x;                    /* GP_CC1X_OFF, GP_CC1X_12 (1.2/1.3 rule) or
+                                  GP_CC1X_10 (1.0/1.1 strict rule) */
   uint32_t shared_banks, shared_bank_bytes;
   double shared_latency;       /* cycles, a conflict-free access */
   double const_latency;        /* cycles: the constant cache, always a hit
@@ -132,6 +161,34 @@ typedef struct gp_memsim_result {
   gp_cache_stats l1, l2;       /* summed over SMs / slices */
 } gp_memsim_result;
 
+/* The functional model over a generic access stream: the caller replays
+ * memory instructions in the order it chooses (GPUMech's: round-robin over
+ * the warps of every SM's co-resident blocks, wave by wave), and the model
+ * counts per static PC.  gp_memsim_functional is this API driven by a
+ * kernel in gp_memsim_order's order. */
+typedef struct gp_func gp_func;
+
+int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *config,
+                uint32_t pc_count, gp_error *err);
+void gp_func_free(gp_func *f);
+/* One cache-using memory instruction (op_class: GP_OP_LD_GLOBAL,
+ * GP_OP_ST_GLOBAL, GP_OP_LD_LOCAL, GP_OP_ST_LOCAL, GP_OP_TEX,
+ * GP_OP_ATOM_GLOBAL, GP_OP_LDGSTS) at static PC `pc` of a warp on SM `sm`,
+ * with its line requests.  Loads go through the SM's L1 when it caches them
+ * (local, texture, and global when cache_global_in_l1), then the L2 slice;
+ * the instruction counts at the level of its slowest request.  An
+ * instruction with no request counts nothing. */
+int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
+                   const uint8_t *masks, uint32_t n, gp_error *err);
+/* A shared-memory instruction at `pc`: its bank passes (lane offsets). */
+int gp_func_shared(gp_func *f, uint32_t pc, const uint64_t *offsets, uint32_t n,
+                   uint32_t width, gp_error *err);
+/* A constant load at `pc`: always a hit at const_latency. */
+int gp_func_const(gp_func *f, uint32_t pc, gp_error *err);
+/* The counts so far with each PC's AMAT, in a new result (free with
+ * gp_memsim_result_free); the model stays usable. */
+int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err);
+
 /* The replay order of GPUMech Sec. V: blocks go to SMs round-robin, every SM
  * runs waves of `blocks_per_sm` blocks, and within a wave the warps of all
  * SMs' co-resident blocks advance round-robin, one memory instruction each
@@ -141,10 +198,10 @@ typedef void (*gp_memsim_visit)(void *ctx, uint64_t inst, uint32_t sm);
 int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
                     const gp_alloc *alloc, gp_memsim_visit visit, void *ctx, gp_error *err);
 
-/* Replays the kernel's global/local/texture memory instructions: blocks go
- * to SMs round-robin, each SM runs waves of `blocks_per_sm` blocks, and
- * within a wave the warps of the co-resident blocks on every SM advance
- * round-robin one memory instruction at a time. */
+/* Replays the kernel's global/local/texture memory instructions through
+ * gp_func in gp_memsim_order's order (cc1x: per-half-warp transactions for
+ * global and local accesses instead of the trace's lines), then its
+ * shared-memory and constant instructions. */
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *config,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err);
 void gp_memsim_result_free(gp_memsim_result *r, const gp_alloc *alloc);

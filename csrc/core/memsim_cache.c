@@ -1,11 +1,13 @@
 /*
- * memsim_cache.c -- tag-only caches, shared-memory banks, CC 1.x coalescing,
- * L2 slice hashing.
+ * memsim_cache.c -- tag-only set-associative caches (true LRU, sectored or
+ * not, write-through/no-allocate or write-back/allocate) and the L2 slice
+ * hash.
  */
 #include "memsim.h"
 
 #include <string.h>
 
+/* Sizes the tag arrays: sets = size / line / ways (size 0: no cache). */
 int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *config,
                   gp_error *err) {
   uint64_t lines, n;
@@ -66,7 +68,9 @@ int gp_cache_contains(const gp_cache *c, uint64_t line) {
   return find_way(c, (uint64_t)gp_cache_set_of(c, line) * c->config.ways, line) >= 0;
 }
 
-/* The way to replace in a set: an invalid one, else the least recent. */
+/* The way to replace in a set: an invalid one, else the least recent (true
+ * LRU: the smallest use stamp).  Records a valid victim in evicted_line /
+ * evicted_dirty so the caller can send a dirty one downstream. */
 static uint64_t victim(gp_cache *c, uint64_t base) {
   uint64_t best = base;
   uint32_t w;
@@ -76,15 +80,29 @@ static uint64_t victim(gp_cache *c, uint64_t base) {
     if (c->stamp[base + w] < c->stamp[best])
       best = base + w;
   }
+  c->evicted = 1;
+  c->evicted_line = c->tags[best] - 1;
+  c->evicted_dirty = c->dirty[best];
+  c->evicted_sectors = c->sectors[best];
   if (c->dirty[best])
     c->stats.writebacks++;
   return best;
 }
 
+/*
+ * One request for the sectors in `mask` of `line`.  Reads: a hit needs every
+ * requested sector valid (a non-sectored cache fills whole lines, so there
+ * a present line always hits); a missing line is filled into the LRU way,
+ * missing sectors of a present line are added.  Writes: write-back caches
+ * allocate and mark the line dirty; write-through caches update a present
+ * line (LRU touch) and never allocate.  Every use refreshes the line's LRU
+ * stamp.
+ */
 gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
   uint64_t base;
   int64_t way;
   uint8_t full = c->config.sectored ? mask : 0x0f;
+  c->evicted = 0;
   c->stats.accesses++;
   if (c->sets == 0) {
     c->stats.misses++;
@@ -123,6 +141,9 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   return GP_CACHE_MISS;
 }
 
+/* The L2 slice of a line: XOR-fold the line index (h ^= h >> 7, >> 13,
+ * >> 23), then modulo the slice count, so power-of-two strides that a plain
+ * modulo would send to one slice spread over all of them. */
 uint32_t gp_l2_slice_of(uint64_t line, uint32_t slices) {
   uint64_t h = line;
   if (slices <= 1)
@@ -131,83 +152,4 @@ uint32_t gp_l2_slice_of(uint64_t line, uint32_t slices) {
   h ^= h >> 13;
   h ^= h >> 23;
   return (uint32_t)(h % slices);
-}
-
-uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
-                          uint32_t banks, uint32_t bank_bytes) {
-  /* The distinct words the lanes touch (32 lanes x at most 16 words each),
-   * then how many of them fall in each bank. */
-  uint64_t words[512];
-  uint32_t count[256], distinct = 0, worst = 0, i, j;
-  if (banks == 0 || banks > 256 || bank_bytes == 0)
-    return n > 0;
-  for (i = 0; i < n && i < 32; i++) {
-    uint64_t first = offsets[i] / bank_bytes;
-    uint64_t last = (offsets[i] + (width ? width : 1) - 1) / bank_bytes;
-    uint64_t word;
-    for (word = first; word <= last && word - first < 16; word++) {
-      for (j = 0; j < distinct && words[j] != word; j++)
-        ;
-      if (j == distinct)
-        words[distinct++] = word;
-    }
-  }
-  memset(count, 0, sizeof count);
-  for (j = 0; j < distinct; j++) {
-    uint32_t b = (uint32_t)(words[j] % banks);
-    if (++count[b] > worst)
-      worst = count[b];
-  }
-  return worst;
-}
-
-uint32_t gp_coalesce_cc1x(const uint64_t *addrs, uint32_t n, uint32_t width,
-                          uint64_t *txn_addr, uint32_t *txn_bytes) {
-  uint32_t segment = width == 1 ? 32 : width == 2 ? 64 : 128, count = 0, i;
-  uint64_t seen[16];
-  for (i = 0; i < n && i < 16; i++) {
-    uint64_t seg = addrs[i] / segment;
-    uint32_t j;
-    for (j = 0; j < count && seen[j] != seg; j++)
-      ;
-    if (j == count)
-      seen[count++] = seg;
-  }
-  /* For each segment: the smallest aligned 32/64/128 B piece holding the
-   * bytes the half-warp uses in it. */
-  for (i = 0; i < count; i++) {
-    uint64_t lo = UINT64_MAX, hi = 0, size;
-    uint32_t j;
-    for (j = 0; j < n && j < 16; j++) {
-      if (addrs[j] / segment != seen[i])
-        continue;
-      if (addrs[j] < lo)
-        lo = addrs[j];
-      if (addrs[j] + width - 1 > hi)
-        hi = addrs[j] + width - 1;
-    }
-    size = segment;
-    while (size > 32 && lo / (size / 2) == hi / (size / 2))
-      size /= 2;
-    txn_addr[i] = lo / size * size;
-    txn_bytes[i] = (uint32_t)size;
-  }
-  return count;
-}
-
-uint32_t gp_cc1x_requests(const uint64_t *addrs, uint32_t n, uint32_t width,
-                          uint64_t *lines, uint8_t *masks) {
-  uint32_t count = 0, half;
-  for (half = 0; half * 16 < n && half < 2; half++) {
-    uint64_t addr[16];
-    uint32_t bytes[16], t, m = n - half * 16 < 16 ? n - half * 16 : 16;
-    uint32_t txns = gp_coalesce_cc1x(addrs + half * 16, m, width, addr, bytes);
-    for (t = 0; t < txns; t++) {
-      /* transactions are aligned to their size, so one stays in one line */
-      uint32_t first = (uint32_t)((addr[t] >> 5) & 3), sectors = bytes[t] / 32;
-      lines[count] = addr[t] >> 7;
-      masks[count++] = (uint8_t)(((1u << sectors) - 1u) << first);
-    }
-  }
-  return count;
 }

@@ -11,69 +11,259 @@
  * the instruction's level is that of its slowest request, and its AMAT
  * contribution the latency of that level (Sec. V-B: 90 % L2 hits at 120 and
  * 10 % misses at 420 give 150).  Shared-memory instructions never reach the
- * caches and keep zero counts here.
+ * caches: they count bank passes; constant loads take const_latency.
+ *
+ * The model itself (gp_func) takes an access stream in the caller's order;
+ * gp_memsim_functional drives it from a kernel.
  */
 #include "memsim.h"
 
 #include <string.h>
 
 enum { LEVEL_L1 = 1, LEVEL_L2 = 2, LEVEL_DRAM = 3 };
+enum { KIND_NONE = 0, KIND_CACHE, KIND_SHARED, KIND_CONST };
 
-typedef struct replay {
-  const gp_kernel *k;
-  const gp_memsim_config *cfg;
+struct gp_func {
+  gp_alloc alloc;
+  gp_memsim_config cfg;
+  uint32_t slices;
   gp_cache *l1;      /* one per SM */
   gp_cache *l2;      /* one per slice */
-  gp_memsim_result *out;
-} replay;
+  uint8_t *kind;     /* per PC */
+  gp_memsim_result out;
+};
 
 static uint32_t popcount4(uint8_t m) {
   return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
 }
 
-/* DRAM traffic of one L2 fill or write-back, in access-sized requests. */
-static uint64_t dram_chunks(const replay *r, uint8_t mask, uint64_t *bytes) {
-  uint32_t line = r->cfg->l2.line_bytes ? r->cfg->l2.line_bytes : 128;
-  uint64_t moved = r->cfg->l2.sectored ? (uint64_t)popcount4(mask) * 32u : line;
-  uint32_t unit = r->cfg->dram_access_bytes ? r->cfg->dram_access_bytes : 32;
-  *bytes += moved;
-  return (moved + unit - 1) / unit;
+/* DRAM traffic of one L2 fill or write-back of the sectors in `mask`, in
+ * access-sized requests (a non-sectored L2 moves whole lines); adds the
+ * bytes (rounded up to whole accesses) to *bytes. */
+static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
+  uint32_t line = f->cfg.l2.line_bytes ? f->cfg.l2.line_bytes : 128;
+  uint64_t moved = f->cfg.l2.sectored ? (uint64_t)popcount4(mask) * 32u : line;
+  uint32_t unit = f->cfg.dram_access_bytes ? f->cfg.dram_access_bytes : 32;
+  uint64_t chunks = (moved + unit - 1) / unit;
+  *bytes += chunks * unit;
+  return chunks;
 }
 
-/* One line request of instruction `i` on SM `sm`; returns its level. */
-static int request(replay *r, int op, uint32_t sm, uint64_t line, uint8_t mask) {
-  const gp_memsim_config *cfg = r->cfg;
+/* A write of `mask` of `line` arriving at the L2 (a store, or a dirty L1
+ * victim); write-through L2s pass it on to DRAM, dirty L2 victims go to
+ * DRAM.  Returns the L2 result. */
+static gp_cache_result l2_write(gp_func *f, uint64_t line, uint8_t mask) {
+  gp_cache *l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
+  gp_cache_result res = gp_cache_access(l2, line, mask, 1);
+  if (l2->evicted && l2->evicted_dirty)
+    f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
+  if (!f->cfg.l2.write_back || l2->sets == 0)
+    f->out.dram_requests += dram_chunks(f, mask, &f->out.dram_bytes_written);
+  return res;
+}
+
+/* One line request of an instruction of class `op` on SM `sm`; returns the
+ * level that served it.  Stores go through a write-through L1 (updating a
+ * present line) to the L2, or stop in a write-back L1; a write-allocating
+ * L2 absorbs a store (level L2), a write-through one sends it to DRAM. */
+static int request(gp_func *f, int op, uint32_t sm, uint64_t line, uint8_t mask) {
+  const gp_memsim_config *cfg = &f->cfg;
   int is_store = op == GP_OP_ST_GLOBAL || op == GP_OP_ST_LOCAL;
   int through_l1 = op == GP_OP_LD_LOCAL || op == GP_OP_ST_LOCAL || op == GP_OP_TEX ||
                    ((op == GP_OP_LD_GLOBAL || op == GP_OP_ST_GLOBAL) && cfg->cache_global_in_l1);
-  gp_cache *l2 = &r->l2[gp_l2_slice_of(line, cfg->l2_slices ? cfg->l2_slices : 1)];
-  uint64_t writebacks_before = l2->stats.writebacks;
+  gp_cache *l1 = &f->l1[sm], *l2;
   gp_cache_result res;
-  int level;
-  if (through_l1 && r->l1[sm].sets > 0) {
-    res = gp_cache_access(&r->l1[sm], line, mask, is_store);
+  if (through_l1 && l1->sets > 0) {
+    res = gp_cache_access(l1, line, mask, is_store);
+    if (l1->evicted && l1->evicted_dirty)
+      l2_write(f, l1->evicted_line, l1->evicted_sectors);
+    if (is_store && cfg->l1.write_back)
+      return LEVEL_L1;
     if (!is_store && res == GP_CACHE_HIT)
       return LEVEL_L1;
   }
-  if (!is_store)
-    r->out->load_l1_misses++;
-  res = gp_cache_access(l2, line, mask, is_store || op == GP_OP_ATOM_GLOBAL);
-  level = res == GP_CACHE_HIT ? LEVEL_L2 : LEVEL_DRAM;
-  if (level == LEVEL_DRAM) {
-    if (is_store && (cfg->l2.write_back || l2->sets == 0))
-      level = LEVEL_L2; /* a write-allocating store does not wait for DRAM */
-    if (!is_store || !cfg->l2.write_back)
-      r->out->dram_requests += dram_chunks(r, mask, is_store ? &r->out->dram_bytes_written
-                                                             : &r->out->dram_bytes_read);
+  if (is_store) {
+    l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
+    res = l2_write(f, line, mask);
+    return res == GP_CACHE_HIT || cfg->l2.write_back || l2->sets == 0 ? LEVEL_L2 : LEVEL_DRAM;
   }
-  if (l2->stats.writebacks > writebacks_before)
-    r->out->dram_requests += dram_chunks(r, 0x0f, &r->out->dram_bytes_written);
-  return level;
+  f->out.load_l1_misses++;
+  l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
+  res = gp_cache_access(l2, line, mask, op == GP_OP_ATOM_GLOBAL);
+  if (l2->evicted && l2->evicted_dirty)
+    f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
+  if (res == GP_CACHE_HIT)
+    return LEVEL_L2;
+  f->out.dram_requests += dram_chunks(f, mask, &f->out.dram_bytes_read);
+  return LEVEL_DRAM;
+}
+
+void gp_func_free(gp_func *f) {
+  uint32_t s;
+  if (f == NULL)
+    return;
+  if (f->l1)
+    for (s = 0; s < f->cfg.sms; s++)
+      gp_cache_free(&f->l1[s]);
+  if (f->l2)
+    for (s = 0; s < f->slices; s++)
+      gp_cache_free(&f->l2[s]);
+  gp_free(&f->alloc, f->l1, f->cfg.sms * sizeof *f->l1);
+  gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
+  gp_free(&f->alloc, f->kind, f->out.pc_count + 1);
+  gp_memsim_result_free(&f->out, &f->alloc);
+  gp_free(&f->alloc, f, sizeof *f);
+}
+
+/* Per-SM L1s and the L2 slices (l2.size_bytes split evenly), zeroed
+ * per-PC counters. */
+int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cfg,
+                uint32_t pc_count, gp_error *err) {
+  gp_func *f;
+  gp_cache_config slice = cfg->l2;
+  uint32_t s;
+  int status = GP_OK;
+  *out = NULL;
+  if (cfg->sms == 0)
+    return gp_error_set(err, "memsim: sms must be above 0");
+  f = gp_malloc(alloc, sizeof *f);
+  if (f == NULL)
+    return gp_error_set(err, "memsim: out of memory");
+  memset(f, 0, sizeof *f);
+  f->alloc = *alloc;
+  f->cfg = *cfg;
+  f->slices = cfg->l2_slices ? cfg->l2_slices : 1;
+  f->out.pc_count = pc_count;
+  f->out.pcs = gp_malloc(alloc, (pc_count + 1) * sizeof *f->out.pcs);
+  f->kind = gp_malloc(alloc, pc_count + 1);
+  f->l1 = gp_malloc(alloc, cfg->sms * sizeof *f->l1);
+  f->l2 = gp_malloc(alloc, f->slices * sizeof *f->l2);
+  if (f->l1)
+    memset(f->l1, 0, cfg->sms * sizeof *f->l1);
+  if (f->l2)
+    memset(f->l2, 0, f->slices * sizeof *f->l2);
+  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2) {
+    gp_func_free(f);
+    return gp_error_set(err, "memsim: out of memory");
+  }
+  memset(f->out.pcs, 0, (pc_count + 1) * sizeof *f->out.pcs);
+  memset(f->kind, 0, pc_count + 1);
+  slice.size_bytes = cfg->l2.size_bytes / f->slices;
+  for (s = 0; s < cfg->sms && status == GP_OK; s++)
+    status = gp_cache_init(&f->l1[s], alloc, &cfg->l1, err);
+  for (s = 0; s < f->slices && status == GP_OK; s++)
+    status = gp_cache_init(&f->l2[s], alloc, &slice, err);
+  if (status != GP_OK) {
+    gp_func_free(f);
+    return GP_ERR;
+  }
+  *out = f;
+  return GP_OK;
+}
+
+static int check_pc(const gp_func *f, uint32_t pc, gp_error *err) {
+  if (pc >= f->out.pc_count)
+    return gp_error_set(err, "memsim: PC index %u of %u", pc, f->out.pc_count);
+  return GP_OK;
+}
+
+int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
+                   const uint8_t *masks, uint32_t n, gp_error *err) {
+  gp_pc_memory *p;
+  uint32_t j;
+  int worst = LEVEL_L1;
+  if (check_pc(f, pc, err) != GP_OK)
+    return GP_ERR;
+  if (sm >= f->cfg.sms)
+    return gp_error_set(err, "memsim: SM %u of %u", sm, f->cfg.sms);
+  if (!gp_op_uses_cache(op_class))
+    return gp_error_set(err, "memsim: class %s does not use the caches",
+                        gp_op_class_name(op_class));
+  if (n == 0)
+    return GP_OK;
+  for (j = 0; j < n; j++) {
+    int level = request(f, op_class, sm, lines[j], masks[j]);
+    if (level > worst)
+      worst = level;
+  }
+  p = &f->out.pcs[pc];
+  f->kind[pc] = KIND_CACHE;
+  p->instructions++;
+  p->requests += n;
+  if (worst == LEVEL_L1)
+    p->l1_hits++;
+  else if (worst == LEVEL_L2)
+    p->l2_hits++;
+  else
+    p->dram++;
+  return GP_OK;
+}
+
+int gp_func_shared(gp_func *f, uint32_t pc, const uint64_t *offsets, uint32_t n,
+                   uint32_t width, gp_error *err) {
+  gp_pc_memory *p;
+  uint32_t passes;
+  if (check_pc(f, pc, err) != GP_OK)
+    return GP_ERR;
+  p = &f->out.pcs[pc];
+  passes = gp_shared_passes(offsets, n, width, f->cfg.shared_banks, f->cfg.shared_bank_bytes);
+  f->kind[pc] = KIND_SHARED;
+  p->instructions++;
+  p->shared_passes += passes;
+  f->out.bank_conflicts += passes > 1 ? passes - 1 : 0;
+  return GP_OK;
+}
+
+int gp_func_const(gp_func *f, uint32_t pc, gp_error *err) {
+  if (check_pc(f, pc, err) != GP_OK)
+    return GP_ERR;
+  f->kind[pc] = KIND_CONST;
+  f->out.pcs[pc].instructions++;
+  f->out.pcs[pc].l1_hits++;
+  return GP_OK;
+}
+
+static void add_stats(gp_cache_stats *sum, const gp_cache_stats *s) {
+  sum->accesses += s->accesses, sum->hits += s->hits, sum->misses += s->misses;
+  sum->sector_misses += s->sector_misses, sum->writebacks += s->writebacks;
+}
+
+/* AMAT per PC: cache PCs l1 x L1 + l2 x L2 + dram x (L2 + DRAM) over the
+ * instructions (GPUMech Sec. V-B); shared PCs the shared latency; constant
+ * PCs the constant-cache latency.  Cache statistics summed over SMs and
+ * slices. */
+int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err) {
+  const gp_memsim_config *cfg = &f->cfg;
+  uint32_t s, n = f->out.pc_count;
+  *out = f->out;
+  out->pcs = gp_malloc(&f->alloc, (n + 1) * sizeof *out->pcs);
+  if (out->pcs == NULL)
+    return gp_error_set(err, "memsim: out of memory");
+  memcpy(out->pcs, f->out.pcs, (n + 1) * sizeof *out->pcs);
+  for (s = 0; s < n; s++) {
+    gp_pc_memory *pc = &out->pcs[s];
+    if (f->kind[s] == KIND_CONST)
+      pc->amat = cfg->const_latency;
+    else if (f->kind[s] == KIND_SHARED)
+      pc->amat = cfg->shared_latency;
+    else if (pc->instructions > 0)
+      pc->amat = ((double)pc->l1_hits * cfg->l1_latency + (double)pc->l2_hits * cfg->l2_latency +
+                  (double)pc->dram * (cfg->l2_latency + cfg->dram_latency)) /
+                 (double)pc->instructions;
+  }
+  memset(&out->l1, 0, sizeof out->l1);
+  memset(&out->l2, 0, sizeof out->l2);
+  for (s = 0; s < cfg->sms; s++)
+    add_stats(&out->l1, &f->l1[s].stats);
+  for (s = 0; s < f->slices; s++)
+    add_stats(&out->l2, &f->l2[s].stats);
+  return GP_OK;
 }
 
 /* The line requests of memory instruction i: the trace's coalesced lines,
- * or per half-warp CC 1.x transactions for global accesses on pre-Fermi
- * configurations.  Points *lines / *masks at them; returns the count. */
+ * or per half-warp CC 1.x transactions for global and local accesses on
+ * pre-Fermi configurations.  Points *lines / *masks at them; returns the
+ * count. */
 static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *buf_lines,
                             uint8_t *buf_masks, const uint64_t **lines, const uint8_t **masks) {
   const gp_mem_record *m = &k->mem_records[k->mem[i]];
@@ -82,66 +272,12 @@ static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *
                c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {
     *lines = buf_lines;
     *masks = buf_masks;
-    return gp_cc1x_requests(k->addresses + m->addr_start, m->addr_count, k->width[i],
-                            buf_lines, buf_masks);
+    return gp_cc1x_requests_rule(k->addresses + m->addr_start, m->addr_count, k->width[i],
+                                 cc1x, buf_lines, buf_masks);
   }
   *lines = k->lines + m->line_start;
   *masks = k->sector_masks + m->line_start;
   return m->line_count;
-}
-
-/* Replays memory instruction i of a warp on SM `sm`. */
-static void replay_instruction(replay *r, uint64_t i, uint32_t sm) {
-  const gp_kernel *k = r->k;
-  gp_pc_memory *pc = &r->out->pcs[k->pc_index[i]];
-  uint64_t buf_lines[32];
-  uint8_t buf_masks[32];
-  const uint64_t *lines;
-  const uint8_t *masks;
-  uint32_t n = requests_of(k, i, r->cfg->cc1x, buf_lines, buf_masks, &lines, &masks), j;
-  int worst = LEVEL_L1;
-  if (n == 0)
-    return;
-  for (j = 0; j < n; j++) {
-    int level = request(r, k->op_class[i], sm, lines[j], masks[j]);
-    if (level > worst)
-      worst = level;
-  }
-  pc->instructions++;
-  pc->requests += n;
-  if (worst == LEVEL_L1)
-    pc->l1_hits++;
-  else if (worst == LEVEL_L2)
-    pc->l2_hits++;
-  else
-    pc->dram++;
-}
-
-/* Shared-memory instructions: bank passes per PC; constant loads: the
- * constant-cache latency (order does not matter for either). */
-static void shared_passes(replay *r) {
-  const gp_kernel *k = r->k;
-  uint64_t i;
-  for (i = 0; i < k->insts; i++) {
-    int c = k->op_class[i];
-    if (c == GP_OP_LD_CONST) {
-      gp_pc_memory *pc = &r->out->pcs[k->pc_index[i]];
-      pc->instructions++;
-      pc->l1_hits++;
-      pc->amat = r->cfg->const_latency;
-    } else if (k->mem[i] != UINT32_MAX &&
-        (c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED)) {
-      const gp_mem_record *m = &k->mem_records[k->mem[i]];
-      gp_pc_memory *pc = &r->out->pcs[k->pc_index[i]];
-      uint32_t passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count,
-                                         k->width[i], r->cfg->shared_banks,
-                                         r->cfg->shared_bank_bytes);
-      pc->instructions++;
-      pc->shared_passes += passes;
-      pc->amat = r->cfg->shared_latency;
-      r->out->bank_conflicts += passes > 1 ? passes - 1 : 0;
-    }
-  }
 }
 
 /* Next cache-using memory instruction of a warp at or after *cursor. */
@@ -209,69 +345,57 @@ int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
   return cursor && warp_ids && warp_sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
 }
 
+typedef struct kernel_replay {
+  gp_func *f;
+  const gp_kernel *k;
+  int status;
+  gp_error *err;
+} kernel_replay;
+
 static void visit_functional(void *ctx, uint64_t i, uint32_t sm) {
-  replay_instruction(ctx, i, sm);
+  kernel_replay *r = ctx;
+  uint64_t buf_lines[32];
+  uint8_t buf_masks[32];
+  const uint64_t *lines;
+  const uint8_t *masks;
+  uint32_t n;
+  if (r->status != GP_OK)
+    return;
+  n = requests_of(r->k, i, r->f->cfg.cc1x, buf_lines, buf_masks, &lines, &masks);
+  r->status = gp_func_access(r->f, r->k->pc_index[i], sm, r->k->op_class[i], lines, masks, n,
+                             r->err);
 }
 
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
-  replay r;
-  uint32_t s, slices = cfg->l2_slices ? cfg->l2_slices : 1;
-  gp_cache_config slice = cfg->l2;
-  int status = GP_OK;
+  kernel_replay r;
+  uint64_t i;
+  int status;
+  memset(out, 0, sizeof *out);
   if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
     return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
-  memset(out, 0, sizeof *out);
   memset(&r, 0, sizeof r);
-  r.k = k, r.cfg = cfg, r.out = out;
-  out->pc_count = k->static_count;
-  out->pcs = gp_malloc(alloc, (k->static_count + 1) * sizeof *out->pcs);
-  r.l1 = gp_malloc(alloc, cfg->sms * sizeof *r.l1);
-  r.l2 = gp_malloc(alloc, slices * sizeof *r.l2);
-  if (!out->pcs || !r.l1 || !r.l2) {
-    status = gp_error_set(err, "memsim: out of memory");
-    goto done;
-  }
-  memset(out->pcs, 0, (k->static_count + 1) * sizeof *out->pcs);
-  memset(r.l1, 0, cfg->sms * sizeof *r.l1);
-  memset(r.l2, 0, slices * sizeof *r.l2);
-  slice.size_bytes = cfg->l2.size_bytes / slices;
-  for (s = 0; s < cfg->sms && status == GP_OK; s++)
-    status = gp_cache_init(&r.l1[s], alloc, &cfg->l1, err);
-  for (s = 0; s < slices && status == GP_OK; s++)
-    status = gp_cache_init(&r.l2[s], alloc, &slice, err);
+  if (gp_func_new(&r.f, alloc, cfg, k->static_count, err) != GP_OK)
+    return GP_ERR;
+  r.k = k, r.err = err, r.status = GP_OK;
+  status = gp_memsim_order(k, cfg->sms, cfg->blocks_per_sm, alloc, visit_functional, &r, err);
   if (status == GP_OK)
-    status = gp_memsim_order(k, cfg->sms, cfg->blocks_per_sm, alloc, visit_functional, &r, err);
-  if (status != GP_OK)
-    goto done;
-  shared_passes(&r);
-  for (s = 0; s < k->static_count; s++) {
-    gp_pc_memory *pc = &out->pcs[s];
-    if (pc->instructions > 0 && pc->shared_passes == 0 && k->statics[s].op_class != GP_OP_LD_CONST)
-      pc->amat = ((double)pc->l1_hits * cfg->l1_latency + (double)pc->l2_hits * cfg->l2_latency +
-                  (double)pc->dram * (cfg->l2_latency + cfg->dram_latency)) /
-                 (double)pc->instructions;
+    status = r.status;
+  /* shared-memory and constant instructions: order does not matter */
+  for (i = 0; i < k->insts && status == GP_OK; i++) {
+    int c = k->op_class[i];
+    if (c == GP_OP_LD_CONST) {
+      status = gp_func_const(r.f, k->pc_index[i], err);
+    } else if (k->mem[i] != UINT32_MAX &&
+               (c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED)) {
+      const gp_mem_record *m = &k->mem_records[k->mem[i]];
+      status = gp_func_shared(r.f, k->pc_index[i], k->addresses + m->addr_start, m->addr_count,
+                              k->width[i], err);
+    }
   }
-  for (s = 0; s < cfg->sms; s++) {
-    out->l1.accesses += r.l1[s].stats.accesses, out->l1.hits += r.l1[s].stats.hits;
-    out->l1.misses += r.l1[s].stats.misses, out->l1.sector_misses += r.l1[s].stats.sector_misses;
-  }
-  for (s = 0; s < slices; s++) {
-    out->l2.accesses += r.l2[s].stats.accesses, out->l2.hits += r.l2[s].stats.hits;
-    out->l2.misses += r.l2[s].stats.misses, out->l2.sector_misses += r.l2[s].stats.sector_misses;
-    out->l2.writebacks += r.l2[s].stats.writebacks;
-  }
-done:
-  if (r.l1)
-    for (s = 0; s < cfg->sms; s++)
-      gp_cache_free(&r.l1[s]);
-  if (r.l2)
-    for (s = 0; s < slices; s++)
-      gp_cache_free(&r.l2[s]);
-  gp_free(alloc, r.l1, cfg->sms * sizeof *r.l1);
-  gp_free(alloc, r.l2, slices * sizeof *r.l2);
-  if (status != GP_OK)
-    gp_memsim_result_free(out, alloc);
+  if (status == GP_OK)
+    status = gp_func_result(r.f, out, err);
+  gp_func_free(r.f);
   return status;
 }
 
