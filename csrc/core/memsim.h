@@ -45,7 +45,10 @@ typedef struct gp_cache {
   uint8_t *dirty;
   uint64_t clock;
   gp_cache_stats stats;
-  /* the last access's victim: evicted = 1 when a valid line left the cache */
+  /* the last access: the way it used (sets x ways index; -1: none, e.g. a
+   * write-through write miss) and its victim (evicted = 1 when a valid line
+   * left the cache) */
+  int64_t way;
   int evicted, evicted_dirty;
   uint64_t evicted_line;
   uint8_t evicted_sectors;
@@ -231,6 +234,11 @@ typedef struct gp_timed_stats {
   double mshr_stall_cycles;
   uint64_t dram_bytes_read, dram_bytes_written;
   double last_dram_done;       /* when the last DRAM transfer ended */
+  uint64_t dram_transfers;     /* fills and write-backs scheduled */
+  double first_dram_start;     /* when the first DRAM transfer began */
+  double window_from, window_to; /* gp_timed_set_window's window */
+  double window_bytes;         /* DRAM bytes moved inside it (transfers
+                                  overlapping an edge count pro rata) */
 } gp_timed_stats;
 
 typedef struct gp_timed gp_timed;
@@ -248,6 +256,16 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
                     double *done, double *complete, gp_error *err);
 /* Counters so far, L1/L2 summed over SMs and slices. */
 const gp_timed_stats *gp_timed_stats_of(gp_timed *t);
+/* Sets the window [from, to) (cycles) in which DRAM bytes are counted for
+ * gp_timed_window_bandwidth; call before submitting the requests of
+ * interest (transfers are counted when they are scheduled). */
+int gp_timed_set_window(gp_timed *t, double from, double to, gp_error *err);
+/* Achieved DRAM bandwidth in bytes per core cycle inside the window
+ * (0 without a window). */
+double gp_timed_window_bandwidth(const gp_timed_stats *s);
+/* Achieved DRAM bandwidth in bytes per core cycle from the first transfer's
+ * start to the last one's end (0 before any transfer). */
+double gp_timed_achieved_bandwidth(const gp_timed_stats *s);
 
 /* Drives the timed model with a kernel in the functional mode's order, each
  * SM issuing one memory instruction per cycle (a benchmark driver and a

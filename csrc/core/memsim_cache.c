@@ -103,6 +103,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   int64_t way;
   uint8_t full = c->config.sectored ? mask : 0x0f;
   c->evicted = 0;
+  c->way = -1;
   c->stats.accesses++;
   if (c->sets == 0) {
     c->stats.misses++;
@@ -111,6 +112,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   base = (uint64_t)gp_cache_set_of(c, line) * c->config.ways;
   way = find_way(c, base, line);
   if (way >= 0) {
+    c->way = way;
     gp_cache_result r = GP_CACHE_HIT;
     if ((c->sectors[way] & full) != full) {
       r = GP_CACHE_SECTOR_MISS;
@@ -134,6 +136,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   if (is_write && !c->config.write_back)
     return GP_CACHE_MISS; /* write-through, no write-allocate */
   way = (int64_t)victim(c, base);
+  c->way = way;
   c->tags[way] = line + 1;
   c->sectors[way] = full;
   c->dirty[way] = (uint8_t)(is_write != 0);

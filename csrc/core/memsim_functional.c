@@ -38,11 +38,12 @@ static uint32_t popcount4(uint8_t m) {
 }
 
 /* DRAM traffic of one L2 fill or write-back of the sectors in `mask`, in
- * access-sized requests (a non-sectored L2 moves whole lines); adds the
- * bytes (rounded up to whole accesses) to *bytes. */
+ * access-sized requests (a non-sectored L2 moves whole lines unless bit 4
+ * of mask says "these sectors only", as for a write-through store); adds
+ * the bytes (rounded up to whole accesses) to *bytes. */
 static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
   uint32_t line = f->cfg.l2.line_bytes ? f->cfg.l2.line_bytes : 128;
-  uint64_t moved = f->cfg.l2.sectored ? (uint64_t)popcount4(mask) * 32u : line;
+  uint64_t moved = f->cfg.l2.sectored || (mask & 0x10) ? (uint64_t)popcount4(mask) * 32u : line;
   uint32_t unit = f->cfg.dram_access_bytes ? f->cfg.dram_access_bytes : 32;
   uint64_t chunks = (moved + unit - 1) / unit;
   *bytes += chunks * unit;
@@ -57,8 +58,8 @@ static gp_cache_result l2_write(gp_func *f, uint64_t line, uint8_t mask) {
   gp_cache_result res = gp_cache_access(l2, line, mask, 1);
   if (l2->evicted && l2->evicted_dirty)
     f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
-  if (!f->cfg.l2.write_back || l2->sets == 0)
-    f->out.dram_requests += dram_chunks(f, mask, &f->out.dram_bytes_written);
+  if (!f->cfg.l2.write_back || l2->sets == 0) /* write-through: the store's sectors */
+    f->out.dram_requests += dram_chunks(f, (uint8_t)(mask | 0x10), &f->out.dram_bytes_written);
   return res;
 }
 

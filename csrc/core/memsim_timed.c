@@ -7,18 +7,26 @@
  *  - MSHRs (per SM): an L1-missing load takes an entry until its data
  *    returns.  A request to a line already outstanding merges and returns
  *    with it.  When all entries are busy the request waits for the earliest
- *    release (that wait is counted as an MSHR-full stall); the rest of the
- *    instruction's requests queue behind it in order.
- *  - L2 slices: a slice accepts one request every l2_interval cycles; an L2
- *    hit returns l2_latency after its slice accepted it.
+ *    release (counted as an MSHR-full stall, with its cycles); the rest of
+ *    the instruction's requests queue behind it in order (each request
+ *    waits, not the whole instruction: requests before the stall are
+ *    already on their way).  Entries are released when their data returns;
+ *    the release calendar is a min-heap per SM, retired up to the
+ *    submission cycle.
+ *  - L2 slices (gp_l2_slice_of): a slice accepts one request every
+ *    l2_interval cycles; an L2 hit returns l2_latency after its slice
+ *    accepted it.
  *  - DRAM channels (line index modulo channels): a transfer of the missing
- *    bytes occupies the channel for bytes / (bandwidth per channel); the
- *    data returns l2_latency + dram_latency after the transfer ends.  Dirty
- *    L2 evictions occupy the channel too.  Once a channel's queue is full, N
- *    requests of S bytes take N x S / B cycles.
- *  - Stores do not take MSHRs; they complete when their slice accepts them.
+ *    bytes (whole dram_access_bytes units) occupies the channel for
+ *    bytes / (bandwidth / channels); the data returns l2_latency +
+ *    dram_latency after the transfer ends.  Dirty L2 victims and
+ *    write-through stores occupy their channel too.  Once a channel's queue
+ *    is full, N requests of S bytes take N x S / B cycles.
+ *  - Stores and atomics do not take MSHRs; stores complete when their slice
+ *    accepts them (a write-back L1 absorbs them after l1_latency), atomics
+ *    when their data returns.
  * Tags are updated in submission order (no timing inside the tag state), so
- * more MSHRs or bandwidth only moves returns earlier, never changes hits.
+ * more MSHRs or bandwidth only move returns earlier, never change hits.
  */
 #include "memsim.h"
 
@@ -44,6 +52,8 @@ struct gp_timed {
   gp_timed_config cfg;
   gp_cache *l1, *l2;
   mshr_file *mshrs;       /* per SM */
+  double **l1_ready;      /* per SM, per way: when the line's data is there */
+  double **l2_ready;      /* per slice, per way */
   double *slice_free, *channel_free;
   double last_now;
   gp_timed_stats stats;
@@ -152,11 +162,39 @@ static uint32_t heap_pop(mshr_file *f) {
   return top;
 }
 
+/* Tag entries of a cache (sets x ways; 0 without a cache). */
+static size_t ways_of(const gp_cache *c) {
+  return (size_t)c->sets * c->config.ways;
+}
+
+/* A per-way array of data-ready cycles, zeroed; NULL for no cache or out
+ * of memory (*ok = 0). */
+static double *ready_array(const gp_alloc *a, const gp_cache *c, int *ok) {
+  size_t n = ways_of(c);
+  double *r;
+  if (n == 0)
+    return NULL;
+  r = gp_malloc(a, n * sizeof *r);
+  if (r == NULL)
+    *ok = 0;
+  else
+    memset(r, 0, n * sizeof *r);
+  return r;
+}
+
 void gp_timed_free(gp_timed *t) {
   uint32_t i, slices;
   if (t == NULL)
     return;
   slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
+  if (t->l1_ready)
+    for (i = 0; i < t->cfg.sms; i++)
+      gp_free(&t->alloc, t->l1_ready[i], ways_of(&t->l1[i]) * sizeof(double));
+  if (t->l2_ready)
+    for (i = 0; i < slices; i++)
+      gp_free(&t->alloc, t->l2_ready[i], ways_of(&t->l2[i]) * sizeof(double));
+  gp_free(&t->alloc, t->l1_ready, t->cfg.sms * sizeof *t->l1_ready);
+  gp_free(&t->alloc, t->l2_ready, slices * sizeof *t->l2_ready);
   if (t->l1)
     for (i = 0; i < t->cfg.sms; i++)
       gp_cache_free(&t->l1[i]);
@@ -214,6 +252,22 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
     status = gp_cache_init(&t->l1[i], alloc, &cfg->l1, err);
   for (i = 0; i < slices && status == GP_OK; i++)
     status = gp_cache_init(&t->l2[i], alloc, &slice, err);
+  if (status == GP_OK) {
+    int ok = 1;
+    t->l1_ready = gp_malloc(alloc, cfg->sms * sizeof *t->l1_ready);
+    t->l2_ready = gp_malloc(alloc, slices * sizeof *t->l2_ready);
+    if (t->l1_ready)
+      memset(t->l1_ready, 0, cfg->sms * sizeof *t->l1_ready);
+    if (t->l2_ready)
+      memset(t->l2_ready, 0, slices * sizeof *t->l2_ready);
+    ok = t->l1_ready && t->l2_ready;
+    for (i = 0; ok && i < cfg->sms; i++)
+      t->l1_ready[i] = ready_array(alloc, &t->l1[i], &ok);
+    for (i = 0; ok && i < slices; i++)
+      t->l2_ready[i] = ready_array(alloc, &t->l2[i], &ok);
+    if (!ok)
+      status = gp_error_set(err, "memsim: out of memory");
+  }
   if (status != GP_OK) {
     gp_timed_free(t);
     return GP_ERR;
@@ -229,10 +283,13 @@ const gp_timed_stats *gp_timed_stats_of(gp_timed *t) {
   for (i = 0; i < t->cfg.sms; i++) {
     t->stats.l1.accesses += t->l1[i].stats.accesses, t->stats.l1.hits += t->l1[i].stats.hits;
     t->stats.l1.misses += t->l1[i].stats.misses;
+    t->stats.l1.sector_misses += t->l1[i].stats.sector_misses;
+    t->stats.l1.writebacks += t->l1[i].stats.writebacks;
   }
   for (i = 0; i < slices; i++) {
     t->stats.l2.accesses += t->l2[i].stats.accesses, t->stats.l2.hits += t->l2[i].stats.hits;
     t->stats.l2.misses += t->l2[i].stats.misses, t->stats.l2.writebacks += t->l2[i].stats.writebacks;
+    t->stats.l2.sector_misses += t->l2[i].stats.sector_misses;
   }
   return &t->stats;
 }
@@ -241,16 +298,56 @@ static uint32_t sectors_of(uint8_t m) {
   return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
 }
 
-/* Occupies DRAM channel `c` from `ready` for `bytes`; returns when it ends. */
+/* Occupies the DRAM channel of `line` (line index mod channels) from
+ * `ready`, or when it is next free, for bytes / (bandwidth per channel);
+ * returns when the transfer ends.  Counts the bytes inside the window. */
 static double dram_transfer(gp_timed *t, uint64_t line, double ready, uint64_t bytes) {
+  gp_timed_stats *st = &t->stats;
   uint32_t c = (uint32_t)(line % t->cfg.dram_channels);
   double per_channel = t->cfg.dram_bytes_per_cycle / t->cfg.dram_channels;
   double start = ready > t->channel_free[c] ? ready : t->channel_free[c];
   double end = start + (double)bytes / per_channel;
   t->channel_free[c] = end;
-  if (end > t->stats.last_dram_done)
-    t->stats.last_dram_done = end;
+  if (st->dram_transfers == 0 || start < st->first_dram_start)
+    st->first_dram_start = start;
+  st->dram_transfers++;
+  if (end > st->last_dram_done)
+    st->last_dram_done = end;
+  if (st->window_to > st->window_from && end > start) {
+    double lo = start > st->window_from ? start : st->window_from;
+    double hi = end < st->window_to ? end : st->window_to;
+    if (hi > lo)
+      st->window_bytes += (double)bytes * (hi - lo) / (end - start);
+  }
   return end;
+}
+
+int gp_timed_set_window(gp_timed *t, double from, double to, gp_error *err) {
+  if (!(to > from))
+    return gp_error_set(err, "memsim: window [%.3f, %.3f) is empty", from, to);
+  t->stats.window_from = from;
+  t->stats.window_to = to;
+  t->stats.window_bytes = 0;
+  return GP_OK;
+}
+
+double gp_timed_window_bandwidth(const gp_timed_stats *s) {
+  return s->window_to > s->window_from ? s->window_bytes / (s->window_to - s->window_from) : 0;
+}
+
+double gp_timed_achieved_bandwidth(const gp_timed_stats *s) {
+  double span = s->last_dram_done - s->first_dram_start;
+  return s->dram_transfers > 0 && span > 0
+             ? (double)(s->dram_bytes_read + s->dram_bytes_written) / span
+             : 0;
+}
+
+/* Bytes a store moves to DRAM through a write-through L2: the sectors it
+ * writes, in whole DRAM accesses. */
+static uint64_t store_bytes(const gp_timed *t, uint8_t mask) {
+  uint32_t unit = t->cfg.dram_access_bytes ? t->cfg.dram_access_bytes : 32;
+  uint64_t raw = (uint64_t)sectors_of(mask) * 32u;
+  return (raw + unit - 1) / unit * unit;
 }
 
 /* Bytes an L2 fill or write-back moves, in whole DRAM accesses. */
@@ -261,68 +358,87 @@ static uint64_t fill_bytes(const gp_timed *t, uint8_t mask) {
   return (raw + unit - 1) / unit * unit;
 }
 
-/* The L2 and DRAM part of a request ready to leave the SM at `ready`;
- * returns when its data is back (stores: when the slice accepted it). */
-static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready, int is_store) {
+enum { REQ_LOAD, REQ_STORE, REQ_ATOMIC };
+
+/* The L2 and DRAM part of a request ready to leave the SM at `ready`:
+ * waits for its slice, looks the tags up (stores and atomics write), sends
+ * a dirty victim to its own channel, and returns when its data is back
+ * (stores: when the slice accepted them; a write-through L2 also sends the
+ * store's bytes to DRAM). */
+static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready, int kind) {
   uint32_t slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
   uint32_t s = gp_l2_slice_of(line, slices);
   gp_cache *l2 = &t->l2[s];
-  uint64_t writebacks = l2->stats.writebacks;
   double start = ready > t->slice_free[s] ? ready : t->slice_free[s];
   gp_cache_result res;
+  double *ready_at, arrive;
   t->slice_free[s] = start + t->cfg.l2_interval;
-  res = gp_cache_access(l2, line, mask, is_store);
-  if (l2->stats.writebacks > writebacks) {
-    uint64_t bytes = fill_bytes(t, 0x0f);
+  res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
+  ready_at = l2->way >= 0 ? &t->l2_ready[s][l2->way] : NULL;
+  if (l2->evicted && l2->evicted_dirty) {
+    uint64_t bytes = fill_bytes(t, l2->evicted_sectors);
     t->stats.dram_bytes_written += bytes;
-    dram_transfer(t, line, start, bytes);
+    dram_transfer(t, l2->evicted_line, start, bytes);
   }
-  if (is_store) {
+  if (kind == REQ_STORE) {
     if (!t->cfg.l2.write_back || l2->sets == 0) {
-      uint64_t bytes = fill_bytes(t, mask);
+      uint64_t bytes = store_bytes(t, mask);
       t->stats.dram_bytes_written += bytes;
       dram_transfer(t, line, start, bytes);
     }
+    if (ready_at && res != GP_CACHE_HIT && *ready_at < start)
+      *ready_at = start; /* allocated without a fetch */
     return start;
   }
-  if (res == GP_CACHE_HIT)
-    return start + t->cfg.l2_latency;
+  if (res == GP_CACHE_HIT) /* a hit under an outstanding fill waits for it */
+    return (ready_at && *ready_at > start ? *ready_at : start) + t->cfg.l2_latency;
   {
     uint64_t bytes = fill_bytes(t, mask);
     t->stats.dram_bytes_read += bytes;
-    return dram_transfer(t, line, start, bytes) + t->cfg.l2_latency + t->cfg.dram_latency;
+    arrive = dram_transfer(t, line, start, bytes) + t->cfg.dram_latency;
+    if (ready_at)
+      *ready_at = arrive;
+    return arrive + t->cfg.l2_latency;
   }
 }
 
-/* Takes an MSHR for `line` at `now` on SM `sm`: merges with an outstanding
- * request (returns its release, *merged = 1), or returns the cycle an entry
- * is free (now, or the earliest release when all are busy) in *entry; the
- * caller then sets the entry's release and calls mshr_busy. */
-static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double now, int *merged,
-                        uint32_t *entry) {
+/* Retires the MSHRs of SM `sm` whose data returned by `now`. */
+static void retire_mshrs(gp_timed *t, uint32_t sm, double now) {
   mshr_file *f = &t->mshrs[sm];
-  int64_t same;
-  double start = now;
   while (f->heap_size > 0 && f->release[f->heap[0]] <= now) {
     uint32_t done = heap_pop(f);
     hash_delete(f, f->line[done]);
     f->free_list[f->free_count++] = done;
   }
-  same = hash_find(f, line);
+}
+
+/* Takes an MSHR of SM `sm` for `line`, for a request ready at `ready`
+ * (entries were retired up to the submission cycle): merges with an
+ * outstanding request to the line (returns when its data is back, at the
+ * earliest `ready`; *merged = 1), or returns the cycle an entry is free in
+ * *entry (`ready`, or the earliest release when all are busy: an MSHR-full
+ * stall).  The caller then sets the entry's release with mshr_busy. */
+static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double ready, int *merged,
+                        uint32_t *entry) {
+  mshr_file *f = &t->mshrs[sm];
+  int64_t same = hash_find(f, line);
+  double start = ready;
   if (same >= 0) {
     *merged = 1;
     t->stats.mshr_merges++;
-    return f->release[same];
+    return f->release[same] > ready ? f->release[same] : ready;
   }
   *merged = 0;
   if (f->free_count > 0) {
     *entry = f->free_list[--f->free_count];
   } else {
     *entry = heap_pop(f); /* wait for the earliest release */
-    start = f->release[*entry];
     hash_delete(f, f->line[*entry]);
-    t->stats.mshr_full_stalls++;
-    t->stats.mshr_stall_cycles += start - now;
+    if (f->release[*entry] > ready) {
+      start = f->release[*entry];
+      t->stats.mshr_full_stalls++;
+      t->stats.mshr_stall_cycles += start - ready;
+    }
   }
   f->line[*entry] = line;
   hash_put(f, line, *entry);
@@ -336,6 +452,10 @@ static void mshr_busy(gp_timed *t, uint32_t sm, uint32_t entry, double release) 
   heap_push(f, entry);
 }
 
+/* Checks the preconditions (SM in range, non-decreasing submission
+ * cycles), retires the SM's MSHRs up to `now`, then routes each request:
+ * L1 (when it caches the class), then stores/atomics straight to the L2,
+ * loads through an MSHR. */
 int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
                     const uint64_t *lines, const uint8_t *masks, uint32_t n,
                     double *done, double *complete, gp_error *err) {
@@ -344,7 +464,8 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
                    op_class == GP_OP_TEX ||
                    ((op_class == GP_OP_LD_GLOBAL || op_class == GP_OP_ST_GLOBAL) &&
                     t->cfg.cache_global_in_l1);
-  double ready = now, last = now;
+  double ready = now, last = now, *l1_ready;
+  gp_cache *l1;
   uint32_t j;
   if (sm >= t->cfg.sms)
     return gp_error_set(err, "memsim: SM %u of %u", sm, t->cfg.sms);
@@ -352,13 +473,34 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
     return gp_error_set(err, "memsim: requests must come in time order (%.3f after %.3f)", now,
                         t->last_now);
   t->last_now = now;
+  l1 = &t->l1[sm];
+  retire_mshrs(t, sm, now);
   for (j = 0; j < n; j++) {
     double d;
-    if (through_l1 && t->l1[sm].sets > 0 &&
-        gp_cache_access(&t->l1[sm], lines[j], masks[j], is_store) == GP_CACHE_HIT && !is_store) {
-      d = now + t->cfg.l1_latency;
-    } else if (is_store || op_class == GP_OP_ATOM_GLOBAL) {
-      d = l2_and_dram(t, lines[j], masks[j], now, is_store);
+    l1_ready = NULL;
+    if (through_l1 && l1->sets > 0) {
+      gp_cache_result res = gp_cache_access(l1, lines[j], masks[j], is_store);
+      if (l1->way >= 0)
+        l1_ready = &t->l1_ready[sm][l1->way];
+      if (l1->evicted && l1->evicted_dirty) /* write-back L1: the victim goes to L2 */
+        l2_and_dram(t, l1->evicted_line, l1->evicted_sectors, now, REQ_STORE);
+      if (is_store && t->cfg.l1.write_back) {
+        d = now + t->cfg.l1_latency;
+        if (l1_ready && *l1_ready < now)
+          *l1_ready = now;
+        goto next;
+      }
+      if (!is_store && res == GP_CACHE_HIT) {
+        d = now + t->cfg.l1_latency;
+        if (l1_ready && *l1_ready > d) { /* the line's fill is still under way */
+          d = *l1_ready;
+          t->stats.mshr_merges++;
+        }
+        goto next;
+      }
+    }
+    if (is_store || op_class == GP_OP_ATOM_GLOBAL) {
+      d = l2_and_dram(t, lines[j], masks[j], now, is_store ? REQ_STORE : REQ_ATOMIC);
     } else {
       int merged;
       uint32_t entry = 0;
@@ -367,10 +509,13 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
         d = start;
       } else {
         ready = start; /* later requests of the instruction queue behind */
-        d = l2_and_dram(t, lines[j], masks[j], start, 0);
+        d = l2_and_dram(t, lines[j], masks[j], start, REQ_LOAD);
         mshr_busy(t, sm, entry, d);
       }
+      if (l1_ready && !is_store)
+        *l1_ready = d; /* the L1 line (filled at lookup) holds data from d */
     }
+  next:
     done[j] = d;
     if (d > last)
       last = d;
@@ -402,9 +547,9 @@ static void visit_timed(void *ctx, uint64_t i, uint32_t sm) {
   uint32_t n = m->line_count;
   if (r->status != GP_OK)
     return;
-  if (r->cc1x && k->op_class[i] != GP_OP_TEX) {
-    n = gp_cc1x_requests(k->addresses + m->addr_start, m->addr_count, k->width[i], buf_lines,
-                         buf_masks);
+  if (r->cc1x && k->op_class[i] != GP_OP_TEX && k->op_class[i] != GP_OP_LDGSTS) {
+    n = gp_cc1x_requests_rule(k->addresses + m->addr_start, m->addr_count, k->width[i], r->cc1x,
+                              buf_lines, buf_masks);
     lines = buf_lines;
     masks = buf_masks;
   }

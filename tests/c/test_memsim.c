@@ -263,6 +263,135 @@ static void test_functional_cc1x_and_banks(void) {
   gp_kernel_free(k);
 }
 
+/* The access-stream API by hand: 2 SMs, a 1-set 2-way write-through L1
+ * caching globals, a 2-set 2-way write-back L2 (set = line mod 2),
+ * latencies L1 10, L2 100, DRAM +200.
+ *   pc0 SM0 ld 0   L1 miss, L2 miss -> DRAM (4 x 32 B read)
+ *   pc0 SM0 ld 0   L1 hit
+ *   pc0 SM1 ld 0   SM1's L1 miss, L2 hit
+ *   pc1 SM0 st 2   L1 no-allocate; L2 allocates line 2 dirty (set 0: 0, 2)
+ *   pc1 SM0 st 4   L2 evicts 0 (clean, least recent)
+ *   pc1 SM0 st 6   L2 evicts 2 (dirty): a 128 B write-back
+ *   pc0 SM0 ld 0   L1 hit (stores did not disturb it)
+ *   pc2 SM1 ld {1, 0}  line 1 misses both levels, line 0 hits SM1's L1:
+ *                  the instruction counts as DRAM
+ * pc0: 2 L1 + 1 L2 + 1 DRAM: AMAT (2 x 10 + 100 + 300) / 4 = 105. */
+static void test_functional_stream_by_hand(void) {
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_func *f = NULL;
+  uint64_t l0 = 0, l2 = 2, l4 = 4, l6 = 6, pair[2] = {1, 0}, off[32];
+  uint8_t full = 0xf, one = 0x1, masks[2] = {0x1, 0xf};
+  uint32_t i;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 2, cfg.blocks_per_sm = 1;
+  cfg.l1.size_bytes = 256, cfg.l1.line_bytes = 128, cfg.l1.ways = 2;
+  cfg.cache_global_in_l1 = 1;
+  cfg.l2.size_bytes = 512, cfg.l2.line_bytes = 128, cfg.l2.ways = 2, cfg.l2.write_back = 1;
+  cfg.l2_slices = 1, cfg.dram_access_bytes = 32;
+  cfg.l1_latency = 10, cfg.l2_latency = 100, cfg.dram_latency = 200;
+  cfg.shared_banks = 32, cfg.shared_bank_bytes = 4, cfg.shared_latency = 30;
+  cfg.const_latency = 8;
+  CHECK(gp_func_new(&f, &a, &cfg, 5, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, &l0, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, &l0, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 0, 1, GP_OP_LD_GLOBAL, &l0, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, &l2, &one, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, &l4, &one, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, &l6, &one, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, &l0, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 2, 1, GP_OP_LD_GLOBAL, pair, masks, 2, &err) == GP_OK);
+  for (i = 0; i < 32; i++)
+    off[i] = i * 8; /* stride 2 words on 32 banks: 2 passes */
+  CHECK(gp_func_shared(f, 3, off, 32, 4, &err) == GP_OK);
+  CHECK(gp_func_const(f, 4, &err) == GP_OK);
+  /* misuse is an error, not a crash */
+  CHECK(gp_func_access(f, 5, 0, GP_OP_LD_GLOBAL, &l0, &full, 1, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "memsim: PC index 5 of 5");
+  CHECK(gp_func_access(f, 0, 2, GP_OP_LD_GLOBAL, &l0, &full, 1, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "memsim: SM 2 of 2");
+  CHECK(gp_func_access(f, 0, 0, GP_OP_LD_SHARED, &l0, &full, 1, &err) == GP_ERR);
+  CHECK(gp_func_result(f, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.pcs[0].instructions, 4);
+  CHECK_EQ_INT(r.pcs[0].l1_hits, 2);
+  CHECK_EQ_INT(r.pcs[0].l2_hits, 1);
+  CHECK_EQ_INT(r.pcs[0].dram, 1);
+  CHECK_NEAR(r.pcs[0].amat, 105.0, 1e-12);
+  CHECK_EQ_INT(r.pcs[1].l2_hits, 3); /* a write-allocating L2 absorbs stores */
+  CHECK_NEAR(r.pcs[1].amat, 100.0, 1e-12);
+  CHECK_EQ_INT(r.pcs[2].requests, 2);
+  CHECK_EQ_INT(r.pcs[2].dram, 1);
+  CHECK_NEAR(r.pcs[2].amat, 300.0, 1e-12);
+  CHECK_EQ_INT(r.pcs[3].shared_passes, 2);
+  CHECK_NEAR(r.pcs[3].amat, 30.0, 1e-12);
+  CHECK_NEAR(r.pcs[4].amat, 8.0, 1e-12);
+  CHECK_EQ_INT(r.bank_conflicts, 1);
+  CHECK_EQ_INT(r.load_l1_misses, 3);   /* SM0 ld 0, SM1 ld 0, SM1 ld 1 */
+  CHECK_EQ_INT(r.dram_requests, 12);   /* two 128 B fills + one 128 B write-back */
+  CHECK_EQ_INT(r.dram_bytes_read, 256);
+  CHECK_EQ_INT(r.dram_bytes_written, 128);
+  CHECK_EQ_INT(r.l1.accesses, 9);
+  CHECK_EQ_INT(r.l1.hits, 3);
+  CHECK_EQ_INT(r.l2.accesses, 6);
+  CHECK_EQ_INT(r.l2.hits, 1);
+  CHECK_EQ_INT(r.l2.writebacks, 1);
+  gp_memsim_result_free(&r, &a);
+  gp_func_free(f);
+
+  /* a write-through L2: each 32 B store goes to DRAM as 32 B, and counts at
+   * the DRAM level; nothing is ever dirty */
+  cfg.l2.write_back = 0;
+  CHECK(gp_func_new(&f, &a, &cfg, 5, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, &l0, &full, 1, &err);
+  gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, &l2, &one, 1, &err);
+  gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, &l4, &one, 1, &err);
+  gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, &l0, &one, 1, &err); /* hits L2, still written */
+  CHECK(gp_func_result(f, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.dram_bytes_written, 96);
+  CHECK_EQ_INT(r.dram_requests, 4 + 3);
+  CHECK_EQ_INT(r.pcs[1].dram, 2);
+  CHECK_EQ_INT(r.pcs[1].l2_hits, 1);
+  CHECK_EQ_INT(r.l2.writebacks, 0);
+  gp_memsim_result_free(&r, &a);
+  gp_func_free(f);
+}
+
+/* A write-back L1 keeps stores; its dirty victim is written to L2. */
+static void test_functional_write_back_l1(void) {
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_func *f = NULL;
+  uint64_t lines[3] = {0, 1, 2};
+  uint8_t full = 0xf;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 1, cfg.blocks_per_sm = 1;
+  cfg.l1.size_bytes = 256, cfg.l1.line_bytes = 128, cfg.l1.ways = 2, cfg.l1.write_back = 1;
+  cfg.cache_global_in_l1 = 1;
+  cfg.l2.size_bytes = 4096, cfg.l2.line_bytes = 128, cfg.l2.ways = 4, cfg.l2.write_back = 1;
+  cfg.l2_slices = 1, cfg.dram_access_bytes = 32;
+  CHECK(gp_func_new(&f, &a, &cfg, 1, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  gp_func_access(f, 0, 0, GP_OP_ST_GLOBAL, &lines[0], &full, 1, &err); /* L1 only */
+  gp_func_access(f, 0, 0, GP_OP_ST_GLOBAL, &lines[1], &full, 1, &err);
+  gp_func_access(f, 0, 0, GP_OP_ST_GLOBAL, &lines[2], &full, 1, &err); /* evicts dirty 0 */
+  CHECK(gp_func_result(f, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.pcs[0].l1_hits, 3);
+  CHECK_EQ_INT(r.l1.writebacks, 1);
+  CHECK_EQ_INT(r.l2.accesses, 1); /* the victim, line 0 */
+  CHECK_EQ_INT(r.dram_requests, 0);
+  gp_memsim_result_free(&r, &a);
+  gp_func_free(f);
+}
+
 int main(void) {
   RUN(test_lru_order_and_set_index);
   RUN(test_sectored_misses);
@@ -273,5 +402,7 @@ int main(void) {
   RUN(test_slice_hash_spreads_strides);
   RUN(test_functional_amat_example);
   RUN(test_functional_cc1x_and_banks);
+  RUN(test_functional_stream_by_hand);
+  RUN(test_functional_write_back_l1);
   return gp_test_finish();
 }
