@@ -159,11 +159,162 @@ static void test_time_order_is_checked(void) {
   gp_timed_free(t);
 }
 
+static double submit(gp_timed *t, uint32_t sm, double now, int op, const uint64_t *lines,
+                     const uint8_t *masks, uint32_t n, double *done) {
+  double complete = -1;
+  gp_error err;
+  if (gp_timed_submit(t, sm, now, op, lines, masks, n, done, &complete, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return complete;
+}
+
+/* Two instructions to one line on one SM: one DRAM read, the second merges
+ * and returns with the first (0 + 32 B / 8 B per cycle + 300 = 304).  A
+ * third from another SM hits L2 under the fill and waits for it too. */
+static void test_merged_requests_read_dram_once(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  c.sms = 2;
+  t = make(&c);
+  CHECK_NEAR(load(t, 0, 0, 7), 304, 1e-9);
+  CHECK_NEAR(load(t, 0, 1, 7), 304, 1e-9);
+  CHECK_NEAR(load(t, 1, 2, 7), 304, 1e-9); /* L2 data at 4 + 200, then +100 */
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 32);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_merges, 1);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2.hits, 1);
+  CHECK_NEAR(load(t, 1, 500, 7), 600, 1e-9); /* later: a plain L2 hit */
+  gp_timed_free(t);
+}
+
+/* With an L1 caching globals, a hit on a line still being filled waits for
+ * the fill (a merge), a later one takes l1_latency. */
+static void test_l1_hit_under_fill(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  c.l1.size_bytes = 4096, c.l1.line_bytes = 128, c.l1.ways = 4, c.cache_global_in_l1 = 1;
+  t = make(&c);
+  CHECK_NEAR(load(t, 0, 0, 9), 304, 1e-9);
+  CHECK_NEAR(load(t, 0, 10, 9), 304, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_merges, 1);
+  CHECK_NEAR(load(t, 0, 400, 9), 430, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l1.hits, 2);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 32);
+  gp_timed_free(t);
+}
+
+/* Two MSHRs, DRAM 1 cycle per access, L2 interval 0.  Lines 10 and 11 are
+ * warmed into L2.  At 1000 instruction B asks for 10, 11, 12, 12: 10 and 11
+ * hit L2 (back at 1100, both entries busy until then), the first 12 waits
+ * for an entry until 1100 (a stall of 100), reads DRAM 1100-1101 and is back
+ * at 1401, the second 12 merges.  C at 1001 finds both entries busy (the one
+ * released at 1100 must not count as free at 1001): it waits until 1100
+ * (a stall of 99) and transfers 1101-1102: back at 1402. */
+static void test_mshr_full_waits_for_release(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  uint64_t b[4] = {10, 11, 12, 12};
+  uint8_t m[4] = {1, 1, 1, 1};
+  double done[4];
+  c.mshrs_per_sm = 2, c.dram_bytes_per_cycle = 32;
+  t = make(&c);
+  load(t, 0, 0, 10);
+  load(t, 0, 0, 11);
+  CHECK_NEAR(submit(t, 0, 1000, GP_OP_LD_GLOBAL, b, m, 4, done), 1401, 1e-9);
+  CHECK_NEAR(done[0], 1100, 1e-9);
+  CHECK_NEAR(done[1], 1100, 1e-9);
+  CHECK_NEAR(done[2], 1401, 1e-9);
+  CHECK_NEAR(done[3], 1401, 1e-9);
+  CHECK_NEAR(load(t, 0, 1001, 14), 1402, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_full_stalls, 2);
+  CHECK_NEAR(gp_timed_stats_of(t)->mshr_stall_cycles, 199, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_merges, 1);
+  gp_timed_free(t);
+}
+
+/* A one-set, two-way, non-sectored write-back L2 and two channels of
+ * 8 B/cycle.  Stores to lines 1 and 2 allocate dirty lines (no DRAM, done
+ * when the slice accepts them, at 0).  A load of line 4 evicts line 1: its
+ * 128 B write-back occupies channel 1 (line 1 mod 2) for 16 cycles while the
+ * 128 B fill of line 4 runs on channel 0: back at 16 + 300. */
+static void test_dirty_victim_on_its_channel(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  uint64_t l1 = 1, l2 = 2;
+  uint8_t m = 1;
+  double done;
+  c.l2.size_bytes = 256, c.l2.ways = 2, c.l2.sectored = 0;
+  c.dram_channels = 2, c.dram_bytes_per_cycle = 16;
+  t = make(&c);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ST_GLOBAL, &l1, &m, 1, &done), 0, 1e-9);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ST_GLOBAL, &l2, &m, 1, &done), 0, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_written, 0);
+  CHECK_NEAR(load(t, 0, 0, 4), 316, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_written, 128);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 128);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2.writebacks, 1);
+  /* line 3 (channel 1) queues behind the write-back: 16 + 16 + 300 */
+  CHECK_NEAR(load(t, 0, 0, 3), 332, 1e-9);
+  gp_timed_free(t);
+}
+
+/* Write policies in the timed mode: a write-through L2 sends each store's
+ * sectors to DRAM; a write-back L1 absorbs a store after l1_latency. */
+static void test_timed_write_policies(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  uint64_t line = 5;
+  uint8_t m = 0x3;
+  double done;
+  c.l2.write_back = 0;
+  t = make(&c);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ST_GLOBAL, &line, &m, 1, &done), 0, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_written, 64);
+  CHECK_NEAR(gp_timed_stats_of(t)->last_dram_done, 8, 1e-9);
+  gp_timed_free(t);
+  c = base();
+  c.l1.size_bytes = 4096, c.l1.line_bytes = 128, c.l1.ways = 4, c.l1.write_back = 1;
+  c.cache_global_in_l1 = 1;
+  t = make(&c);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ST_GLOBAL, &line, &m, 1, &done), 30, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2.accesses, 0);
+  CHECK_NEAR(load(t, 0, 50, 5), 80, 1e-9); /* the stored sectors hit L1 */
+  gp_timed_free(t);
+}
+
+/* 100 back-to-back 32 B transfers on one 8 B/cycle channel fill [0, 400):
+ * 8 B/cycle inside [100, 200), 4 B/cycle over [350, 450), 8 over the run. */
+static void test_bandwidth_windows(void) {
+  gp_timed_config c = base();
+  gp_timed *t = make(&c), *u = make(&c);
+  gp_error err;
+  int i;
+  CHECK(gp_timed_set_window(t, 100, 200, &err) == GP_OK);
+  CHECK(gp_timed_set_window(u, 350, 450, &err) == GP_OK);
+  CHECK(gp_timed_set_window(u, 5, 5, &err) == GP_ERR);
+  for (i = 0; i < 100; i++) {
+    load(t, 0, 0, 1000 + (uint64_t)i);
+    load(u, 0, 0, 1000 + (uint64_t)i);
+  }
+  CHECK_NEAR(gp_timed_window_bandwidth(gp_timed_stats_of(t)), 8, 1e-9);
+  CHECK_NEAR(gp_timed_window_bandwidth(gp_timed_stats_of(u)), 4, 1e-9);
+  CHECK_NEAR(gp_timed_achieved_bandwidth(gp_timed_stats_of(t)), 8, 1e-9);
+  CHECK_NEAR(gp_timed_stats_of(t)->first_dram_start, 0, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_transfers, 100);
+  gp_timed_free(t);
+  gp_timed_free(u);
+}
+
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
   RUN(test_two_sms_contend_for_one_channel);
   RUN(test_more_mshrs_or_bandwidth_never_later);
   RUN(test_time_order_is_checked);
+  RUN(test_merged_requests_read_dram_once);
+  RUN(test_l1_hit_under_fill);
+  RUN(test_mshr_full_waits_for_release);
+  RUN(test_dirty_victim_on_its_channel);
+  RUN(test_timed_write_policies);
+  RUN(test_bandwidth_windows);
   return gp_test_finish();
 }
