@@ -16,6 +16,11 @@
  * .traceg (optionally .gz or .xz), gp_trace_next() steps to the next launch
  * and reads only its header, gp_trace_load() parses that launch's body.  At
  * most one launch is in memory at a time.
+ *
+ * Files: trace_io.c (line input: plain, gzip, xz, memory), trace_parse.c
+ * (the text reader), trace_opcodes.c (classes), trace_deps.c (scoreboard),
+ * trace_coalesce.c (lines and sectors), trace_reader.c (kernelslist.g
+ * streaming).  docs/traces.md describes the layout and the known limits.
  */
 #ifndef GP_TRACE_H
 #define GP_TRACE_H
@@ -69,6 +74,15 @@ int gp_op_uses_cache(int op_class);
 /* Loads (their destination is written by memory). */
 int gp_op_is_load(int op_class);
 
+/* Resolves a generic LD / ST / ATOM / RED (classified as ld_global,
+ * st_global or atom_global) by its first active address: the shared window
+ * [shmem_base, shmem_base + 16 MB) gives the shared class, the local window
+ * [local_base, local_base + 16 MB) the local one, anything else stays
+ * global.  A zero base means the trace gave no window.  See trace_opcodes.c
+ * for the conventions of NVBit and Accel-Sim. */
+int gp_resolve_generic(int op_class, uint64_t addr, uint64_t shmem_base,
+                       uint64_t local_base);
+
 /* Opcode classification: class, data width in bytes, registers written per
  * destination register listed. */
 typedef struct gp_opcode_info {
@@ -85,12 +99,46 @@ gp_opcode_info gp_opcode_classify(const char *opcode, size_t len,
                                   int binary_version);
 
 /* ---------------------------------------------------------------------------
+ * Dependences: the per-warp register scoreboard (trace_deps.c)
+ * ------------------------------------------------------------------------- */
+
+/* Last writer (instruction index) of R0..R254 and whether it was a load. */
+typedef struct gp_scoreboard {
+  uint64_t last_writer[256];
+  uint8_t writer_is_load[256];
+} gp_scoreboard;
+
+/* One instruction's dependences: backward distances (0 = none, saturating
+ * at 65535) to the nearest producer of any source and to the nearest load
+ * producer; on_load = 1 when the nearest producer is a load. */
+typedef struct gp_dep {
+  uint16_t dep, dep_load;
+  uint8_t on_load;
+} gp_dep;
+
+/* Clears the scoreboard at the start of a warp. */
+void gp_scoreboard_reset(gp_scoreboard *sb);
+/* Instruction `inst` (its index; increases by one per instruction of the
+ * warp) reads srcs[0..nsrc) and writes, for each listed destination d,
+ * registers d .. d + dest_regs - 1.  Register numbers >= GP_REG_RZ are
+ * ignored.  Fills *out. */
+void gp_scoreboard_step(gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs,
+                        int nsrc, const uint8_t *dests, int ndest,
+                        int dest_regs, int is_load, gp_dep *out);
+
+/* ---------------------------------------------------------------------------
  * The kernel
  * ------------------------------------------------------------------------- */
 
 /* Flag bits of gp_kernel.flags[i]. */
 #define GP_INST_DEP_ON_LOAD 0x01 /* the nearest producer is a load */
 #define GP_INST_NO_MEMORY 0x02   /* memory class with an empty mask */
+
+/* Register R255 is RZ: reads as zero, writes are dropped. */
+#define GP_REG_RZ 255
+/* Most distinct 128 B lines one warp instruction may touch (32 lanes x a
+ * 16 B access straddling two lines). */
+#define GP_MAX_LINES_PER_INST 64
 
 /* A memory instruction's record. */
 typedef struct gp_mem_record {
@@ -125,7 +173,8 @@ typedef struct gp_kernel {
   int trace_version;            /* -accelsim tracer version (0: pre-3) */
   int lineinfo;                 /* -enable lineinfo */
   int synthetic;                /* made by the generator, not recorded */
-  uint64_t shmem_base, local_base;
+  uint64_t shmem_base, local_base; /* generic windows (0: not given) */
+  uint64_t stream_id;           /* -cuda stream id */
   /* geometry */
   uint32_t blocks;              /* thread blocks in the grid */
   uint32_t warps_per_block;
@@ -156,7 +205,9 @@ typedef struct gp_kernel {
   uint32_t static_count;
   char *strings;                /* opcode texts */
   size_t strings_len;
-  /* diagnostics: "N instructions of unknown opcode FOO classed as ..." */
+  /* diagnostics, "; "-separated: "N instructions of unknown opcode FOO
+   * classed as integer ALU" once per unknown opcode, and mem_width
+   * disagreements with the opcode suffix */
   char warnings[1024];
   uint64_t class_counts[GP_OP_CLASS_COUNT];
   /* capacities (private) */
@@ -176,6 +227,13 @@ void gp_kernel_free(gp_kernel *k);
 int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
                            const char *text, size_t len, const char *name,
                            gp_error *err);
+
+/* Appends the coalesced lines and sector masks of the record's lane
+ * addresses (k->addresses[rec->addr_start ..]) to the kernel's pools and
+ * fills rec->line_start, line_count and sector_count.  Returns 0, -1 when
+ * the access touches more than GP_MAX_LINES_PER_INST lines, -2 when out of
+ * memory. */
+int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width);
 
 /* Coalesces the lanes' accesses of `width` bytes at addrs[0..n) into distinct
  * 128 B lines (line address = byte address >> 7) with the 32 B sectors each
@@ -237,6 +295,17 @@ int gp_trace_load(gp_trace_reader *r, gp_kernel **out, gp_error *err);
 /* The MemcpyHtoD lines of a kernelslist.g: count, and bytes in total. */
 void gp_trace_memcpy(const gp_trace_reader *r, uint32_t *count,
                      uint64_t *bytes);
+
+/* One "MemcpyHtoD,address,bytes" line of a kernelslist.g. */
+typedef struct gp_memcpy {
+  uint64_t addr, bytes;
+  uint32_t before_launch; /* 1-based index of the launch it precedes
+                             (launch count + 1 when it follows the last) */
+} gp_memcpy;
+
+/* The copies in list order (NULL when there are none); *count is set. */
+const gp_memcpy *gp_trace_memcpy_list(const gp_trace_reader *r,
+                                      uint32_t *count);
 void gp_trace_close(gp_trace_reader *r);
 
 /* ---------------------------------------------------------------------------
@@ -257,6 +326,10 @@ int gp_line_open_buffer(gp_line_input **out, const gp_alloc *alloc,
  * until the next call. */
 int gp_line_next(gp_line_input *in, const char **line, size_t *len,
                  gp_error *err);
+/* Bytes not yet returned when the input's size is known (plain files and
+ * buffers), UINT64_MAX when it is not (gzip, xz).  The parser uses it to
+ * refuse an 'insts =' count the rest of the file cannot hold. */
+uint64_t gp_line_bytes_left(const gp_line_input *in);
 /* 1-based number of the line last returned; the name given at open. */
 uint64_t gp_line_number(const gp_line_input *in);
 const char *gp_line_name(const gp_line_input *in);

@@ -14,6 +14,7 @@
 #include <lzma.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -39,6 +40,8 @@ struct gp_line_input {
   size_t cap, pos, end;
   int eof;
   uint64_t line_number;
+  /* plain files: size at open and bytes read so far (for bytes_left) */
+  uint64_t file_size, file_read;
 };
 
 static int input_alloc(gp_line_input **out, const gp_alloc *alloc,
@@ -90,7 +93,11 @@ static int open_decoder(gp_line_input *in, gp_error *err) {
       return gp_error_set(err, "%s: out of memory", in->name);
     in->kind = SOURCE_XZ;
   } else {
+    struct stat st;
     in->kind = SOURCE_PLAIN;
+    in->file_size = fstat(fileno(in->file), &st) == 0 && S_ISREG(st.st_mode)
+                        ? (uint64_t)st.st_size
+                        : UINT64_MAX;
   }
   return GP_OK;
 }
@@ -152,6 +159,7 @@ static long fill(gp_line_input *in, gp_error *err) {
       gp_error_set(err, "%s: read error: %s", in->name, strerror(errno));
       return -1;
     }
+    in->file_read += n;
     return (long)n;
   }
   case SOURCE_GZIP: {
@@ -241,6 +249,23 @@ int gp_line_next(gp_line_input *in, const char **line, size_t *len,
       (*len)--;
   }
   return found;
+}
+
+uint64_t gp_line_bytes_left(const gp_line_input *in) {
+  uint64_t returned;
+  switch (in->kind) {
+  case SOURCE_BUFFER:
+    return in->mem_len - in->pos;
+  case SOURCE_PLAIN:
+    returned = in->file_read - (in->end - in->pos);
+    if (in->file_size == UINT64_MAX || in->file_size < in->file_read)
+      return UINT64_MAX; /* not a regular file, or it grew */
+    return in->file_size - returned;
+  case SOURCE_GZIP:
+  case SOURCE_XZ:
+    break;
+  }
+  return UINT64_MAX;
 }
 
 uint64_t gp_line_number(const gp_line_input *in) { return in->line_number; }

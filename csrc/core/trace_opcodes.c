@@ -15,6 +15,12 @@
  *    class (GP_OP_IMAD) so the config's ops.imad describes both.
  * Unknown opcodes are classed as integer ALU with known = 0; the parser
  * counts and reports them.
+ *
+ * Registers written per listed destination (for the scoreboard, trace_deps.c):
+ * loads by their data width (.64: 2, .128: 4), FP64 results 2 (DSETP writes
+ * a predicate), IMAD.WIDE 2, conversions to a 64-bit type 2, any other op
+ * with an explicit .64 / .128 modifier 2 / 4, tensor ops 4 (FP32
+ * accumulators) or 2 (.F16), everything else 1.
  */
 #include "trace.h"
 
@@ -129,6 +135,35 @@ static const base_entry base_table[] = {
     {"LDGDEPBAR", GP_OP_DEPBAR},
 };
 
+/* Generic addresses.  NVBit documents both windows as 16 MB from their base
+ * ("shmem range is [shmem_base_addr, shmem_base_addr+16MB) and the base
+ * address is 16MB aligned", and likewise for local memory: nvbit.h,
+ * nvbit_get_shmem_base_addr / nvbit_get_local_mem_base_addr).  Accel-Sim
+ * (accel-sim-framework, gpu-simulator/trace-driven/trace_driven.cc,
+ * trace_warp_inst_t::parse_from_trace_struct, case OP_LD / OP_ST) checks the
+ * first active address: shared when in [shmem_base, local_base), local when
+ * in [local_base, local_base + LOCAL_MEM_SIZE_MAX), else global, and treats
+ * every generic access as shared when either base is 0.  Its shared test
+ * assumes the shared window lies below the local one; the traces recorded
+ * here have local 32 MB below shared (bfs-rodinia-sm80, vectoradd-sm61), so
+ * gpush uses NVBit's two 16 MB windows, which agree with Accel-Sim whenever
+ * the shared window is below the local one, and keeps a generic access
+ * global when no window is given (documented in docs/traces.md). */
+#define GENERIC_WINDOW (16ull << 20)
+
+int gp_resolve_generic(int op_class, uint64_t addr, uint64_t shmem_base,
+                       uint64_t local_base) {
+  int is_store = op_class == GP_OP_ST_GLOBAL;
+  int is_atom = op_class == GP_OP_ATOM_GLOBAL;
+  if (shmem_base != 0 && addr >= shmem_base && addr - shmem_base < GENERIC_WINDOW)
+    return is_atom ? GP_OP_ATOM_SHARED : is_store ? GP_OP_ST_SHARED : GP_OP_LD_SHARED;
+  /* atomics have no local form: an atomic in the local window stays global */
+  if (!is_atom && local_base != 0 && addr >= local_base &&
+      addr - local_base < GENERIC_WINDOW)
+    return is_store ? GP_OP_ST_LOCAL : GP_OP_LD_LOCAL;
+  return op_class;
+}
+
 /* Generic-address memory opcodes: the space comes from the address. */
 static const base_entry generic_table[] = {
     {"LD", GP_OP_LD_GLOBAL}, {"ST", GP_OP_ST_GLOBAL},
@@ -171,15 +206,19 @@ static uint8_t suffix_width(const char *op, size_t len) {
   return 4;
 }
 
-/* The first type modifier names the destination type of conversions
- * (F2F.F64.F32 writes an F64). */
+/* The first type modifier (F/S/U followed by digits) names the destination
+ * type of conversions: F2F.F64.F32 and F2I.FTZ.S64.TRUNC write 64 bits. */
 static int first_type_is_64(const char *op, size_t len) {
-  const char *dot = memchr(op, '.', len);
-  if (dot == NULL)
-    return 0;
-  return (size_t)(op + len - dot) >= 4 &&
-         (memcmp(dot, ".F64", 4) == 0 || memcmp(dot, ".S64", 4) == 0 ||
-          memcmp(dot, ".U64", 4) == 0);
+  const char *p = memchr(op, '.', len), *end = op + len;
+  while (p != NULL && p < end) {
+    const char *m = p + 1, *stop = memchr(m, '.', (size_t)(end - m));
+    size_t n = (size_t)((stop ? stop : end) - m);
+    if (n >= 2 && (m[0] == 'F' || m[0] == 'S' || m[0] == 'U') && m[1] >= '0' &&
+        m[1] <= '9')
+      return n == 3 && m[1] == '6' && m[2] == '4';
+    p = stop;
+  }
+  return 0;
 }
 
 static int ends_with(const char *s, size_t len, const char *suffix) {
@@ -244,5 +283,9 @@ classified:
     info.dest_regs = 2;
   else if (gp_op_is_load(info.op_class))
     info.dest_regs = info.width > 4 ? (uint8_t)(info.width / 4) : 1;
+  else if (!gp_op_is_memory(info.op_class) && has_modifier(opcode, len, "128"))
+    info.dest_regs = 4; /* e.g. a 128-bit move */
+  else if (!gp_op_is_memory(info.op_class) && has_modifier(opcode, len, "64"))
+    info.dest_regs = 2; /* IADD.64, MOV.64, IMNMX.64 (sm_90) */
   return info;
 }

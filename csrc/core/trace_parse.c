@@ -1,36 +1,37 @@
 /*
  * trace_parse.c -- Accel-Sim .traceg text to a gp_kernel.
  *
- * Format facts (Accel-Sim tracer, versions 1-5; see docs/traces.md):
+ * Format facts (Accel-Sim tracer, versions 1-5; ../shared/traces/SOURCES.md
+ * and docs/traces.md):
  *   header:  "-key = value" lines, then "#traces format = ..."
  *   body:    #BEGIN_TB / "thread block = x,y,z" / per warp "warp = N",
  *            "insts = K" and K instruction lines / #END_TB
- *   line:    [tb_x tb_y tb_z warp]   (tracer version < 3 only)
+ *   line:    [tb_x tb_y tb_z warp]   (no -accelsim tracer version line:
+ *                                     pre-3 traces)
  *            [line_num]              (with -enable lineinfo = 1)
  *            PC mask dest_num [Rd...] opcode src_num [Rs...] mem_width
  *            [mode addresses...]     (when mem_width > 0)
  *            [immediate]             (tracer version 5)
- *   modes:   0 one address per active lane; 1 base stride; 2 base and
- *            popcount(mask)-1 deltas, each added to the previous address.
- * The tokenizer is hand-written (no sscanf) so a line costs one pass.
+ *   modes:   0 one hex address per active lane; 1 hex base and decimal
+ *            stride; 2 hex base and popcount(mask)-1 decimal deltas, each
+ *            added to the previous address.
+ * The tokenizer is hand-written (no sscanf, no strtok): every number is
+ * parsed in place from the line buffer in one pass.
  */
 #include "trace.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* Generic addresses fall in 16 MiB shared and local windows starting at the
- * -shmem / -local mem base addresses (NVBit's nvbit_get_shmem_base_addr and
- * nvbit_get_local_mem_base_addr documentation: "[base, base+16MB), 16MB
- * aligned"). */
-#define GENERIC_WINDOW (16ull << 20)
-
 #define MAX_WARPS (1u << 24)       /* refuse grids needing more warp slots */
 #define MAX_INSTS_PER_WARP 100000000u
-#define NO_WRITER UINT64_MAX
+#define MIN_INST_LINE 12           /* "0 0 0 X 0 0\n": the shortest line */
+#define RESERVE_UNKNOWN (1u << 16) /* pre-reservation when the size is unknown */
 #define NO_MEMORY UINT32_MAX
 
-/* Parser state for one kernel body. */
+_Static_assert(sizeof(gp_mem_record) == 12, "gp_mem_record is 12 bytes");
+
+/* Parser state for one kernel. */
 typedef struct parser {
   gp_kernel *k;
   gp_line_input *in;
@@ -44,12 +45,8 @@ typedef struct parser {
   uint32_t warp_id;
   uint64_t remaining;         /* instructions still expected for the warp */
   uint64_t declared;
-  /* scoreboard: last writer (global instruction index) of R0..R254 */
-  uint64_t last_writer[256];
-  uint8_t writer_is_load[256];
-  /* unknown opcodes: first name and count */
-  char unknown_name[64];
-  uint64_t unknown_count, unknown_other;
+  gp_scoreboard sb;
+  int any_unknown;
 } parser;
 
 /* ---------------------------------------------------------------------------
@@ -65,8 +62,17 @@ static int fail(parser *ps, const char *what) {
  * Tokens
  * ------------------------------------------------------------------------- */
 
+/* Hex digit value + 1 (0: not a hex digit). */
+static const uint8_t hex_table[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+    ['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+    ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+    ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
+
+static int is_space(char c) { return c == ' ' || c == '\t'; }
+
 static void skip_spaces(parser *ps) {
-  while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t'))
+  while (ps->p < ps->end && is_space(*ps->p))
     ps->p++;
 }
 
@@ -76,20 +82,10 @@ static int token(parser *ps, const char **tok, size_t *len) {
   if (ps->p >= ps->end)
     return 0;
   *tok = ps->p;
-  while (ps->p < ps->end && *ps->p != ' ' && *ps->p != '\t')
+  while (ps->p < ps->end && !is_space(*ps->p))
     ps->p++;
   *len = (size_t)(ps->p - *tok);
   return 1;
-}
-
-static int hex_digit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
 }
 
 /* A hex token with or without 0x, at most 16 digits. */
@@ -101,10 +97,10 @@ static int parse_hex(const char *t, size_t len, uint64_t *out) {
   if (i == len || len - i > 16)
     return 0;
   for (; i < len; i++) {
-    int d = hex_digit(t[i]);
-    if (d < 0)
+    unsigned d = hex_table[(unsigned char)t[i]];
+    if (d == 0)
       return 0;
-    v = (v << 4) | (uint64_t)d;
+    v = (v << 4) | (d - 1);
   }
   *out = v;
   return 1;
@@ -155,11 +151,11 @@ static int next_hex(parser *ps, uint64_t *out, const char *what) {
   ps->tok_start = p = ps->p;
   if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
     p += 2;
-  for (; p < end && *p != ' ' && *p != '\t'; p++, digits++) {
-    int d = hex_digit(*p);
-    if (d < 0 || digits == 16)
+  for (; p < end && !is_space(*p); p++, digits++) {
+    unsigned d = hex_table[(unsigned char)*p];
+    if (d == 0 || digits == 16)
       return bad_token(ps, what, " (hex)");
-    v = (v << 4) | (uint64_t)d;
+    v = (v << 4) | (d - 1);
   }
   if (digits == 0)
     return bad_token(ps, what, " (hex)");
@@ -181,7 +177,7 @@ static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
     neg = *p++ == '-';
   for (; p < end && *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
     v = v * 10 + (uint64_t)(*p - '0');
-  if (digits > 0 && (p == end || *p == ' ' || *p == '\t')) {
+  if (digits > 0 && (p == end || is_space(*p)) && v <= (uint64_t)INT64_MAX) {
     int64_t x = neg ? -(int64_t)v : (int64_t)v;
     if (x >= lo && x <= hi) {
       ps->p = p;
@@ -193,14 +189,62 @@ static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
   return bad_token(ps, what, range);
 }
 
-/* A register token "R12": its number, or -1 for other operands (RZ is R255
- * and never a dependence). */
-static int register_number(const char *t, size_t len) {
-  int64_t n;
-  if (len < 2 || t[0] != 'R' || !parse_dec(t + 1, len - 1, &n) || n < 0 ||
-      n > 255)
-    return -1;
-  return (int)n;
+/* A small unsigned decimal (a count of at most 2 digits), the common case of
+ * next_dec; falls back to it for anything else. */
+static int next_small(parser *ps, int64_t *out, int64_t hi, const char *what) {
+  const char *p;
+  skip_spaces(ps);
+  p = ps->p;
+  if (p < ps->end && *p >= '0' && *p <= '9') {
+    int64_t v = *p - '0';
+    p++;
+    if (p < ps->end && *p >= '0' && *p <= '9')
+      v = v * 10 + (*p++ - '0');
+    if ((p == ps->end || is_space(*p)) && v <= hi) {
+      ps->p = p;
+      *out = v;
+      return GP_OK;
+    }
+  }
+  return next_dec(ps, out, 0, hi, what);
+}
+
+/* A register token "R12": its number (R255 is RZ), or GP_REG_RZ for other
+ * operands (P0, UR4, ...), which never make a dependence. */
+static uint8_t register_number(const char *t, size_t len) {
+  unsigned n = 0;
+  size_t i;
+  if (len < 2 || len > 4 || t[0] != 'R')
+    return GP_REG_RZ;
+  for (i = 1; i < len; i++) {
+    if (t[i] < '0' || t[i] > '9')
+      return GP_REG_RZ;
+    n = n * 10 + (unsigned)(t[i] - '0');
+  }
+  return (uint8_t)(n > GP_REG_RZ ? GP_REG_RZ : n);
+}
+
+/* Tokens between the cursor and the end of the line. */
+static int tokens_left(const parser *ps) {
+  const char *p = ps->p;
+  int n = 0;
+  while (p < ps->end) {
+    while (p < ps->end && is_space(*p))
+      p++;
+    if (p == ps->end)
+      break;
+    n++;
+    while (p < ps->end && !is_space(*p))
+      p++;
+  }
+  return n;
+}
+
+/* Bits set in a 32-bit mask. */
+static int popcount32(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 }
 
 /* ---------------------------------------------------------------------------
@@ -211,10 +255,10 @@ static int register_number(const char *t, size_t len) {
   (gp_grow(&(ps)->k->alloc, (void **)&(ps)->k->field, &(ps)->k->cap, (need),   \
            sizeof *(ps)->k->field) == GP_OK)
 
-/* Makes room for one more instruction in every per-instruction array. */
-static int reserve_inst(parser *ps) {
+/* Makes room for `need` instructions in every per-instruction array. */
+static int reserve_insts(parser *ps, size_t need) {
   gp_kernel *k = ps->k;
-  size_t need = (size_t)k->insts + 1, cap;
+  size_t cap;
   if (need <= k->cap_insts)
     return GP_OK;
   cap = k->cap_insts;
@@ -228,6 +272,8 @@ static int reserve_inst(parser *ps) {
       return fail(ps, "out of memory");                                        \
     k->field = n;                                                              \
   } while (0)
+  /* op_class already has `cap`; the others follow.  On failure cap_insts
+   * stays the smallest capacity every array has. */
   REGROW(active);
   REGROW(flags);
   REGROW(width);
@@ -274,7 +320,8 @@ static int pc_table_grow(parser *ps) {
   return GP_OK;
 }
 
-/* Finds or adds the static instruction at pc with this opcode text. */
+/* Finds or adds the static instruction at pc with this opcode text; the same
+ * PC must always hold the same opcode. */
 static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
                         uint32_t line_num, uint32_t *out) {
   gp_kernel *k = ps->k;
@@ -288,13 +335,13 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
   j = (size_t)mix64(pc + 1) & (k->pc_table_cap - 1);
   while (table[j].key != 0) {
     if (table[j].key == pc + 1) {
+      const char *known;
       s = &k->statics[table[j].index];
-      if (strlen(k->strings + s->opcode) != op_len ||
-          memcmp(k->strings + s->opcode, op, op_len) != 0) {
+      known = k->strings + s->opcode;
+      if (strncmp(known, op, op_len) != 0 || known[op_len] != '\0') {
         char msg[200];
-        snprintf(msg, sizeof msg, "PC 0x%llx holds '%s' earlier and '%.*s' here",
-                 (unsigned long long)pc, k->strings + s->opcode,
-                 (int)(op_len > 40 ? 40 : op_len), op);
+        snprintf(msg, sizeof msg, "PC 0x%llx holds '%.40s' earlier and '%.*s' here",
+                 (unsigned long long)pc, known, (int)(op_len > 40 ? 40 : op_len), op);
         return fail(ps, msg);
       }
       *out = table[j].index;
@@ -302,6 +349,8 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
     }
     j = (j + 1) & (k->pc_table_cap - 1);
   }
+  if (k->static_count == UINT32_MAX || k->strings_len + op_len + 1 > UINT32_MAX)
+    return fail(ps, "too many distinct PCs");
   if (!GROW(ps, statics, cap_statics, k->static_count + 1) ||
       !GROW(ps, strings, cap_strings, k->strings_len + op_len + 1))
     return fail(ps, "out of memory");
@@ -319,9 +368,8 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
   s->dest_regs = info.dest_regs;
   s->known = info.known;
   s->generic = info.generic;
-  if (!info.known && ps->unknown_name[0] == '\0')
-    snprintf(ps->unknown_name, sizeof ps->unknown_name, "%.*s",
-             (int)(op_len > 60 ? 60 : op_len), op);
+  if (!info.known)
+    ps->any_unknown = 1;
   table[j].key = pc + 1;
   table[j].index = k->static_count;
   *out = k->static_count++;
@@ -329,171 +377,77 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
 }
 
 /* ---------------------------------------------------------------------------
- * Memory: addresses, generic resolution, coalescing into lines and sectors
+ * Memory: lane addresses, generic resolution, lines and sectors
  * ------------------------------------------------------------------------- */
 
-/* Appends a lane address; parse_memory reserved room for the lanes. */
-static int add_address(parser *ps, uint64_t addr) {
-  gp_kernel *k = ps->k;
-  if (k->address_count == UINT32_MAX)
-    return fail(ps, "more than 4 G lane addresses in one kernel");
-  k->addresses[k->address_count++] = addr;
-  return GP_OK;
-}
-
-/* Resolves a generic LD/ST/ATOM by its first address. */
-static uint8_t resolve_generic(const gp_kernel *k, uint8_t op_class,
-                               uint64_t addr) {
-  int is_store = op_class == GP_OP_ST_GLOBAL;
-  int is_atom = op_class == GP_OP_ATOM_GLOBAL;
-  if (k->shmem_base != 0 && addr >= k->shmem_base &&
-      addr - k->shmem_base < GENERIC_WINDOW)
-    return is_atom ? GP_OP_ATOM_SHARED : is_store ? GP_OP_ST_SHARED : GP_OP_LD_SHARED;
-  if (k->local_base != 0 && addr >= k->local_base &&
-      addr - k->local_base < GENERIC_WINDOW)
-    return is_atom ? GP_OP_ATOM_GLOBAL : is_store ? GP_OP_ST_LOCAL : GP_OP_LD_LOCAL;
-  return op_class;
-}
-
-int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
-                uint64_t *lines, uint8_t *masks, uint32_t cap) {
-  /* A 128-slot table of line -> index + 1 finds repeats in O(1); lanes that
-   * hit the previous lane's line (the common case) skip even that. */
-  uint8_t slot[128];
-  uint32_t count = 0, i, last = 0;
-  memset(slot, 0, sizeof slot);
-  for (i = 0; i < n; i++) {
-    uint64_t first = addrs[i] & ~31ull;
-    uint64_t end = addrs[i] + (width ? width : 1) - 1;
-    uint64_t byte;
-    for (byte = first; byte <= end && byte >= first; byte += 32) {
-      uint64_t line = byte >> 7;
-      uint32_t j;
-      if (count > 0 && lines[last] == line) {
-        j = last;
-      } else {
-        uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
-        while (slot[h] != 0 && lines[slot[h] - 1] != line)
-          h = (h + 1) & 127;
-        if (slot[h] == 0) {
-          if (count == cap || count == 127)
-            return -1;
-          lines[count] = line;
-          masks[count] = 0;
-          slot[h] = (uint8_t)++count;
-        }
-        j = slot[h] - 1u;
-      }
-      masks[j] = (uint8_t)(masks[j] | (1u << ((byte >> 5) & 3)));
-      last = j;
-    }
-  }
-  return (int)count;
-}
-
-/* Appends the coalesced lines of a memory record to the kernel's pools. */
-static int coalesce(parser *ps, gp_mem_record *rec, uint8_t width) {
-  gp_kernel *k = ps->k;
-  uint64_t lines[64];
-  uint8_t masks[64];
-  uint32_t i, sectors = 0;
-  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width,
-                      lines, masks, 64);
-  if (n < 0)
-    return fail(ps, "one instruction touches more than 64 lines");
-  {
-    size_t old_cap = k->cap_lines;
-    if (!GROW(ps, lines, cap_lines, (size_t)k->line_count + (size_t)n))
-      return fail(ps, "out of memory");
-    if (k->cap_lines != old_cap) { /* sector_masks shares lines' capacity */
-      uint8_t *m = gp_realloc(&k->alloc, k->sector_masks, old_cap, k->cap_lines);
-      if (m == NULL)
-        return fail(ps, "out of memory");
-      k->sector_masks = m;
-    }
-  }
-  rec->line_start = k->line_count;
-  rec->line_count = (uint8_t)n;
-  for (i = 0; i < (uint32_t)n; i++) {
-    uint8_t m = masks[i];
-    k->lines[k->line_count + i] = lines[i];
-    k->sector_masks[k->line_count + i] = m;
-    sectors += (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
-  }
-  k->line_count += (uint32_t)n;
-  rec->sector_count = (uint16_t)sectors;
-  return GP_OK;
-}
-
-/* Parses the memory part of an instruction line after mem_width. */
-static int parse_memory(parser *ps, uint32_t mask, uint32_t inst,
-                        uint8_t *op_class, uint8_t width) {
+/* Parses the memory part of an instruction line after mem_width: the address
+ * mode and the lane addresses, then resolves generic accesses and coalesces
+ * those that reach L1/L2 (trace_coalesce.c). */
+static int parse_memory(parser *ps, int lanes, uint32_t inst,
+                        uint8_t *op_class, uint8_t width, int generic) {
   gp_kernel *k = ps->k;
   gp_mem_record rec;
   int64_t mode;
-  uint64_t base;
-  int lanes = 0, i;
-  int generic = k->statics[k->pc_index[inst]].generic;
-  for (i = 0; i < 32; i++)
-    lanes += (mask >> i) & 1u;
-  if (next_dec(ps, &mode, 0, 2, "an address mode (0, 1 or 2)") != GP_OK)
+  uint64_t base, *addrs;
+  int i;
+  if (next_small(ps, &mode, 2, "an address mode (0, 1 or 2)") != GP_OK)
     return GP_ERR;
+  if ((uint64_t)k->address_count + (uint64_t)lanes > UINT32_MAX)
+    return fail(ps, "more than 4 G lane addresses in one kernel");
+  if (!GROW(ps, addresses, cap_addr, (size_t)k->address_count + (size_t)lanes))
+    return fail(ps, "out of memory");
   memset(&rec, 0, sizeof rec);
   rec.addr_start = k->address_count;
-  if (!GROW(ps, addresses, cap_addr, (size_t)k->address_count + (size_t)lanes + 1))
-    return fail(ps, "out of memory");
+  addrs = lanes > 0 ? k->addresses + k->address_count : NULL;
   if (mode == 0) {
-    for (i = 0; i < lanes; i++) {
-      if (next_hex(ps, &base, "a lane address") != GP_OK ||
-          add_address(ps, base) != GP_OK)
+    for (i = 0; i < lanes; i++)
+      if (next_hex(ps, &addrs[i], "a lane address") != GP_OK)
         return GP_ERR;
-    }
   } else if (mode == 1) {
     int64_t stride;
     if (next_hex(ps, &base, "a base address") != GP_OK ||
         next_dec(ps, &stride, INT32_MIN, INT32_MAX, "an address stride") != GP_OK)
       return GP_ERR;
     for (i = 0; i < lanes; i++)
-      if (add_address(ps, base + (uint64_t)(stride * i)) != GP_OK)
+      addrs[i] = base + (uint64_t)stride * (uint64_t)i;
+  } else if (lanes > 0 ||
+             tokens_left(ps) > (k->trace_version >= 5 ? 1 : 0)) {
+    /* with an empty mask the base is optional (the tracer writes empty
+     * masks in mode 1: "1 0x0 0") */
+    if (next_hex(ps, &base, "a base address") != GP_OK)
+      return GP_ERR;
+    if (lanes > 0)
+      addrs[0] = base;
+    for (i = 1; i < lanes; i++) {
+      int64_t delta;
+      if (next_dec(ps, &delta, INT64_MIN / 2, INT64_MAX / 2, "an address delta") != GP_OK)
         return GP_ERR;
-  } else {
-    uint64_t addr;
-    if (lanes > 0 || ps->p < ps->end) {
-      if (next_hex(ps, &base, "a base address") != GP_OK)
-        return GP_ERR;
-      addr = base;
-      if (lanes > 0 && add_address(ps, addr) != GP_OK)
-        return GP_ERR;
-      for (i = 1; i < lanes; i++) {
-        int64_t delta;
-        if (next_dec(ps, &delta, INT64_MIN / 2, INT64_MAX / 2, "an address delta") != GP_OK)
-          return GP_ERR;
-        addr += (uint64_t)delta;
-        if (add_address(ps, addr) != GP_OK)
-          return GP_ERR;
-      }
+      addrs[i] = addrs[i - 1] + (uint64_t)delta;
     }
   }
-  rec.addr_count = (uint8_t)(k->address_count - rec.addr_start);
-  if (rec.addr_count == 0) {
+  if (lanes == 0) { /* an empty mask issues but makes no request */
     k->flags[inst] |= GP_INST_NO_MEMORY;
-    k->address_count = rec.addr_start;
     return GP_OK;
   }
+  rec.addr_count = (uint8_t)lanes;
+  k->address_count += (uint32_t)lanes;
   if (generic)
-    *op_class = resolve_generic(k, *op_class, k->addresses[rec.addr_start]);
+    *op_class = (uint8_t)gp_resolve_generic(*op_class, addrs[0], k->shmem_base,
+                                            k->local_base);
   if (*op_class == GP_OP_LD_SHARED || *op_class == GP_OP_ST_SHARED ||
       *op_class == GP_OP_ATOM_SHARED) {
-    /* Shared addresses become offsets in the block's shared memory. */
-    uint32_t a;
-    for (a = 0; a < rec.addr_count; a++) {
-      uint64_t *addr = &k->addresses[rec.addr_start + a];
-      if (k->shmem_base != 0 && *addr >= k->shmem_base)
-        *addr -= k->shmem_base;
-    }
+    /* Shared addresses become offsets in the block's shared memory (LDS/STS
+     * already carry offsets; generic ones carry window addresses). */
+    if (k->shmem_base != 0)
+      for (i = 0; i < lanes; i++)
+        if (addrs[i] >= k->shmem_base)
+          addrs[i] -= k->shmem_base;
   } else if (gp_op_uses_cache(*op_class)) {
-    if (coalesce(ps, &rec, width) != GP_OK)
-      return GP_ERR;
+    int r = gp_kernel_add_lines(k, &rec, width);
+    if (r == -1)
+      return fail(ps, "one instruction touches more than 64 lines of 128 B");
+    if (r != 0)
+      return fail(ps, "out of memory");
   }
   if (!GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))
     return fail(ps, "out of memory");
@@ -506,57 +460,42 @@ static int parse_memory(parser *ps, uint32_t mask, uint32_t inst,
  * Instruction lines
  * ------------------------------------------------------------------------- */
 
-/* Records the dependences of instruction `inst` on its sources and makes it
- * the last writer of its destinations (scoreboard pass, DESIGN.md). */
-static void scoreboard(parser *ps, uint64_t inst, const int *srcs, int nsrc,
-                       const int *dsts, int ndst, int dest_regs, int is_load) {
-  gp_kernel *k = ps->k;
-  uint64_t nearest = 0, nearest_load = 0;
-  int i, r;
-  for (i = 0; i < nsrc; i++) {
-    uint64_t w = ps->last_writer[srcs[i]];
-    if (w == NO_WRITER)
-      continue;
-    if (w + 1 > nearest) {
-      nearest = w + 1;
-      k->flags[inst] = (uint8_t)((k->flags[inst] & ~GP_INST_DEP_ON_LOAD) |
-                                 (ps->writer_is_load[srcs[i]] ? GP_INST_DEP_ON_LOAD : 0));
-    } else if (w + 1 == nearest && ps->writer_is_load[srcs[i]]) {
-      k->flags[inst] |= GP_INST_DEP_ON_LOAD;
-    }
-    if (ps->writer_is_load[srcs[i]] && w + 1 > nearest_load)
-      nearest_load = w + 1;
-  }
-  k->dep[inst] = nearest ? (uint16_t)(inst - (nearest - 1) > 65535 ? 65535 : inst - (nearest - 1)) : 0;
-  k->dep_load[inst] = nearest_load
-                          ? (uint16_t)(inst - (nearest_load - 1) > 65535 ? 65535 : inst - (nearest_load - 1))
-                          : 0;
-  for (i = 0; i < ndst; i++) {
-    for (r = dsts[i]; r < dsts[i] + dest_regs && r < 255; r++) {
-      ps->last_writer[r] = inst;
-      ps->writer_is_load[r] = (uint8_t)is_load;
-    }
-  }
-}
-
-/* Reads a register list of `n` tokens into regs (R255 and non-R skipped). */
-static int read_registers(parser *ps, int64_t n, int *regs, int *count,
+/* Reads a register list of `n` tokens into regs (non-R operands as RZ). */
+static int read_registers(parser *ps, int64_t n, uint8_t *regs,
                           const char *what) {
   int64_t i;
-  *count = 0;
   for (i = 0; i < n; i++) {
     const char *t;
     size_t len;
-    int r;
     if (!token(ps, &t, &len)) {
       char msg[120];
       snprintf(msg, sizeof msg, "expected %lld %s registers, found %lld",
                (long long)n, what, (long long)i);
       return fail(ps, msg);
     }
-    r = register_number(t, len);
-    if (r >= 0 && r < 255)
-      regs[(*count)++] = r;
+    regs[i] = register_number(t, len);
+  }
+  return GP_OK;
+}
+
+/* Pre-3 lines start with the block's coordinates and the warp id: they must
+ * name the block and warp being read. */
+static int check_line_ids(parser *ps) {
+  int64_t v[4];
+  int f;
+  for (f = 0; f < 4; f++)
+    if (next_dec(ps, &v[f], 0, UINT32_MAX,
+                 f < 3 ? "a thread-block coordinate" : "a warp id") != GP_OK)
+      return GP_ERR;
+  if ((uint64_t)v[0] != ps->block_xyz[0] || (uint64_t)v[1] != ps->block_xyz[1] ||
+      (uint64_t)v[2] != ps->block_xyz[2] || (uint64_t)v[3] != ps->warp_id) {
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "expected block %u %u %u warp %u at the start of the line (a trace "
+             "without a tracer version), found %lld %lld %lld %lld",
+             ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2], ps->warp_id,
+             (long long)v[0], (long long)v[1], (long long)v[2], (long long)v[3]);
+    return fail(ps, msg);
   }
   return GP_OK;
 }
@@ -564,60 +503,56 @@ static int read_registers(parser *ps, int64_t n, int *regs, int *count,
 static int parse_instruction(parser *ps) {
   gp_kernel *k = ps->k;
   uint64_t pc, mask, inst;
-  int64_t n, mem_width, line_num = 0;
+  int64_t ndst, nsrc, mem_width, line_num = 0;
   const char *op, *t;
   size_t op_len, len;
-  int srcs[32], dsts[32], nsrc, ndst, lanes = 0, i;
+  uint8_t srcs[32], dsts[32];
+  int lanes;
   uint32_t pc_idx = 0;
   gp_static_inst *s;
   uint8_t op_class;
+  gp_dep dep;
 
   if (ps->warp < 0)
     return fail(ps, "expected 'warp = N' before the first instruction of a warp");
   if (ps->remaining == 0)
     return fail(ps, "more instruction lines than the warp's 'insts =' count");
-  if (k->trace_version < 3) {
-    int64_t v;
-    int f;
-    for (f = 0; f < 3; f++)
-      if (next_dec(ps, &v, 0, UINT32_MAX, "a thread-block coordinate") != GP_OK)
-        return GP_ERR;
-    if (next_dec(ps, &v, 0, UINT32_MAX, "a warp id") != GP_OK)
-      return GP_ERR;
-  }
+  if (k->trace_version < 3 && check_line_ids(ps) != GP_OK)
+    return GP_ERR;
   if (k->lineinfo && next_dec(ps, &line_num, 0, UINT32_MAX, "a source line number") != GP_OK)
     return GP_ERR;
   if (next_hex(ps, &pc, "a PC") != GP_OK || next_hex(ps, &mask, "an active mask") != GP_OK)
     return GP_ERR;
-  if (mask > 0xffffffffull)
-    return fail(ps, "expected a 32-bit active mask");
-  if (next_dec(ps, &n, 0, 32, "a destination count") != GP_OK ||
-      read_registers(ps, n, dsts, &ndst, "destination") != GP_OK)
+  if (mask > 0xffffffffull) {
+    ps->p = ps->tok_start;
+    return bad_token(ps, "a 32-bit active mask", " (hex)");
+  }
+  if (next_small(ps, &ndst, 32, "a destination count") != GP_OK ||
+      read_registers(ps, ndst, dsts, "destination") != GP_OK)
     return GP_ERR;
   if (!token(ps, &op, &op_len))
     return fail(ps, "expected an opcode, found the end of the line");
-  if (next_dec(ps, &n, 0, 32, "a source count") != GP_OK ||
-      read_registers(ps, n, srcs, &nsrc, "source") != GP_OK)
+  if (next_small(ps, &nsrc, 32, "a source count") != GP_OK ||
+      read_registers(ps, nsrc, srcs, "source") != GP_OK)
     return GP_ERR;
-  if (next_dec(ps, &mem_width, 0, 64, "a memory access width in bytes") != GP_OK)
+  if (next_small(ps, &mem_width, 64, "a memory access width in bytes") != GP_OK)
     return GP_ERR;
 
-  if (reserve_inst(ps) != GP_OK ||
+  if (reserve_insts(ps, (size_t)k->insts + 1) != GP_OK ||
       static_index(ps, pc, op, op_len, (uint32_t)line_num, &pc_idx) != GP_OK)
     return GP_ERR;
   inst = k->insts;
   s = &k->statics[pc_idx];
   op_class = s->op_class;
-  for (i = 0; i < 32; i++)
-    lanes += (int)((mask >> i) & 1u);
+  lanes = popcount32((uint32_t)mask);
   k->pc_index[inst] = pc_idx;
   k->active[inst] = (uint8_t)lanes;
   k->flags[inst] = 0;
   k->width[inst] = mem_width > 0 ? (uint8_t)mem_width : s->width;
   k->mem[inst] = NO_MEMORY;
   if (mem_width > 0) {
-    if (parse_memory(ps, (uint32_t)mask, (uint32_t)inst, &op_class,
-                     (uint8_t)mem_width) != GP_OK)
+    if (parse_memory(ps, lanes, (uint32_t)inst, &op_class, (uint8_t)mem_width,
+                     s->generic) != GP_OK)
       return GP_ERR;
   } else if (gp_op_is_memory(op_class)) {
     k->flags[inst] |= GP_INST_NO_MEMORY;
@@ -633,14 +568,12 @@ static int parse_instruction(parser *ps) {
   }
   k->op_class[inst] = op_class;
   k->class_counts[op_class]++;
-  if (!s->known) {
-    if (op_len == strlen(ps->unknown_name) && memcmp(op, ps->unknown_name, op_len) == 0)
-      ps->unknown_count++;
-    else
-      ps->unknown_other++;
-  }
-  scoreboard(ps, inst, srcs, nsrc, dsts, ndst, s->dest_regs,
-             gp_op_is_load(op_class));
+  gp_scoreboard_step(&ps->sb, inst, srcs, (int)nsrc, dsts, (int)ndst,
+                     s->dest_regs, gp_op_is_load(op_class), &dep);
+  k->dep[inst] = dep.dep;
+  k->dep_load[inst] = dep.dep_load;
+  if (dep.on_load)
+    k->flags[inst] |= GP_INST_DEP_ON_LOAD;
   k->insts++;
   k->warp_len[ps->warp]++;
   ps->remaining--;
@@ -755,6 +688,9 @@ static int header_line(parser *ps, const char *line, size_t len) {
     if (header_number(ps, v, vlen, 0, 99, &x, "a tracer version") != GP_OK)
       return GP_ERR;
     k->trace_version = (int)x;
+  } else if (starts_with(line, len, "-cuda stream id")) {
+    if (header_number(ps, v, vlen, 0, UINT64_MAX, &k->stream_id, "a stream id") != GP_OK)
+      return GP_ERR;
   } else if (starts_with(line, len, "-enable lineinfo")) {
     if (header_number(ps, v, vlen, 0, 1, &x, "0 or 1") != GP_OK)
       return GP_ERR;
@@ -763,13 +699,31 @@ static int header_line(parser *ps, const char *line, size_t len) {
   return GP_OK;
 }
 
-/* Checks the geometry and sizes the per-warp arrays. */
+/* a * b, or 0 with *overflow set when it does not fit in 64 bits. */
+static uint64_t mul_checked(uint64_t a, uint64_t b, int *overflow) {
+  if (a != 0 && b > UINT64_MAX / a) {
+    *overflow = 1;
+    return 0;
+  }
+  return a * b;
+}
+
+/* Checks the geometry (no zero dimension, no 64-bit overflow of grid x
+ * block, a bounded number of warps) and sizes the per-warp arrays. */
 static int finish_header(parser *ps) {
   gp_kernel *k = ps->k;
-  uint64_t blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
-  uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
+  int over = 0;
+  uint64_t blocks = mul_checked(mul_checked(k->grid[0], k->grid[1], &over), k->grid[2], &over);
+  uint64_t threads = mul_checked(mul_checked(k->block[0], k->block[1], &over), k->block[2], &over);
   uint64_t warps;
-  char msg[200];
+  char msg[240];
+  if (over) {
+    snprintf(msg, sizeof msg,
+             "grid (%u,%u,%u) of blocks (%u,%u,%u) overflows 64 bits: expected "
+             "at most %u warps", k->grid[0], k->grid[1], k->grid[2], k->block[0],
+             k->block[1], k->block[2], MAX_WARPS);
+    return fail(ps, msg);
+  }
   if (blocks == 0 || threads == 0)
     return fail(ps, "the header must give '-grid dim' and '-block dim' with no zero dimension");
   if (threads > 4096) {
@@ -777,8 +731,8 @@ static int finish_header(parser *ps) {
              (unsigned long long)threads);
     return fail(ps, msg);
   }
-  warps = blocks * ((threads + 31) / 32);
-  if (warps > MAX_WARPS) {
+  warps = mul_checked(blocks, (threads + 31) / 32, &over);
+  if (over || warps > MAX_WARPS) {
     snprintf(msg, sizeof msg, "grid of %llu warps is larger than gpush reads (%u)",
              (unsigned long long)warps, MAX_WARPS);
     return fail(ps, msg);
@@ -817,8 +771,19 @@ static int body_line(parser *ps, const char *line, size_t len) {
   const char *v;
   uint64_t x;
   char msg[200];
+  while (len > 0 && is_space(*line)) {
+    line++;
+    len--;
+  }
   if (len == 0)
     return GP_OK;
+  /* Instruction lines start with a digit or a hex letter; structure lines
+   * with '#', 't', 'w' or 'i' (none of them hex). */
+  if (hex_table[(unsigned char)line[0]] != 0) {
+    ps->p = line;
+    ps->end = line + len;
+    return parse_instruction(ps);
+  }
   if (starts_with(line, len, "#BEGIN_TB")) {
     if (ps->in_block)
       return fail(ps, "#BEGIN_TB inside a thread block: expected #END_TB first");
@@ -871,7 +836,7 @@ static int body_line(parser *ps, const char *line, size_t len) {
       return fail(ps, msg);
     }
     k->warp_start[ps->warp] = k->insts;
-    memset(ps->last_writer, 0xff, sizeof ps->last_writer);
+    gp_scoreboard_reset(&ps->sb);
     ps->remaining = ps->declared = 0;
     return GP_OK;
   }
@@ -882,21 +847,108 @@ static int body_line(parser *ps, const char *line, size_t len) {
     if (v == NULL || header_number(ps, v, vlen, 0, MAX_INSTS_PER_WARP, &x,
                                    "an instruction count (at most 100000000)") != GP_OK)
       return v == NULL ? fail(ps, "expected 'insts = K'") : GP_ERR;
+    {
+      /* Refuse a count the rest of the input cannot hold, then reserve
+       * room for the warp (bounded by the file size, or by a fixed step
+       * when the size is unknown). */
+      uint64_t left = gp_line_bytes_left(ps->in);
+      uint64_t reserve = x;
+      if (left != UINT64_MAX && x > (left + 1) / MIN_INST_LINE) {
+        snprintf(msg, sizeof msg,
+                 "'insts = %llu' cannot fit in the %llu bytes left: an "
+                 "instruction line takes at least %d",
+                 (unsigned long long)x, (unsigned long long)left, MIN_INST_LINE);
+        return fail(ps, msg);
+      }
+      if (left == UINT64_MAX && reserve > RESERVE_UNKNOWN)
+        reserve = RESERVE_UNKNOWN;
+      if (reserve_insts(ps, (size_t)(k->insts + reserve)) != GP_OK)
+        return GP_ERR;
+    }
     ps->remaining = ps->declared = x;
     return GP_OK;
   }
-  ps->p = line;
-  ps->end = line + len;
-  return parse_instruction(ps);
+  snprintf(msg, sizeof msg, "expected an instruction line, 'warp = N', 'insts = K' or "
+           "#END_TB, found '%.*s'", (int)(len > 40 ? 40 : len), line);
+  return fail(ps, msg);
 }
 
-/* Summarises unknown opcodes in the kernel's warnings. */
-static void finish_warnings(parser *ps) {
-  if (ps->unknown_count > 0)
-    snprintf(ps->k->warnings, sizeof ps->k->warnings,
-             "%llu instructions of unknown opcode %s classed as integer ALU%s",
-             (unsigned long long)ps->unknown_count, ps->unknown_name,
-             ps->unknown_other ? " (and other unknown opcodes)" : "");
+/* Appends "; "-separated text to the kernel's warnings (truncating). */
+static void add_warning(gp_kernel *k, const char *text) {
+  size_t used = strlen(k->warnings);
+  if (used > 0 && used + 2 < sizeof k->warnings) {
+    memcpy(k->warnings + used, "; ", 3);
+    used += 2;
+  }
+  snprintf(k->warnings + used, sizeof k->warnings - used, "%s", text);
+}
+
+/* Opcodes whose suffix states the access width, cross-checked with the
+ * trace's mem_width (LDSM/STSM, texture and LDGSTS name other sizes). */
+static int width_checked(const char *op) {
+  static const char *const bases[] = {"LDG", "STG", "LDL", "STL", "LDS", "STS",
+                                      "LD", "ST", "ATOM", "ATOMG", "ATOMS",
+                                      "RED", "REDG", NULL};
+  size_t n = strcspn(op, ".");
+  int i;
+  for (i = 0; bases[i] != NULL; i++)
+    if (strlen(bases[i]) == n && memcmp(op, bases[i], n) == 0)
+      return 1;
+  return 0;
+}
+
+/* The kernel's warnings, once per opcode: unknown opcodes (classed as
+ * integer ALU) and memory instructions whose mem_width disagrees with the
+ * opcode suffix (mem_width is used).  One pass over the instructions counts
+ * both per static instruction; PCs with the same opcode text are summed. */
+static int finish_warnings(parser *ps) {
+  gp_kernel *k = ps->k;
+  uint64_t *unknown, *mismatch, i;
+  uint32_t s, t;
+  size_t bytes = (size_t)k->static_count * sizeof(uint64_t);
+  if (k->static_count == 0)
+    return GP_OK;
+  unknown = gp_malloc(&k->alloc, 2 * bytes);
+  if (unknown == NULL)
+    return fail(ps, "out of memory");
+  memset(unknown, 0, 2 * bytes);
+  mismatch = unknown + k->static_count;
+  for (i = 0; i < k->insts; i++) {
+    uint32_t pc = k->pc_index[i];
+    const gp_static_inst *st = &k->statics[pc];
+    if (!st->known)
+      unknown[pc]++;
+    else if (k->mem[i] != NO_MEMORY && k->width[i] != st->width)
+      mismatch[pc]++;
+  }
+  for (s = 0; s < k->static_count; s++) {
+    const char *op = k->strings + k->statics[s].opcode;
+    char text[200];
+    uint64_t n_unknown = unknown[s], n_mismatch = mismatch[s];
+    if (n_unknown == 0 && (n_mismatch == 0 || !width_checked(op)))
+      continue;
+    for (t = s + 1; t < k->static_count; t++) { /* fold later PCs in */
+      if (strcmp(op, k->strings + k->statics[t].opcode) == 0) {
+        n_unknown += unknown[t];
+        n_mismatch += mismatch[t];
+        unknown[t] = mismatch[t] = 0;
+      }
+    }
+    if (n_unknown > 0) {
+      snprintf(text, sizeof text,
+               "%llu instructions of unknown opcode %.60s classed as integer ALU",
+               (unsigned long long)n_unknown, op);
+      add_warning(k, text);
+    } else {
+      snprintf(text, sizeof text,
+               "%llu instructions of %.60s give a mem_width other than the %u "
+               "bytes of the suffix: mem_width used",
+               (unsigned long long)n_mismatch, op, k->statics[s].width);
+      add_warning(k, text);
+    }
+  }
+  gp_free(&k->alloc, unknown, 2 * bytes);
+  return GP_OK;
 }
 
 /* Reads header lines until "#traces format" (or the first #BEGIN_TB, which
@@ -956,8 +1008,7 @@ static int read_body(parser *ps, int began) {
              ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2]);
     return fail(ps, msg);
   }
-  finish_warnings(ps);
-  return GP_OK;
+  return finish_warnings(ps);
 }
 
 static gp_kernel *kernel_new(const gp_alloc *alloc) {

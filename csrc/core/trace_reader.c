@@ -26,6 +26,8 @@ struct gp_trace_reader {
   int current;         /* index of the current launch, -1 before the first */
   uint32_t memcpy_count;
   uint64_t memcpy_bytes;
+  gp_memcpy *copies;   /* the MemcpyHtoD lines in list order */
+  size_t copies_cap;
 };
 
 static int is_dir(const char *path) {
@@ -59,22 +61,61 @@ static int add_file(gp_trace_reader *r, const char *name, size_t len,
   return GP_OK;
 }
 
-/* "MemcpyHtoD,0x00007f2b2d500000,400": counts the copy and its bytes. */
+/* Unsigned number: hex with 0x, else decimal; 0 when malformed. */
+static int parse_number(const char *t, size_t len, uint64_t *out) {
+  uint64_t v = 0;
+  size_t i = 0;
+  int hex = len > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+  if (hex)
+    i = 2;
+  if (i == len)
+    return 0;
+  for (; i < len; i++) {
+    int d;
+    char c = t[i];
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (hex && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (hex && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return 0;
+    if (v > (UINT64_MAX - (uint64_t)d) / (hex ? 16u : 10u))
+      return 0;
+    v = v * (hex ? 16u : 10u) + (uint64_t)d;
+  }
+  *out = v;
+  return 1;
+}
+
+/* "MemcpyHtoD,0x00007f2b2d500000,400": keeps the copy (address, bytes, the
+ * launch it precedes) and adds to the totals. */
 static int memcpy_line(gp_trace_reader *r, const char *line, size_t len,
                        const char *path, uint64_t number, gp_error *err) {
   const char *comma = memchr(line, ',', len);
   const char *second = comma ? memchr(comma + 1, ',', len - (size_t)(comma + 1 - line)) : NULL;
-  uint64_t bytes = 0;
-  size_t i;
-  if (second == NULL || second + 1 >= line + len)
+  const char *end = line + len;
+  uint64_t addr = 0, bytes = 0;
+  if (second == NULL || second + 1 >= end)
     return gp_error_set(err, "%s:%llu: expected 'MemcpyHtoD,address,bytes'", path,
                         (unsigned long long)number);
-  for (i = (size_t)(second + 1 - line); i < len; i++) {
-    if (line[i] < '0' || line[i] > '9' || bytes > UINT64_MAX / 10)
-      return gp_error_set(err, "%s:%llu: expected a byte count after the second comma",
-                          path, (unsigned long long)number);
-    bytes = bytes * 10 + (uint64_t)(line[i] - '0');
-  }
+  if (!parse_number(comma + 1, (size_t)(second - comma - 1), &addr))
+    return gp_error_set(err, "%s:%llu: expected a hex address after 'MemcpyHtoD,'",
+                        path, (unsigned long long)number);
+  if (!parse_number(second + 1, (size_t)(end - second - 1), &bytes) ||
+      (second[1] == '0' && second + 2 < end && (second[2] == 'x' || second[2] == 'X')))
+    return gp_error_set(err, "%s:%llu: expected a byte count after the second comma",
+                        path, (unsigned long long)number);
+  if (r->memcpy_count >= MAX_LAUNCHES)
+    return gp_error_set(err, "%s:%llu: more than %u copies", path,
+                        (unsigned long long)number, MAX_LAUNCHES);
+  if (gp_grow(&r->alloc, (void **)&r->copies, &r->copies_cap,
+              (size_t)r->memcpy_count + 1, sizeof *r->copies) != GP_OK)
+    return gp_error_set(err, "out of memory");
+  r->copies[r->memcpy_count].addr = addr;
+  r->copies[r->memcpy_count].bytes = bytes;
+  r->copies[r->memcpy_count].before_launch = r->file_count + 1;
   r->memcpy_count++;
   r->memcpy_bytes += bytes;
   return GP_OK;
@@ -176,6 +217,12 @@ void gp_trace_memcpy(const gp_trace_reader *r, uint32_t *count,
   *bytes = r->memcpy_bytes;
 }
 
+const gp_memcpy *gp_trace_memcpy_list(const gp_trace_reader *r,
+                                      uint32_t *count) {
+  *count = r->memcpy_count;
+  return r->memcpy_count ? r->copies : NULL;
+}
+
 void gp_trace_close(gp_trace_reader *r) {
   uint32_t i;
   if (r == NULL)
@@ -183,5 +230,6 @@ void gp_trace_close(gp_trace_reader *r) {
   for (i = 0; i < r->file_count; i++)
     gp_free(&r->alloc, r->files[i], strlen(r->files[i]) + 1);
   gp_free(&r->alloc, r->files, r->file_cap * sizeof *r->files);
+  gp_free(&r->alloc, r->copies, r->copies_cap * sizeof *r->copies);
   gp_free(&r->alloc, r, sizeof *r);
 }

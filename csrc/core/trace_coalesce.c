@@ -1,0 +1,111 @@
+/*
+ * trace_coalesce.c -- lines and sectors of one memory instruction, computed
+ * once when the kernel is loaded.
+ *
+ * A warp's lane addresses become the distinct 128 B lines they touch (line
+ * id = byte address >> 7) and, per line, a 4-bit mask of the 32 B sectors
+ * touched (bit s = bytes [32s, 32s + 32) of the line).  An access of `width`
+ * bytes covers its first to its last byte, so a misaligned or wide access
+ * may touch two sectors or two lines.  This is the sectored L1/L2 request
+ * model of Volta and later (GPGPU-Sim's SECTOR_SIZE 32 within a 128 B line,
+ * abstract_hardware_model.h); the CC 1.x rules live in memsim_coalesce.c.
+ *
+ * Only accesses that reach L1/L2 are coalesced (gp_op_uses_cache): shared
+ * memory and constant accesses never become lines; shared addresses are kept
+ * as offsets for bank-conflict modelling.
+ */
+#include "trace.h"
+
+#include <string.h>
+
+#define LINE_TABLE 128 /* open-addressing slots: more than 64 lines fit */
+
+int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
+                uint64_t *lines, uint8_t *masks, uint32_t cap) {
+  /* A 128-slot table of line -> index + 1 finds repeats in O(1); lanes that
+   * hit the previous lane's line (the common case) skip even that. */
+  uint8_t slot[LINE_TABLE];
+  uint32_t count = 0, i, last = 0;
+  memset(slot, 0, sizeof slot);
+  for (i = 0; i < n; i++) {
+    uint64_t first = addrs[i] & ~31ull;
+    uint64_t end = addrs[i] + (width ? width : 1) - 1;
+    uint64_t byte;
+    if (end < addrs[i]) /* wraps past 2^64: clip to the last byte */
+      end = UINT64_MAX;
+    for (byte = first; byte <= end && byte >= first; byte += 32) {
+      uint64_t line = byte >> 7;
+      uint32_t j;
+      if (count > 0 && lines[last] == line) {
+        j = last;
+      } else {
+        uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
+        while (slot[h] != 0 && lines[slot[h] - 1] != line)
+          h = (h + 1) & (LINE_TABLE - 1);
+        if (slot[h] == 0) {
+          if (count == cap || count == LINE_TABLE - 1)
+            return -1;
+          lines[count] = line;
+          masks[count] = 0;
+          slot[h] = (uint8_t)++count;
+        }
+        j = slot[h] - 1u;
+      }
+      masks[j] = (uint8_t)(masks[j] | (1u << ((byte >> 5) & 3)));
+      last = j;
+      if (byte > UINT64_MAX - 32)
+        break;
+    }
+  }
+  return (int)count;
+}
+
+/* Bits set in a 4-bit sector mask. */
+static uint32_t sectors_in(uint8_t m) {
+  return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
+}
+
+int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
+  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint8_t masks[GP_MAX_LINES_PER_INST];
+  uint32_t i, sectors = 0;
+  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width,
+                      lines, masks, GP_MAX_LINES_PER_INST);
+  if (n < 0)
+    return -1;
+  if ((size_t)k->line_count + (size_t)n > k->cap_lines) {
+    /* lines and sector_masks share one capacity: grow both, masks first */
+    size_t need = (size_t)k->line_count + (size_t)n;
+    size_t cap = k->cap_lines < 64 ? 64 : k->cap_lines;
+    uint64_t *l;
+    uint8_t *m;
+    while (cap < need)
+      cap *= 2;
+    if (cap > SIZE_MAX / sizeof *k->lines)
+      return -2;
+    m = gp_realloc(&k->alloc, k->sector_masks, k->cap_lines, cap);
+    if (m == NULL)
+      return -2;
+    k->sector_masks = m;
+    l = gp_realloc(&k->alloc, k->lines, k->cap_lines * sizeof *k->lines,
+                   cap * sizeof *k->lines);
+    if (l == NULL) { /* shrink the masks back so both agree with cap_lines */
+      m = gp_realloc(&k->alloc, k->sector_masks, cap, k->cap_lines);
+      if (m != NULL || k->cap_lines == 0)
+        k->sector_masks = m;
+      return -2;
+    }
+    k->lines = l;
+    k->cap_lines = cap;
+  }
+  rec->line_start = k->line_count;
+  rec->line_count = (uint8_t)n;
+  for (i = 0; i < (uint32_t)n; i++) {
+    k->lines[k->line_count + i] = lines[i];
+    k->sector_masks[k->line_count + i] = masks[i];
+    sectors += sectors_in(masks[i]);
+  }
+  k->line_count += (uint32_t)n;
+  rec->sector_count = (uint16_t)sectors;
+  return 0;
+}
