@@ -303,7 +303,8 @@ static uint32_t sectors_of(uint8_t m) {
  * returns when the transfer ends.  Counts the bytes inside the window. */
 static double dram_transfer(gp_timed *t, uint64_t line, double ready, uint64_t bytes) {
   gp_timed_stats *st = &t->stats;
-  uint32_t c = (uint32_t)(line % t->cfg.dram_channels);
+  uint32_t n = t->cfg.dram_channels;
+  uint32_t c = (n & (n - 1)) == 0 ? (uint32_t)(line & (n - 1)) : (uint32_t)(line % n);
   double per_channel = t->cfg.dram_bytes_per_cycle / t->cfg.dram_channels;
   double start = ready > t->channel_free[c] ? ready : t->channel_free[c];
   double end = start + (double)bytes / per_channel;
