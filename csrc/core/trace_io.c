@@ -164,9 +164,11 @@ static long fill(gp_line_input *in, gp_error *err) {
   }
   case SOURCE_GZIP: {
     int n = gzread(in->gz, dst, (unsigned)(room > INT32_MAX ? INT32_MAX : room));
-    if (n < 0) {
-      int code;
-      const char *msg = gzerror(in->gz, &code);
+    int code = Z_OK;
+    const char *msg = n <= 0 ? gzerror(in->gz, &code) : NULL;
+    /* zlib: at the end of input, Z_BUF_ERROR means the file ended in the
+     * middle of a gzip stream (gzread documentation in zlib.h) */
+    if (n < 0 || (n == 0 && code == Z_BUF_ERROR)) {
       gp_error_set(err, "%s: gzip data is corrupt or truncated (%s)", in->name,
                    msg);
       return -1;

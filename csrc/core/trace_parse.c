@@ -47,6 +47,7 @@ typedef struct parser {
   uint64_t declared;
   gp_scoreboard sb;
   int any_unknown;
+  uint64_t blocks_seen;       /* "thread block =" lines */
 } parser;
 
 /* ---------------------------------------------------------------------------
@@ -813,6 +814,7 @@ static int body_line(parser *ps, const char *line, size_t len) {
       return fail(ps, msg);
     }
     ps->block_index = ps->block_xyz[0] + k->grid[0] * (ps->block_xyz[1] + k->grid[1] * ps->block_xyz[2]);
+    ps->blocks_seen++;
     return GP_OK;
   }
   if (starts_with(line, len, "warp")) {
@@ -1007,6 +1009,19 @@ static int read_body(parser *ps, int began) {
     snprintf(msg, sizeof msg, "the file ended inside thread block (%u,%u,%u): expected #END_TB",
              ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2]);
     return fail(ps, msg);
+  }
+  if (ps->blocks_seen == 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "the file ended before the first thread block: expected %u "
+             "(#BEGIN_TB, 'thread block = x,y,z')", ps->k->blocks);
+    return fail(ps, msg);
+  }
+  if (ps->blocks_seen < ps->k->blocks) {
+    char text[160];
+    snprintf(text, sizeof text, "the trace lists %llu of the grid's %u thread blocks",
+             (unsigned long long)ps->blocks_seen, ps->k->blocks);
+    add_warning(ps->k, text);
   }
   return finish_warnings(ps);
 }

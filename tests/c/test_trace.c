@@ -104,7 +104,7 @@ static void test_version4_modes_and_dependences(void) {
   CHECK_EQ_INT(k->static_count, 6);
   CHECK(strcmp(opcode_of(k, 0), "LDG.E.128") == 0);
   CHECK_EQ_INT(k->class_counts[GP_OP_LD_GLOBAL], 2);
-  CHECK(k->warnings[0] == '\0');
+  CHECK(strcmp(k->warnings, "the trace lists 1 of the grid's 2 thread blocks") == 0);
   gp_kernel_free(k);
 }
 

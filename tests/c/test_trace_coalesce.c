@@ -1,0 +1,174 @@
+/* Lines and sectors per memory instruction (trace_coalesce.c) and generic
+ * address resolution (trace_opcodes.c), by hand. */
+#include "gp_test.h"
+#include "trace.h"
+
+#include <string.h>
+
+static int lines_of(const uint64_t *addrs, uint32_t n, uint32_t width,
+                    uint64_t *lines, uint8_t *masks) {
+  return gp_coalesce(addrs, n, width, lines, masks, GP_MAX_LINES_PER_INST);
+}
+
+static void test_coalesce_by_hand(void) {
+  uint64_t a[32], lines[64];
+  uint8_t masks[64];
+  int i, n;
+  /* 32 lanes x 4 B from 0x1000: one line, all four sectors */
+  for (i = 0; i < 32; i++)
+    a[i] = 0x1000 + 4u * (unsigned)i;
+  n = lines_of(a, 32, 4, lines, masks);
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(lines[0], 0x1000 >> 7);
+  CHECK_EQ_INT(masks[0], 0xf);
+  /* the same from 0x1010: two lines, sectors 0-3 of the first and 0 of the
+   * second (bytes 0x1010..0x108f) */
+  for (i = 0; i < 32; i++)
+    a[i] = 0x1010 + 4u * (unsigned)i;
+  n = lines_of(a, 32, 4, lines, masks);
+  CHECK_EQ_INT(n, 2);
+  CHECK_EQ_INT(masks[0], 0xf);
+  CHECK_EQ_INT(lines[1], 0x1080 >> 7);
+  CHECK_EQ_INT(masks[1], 0x1);
+  /* stride 128: one sector of 32 lines */
+  for (i = 0; i < 32; i++)
+    a[i] = 0x4000 + 128u * (unsigned)i;
+  n = lines_of(a, 32, 4, lines, masks);
+  CHECK_EQ_INT(n, 32);
+  CHECK_EQ_INT(lines[31], (0x4000 + 31 * 128) >> 7);
+  CHECK_EQ_INT(masks[17], 0x1);
+  /* broadcast: every lane reads 0x2044 -> one line, sector 2 */
+  for (i = 0; i < 32; i++)
+    a[i] = 0x2044;
+  n = lines_of(a, 32, 4, lines, masks);
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(masks[0], 0x4);
+  /* a misaligned 4 B access at 0x7e straddles line 0 (sector 3) and line 1
+   * (sector 0) */
+  a[0] = 0x7e;
+  n = lines_of(a, 1, 4, lines, masks);
+  CHECK_EQ_INT(n, 2);
+  CHECK_EQ_INT(lines[0], 0);
+  CHECK_EQ_INT(masks[0], 0x8);
+  CHECK_EQ_INT(lines[1], 1);
+  CHECK_EQ_INT(masks[1], 0x1);
+  /* 16 B per lane, stride 256 and offset 120: every access straddles two
+   * lines: 64 lines, the most one instruction may touch */
+  for (i = 0; i < 32; i++)
+    a[i] = 120 + 256u * (unsigned)i;
+  n = lines_of(a, 32, 16, lines, masks);
+  CHECK_EQ_INT(n, 64);
+  CHECK_EQ_INT(masks[0], 0x8);
+  CHECK_EQ_INT(masks[1], 0x1);
+  /* a smaller cap is reported, not overrun */
+  CHECK_EQ_INT(gp_coalesce(a, 32, 16, lines, masks, 10), -1);
+  /* width 0 counts as one byte; an access at the top of the address space
+   * does not wrap */
+  a[0] = UINT64_MAX - 1;
+  n = lines_of(a, 1, 16, lines, masks);
+  CHECK_EQ_INT(n, 1);
+  CHECK_EQ_INT(lines[0], UINT64_MAX >> 7);
+  CHECK_EQ_INT(masks[0], 0x8);
+}
+
+/* gp_kernel_add_lines appends to the kernel's pools and counts sectors. */
+static void test_kernel_add_lines(void) {
+  gp_kernel k;
+  gp_mem_record rec;
+  uint64_t addrs[4] = {0x100, 0x104, 0x180, 0x1e0};
+  memset(&k, 0, sizeof k);
+  k.alloc = gp_alloc_default();
+  k.addresses = addrs;
+  k.address_count = 4;
+  memset(&rec, 0, sizeof rec);
+  rec.addr_count = 4;
+  CHECK_EQ_INT(gp_kernel_add_lines(&k, &rec, 4), 0);
+  CHECK_EQ_INT(rec.line_start, 0);
+  CHECK_EQ_INT(rec.line_count, 2);
+  CHECK_EQ_INT(rec.sector_count, 3); /* line 2: sector 0; line 3: 0 and 3 */
+  CHECK_EQ_INT(k.lines[0], 2);
+  CHECK_EQ_INT(k.sector_masks[0], 0x1);
+  CHECK_EQ_INT(k.lines[1], 3);
+  CHECK_EQ_INT(k.sector_masks[1], 0x9);
+  rec.addr_start = 2;
+  rec.addr_count = 1;
+  CHECK_EQ_INT(gp_kernel_add_lines(&k, &rec, 4), 0);
+  CHECK_EQ_INT(rec.line_start, 2);
+  CHECK_EQ_INT(k.line_count, 3);
+  gp_free(&k.alloc, k.lines, k.cap_lines * sizeof *k.lines);
+  gp_free(&k.alloc, k.sector_masks, k.cap_lines);
+}
+
+static void test_generic_windows(void) {
+  uint64_t shmem = 0x7fc867000000ull, local = 0x7fc865000000ull;
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_LD_GLOBAL, shmem + 0x10, shmem, local), GP_OP_LD_SHARED);
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_ST_GLOBAL, shmem + (16u << 20) - 1, shmem, local),
+               GP_OP_ST_SHARED);
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_LD_GLOBAL, shmem + (16u << 20), shmem, local),
+               GP_OP_LD_GLOBAL);
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_ST_GLOBAL, local + 0x100, shmem, local), GP_OP_ST_LOCAL);
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_ATOM_GLOBAL, shmem, shmem, local), GP_OP_ATOM_SHARED);
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_ATOM_GLOBAL, local, shmem, local), GP_OP_ATOM_GLOBAL);
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_LD_GLOBAL, 0x7fc841500000ull, shmem, local), GP_OP_LD_GLOBAL);
+  /* no windows in the header: generic accesses stay global */
+  CHECK_EQ_INT(gp_resolve_generic(GP_OP_LD_GLOBAL, 0x10, 0, 0), GP_OP_LD_GLOBAL);
+}
+
+/* Through the parser: global accesses make lines; shared ones keep offsets
+ * and make none; constant loads carry no addresses; local accesses (LDL and
+ * generic in the local window) make lines. */
+static void test_parser_spaces(void) {
+  static const char text[] =
+      "-kernel name = m\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-shmem base_addr = 0x00007f0001000000\n"
+      "-local mem base_addr = 0x00007f0003000000\n"
+      "-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 6\n"
+      "0000 ffffffff 1 R1 LDC 0 0\n"
+      "0010 0000000f 1 R2 LDS 1 R1 4 1 0x40 4\n"
+      "0020 00000003 0 ST.E 2 R4 R2 4 1 0x7f0001000080 4\n"
+      "0030 00000003 1 R5 LD.E.64 1 R4 8 1 0x7f0003000010 8\n"
+      "0040 00000001 1 R7 LDL 1 R1 4 0 0xfffc90\n"
+      "0050 00000003 1 R8 ATOMS.ADD 2 R1 R2 4 1 0x80 4\n"
+      "#END_TB\n";
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  const gp_mem_record *m;
+  CHECK(gp_kernel_parse_buffer(&k, &a, text, strlen(text), "m.traceg", &err) == GP_OK);
+  if (k == NULL) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return;
+  }
+  CHECK_EQ_INT(k->op_class[0], GP_OP_LD_CONST);
+  CHECK_EQ_INT(k->mem[0], UINT32_MAX);
+  CHECK_EQ_INT(k->mem_count, 5);
+  m = &k->mem_records[k->mem[1]];
+  CHECK_EQ_INT(m->addr_count, 4);
+  CHECK_EQ_INT(m->line_count, 0);
+  CHECK_EQ_INT(k->addresses[m->addr_start + 3], 0x4c);
+  CHECK_EQ_INT(k->op_class[2], GP_OP_ST_SHARED);
+  m = &k->mem_records[k->mem[2]];
+  CHECK_EQ_INT(m->line_count, 0);
+  CHECK_EQ_INT(k->addresses[m->addr_start + 1], 0x84); /* offset in the window */
+  CHECK_EQ_INT(k->op_class[3], GP_OP_LD_LOCAL);
+  m = &k->mem_records[k->mem[3]];
+  CHECK_EQ_INT(m->line_count, 1);
+  CHECK_EQ_INT(m->sector_count, 1); /* 0x...10..0x...1f */
+  CHECK_EQ_INT(k->width[3], 8);
+  CHECK_EQ_INT(k->op_class[4], GP_OP_LD_LOCAL);
+  CHECK_EQ_INT(k->mem_records[k->mem[4]].line_count, 1);
+  CHECK_EQ_INT(k->lines[k->mem_records[k->mem[4]].line_start], 0xfffc90 >> 7);
+  CHECK_EQ_INT(k->op_class[5], GP_OP_ATOM_SHARED);
+  CHECK_EQ_INT(k->mem_records[k->mem[5]].line_count, 0);
+  CHECK_EQ_INT(k->line_count, 2);
+  gp_kernel_free(k);
+}
+
+int main(void) {
+  RUN(test_coalesce_by_hand);
+  RUN(test_kernel_add_lines);
+  RUN(test_generic_windows);
+  RUN(test_parser_spaces);
+  return gp_test_finish();
+}
