@@ -2,14 +2,19 @@
  * memsim.h -- the memory hierarchy every gpush model shares.
  *
  * Caches are tag-only (GATSim's "tag-only cache model"): set-associative,
- * true LRU, optionally sectored, with a write policy.  The functional mode
- * (GPUMech Sec. V) replays a kernel's memory instructions through per-SM
- * L1s and a sliced L2 with no timing and reports, per static PC, how often
- * the instruction's slowest request was an L1 hit, an L2 hit or a DRAM
- * access, and the resulting average memory access time (AMAT).
+ * true LRU, optionally sectored, with a write policy (memsim_cache.c).
+ * Coalescing turns lane addresses into requests (memsim_coalesce.c).  The
+ * functional mode (GPUMech Sec. V, memsim_functional.c) replays memory
+ * instructions through per-SM L1s and a sliced L2 with no timing and
+ * reports, per static PC, how often the instruction's slowest request was
+ * an L1 hit, an L2 hit or a DRAM access, and the resulting average memory
+ * access time (AMAT).  The timed mode (memsim_timed.c) tells the
+ * simulator when each request returns, with MSHRs, L2 slice queues and
+ * bandwidth-limited DRAM channels.  docs/memsim.md has the rules.
  *
  * Addresses enter as 128 B line indices (byte address >> 7, as the trace
- * reader's coalescer makes them) with a 4-bit mask of 32 B sectors.
+ * reader's coalescer makes them) with a 4-bit mask of 32 B sectors.  The
+ * op classes (GP_OP_*) and the kernel come from trace.h.
  */
 #ifndef GP_MEMSIM_H
 #define GP_MEMSIM_H
