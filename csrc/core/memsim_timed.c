@@ -470,7 +470,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
   uint32_t j;
   if (sm >= t->cfg.sms)
     return gp_error_set(err, "memsim: SM %u of %u", sm, t->cfg.sms);
-  if (now < t->last_now)
+  if (!(now >= t->last_now)) /* also rejects NaN */
     return gp_error_set(err, "memsim: requests must come in time order (%.3f after %.3f)", now,
                         t->last_now);
   t->last_now = now;

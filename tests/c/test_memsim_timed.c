@@ -182,6 +182,8 @@ static void test_time_order_is_checked(void) {
   load(t, 0, 10, 5);
   CHECK(gp_timed_submit(t, 0, 5, GP_OP_LD_GLOBAL, &line, &mask, 1, &done, &complete, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "memsim: requests must come in time order (5.000 after 10.000)");
+  CHECK(gp_timed_submit(t, 0, NAN, GP_OP_LD_GLOBAL, &line, &mask, 1, &done, &complete,
+                        &err) == GP_ERR);
   CHECK(gp_timed_submit(t, 3, 20, GP_OP_LD_GLOBAL, &line, &mask, 1, &done, &complete, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "memsim: SM 3 of 1");
   gp_timed_free(t);
