@@ -54,6 +54,7 @@ typedef struct gp_cache {
    * write-through write miss) and its victim (evicted = 1 when a valid line
    * left the cache) */
   int64_t way;
+  uint8_t missing;    /* requested sectors that were not valid (to fetch) */
   int evicted, evicted_dirty;
   uint64_t evicted_line;
   uint8_t evicted_sectors;

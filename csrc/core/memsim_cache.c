@@ -110,6 +110,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   uint8_t full = c->config.sectored ? mask : 0x0f;
   c->evicted = 0;
   c->way = -1;
+  c->missing = mask;
   c->stats.accesses++;
   if (c->sets == 0) {
     c->stats.misses++;
@@ -118,8 +119,9 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   base = (uint64_t)mod_pow2(line, c->sets) * c->config.ways;
   way = find_way(c, base, line);
   if (way >= 0) {
-    c->way = way;
     gp_cache_result r = GP_CACHE_HIT;
+    c->way = way;
+    c->missing = (uint8_t)(mask & ~c->sectors[way]);
     if ((c->sectors[way] & full) != full) {
       r = GP_CACHE_SECTOR_MISS;
       c->stats.sector_misses++;

@@ -95,7 +95,7 @@ static int request(gp_func *f, int op, uint32_t sm, uint64_t line, uint8_t mask)
     f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
   if (res == GP_CACHE_HIT)
     return LEVEL_L2;
-  f->out.dram_requests += dram_chunks(f, mask, &f->out.dram_bytes_read);
+  f->out.dram_requests += dram_chunks(f, l2->missing, &f->out.dram_bytes_read);
   return LEVEL_DRAM;
 }
 

@@ -394,7 +394,7 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   if (res == GP_CACHE_HIT) /* a hit under an outstanding fill waits for it */
     return (ready_at && *ready_at > start ? *ready_at : start) + t->cfg.l2_latency;
   {
-    uint64_t bytes = fill_bytes(t, mask);
+    uint64_t bytes = fill_bytes(t, l2->missing);
     t->stats.dram_bytes_read += bytes;
     arrive = dram_transfer(t, line, start, bytes) + t->cfg.dram_latency;
     if (ready_at)

@@ -44,8 +44,11 @@ static void test_lru_order_and_set_index(void) {
 static void test_sectored_misses(void) {
   gp_cache c = make(1024, 2, 1, 0);
   CHECK_EQ_INT(gp_cache_access(&c, 7, 0x1, 0), GP_CACHE_MISS);
+  CHECK_EQ_INT(c.missing, 0x1);
   CHECK_EQ_INT(gp_cache_access(&c, 7, 0x3, 0), GP_CACHE_SECTOR_MISS); /* sector 1 absent */
+  CHECK_EQ_INT(c.missing, 0x2); /* only sector 1 is fetched */
   CHECK_EQ_INT(gp_cache_access(&c, 7, 0x2, 0), GP_CACHE_HIT);
+  CHECK_EQ_INT(c.missing, 0);
   CHECK_EQ_INT(c.stats.sector_misses, 1);
   gp_cache_free(&c);
   /* a non-sectored cache fills the whole line */

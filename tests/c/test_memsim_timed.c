@@ -49,6 +49,20 @@ static void test_bandwidth_bound(void) {
   CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 3200);
   /* the same lines again hit L2: 100 cycles after issue */
   CHECK_NEAR(load(t, 0, 1000, 1000), 1100, 1e-9);
+  /* a sector miss fetches only the missing sectors: line 1000 holds sector
+   * 0, a request for all four reads 96 B more (12 cycles), back at
+   * 2000 + 12 + 300 */
+  {
+    uint64_t line = 1000;
+    uint8_t all = 0xf;
+    double done, complete;
+    gp_error err;
+    CHECK(gp_timed_submit(t, 0, 2000, GP_OP_LD_GLOBAL, &line, &all, 1, &done, &complete, &err) ==
+          GP_OK);
+    CHECK_NEAR(done, 2312, 1e-9);
+    CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 3200 + 96);
+    CHECK_EQ_INT(gp_timed_stats_of(t)->l2.sector_misses, 1);
+  }
   gp_timed_free(t);
 }
 
