@@ -1,0 +1,216 @@
+/*
+ * interval.c -- GPUMech's interval algorithm (Eq. 4), interval profile
+ * (Eq. 2), warp performance (Eq. 5) and AMAT (Sec. V-B).
+ */
+#include "interval.h"
+
+#include <string.h>
+
+/* Dependence distances are uint16_t, so at most 65535 instructions back are
+ * ever looked up: a ring of 65536 issue cycles suffices for any warp. */
+#define RING_MAX 65536u
+
+void gp_iv_profile_init(gp_iv_profile *p, const gp_alloc *alloc) {
+  memset(p, 0, sizeof *p);
+  p->alloc = *alloc;
+}
+
+void gp_iv_profile_free(gp_iv_profile *p) {
+  gp_free(&p->alloc, p->iv, p->cap * sizeof *p->iv);
+  gp_free(&p->alloc, p->cause_stall, p->cause_cap * sizeof *p->cause_stall);
+  gp_free(&p->alloc, p->ring, p->ring_cap * sizeof *p->ring);
+  p->iv = NULL;
+  p->cause_stall = p->ring = NULL;
+  p->count = p->cap = p->ncause = p->cause_cap = p->ring_cap = 0;
+}
+
+/* Closes the current interval: adds its stall to the totals and to its
+ * cause, and stores it unless only totals are wanted. */
+static int close_interval(gp_iv_profile *p, gp_iv_interval *cur, int store, gp_error *err) {
+  if (cur->stall_cycles > 0) {
+    p->stall_cycles += cur->stall_cycles;
+    p->stall_events++;
+    p->cause_stall[cur->cause] += cur->stall_cycles;
+  }
+  p->mem_insts += cur->mem_insts;
+  p->l1_miss_reqs += cur->l1_miss_reqs;
+  p->dram_reqs += cur->dram_reqs;
+  if (store) {
+    if (gp_grow(&p->alloc, (void **)&p->iv, &p->cap, p->count + 1, sizeof *p->iv) != GP_OK)
+      return gp_error_set(err, "interval: out of memory (%zu intervals)", p->count + 1);
+    p->iv[p->count] = *cur;
+  }
+  p->count++;
+  return GP_OK;
+}
+
+/* Checks the input and sizes the profile's buffers for it. */
+static int prepare(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_error *err) {
+  size_t ncause = in->ncause ? in->ncause : 1;
+  if (in->count > 0 && in->latency == NULL)
+    return gp_error_set(err, "interval: latency array is required");
+  if (!(in->issue_cycles > 0))
+    return gp_error_set(err, "interval: issue_cycles must be > 0 (got %g)", in->issue_cycles);
+  if (ncause > p->cause_cap) {
+    size_t cap = p->cause_cap;
+    if (gp_grow(&p->alloc, (void **)&p->cause_stall, &cap, ncause, sizeof *p->cause_stall) != GP_OK)
+      return gp_error_set(err, "interval: out of memory");
+    p->cause_cap = cap;
+  }
+  memset(p->cause_stall, 0, ncause * sizeof *p->cause_stall);
+  p->ncause = ncause;
+  if (issue_out == NULL && in->count > 0) {
+    size_t ring = 64;
+    while (ring < in->count && ring < RING_MAX)
+      ring *= 2;
+    if (ring > p->ring_cap) {
+      double *r = gp_realloc(&p->alloc, p->ring, p->ring_cap * sizeof *r, ring * sizeof *r);
+      if (r == NULL)
+        return gp_error_set(err, "interval: out of memory");
+      p->ring = r;
+      p->ring_cap = ring;
+    }
+  }
+  return GP_OK;
+}
+
+/* The interval algorithm.  One pass over the instructions; the only memory
+ * touched per instruction is its per-PC entries, its producers' issue
+ * cycles (issue_out or the ring) and the current interval's accumulators.
+ * Issue cycles are doubles so fractional issue rates stay exact for the
+ * usual power-of-two rates. */
+int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_error *err) {
+  const uint32_t *pcs = in->pc;
+  const double *lat = in->latency, *ii = in->ii;
+  const int32_t *cause = in->cause;
+  const double *memw = in->mem_insts, *l1r = in->l1_miss_reqs, *drr = in->dram_reqs;
+  const uint16_t *deps[GP_IV_MAX_SRC];
+  double *issue;
+  size_t mask, ndep = 0, j, ncause;
+  int store = !in->totals_only;
+  double slot = in->issue_cycles, prev = 0, prev_ii = 0, last_done = 0;
+  int32_t prev_cause = 0, last_done_cause = 0;
+  gp_iv_interval cur;
+  uint64_t k, n = in->count;
+
+  p->count = 0;
+  p->insts = n;
+  p->stall_events = 0;
+  p->stall_cycles = p->mem_insts = p->l1_miss_reqs = p->dram_reqs = 0;
+  p->issue_cycles = slot;
+  p->total_cycles = 0;
+  if (prepare(p, in, issue_out, err) != GP_OK)
+    return GP_ERR;
+  if (n == 0)
+    return GP_OK;
+  ncause = p->ncause;
+  for (j = 0; j < GP_IV_MAX_SRC; j++)
+    if (in->dep[j])
+      deps[ndep++] = in->dep[j];
+  if (issue_out) {
+    issue = issue_out;
+    mask = SIZE_MAX; /* index directly */
+  } else {
+    issue = p->ring;
+    mask = p->ring_cap - 1;
+  }
+  memset(&cur, 0, sizeof cur);
+  cur.cause = -1;
+
+  for (k = 0; k < n; k++) {
+    size_t idx = pcs ? pcs[k] : (size_t)k;
+    double t = k == 0 ? 0 : prev + prev_ii, l = lat[idx];
+    int32_t c = cause ? cause[idx] : 0, why = prev_cause;
+    if (c < 0 || (size_t)c >= ncause)
+      return gp_error_set(err, "interval: instruction %llu has cause id %ld outside [0, %zu)",
+                          (unsigned long long)k, (long)c, ncause);
+    /* Eq. 4 with the project's latency convention: a producer p releases
+     * its consumer at issue(p) + L(p) (done_cycle + 1 = issue + L) */
+    for (j = 0; j < ndep; j++) {
+      uint64_t d = deps[j][k];
+      if (d != 0 && d <= k) {
+        uint64_t pk = k - d;
+        size_t pidx = pcs ? pcs[pk] : (size_t)pk;
+        double ready = issue[pk & mask] + lat[pidx];
+        if (ready > t) {
+          t = ready;
+          why = cause ? cause[pidx] : 0;
+        }
+      }
+    }
+    if (k > 0 && t > prev + slot) {
+      /* a gap: the interval holding k-1 ends with t - prev - slot stall
+       * cycles (Eq. 2), caused by whatever set t */
+      cur.stall_cycles = t - prev - slot;
+      cur.cause = why;
+      if (close_interval(p, &cur, store, err) != GP_OK)
+        return GP_ERR;
+      memset(&cur, 0, sizeof cur);
+      cur.first = k;
+      cur.cause = -1;
+    }
+    issue[k & mask] = t;
+    cur.insts++;
+    if (memw)
+      cur.mem_insts += memw[idx];
+    if (l1r)
+      cur.l1_miss_reqs += l1r[idx];
+    if (drr)
+      cur.dram_reqs += drr[idx];
+    if (t + l > last_done) {
+      last_done = t + l;
+      last_done_cause = c;
+    }
+    prev = t;
+    prev_ii = ii ? (ii[idx] > slot ? ii[idx] : slot) : slot;
+    prev_cause = c;
+  }
+  /* the drain: the warp is done when its last result is ready */
+  if (last_done > prev + slot) {
+    cur.stall_cycles = last_done - prev - slot;
+    cur.cause = last_done_cause;
+  }
+  if (close_interval(p, &cur, store, err) != GP_OK)
+    return GP_ERR;
+  p->total_cycles = (double)n * slot + p->stall_cycles;
+  return GP_OK;
+}
+
+int gp_iv_profile_set(gp_iv_profile *p, const gp_iv_interval *iv, size_t n, size_t ncause,
+                      double issue_cycles, gp_error *err) {
+  gp_iv_input in;
+  size_t i;
+  memset(&in, 0, sizeof in);
+  in.ncause = ncause;
+  in.issue_cycles = issue_cycles;
+  if (prepare(p, &in, NULL, err) != GP_OK)
+    return GP_ERR;
+  p->count = 0;
+  p->insts = p->stall_events = 0;
+  p->stall_cycles = p->mem_insts = p->l1_miss_reqs = p->dram_reqs = 0;
+  p->issue_cycles = issue_cycles;
+  for (i = 0; i < n; i++) {
+    gp_iv_interval cur = iv[i];
+    if (cur.stall_cycles < 0 || (cur.stall_cycles > 0 && (cur.cause < 0 || (size_t)cur.cause >= p->ncause)))
+      return gp_error_set(err, "interval: interval %zu has stall %g with cause %ld (ncause %zu)",
+                          i, cur.stall_cycles, (long)cur.cause, p->ncause);
+    p->insts += cur.insts;
+    if (close_interval(p, &cur, 1, err) != GP_OK)
+      return GP_ERR;
+  }
+  p->total_cycles = (double)p->insts * issue_cycles + p->stall_cycles;
+  return GP_OK;
+}
+
+double gp_iv_warp_perf(const gp_iv_profile *p) {
+  /* Eq. 5 */
+  return p->total_cycles > 0 ? (double)p->insts / p->total_cycles : 0;
+}
+
+double gp_amat_cycles(const double *frac, const double *latency_cycles, size_t levels) {
+  double s = 0;
+  size_t i;
+  for (i = 0; i < levels; i++)
+    s += frac[i] * latency_cycles[i];
+  return s;
+}

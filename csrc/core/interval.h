@@ -1,0 +1,113 @@
+/*
+ * interval.h -- GPUMech's single-warp model (Huang et al., MICRO 2014,
+ * Sec. III-B): the interval algorithm (Eq. 4) over one warp's instruction
+ * stream, its interval profile (Eq. 2), warp performance (Eq. 5) and the
+ * per-cause stall sums the CPI stack (Sec. VII) is built from.
+ *
+ * Plain arrays in, plain numbers out: no trace, no memory simulator.  The
+ * glue fills a gp_iv_input from a kernel's per-warp arrays and per-PC
+ * latencies (compute PCs: the opcode class latency; memory PCs: their AMAT,
+ * see gp_amat_cycles) and runs it once per warp, reusing one profile.
+ *
+ * Latency convention (DESIGN.md, every gpush model): an instruction's
+ * latency L is the distance in cycles from its issue to the earliest issue
+ * of a dependent instruction.  Eq. 4's done_cycle(src) + 1 is therefore
+ * issue(src) + L(src): the paper's "+1" is absorbed into L.
+ */
+#ifndef GP_INTERVAL_H
+#define GP_INTERVAL_H
+
+#include "gp_common.h"
+
+/* Source operands whose producers an instruction may wait for. */
+#define GP_IV_MAX_SRC 4
+
+/* One warp's instruction stream.  Per-instruction attributes are looked up
+ * through `pc` when it is given (index = pc[k] into the per-PC arrays),
+ * otherwise the per-PC arrays are read per instruction (index = k). */
+typedef struct gp_iv_input {
+  size_t count;                       /* dynamic instructions */
+  const uint32_t *pc;                 /* static PC index per instruction, or NULL */
+  /* Backward distances to producers, one array per source slot, NULL when
+   * unused; 0 = no producer; a distance reaching before the warp's first
+   * instruction is ignored.  (The trace gives two: nearest producer and
+   * nearest load producer.) */
+  const uint16_t *dep[GP_IV_MAX_SRC];
+  const double *latency;              /* cycles, issue to dependent issue (required) */
+  const double *ii;                   /* initiation interval in cycles: the warp's next
+                                         instruction issues no earlier than this after
+                                         this one; NULL = issue_cycles for all */
+  const int32_t *cause;               /* stall-cause id in [0, ncause), NULL = all 0;
+                                         e.g. 0 = compute dependence, 1 + m = memory PC m */
+  size_t ncause;                      /* size of the per-cause sums (>= 1) */
+  double issue_cycles;                /* cycles per issue slot = 1 / issue rate (> 0) */
+  /* Optional per-PC quantities summed per interval for the contention
+   * models (NULL = 0): */
+  const double *mem_insts;            /* weight of this instruction in #warp_mem_insts (Eq. 20) */
+  const double *l1_miss_reqs;         /* expected requests missing L1, i.e. taking MSHRs (Eq. 18) */
+  const double *dram_reqs;            /* expected requests reaching DRAM, stores included (Eq. 23) */
+  int totals_only;                    /* 1: count intervals but do not store them */
+} gp_iv_input;
+
+/* One interval (Eq. 2): instructions issued back to back, then stall cycles. */
+typedef struct gp_iv_interval {
+  uint64_t first;        /* index of its first instruction */
+  uint64_t insts;        /* #interval_insts */
+  double stall_cycles;   /* stall cycles after its last instruction */
+  int32_t cause;         /* cause id of the stall, -1 when stall_cycles == 0 */
+  double mem_insts;      /* sums of the optional per-PC quantities */
+  double l1_miss_reqs;
+  double dram_reqs;
+} gp_iv_interval;
+
+/* A warp's interval profile and totals.  Init once, run many times (memory
+ * is reused), free once. */
+typedef struct gp_iv_profile {
+  gp_alloc alloc;
+  gp_iv_interval *iv;       /* count intervals (none when totals_only) */
+  size_t count, cap;
+  double *cause_stall;      /* stall cycles per cause id, ncause entries */
+  size_t ncause, cause_cap;
+  uint64_t insts;           /* instructions */
+  uint64_t stall_events;    /* intervals with stall_cycles > 0 */
+  double stall_cycles;      /* sum over intervals */
+  double issue_cycles;      /* the input's cycles per issue slot */
+  double total_cycles;      /* insts x issue_cycles + stall_cycles */
+  double mem_insts, l1_miss_reqs, dram_reqs; /* sums over the warp */
+  double *ring;             /* issue-cycle workspace */
+  size_t ring_cap;
+} gp_iv_profile;
+
+void gp_iv_profile_init(gp_iv_profile *p, const gp_alloc *alloc);
+void gp_iv_profile_free(gp_iv_profile *p);
+
+/* Fills *p from intervals given by hand (tests, replayed profiles): copies
+ * them (their mem_insts / l1_miss_reqs / dram_reqs included) and computes
+ * the totals and per-cause sums; a cause of -1 is allowed only with zero
+ * stall cycles.  issue_cycles = 1 / issue rate. */
+int gp_iv_profile_set(gp_iv_profile *p, const gp_iv_interval *iv, size_t n, size_t ncause,
+                      double issue_cycles, gp_error *err);
+
+/* Runs the interval algorithm (Eq. 4) over one warp in one pass:
+ *   issue(k) = max(issue(k-1) + ii(k-1), max over producers p of issue(p) + L(p))
+ * A gap issue(k) - issue(k-1) - issue_cycles > 0 closes the interval holding
+ * k-1 with that many stall cycles, caused by the producer (or, for an
+ * initiation-interval gap, the previous instruction) that set issue(k).
+ * The warp ends when its last result is ready: the drain after the last
+ * issue slot is the final interval's stall, so a dependent chain of N
+ * instructions of latency L takes N x L cycles.  issue_out (count doubles,
+ * may be NULL) receives each instruction's issue cycle.  Resets *p first. */
+int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_error *err);
+
+/* Eq. 5: warp performance, insts / (insts x issue_cycles + stall_cycles),
+ * in instructions per cycle; 0 for an empty warp.  At issue rate 1 this is
+ * also Eq. 9's issue probability. */
+double gp_iv_warp_perf(const gp_iv_profile *p);
+
+/* Sec. V-B: average memory access time of a memory PC from the fractions of
+ * its executions served at each level (longest-latency request decides) and
+ * the level latencies: sum frac[i] x latency_cycles[i].  The fractions are
+ * used as given (they should sum to 1). */
+double gp_amat_cycles(const double *frac, const double *latency_cycles, size_t levels);
+
+#endif
