@@ -82,6 +82,8 @@ static int request(gp_func *f, int op, uint32_t sm, uint64_t line, uint8_t mask)
       return LEVEL_L1;
     if (!is_store && res == GP_CACHE_HIT)
       return LEVEL_L1;
+    if (!is_store)
+      mask = l1->missing; /* L2 is asked for the sectors L1 lacks */
   }
   if (is_store) {
     l2 = &f->l2[gp_l2_slice_of(line, f->slices)];

@@ -478,6 +478,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
   retire_mshrs(t, sm, now);
   for (j = 0; j < n; j++) {
     double d;
+    uint8_t mask = masks[j];
     l1_ready = NULL;
     if (through_l1 && l1->sets > 0) {
       gp_cache_result res = gp_cache_access(l1, lines[j], masks[j], is_store);
@@ -499,6 +500,8 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
         }
         goto next;
       }
+      if (!is_store)
+        mask = l1->missing; /* L2 is asked for the sectors L1 lacks */
     }
     if (is_store || op_class == GP_OP_ATOM_GLOBAL) {
       d = l2_and_dram(t, lines[j], masks[j], now, is_store ? REQ_STORE : REQ_ATOMIC);
@@ -510,7 +513,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
         d = start;
       } else {
         ready = start; /* later requests of the instruction queue behind */
-        d = l2_and_dram(t, lines[j], masks[j], start, REQ_LOAD);
+        d = l2_and_dram(t, lines[j], mask, start, REQ_LOAD);
         mshr_busy(t, sm, entry, d);
       }
       if (l1_ready && !is_store)

@@ -348,6 +348,30 @@ static void test_bandwidth_windows(void) {
   gp_timed_free(u);
 }
 
+/* Sectored L1 over a one-set, two-way sectored L2.  SM0 reads sector 0 of
+ * line 60; SM1 reads lines 61 and 62, which evict 60 from L2 (SM0's L1
+ * keeps it).  SM0 then asks for sectors 0-1 of line 60: L1 lacks sector 1
+ * only, so L2 is asked (and misses) for that sector: 32 B, 1000 + 4 + 300. */
+static void test_l1_sector_miss_asks_for_missing_sectors(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  uint64_t line = 60;
+  uint8_t two = 0x3;
+  double done;
+  c.sms = 2;
+  c.l1.size_bytes = 4096, c.l1.line_bytes = 128, c.l1.ways = 4, c.l1.sectored = 1;
+  c.cache_global_in_l1 = 1;
+  c.l2.size_bytes = 256, c.l2.ways = 2;
+  t = make(&c);
+  CHECK_NEAR(load(t, 0, 0, 60), 304, 1e-9);
+  CHECK_NEAR(load(t, 1, 0, 61), 308, 1e-9);
+  CHECK_NEAR(load(t, 1, 0, 62), 312, 1e-9);
+  CHECK_NEAR(submit(t, 0, 1000, GP_OP_LD_GLOBAL, &line, &two, 1, &done), 1304, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 128);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l1.sector_misses, 1);
+  gp_timed_free(t);
+}
+
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
@@ -360,5 +384,6 @@ int main(void) {
   RUN(test_dirty_victim_on_its_channel);
   RUN(test_timed_write_policies);
   RUN(test_bandwidth_windows);
+  RUN(test_l1_sector_miss_asks_for_missing_sectors);
   return gp_test_finish();
 }
