@@ -1,0 +1,100 @@
+/*
+ * multiwarp.h -- GPUMech's multi-warp model (Huang et al., MICRO 2014,
+ * Sec. IV): non-overlapped instructions under round-robin (Eq. 10-11) and
+ * greedy-then-oldest (Eq. 12-16) scheduling, their total (Eq. 8) and the
+ * issue probability (Eq. 9); MSHR (Eq. 18-20) and DRAM (Eq. 21-23) queueing
+ * per interval (queue.h); the combined cycles and CPI (Eq. 7 and 17 as
+ * DESIGN.md reads them); the CPI stack (Sec. VII, Table III); and Table II's
+ * comparison models (Naive_Interval, MT, MT_MSHR, MT_MSHR_BAND).
+ *
+ * The model applies per warp scheduler: #warps is the number of warps that
+ * scheduler owns, the issue rate is that scheduler's; the MSHRs (Eq. 18) are
+ * the SM's, shared by all warps resident on the SM.
+ */
+#ifndef GP_MULTIWARP_H
+#define GP_MULTIWARP_H
+
+#include "gp_common.h"
+#include "interval.h"
+
+typedef enum gp_mw_policy { GP_MW_RR, GP_MW_GTO } gp_mw_policy;
+
+/* Table II. */
+typedef enum gp_mw_model {
+  GP_MW_NAIVE,        /* Naive_Interval: Eq. 1, capped at the issue rate */
+  GP_MW_MT,           /* multithreading only (Sec. IV-A) */
+  GP_MW_MT_MSHR,      /* + MSHR queueing (Sec. IV-B1) */
+  GP_MW_MT_MSHR_BAND  /* + DRAM bandwidth queueing (Sec. IV-B2): GPUMech */
+} gp_mw_model;
+
+/* Table III categories, in CPI units. */
+enum {
+  GP_MW_BASE, GP_MW_DEP, GP_MW_L1, GP_MW_L2, GP_MW_DRAM, GP_MW_MSHR, GP_MW_QUEUE,
+  GP_MW_STACK_N
+};
+
+/* Columns of a cause-mix row: how one cause id's stall cycles split. */
+enum { GP_MW_MIX_DEP, GP_MW_MIX_L1, GP_MW_MIX_L2, GP_MW_MIX_DRAM, GP_MW_MIX_N };
+
+typedef struct gp_mw_params {
+  gp_mw_policy policy;
+  gp_mw_model model;
+  double warps;                   /* #warps of this scheduler (>= 1) */
+  double issue_rate;              /* warp instructions per cycle (> 0); must match the
+                                     profile's issue_cycles = 1 / issue_rate */
+  double issue_prob;              /* <= 0: Eq. 9; > 0: used as given (Fig. 8's aligned
+                                     warps are issue_prob = 1) */
+  double warps_per_sm;            /* warps sharing the SM's MSHRs (Eq. 18); <= 0: warps */
+  double mshrs;                   /* MSHR entries per SM */
+  double avg_miss_latency_cycles; /* Eq. 19's service time of an MSHR */
+  double sms_with_blocks;         /* Eq. 21/23 #cores */
+  double dram_service_cycles;     /* Eq. 22's s (gp_q_dram_service_cycles) */
+  /* Per cause id (profile ncause rows) the split of its stall cycles into
+   * DEP, L1, L2, DRAM (GP_MW_MIX_N columns; rows are normalised by their
+   * sum; a zero row or a NULL table means DEP).  A memory PC's row is its
+   * miss-event distribution (Sec. VII: 10% L2 hit / 90% miss -> 10% L2,
+   * 90% DRAM). */
+  const double *cause_mix;
+} gp_mw_params;
+
+typedef struct gp_mw_result {
+  double issue_prob;             /* Eq. 9 (or the given value) */
+  double avg_interval_insts;     /* Eq. 13 */
+  double insts;                  /* #warps x the warp's instructions */
+  double base_cycles;            /* insts / issue rate: the issue bound */
+  double warp_cycles;            /* the representative warp's total_cycles */
+  double nonoverlapped;          /* Eq. 8 (0 for NAIVE) */
+  double remaining_stall_cycles; /* max(warp_cycles + nonoverlapped / rate - base, 0):
+                                    stall cycles no other warp hides (Fig. 8: RR 3) */
+  double mshr_cycles;            /* sum of Eq. 20 (MT_MSHR and up) */
+  double dram_cycles;            /* sum of Eq. 21 (MT_MSHR_BAND) */
+  size_t dram_rho_capped;        /* intervals whose utilisation hit GP_Q_RHO_MAX */
+  size_t dram_delay_capped;      /* intervals where Eq. 21's half-outstanding cap won */
+  int issue_bound;               /* the cycles were raised to base_cycles */
+  double cycles;                 /* scheduler cycles for `insts` instructions */
+  double cpi, ipc;               /* cycles / insts and its inverse */
+  double stack[GP_MW_STACK_N];   /* Table III, sums to cpi */
+} gp_mw_result;
+
+/* Eq. 10-11: RR non-overlapped instructions of one interval. */
+double gp_mw_nonoverlapped_rr(double interval_insts, double issue_prob, double warps);
+
+/* Eq. 12-16 with DESIGN.md's errata (Eq. 15: min(issue_prob x stall, 1);
+ * Eq. 16: max(issued - stall x issue_rate, 0)): GTO non-overlapped
+ * instructions of one interval. */
+double gp_mw_nonoverlapped_gto(double stall_cycles, double issue_prob, double warps,
+                               double avg_interval_insts, double issue_rate);
+
+/* The multi-warp prediction for one scheduler from the representative
+ * warp's profile (which must hold its intervals unless the model is NAIVE):
+ *   cycles = max(total_cycles + nonoverlapped / issue_rate
+ *                + sum(MSHR_delay_i) + sum(Bandwidth_delay_i),
+ *                #warps x insts / issue_rate)
+ *   CPI = cycles / (#warps x insts)
+ * (Eq. 7 is an IPC written as a CPI; Eq. 17's delays extend the timeline
+ * all the scheduler's warps share rather than one warp's CPI.)  NAIVE:
+ * cycles = max(total_cycles, #warps x insts / issue_rate) (Eq. 1). */
+int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result *out,
+                  gp_error *err);
+
+#endif

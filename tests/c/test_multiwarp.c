@@ -1,0 +1,304 @@
+/* GPUMech's multi-warp model against the paper's examples (Fig. 2, Fig. 8,
+ * Fig. 9), the CPI stack by hand, Table II's models, and invariants over
+ * seeded random profiles. */
+#include "gp_test.h"
+#include "multiwarp.h"
+#include "queue.h"
+
+#include <string.h>
+
+static gp_alloc A;
+
+static gp_iv_interval iv_of(uint64_t insts, double stall, int32_t cause) {
+  gp_iv_interval iv;
+  memset(&iv, 0, sizeof iv);
+  iv.insts = insts;
+  iv.stall_cycles = stall;
+  iv.cause = stall > 0 ? cause : -1;
+  return iv;
+}
+
+static gp_mw_params params(gp_mw_policy pol, gp_mw_model model, double warps) {
+  gp_mw_params par;
+  memset(&par, 0, sizeof par);
+  par.policy = pol, par.model = model, par.warps = warps, par.issue_rate = 1;
+  par.mshrs = 32, par.avg_miss_latency_cycles = 300;
+  par.sms_with_blocks = 1, par.dram_service_cycles = 1;
+  return par;
+}
+
+/* Fig. 8: 4 warps, one interval of 3 instructions and 6 stall cycles. */
+static void test_figure8(void) {
+  gp_iv_interval iv = iv_of(3, 6, 0);
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_RR, GP_MW_MT, 4);
+  gp_mw_result r;
+  gp_error err;
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, &iv, 1, 1, 1, &err) == GP_OK);
+  /* aligned warps (issue_prob = 1): RR 6 non-overlapped instructions, 3
+   * remaining stall cycles, 15 cycles for 12 instructions */
+  par.issue_prob = 1;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.nonoverlapped, 6, 1e-12);
+  CHECK_NEAR(r.remaining_stall_cycles, 3, 1e-12);
+  CHECK_NEAR(r.cycles, 15, 1e-12);
+  CHECK_NEAR(r.cpi, 15.0 / 12.0, 1e-12);
+  CHECK(!r.issue_bound);
+  /* Eq. 9: issue_prob = 3 / (3 + 6); Eq. 11 gives 1/3 x 3 x 2 = 2 */
+  par.issue_prob = 0;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.issue_prob, 1.0 / 3.0, 1e-15);
+  CHECK_NEAR(r.nonoverlapped, 2, 1e-12);
+  CHECK_NEAR(r.cycles, 12, 1e-12); /* 9 + 2 < 12: the issue bound */
+  CHECK(r.issue_bound);
+  /* GTO: 3 either way (W3's i1-i3) */
+  par.policy = GP_MW_GTO;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.nonoverlapped, 3, 1e-12);
+  CHECK_NEAR(r.cycles, 12, 1e-12);
+  par.issue_prob = 1;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.nonoverlapped, 3, 1e-12);
+  CHECK_NEAR(r.remaining_stall_cycles, 0, 1e-12);
+  /* the per-interval functions directly */
+  CHECK_NEAR(gp_mw_nonoverlapped_rr(3, 1, 4), 6, 0);
+  CHECK_NEAR(gp_mw_nonoverlapped_rr(1, 1, 4), 0, 0);
+  CHECK_NEAR(gp_mw_nonoverlapped_gto(6, 1.0 / 3.0, 4, 3, 1), 3, 1e-12);
+  /* Eq. 15's erratum: with max(.., 1) the probability would be 2 and GTO
+   * would give 12; Eq. 16's erratum: never negative */
+  CHECK_NEAR(gp_mw_nonoverlapped_gto(6, 1, 4, 1, 1), 0, 0);
+  gp_iv_profile_free(&p);
+}
+
+/* Fig. 2: 3 warps; interval 1 = 1 instruction + 10 stall cycles gives a
+ * core IPC of 3/11 (= Eq. 1's 1/11 x 3); with interval 2 = 4 instructions
+ * + 10 stall cycles, RR with aligned warps needs 2 x 3 extra issue cycles
+ * (warp 3's i4 and i5 cannot hide in warp 1's stall). */
+static void test_figure2(void) {
+  gp_iv_interval iv[2];
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_RR, GP_MW_NAIVE, 3);
+  gp_mw_result r;
+  gp_error err;
+  iv[0] = iv_of(1, 10, 0);
+  iv[1] = iv_of(4, 10, 0);
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, iv, 1, 1, 1, &err) == GP_OK);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.ipc, 3.0 / 11.0, 1e-15);
+  par.model = GP_MW_MT;
+  par.issue_prob = 1;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.ipc, 3.0 / 11.0, 1e-15);
+  CHECK(gp_iv_profile_set(&p, iv, 2, 1, 1, &err) == GP_OK);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.nonoverlapped, 6, 1e-12);
+  CHECK_NEAR(r.cycles, 31, 1e-12);
+  par.model = GP_MW_NAIVE;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 25, 1e-12); /* the optimistic overlap */
+  CHECK_NEAR(r.ipc, 15.0 / 25.0, 1e-15);
+  gp_iv_profile_free(&p);
+}
+
+/* Fig. 9 through the whole model: 4 warps with an interval of 3
+ * instructions (one load issuing 2 L1-missing requests); 6 MSHRs: Eq. 19
+ * gives 0.25 x 200 = 50 cycles for the load. */
+static void test_figure9(void) {
+  gp_iv_interval iv = iv_of(3, 200, 1);
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_RR, GP_MW_MT_MSHR, 4);
+  gp_mw_result r, mt;
+  gp_error err;
+  iv.mem_insts = 1, iv.l1_miss_reqs = 2;
+  par.mshrs = 6, par.avg_miss_latency_cycles = 200;
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, &iv, 1, 2, 1, &err) == GP_OK);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.mshr_cycles, 50, 1e-12);
+  par.model = GP_MW_MT;
+  CHECK(gp_mw_predict(&p, &par, &mt, &err) == GP_OK);
+  CHECK_NEAR(r.cycles - mt.cycles, 50, 1e-9);
+  CHECK_NEAR(r.stack[GP_MW_MSHR], 50.0 / 12.0, 1e-12);
+  /* the SM's other scheduler's warps share the MSHRs: 8 warps on the SM,
+   * 16 requests on 6 MSHRs: (6 + 12 + 12) / 16 - 1 = 0.875 */
+  par.model = GP_MW_MT_MSHR;
+  par.warps_per_sm = 8;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.mshr_cycles, 0.875 * 200, 1e-9);
+  gp_iv_profile_free(&p);
+}
+
+/* The CPI stack by hand: one warp (no overlap), 10 instructions, a memory
+ * stall of 100 cycles whose PC hits L2 10% and misses 90%, and a compute
+ * stall of 20 cycles. */
+static void test_stack(void) {
+  gp_iv_interval iv[2];
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR_BAND, 1);
+  gp_mw_result r;
+  gp_error err;
+  double mix[2 * GP_MW_MIX_N] = {1, 0, 0, 0, /* cause 0: compute */
+                                 0, 0, 0.1, 0.9 /* cause 1: memory PC */};
+  double sum = 0;
+  int j;
+  iv[0] = iv_of(4, 100, 1);
+  iv[1] = iv_of(6, 20, 0);
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, iv, 2, 2, 1, &err) == GP_OK);
+  par.cause_mix = mix;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 130, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_BASE], 1, 1e-15);
+  CHECK_NEAR(r.stack[GP_MW_DEP], 2, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_L1], 0, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_L2], 1, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_DRAM], 9, 1e-12);
+  for (j = 0; j < GP_MW_STACK_N; j++)
+    sum += r.stack[j];
+  CHECK_NEAR(sum, r.cpi, 1e-12);
+  CHECK_NEAR(r.cpi, 13, 1e-12);
+  /* at issue rate 0.5 the profile must say 2 cycles per issue */
+  par.issue_rate = 0.5;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "issue rate");
+  CHECK(gp_iv_profile_set(&p, iv, 2, 2, 2, &err) == GP_OK);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 140, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_BASE], 2, 1e-15);
+  /* a totals-only profile serves NAIVE only */
+  {
+    gp_iv_profile t;
+    double lat[2] = {5, 5};
+    gp_iv_input in;
+    memset(&in, 0, sizeof in);
+    in.count = 2, in.latency = lat, in.issue_cycles = 1, in.totals_only = 1;
+    gp_iv_profile_init(&t, &A);
+    CHECK(gp_iv_run(&t, &in, NULL, &err) == GP_OK);
+    par = params(GP_MW_RR, GP_MW_MT, 2);
+    CHECK(gp_mw_predict(&t, &par, &r, &err) == GP_ERR);
+    par.model = GP_MW_NAIVE;
+    CHECK(gp_mw_predict(&t, &par, &r, &err) == GP_OK);
+    CHECK_NEAR(r.cycles, 6, 1e-12);
+    gp_iv_profile_free(&t);
+  }
+  gp_iv_profile_free(&p);
+}
+
+static uint64_t rs = 2024;
+static double urand(void) {
+  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(rs >> 11) / 9007199254740992.0;
+}
+
+/* Over seeded random profiles and machines: more MSHRs or more DRAM
+ * bandwidth never predict slower; the CPI is never below 1 / issue rate;
+ * the stack sums to the CPI; Table II's models never get faster as terms
+ * are added; more warps never lower the scheduler's throughput bound. */
+static void test_invariants(void) {
+  int t, bad_mshr = 0, bad_bw = 0, bad_floor = 0, bad_sum = 0, bad_order = 0, bad_neg = 0;
+  gp_iv_profile p;
+  gp_error err;
+  gp_iv_profile_init(&p, &A);
+  for (t = 0; t < 500; t++) {
+    gp_iv_interval iv[40];
+    size_t n = 1 + (size_t)(urand() * 39), i;
+    double rate = urand() < 0.5 ? 1 : 0.5, mix[4 * GP_MW_MIX_N];
+    gp_mw_params par;
+    gp_mw_result r[4], more;
+    int m, j;
+    for (i = 0; i < n; i++) {
+      iv[i] = iv_of(1 + (uint64_t)(urand() * 20), urand() < 0.2 ? 0 : urand() * 500,
+                    (int32_t)(urand() * 4));
+      iv[i].mem_insts = (double)(int)(urand() * 3);
+      iv[i].l1_miss_reqs = iv[i].mem_insts * urand() * 32;
+      iv[i].dram_reqs = iv[i].mem_insts * urand() * 32;
+    }
+    for (i = 0; i < 4 * GP_MW_MIX_N; i++)
+      mix[i] = urand();
+    if (gp_iv_profile_set(&p, iv, n, 4, 1 / rate, &err) != GP_OK) {
+      CHECK(0);
+      break;
+    }
+    par = params(urand() < 0.5 ? GP_MW_RR : GP_MW_GTO, GP_MW_NAIVE, 1 + (int)(urand() * 48));
+    par.issue_rate = rate;
+    par.warps_per_sm = par.warps * (1 + (int)(urand() * 4));
+    par.mshrs = 1 + (int)(urand() * 64);
+    par.avg_miss_latency_cycles = 100 + urand() * 400;
+    par.sms_with_blocks = 1 + (int)(urand() * 16);
+    par.dram_service_cycles = 0.1 + urand() * 4;
+    par.cause_mix = urand() < 0.5 ? mix : NULL;
+    for (m = GP_MW_NAIVE; m <= GP_MW_MT_MSHR_BAND; m++) {
+      double sum = 0;
+      par.model = (gp_mw_model)m;
+      if (gp_mw_predict(&p, &par, &r[m], &err) != GP_OK) {
+        CHECK(0);
+        continue;
+      }
+      bad_floor += r[m].cpi < 1 / rate - 1e-12;
+      for (j = 0; j < GP_MW_STACK_N; j++) {
+        sum += r[m].stack[j];
+        bad_neg += r[m].stack[j] < -1e-12;
+      }
+      bad_sum += fabs(sum - r[m].cpi) > 1e-9 * r[m].cpi;
+    }
+    for (m = GP_MW_MT + 1; m <= GP_MW_MT_MSHR_BAND; m++)
+      bad_order += r[m].cycles < r[m - 1].cycles - 1e-9;
+    par.model = GP_MW_MT_MSHR_BAND;
+    par.mshrs *= 2;
+    gp_mw_predict(&p, &par, &more, &err);
+    bad_mshr += more.cycles > r[GP_MW_MT_MSHR_BAND].cycles + 1e-9;
+    par.mshrs /= 2;
+    par.dram_service_cycles /= 2;
+    gp_mw_predict(&p, &par, &more, &err);
+    bad_bw += more.cycles > r[GP_MW_MT_MSHR_BAND].cycles + 1e-9;
+  }
+  CHECK_EQ_INT(bad_mshr, 0);
+  CHECK_EQ_INT(bad_bw, 0);
+  CHECK_EQ_INT(bad_floor, 0);
+  CHECK_EQ_INT(bad_sum, 0);
+  CHECK_EQ_INT(bad_neg, 0);
+  CHECK_EQ_INT(bad_order, 0);
+  gp_iv_profile_free(&p);
+}
+
+/* The interval pass feeding the model: one warp's stream through both. */
+static void test_end_to_end(void) {
+  /* a load (latency 100, cause 1) feeding an add, 4 times */
+  uint16_t dep[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+  uint32_t pc[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+  double lat[2] = {100, 1};
+  int32_t cause[2] = {1, 0};
+  gp_iv_input in;
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_GTO, GP_MW_MT, 8);
+  gp_mw_result r;
+  gp_error err;
+  memset(&in, 0, sizeof in);
+  in.count = 8, in.pc = pc, in.dep[0] = dep, in.latency = lat, in.cause = cause, in.ncause = 2;
+  in.issue_cycles = 1;
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_run(&p, &in, NULL, &err) == GP_OK);
+  /* intervals: [ld] 99, [add ld] 99, [add ld] 99, [add ld] 99, [add] 0 */
+  CHECK_EQ_INT(p.count, 5);
+  CHECK_NEAR(p.total_cycles, 8 + 4 * 99, 0);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  /* GTO: issue_prob = 8/404; in a 99-cycle stall 7 x min(99 x 8/404, 1)
+   * warps issue 8/5 instructions each: 11.2 < 99, nothing non-overlapped */
+  CHECK_NEAR(r.nonoverlapped, 0, 1e-12);
+  CHECK_NEAR(r.cycles, 404, 1e-9);
+  CHECK_NEAR(r.stack[GP_MW_DEP] + r.stack[GP_MW_DRAM], (404.0 - 64.0) / 64.0, 1e-12);
+  gp_iv_profile_free(&p);
+}
+
+int main(void) {
+  A = gp_alloc_default();
+  RUN(test_figure8);
+  RUN(test_figure2);
+  RUN(test_figure9);
+  RUN(test_stack);
+  RUN(test_invariants);
+  RUN(test_end_to_end);
+  return gp_test_finish();
+}
