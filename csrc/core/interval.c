@@ -36,7 +36,8 @@ static int close_interval(gp_iv_profile *p, gp_iv_interval *cur, int store, gp_e
   p->l1_miss_reqs += cur->l1_miss_reqs;
   p->dram_reqs += cur->dram_reqs;
   if (store) {
-    if (gp_grow(&p->alloc, (void **)&p->iv, &p->cap, p->count + 1, sizeof *p->iv) != GP_OK)
+    if (p->count == p->cap &&
+        gp_grow(&p->alloc, (void **)&p->iv, &p->cap, p->count + 1, sizeof *p->iv) != GP_OK)
       return gp_error_set(err, "interval: out of memory (%zu intervals)", p->count + 1);
     p->iv[p->count] = *cur;
   }
@@ -145,9 +146,11 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
       cur.cause = why;
       if (close_interval(p, &cur, store, err) != GP_OK)
         return GP_ERR;
-      memset(&cur, 0, sizeof cur);
       cur.first = k;
+      cur.insts = 0;
+      cur.stall_cycles = 0;
       cur.cause = -1;
+      cur.mem_insts = cur.l1_miss_reqs = cur.dram_reqs = 0;
     }
     issue[k & mask] = t;
     cur.insts++;
