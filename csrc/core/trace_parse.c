@@ -225,6 +225,15 @@ static uint8_t register_number(const char *t, size_t len) {
   return (uint8_t)(n > GP_REG_RZ ? GP_REG_RZ : n);
 }
 
+/* 1 when every byte is printable ASCII (opcodes are stored as C strings). */
+static int printable(const char *t, size_t len) {
+  size_t i;
+  for (i = 0; i < len; i++)
+    if ((unsigned char)t[i] < 0x21 || (unsigned char)t[i] > 0x7e)
+      return 0;
+  return 1;
+}
+
 /* Tokens between the cursor and the end of the line. */
 static int tokens_left(const parser *ps) {
   const char *p = ps->p;
@@ -533,6 +542,8 @@ static int parse_instruction(parser *ps) {
     return GP_ERR;
   if (!token(ps, &op, &op_len))
     return fail(ps, "expected an opcode, found the end of the line");
+  if (!printable(op, op_len))
+    return fail(ps, "expected an opcode, found bytes that are not printable text");
   if (next_small(ps, &nsrc, 32, "a source count") != GP_OK ||
       read_registers(ps, nsrc, srcs, "source") != GP_OK)
     return GP_ERR;

@@ -410,6 +410,16 @@ static void test_bad_input(void) {
   expect("-grid dim = (4,1,1)\n-block dim = (32,1,1)\n#traces format = x\n\n",
          "t.traceg:4: the file ended before the first thread block: expected 4 "
          "(#BEGIN_TB, 'thread block = x,y,z')");
+  /* an opcode with NUL bytes at a PC seen before (found by the fuzzer) */
+  {
+    static const char text[] = H3 "warp = 0\ninsts = 2\n0010 ffffffff 1 R2 LDL 0 0\n"
+                                  "0010 ffffffff 1 R2 LDL\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0 0 0\n";
+    gp_alloc a = gp_alloc_default();
+    gp_error err;
+    gp_kernel *k = NULL;
+    CHECK(gp_kernel_parse_buffer(&k, &a, text, sizeof text - 1, "t.traceg", &err) == GP_ERR);
+    CHECK_STR_CONTAINS(err.msg, "t.traceg:12: expected an opcode, found bytes that are not printable text");
+  }
   /* a warp appearing twice */
   expect(H3 "warp = 0\ninsts = 1\n0010 ffffffff 1 R2 IADD3 0 0\n#END_TB\n"
             "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n",
