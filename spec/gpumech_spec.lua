@@ -53,34 +53,94 @@ describe("gpush.gpumech", function()
     end
   end)
 
-  it("orders Table II's models: naive <= MT <= MT_MSHR <= MT_MSHR_BAND", function()
+  it("orders Table II's models: naive <= Markov_Chain, naive <= MT <= MT_MSHR <= MT_MSHR_BAND", function()
     local k = small("divergent_gather")
     local cfg = config.load("gtx480")
     local last = 0
     for _, model in ipairs { "naive", "mt", "mt_mshr", "mt_mshr_band" } do
       local r = assert(gpumech.predict(k, cfg, { model = model }))
       assert.is_true(r.cycles >= last - 1e-6, model)
+      assert.is_near(r.cpi, stack_sum(r), 1e-9)
       last = r.cycles
     end
     assert.are.equal(last, assert(gpumech.predict(k, cfg, { model = "gpumech" })).cycles)
+    local naive = assert(gpumech.predict(k, cfg, { model = "naive" }))
+    local markov = assert(gpumech.predict(k, cfg, { model = "markov" }))
+    assert.is_true(markov.cycles >= naive.cycles - 1e-6)
+    assert.is_near(markov.cpi, stack_sum(markov), 1e-9)
+    assert.is_true(markov.markov.p_stall > 0 and markov.markov.stall_slots >= 1)
   end)
 
-  it("selects representative warps by k-means, MAX, MIN and RANDOM", function()
+  it("selects representative warps by k-means, MAX, MIN and RANDOM (Fig. 7: by warp performance)", function()
+    local core = require "gpush.core"
+    local memsim = require "gpush.memsim"
     local k = small("divergent_loop", 8)
     local cfg = config.load("gtx1080")
-    local longest = 0
-    for w = 0, k:info().warps - 1 do
-      longest = math.max(longest, #k:warp(w))
+    local pcs = gpumech.pc_params(k, cfg, assert(memsim.functional(k, cfg)))
+    local perf = {}
+    for _, f in ipairs(core.gpumech_features(k, pcs, 1 / cfg.sm.issue_width)) do
+      perf[f.warp] = f.warp_perf
     end
+    local best, worst = -math.huge, math.huge
+    for _, v in pairs(perf) do
+      best, worst = math.max(best, v), math.min(worst, v)
+    end
+    assert.is_true(best > worst) -- the divergent loop gives warps different trip counts
     local max = assert(gpumech.predict(k, cfg, { select = "max" }))
     local min = assert(gpumech.predict(k, cfg, { select = "min" }))
-    assert.is_true(max.cycles >= min.cycles)
-    assert.are.equal(longest, #k:warp(max.representative_warp))
+    assert.are.equal(best, perf[max.representative_warp])
+    assert.are.equal(worst, perf[min.representative_warp])
     local km = assert(gpumech.predict(k, cfg))
-    assert.is_true(km.cycles >= min.cycles and km.cycles <= max.cycles)
+    assert.is_not_nil(perf[km.representative_warp])
     local r1 = gpumech.predict(k, cfg, { select = "random", seed = 3 })
     local r2 = gpumech.predict(k, cfg, { select = "random", seed = 3 })
     assert.are.equal(r1.representative_warp, r2.representative_warp)
+  end)
+
+  it("reproduces Fig. 8 through the profile API: RR 6 non-overlapped, Eq. 9's 3/9 gives 2, GTO 3", function()
+    local core = require "gpush.core"
+    -- one interval of 3 instructions and 6 stall cycles; 4 warps at one issue per cycle
+    local p = core.gpumech_profile_of({ { insts = 3, stall_cycles = 6 } }, 1)
+    assert.are.same({ insts = 3, stall_cycles = 6, stall_events = 1, total_cycles = 9, issue_cycles = 1,
+      intervals = 1 }, p:summary())
+    local rr = p:predict { model = "mt", policy = "rr", warps = 4, issue_prob = 1 }
+    assert.are.equal(6, rr.nonoverlapped)
+    assert.are.equal(3, rr.remaining_stall_cycles) -- 9 + 6 - 12
+    assert.are.equal(15, rr.cycles)
+    assert.is_near(2, p:predict { model = "mt", policy = "rr", warps = 4 }.nonoverlapped, 1e-12)
+    assert.are.equal(3, p:predict { model = "mt", policy = "gto", warps = 4, issue_prob = 1 }.nonoverlapped)
+    assert.are.equal(3, p:predict { model = "mt", policy = "gto", warps = 4 }.nonoverlapped)
+    -- the stack sums to the CPI: BASE 12 cycles, DEP the 3 left, over 12 instructions
+    assert.are.same({ BASE = 1, DEP = 0.25, L1 = 0, L2 = 0, DRAM = 0, MSHR = 0, QUEUE = 0 }, rr.stack)
+    assert.has_error(function() p:predict { model = "fancy" } end,
+      "gpumech: parameter 'model' must be one of naive, markov, mt, mt_mshr, mt_mshr_band (got fancy)")
+  end)
+
+  it("solves the Markov chain (Table II's Markov_Chain) by hand for one and two warps", function()
+    local core = require "gpush.core"
+    -- a stall of 2 cycles after every 2 instructions: p = 1/2 per issue, M = 2 slots
+    local p = core.gpumech_profile_of({ { insts = 2, stall_cycles = 2 }, { insts = 2, stall_cycles = 2 } }, 1)
+    -- one warp: IPC = 1 / (1 + p M) = 1/2, so the warp's own 8 cycles
+    local one = p:predict { model = "markov", warps = 1 }
+    assert.is_near(8, one.cycles, 1e-12)
+    assert.are.same({ p_stall = 0.5, stall_slots = 2, ipc = 0.5 }, one.markov)
+    -- two warps, states k = 0, 1, 2 stalled, q = 1/M = 1/2:
+    --   from 0: 1 w.p. 1/2 (the issue stalls), else 0
+    --   from 1: one wake-up w.p. 1/2, one stall w.p. 1/2: 0 1/4, 1 1/2, 2 1/4
+    --   from 2: no issue, Binomial(2, 1/2) wake-ups: 2 1/4, 1 1/2, 0 1/4
+    -- balance: pi1 = 3 pi2, pi0 = 2 pi2, so pi = (1/3, 1/2, 1/6), IPC = 5/6
+    local two = p:predict { model = "markov", warps = 2 }
+    assert.is_near(5 / 6, two.markov.ipc, 1e-12)
+    assert.is_near(8 / (5 / 6), two.cycles, 1e-9)
+    assert.is_near(two.cpi, two.stack.BASE + two.stack.DEP, 1e-12)
+    -- more warps never lower the chain's throughput, and the issue rate caps it
+    local last = 0
+    for warps = 1, 16 do
+      local r = p:predict { model = "markov", warps = warps }
+      assert.is_true(r.markov.ipc >= last - 1e-12)
+      assert.is_true(r.cpi >= 1 - 1e-12)
+      last = r.markov.ipc
+    end
   end)
 
   it("reuses the representative warp across configurations", function()

@@ -242,16 +242,3 @@ size_t gp_km_pick_index(const double *values, size_t n, gp_km_pick how, uint64_t
     return uniform_index(&state, n);
   }
 }
-
-int64_t gp_kmeans_representative(const double *points, size_t n, size_t d, size_t k,
-                                 uint64_t seed, const gp_alloc *alloc, uint32_t *assign) {
-  gp_km_opts o;
-  gp_km_result r;
-  gp_error err;
-  gp_km_opts_default(&o);
-  o.k = k ? k : 1;
-  o.seed = seed;
-  if (gp_km_run(points, n, d, &o, alloc, assign, NULL, &r, &err) != GP_OK)
-    return -1;
-  return (int64_t)r.representative;
-}

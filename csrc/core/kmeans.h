@@ -61,10 +61,4 @@ typedef enum gp_km_pick {
 /* Returns the chosen index, or SIZE_MAX when n == 0. */
 size_t gp_km_pick_index(const double *values, size_t n, gp_km_pick how, uint64_t seed);
 
-/* Legacy entry point used by gpumech.h's callers (same prototype there):
- * gp_km_run with k, seed, 100 iterations and normalisation; returns the
- * representative index, or -1 on n == 0, d == 0 or out of memory. */
-int64_t gp_kmeans_representative(const double *points, size_t n, size_t d, size_t k,
-                                 uint64_t seed, const gp_alloc *alloc, uint32_t *assign);
-
 #endif

@@ -154,6 +154,9 @@ typedef struct gp_pc_memory {
   uint64_t instructions;       /* dynamic memory instructions at this PC */
   uint64_t l1_hits, l2_hits, dram; /* by each instruction's slowest request */
   uint64_t requests;           /* line requests */
+  uint64_t l1_miss_requests;   /* load requests that missed L1 (MSHR users) */
+  uint64_t dram_requests;      /* DRAM accesses this PC caused: fills, write-throughs
+                                  and the dirty victims it evicted */
   double amat;                 /* cycles: l1 x L1 + l2 x L2 + dram x (L2 + DRAM),
                                   averaged; shared-memory and constant PCs:
                                   their latency */

@@ -175,6 +175,7 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   gp_pc_memory *p;
   uint32_t j;
   int worst = LEVEL_L1;
+  uint64_t l1_misses_before = f->out.load_l1_misses, dram_before = f->out.dram_requests;
   if (check_pc(f, pc, err) != GP_OK)
     return GP_ERR;
   if (sm >= f->cfg.sms)
@@ -193,6 +194,8 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   f->kind[pc] = KIND_CACHE;
   p->instructions++;
   p->requests += n;
+  p->l1_miss_requests += f->out.load_l1_misses - l1_misses_before;
+  p->dram_requests += f->out.dram_requests - dram_before;
   if (worst == LEVEL_L1)
     p->l1_hits++;
   else if (worst == LEVEL_L2)

@@ -3,6 +3,7 @@
  * comparison models and the CPI stack (Sec. VII).
  */
 #include "multiwarp.h"
+#include "markov.h"
 #include "queue.h"
 
 #include <math.h>
@@ -51,6 +52,13 @@ static void apportion_stall(const gp_iv_profile *p, const double *mix, double cy
   }
 }
 
+/* Which terms each Table II model includes. */
+static int models_overlap(gp_mw_model m) {
+  return m == GP_MW_MT || m == GP_MW_MT_MSHR || m == GP_MW_MT_MSHR_BAND;
+}
+static int models_mshr(gp_mw_model m) { return m == GP_MW_MT_MSHR || m == GP_MW_MT_MSHR_BAND; }
+static int models_dram(gp_mw_model m) { return m == GP_MW_MT_MSHR_BAND; }
+
 /* Per-interval terms: Eq. 8's sum of non-overlapped instructions and the
  * MSHR (Eq. 18-20) and DRAM (Eq. 21-23) delays. */
 static void sum_intervals(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result *out) {
@@ -64,11 +72,11 @@ static void sum_intervals(const gp_iv_profile *p, const gp_mw_params *par, gp_mw
             ? gp_mw_nonoverlapped_rr(insts, out->issue_prob, par->warps)
             : gp_mw_nonoverlapped_gto(iv->stall_cycles, out->issue_prob, par->warps,
                                       out->avg_interval_insts, r);
-    if (par->model >= GP_MW_MT_MSHR)
+    if (models_mshr(par->model))
       out->mshr_cycles += gp_q_mshr_delay_cycles(gp_q_core_reqs(iv->l1_miss_reqs, wsm),
                                                  par->mshrs, par->avg_miss_latency_cycles,
                                                  iv->mem_insts);
-    if (par->model >= GP_MW_MT_MSHR_BAND) {
+    if (models_dram(par->model)) {
       gp_q_dram q;
       gp_q_dram_delay(gp_q_core_reqs(iv->dram_reqs, wsm), par->sms_with_blocks,
                       insts / r + iv->stall_cycles, par->dram_service_cycles, &q);
@@ -77,6 +85,26 @@ static void sum_intervals(const gp_iv_profile *p, const gp_mw_params *par, gp_mw
       out->dram_delay_capped += (size_t)q.delay_capped;
     }
   }
+}
+
+/* Markov_Chain (Table II): the chain of markov.h over the scheduler's
+ * warps, fed with the representative warp's stall rate and mean stall
+ * length; its instructions per issue slot scale the issue bound. */
+static int markov_cycles(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result *out,
+                         gp_error *err) {
+  gp_alloc alloc = gp_alloc_default();
+  gp_mc_result mc;
+  double threads = floor(par->warps + 0.5);
+  gp_mc_params_from_profile((double)p->insts, p->stall_cycles, (double)p->stall_events,
+                            p->issue_cycles, &out->markov_p_stall, &out->markov_stall_slots);
+  if (gp_mc_solve((size_t)threads, out->markov_p_stall, out->markov_stall_slots, &alloc, NULL,
+                  &mc, err) != GP_OK)
+    return GP_ERR;
+  if (!(mc.ipc > 0))
+    return gp_error_set(err, "multiwarp: the Markov chain predicts no issue (p=%g, M=%g)",
+                        mc.p_stall, mc.stall_slots);
+  out->markov_ipc = mc.ipc;
+  return GP_OK;
 }
 
 int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result *out,
@@ -92,10 +120,10 @@ int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result 
                         "multiwarp: the profile was built at %g cycles per issue, the model "
                         "runs at issue rate %g",
                         p->issue_cycles, r);
-  if (par->model != GP_MW_NAIVE && p->count > 0 && p->iv == NULL)
+  if (models_overlap(par->model) && p->count > 0 && p->iv == NULL)
     return gp_error_set(err, "multiwarp: the profile holds totals only; rerun the interval "
                              "pass without totals_only");
-  if (par->model >= GP_MW_MT_MSHR && !(par->mshrs >= 1))
+  if (models_mshr(par->model) && !(par->mshrs >= 1))
     return gp_error_set(err, "multiwarp: need mshrs >= 1 (got %g)", par->mshrs);
   out->insts = par->warps * (double)p->insts;
   out->base_cycles = out->insts / r;
@@ -106,11 +134,17 @@ int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result 
     out->stack[GP_MW_BASE] = 1 / r;
     return GP_OK;
   }
-  if (par->model != GP_MW_NAIVE)
+  if (models_overlap(par->model))
     sum_intervals(p, par, out);
-  /* Eq. 7 (as an IPC's reciprocal) with Eq. 17's delays on the shared
-   * timeline, never below the issue bound */
-  stall_part = p->total_cycles + out->nonoverlapped / r;
+  if (par->model == GP_MW_MARKOV) {
+    if (markov_cycles(p, par, out, err) != GP_OK)
+      return GP_ERR;
+    stall_part = out->base_cycles / out->markov_ipc;
+  } else {
+    /* Eq. 7 (as an IPC's reciprocal) with Eq. 17's delays on the shared
+     * timeline, never below the issue bound */
+    stall_part = p->total_cycles + out->nonoverlapped / r;
+  }
   queue = out->mshr_cycles + out->dram_cycles;
   out->remaining_stall_cycles = fmax(stall_part - out->base_cycles, 0);
   out->cycles = stall_part + queue;

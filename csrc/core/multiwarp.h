@@ -5,7 +5,8 @@
  * issue probability (Eq. 9); MSHR (Eq. 18-20) and DRAM (Eq. 21-23) queueing
  * per interval (queue.h); the combined cycles and CPI (Eq. 7 and 17 as
  * DESIGN.md reads them); the CPI stack (Sec. VII, Table III); and Table II's
- * comparison models (Naive_Interval, MT, MT_MSHR, MT_MSHR_BAND).
+ * comparison models (Naive_Interval, Markov_Chain, MT, MT_MSHR,
+ * MT_MSHR_BAND).
  *
  * The model applies per warp scheduler: #warps is the number of warps that
  * scheduler owns, the issue rate is that scheduler's; the MSHRs (Eq. 18) are
@@ -24,7 +25,9 @@ typedef enum gp_mw_model {
   GP_MW_NAIVE,        /* Naive_Interval: Eq. 1, capped at the issue rate */
   GP_MW_MT,           /* multithreading only (Sec. IV-A) */
   GP_MW_MT_MSHR,      /* + MSHR queueing (Sec. IV-B1) */
-  GP_MW_MT_MSHR_BAND  /* + DRAM bandwidth queueing (Sec. IV-B2): GPUMech */
+  GP_MW_MT_MSHR_BAND, /* + DRAM bandwidth queueing (Sec. IV-B2): GPUMech */
+  GP_MW_MARKOV        /* Markov_Chain: Chen and Aamodt's chain over #warps (markov.h),
+                         no queueing */
 } gp_mw_model;
 
 /* Table III categories, in CPI units. */
@@ -71,6 +74,9 @@ typedef struct gp_mw_result {
   size_t dram_rho_capped;        /* intervals whose utilisation hit GP_Q_RHO_MAX */
   size_t dram_delay_capped;      /* intervals where Eq. 21's half-outstanding cap won */
   int issue_bound;               /* the cycles were raised to base_cycles */
+  double markov_p_stall;         /* MARKOV: the chain's p and M (in issue slots) and its */
+  double markov_stall_slots;     /* instructions per issue slot (1 - pi_N) */
+  double markov_ipc;
   double cycles;                 /* scheduler cycles for `insts` instructions */
   double cpi, ipc;               /* cycles / insts and its inverse */
   double stack[GP_MW_STACK_N];   /* Table III, sums to cpi */
@@ -93,7 +99,9 @@ double gp_mw_nonoverlapped_gto(double stall_cycles, double issue_prob, double wa
  *   CPI = cycles / (#warps x insts)
  * (Eq. 7 is an IPC written as a CPI; Eq. 17's delays extend the timeline
  * all the scheduler's warps share rather than one warp's CPI.)  NAIVE:
- * cycles = max(total_cycles, #warps x insts / issue_rate) (Eq. 1). */
+ * cycles = max(total_cycles, #warps x insts / issue_rate) (Eq. 1).  MARKOV:
+ * cycles = #warps x insts / (issue_rate x (1 - pi_N)) with the chain's
+ * inputs from the profile (gp_mc_params_from_profile). */
 int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result *out,
                   gp_error *err);
 

@@ -23,3 +23,13 @@ int luaopen_gpush_core(lua_State *L) {
   GPL_OPEN_ALL(L);
   return 1;
 }
+
+void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc) {
+  luaL_newmetatable(L, name);
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+}

@@ -30,6 +30,10 @@ void gpl_read_memory_params(lua_State *L, int t, struct gp_timed_config *c,
 /* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
 struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
 
+/* Registers a userdata type: a metatable `name` with __index = methods and
+ * __gc = gc. */
+void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc);
+
 #define GPL_OPEN_ALL(L)                                                        \
   do {                                                                         \
     gpl_open_yaml(L);                                                          \

@@ -8,7 +8,8 @@
  *   l2_bytes, l2_line, l2_ways, l2_sectored, l2_write_back, l2_slices,
  *   cache_global, dram_access_bytes, l1_latency, l2_latency, dram_latency
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
- *   l2_hits, dram, requests, amat} (memory PCs only) }, load_l1_misses,
+ *   l2_hits, dram, requests, l1_miss_requests, dram_requests, amat}
+ *   (memory PCs only) }, load_l1_misses,
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
  *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
  * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency, const_latency.
@@ -137,6 +138,10 @@ static int memsim_functional(lua_State *L) {
     lua_setfield(L, -2, "dram");
     lua_pushinteger(L, (lua_Integer)p->requests);
     lua_setfield(L, -2, "requests");
+    lua_pushinteger(L, (lua_Integer)p->l1_miss_requests);
+    lua_setfield(L, -2, "l1_miss_requests");
+    lua_pushinteger(L, (lua_Integer)p->dram_requests);
+    lua_setfield(L, -2, "dram_requests");
     lua_pushnumber(L, p->amat);
     lua_setfield(L, -2, "amat");
     if (p->shared_passes > 0) {

@@ -328,21 +328,9 @@ static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},
                                            {"kernel_parse", kernel_parse},
                                            {NULL, NULL}};
 
-/* Creates a metatable with __index = methods and the given __gc. */
-static void new_type(lua_State *L, const char *name, const luaL_Reg *methods,
-                     lua_CFunction gc) {
-  luaL_newmetatable(L, name);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
-}
-
 void gpl_open_trace(lua_State *L) {
-  new_type(L, READER_TYPE, reader_methods, reader_close);
-  new_type(L, KERNEL_TYPE, kernel_methods, kernel_gc);
+  gpl_new_type(L, READER_TYPE, reader_methods, reader_close);
+  gpl_new_type(L, KERNEL_TYPE, kernel_methods, kernel_gc);
   luaL_getmetatable(L, KERNEL_TYPE);
   lua_pushcfunction(L, kernel_tostring);
   lua_setfield(L, -2, "__tostring");

@@ -31,13 +31,14 @@ local occupancy = require "gpush.occupancy"
 
 local M = {}
 
--- The comparison models of Table II: what each includes.
+-- The comparison models of Table II, by the name the C core knows them.
 M.models = {
-  naive = { naive = true },                                  -- Eq. 1, capped at the issue rate
-  mt = { mshr = false, dram = false },                       -- multithreading only
-  mt_mshr = { mshr = true, dram = false },
-  mt_mshr_band = { mshr = true, dram = true },
-  gpumech = { mshr = true, dram = true },                    -- = MT_MSHR_BAND
+  naive = "naive",                -- Naive_Interval: Eq. 1, capped at the issue rate
+  markov = "markov",              -- Markov_Chain: Chen and Aamodt's chain over the warps
+  mt = "mt",                      -- multithreading only (Sec. IV-A)
+  mt_mshr = "mt_mshr",            -- + MSHR queueing (Sec. IV-B1)
+  mt_mshr_band = "mt_mshr_band",  -- + DRAM bandwidth queueing (Sec. IV-B2)
+  gpumech = "mt_mshr_band",       -- GPUMech = MT_MSHR_BAND
 }
 
 -- Opcode classes without a pipeline of their own use ops.other.
@@ -46,46 +47,61 @@ local pipeline = {
   uniform = "uniform", branch = "branch", other = "other", barrier = "other",
   barrier_arrive = "other", depbar = "other",
 }
-local loads = { ld_global = true, ld_local = true, tex = true, atom_global = true, ldgsts = true }
 
--- Per static PC: latency, expected L1-missing and DRAM requests (steps 1-2),
--- and the average L2/DRAM latency of L1-missing loads (Eq. 19).
+-- Per static PC (steps 1-2): latency in cycles; expected L1-missing load
+-- requests (MSHR users, Eq. 18) and DRAM accesses (stores and write-backs
+-- included, Eq. 23) per execution; the miss-event distribution that splits
+-- the PC's stalls in the CPI stack (Sec. VII: L1 hit, L2 hit, DRAM; compute
+-- PCs none, so DEP; shared-memory and constant loads count as L1, on-chip
+-- latency, since Table III has no category of their own); and Eq. 19's
+-- average L2/DRAM latency of L1-missing loads.
 function M.pc_params(kernel, cfg, mem)
-  local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, class = {}, mix = {} }
+  local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, mix_l1 = {}, mix_l2 = {},
+    mix_dram = {} }
   local miss_latency, misses = 0, 0
   local dram_cycles = mem.params.dram_latency
   for i, st in ipairs(kernel:statics()) do
     local pc = mem.pcs[i]
-    local latency, l1_miss, dram = 0, 0, 0
+    local latency, l1_miss, dram, mix_l1, mix_l2, mix_dram = 0, 0, 0, 0, 0, 0
     if pipeline[st.class] then
       latency = cfg.ops[pipeline[st.class]].latency
-    elseif pc and pc.instructions > 0 then
+    elseif pc and pc.instructions > 0 and pc.shared_passes == nil then
+      local n = pc.instructions
       latency = pc.amat
-      if loads[st.class] then
-        local per_inst = pc.requests / pc.instructions
-        l1_miss = per_inst * (pc.l2_hits + pc.dram) / pc.instructions
-        dram = per_inst * pc.dram / pc.instructions
-        miss_latency = miss_latency + pc.l2_hits * cfg.l2.latency + pc.dram * (cfg.l2.latency + dram_cycles)
+      l1_miss, dram = pc.l1_miss_requests / n, pc.dram_requests / n
+      mix_l1, mix_l2, mix_dram = pc.l1_hits / n, pc.l2_hits / n, pc.dram / n
+      if pc.l1_miss_requests > 0 then
+        miss_latency = miss_latency + pc.l2_hits * cfg.l2.latency
+          + pc.dram * (cfg.l2.latency + dram_cycles)
         misses = misses + pc.l2_hits + pc.dram
       end
-      params.mix[i] = pc
-    elseif st.class == "ld_const" then
-      latency = cfg.const.latency
-    elseif st.class == "ld_shared" or st.class == "atom_shared" then
-      latency = cfg.shared.latency
     else
-      latency = cfg.l1.latency -- memory instruction with no request (empty mask)
+      mix_l1 = 1
+      if pc and pc.instructions > 0 then
+        latency = pc.amat -- shared memory with its bank passes, or constant
+      elseif st.class == "ld_const" then
+        latency = cfg.const.latency
+      elseif st.class == "ld_shared" or st.class == "atom_shared" then
+        latency = cfg.shared.latency
+      else
+        latency = cfg.l1.latency -- memory instruction with no request (empty mask)
+      end
     end
     params.latency[i], params.l1_miss_reqs[i], params.dram_reqs[i] = latency, l1_miss, dram
-    params.class[i] = st.class
+    params.mix_l1[i], params.mix_l2[i], params.mix_dram[i] = mix_l1, mix_l2, mix_dram
   end
   params.avg_miss_latency = misses > 0 and miss_latency / misses or cfg.l2.latency
   return params
 end
 
+-- Cycles per issue slot of one warp scheduler (the interval pass's unit).
+local function issue_cycles_of(cfg)
+  return 1 / cfg.sm.issue_width
+end
+
 -- Step 3: the representative warp (0-based global warp index).
-function M.select(kernel, pcs, method, seed)
-  local features = core.gpumech_features(kernel, pcs)
+function M.select(kernel, pcs, method, seed, issue_cycles)
+  local features = core.gpumech_features(kernel, pcs, issue_cycles or 1)
   if #features == 0 then
     return nil, "gpumech: the kernel has no instructions"
   end
@@ -99,7 +115,8 @@ function M.prepare(kernel, cfg, opts)
   if not mem then
     return nil, err
   end
-  local warp, select_err = M.select(kernel, M.pc_params(kernel, cfg, mem), opts.select, opts.seed)
+  local warp, select_err = M.select(kernel, M.pc_params(kernel, cfg, mem), opts.select, opts.seed,
+    issue_cycles_of(cfg))
   if not warp then
     return nil, select_err
   end
@@ -129,83 +146,48 @@ local function waves_of(kernel_info, cfg, blocks_per_sm)
   return shapes, full + (rest > 0 and 1 or 0)
 end
 
--- Step 6: the CPI stack of one wave's result, summing exactly to its CPI.
-local function cpi_stack(profile, result, pcs, insts_all, issue_rate)
-  local stack = { BASE = 0, DEP = 0, L1 = 0, L2 = 0, DRAM = 0, MSHR = 0, QUEUE = 0 }
-  local cpi = result.cpi
-  if insts_all <= 0 then
-    return stack
+local function check_options(opts)
+  local policy = opts.policy or "rr"
+  if policy ~= "rr" and policy ~= "gto" then
+    error(("gpush.gpumech.predict: policy must be 'rr' or 'gto', got '%s'"):format(tostring(policy)), 3)
   end
-  local base = result.base_cycles / insts_all
-  if result.cycles <= result.base_cycles + 1e-9 then
-    stack.BASE = cpi -- issue-bound: every stall hidden
-    return stack
+  local model_name = opts.model or "gpumech"
+  if not M.models[model_name] then
+    error(("gpush.gpumech.predict: unknown model '%s' (naive, markov, mt, mt_mshr, mt_mshr_band, gpumech)")
+      :format(tostring(model_name)), 3)
   end
-  local extra = (result.cycles - result.base_cycles) / insts_all
-  local mshr, queue = result.mshr_delay / insts_all, result.dram_delay / insts_all
-  local stalls = extra - mshr - queue
-  if stalls < 0 then
-    -- the queueing delays alone explain the cycles above the issue bound
-    local scale = extra / (mshr + queue)
-    mshr, queue, stalls = mshr * scale, queue * scale, 0
+  return policy, model_name
+end
+
+-- Step 7: what makes the prediction less trustworthy.
+local function validity_warnings(info, cfg, blocks_per_sm, dram_capped)
+  local warnings = {}
+  local per_wave = cfg.sm.count * blocks_per_sm
+  if info.thread_blocks < per_wave then
+    warnings[#warnings + 1] = ("sub-wave kernel: %d blocks fill %.0f%% of one wave (%d SMs x %d blocks)")
+      :format(info.thread_blocks, 100 * info.thread_blocks / per_wave, cfg.sm.count, blocks_per_sm)
   end
-  stack.BASE, stack.MSHR, stack.QUEUE = base, mshr, queue
-  -- the remaining stall cycles, by the causes of the representative warp's stalls
-  local by_cause = { DEP = 0, L1 = 0, L2 = 0, DRAM = 0 }
-  local total = 0
-  for _, iv in ipairs(profile.intervals) do
-    local s = iv.stall_cycles
-    if s > 0 then
-      local mix = iv.cause_pc > 0 and pcs.mix[iv.cause_pc]
-      if mix and mix.instructions > 0 then
-        local l1 = mix.l1_hits * pcs.l1_latency
-        local l2 = mix.l2_hits * pcs.l2_latency
-        local dram = mix.dram * pcs.dram_total
-        local sum = l1 + l2 + dram
-        if sum > 0 then
-          by_cause.L1 = by_cause.L1 + s * l1 / sum
-          by_cause.L2 = by_cause.L2 + s * l2 / sum
-          by_cause.DRAM = by_cause.DRAM + s * dram / sum
-        else
-          by_cause.L1 = by_cause.L1 + s
-        end
-      else
-        by_cause.DEP = by_cause.DEP + s
-      end
-      total = total + s
-    end
+  local traced_cc = info.binary_version / 10
+  if not info.synthetic and math.floor(traced_cc) ~= math.floor(cfg.gpu.compute_capability) then
+    warnings[#warnings + 1] = ("trace retargeted: recorded for SASS %d, modelled on compute capability %.1f")
+      :format(info.binary_version, cfg.gpu.compute_capability)
   end
-  for name, v in pairs(by_cause) do
-    stack[name] = total > 0 and stalls * v / total or 0
+  if dram_capped then
+    warnings[#warnings + 1] = "DRAM queue saturated: the M/D/1 delay was capped (Eq. 21)"
   end
-  if total == 0 then
-    stack.DEP = stalls -- non-overlapped issue cycles with no stall to blame
+  if info.warnings ~= "" then
+    warnings[#warnings + 1] = info.warnings
   end
-  -- exact sum: fold rounding into BASE
-  local sum = 0
-  for _, v in pairs(stack) do
-    sum = sum + v
-  end
-  stack.BASE = stack.BASE + (cpi - sum)
-  return stack
+  return warnings
 end
 
 -- Predicts one kernel on one configuration; returns a result table or nil,
--- message.  opts: policy "rr"|"gto", model (M.models), select
+-- message.  opts: policy "rr"|"gto", model (a key of M.models), select
 -- "kmeans"|"max"|"min"|"random", seed, prepared (from M.prepare),
 -- memory_cache (a table reused across calls: see memsim.functional_cached).
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
-  local policy = opts.policy or "rr"
-  if policy ~= "rr" and policy ~= "gto" then
-    error(("gpush.gpumech.predict: policy must be 'rr' or 'gto', got '%s'"):format(tostring(policy)), 2)
-  end
-  local model_name = opts.model or "gpumech"
-  local model = M.models[model_name]
-  if not model then
-    error(("gpush.gpumech.predict: unknown model '%s' (naive, mt, mt_mshr, mt_mshr_band, gpumech)")
-      :format(tostring(model_name)), 2)
-  end
+  local policy, model_name = check_options(opts)
   local info = kernel:info()
   local blocks_per_sm, limit = occupancy.for_kernel(cfg, kernel)
   if blocks_per_sm == 0 then
@@ -222,76 +204,49 @@ function M.predict(kernel, cfg, opts)
     return nil, err
   end
   local pcs = M.pc_params(kernel, cfg, mem)
-  pcs.l1_latency, pcs.l2_latency = cfg.l1.latency, cfg.l2.latency
-  pcs.dram_total = cfg.l2.latency + mem.params.dram_latency
+  local issue_cycles = issue_cycles_of(cfg)
   local warp = opts.prepared and opts.prepared.warp
   if not warp then
     local select_err
-    warp, select_err = M.select(kernel, pcs, opts.select, opts.seed)
+    warp, select_err = M.select(kernel, pcs, opts.select, opts.seed, issue_cycles)
     if not warp then
       return nil, select_err
     end
   end
-  local profile = core.gpumech_profile(kernel, warp, pcs)
+  local profile = core.gpumech_profile(kernel, warp, pcs, issue_cycles)
   local shapes, waves = waves_of(info, cfg, blocks_per_sm)
-  local issue_rate = cfg.sm.issue_width
   local dram_bytes_per_s = cfg.dram.bandwidth_gbs * 1e9
   local service = cfg.clock.core_mhz * 1e6 * cfg.dram.access_bytes / dram_bytes_per_s -- Eq. 22
   local cycles, first, capped = 0, nil, false
   for _, w in ipairs(shapes) do
-    local warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers)
-    local r
-    if model.naive then
-      -- Eq. 1: one warp's cycles, all others hidden in its stalls, capped at the issue rate
-      local bound = warps * profile.insts / issue_rate
-      local c = math.max(profile.total_cycles, bound)
-      r = { cycles = c, cpi = c / (warps * profile.insts), base_cycles = bound, nonoverlapped = 0,
-        mshr_delay = 0, dram_delay = 0, dram_capped = false }
-    else
-      r = core.gpumech_multiwarp(profile, {
-        policy = policy, warps = warps, issue_rate = issue_rate, mshrs = cfg.l1.mshrs,
-        warps_per_sm = w.warps_on_sm, cores = w.cores, avg_miss_latency = pcs.avg_miss_latency,
-        dram_service_cycles = service, model_mshr = model.mshr and 1 or 0, model_dram = model.dram and 1 or 0,
-      })
-    end
-    r.warps = warps
+    -- step 4: the model per warp scheduler, #warps the warps it owns
+    local r = profile:predict {
+      model = M.models[model_name], policy = policy,
+      warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers), issue_rate = cfg.sm.issue_width,
+      warps_per_sm = w.warps_on_sm, mshrs = cfg.l1.mshrs, avg_miss_latency = pcs.avg_miss_latency,
+      sms_with_blocks = w.cores, dram_service_cycles = service,
+    }
+    r.warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers)
     cycles = cycles + w.count * r.cycles
     capped = capped or r.dram_capped
     first = first or r
   end
   cycles = cycles + cfg.launch.kernel_cycles + waves * cfg.launch.block_cycles
-  local warnings = {}
-  local per_wave = cfg.sm.count * blocks_per_sm
-  if info.thread_blocks < per_wave then
-    warnings[#warnings + 1] = ("sub-wave kernel: %d blocks fill %.0f%% of one wave (%d SMs x %d blocks)")
-      :format(info.thread_blocks, 100 * info.thread_blocks / per_wave, cfg.sm.count, blocks_per_sm)
-  end
-  local traced_cc = info.binary_version / 10
-  if not info.synthetic and math.floor(traced_cc) ~= math.floor(cfg.gpu.compute_capability) then
-    warnings[#warnings + 1] = ("trace retargeted: recorded for SASS %d, modelled on compute capability %.1f")
-      :format(info.binary_version, cfg.gpu.compute_capability)
-  end
-  if capped then
-    warnings[#warnings + 1] = "DRAM queue saturated: the M/D/1 delay was capped (Eq. 21)"
-  end
-  if info.warnings ~= "" then
-    warnings[#warnings + 1] = info.warnings
-  end
-  local intervals = profile.intervals
+  local summary = profile:summary()
   return {
     kernel = info.kernel, launch = info.launch, model = model_name, policy = policy,
     cycles = cycles, time_us = cycles / cfg.clock.core_mhz,
     ipc = info.warp_instructions / cycles,
     cpi = first.cpi,
-    stack = cpi_stack(profile, first, pcs, first.warps * profile.insts, issue_rate),
+    stack = first.stack,
     representative_warp = warp,
-    profile = { insts = profile.insts, stall_cycles = profile.stall_cycles,
-      total_cycles = profile.total_cycles, intervals = #intervals },
-    intervals = intervals,
+    profile = summary,
+    intervals = profile:intervals(),
     waves = waves, blocks_per_sm = blocks_per_sm, occupancy_limit = limit,
     warps_per_scheduler = first.warps,
     nonoverlapped = first.nonoverlapped, mshr_delay = first.mshr_delay, dram_delay = first.dram_delay,
-    warnings = warnings,
+    markov = first.markov,
+    warnings = validity_warnings(info, cfg, blocks_per_sm, capped),
   }
 end
 

@@ -48,8 +48,6 @@ static void test_two_clusters(void) {
     CHECK(gp_km_run(pts, 11, 2, &o, &A, NULL, NULL, &r2, &err) == GP_OK);
     CHECK_EQ_INT(r2.representative, 3);
   }
-  /* the legacy entry point agrees */
-  CHECK_EQ_INT(gp_kmeans_representative(pts, 11, 2, 2, 1, &A, NULL), 3);
   /* k = 3 splits the outliers further but keeps the 8 together */
   o.k = 3, o.seed = 7;
   CHECK(gp_km_run(pts, 11, 2, &o, &A, assign, NULL, &r, &err) == GP_OK);
@@ -130,8 +128,6 @@ static void test_edges(void) {
   CHECK_STR_CONTAINS(err.msg, "n > 0");
   o.k = 0;
   CHECK(gp_km_run(one, 1, 2, &o, &A, NULL, NULL, &r, &err) == GP_ERR);
-  CHECK_EQ_INT(gp_kmeans_representative(one, 0, 2, 2, 1, &A, NULL), -1);
-  CHECK_EQ_INT(gp_kmeans_representative(one, 1, 2, 2, 1, &A, NULL), 0);
 }
 
 /* Fig. 7's alternatives. */

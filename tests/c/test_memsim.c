@@ -331,6 +331,16 @@ static void test_functional_stream_by_hand(void) {
   CHECK_NEAR(r.pcs[2].amat, 300.0, 1e-12);
   CHECK_EQ_INT(r.pcs[3].shared_passes, 2);
   CHECK_NEAR(r.pcs[3].amat, 30.0, 1e-12);
+  /* per PC, the L1-missing load requests and the DRAM accesses it caused:
+   * PC 0 fills line 0 (4 x 32 B) and misses L1 twice (SM0, SM1); PC 1's
+   * third store evicts the dirty line 2 (4 x 32 B written); PC 2 fills line
+   * 1 (4 x 32 B); the sums are the totals below */
+  CHECK_EQ_INT(r.pcs[0].l1_miss_requests, 2);
+  CHECK_EQ_INT(r.pcs[0].dram_requests, 4);
+  CHECK_EQ_INT(r.pcs[1].l1_miss_requests, 0);
+  CHECK_EQ_INT(r.pcs[1].dram_requests, 4);
+  CHECK_EQ_INT(r.pcs[2].l1_miss_requests, 1);
+  CHECK_EQ_INT(r.pcs[2].dram_requests, 4);
   CHECK_NEAR(r.pcs[4].amat, 8.0, 1e-12);
   CHECK_EQ_INT(r.bank_conflicts, 1);
   CHECK_EQ_INT(r.load_l1_misses, 3);   /* SM0 ld 0, SM1 ld 0, SM1 ld 1 */

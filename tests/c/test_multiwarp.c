@@ -292,6 +292,40 @@ static void test_end_to_end(void) {
   gp_iv_profile_free(&p);
 }
 
+/* Table II's Markov_Chain through the model: a stall of 2 cycles after every
+ * 2 instructions gives p = 1/2, M = 2.  One warp: IPC 1 / (1 + p M) = 1/2,
+ * its own 8 cycles.  Two warps: the 3-state chain's pi = (1/3, 1/2, 1/6)
+ * (markov.h, solved by hand in test_markov.c), IPC 5/6, 8 / (5/6) cycles;
+ * the stall part of the stack is the warp's cause (here DEP). */
+static void test_markov_model(void) {
+  gp_iv_interval iv[2];
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_RR, GP_MW_MARKOV, 1);
+  gp_mw_result r;
+  gp_error err;
+  iv[0] = iv_of(2, 2, 0);
+  iv[1] = iv_of(2, 2, 0);
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, iv, 2, 1, 1, &err) == GP_OK);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.markov_p_stall, 0.5, 1e-15);
+  CHECK_NEAR(r.markov_stall_slots, 2, 1e-15);
+  CHECK_NEAR(r.cycles, 8, 1e-12);
+  par.warps = 2;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.markov_ipc, 5.0 / 6.0, 1e-12);
+  CHECK_NEAR(r.cycles, 9.6, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_BASE], 1, 1e-12); /* 8 instructions at one per cycle */
+  CHECK_NEAR(r.stack[GP_MW_DEP], (9.6 - 8) / 8, 1e-12);
+  CHECK_NEAR(r.mshr_cycles + r.dram_cycles + r.nonoverlapped, 0, 0);
+  /* no stalls: the issue bound */
+  iv[0] = iv_of(4, 0, 0);
+  CHECK(gp_iv_profile_set(&p, iv, 1, 1, 1, &err) == GP_OK);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 8, 1e-12);
+  gp_iv_profile_free(&p);
+}
+
 int main(void) {
   A = gp_alloc_default();
   RUN(test_figure8);
@@ -300,5 +334,6 @@ int main(void) {
   RUN(test_stack);
   RUN(test_invariants);
   RUN(test_end_to_end);
+  RUN(test_markov_model);
   return gp_test_finish();
 }

@@ -212,7 +212,7 @@ local function bench_gpumech(opts, out, err)
   local mem = assert(memsim.functional(kernel, cfg))
   local pcs = gpumech.pc_params(kernel, cfg, mem)
   t0 = core.now()
-  core.gpumech_features(kernel, pcs)
+  core.gpumech_features(kernel, pcs, 1 / cfg.sm.issue_width)
   local interval_s = core.now() - t0
   t0 = core.now()
   assert(gpumech.predict(kernel, cfg))

@@ -1,7 +1,7 @@
 -- gpush gpumech: GPUMech predictions from the command line.
 --
 --   gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
---                 [--model gpumech|mt_mshr_band|mt_mshr|mt|naive]
+--                 [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
 --                 [--select kmeans|max|min|random] [--kernel SPEC] [--json]
 --
 -- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`
@@ -18,14 +18,14 @@ local spec = {
   prog = "gpumech",
   usage = [==[
 usage: gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
-                     [--model gpumech|mt_mshr_band|mt_mshr|mt|naive]
+                     [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
                      [--select kmeans|max|min|random] [--kernel SPEC] [--json]
 ]==],
   policies = { "rr", "gto" },
   options = { ["--model"] = "=model", ["--select"] = "=select" },
   validate = function(opts)
     if opts.model and not gpumech.models[opts.model] then
-      return ("unknown --model '%s' (gpumech, mt_mshr_band, mt_mshr, mt, naive)"):format(opts.model)
+      return ("unknown --model '%s' (gpumech, mt_mshr_band, mt_mshr, mt, markov, naive)"):format(opts.model)
     end
   end,
   run = function(kernel, cfg, opts)
