@@ -257,6 +257,10 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
                        int verify, gp_error *err);
 /* 1 when the file starts with the .gpt magic. */
 int gp_gpt_is(const char *path);
+/* Re-stamps the length and checksum of a .gpt image in memory (tools that
+ * patch files; the .gpt fuzzer, so mutated images reach the index checks).
+ * GP_ERR when the image is shorter than a header or its header_bytes. */
+int gp_gpt_seal(unsigned char *image, size_t size);
 void gp_gpt_unmap(void *mapping, size_t bytes);
 
 /* Parses one trace file (plain, .gz, .xz, or a .gpt) into a new kernel. */

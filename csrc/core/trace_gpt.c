@@ -170,6 +170,19 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
 
 void gp_gpt_unmap(void *mapping, size_t bytes) { munmap(mapping, bytes); }
 
+int gp_gpt_seal(unsigned char *image, size_t size) {
+  gpt_header h;
+  if (size < sizeof h)
+    return GP_ERR;
+  memcpy(&h, image, sizeof h);
+  if (h.header_bytes > size)
+    return GP_ERR;
+  h.file_bytes = size;
+  h.checksum = checksum(image + h.header_bytes, size - h.header_bytes);
+  memcpy(image, &h, sizeof h);
+  return GP_OK;
+}
+
 int gp_gpt_is(const char *path) {
   char magic[8];
   FILE *f = fopen(path, "rb");

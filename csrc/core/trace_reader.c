@@ -50,7 +50,7 @@ static int add_file(gp_trace_reader *r, const char *name, size_t len,
               sizeof *r->files) != GP_OK)
     return gp_error_set(err, "out of memory");
   r->file_cap = (uint32_t)cap;
-  if (name[0] == '/')
+  if (name[0] == '/' || r->dir[0] == '\0') /* absolute, or a file opened on its own */
     snprintf(full, sizeof full, "%.*s", (int)len, name);
   else
     snprintf(full, sizeof full, "%s/%.*s", r->dir, (int)len, name);

@@ -444,6 +444,23 @@ static void test_insts_bound_on_files(void) {
   unlink(path);
 }
 
+/* A single trace file named by a relative path opens as it is (it once got
+ * a "/" prefixed, reading /tests/... instead of tests/...). */
+static void test_relative_single_file(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_trace_reader *r = NULL;
+  gp_launch_info info;
+  CHECK(gp_trace_open(&r, &a, FIXTURES "/pre3.traceg", &err) == GP_OK);
+  if (r == NULL) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return;
+  }
+  CHECK_EQ_INT(gp_trace_next(r, &info, &err), 1);
+  CHECK_EQ_INT(info.index, 1);
+  gp_trace_close(r);
+}
+
 int main(void) {
   RUN(test_version3_every_mode);
   RUN(test_pre3_fixture);
@@ -452,5 +469,6 @@ int main(void) {
   RUN(test_warnings_once_per_opcode);
   RUN(test_bad_input);
   RUN(test_insts_bound_on_files);
+  RUN(test_relative_single_file);
   return gp_test_finish();
 }
