@@ -1,0 +1,993 @@
+-- gpush.report.svg: standalone SVG plots a person reads at a glance.
+--
+--   local svg = require "gpush.report.svg"
+--   local text = svg.stacked_bars(data, { title = "CPI stacks", y_label = "CPI (cycles/warp inst)" })
+--   assert(svg.write("out/cpi.svg", text))
+--
+-- Plot kinds, each a function (data, opts) -> SVG text over plain tables:
+--   stacked_bars  CPI/stall stacks per configuration and kernel (GPUMech Fig. 16)
+--   lines         a metric against a swept parameter, several series
+--   heatmap       a metric over two swept parameters, value in each cell
+--   roofline      compute and memory roofs (log-log) with kernels as points
+--   tornado       one-at-a-time sensitivity bars around a base point
+-- Common opts: title, x_label, y_label (put the unit in the label), width,
+-- height (pixels, default 800 x 480).  The output has no script, no external
+-- reference and only the generic `sans-serif` font; numbers are written with
+-- fixed precision and tables are walked in array order, so the same data
+-- gives the same bytes.  docs/reports.md describes every data layout.
+local M = {}
+
+local FONT = "sans-serif"
+local TITLE_SIZE, LABEL_SIZE, TICK_SIZE, LEGEND_SIZE = 16, 13, 11, 12
+
+-- Categorical colours (Okabe-Ito, distinguishable with colour-vision
+-- deficiencies), then Tableau-like extras for long legends.
+M.palette = { "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+  "#000000", "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF" }
+
+-- The CPI stack of GPUMech Table III in its fixed order, each with its colour.
+M.cpi_categories = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
+M.cpi_colors = { BASE = "#9E9E9E", DEP = "#0072B2", L1 = "#56B4E9", L2 = "#009E73",
+  DRAM = "#E69F00", MSHR = "#D55E00", QUEUE = "#CC79A7" }
+
+-- Sequential colour scale for heat maps (viridis at nine stops).
+local SCALE = { { 68, 1, 84 }, { 72, 40, 120 }, { 62, 73, 137 }, { 49, 104, 142 }, { 38, 130, 142 },
+  { 31, 158, 137 }, { 53, 183, 121 }, { 109, 205, 89 }, { 180, 222, 44 }, { 253, 231, 37 } }
+
+local MARKERS = { "circle", "square", "triangle", "diamond", "cross" }
+local DASHES = { "", "6 3", "2 3", "8 3 2 3" }
+
+-- Text ------------------------------------------------------------------------------
+
+-- XML-escapes text for element content and attribute values.
+function M.escape(s)
+  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+    ['"'] = "&quot;", ["'"] = "&#39;" }))
+end
+local escape = M.escape
+
+-- A coordinate with two decimals (never "-0.00").
+local function num(v)
+  local s = ("%.2f"):format(v)
+  if s == "-0.00" then
+    return "0.00"
+  end
+  return s
+end
+
+-- Approximate rendered width of a label in pixels (sans-serif averages
+-- about 0.6 em per character).
+local function text_width(s, size)
+  return (utf8.len(tostring(s)) or #tostring(s)) * size * 0.6
+end
+
+-- Formats a value with `decimals` places, or with a k/M/G suffix when large.
+local function format_scaled(v, decimals)
+  local s = ("%." .. decimals .. "f"):format(v)
+  if s:match("^%-0%.?0*$") then
+    s = s:sub(2)
+  end
+  return s
+end
+
+-- A tick label for value v on an axis whose step is `step` and whose
+-- largest tick magnitude is `extent` (default |v|): one suffix per axis.
+function M.tick_label(v, step, extent)
+  if v == 0 then
+    return "0"
+  end
+  local scale, suffix = 1, ""
+  local magnitude = math.max(extent or math.abs(v), math.abs(step))
+  if magnitude >= 1e9 then
+    scale, suffix = 1e9, "G"
+  elseif magnitude >= 1e6 then
+    scale, suffix = 1e6, "M"
+  elseif magnitude >= 1e4 then
+    scale, suffix = 1e3, "k"
+  end
+  local scaled_step = step / scale
+  local decimals = 0
+  if scaled_step < 1 then
+    decimals = math.min(9, math.ceil(-math.log(scaled_step, 10) - 1e-9))
+  end
+  return format_scaled(v / scale, decimals) .. suffix
+end
+
+-- A value printed with three significant digits (cell texts, annotations).
+function M.format_value(v)
+  if v ~= v then
+    return "n/a"
+  end
+  local a = math.abs(v)
+  if a >= 1e9 then
+    return format_scaled(v / 1e9, a >= 1e11 and 0 or (a >= 1e10 and 1 or 2)) .. "G"
+  elseif a >= 1e6 then
+    return format_scaled(v / 1e6, a >= 1e8 and 0 or (a >= 1e7 and 1 or 2)) .. "M"
+  elseif a >= 1e4 then
+    return format_scaled(v / 1e3, a >= 1e5 and 0 or 1) .. "k"
+  elseif a >= 100 or a == 0 then
+    return format_scaled(v, 0)
+  end
+  local decimals = math.min(9, 2 - math.floor(math.log(a, 10)))
+  return format_scaled(v, decimals)
+end
+
+-- A data value as a short label: integers as such, others with up to four
+-- significant digits and no trailing zeros.
+function M.format_compact(v)
+  if type(v) ~= "number" then
+    return tostring(v)
+  end
+  if v == math.floor(v) and math.abs(v) < 1e15 then
+    return ("%d"):format(v)
+  end
+  return (("%.4g"):format(v))
+end
+
+-- Ticks ------------------------------------------------------------------------------
+
+-- Ticks at "nice" numbers (1-2-5 steps) covering [lo, hi], about `target`
+-- of them; returns the tick list, the widened range and the step.
+function M.nice_ticks(lo, hi, target)
+  target = target or 5
+  if hi < lo then
+    lo, hi = hi, lo
+  end
+  if hi == lo then
+    local pad = lo == 0 and 1 or math.abs(lo) * 0.1
+    lo, hi = lo - pad, hi + pad
+  end
+  local raw = (hi - lo) / target
+  local magnitude = 10 ^ math.floor(math.log(raw, 10))
+  local step
+  for _, m in ipairs({ 1, 2, 5, 10 }) do
+    step = m * magnitude
+    if step >= raw * (1 - 1e-9) then
+      break
+    end
+  end
+  local first = math.floor(lo / step + 1e-9)
+  local last = math.ceil(hi / step - 1e-9)
+  local ticks = {}
+  for i = first, last do
+    local v = i * step
+    if math.abs(v) < step * 1e-9 then
+      v = 0
+    end
+    ticks[#ticks + 1] = v
+  end
+  return ticks, first * step, last * step, step
+end
+
+-- Ticks for a log axis over [lo, hi] (both > 0): the decades, plus 2 and 5
+-- within each decade when the range spans fewer than three decades.
+function M.log_ticks(lo, hi)
+  local d0, d1 = math.floor(math.log(lo, 10) + 1e-9), math.ceil(math.log(hi, 10) - 1e-9)
+  if d1 == d0 then
+    d1 = d0 + 1
+  end
+  local mantissas = (d1 - d0) < 3 and { 1, 2, 5 } or { 1 }
+  local ticks = {}
+  for d = d0, d1 do
+    for _, m in ipairs(mantissas) do
+      local v = m * 10 ^ d
+      if d < d1 or m == 1 then
+        ticks[#ticks + 1] = { value = v, label = M.tick_label(v, 10 ^ d) }
+      end
+    end
+  end
+  return ticks, 10 ^ d0, 10 ^ d1
+end
+
+-- Checking ---------------------------------------------------------------------------
+
+local function fail(fn, fmt, ...)
+  error(("gpush.report.svg.%s: " .. fmt):format(fn, ...), 3)
+end
+
+local function check_number(fn, v, what)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    fail(fn, "%s must be a finite number, got %s", what, tostring(v))
+  end
+  return v
+end
+
+local function check_list(fn, v, what)
+  if type(v) ~= "table" or #v == 0 then
+    fail(fn, "%s must be a non-empty list", what)
+  end
+  return v
+end
+
+-- Document ---------------------------------------------------------------------------
+
+-- An SVG document being built: a list of lines.
+local Doc = {}
+Doc.__index = Doc
+
+local function attributes(attrs)
+  local parts = {}
+  for i = 1, #attrs, 2 do
+    local v = attrs[i + 1]
+    if type(v) == "number" then
+      v = num(v)
+    end
+    parts[#parts + 1] = (' %s="%s"'):format(attrs[i], escape(v))
+  end
+  return table.concat(parts)
+end
+
+local function new_doc(fn, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    fail(fn, "opts must be a table, got %s", type(opts))
+  end
+  local copy = {}
+  for k, v in pairs(opts) do
+    copy[k] = v
+  end
+  opts = copy -- plots fill in default labels without touching the caller's table
+  local width, height = opts.width or 800, opts.height or 480
+  check_number(fn, width, "opts.width")
+  check_number(fn, height, "opts.height")
+  if width < 200 or height < 150 then
+    fail(fn, "opts.width x opts.height must be at least 200 x 150, got %s x %s", width, height)
+  end
+  local doc = setmetatable({ lines = {}, width = width, height = height, opts = opts }, Doc)
+  doc:raw(('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+    .. 'font-family="%s" font-size="%d">'):format(width, height, width, height, FONT, TICK_SIZE))
+  doc:raw(("<title>%s</title>"):format(escape(opts.title or fn)))
+  doc:element("rect", { "x", 0, "y", 0, "width", width, "height", height, "fill", "#ffffff" })
+  return doc
+end
+
+function Doc:raw(line)
+  self.lines[#self.lines + 1] = line
+end
+
+-- An element; `attrs` is a flat list name, value, ... (kept in order);
+-- `tooltip` becomes a <title> child (shown on hover by browsers).
+function Doc:element(name, attrs, tooltip)
+  if tooltip then
+    self:raw(("<%s%s><title>%s</title></%s>"):format(name, attributes(attrs), escape(tooltip), name))
+  else
+    self:raw(("<%s%s/>"):format(name, attributes(attrs)))
+  end
+end
+
+function Doc:text(x, y, s, attrs)
+  local all = { "x", x, "y", y }
+  for _, v in ipairs(attrs or {}) do
+    all[#all + 1] = v
+  end
+  self:raw(("<text%s>%s</text>"):format(attributes(all), escape(s)))
+end
+
+function Doc:open_group(attrs)
+  self:raw(("<g%s>"):format(attributes(attrs)))
+end
+
+function Doc:close_group()
+  self:raw("</g>")
+end
+
+function Doc:finish()
+  self:raw("</svg>")
+  return table.concat(self.lines, "\n") .. "\n"
+end
+
+-- A marker of `shape` centred at (x, y), radius r.
+function Doc:marker(shape, x, y, r, color, tooltip)
+  local attrs
+  if shape == "square" then
+    attrs = { "x", x - r, "y", y - r, "width", 2 * r, "height", 2 * r }
+    shape = "rect"
+  elseif shape == "triangle" then
+    attrs = { "points", ("%s,%s %s,%s %s,%s"):format(num(x), num(y - r * 1.15), num(x + r), num(y + r * 0.85),
+      num(x - r), num(y + r * 0.85)) }
+    shape = "polygon"
+  elseif shape == "diamond" then
+    attrs = { "points", ("%s,%s %s,%s %s,%s %s,%s"):format(num(x), num(y - r * 1.2), num(x + r * 1.2), num(y),
+      num(x), num(y + r * 1.2), num(x - r * 1.2), num(y)) }
+    shape = "polygon"
+  elseif shape == "cross" then
+    attrs = { "d", ("M%s %sL%s %sM%s %sL%s %s"):format(num(x - r), num(y - r), num(x + r), num(y + r),
+      num(x - r), num(y + r), num(x + r), num(y - r)), "stroke-width", 2.5 }
+    shape = "path"
+  else
+    attrs = { "cx", x, "cy", y, "r", r }
+    shape = "circle"
+  end
+  attrs[#attrs + 1] = shape == "path" and "stroke" or "fill"
+  attrs[#attrs + 1] = color
+  if shape ~= "path" then
+    for _, v in ipairs({ "stroke", "#ffffff", "stroke-width", 0.8 }) do
+      attrs[#attrs + 1] = v
+    end
+  end
+  self:element(shape, attrs, tooltip)
+end
+
+-- Frame: title, plot area, axis labels -------------------------------------------------
+
+-- The plot rectangle for a document with a legend `legend_width` wide on the
+-- right and `bottom` pixels below the plot for tick labels.
+local function layout(doc, legend_width, bottom, left)
+  local top = doc.opts.title and 44 or 16
+  local area = { left = left or 78, top = top }
+  area.right = doc.width - 16 - (legend_width > 0 and legend_width + 18 or 0)
+  area.bottom = doc.height - (bottom or 58)
+  if area.right - area.left < 60 or area.bottom - area.top < 40 then
+    error("gpush.report.svg: the plot does not fit: make opts.width/opts.height larger or labels shorter", 3)
+  end
+  return area
+end
+
+local function draw_title_and_labels(doc, area)
+  local opts = doc.opts
+  if opts.title then
+    doc:text(doc.width / 2, 26, opts.title, { "text-anchor", "middle", "font-size", TITLE_SIZE,
+      "font-weight", "bold", "class", "title" })
+  end
+  if opts.x_label then
+    doc:text((area.left + area.right) / 2, doc.height - 12, opts.x_label,
+      { "text-anchor", "middle", "font-size", LABEL_SIZE, "class", "x-label" })
+  end
+  if opts.y_label then
+    local y = (area.top + area.bottom) / 2
+    doc:text(18, y, opts.y_label, { "text-anchor", "middle", "font-size", LABEL_SIZE, "class", "y-label",
+      "transform", ("rotate(-90 18 %s)"):format(num(y)) })
+  end
+end
+
+-- A linear or log mapping from data to pixels.
+local function scale_of(lo, hi, p0, p1, log)
+  if log then
+    local l0, l1 = math.log(lo, 10), math.log(hi, 10)
+    return function(v) return p0 + (math.log(v, 10) - l0) / (l1 - l0) * (p1 - p0) end
+  end
+  return function(v) return p0 + (v - lo) / (hi - lo) * (p1 - p0) end
+end
+
+-- Y axis: grid lines and tick labels; `ticks` is a list of {value, label}.
+local function draw_y_axis(doc, area, ticks, y_of)
+  doc:open_group({ "class", "y-axis" })
+  for _, t in ipairs(ticks) do
+    local y = y_of(t.value)
+    doc:element("line", { "x1", area.left, "y1", y, "x2", area.right, "y2", y, "stroke", "#e0e0e0" })
+    doc:text(area.left - 6, y + 4, t.label, { "text-anchor", "end", "class", "tick", "data-value",
+      ("%.6g"):format(t.value) })
+  end
+  doc:close_group()
+end
+
+local function draw_x_axis(doc, area, ticks, x_of)
+  doc:open_group({ "class", "x-axis" })
+  for _, t in ipairs(ticks) do
+    local x = x_of(t.value)
+    doc:element("line", { "x1", x, "y1", area.top, "x2", x, "y2", area.bottom, "stroke", "#e0e0e0" })
+    doc:text(x, area.bottom + 16, t.label, { "text-anchor", "middle", "class", "tick", "data-value",
+      ("%.6g"):format(t.value) })
+  end
+  doc:close_group()
+end
+
+local function draw_frame(doc, area)
+  doc:element("rect", { "x", area.left, "y", area.top, "width", area.right - area.left,
+    "height", area.bottom - area.top, "fill", "none", "stroke", "#404040" })
+end
+
+-- Linear ticks as {value, label}.
+local function linear_ticks(lo, hi, target)
+  local values, tlo, thi, step = M.nice_ticks(lo, hi, target)
+  local extent = math.max(math.abs(tlo), math.abs(thi))
+  local ticks = {}
+  for i, v in ipairs(values) do
+    ticks[i] = { value = v, label = M.tick_label(v, step, extent) }
+  end
+  return ticks, tlo, thi
+end
+
+-- Legend: entries {label, color, kind = "box"|"line", marker, dash}.
+local function legend_width(entries, heading)
+  local w = heading and text_width(heading, LEGEND_SIZE) or 0
+  for _, e in ipairs(entries) do
+    w = math.max(w, 30 + text_width(e.label, LEGEND_SIZE))
+  end
+  return math.ceil(w)
+end
+
+local function draw_legend(doc, area, entries, heading)
+  local x, y = area.right + 18, area.top + 4
+  doc:open_group({ "class", "legend" })
+  if heading then
+    doc:text(x, y + 9, heading, { "font-size", LEGEND_SIZE, "font-weight", "bold" })
+    y = y + 18
+  end
+  for _, e in ipairs(entries) do
+    if e.kind == "line" then
+      doc:element("line", { "x1", x, "y1", y + 6, "x2", x + 22, "y2", y + 6, "stroke", e.color,
+        "stroke-width", 2, "stroke-dasharray", e.dash or "" })
+      if e.marker then
+        doc:marker(e.marker, x + 11, y + 6, 4, e.color)
+      end
+    elseif e.kind == "marker" then
+      doc:marker(e.marker or "circle", x + 11, y + 6, 4.5, e.color)
+    else
+      doc:element("rect", { "x", x + 4, "y", y, "width", 14, "height", 12, "fill", e.color,
+        "stroke", "#404040", "stroke-width", 0.5 })
+    end
+    doc:text(x + 28, y + 10, e.label, { "font-size", LEGEND_SIZE, "class", "legend-entry" })
+    y = y + 18
+  end
+  doc:close_group()
+end
+
+-- (a) Stacked bars -------------------------------------------------------------------
+
+-- data = { categories = {..} (default the CPI stack order), colors = {cat = "#rrggbb"},
+--          groups = { { label = "kernel", bars = { { label = "8 warps",
+--            values = { BASE = .., DEP = .. }, marker = number or nil }, ... } }, ... } }
+-- opts: title, x_label, y_label, width, height, marker_label (legend text of
+-- the markers, e.g. "simulator CPI"; Fig. 16 draws the oracle CPI so).
+function M.stacked_bars(data, opts)
+  local fn = "stacked_bars"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  local categories = data.categories or M.cpi_categories
+  local colors = data.colors or M.cpi_colors
+  check_list(fn, categories, "data.categories")
+  check_list(fn, data.groups, "data.groups")
+  local top, nbars, has_marker = 0, 0, false
+  for gi, g in ipairs(data.groups) do
+    check_list(fn, g.bars, ("data.groups[%d].bars"):format(gi))
+    for bi, bar in ipairs(g.bars) do
+      local where = ("data.groups[%d].bars[%d]"):format(gi, bi)
+      if type(bar.values) ~= "table" then
+        fail(fn, "%s.values must be a table of category = number", where)
+      end
+      local total = 0
+      for _, c in ipairs(categories) do
+        local v = check_number(fn, bar.values[c] or 0, ("%s.values.%s"):format(where, c))
+        if v < 0 then
+          fail(fn, "%s.values.%s must not be negative, got %s", where, c, v)
+        end
+        total = total + v
+      end
+      if bar.marker ~= nil then
+        check_number(fn, bar.marker, where .. ".marker")
+        has_marker = true
+        total = math.max(total, bar.marker)
+      end
+      top = math.max(top, total)
+      nbars = nbars + 1
+    end
+  end
+  local doc = new_doc(fn, opts)
+  opts = doc.opts
+  local entries = {}
+  for i = #categories, 1, -1 do -- top of the stack first, as it is drawn
+    local c = categories[i]
+    entries[#entries + 1] = { label = c, color = colors[c] or M.palette[(i - 1) % #M.palette + 1] }
+  end
+  if has_marker then
+    entries[#entries + 1] = { label = opts.marker_label or "reference", color = "#000000", kind = "line",
+      marker = "circle" }
+  end
+  -- bar labels go under each bar, rotated when they do not fit the slot
+  local slots = nbars + (#data.groups - 1)
+  local longest = 0
+  for _, g in ipairs(data.groups) do
+    for _, bar in ipairs(g.bars) do
+      longest = math.max(longest, text_width(bar.label or "", TICK_SIZE))
+    end
+  end
+  local provisional = layout(doc, legend_width(entries), 58)
+  local slot = (provisional.right - provisional.left) / slots
+  local rotate = longest > slot * 0.95
+  local label_depth = rotate and math.min(longest * 0.71 + 8, 110) or 18
+  local area = layout(doc, legend_width(entries), 58 + label_depth)
+  slot = (area.right - area.left) / slots
+  local ticks, _, y_hi = linear_ticks(0, top > 0 and top or 1, 5)
+  local y_of = scale_of(0, y_hi, area.bottom, area.top)
+  draw_y_axis(doc, area, ticks, y_of)
+  local x = area.left
+  local bar_width = slot * 0.72
+  for gi, g in ipairs(data.groups) do
+    local group_start = x
+    local marker_points = {}
+    doc:open_group({ "class", "bar-group", "data-group", g.label or tostring(gi) })
+    for _, bar in ipairs(g.bars) do
+      local left = x + (slot - bar_width) / 2
+      local base = 0
+      for _, c in ipairs(categories) do
+        local v = bar.values[c] or 0
+        if v > 0 then
+          local y0, y1 = y_of(base), y_of(base + v)
+          doc:element("rect", { "class", "segment", "data-category", c, "data-value", ("%.6g"):format(v),
+            "x", left, "y", y1, "width", bar_width, "height", y0 - y1,
+            "fill", colors[c] or "#888888", "stroke", "#ffffff", "stroke-width", 0.5 },
+            ("%s, %s: %s %s"):format(g.label or "", bar.label or "", c, M.format_value(v)))
+        end
+        base = base + v
+      end
+      if bar.marker then
+        marker_points[#marker_points + 1] = { x + slot / 2, y_of(bar.marker), bar.marker }
+      end
+      local lx, ly = x + slot / 2, area.bottom + 14
+      if rotate then
+        doc:text(lx + 4, ly - 4, bar.label or "", { "text-anchor", "end", "class", "bar-label",
+          "transform", ("rotate(-45 %s %s)"):format(num(lx + 4), num(ly - 4)) })
+      else
+        doc:text(lx, ly, bar.label or "", { "text-anchor", "middle", "class", "bar-label" })
+      end
+      x = x + slot
+    end
+    if #marker_points > 0 then
+      local pts = {}
+      for i, p in ipairs(marker_points) do
+        pts[i] = num(p[1]) .. "," .. num(p[2])
+      end
+      doc:element("polyline", { "class", "marker-line", "points", table.concat(pts, " "), "fill", "none",
+        "stroke", "#000000", "stroke-width", 1.5 })
+      for _, p in ipairs(marker_points) do
+        doc:marker("circle", p[1], p[2], 3.5, "#000000", (opts.marker_label or "reference") .. " "
+          .. M.format_value(p[3]))
+      end
+    end
+    local gy = area.bottom + label_depth + 14
+    doc:element("line", { "x1", group_start + 4, "y1", gy - 12, "x2", x - 4, "y2", gy - 12, "stroke", "#404040" })
+    doc:text((group_start + x) / 2, gy + 2, g.label or "", { "text-anchor", "middle", "font-size", LABEL_SIZE,
+      "font-weight", "bold", "class", "group-label" })
+    doc:close_group()
+    x = x + slot
+  end
+  draw_frame(doc, area)
+  draw_legend(doc, area, entries)
+  -- the x label sits under the group labels
+  draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
+-- Series styles shared by lines and roofline: colour by `group` (or by
+-- series), marker and dash by `style`.
+local function series_styles(series)
+  local colors, styles, ncolors, nstyles = {}, {}, 0, 0
+  local out = {}
+  for i, s in ipairs(series) do
+    local ckey = s.group or s.label or tostring(i)
+    if not colors[ckey] then
+      ncolors = ncolors + 1
+      colors[ckey] = M.palette[(ncolors - 1) % #M.palette + 1]
+    end
+    local skey = s.style or (s.group and "" or ckey)
+    if not styles[skey] then
+      nstyles = nstyles + 1
+      styles[skey] = nstyles
+    end
+    local si = styles[skey]
+    out[i] = { color = s.color or colors[ckey], marker = MARKERS[(si - 1) % #MARKERS + 1],
+      dash = s.group and DASHES[(si - 1) % #DASHES + 1] or "" }
+  end
+  return out
+end
+
+-- The ticks and mapping of a numeric axis over the data range [lo, hi].
+local function axis(lo, hi, p0, p1, log, zero)
+  if log then
+    local ticks, tlo, thi = M.log_ticks(lo, hi)
+    return ticks, scale_of(tlo, thi, p0, p1, true)
+  end
+  if zero then
+    lo, hi = math.min(lo, 0), math.max(hi, 0)
+  end
+  local ticks, tlo, thi = linear_ticks(lo, hi, 6)
+  return ticks, scale_of(tlo, thi, p0, p1, false)
+end
+
+-- (b) Lines --------------------------------------------------------------------------
+
+-- data = { x = {..} (shared x values, optional),
+--          series = { { label = "stream_triad GPUMech-RR", y = {..}, x = {..} (optional),
+--                       group = "stream_triad" (colour), style = "GPUMech-RR" (marker, dash) } } }
+-- A y value `false` leaves a gap.  opts: title, x_label, y_label, width,
+-- height, log_x, log_y, y_zero (start the y axis at 0; default true on a
+-- linear axis), x_ticks = "data" (ticks at the data's x values).
+function M.lines(data, opts)
+  local fn = "lines"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.series, "data.series")
+  local doc = new_doc(fn, opts)
+  opts = doc.opts
+  local x_lo, x_hi, y_lo, y_hi = math.huge, -math.huge, math.huge, -math.huge
+  local xs_of = {}
+  for si, s in ipairs(data.series) do
+    local xs = s.x or data.x
+    check_list(fn, xs, ("data.series[%d].x (or data.x)"):format(si))
+    check_list(fn, s.y, ("data.series[%d].y"):format(si))
+    if #xs ~= #s.y then
+      fail(fn, "data.series[%d] has %d x values and %d y values", si, #xs, #s.y)
+    end
+    xs_of[si] = xs
+    for i = 1, #xs do
+      local xv = check_number(fn, xs[i], ("data.series[%d].x[%d]"):format(si, i))
+      if opts.log_x and xv <= 0 then
+        fail(fn, "data.series[%d].x[%d] must be positive on a log axis, got %s", si, i, xv)
+      end
+      x_lo, x_hi = math.min(x_lo, xv), math.max(x_hi, xv)
+      if s.y[i] ~= false then
+        local yv = check_number(fn, s.y[i], ("data.series[%d].y[%d]"):format(si, i))
+        if opts.log_y and yv <= 0 then
+          fail(fn, "data.series[%d].y[%d] must be positive on a log axis, got %s", si, i, yv)
+        end
+        y_lo, y_hi = math.min(y_lo, yv), math.max(y_hi, yv)
+      end
+    end
+  end
+  if y_lo == math.huge then
+    fail(fn, "no y value to plot")
+  end
+  local styles = series_styles(data.series)
+  local entries = {}
+  for i, s in ipairs(data.series) do
+    entries[i] = { label = s.label or ("series " .. i), color = styles[i].color, kind = "line",
+      marker = styles[i].marker, dash = styles[i].dash }
+  end
+  local area = layout(doc, legend_width(entries), 58)
+  local x_ticks, x_of
+  if opts.x_ticks == "data" and not opts.log_x then
+    local pad = (x_hi - x_lo) * 0.04
+    if pad == 0 then
+      pad = 1
+    end
+    x_of = scale_of(x_lo - pad, x_hi + pad, area.left, area.right, false)
+    local seen, values = {}, {}
+    for _, xs in ipairs(xs_of) do
+      for _, v in ipairs(xs) do
+        if not seen[v] then
+          seen[v] = true
+          values[#values + 1] = v
+        end
+      end
+    end
+    table.sort(values)
+    x_ticks = {}
+    for i, v in ipairs(values) do
+      x_ticks[i] = { value = v, label = M.format_compact(v) }
+    end
+  else
+    x_ticks, x_of = axis(x_lo, x_hi, area.left, area.right, opts.log_x, false)
+  end
+  local y_ticks, y_of = axis(y_lo, y_hi, area.bottom, area.top, opts.log_y, opts.y_zero ~= false)
+  draw_y_axis(doc, area, y_ticks, y_of)
+  draw_x_axis(doc, area, x_ticks, x_of)
+  for si, s in ipairs(data.series) do
+    local st = styles[si]
+    doc:open_group({ "class", "series", "data-label", entries[si].label })
+    local run = {}
+    local function flush()
+      if #run > 1 then
+        doc:element("polyline", { "points", table.concat(run, " "), "fill", "none", "stroke", st.color,
+          "stroke-width", 2, "stroke-dasharray", st.dash })
+      end
+      run = {}
+    end
+    local xs = xs_of[si]
+    for i = 1, #xs do
+      if s.y[i] == false then
+        flush()
+      else
+        run[#run + 1] = num(x_of(xs[i])) .. "," .. num(y_of(s.y[i]))
+      end
+    end
+    flush()
+    for i = 1, #xs do
+      if s.y[i] ~= false then
+        doc:marker(st.marker, x_of(xs[i]), y_of(s.y[i]), 4, st.color,
+          ("%s: x %s, y %s"):format(entries[si].label, M.format_compact(xs[i]), M.format_value(s.y[i])))
+      end
+    end
+    doc:close_group()
+  end
+  draw_frame(doc, area)
+  draw_legend(doc, area, entries)
+  draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
+-- (c) Heat map -------------------------------------------------------------------------
+
+-- The scale's colour at t in [0, 1], and whether text on it should be white.
+function M.scale_color(t)
+  t = math.max(0, math.min(1, t))
+  local pos = t * (#SCALE - 1)
+  local i = math.min(#SCALE - 2, math.floor(pos))
+  local f = pos - i
+  local a, b = SCALE[i + 1], SCALE[i + 2]
+  local rgb = {}
+  for k = 1, 3 do
+    rgb[k] = math.floor(a[k] + (b[k] - a[k]) * f + 0.5)
+  end
+  local luminance = (0.2126 * rgb[1] + 0.7152 * rgb[2] + 0.0722 * rgb[3]) / 255
+  return ("#%02x%02x%02x"):format(rgb[1], rgb[2], rgb[3]), luminance < 0.5
+end
+
+-- data = { x = {labels of columns}, y = {labels of rows, bottom first},
+--          values = { {row y[1]: one value per x}, ... } }  (false: no value)
+-- opts: title, x_label, y_label, width, height, value_label (the colour
+-- scale's label with its unit), range = {lo, hi} (default the data's),
+-- format (a string.format pattern for the cell texts; default 3 digits).
+function M.heatmap(data, opts)
+  local fn = "heatmap"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.x, "data.x")
+  check_list(fn, data.y, "data.y")
+  check_list(fn, data.values, "data.values")
+  if #data.values ~= #data.y then
+    fail(fn, "data.values has %d rows for %d y labels", #data.values, #data.y)
+  end
+  local lo, hi = math.huge, -math.huge
+  for r, row in ipairs(data.values) do
+    if type(row) ~= "table" or #row ~= #data.x then
+      fail(fn, "data.values[%d] must hold %d values (one per x label)", r, #data.x)
+    end
+    for c = 1, #data.x do
+      if row[c] ~= false then
+        local v = check_number(fn, row[c], ("data.values[%d][%d]"):format(r, c))
+        lo, hi = math.min(lo, v), math.max(hi, v)
+      end
+    end
+  end
+  local doc = new_doc(fn, opts)
+  opts = doc.opts
+  if opts.range then
+    lo, hi = check_number(fn, opts.range[1], "opts.range[1]"), check_number(fn, opts.range[2], "opts.range[2]")
+  end
+  if lo == math.huge then
+    lo, hi = 0, 1
+  end
+  local scale_ticks, s_lo, s_hi = linear_ticks(lo, hi, 5)
+  -- the colour legend is a bar 18 px wide with tick labels right of it
+  local tick_w = 0
+  for _, t in ipairs(scale_ticks) do
+    tick_w = math.max(tick_w, text_width(t.label, TICK_SIZE))
+  end
+  local label_w = opts.value_label and 20 or 0
+  local legend_w = math.ceil(18 + 8 + tick_w + label_w)
+  local ylab_w = 0
+  for _, v in ipairs(data.y) do
+    ylab_w = math.max(ylab_w, text_width(v, TICK_SIZE))
+  end
+  local area = layout(doc, legend_w, 58, math.max(78, 40 + ylab_w))
+  local cw = (area.right - area.left) / #data.x
+  local ch = (area.bottom - area.top) / #data.y
+  local font = math.max(8, math.min(13, math.floor(ch * 0.4), math.floor(cw / 4)))
+  for r, row in ipairs(data.values) do
+    local y = area.bottom - r * ch
+    doc:text(area.left - 6, y + ch / 2 + 4, data.y[r], { "text-anchor", "end", "class", "tick" })
+    for c = 1, #data.x do
+      local x = area.left + (c - 1) * cw
+      local v = row[c]
+      if v == false then
+        doc:element("rect", { "class", "cell", "x", x, "y", y, "width", cw, "height", ch, "fill", "#f0f0f0",
+          "stroke", "#ffffff" })
+        doc:text(x + cw / 2, y + ch / 2 + font * 0.35, "n/a", { "text-anchor", "middle", "font-size", font,
+          "fill", "#707070" })
+      else
+        local t = s_hi > s_lo and (v - s_lo) / (s_hi - s_lo) or 0.5
+        local color, dark = M.scale_color(t)
+        local label = opts.format and opts.format:format(v) or M.format_value(v)
+        doc:element("rect", { "class", "cell", "data-value", ("%.6g"):format(v), "x", x, "y", y, "width", cw,
+          "height", ch, "fill", color, "stroke", "#ffffff" },
+          ("%s = %s, %s = %s: %s"):format(opts.x_label or "x", tostring(data.x[c]), opts.y_label or "y",
+            tostring(data.y[r]), label))
+        doc:text(x + cw / 2, y + ch / 2 + font * 0.35, label, { "text-anchor", "middle", "font-size", font,
+          "fill", dark and "#ffffff" or "#000000", "class", "cell-text" })
+      end
+    end
+  end
+  for c = 1, #data.x do
+    doc:text(area.left + (c - 0.5) * cw, area.bottom + 16, data.x[c], { "text-anchor", "middle", "class", "tick" })
+  end
+  -- colour scale legend
+  local bx = area.right + 18
+  local steps = 32
+  local bar_h = area.bottom - area.top
+  local y_of = scale_of(s_lo, s_hi, area.bottom, area.top)
+  doc:open_group({ "class", "color-scale" })
+  for i = 0, steps - 1 do
+    local y1 = area.bottom - (i + 1) * bar_h / steps
+    doc:element("rect", { "x", bx, "y", y1, "width", 18, "height", bar_h / steps + 0.5,
+      "fill", (M.scale_color((i + 0.5) / steps)) })
+  end
+  doc:element("rect", { "x", bx, "y", area.top, "width", 18, "height", bar_h, "fill", "none", "stroke", "#404040" })
+  for _, t in ipairs(scale_ticks) do
+    local y = y_of(t.value)
+    doc:element("line", { "x1", bx + 18, "y1", y, "x2", bx + 22, "y2", y, "stroke", "#404040" })
+    doc:text(bx + 25, y + 4, t.label, { "class", "tick", "data-value", ("%.6g"):format(t.value) })
+  end
+  if opts.value_label then
+    local lx, ly = bx + 30 + tick_w + 8, (area.top + area.bottom) / 2
+    doc:text(lx, ly, opts.value_label, { "text-anchor", "middle", "font-size", LABEL_SIZE, "class", "value-label",
+      "transform", ("rotate(-90 %s %s)"):format(num(lx), num(ly)) })
+  end
+  doc:close_group()
+  draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
+-- (d) Roofline ---------------------------------------------------------------------------
+
+-- data = { peak_gflops = .., peak_gbs = .., compute_label = "FP32 FMA peak",
+--          memory_label = "DRAM", unit = "GFLOP/s", intensity_unit = "FLOP/B",
+--          points = { { label = "stream_triad", intensity = FLOP/byte, gflops = ..,
+--                       group = kernel (colour), style = model (marker) } } }
+-- (`gflops` is the performance in `unit`, whatever the unit.)  opts: title,
+-- x_label, y_label, width, height.  gpush.roofline builds data.
+function M.roofline(data, opts)
+  local fn = "roofline"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  local peak = check_number(fn, data.peak_gflops, "data.peak_gflops")
+  local bw = check_number(fn, data.peak_gbs, "data.peak_gbs")
+  if peak <= 0 or bw <= 0 then
+    fail(fn, "data.peak_gflops and data.peak_gbs must be positive")
+  end
+  local points = data.points or {}
+  local ridge = peak / bw
+  local x_lo, x_hi, y_lo = ridge, ridge, peak
+  for i, p in ipairs(points) do
+    local ai = check_number(fn, p.intensity, ("data.points[%d].intensity"):format(i))
+    local perf = check_number(fn, p.gflops, ("data.points[%d].gflops"):format(i))
+    if ai <= 0 or perf <= 0 then
+      fail(fn, "data.points[%d] needs a positive intensity and gflops for a log-log plot, got %s and %s",
+        i, ai, perf)
+    end
+    x_lo, x_hi, y_lo = math.min(x_lo, ai), math.max(x_hi, ai), math.min(y_lo, perf)
+  end
+  x_lo, x_hi = x_lo / 4, x_hi * 4
+  y_lo = math.min(y_lo / 2, bw * x_lo)
+  local doc = new_doc(fn, opts)
+  opts = doc.opts
+  opts.x_label = opts.x_label or "Arithmetic intensity (FLOP/byte of DRAM traffic)"
+  opts.y_label = opts.y_label or "Performance (GFLOP/s)"
+  local styles = series_styles(points)
+  local entries, seen = {}, {}
+  for i, p in ipairs(points) do
+    local key = (p.group or p.label or "") .. "\0" .. (p.style or "")
+    if not seen[key] then
+      seen[key] = true
+      local label = p.label or ("point " .. i)
+      entries[#entries + 1] = { label = label, color = styles[i].color, kind = "marker", marker = styles[i].marker }
+    end
+  end
+  local area = layout(doc, legend_width(entries), 58)
+  local x_ticks, x_of = axis(x_lo, x_hi, area.left, area.right, true)
+  local y_ticks, y_of = axis(y_lo, peak * 2, area.bottom, area.top, true)
+  draw_y_axis(doc, area, y_ticks, y_of)
+  draw_x_axis(doc, area, x_ticks, x_of)
+  -- axis ranges after widening to whole decades
+  local ax_lo, ax_hi = x_ticks[1].value, x_ticks[#x_ticks].value
+  local ay_lo = y_ticks[1].value
+  local start = math.max(ax_lo, ay_lo / bw)
+  doc:open_group({ "class", "roofs" })
+  doc:element("polyline", { "class", "roof", "points", ("%s,%s %s,%s %s,%s"):format(num(x_of(start)),
+    num(y_of(bw * start)), num(x_of(ridge)), num(y_of(peak)), num(x_of(ax_hi)), num(y_of(peak))),
+    "fill", "none", "stroke", "#202020", "stroke-width", 2.5 })
+  doc:element("line", { "class", "ridge", "x1", x_of(ridge), "y1", y_of(peak), "x2", x_of(ridge),
+    "y2", area.bottom, "stroke", "#808080", "stroke-dasharray", "4 3" })
+  local unit, per_byte = data.unit or "GFLOP/s", data.intensity_unit or "FLOP/B"
+  doc:text(x_of(ridge) + 4, area.bottom - 6, ("ridge %s %s"):format(M.format_value(ridge), per_byte),
+    { "font-size", TICK_SIZE, "fill", "#505050", "class", "ridge-label" })
+  doc:text(area.right - 4, y_of(peak) - 6, ("%s %s %s"):format(data.compute_label or "compute peak",
+    M.format_value(peak), unit), { "text-anchor", "end", "font-size", LEGEND_SIZE, "class", "roof-label" })
+  -- the memory roof's label runs along its slope, left of the ridge
+  local lx = math.max(x_of(start) + 10, x_of(ridge) - 230)
+  local ai_at = 10 ^ (math.log(ax_lo, 10) + (lx - area.left) / (area.right - area.left)
+    * (math.log(ax_hi, 10) - math.log(ax_lo, 10)))
+  local ly = y_of(bw * ai_at)
+  local angle = math.deg(math.atan(y_of(bw * ridge) - y_of(bw * start), x_of(ridge) - x_of(start)))
+  doc:text(lx, ly - 8, ("%s %s GB/s"):format(data.memory_label or "DRAM", M.format_value(bw)),
+    { "font-size", LEGEND_SIZE, "class", "roof-label",
+      "transform", ("rotate(%s %s %s)"):format(num(angle), num(lx), num(ly - 8)) })
+  doc:close_group()
+  doc:open_group({ "class", "points" })
+  for i, p in ipairs(points) do
+    doc:marker(styles[i].marker, x_of(p.intensity), y_of(p.gflops), 5, styles[i].color,
+      ("%s: %s %s, %s %s"):format(p.label or ("point " .. i), M.format_value(p.intensity), per_byte,
+        M.format_value(p.gflops), unit))
+  end
+  doc:close_group()
+  draw_frame(doc, area)
+  draw_legend(doc, area, entries)
+  draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
+-- (e) Tornado ------------------------------------------------------------------------------
+
+-- data = { rows = { { label = "l1.mshrs (16 / 64)", low = relative change at the
+--          low value, high = relative change at the high value }, ... } }
+-- (largest first; gpush.report.tornado sorts them), low_label, high_label.
+-- opts: title, x_label (default "change from the base point (%)"), width, height.
+function M.tornado(data, opts)
+  local fn = "tornado"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.rows, "data.rows")
+  local lo, hi, label_w = 0, 0, 0
+  for i, r in ipairs(data.rows) do
+    local a = check_number(fn, r.low, ("data.rows[%d].low"):format(i))
+    local b = check_number(fn, r.high, ("data.rows[%d].high"):format(i))
+    lo, hi = math.min(lo, a, b), math.max(hi, a, b)
+    label_w = math.max(label_w, text_width(r.label or "", TICK_SIZE))
+  end
+  local doc = new_doc(fn, opts)
+  opts = doc.opts
+  opts.x_label = opts.x_label or "change from the base point (%)"
+  local entries = { { label = data.low_label or "low value", color = M.palette[1] },
+    { label = data.high_label or "high value", color = M.palette[2] } }
+  local area = layout(doc, legend_width(entries), 58, math.max(78, 16 + label_w))
+  local span = math.max(-lo, hi)
+  if span == 0 then
+    span = 0.01
+  end
+  local x_ticks, x_of = axis(-span * 100, span * 100, area.left, area.right, false, true)
+  for _, t in ipairs(x_ticks) do
+    t.label = (t.value > 0 and "+" or "") .. t.label
+  end
+  draw_x_axis(doc, area, x_ticks, x_of)
+  local row_h = (area.bottom - area.top) / #data.rows
+  local bar_h = math.min(14, row_h * 0.36)
+  for i, r in ipairs(data.rows) do
+    local yc = area.top + (i - 0.5) * row_h
+    doc:open_group({ "class", "tornado-row", "data-label", r.label or tostring(i) })
+    doc:text(area.left - 6, yc + 4, r.label or "", { "text-anchor", "end", "class", "row-label" })
+    for k, which in ipairs({ "low", "high" }) do
+      local v = r[which] * 100
+      local x0, x1 = x_of(0), x_of(v)
+      local y = yc + (k == 1 and -bar_h or 0)
+      doc:element("rect", { "class", "bar-" .. which, "data-value", ("%.6g"):format(r[which]),
+        "x", math.min(x0, x1), "y", y, "width", math.abs(x1 - x0), "height", bar_h, "fill", entries[k].color },
+        ("%s, %s: %+.2f%%"):format(r.label or "", entries[k].label, v))
+      local tx = x1 + (v < 0 and -4 or 4)
+      doc:text(tx, y + bar_h - 2, ("%+.1f%%"):format(v), { "text-anchor", v < 0 and "end" or "start",
+        "font-size", math.max(8, math.min(TICK_SIZE, bar_h)), "class", "bar-value" })
+    end
+    doc:close_group()
+  end
+  doc:element("line", { "x1", x_of(0), "y1", area.top, "x2", x_of(0), "y2", area.bottom, "stroke", "#202020",
+    "stroke-width", 1.5 })
+  draw_frame(doc, area)
+  draw_legend(doc, area, entries)
+  draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
+-- Files ------------------------------------------------------------------------------------
+
+-- Writes SVG text to `path`; returns true, or nil and a message.
+function M.write(path, text)
+  if type(path) ~= "string" or type(text) ~= "string" then
+    error("gpush.report.svg.write: expected (path, svg text)", 2)
+  end
+  local f, err = io.open(path, "wb")
+  if not f then
+    return nil, ("%s: cannot write: %s"):format(path, err)
+  end
+  local ok, write_err = f:write(text)
+  local closed, close_err = f:close()
+  if not ok or not closed then
+    return nil, ("%s: write error: %s"):format(path, tostring(write_err or close_err))
+  end
+  return true
+end
+
+return M

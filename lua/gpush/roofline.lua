@@ -1,0 +1,257 @@
+-- gpush.roofline: a configuration's roofline and each kernel's position on it
+-- (Williams, Waterman and Patterson, "Roofline", CACM 2009).
+--
+--   local machine = roofline.machine(cfg)                 -- FP32 roofs
+--   local counts = roofline.kernel_flops(kernel)          -- FLOPs by precision
+--   local bytes = roofline.dram_bytes(sim_result)         -- or model_dram_bytes(kernel, cfg)
+--   local pos = roofline.position(machine, { ops = counts.fp32, dram_bytes = bytes,
+--     cycles = result.cycles })
+--   pos.intensity, pos.gflops, pos.dram_gbs, pos.bound, pos.fraction_of_roof
+--
+-- Compute roof (docs/reports.md states it with its assumptions):
+--   peak = sm.count x sm.schedulers x min(sm.issue_width, 1 / ops.<class>.interval)
+--          x sm.warp_size x FLOPs per lane per instruction x clock.core_mhz
+-- i.e. every scheduler issues one FMA warp instruction as often as its
+-- pipeline's initiation interval (and its issue width) allow, every lane of
+-- the warp doing one fused multiply-add (2 FLOPs; a packed HFMA2 does 4).
+-- Memory roof: dram.bandwidth_gbs.  Ridge point: peak / bandwidth.
+-- The instruction roofline (Ding and Williams 2019) replaces FLOPs with warp
+-- instructions: peak = sm.count x sm.schedulers x sm.issue_width x clock.
+local M = {}
+
+-- FLOPs per active lane of each floating-point opcode (the SASS base name):
+-- adds and multiplies 1, fused multiply-adds 2, packed pairs twice that.
+-- Comparisons, min/max, conversions and selects count none (as Nsight
+-- Compute's FLOP counters do).  HFMA2.MMA is a move idiom, not arithmetic.
+M.flops_per_lane = {
+  FADD = { "fp32", 1 }, FADD32I = { "fp32", 1 }, FMUL = { "fp32", 1 }, FMUL32I = { "fp32", 1 },
+  FFMA = { "fp32", 2 }, FFMA32I = { "fp32", 2 },
+  FADD2 = { "fp32", 2 }, FMUL2 = { "fp32", 2 }, FFMA2 = { "fp32", 4 },
+  HADD2 = { "fp16", 2 }, HMUL2 = { "fp16", 2 }, HFMA2 = { "fp16", 4 },
+  DADD = { "fp64", 1 }, DMUL = { "fp64", 1 }, DFMA = { "fp64", 2 },
+}
+
+-- The roof of each precision: the opcode class whose pipeline runs it and
+-- the FLOPs one lane does per instruction at peak (an FMA).
+local ROOFS = {
+  fp32 = { class = "fp32", flops = 2, label = "FP32 FMA peak" },
+  fp16 = { class = "fp32", flops = 4, label = "FP16 HFMA2 peak" }, -- packed pairs on the FP32 pipe
+  fp64 = { class = "fp64", flops = 2, label = "FP64 DFMA peak" },
+}
+
+local function config_number(cfg, path)
+  local v = cfg
+  for key in path:gmatch("[^.]+") do
+    v = type(v) == "table" and v[key] or nil
+  end
+  if type(v) ~= "number" or v <= 0 then
+    error(("gpush.roofline.machine: configuration parameter '%s' must be a positive number, got %s")
+      :format(path, tostring(v)), 3)
+  end
+  return v
+end
+
+-- The roofs of a configuration.  opts.precision: "fp32" (default), "fp16",
+-- "fp64", or "instructions" (warp instructions per second).  Returns
+-- { precision, unit, peak (in unit, e.g. GFLOP/s), peak_gbs, ridge (unit
+-- per byte), clock_mhz, and the formula's factors }.
+function M.machine(cfg, opts)
+  if type(cfg) ~= "table" then
+    error("gpush.roofline.machine: expected a configuration table, got " .. type(cfg), 2)
+  end
+  opts = opts or {}
+  local precision = opts.precision or "fp32"
+  local sms, schedulers = config_number(cfg, "sm.count"), config_number(cfg, "sm.schedulers")
+  local issue_width, clock = config_number(cfg, "sm.issue_width"), config_number(cfg, "clock.core_mhz")
+  local m = { precision = precision, name = cfg.gpu and cfg.gpu.name or cfg._name, clock_mhz = clock,
+    sms = sms, schedulers = schedulers, issue_width = issue_width,
+    peak_gbs = config_number(cfg, "dram.bandwidth_gbs") }
+  if precision == "instructions" then
+    m.unit, m.ops_name, m.label = "warp GIPS", "warp instructions", "issue peak"
+    m.peak = sms * schedulers * issue_width * clock * 1e6 / 1e9
+  else
+    local roof = ROOFS[precision]
+    if not roof then
+      error(("gpush.roofline.machine: precision must be fp32, fp16, fp64 or instructions, got '%s'")
+        :format(tostring(precision)), 2)
+    end
+    m.unit, m.ops_name, m.label = "GFLOP/s", "FLOPs", roof.label
+    m.warp_size = config_number(cfg, "sm.warp_size")
+    m.interval = config_number(cfg, ("ops.%s.interval"):format(roof.class))
+    m.flops_per_lane = roof.flops
+    m.warp_instructions_per_cycle = math.min(issue_width, 1 / m.interval)
+    m.peak = sms * schedulers * m.warp_instructions_per_cycle * m.warp_size * roof.flops * clock * 1e6 / 1e9
+  end
+  m.ridge = m.peak / m.peak_gbs
+  return m
+end
+
+-- Warps visited when sampling `max_warps` of `warps`: evenly spread, fixed.
+local function sampled_warps(warps, max_warps)
+  if not max_warps or max_warps >= warps then
+    return nil
+  end
+  local list = {}
+  for i = 0, max_warps - 1 do
+    list[#list + 1] = (i * warps) // max_warps
+  end
+  return list
+end
+
+-- FLOPs of a kernel by precision: every warp instruction's opcode x its
+-- active lanes (M.flops_per_lane).  opts.max_warps visits that many warps,
+-- evenly spread, and scales each precision by the kernel's exact count of
+-- floating-point warp instructions over the count seen (exact whenever the
+-- visited warps have the kernel's mix of opcodes and lane activity).
+-- Returns { fp32, fp16, fp64, flops (their sum), warp_instructions,
+-- warps_visited }.
+function M.kernel_flops(kernel, opts)
+  opts = opts or {}
+  local info = kernel:info()
+  local warps = sampled_warps(info.warps, opts.max_warps)
+  local flops = { fp32 = 0, fp16 = 0, fp64 = 0 }
+  local seen = { fp32 = 0, fp64 = 0 }
+  local function visit(w)
+    for _, inst in ipairs(kernel:warp(w)) do
+      if seen[inst.class] then
+        seen[inst.class] = seen[inst.class] + 1
+        local op = M.flops_per_lane[inst.opcode:match("^[^.]+")]
+        if op and inst.opcode ~= "HFMA2.MMA" then
+          flops[op[1]] = flops[op[1]] + op[2] * inst.active
+        end
+      end
+    end
+  end
+  local visited = warps and #warps or info.warps
+  if warps then
+    for _, w in ipairs(warps) do
+      visit(w)
+    end
+    local scale_fp32 = seen.fp32 > 0 and (info.class_mix.fp32 or 0) / seen.fp32 or 0
+    local scale_fp64 = seen.fp64 > 0 and (info.class_mix.fp64 or 0) / seen.fp64 or 0
+    if (scale_fp32 == 0 and (info.class_mix.fp32 or 0) > 0) or (scale_fp64 == 0 and (info.class_mix.fp64 or 0) > 0) then
+      return M.kernel_flops(kernel, {}) -- the sample missed a class the kernel runs: count exactly
+    end
+    flops.fp32, flops.fp16, flops.fp64 = flops.fp32 * scale_fp32, flops.fp16 * scale_fp32, flops.fp64 * scale_fp64
+  else
+    for w = 0, info.warps - 1 do
+      visit(w)
+    end
+  end
+  flops.flops = flops.fp32 + flops.fp16 + flops.fp64
+  flops.warp_instructions = info.warp_instructions
+  flops.warps_visited = visited
+  return flops
+end
+
+-- The operations a machine's roof counts, from kernel_flops' counts.
+function M.ops_of(machine, counts)
+  if machine.precision == "instructions" then
+    return counts.warp_instructions
+  end
+  return counts[machine.precision]
+end
+
+-- DRAM bytes (read + written) from a model result that counts them: the
+-- simulator's result, or the memory model's (memsim.functional/timed).
+function M.dram_bytes(result)
+  if type(result) ~= "table" or type(result.dram_bytes_read) ~= "number"
+      or type(result.dram_bytes_written) ~= "number" then
+    error("gpush.roofline.dram_bytes: the result has no dram_bytes_read/dram_bytes_written "
+      .. "(a gpush.sim or gpush.memsim result has them; for GPUMech use model_dram_bytes)", 2)
+  end
+  return result.dram_bytes_read + result.dram_bytes_written
+end
+
+-- DRAM bytes of GPUMech's memory model for a kernel on a configuration (the
+-- functional replay it takes its miss rates from); `cache` as in
+-- memsim.functional_cached.  Returns bytes, or nil and a message.
+function M.model_dram_bytes(kernel, cfg, cache)
+  local memsim = require "gpush.memsim"
+  local mem, err
+  if cache then
+    mem, err = memsim.functional_cached(kernel, cfg, cache)
+  else
+    mem, err = memsim.functional(kernel, cfg)
+  end
+  if not mem then
+    return nil, err
+  end
+  return mem.dram_bytes_read + mem.dram_bytes_written
+end
+
+-- A kernel's position: work = { ops (in the machine's unit, e.g. FLOPs),
+-- dram_bytes, cycles (predicted, core clock) }.  Returns { intensity (ops
+-- per DRAM byte; math.huge without DRAM traffic), performance (machine's
+-- unit; gflops for FLOP roofs), dram_gbs (achieved), time_us, attainable
+-- (the roof at that intensity), fraction_of_roof, bound "memory"|"compute" }.
+function M.position(machine, work)
+  if type(machine) ~= "table" or not machine.peak then
+    error("gpush.roofline.position: expected a machine from roofline.machine", 2)
+  end
+  for _, field in ipairs({ "ops", "dram_bytes", "cycles" }) do
+    local v = type(work) == "table" and work[field]
+    if type(v) ~= "number" or v < 0 or v ~= v then
+      error(("gpush.roofline.position: work.%s must be a non-negative number, got %s"):format(field,
+        tostring(v)), 2)
+    end
+  end
+  if work.cycles == 0 then
+    error("gpush.roofline.position: work.cycles must be positive", 2)
+  end
+  local seconds = work.cycles / (machine.clock_mhz * 1e6)
+  local p = {
+    ops = work.ops, dram_bytes = work.dram_bytes, cycles = work.cycles,
+    time_us = seconds * 1e6,
+    intensity = work.dram_bytes > 0 and work.ops / work.dram_bytes or math.huge,
+    performance = work.ops / seconds / 1e9,
+    dram_gbs = work.dram_bytes / seconds / 1e9,
+  }
+  p.attainable = math.min(machine.peak, machine.peak_gbs * p.intensity)
+  p.fraction_of_roof = p.performance / p.attainable
+  p.bound = p.intensity < machine.ridge and "memory" or "compute"
+  if machine.unit == "GFLOP/s" then
+    p.gflops = p.performance
+  end
+  return p
+end
+
+-- The data of svg.roofline for a machine and points { label, group, style,
+-- position }: points that cannot sit on a log-log plot (no operations or no
+-- DRAM traffic) are left out and listed in the second result.
+function M.plot_data(machine, points)
+  local data = { peak_gflops = machine.peak, peak_gbs = machine.peak_gbs, compute_label = machine.label,
+    memory_label = "DRAM", unit = machine.unit,
+    intensity_unit = machine.precision == "instructions" and "inst/B" or "FLOP/B", points = {} }
+  local skipped = {}
+  for i, pt in ipairs(points) do
+    local pos = pt.position
+    if type(pos) ~= "table" then
+      error(("gpush.roofline.plot_data: points[%d].position must be a table from roofline.position"):format(i), 2)
+    end
+    if pos.performance > 0 and pos.intensity > 0 and pos.intensity < math.huge then
+      data.points[#data.points + 1] = { label = pt.label, group = pt.group, style = pt.style,
+        intensity = pos.intensity, gflops = pos.performance }
+    else
+      skipped[#skipped + 1] = pt.label or ("point " .. i)
+    end
+  end
+  return data, skipped
+end
+
+-- The roofline as SVG text: plot_data drawn by svg.roofline, with axis
+-- labels in the machine's unit.  opts as svg.roofline's.
+function M.svg(machine, points, opts)
+  local svg = require "gpush.report.svg"
+  local data = M.plot_data(machine, points)
+  local o = {}
+  for k, v in pairs(opts or {}) do
+    o[k] = v
+  end
+  o.x_label = o.x_label or ("Arithmetic intensity (%s per DRAM byte)"):format(machine.ops_name)
+  o.y_label = o.y_label or ("Performance (%s)"):format(machine.unit)
+  o.title = o.title or ("Roofline: %s"):format(machine.name or "configuration")
+  return svg.roofline(data, o)
+end
+
+return M
