@@ -1,0 +1,1318 @@
+-- gpush.experiment: design sweeps over configurations, workloads and models,
+-- run in-process or on local worker processes, sliced into shards for
+-- clusters, with results and provenance in CSV, JSON and Markdown.
+--
+--   local experiment = require "gpush.experiment"
+--   local sweep = experiment.new {
+--     name = "mysweep",
+--     base = { preset = "gtx660ti", overrides = { "clock.core_mhz=1100" } },
+--     parameters = {                               -- cartesian product, first outermost
+--       { path = "sm.max_warps", values = { 16, 32, 64 }, column = "warps_per_sm" },
+--       { path = "l1.mshrs", values = { 16, 64 } },
+--     },                                           -- or points = { {["l1.mshrs"] = 8}, ... }
+--     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME"
+--     models = { experiment.models.gpumech { policy = "rr" }, experiment.models.gpumech { policy = "gto" } },
+--     seed = 1,
+--   }
+--   local results = assert(experiment.run(sweep, { jobs = 2 }))
+--   results:write_csv("out.csv")
+--
+-- A model is { name = ..., prepare = function(kernel, base_cfg, cache, ctx)
+-- (optional: per-kernel work independent of the varied parameters, done
+-- once per kernel), run = function(kernel, cfg, prepared, cache, ctx) ->
+-- result table, columns = {...} (optional order of its result fields) }.
+-- `cache` is one table per kernel shared by every model and point (GPUMech
+-- keeps its memory replays there); ctx = { seed, workload, kernel, launch }.
+-- prepare and run signal failure by raising or returning nil, message.
+--
+-- Tasks are (kernel, model, point) in that nesting order, numbered 1..T; the
+-- rows come out in task order whatever runs them.  A shard i/N takes the
+-- i-th of N contiguous runs of tasks; --jobs J splits a run the same way
+-- over J forked workers, which stream each finished row back to the parent
+-- as one JSON line, so the parent holds every finished row at any moment.
+-- Every row passes through that encoding, in-process too, so --jobs J and
+-- --jobs 1 give the same bytes.
+local cli = require "gpush.cli"
+local config = require "gpush.config"
+local core = require "gpush.core"
+local csv = require "gpush.report.csv"
+local json = require "gpush.json"
+local markdown = require "gpush.report.markdown"
+local results = require "gpush.results"
+local trace = require "gpush.trace"
+local workloads = require "gpush.workloads"
+
+local M = {}
+
+M.EXIT_FAILED = 1
+M.EXIT_USAGE = 2
+M.EXIT_INTERRUPTED = 130 -- 128 + SIGINT, as shells report Ctrl-C
+
+-- Columns every row starts with, and the provenance ones it ends with.
+M.KEY_COLUMNS = { "workload", "kernel", "launch", "model" }
+M.STAMP_COLUMNS = { "config_hash", "trace_hash" }
+
+local Sweep = {}
+Sweep.__index = Sweep
+
+-- Definition -------------------------------------------------------------------------
+
+local function fail(message, level)
+  error("gpush.experiment: " .. message, level + 1)
+end
+
+local function value_text(v)
+  return type(v) == "number" and csv.number(v) or tostring(v)
+end
+
+local function check_parameter(p, i)
+  if type(p) ~= "table" then
+    fail(("parameters[%d] must be a table {path = ..., values = {...}}"):format(i), 4)
+  end
+  local path, values = p.path or p[1], p.values or p[2]
+  if type(path) ~= "string" or not config.declaration(path) then
+    fail(("parameters[%d]: '%s' is not a configuration parameter (see gpush config describe)")
+      :format(i, tostring(path)), 4)
+  end
+  if values ~= nil and (type(values) ~= "table" or #values == 0) then
+    fail(("parameters[%d] (%s): values must be a non-empty list"):format(i, path), 4)
+  end
+  return { path = path, values = values, column = p.column or path }
+end
+
+-- The points: the cartesian product of the parameters' values (the first
+-- parameter varies slowest), or the explicit list.
+local function expand_points(parameters, explicit)
+  local points = {}
+  if explicit then
+    for i, given in ipairs(explicit) do
+      local values = {}
+      for path, v in pairs(given) do
+        local known = false
+        for _, p in ipairs(parameters) do
+          if p.path == path then
+            values[p.column], known = v, true
+          end
+        end
+        if not known then
+          fail(("points[%d]: '%s' is not among the parameters"):format(i, tostring(path)), 4)
+        end
+      end
+      points[i] = values
+    end
+    return points
+  end
+  local function extend(depth, values)
+    if depth > #parameters then
+      local copy = {}
+      for k, v in pairs(values) do
+        copy[k] = v
+      end
+      points[#points + 1] = copy
+      return
+    end
+    local p = parameters[depth]
+    for _, v in ipairs(p.values) do
+      values[p.column] = v
+      extend(depth + 1, values)
+    end
+    values[p.column] = nil
+  end
+  extend(1, {})
+  return points
+end
+
+-- Parameters of an explicit point list without declared parameters: every
+-- path any point sets, sorted.
+local function parameters_of_points(points)
+  local seen, list = {}, {}
+  for _, point in ipairs(points) do
+    for path in pairs(point) do
+      if not seen[path] then
+        seen[path] = true
+        list[#list + 1] = { path = path }
+      end
+    end
+  end
+  table.sort(list, function(a, b) return a.path < b.path end)
+  return list
+end
+
+local function check_models(models)
+  if type(models) ~= "table" or #models == 0 then
+    fail("models must be a non-empty list of {name = ..., run = function ...}", 4)
+  end
+  local names = {}
+  for i, m in ipairs(models) do
+    if type(m) ~= "table" or type(m.name) ~= "string" or type(m.run) ~= "function" then
+      fail(("models[%d] needs a name (string) and run (function)"):format(i), 4)
+    end
+    if m.prepare ~= nil and type(m.prepare) ~= "function" then
+      fail(("model '%s': prepare must be a function"):format(m.name), 4)
+    end
+    if names[m.name] then
+      fail(("two models are named '%s'"):format(m.name), 4)
+    end
+    names[m.name] = true
+  end
+end
+
+-- Validates a sweep definition (see the header); raises on misuse.
+function M.new(def)
+  if type(def) ~= "table" then
+    fail("expected a sweep definition table, got " .. type(def), 2)
+  end
+  if type(def.name) ~= "string" or not def.name:match("^[%w_%-]+$") then
+    fail("name must be a word (letters, digits, _ and -), used in file names", 2)
+  end
+  local base = def.base
+  if type(base) == "string" then
+    base = { preset = base }
+  end
+  if type(base) ~= "table" or type(base.preset) ~= "string" then
+    fail("base must be a preset name or {preset = NAME, overrides = {...}}", 2)
+  end
+  local overrides = {}
+  for i, o in ipairs(base.overrides or {}) do
+    if type(o) ~= "string" then
+      fail(("base.overrides[%d] must be a 'key=value' string"):format(i), 2)
+    end
+    overrides[i] = o
+  end
+  local raw_parameters = def.parameters
+  if raw_parameters == nil and def.points then
+    raw_parameters = parameters_of_points(def.points)
+  end
+  if type(raw_parameters) ~= "table" then
+    fail("give parameters (a list of {path, values}) or points (a list of {path = value})", 2)
+  end
+  local parameters = {}
+  for i, p in ipairs(raw_parameters) do
+    parameters[i] = check_parameter(p, i)
+    if not def.points and not parameters[i].values then
+      fail(("parameters[%d] (%s) has no values and no points are given"):format(i, parameters[i].path), 2)
+    end
+  end
+  local wl = def.workloads
+  if type(wl) == "string" then
+    wl = { wl }
+  end
+  if type(wl) ~= "table" or #wl == 0 then
+    fail("workloads must be a non-empty list of trace paths, 'suite' or 'suite:NAME'", 2)
+  end
+  check_models(def.models)
+  local seed = def.seed or 1
+  if math.type(seed) ~= "integer" then
+    fail("seed must be an integer", 2)
+  end
+  local sweep = setmetatable({
+    name = def.name, title = def.title or def.name,
+    preset = base.preset, overrides = overrides,
+    parameters = parameters, workloads = { table.unpack(wl) }, models = { table.unpack(def.models) },
+    seed = seed, summary = def.summary, reports = def.reports or {}, source = def.source,
+  }, Sweep)
+  sweep.points = expand_points(parameters, def.points)
+  if #sweep.points == 0 then
+    fail("the sweep has no points", 2)
+  end
+  return sweep
+end
+
+-- The overrides of one point, after the base overrides (a point wins).
+function Sweep:point_overrides(point)
+  local list = { table.unpack(self.overrides) }
+  for _, p in ipairs(self.parameters) do
+    if point[p.column] ~= nil then
+      list[#list + 1] = p.path .. "=" .. value_text(point[p.column])
+    end
+  end
+  return list
+end
+
+-- "warps_per_sm=8 mshrs=16" for messages.
+function Sweep:point_text(point)
+  local parts = {}
+  for _, p in ipairs(self.parameters) do
+    if point[p.column] ~= nil then
+      parts[#parts + 1] = p.column .. "=" .. value_text(point[p.column])
+    end
+  end
+  return table.concat(parts, " ")
+end
+
+-- The serializable description stored in every output (and what merge and
+-- the reports read back).
+function Sweep:describe()
+  local parameters, models = {}, {}
+  for i, p in ipairs(self.parameters) do
+    parameters[i] = { path = p.path, column = p.column, values = p.values }
+  end
+  for i, m in ipairs(self.models) do
+    models[i] = m.name
+  end
+  local model_columns = json.object()
+  for _, m in ipairs(self.models) do
+    model_columns[m.name] = m.columns or {}
+  end
+  local points = {}
+  for i, point in ipairs(self.points) do
+    points[i] = json.object(point)
+  end
+  return {
+    name = self.name, title = self.title, preset = self.preset, overrides = self.overrides,
+    parameters = parameters, points = points, workloads = self.workloads, models = models,
+    model_columns = model_columns,
+    seed = self.seed, summary = self.summary, reports = self.reports,
+    source_digest = self:source_digest(),
+  }
+end
+
+-- The digest of the defining script's text, when the sweep names one.
+function Sweep:source_digest()
+  if not self.source then
+    return nil
+  end
+  local f = io.open(self.source, "rb")
+  if not f then
+    return nil
+  end
+  local text = f:read("a")
+  f:close()
+  return core.digest(text)
+end
+
+-- The sweep's identity: a digest of its description (definition,
+-- parameters and points, workloads, models, seed, script) and the gpush
+-- version.  Shards merge only when their identities agree.
+function Sweep:identity()
+  local d = self:describe()
+  d.gpush = core.version()
+  return core.digest(json.encode(d))
+end
+
+-- Workloads -------------------------------------------------------------------------
+
+-- The kernels of every workload, listed from the headers only: {workload,
+-- position, kernel, launch} in workload order, then launch order.
+function M.list_kernels(sweep)
+  local list = {}
+  for _, input in ipairs(sweep.workloads) do
+    local suite_name = input:match("^suite:(.+)$")
+    if input == "suite" or suite_name then
+      local descs = workloads.suite
+      if suite_name then
+        local desc, err = workloads.get(suite_name)
+        if not desc then
+          return nil, err
+        end
+        descs = { desc }
+      end
+      for i, desc in ipairs(descs) do
+        list[#list + 1] = { workload = input, position = i, kernel = desc.name, launch = i, desc = desc }
+      end
+    else
+      local t, err = trace.open(input)
+      if not t then
+        return nil, err
+      end
+      while true do
+        local launch, next_err = t.reader:next()
+        if not launch then
+          if next_err then
+            t:close()
+            return nil, next_err
+          end
+          break
+        end
+        list[#list + 1] = { workload = input, position = launch.index, kernel = launch.kernel,
+          launch = launch.launch }
+      end
+      t:close()
+    end
+  end
+  return list
+end
+
+-- Loads kernels in list order, reading each trace once from its start.
+local function kernel_loader()
+  local open = {} -- workload -> {trace, position}
+  return function(entry)
+    if entry.desc then
+      return workloads.kernel(entry.desc)
+    end
+    local state = open[entry.workload]
+    if not state or state.position >= entry.position then
+      if state then
+        state.trace:close()
+      end
+      local t, err = trace.open(entry.workload)
+      if not t then
+        return nil, err
+      end
+      state = { trace = t, position = 0 }
+      open[entry.workload] = state
+    end
+    while state.position < entry.position do
+      local launch, err = state.trace.reader:next()
+      if not launch then
+        return nil, err or ("%s: launch %d is gone"):format(entry.workload, entry.position)
+      end
+      state.position = launch.index
+    end
+    return state.trace.reader:load()
+  end
+end
+
+-- Tasks -----------------------------------------------------------------------------
+
+-- Task t (1-based) as (kernel, model, point) indices.
+local function decode_task(t, n_models, n_points)
+  local i = t - 1
+  local p = i % n_points
+  i = i // n_points
+  return i // n_models + 1, i % n_models + 1, p + 1
+end
+
+-- The i-th of n contiguous runs of tasks first..last (empty when first > last).
+function M.slice(first, last, i, n)
+  local count = last - first + 1
+  return first + (i - 1) * count // n, first + i * count // n - 1
+end
+
+-- Flattens nested result tables into "outer.inner" keys and checks values.
+local function flatten(result, prefix, out)
+  for k, v in pairs(result) do
+    local key = prefix .. tostring(k)
+    if type(v) == "table" then
+      flatten(v, key .. ".", out)
+    elseif type(v) == "number" then
+      if v ~= v or v == math.huge or v == -math.huge then
+        return nil, ("result field '%s' is %s"):format(key, tostring(v))
+      end
+      out[key] = v
+    elseif type(v) == "string" or type(v) == "boolean" then
+      out[key] = v
+    else
+      return nil, ("result field '%s' is a %s (numbers, strings and booleans only)"):format(key, type(v))
+    end
+  end
+  return out
+end
+
+-- Calls f in protected mode; a failure is a raise or nil, message.
+local function attempt(f, ...)
+  local ok, value, message = pcall(f, ...)
+  if not ok then
+    return false, tostring(value)
+  end
+  if value == nil and message ~= nil then
+    return false, tostring(message)
+  end
+  return true, value
+end
+
+-- Runs tasks first..last and hands each record (a JSON line) to emit;
+-- stops early when should_stop() is true.  `plan` holds the resolved sweep.
+local function execute(plan, first, last, emit, should_stop)
+  local sweep = plan.sweep
+  local n_models, n_points = #sweep.models, #sweep.points
+  local load = kernel_loader()
+  local current, kernel, kernel_err, digest, cache, prepared
+  for t = first, last do
+    if should_stop() then
+      return
+    end
+    local k, m, p = decode_task(t, n_models, n_points)
+    local entry, model, point = plan.kernels[k], sweep.models[m], sweep.points[p]
+    if k ~= current then
+      current, kernel, cache, prepared = k, nil, {}, {}
+      collectgarbage()
+      local ok, loaded, err = pcall(load, entry)
+      kernel, kernel_err = ok and loaded or nil, ok and err or loaded
+      digest = kernel and core.kernel_digest(kernel)
+    end
+    local ctx = { seed = sweep.seed, workload = entry.workload, kernel = entry.kernel, launch = entry.launch }
+    local message
+    local cfg = plan.configs[p]
+    if not kernel then
+      message = "cannot load the kernel: " .. tostring(kernel_err)
+    elseif not cfg then
+      message = plan.config_errors[p]
+    else
+      if prepared[m] == nil then
+        if model.prepare then
+          local ok, value = attempt(model.prepare, kernel, plan.base, cache, ctx)
+          prepared[m] = { ok = ok, value = value }
+        else
+          prepared[m] = { ok = true }
+        end
+      end
+      if not prepared[m].ok then
+        message = "prepare: " .. prepared[m].value
+      else
+        local ok, value = attempt(model.run, kernel, cfg, prepared[m].value, cache, ctx)
+        if not ok then
+          message = value
+        elseif type(value) ~= "table" then
+          message = ("run returned a %s, expected a result table"):format(type(value))
+        else
+          local row, flat_err = flatten(value, "", {})
+          if not row then
+            message = flat_err
+          else
+            row.workload, row.kernel, row.launch, row.model = entry.workload, entry.kernel, entry.launch, model.name
+            for column, v in pairs(point) do
+              row[column] = v
+            end
+            row.config_hash, row.trace_hash = plan.config_hashes[p], digest
+            emit(json.encode { task = t, row = row })
+          end
+        end
+      end
+    end
+    if message then
+      local params = json.object()
+      for column, v in pairs(point) do
+        params[column] = v
+      end
+      emit(json.encode { task = t, failure = { workload = entry.workload, kernel = entry.kernel,
+        launch = entry.launch, model = model.name, params = params,
+        message = ("%s [%s] at %s: %s"):format(entry.kernel, model.name, sweep:point_text(point), message) } })
+    end
+  end
+end
+
+-- Progress ----------------------------------------------------------------------------
+
+local Progress = {}
+Progress.__index = Progress
+
+-- A progress reporter for `total` tasks: a redrawn bar with rate and ETA
+-- when the stream is a terminal, a plain line every `interval` seconds
+-- (default 5) otherwise, nothing when quiet.  opts: label, stream (default
+-- io.stderr), tty (default: whether stderr is a terminal), quiet, clock.
+function M.progress(total, opts)
+  opts = opts or {}
+  local stream = opts.stream or io.stderr
+  local tty = opts.tty
+  if tty == nil then
+    tty = stream == io.stderr and core.proc_isatty(2)
+  end
+  local clock = opts.clock or core.now
+  local p = setmetatable({ total = total, done = 0, failed = 0, label = opts.label or "sweep",
+    stream = stream, tty = tty, quiet = opts.quiet, clock = clock, interval = opts.interval or 5 }, Progress)
+  p.started = clock()
+  p.last = p.started
+  return p
+end
+
+local function duration(seconds)
+  if seconds >= 3600 then
+    return ("%dh%02dm"):format(seconds // 3600, seconds % 3600 // 60)
+  elseif seconds >= 60 then
+    return ("%dm%02ds"):format(seconds // 60, math.floor(seconds % 60))
+  end
+  return ("%.0fs"):format(seconds)
+end
+
+function Progress:status()
+  local elapsed = self.clock() - self.started
+  local rate = elapsed > 0 and self.done / elapsed or 0
+  local eta = rate > 0 and (self.total - self.done) / rate or 0
+  return rate, eta, elapsed
+end
+
+function Progress:draw(final)
+  local rate, eta, elapsed = self:status()
+  local failed = self.failed > 0 and (", %d failed"):format(self.failed) or ""
+  if self.tty then
+    local width = 30
+    local filled = self.total > 0 and math.floor(width * self.done / self.total) or width
+    self.stream:write(("\r%s [%s%s] %d/%d %5.1f/s ETA %s%s\027[K"):format(self.label, ("#"):rep(filled),
+      ("."):rep(width - filled), self.done, self.total, rate, duration(eta), failed))
+    if final then
+      self.stream:write("\n")
+    end
+  elseif final then
+    self.stream:write(("%s: %d of %d done in %s (%.1f/s)%s\n"):format(self.label, self.done, self.total,
+      duration(elapsed), rate, failed))
+  else
+    self.stream:write(("%s: %d of %d (%.0f%%), %.1f/s, ETA %s%s\n"):format(self.label, self.done, self.total,
+      self.total > 0 and 100 * self.done / self.total or 100, rate, duration(eta), failed))
+  end
+  self.stream:flush()
+end
+
+-- Counts one finished task (failed or not) and redraws when due.
+function Progress:step(failed)
+  self.done = self.done + 1
+  if failed then
+    self.failed = self.failed + 1
+  end
+  if self.quiet then
+    return
+  end
+  local now = self.clock()
+  if now - self.last >= (self.tty and 0.1 or self.interval) then
+    self.last = now
+    self:draw(false)
+  end
+end
+
+function Progress:finish()
+  if not self.quiet then
+    self:draw(true)
+  end
+end
+
+-- Running ---------------------------------------------------------------------------
+
+-- Resolves the base and every point's configuration, lists the kernels.
+local function make_plan(sweep)
+  local base, err = config.load(sweep.preset, sweep.overrides)
+  if not base then
+    return nil, err
+  end
+  local kernels, list_err = M.list_kernels(sweep)
+  if not kernels then
+    return nil, list_err
+  end
+  local plan = { sweep = sweep, base = base, kernels = kernels, configs = {}, config_hashes = {},
+    config_errors = {} }
+  for i, point in ipairs(sweep.points) do
+    local cfg, cfg_err = config.load(sweep.preset, sweep:point_overrides(point))
+    if cfg then
+      plan.configs[i], plan.config_hashes[i] = cfg, config.hash(cfg)
+    else
+      plan.config_errors[i] = cfg_err
+    end
+  end
+  plan.tasks = #kernels * #sweep.models * #sweep.points
+  return plan
+end
+
+-- Collects decoded records by task.
+local function collector(progress)
+  local c = { rows = {}, failures = {}, received = 0 }
+  function c.take(line)
+    local record, err = json.decode(line)
+    if not record or type(record.task) ~= "number" then
+      error("gpush.experiment: a worker sent a malformed record: " .. tostring(err or line), 0)
+    end
+    if record.fatal then
+      c.fatal = c.fatal or record.fatal
+      return
+    end
+    if record.row then
+      c.rows[record.task] = record.row
+    else
+      c.failures[record.task] = record.failure
+    end
+    c.received = c.received + 1
+    progress:step(record.failure ~= nil)
+  end
+  return c
+end
+
+local function run_in_process(plan, first, last, c)
+  execute(plan, first, last, c.take, core.sigint_pending)
+  return core.sigint_pending() and "interrupted (SIGINT)" or nil
+end
+
+-- Splits complete lines off a worker's buffer.
+local function drain_lines(worker, take)
+  while true do
+    local nl = worker.buffer:find("\n", 1, true)
+    if not nl then
+      return
+    end
+    local line = worker.buffer:sub(1, nl - 1)
+    worker.buffer = worker.buffer:sub(nl + 1)
+    take(line)
+  end
+end
+
+local function start_worker(plan, first, last)
+  local pid, pipe = core.proc_fork()
+  if not pid then
+    return nil, pipe
+  end
+  if pid == 0 then
+    local ok, err = pcall(execute, plan, first, last, function(line)
+      assert(pipe:write(line .. "\n"))
+    end, function() return false end)
+    if not ok then
+      pipe:write(json.encode { task = 0, fatal = tostring(err) } .. "\n")
+    end
+    pipe:close()
+    core.proc_exit(ok and 0 or 1)
+  end
+  return { pid = pid, pipe = pipe, buffer = "", first = first, last = last, open = true }
+end
+
+-- Forks `jobs` workers over first..last and collects their rows; returns
+-- the reason the run is incomplete, if it is.
+local function run_workers(plan, first, last, jobs, c)
+  local workers = {}
+  for j = 1, jobs do
+    local lo, hi = M.slice(first, last, j, jobs)
+    if lo <= hi then
+      local w, err = start_worker(plan, lo, hi)
+      if not w then
+        for _, started in ipairs(workers) do
+          core.proc_kill(started.pid, "TERM")
+        end
+        error("gpush.experiment: " .. err, 0)
+      end
+      workers[#workers + 1] = w
+    end
+  end
+  local incomplete
+  while true do
+    local open = {}
+    for _, w in ipairs(workers) do
+      if w.open then
+        open[#open + 1] = w
+      end
+    end
+    if #open == 0 or core.sigint_pending() then
+      break
+    end
+    local pipes = {}
+    for i, w in ipairs(open) do
+      pipes[i] = w.pipe
+    end
+    local ready, err = core.proc_poll(pipes, 1000)
+    if not ready and err ~= "interrupted" then
+      error("gpush.experiment: " .. err, 0)
+    end
+    for i, w in ipairs(open) do
+      if ready and ready[i] then
+        local chunk = assert(w.pipe:read())
+        if chunk == "" then
+          w.open = false
+          w.pipe:close()
+        else
+          w.buffer = w.buffer .. chunk
+          drain_lines(w, c.take)
+        end
+      end
+    end
+  end
+  if core.sigint_pending() then
+    incomplete = "interrupted (SIGINT)"
+  end
+  for _, w in ipairs(workers) do
+    if w.open then
+      core.proc_kill(w.pid, "TERM")
+      w.pipe:close()
+    end
+  end
+  for _, w in ipairs(workers) do
+    local how, code = core.proc_wait(w.pid)
+    if not incomplete and not (how == "exit" and code == 0) then
+      incomplete = ("the worker for tasks %d-%d ended (%s %s)%s"):format(w.first, w.last, tostring(how),
+        tostring(code), c.fatal and (": " .. c.fatal) or "")
+    end
+  end
+  return incomplete
+end
+
+-- The columns of the rows, in a fixed order: keys, parameters, each
+-- model's declared columns, any other result fields (sorted), stamps.
+-- `model_columns` maps a model name to its declared columns.
+local function columns_for(parameters, model_names, model_columns, rows)
+  local columns, seen = {}, {}
+  for _, c in ipairs(M.STAMP_COLUMNS) do
+    seen[c] = true
+  end
+  local function add(c)
+    if not seen[c] then
+      seen[c] = true
+      columns[#columns + 1] = c
+    end
+  end
+  for _, c in ipairs(M.KEY_COLUMNS) do
+    add(c)
+  end
+  for _, p in ipairs(parameters) do
+    add(p.column)
+  end
+  for _, name in ipairs(model_names) do
+    for _, c in ipairs(model_columns[name] or {}) do
+      add(c)
+    end
+  end
+  local extra = {}
+  for _, row in ipairs(rows) do
+    for k in pairs(row) do
+      if not seen[k] then
+        extra[#extra + 1] = k
+        seen[k] = true
+      end
+    end
+  end
+  table.sort(extra)
+  for _, c in ipairs(extra) do
+    columns[#columns + 1] = c
+  end
+  for _, c in ipairs(M.STAMP_COLUMNS) do
+    columns[#columns + 1] = c
+  end
+  return columns
+end
+
+-- The command line of this process, as words.
+local function command_line(args)
+  args = args or _G.arg
+  if type(args) ~= "table" then
+    return "(library call)"
+  end
+  local words = { "gpush" }
+  local first = args[0] and 0 or 1
+  for i = first, #args do
+    local a = tostring(args[i])
+    words[#words + 1] = a:find("[%s'\"]") and ("'" .. a:gsub("'", "'\\''") .. "'") or a
+  end
+  return table.concat(words, " ")
+end
+M.command_line = command_line
+
+-- Provenance stamp of a sweep's outputs.
+function M.provenance(description, identity, base_hash, command)
+  return {
+    gpush = core.version(),
+    sweep = description.name,
+    identity = identity,
+    base = ("%s%s (config hash %s)"):format(description.preset,
+      #description.overrides > 0 and (" " .. table.concat(description.overrides, " ")) or "", base_hash),
+    seed = tostring(description.seed),
+    workloads = table.concat(description.workloads, " "),
+    command = command,
+    hashes = "config_hash (resolved configuration) and trace_hash (kernel content) per row",
+  }
+end
+
+-- Runs a sweep (or its shard).  opts: jobs (default 1; 0 = every core),
+-- shard = {index, count}, quiet, progress_stream, tty, command (string or
+-- arg-style table).  Returns a Results (with extra.sweep, extra.tasks, and
+-- extra.shard when sharded), or nil and a message when the sweep cannot
+-- start (an unreadable trace, a bad base configuration).
+function M.run(sweep, opts)
+  if getmetatable(sweep) ~= Sweep then
+    error("gpush.experiment.run: expected a sweep from experiment.new", 2)
+  end
+  opts = opts or {}
+  local jobs = opts.jobs or 1
+  if math.type(jobs) ~= "integer" or jobs < 0 then
+    error("gpush.experiment.run: jobs must be a non-negative integer", 2)
+  end
+  if jobs == 0 then
+    jobs = core.proc_cpus()
+  end
+  local plan, err = make_plan(sweep)
+  if not plan then
+    return nil, err
+  end
+  local first, last = 1, plan.tasks
+  local shard = opts.shard
+  if shard then
+    first, last = M.slice(1, plan.tasks, shard.index, shard.count)
+  end
+  local count = math.max(0, last - first + 1)
+  local progress = M.progress(count, { label = sweep.name, stream = opts.progress_stream, tty = opts.tty,
+    quiet = opts.quiet })
+  local c = collector(progress)
+  local guard = core.sigint_catch()
+  local ok, incomplete = pcall(function()
+    if jobs <= 1 or count <= 1 then
+      return run_in_process(plan, first, last, c)
+    end
+    return run_workers(plan, first, last, math.min(jobs, count), c)
+  end)
+  guard:release()
+  if not ok then
+    error(incomplete, 0)
+  end
+  progress:finish()
+  local rows, failures, tasks = {}, {}, {}
+  for t = first, last do
+    if c.rows[t] then
+      rows[#rows + 1] = c.rows[t]
+      tasks[#tasks + 1] = t
+    elseif c.failures[t] then
+      local f = c.failures[t]
+      f.task = t
+      failures[#failures + 1] = f
+    end
+  end
+  local description = sweep:describe()
+  local identity = sweep:identity()
+  local command = type(opts.command) == "string" and opts.command or command_line(opts.command)
+  local extra = { sweep = description, identity = identity, tasks = tasks, total_tasks = plan.tasks }
+  if shard then
+    extra.shard = { index = shard.index, count = shard.count, first_task = first, last_task = last }
+  end
+  return results.new { columns = columns_for(description.parameters, description.models,
+    description.model_columns, rows), rows = rows, failures = failures,
+    incomplete = incomplete, extra = extra,
+    provenance = M.provenance(description, identity, config.hash(plan.base), command) }
+end
+
+-- Outputs --------------------------------------------------------------------------
+
+-- A row's point as "v1, v2, ..." in parameter order.
+local function point_values(description, row)
+  local parts = {}
+  for i, p in ipairs(description.parameters) do
+    parts[i] = value_text(row[p.column])
+  end
+  return table.concat(parts, ", ")
+end
+
+-- The best-point table: for each kernel and model, the baseline point
+-- (summary.baseline) and the point with the smallest summary.objective,
+-- the value shown (summary.show) and the bottleneck column at both.
+local function best_point_table(res, d, s)
+  local objective, show, bottleneck = s.objective or "cycles", s.show or s.objective or "cycles", s.bottleneck
+  local label = s.label or show
+  local columns = {}
+  for i, p in ipairs(d.parameters) do
+    columns[i] = p.column
+  end
+  local headers = { "kernel", "model", "baseline " .. label }
+  if bottleneck then
+    headers[#headers + 1] = "baseline bottleneck"
+  end
+  for _, h in ipairs { ("best point (%s)"):format(table.concat(columns, ", ")), "best " .. label, "speed-up" } do
+    headers[#headers + 1] = h
+  end
+  if bottleneck then
+    headers[#headers + 1] = "best-point bottleneck"
+  end
+  local cells = {}
+  local fmt = s.format or "%.1f"
+  local function shown(r)
+    return type(r[show]) == "number" and fmt:format(r[show]) or r[show]
+  end
+  for _, g in ipairs(res:group("workload", "kernel", "launch", "model")) do
+    local base, best
+    for _, r in ipairs(g.rows.rows) do
+      local is_base = s.baseline ~= nil
+      for column, v in pairs(s.baseline or {}) do
+        is_base = is_base and r[column] == v
+      end
+      if is_base then
+        base = r
+      end
+      if type(r[objective]) == "number" and (not best or r[objective] < best[objective]) then
+        best = r
+      end
+    end
+    if best then
+      local row = { g.key.kernel, g.key.model, base and shown(base) or "-" }
+      if bottleneck then
+        row[#row + 1] = base and base[bottleneck] or "-"
+      end
+      row[#row + 1] = point_values(d, best)
+      row[#row + 1] = shown(best)
+      row[#row + 1] = base and ("%.2fx"):format(base[objective] / best[objective]) or "-"
+      if bottleneck then
+        row[#row + 1] = best[bottleneck]
+      end
+      cells[#cells + 1] = row
+    end
+  end
+  return markdown.table(headers, cells)
+end
+
+-- Every row, without the provenance hashes.
+local function full_table(res)
+  local headers, cells = {}, {}
+  for _, c in ipairs(res.columns) do
+    if c ~= "config_hash" and c ~= "trace_hash" then
+      headers[#headers + 1] = c
+    end
+  end
+  for i, r in ipairs(res.rows) do
+    local row = {}
+    for j, c in ipairs(headers) do
+      row[j] = r[c]
+    end
+    cells[i] = row
+  end
+  return markdown.table(headers, cells)
+end
+
+-- The Markdown summary: the sweep's shape, then the best-point table when
+-- the sweep has a `summary` (else every row), then the failures.
+function M.summary_markdown(res)
+  local d = res.extra.sweep
+  local lines = { "# " .. d.title, "" }
+  local names = {}
+  for i, p in ipairs(d.parameters) do
+    local values = {}
+    for j, v in ipairs(p.values or {}) do
+      values[j] = value_text(v)
+    end
+    names[i] = p.column .. (#values > 0 and (" {" .. table.concat(values, ",") .. "}") or "")
+  end
+  local kernels = res:group("workload", "kernel", "launch")
+  lines[#lines + 1] = ("%d kernels x %d points (%s) x %d models = %d results, %d failed."):format(#kernels,
+    #d.points, table.concat(names, "; "), #d.models, #res.rows, #res.failures)
+  for _, note in ipairs(d.summary and d.summary.notes or {}) do
+    lines[#lines + 1] = note
+  end
+  lines[#lines + 1] = ""
+  if res.incomplete then
+    lines[#lines + 1] = "**Incomplete:** " .. res.incomplete .. "; the table covers the finished points only."
+    lines[#lines + 1] = ""
+  end
+  local table_lines = d.summary and best_point_table(res, d, d.summary) or full_table(res)
+  for _, l in ipairs(table_lines) do
+    lines[#lines + 1] = l
+  end
+  results.append_failures(lines, res.failures)
+  return lines
+end
+
+-- The full Markdown file: the summary and the provenance stamp.
+function M.markdown_file(res)
+  local lines = M.summary_markdown(res)
+  lines[#lines + 1] = ""
+  for _, l in ipairs(markdown.stamp(res.provenance)) do
+    lines[#lines + 1] = l
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- Writes DIR/NAME.csv, .json and .md (and runs the sweep's reports, each
+-- "module:function" called as f(results, dir) -> list of paths written);
+-- returns the list of paths, or nil and a message.
+function M.write_outputs(res, dir)
+  local ok, err = core.mkdir(dir)
+  if not ok then
+    return nil, err
+  end
+  local name = res.extra.sweep.name
+  local base = dir .. "/" .. name
+  local written = {}
+  for _, step in ipairs {
+    { base .. ".csv", function(path) return res:write_csv(path) end },
+    { base .. ".json", function(path) return res:write_json(path) end },
+    { base .. ".md", function(path)
+      local f, open_err = io.open(path, "wb")
+      if not f then
+        return nil, open_err
+      end
+      f:write(M.markdown_file(res))
+      f:close()
+      return true
+    end },
+  } do
+    local done, write_err = step[2](step[1])
+    if not done then
+      return nil, write_err
+    end
+    written[#written + 1] = step[1]
+  end
+  for _, spec in ipairs(res.extra.sweep.reports or {}) do
+    local module, fn = spec:match("^([%w_%.]+):([%w_]+)$")
+    local loaded, report = pcall(require, module or "")
+    if not module or not loaded or type(report[fn]) ~= "function" then
+      return nil, ("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec)
+    end
+    local paths, report_err = report[fn](res, dir)
+    if not paths then
+      return nil, ("report '%s': %s"):format(spec, tostring(report_err))
+    end
+    for _, p in ipairs(paths) do
+      written[#written + 1] = p
+    end
+  end
+  return written
+end
+
+-- DIR/NAME.shard-I-of-N.json
+function M.shard_path(dir, name, index, count)
+  return ("%s/%s.shard-%d-of-%d.json"):format(dir, name, index, count)
+end
+
+-- Merging ---------------------------------------------------------------------------
+
+-- Combines partial results (each a Results read from a shard file, with
+-- its file name in `names`) into the single-run Results; refuses partials
+-- of different sweeps, duplicate and missing shards, incomplete shards and
+-- kernels whose content differs between shards.  Returns Results or nil,
+-- message.
+function M.merge(partials, names, command)
+  if #partials == 0 then
+    return nil, "no partial results given"
+  end
+  local first = partials[1]
+  local by_index, count = {}, nil
+  for i, p in ipairs(partials) do
+    local name = names[i]
+    local shard = p.extra.shard
+    if not shard or not p.extra.identity or not p.extra.sweep then
+      return nil, ("%s is not a shard's partial result (no \"shard\" and \"identity\")"):format(name)
+    end
+    if p.extra.identity ~= first.extra.identity then
+      return nil, ("%s and %s belong to different sweeps (identity %s, sweep '%s' vs identity %s, sweep '%s'): "
+        .. "same definition, workloads, models and gpush version needed"):format(names[1], name,
+        first.extra.identity, first.extra.sweep.name, p.extra.identity, p.extra.sweep.name)
+    end
+    count = count or shard.count
+    if shard.count ~= count then
+      return nil, ("%s is shard %d of %d, but %s is of %d"):format(name, shard.index, shard.count, names[1], count)
+    end
+    if by_index[shard.index] then
+      return nil, ("%s and %s are both shard %d of %d"):format(names[by_index[shard.index]], name, shard.index, count)
+    end
+    if p.incomplete then
+      return nil, ("%s (shard %d of %d) is incomplete: %s; run that shard again"):format(name, shard.index, count,
+        p.incomplete)
+    end
+    by_index[shard.index] = i
+  end
+  local missing = {}
+  for index = 1, count do
+    if not by_index[index] then
+      missing[#missing + 1] = tostring(index)
+    end
+  end
+  if #missing > 0 then
+    return nil, ("missing shard%s %s of %d"):format(#missing > 1 and "s" or "", table.concat(missing, ", "), count)
+  end
+  local rows, failures, tasks, digests = {}, {}, {}, {}
+  for index = 1, count do
+    local p = partials[by_index[index]]
+    for j, row in ipairs(p.rows) do
+      local key = ("%s\0%s"):format(tostring(row.workload), tostring(row.launch))
+      if digests[key] and digests[key] ~= row.trace_hash then
+        return nil, ("kernel '%s' of %s differs between shards (trace hash %s vs %s)"):format(row.kernel,
+          row.workload, digests[key], row.trace_hash)
+      end
+      digests[key] = row.trace_hash
+      rows[#rows + 1] = row
+      tasks[#tasks + 1] = p.extra.tasks[j]
+    end
+    for _, f in ipairs(p.failures) do
+      failures[#failures + 1] = f
+    end
+  end
+  local d = first.extra.sweep
+  local provenance = {}
+  for k, v in pairs(first.provenance) do
+    provenance[k] = v
+  end
+  provenance.command = command
+  return results.new { columns = columns_for(d.parameters, d.models, d.model_columns, rows),
+    rows = rows, failures = failures, provenance = provenance,
+    extra = { sweep = d, identity = first.extra.identity, tasks = tasks, total_tasks = first.extra.total_tasks } }
+end
+
+-- Command line ------------------------------------------------------------------------
+
+M.OPTIONS_USAGE = "[--traces PATH ...] [--out DIR] [--jobs N] [--quiet] [--shard I/N] [-p key=value ...]"
+
+-- Parses the options every experiment scenario takes; returns opts or nil,
+-- message.  opts.jobs: an integer (0 = every core), opts.shard {index, count}.
+function M.parse_options(args)
+  local opts, problem = cli.parse_args(args, { ["--traces"] = "+traces", ["--out"] = "=out",
+    ["--jobs"] = "=jobs", ["-j"] = "=jobs", ["--quiet"] = "quiet", ["-q"] = "quiet", ["--shard"] = "=shard",
+    ["-p"] = "+overrides", ["--help"] = "help", ["-h"] = "help" })
+  if not opts then
+    return nil, problem
+  end
+  if #opts.words > 0 then
+    return nil, ("unknown argument '%s'"):format(opts.words[1])
+  end
+  if opts.jobs then
+    local n = tonumber(opts.jobs)
+    if not n or math.type(n) ~= "integer" or n < 1 then
+      return nil, ("--jobs expects a whole number of workers (1 or more), got '%s'"):format(opts.jobs)
+    end
+    opts.jobs = n
+  else
+    opts.jobs = core.proc_cpus()
+  end
+  if opts.shard then
+    local i, n = opts.shard:match("^(%d+)/(%d+)$")
+    i, n = tonumber(i), tonumber(n)
+    if not i or n < 1 or i < 1 or i > n then
+      return nil, ("--shard expects I/N with 1 <= I <= N, got '%s'"):format(opts.shard)
+    end
+    opts.shard = { index = i, count = n }
+  end
+  return opts
+end
+
+-- The whole life of an experiment scenario: parse args (the options above),
+-- apply --traces and -p to the definition, run, write the outputs (or the
+-- shard's partial), print the summary.  Returns the exit code: 0, 1 (some
+-- points failed, or a run error), 2 (usage), 130 (interrupted).
+-- def is a sweep definition; def.default_out names the default folder.
+function M.main(def, args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local usage = ("usage: gpush %s %s\n"):format(args[0] or def.name, M.OPTIONS_USAGE)
+  local opts, problem = M.parse_options(args)
+  if not opts then
+    err:write(def.name, ": ", problem, "\n", usage)
+    return M.EXIT_USAGE
+  end
+  if opts.help then
+    out:write(usage)
+    return 0
+  end
+  local d = {}
+  for k, v in pairs(def) do
+    d[k] = v
+  end
+  if #opts.traces > 0 then
+    d.workloads = opts.traces
+  end
+  local base = type(def.base) == "string" and { preset = def.base } or def.base
+  d.base = { preset = base.preset, overrides = { table.unpack(base.overrides or {}) } }
+  for _, o in ipairs(opts.overrides) do
+    table.insert(d.base.overrides, o)
+  end
+  d.source = d.source or args[0]
+  local sweep = M.new(d)
+  local dir = opts.out or def.default_out or (def.name .. "_out")
+  local res, run_err = M.run(sweep, { jobs = opts.jobs, shard = opts.shard, quiet = opts.quiet, command = args })
+  if not res then
+    err:write(def.name, ": ", run_err, "\n")
+    return M.EXIT_FAILED
+  end
+  local written, write_err
+  if opts.shard then
+    local ok, mkdir_err = core.mkdir(dir)
+    local path = M.shard_path(dir, sweep.name, opts.shard.index, opts.shard.count)
+    if ok then
+      ok, write_err = res:write_json(path)
+    else
+      write_err = mkdir_err
+    end
+    written = ok and { path } or nil
+  else
+    written, write_err = M.write_outputs(res, dir)
+  end
+  if not written then
+    err:write(def.name, ": ", write_err, "\n")
+    return M.EXIT_FAILED
+  end
+  if not opts.shard and not opts.quiet then
+    out:write(table.concat(M.summary_markdown(res), "\n"), "\n")
+  end
+  if not opts.quiet then
+    out:write("Wrote ", table.concat(written, ", "), ".\n")
+  end
+  return M.report_end(def.name, res, err)
+end
+
+-- Prints failures and the interruption note; returns the exit code.
+function M.report_end(label, res, err)
+  for _, f in ipairs(res.failures) do
+    err:write(label, ": failed: ", f.message, "\n")
+  end
+  if res.incomplete then
+    err:write(("%s: %s; wrote the %d finished rows, marked incomplete\n"):format(label, res.incomplete, #res.rows))
+    return res.incomplete:find("SIGINT", 1, true) and M.EXIT_INTERRUPTED or M.EXIT_FAILED
+  end
+  if #res.failures > 0 then
+    err:write(("%s: %d of %d points failed (listed above); the other results are written\n"):format(label,
+      #res.failures, #res.failures + #res.rows))
+    return M.EXIT_FAILED
+  end
+  return 0
+end
+
+-- Models ----------------------------------------------------------------------------
+
+M.models = {}
+
+local STACK = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
+
+-- The largest non-BASE component of a CPI stack (BASE when none is > 0).
+function M.dominant(stack)
+  local best, value = "BASE", 0
+  for _, name in ipairs(STACK) do
+    if name ~= "BASE" and stack[name] > value then
+      best, value = name, stack[name]
+    end
+  end
+  return best
+end
+
+-- GPUMech (gpush.gpumech) under a policy: the representative warp is chosen
+-- once per kernel on the base configuration (shared by every GPUMech model
+-- of the sweep through the kernel's cache), the memory replay is cached per
+-- memory parameters.  Columns: cycles, time_us, ipc, cpi, the CPI stack
+-- (cpi_base ... cpi_queue), achieved DRAM bandwidth (achieved_gbs: bytes the
+-- functional memory model moved over the predicted time) and its share of
+-- the configuration's peak (dram_util), the dominant bottleneck.
+-- opts: policy "rr"|"gto", model (a gpumech.models key), select, name.
+function M.models.gpumech(opts)
+  opts = opts or {}
+  local gpumech, memsim = require "gpush.gpumech", require "gpush.memsim"
+  local policy = opts.policy or "rr"
+  local columns = { "cycles", "time_us", "ipc", "cpi" }
+  for _, s in ipairs(STACK) do
+    columns[#columns + 1] = "cpi_" .. s:lower()
+  end
+  for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "waves", "warnings" } do
+    columns[#columns + 1] = c
+  end
+  return {
+    name = opts.name or ("gpumech-" .. policy),
+    columns = columns,
+    prepare = function(kernel, base, cache, ctx)
+      local key = "gpumech.prepare/" .. (opts.select or "kmeans")
+      if not cache[key] then
+        cache[key] = { gpumech.prepare(kernel, base, { select = opts.select, seed = ctx.seed }) }
+      end
+      return cache[key][1], cache[key][2]
+    end,
+    run = function(kernel, cfg, prepared, cache)
+      local r, err = gpumech.predict(kernel, cfg, { policy = policy, model = opts.model, select = opts.select,
+        prepared = prepared, memory_cache = cache })
+      if not r then
+        return nil, err
+      end
+      local mem = assert(memsim.functional_cached(kernel, cfg, cache))
+      local seconds = r.time_us * 1e-6
+      local achieved = seconds > 0 and (mem.dram_bytes_read + mem.dram_bytes_written) / seconds / 1e9 or 0
+      local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, cpi = r.cpi, achieved_gbs = achieved,
+        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack), waves = r.waves,
+        warnings = table.concat(r.warnings, "; ") }
+      for _, s in ipairs(STACK) do
+        row["cpi_" .. s:lower()] = r.stack[s]
+      end
+      return row
+    end,
+  }
+end
+
+-- The abstract timing simulator (gpush.sim) under a policy ("lrr"|"gto"):
+-- cycles, time_us, ipc, achieved_gbs, dram_util.  It has no per-kernel
+-- preparation; every point is a full simulation.
+function M.models.sim(opts)
+  opts = opts or {}
+  local sim = require "gpush.sim"
+  local policy = opts.policy or "lrr"
+  return {
+    name = opts.name or ("sim-" .. policy),
+    columns = { "cycles", "time_us", "ipc", "achieved_gbs", "dram_util" },
+    run = function(kernel, cfg)
+      local r, err = sim.run(kernel, cfg, { policy = policy })
+      if not r then
+        return nil, err
+      end
+      return { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, achieved_gbs = r.dram_gbs,
+        dram_util = r.dram_gbs / cfg.dram.bandwidth_gbs }
+    end,
+  }
+end
+
+return M
