@@ -11,7 +11,8 @@
 --
 -- Rows are tables keyed by column name; a missing value is nil (an empty CSV
 -- field, an absent JSON key, "-" in Markdown).  Every file carries the
--- provenance table: '# key: value' lines in CSV, a "provenance" object in
+-- provenance table: '# key: value' lines in CSV (failures as
+-- '# failed: message'), a "provenance" object in
 -- JSON, a closing "Provenance" list in Markdown.  `failures` (a list of
 -- tables with at least `message`) and `incomplete` (nil or the reason the
 -- run stopped early) travel with the rows; `extra` holds further top-level
@@ -291,15 +292,10 @@ local function one_line(s)
   return (tostring(s):gsub("\r?\n", " "))
 end
 
--- The text of a failure for one line: its fields (sorted) then the message.
+-- The text of a failure for one line: its message, which names the
+-- kernel, model and parameters of the point.
 local function failure_text(f)
-  local parts = {}
-  for _, k in ipairs(sorted_keys(f)) do
-    if k ~= "message" and type(f[k]) ~= "table" then
-      parts[#parts + 1] = ("%s=%s"):format(k, type(f[k]) == "number" and csv.number(f[k]) or tostring(f[k]))
-    end
-  end
-  return one_line(table.concat(parts, " ") .. ": " .. tostring(f.message))
+  return one_line(f.message)
 end
 
 function Results:to_csv()

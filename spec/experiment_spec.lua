@@ -1,0 +1,331 @@
+-- gpush.experiment: sweep order, per-kernel caching, slices, workers,
+-- failures, progress, provenance, Ctrl-C.
+local helper = require "spec_helper"
+local core = require "gpush.core"
+local experiment = require "gpush.experiment"
+local results = require "gpush.results"
+
+-- A Lua model that records its calls: cycles = warps * 10 + mshrs, plus the
+-- prepared value and what it found in the shared per-kernel cache.
+local function counting_model(name, log)
+  return {
+    name = name,
+    columns = { "cycles", "prepared", "cache_seen" },
+    prepare = function(kernel, base, cache, ctx)
+      log.prepare[#log.prepare + 1] = name .. ":" .. ctx.kernel
+      cache.visits = (cache.visits or 0) + 1
+      return kernel:info().kernel .. "@" .. base.sm.max_warps
+    end,
+    run = function(kernel, cfg, prepared, cache)
+      log.run = log.run + 1
+      return { cycles = cfg.sm.max_warps * 10 + cfg.l1.mshrs, prepared = prepared, cache_seen = cache.visits }
+    end,
+  }
+end
+
+local function toy_sweep(log, extra)
+  local def = {
+    name = "toy", base = { preset = "gtx660ti", overrides = { "clock.core_mhz=1000" } },
+    parameters = { { path = "sm.max_warps", values = { 16, 32 }, column = "warps" },
+      { path = "l1.mshrs", values = { 8, 64, 16 }, column = "mshrs" } },
+    workloads = { "suite:sfu_heavy", "suite:stream_triad" },
+    models = { counting_model("m1", log), counting_model("m2", log) },
+  }
+  for k, v in pairs(extra or {}) do
+    def[k] = v
+  end
+  return experiment.new(def)
+end
+
+local function new_log()
+  return { prepare = {}, run = 0 }
+end
+
+describe("gpush.experiment", function()
+  it("orders rows kernel, model, then points with the first parameter slowest", function()
+    local log = new_log()
+    local r = assert(experiment.run(toy_sweep(log), { quiet = true, command = "test" }))
+    assert.are.equal(24, #r.rows)
+    local seen = {}
+    for i, row in ipairs(r.rows) do
+      seen[i] = ("%s/%s/%d/%d"):format(row.kernel, row.model, row.warps, row.mshrs)
+    end
+    assert.are.same({
+      "sfu_heavy/m1/16/8", "sfu_heavy/m1/16/64", "sfu_heavy/m1/16/16",
+      "sfu_heavy/m1/32/8", "sfu_heavy/m1/32/64", "sfu_heavy/m1/32/16",
+    }, { table.unpack(seen, 1, 6) })
+    assert.are.equal("sfu_heavy/m2/16/8", seen[7])
+    assert.are.equal("stream_triad/m1/16/8", seen[13])
+    assert.are.equal("stream_triad/m2/32/16", seen[24])
+    assert.are.equal(32 * 10 + 16, r.rows[24].cycles)
+    assert.are.same({ "workload", "kernel", "launch", "model", "warps", "mshrs", "cycles", "prepared", "cache_seen",
+      "config_hash", "trace_hash" }, r.columns)
+    -- explicit points keep their order
+    local explicit = experiment.new { name = "pts", base = "gtx660ti", workloads = "suite:sfu_heavy",
+      models = { counting_model("m", new_log()) },
+      parameters = { { path = "l1.mshrs", column = "mshrs" } },
+      points = { { ["l1.mshrs"] = 64 }, { ["l1.mshrs"] = 8 }, { ["l1.mshrs"] = 32 } } }
+    local e = assert(experiment.run(explicit, { quiet = true }))
+    assert.are.same({ 64, 8, 32 }, (e:column("mshrs")))
+    assert.are.same({ 640 + 64, 640 + 8, 640 + 32 }, (e:column("cycles")))
+  end)
+
+  it("prepares each kernel once per model, on the base configuration, and shares one cache per kernel", function()
+    local log = new_log()
+    local r = assert(experiment.run(toy_sweep(log), { quiet = true }))
+    assert.are.same({ "m1:sfu_heavy", "m2:sfu_heavy", "m1:stream_triad", "m2:stream_triad" }, log.prepare)
+    assert.are.equal(24, log.run)
+    -- m2's runs see both models' visits to the kernel's cache; a new kernel starts empty
+    assert.are.equal(1, r.rows[1].cache_seen)
+    assert.are.equal(2, r.rows[7].cache_seen)
+    assert.are.equal(1, r.rows[13].cache_seen)
+    assert.are.equal("sfu_heavy@64", r.rows[1].prepared) -- the preset's 64 warps, not the point's 16
+  end)
+
+  it("slices task ranges into contiguous, disjoint, covering runs", function()
+    for _, n in ipairs { 1, 2, 3, 7, 24, 30 } do
+      local covered, last_hi = 0, 0
+      for i = 1, n do
+        local lo, hi = experiment.slice(1, 24, i, n)
+        assert.are.equal(last_hi + 1, lo)
+        covered = covered + math.max(0, hi - lo + 1)
+        last_hi = math.max(last_hi, hi)
+      end
+      assert.are.equal(24, covered)
+      assert.are.equal(24, last_hi)
+    end
+    assert.are.same({ 9, 16 }, { experiment.slice(1, 24, 2, 3) })
+  end)
+
+  it("gives --jobs 2 the same bytes as --jobs 1 (GPUMech RR and GTO)", function()
+    local function sweep()
+      return experiment.new { name = "eq", base = "gtx660ti", workloads = { "suite:sfu_heavy", "suite:stream_triad" },
+        parameters = { { path = "sm.max_warps", values = { 16, 64 } }, { path = "dram.bandwidth_gbs", values = { 96, 192 } } },
+        models = { experiment.models.gpumech { policy = "rr" }, experiment.models.gpumech { policy = "gto" } } }
+    end
+    local one = assert(experiment.run(sweep(), { jobs = 1, quiet = true, command = "same" }))
+    local two = assert(experiment.run(sweep(), { jobs = 2, quiet = true, command = "same" }))
+    local three = assert(experiment.run(sweep(), { jobs = 3, quiet = true, command = "same" }))
+    assert.are.equal(16, #one.rows)
+    assert.are.equal(one:to_csv(), two:to_csv())
+    assert.are.equal(one:to_json(), two:to_json())
+    assert.are.equal(one:to_json(), three:to_json())
+    local row = one.rows[1]
+    assert.is_true(row.cycles > 0 and row.achieved_gbs > 0)
+    assert.are.near(row.cpi, row.cpi_base + row.cpi_dep + row.cpi_l1 + row.cpi_l2 + row.cpi_dram + row.cpi_mshr
+      + row.cpi_queue, 1e-9 * row.cpi)
+    -- achieved bandwidth never above the configured peak
+    for _, r in ipairs(one.rows) do
+      assert.is_true(r.dram_util <= 1, r.kernel)
+    end
+  end)
+
+  it("reports a failing point with its parameters and keeps the other rows", function()
+    local flaky = { name = "flaky", run = function(_, cfg)
+      if cfg.l1.mshrs == 64 and cfg.sm.max_warps == 32 then
+        error("no result at 64 MSHRs", 0)
+      end
+      return { cycles = cfg.l1.mshrs }
+    end }
+    local sweep = toy_sweep(new_log(), { models = { flaky }, workloads = { "suite:sfu_heavy" } })
+    for _, jobs in ipairs { 1, 2 } do
+      local r = assert(experiment.run(sweep, { jobs = jobs, quiet = true }))
+      assert.are.equal(5, #r.rows)
+      assert.are.equal(1, #r.failures)
+      local f = r.failures[1]
+      assert.are.equal("sfu_heavy [flaky] at warps=32 mshrs=64: no result at 64 MSHRs", f.message)
+      assert.are.same({ warps = 32, mshrs = 64 }, f.params)
+      assert.are.equal(5, f.task)
+      assert.is_nil(r.incomplete)
+    end
+    -- a point whose configuration is invalid fails alone, and so does a bad result
+    local bad = toy_sweep(new_log(), { workloads = { "suite:sfu_heavy" },
+      models = { { name = "nan", run = function(_, cfg) return { x = cfg.l1.mshrs == 8 and 0 / 0 or 1 } end } },
+      parameters = { { path = "l1.mshrs", values = { 8, 0, 16 } } } })
+    local r = assert(experiment.run(bad, { quiet = true }))
+    assert.are.equal(1, #r.rows)
+    assert.are.equal(2, #r.failures)
+    assert.matches("at l1.mshrs=8: result field 'x' is ", r.failures[1].message, 1, true)
+    assert.matches("at l1.mshrs=0: %-p l1.mshrs=0: parameter 'l1.mshrs'", r.failures[2].message)
+  end)
+
+  it("returns nil and a message when the sweep cannot start, and raises on a malformed definition", function()
+    local r, err = experiment.run(toy_sweep(new_log(), { workloads = { "/nonexistent/trace" } }), { quiet = true })
+    assert.is_nil(r)
+    assert.matches("/nonexistent/trace", err, 1, true)
+    assert.has_error(function() experiment.new { name = "x y" } end,
+      "gpush.experiment: name must be a word (letters, digits, _ and -), used in file names")
+    assert.has_error(function()
+      toy_sweep(new_log(), { parameters = { { path = "sm.warps", values = { 1 } } } })
+    end, "gpush.experiment: parameters[1]: 'sm.warps' is not a configuration parameter (see gpush config describe)")
+    assert.has_error(function() toy_sweep(new_log(), { models = { { name = "m" } } }) end,
+      "gpush.experiment: models[1] needs a name (string) and run (function)")
+  end)
+
+  it("has an identity that follows the definition, workloads and models", function()
+    local a = toy_sweep(new_log()):identity()
+    assert.are.equal(a, toy_sweep(new_log()):identity())
+    assert.are_not.equal(a, toy_sweep(new_log(), { workloads = { "suite:sfu_heavy" } }):identity())
+    assert.are_not.equal(a, toy_sweep(new_log(), { seed = 2 }):identity())
+    assert.are_not.equal(a, toy_sweep(new_log(), { models = { counting_model("other", new_log()) } }):identity())
+    assert.matches("^%x+$", a)
+  end)
+
+  it("hashes a kernel's content, whatever the file format", function()
+    local trace = require "gpush.trace"
+    local function digest(input)
+      local iter = assert(trace.kernels_of(input))
+      local _, kernel = iter()
+      return core.kernel_digest(kernel)
+    end
+    local dir = helper.temp_dir()
+    assert.are.equal(0, (helper.gpush_run { "trace", "convert", "suite:stream_triad", dir .. "/k.gpt" }))
+    assert.are.equal(digest("suite:stream_triad"), digest(dir .. "/k.gpt"))
+    assert.are.equal(digest("suite:stream_triad"), digest("suite:stream_triad"))
+    assert.are_not.equal(digest("suite:stream_triad"), digest("suite:sfu_heavy"))
+    assert.are.equal(core.digest("abc"), core.digest("abc"))
+    assert.are_not.equal(core.digest("abc"), core.digest("abd"))
+    os.execute("rm -rf " .. dir)
+  end)
+end)
+
+describe("experiment progress", function()
+  local function fake_stream()
+    local s = { text = "" }
+    function s:write(...)
+      self.text = self.text .. table.concat({ ... })
+      return self
+    end
+    function s.flush() end
+    return s
+  end
+
+  it("draws a bar with rate and ETA on a terminal, plain lines otherwise, nothing when quiet", function()
+    local now = 0
+    local function clock() return now end
+    local tty, plain, quiet = fake_stream(), fake_stream(), fake_stream()
+    local bars = {
+      experiment.progress(4, { label = "s", stream = tty, tty = true, clock = clock }),
+      experiment.progress(4, { label = "s", stream = plain, tty = false, clock = clock, interval = 5 }),
+      experiment.progress(4, { label = "s", stream = quiet, tty = true, quiet = true, clock = clock }),
+    }
+    for step = 1, 4 do
+      now = step * 3
+      for _, p in ipairs(bars) do
+        p:step(step == 2)
+      end
+    end
+    for _, p in ipairs(bars) do
+      p:finish()
+    end
+    assert.matches("\rs [###############...............] 2/4   0.3/s ETA 6s, 1 failed", tty.text, 1, true)
+    local last = "\rs [##############################] 4/4   0.3/s ETA 0s, 1 failed\027[K\n"
+    assert.are.equal(last, tty.text:sub(-#last))
+    assert.is_nil(plain.text:find("\r", 1, true))
+    -- steps at 3 s (not yet due), 6 s (due), 9 s (not), 12 s (due): two lines and the final one
+    assert.are.equal("s: 2 of 4 (50%), 0.3/s, ETA 6s, 1 failed\ns: 4 of 4 (100%), 0.3/s, ETA 0s, 1 failed\n"
+      .. "s: 4 of 4 done in 12s (0.3/s), 1 failed\n", plain.text)
+    assert.are.equal("", quiet.text)
+  end)
+
+  it("keeps a redirected stderr free of bars, --quiet silent, and draws the bar on a terminal", function()
+    local dir = helper.temp_dir()
+    local args = { "scenarios/kepler_sweep.lua", "--traces", "suite:sfu_heavy", "--out", dir, "--jobs", "2" }
+    local code, _, err = helper.gpush_run(args)
+    assert.are.equal(0, code, err)
+    assert.is_nil(err:find("\r", 1, true))
+    assert.matches("kepler_sweep: 108 of 108 done in", err, 1, true)
+    args[#args + 1] = "--quiet"
+    local quiet_code, out, quiet_err = helper.gpush_run(args)
+    assert.are.equal(0, quiet_code)
+    assert.are.equal("", quiet_err)
+    assert.are.equal("", out)
+    if os.execute("command -v script >/dev/null 2>&1") then
+      local words = { helper.shell_quote(helper.gpush) }
+      for i = 1, #args - 1 do
+        words[#words + 1] = helper.shell_quote(args[i])
+      end
+      local _, tty_out = helper.run("script -qec " .. helper.shell_quote(table.concat(words, " ") .. " >/dev/null")
+        .. " /dev/null")
+      assert.matches("\rkepler_sweep [", tty_out, 1, true)
+      assert.matches("108/108", tty_out, 1, true)
+    end
+    os.execute("rm -rf " .. dir)
+  end)
+end)
+
+describe("experiment outputs", function()
+  local script = [[
+local experiment = require "gpush.experiment"
+local core = require "gpush.core"
+local main_pid = core.proc_self()
+local stop_at = tonumber(os.getenv("STOP_AT") or "-1")
+local model = { name = "toy", run = function(_, cfg)
+  if cfg.l1.mshrs == stop_at then core.proc_kill(main_pid, "INT") end
+  if cfg.l1.mshrs == 3 then return nil, "three is refused" end
+  local t = core.now()
+  while core.now() - t < 0.01 do end
+  return { cycles = 1000 - cfg.l1.mshrs }
+end }
+os.exit(experiment.main({ name = "toy", base = "gtx660ti", workloads = { "suite:sfu_heavy" }, models = { model },
+  parameters = { { path = "l1.mshrs", values = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, column = "mshrs" } },
+  summary = { objective = "cycles", baseline = { mshrs = 1 } } }, arg))
+]]
+
+  it("stamps provenance in every file and lists failures, exiting 1", function()
+    local path = helper.write_temp(script, ".lua")
+    local dir = helper.temp_dir()
+    local code, out, err = helper.gpush_run { path, "--out", dir, "--jobs", "2", "-p", "clock.core_mhz=900" }
+    assert.are.equal(1, code, err)
+    assert.matches("toy: failed: sfu_heavy [toy] at mshrs=3: three is refused", err, 1, true)
+    assert.matches("toy: 1 of 12 points failed", err, 1, true)
+    assert.matches("| sfu_heavy | toy | 999.0 | 12 | 988.0 | 1.01x |", out, 1, true)
+    local csv = helper.read_file(dir .. "/toy.csv")
+    local json_text = helper.read_file(dir .. "/toy.json")
+    local md = helper.read_file(dir .. "/toy.md")
+    local version = core.version()
+    for _, stamp in ipairs { "gpush: " .. version, "seed: 1", "sweep: toy", "base: gtx660ti clock.core_mhz=900" } do
+      assert.matches("# " .. stamp, csv, 1, true)
+      assert.matches("- " .. stamp:gsub(": ", ": `", 1), md, 1, true)
+    end
+    assert.matches("# command: gpush " .. path .. " --out " .. dir, csv, 1, true)
+    assert.matches("# identity: %x+", csv)
+    assert.matches("## Failed points (1)", md, 1, true)
+    local back = assert(results.read_json(dir .. "/toy.json"))
+    assert.are.equal(version, back.provenance.gpush)
+    assert.matches("^gpush .* %-%-jobs 2 %-p clock.core_mhz=900$", back.provenance.command)
+    assert.are.equal(11, #back.rows)
+    for _, row in ipairs(back.rows) do
+      assert.matches("^%x+$", row.config_hash)
+      assert.matches("^%x+$", row.trace_hash)
+    end
+    assert.are_not.equal(back.rows[1].config_hash, back.rows[2].config_hash)
+    assert.are.equal(back.rows[1].trace_hash, back.rows[2].trace_hash)
+    assert.matches('"failures": [', json_text, 1, true)
+    -- the CSV reads back to the same rows
+    local from_csv = assert(results.read_csv(dir .. "/toy.csv"))
+    assert.are.same(back:column("cycles"), from_csv:column("cycles"))
+    assert.are.same(back:column("trace_hash"), from_csv:column("trace_hash"))
+    os.remove(path)
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("stops on Ctrl-C, writes the finished rows marked incomplete and exits 130", function()
+    local path = helper.write_temp(script, ".lua")
+    for _, jobs in ipairs { "1", "2" } do
+      local dir = helper.temp_dir()
+      local code, _, err = helper.gpush_run({ path, "--out", dir, "--jobs", jobs, "--quiet" }, { STOP_AT = "5" })
+      assert.are.equal(130, code, err)
+      assert.matches("toy: interrupted %(SIGINT%); wrote the %d+ finished rows, marked incomplete", err)
+      local back = assert(results.read_csv(dir .. "/toy.csv"))
+      assert.are.equal("interrupted (SIGINT)", back.incomplete)
+      assert.is_true(#back.rows >= 3 and #back.rows < 11, "rows: " .. #back.rows)
+      if jobs == "1" then
+        assert.are.same({ 1, 2, 4, 5 }, (back:column("mshrs")))
+      end
+      assert.matches("**Incomplete:** interrupted (SIGINT)", helper.read_file(dir .. "/toy.md"), 1, true)
+      os.execute("rm -rf " .. dir)
+    end
+    os.remove(path)
+  end)
+end)
