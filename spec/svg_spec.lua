@@ -2,6 +2,7 @@
 -- scale and in order, labels axes at 1-2-5 ticks, escapes text and is
 -- deterministic.
 local svg = require "gpush.report.svg"
+local helper = require "spec_helper"
 
 -- A tiny XML reader, strict enough to catch what browsers reject: one root,
 -- balanced tags, quoted attributes without '<', only the five predefined
@@ -141,7 +142,7 @@ describe("svg ticks", function()
     assert.equal("120k", svg.tick_label(120000, 20000))
   end)
 
-  it("puts log ticks at decades, with 2 and 5 over short ranges", function()
+  it("puts log ticks at decades, with 2 and 5 over ranges shorter than three decades", function()
     local t = svg.log_ticks(0.02, 700)
     local labels = {}
     for i, v in ipairs(t) do labels[i] = v.label end
@@ -149,7 +150,7 @@ describe("svg ticks", function()
     t = svg.log_ticks(3, 40)
     labels = {}
     for i, v in ipairs(t) do labels[i] = v.label end
-    assert.same({ "1", "2", "5", "10", "20", "50", "100" }, labels)
+    assert.same({ "2", "5", "10", "20", "50" }, labels) -- the axis ends at 1-2-5 values around the data
   end)
 
   it("formats values with three significant digits", function()
@@ -303,11 +304,12 @@ describe("svg.lines", function()
     assert.equal(lines[1].attrs["stroke-dasharray"], lines[3].attrs["stroke-dasharray"])
   end)
 
-  it("puts a log axis at decades and refuses values it cannot show", function()
+  it("puts a log axis at 1-2-5 steps and refuses values it cannot show", function()
     local log = parse_xml(svg.lines(data, { log_y = true }))
     local yt = tick_positions(log, "y-axis", "y")
-    assert.truthy(yt[10] and yt[100] and yt[1000])
-    assert.near(yt[10] - yt[100], yt[100] - yt[1000], 0.02)
+    -- y from 50 to 400: ticks 50, 100, 200, 500, equal distance per doubling
+    assert.truthy(yt[50] and yt[100] and yt[200] and yt[500])
+    assert.near(yt[50] - yt[100], yt[100] - yt[200], 0.02)
     local bad = { x = { 1, 2 }, series = { { label = "s", y = { 0, 1 } } } }
     assert.has_error(function() svg.lines(bad, { log_y = true }) end,
       "gpush.report.svg.lines: data.series[1].y[1] must be positive on a log axis, got 0")
@@ -441,5 +443,67 @@ describe("svg.write", function()
     local ok, err = svg.write("/nonexistent-dir/x.svg", "<svg/>")
     assert.is_nil(ok)
     assert.truthy(err:find("^/nonexistent%-dir/x.svg: cannot write"))
+  end)
+end)
+
+describe("plot data from result rows", function()
+  local rows = {
+    { kernel = "k1", model = "gto", warps = 16, bw = 96, cycles = 300, cpi_base = 0.5, cpi_dram = 2, sim_cpi = 2.4 },
+    { kernel = "k1", model = "gto", warps = 8, bw = 96, cycles = 500, cpi_base = 0.5, cpi_dram = 4, sim_cpi = 4.1 },
+    { kernel = "k1", model = "rr", warps = 8, bw = 96, cycles = 520 },
+    { kernel = "k2", model = "gto", warps = 8, bw = 192, cycles = 100, cpi_base = 0.5, cpi_dep = 1 },
+  }
+
+  it("groups CPI stacks by kernel, bars sorted by the swept value", function()
+    local gto = {}
+    for _, r in ipairs(rows) do
+      if r.model == "gto" then gto[#gto + 1] = r end
+    end
+    local d = svg.stack_data(gto, { bar = "warps", bar_format = "%s warps", marker = "sim_cpi" })
+    assert.equal(2, #d.groups)
+    assert.equal("k1", d.groups[1].label)
+    assert.equal("8 warps", d.groups[1].bars[1].label)
+    assert.equal(4, d.groups[1].bars[1].values.DRAM)
+    assert.equal(4.1, d.groups[1].bars[1].marker)
+    assert.equal("16 warps", d.groups[1].bars[2].label)
+    assert.equal(1, d.groups[2].bars[1].values.DEP)
+    assert.has_error(function() svg.stack_data(rows, { bar = "warps" }) end,
+      "gpush.report.svg.stack_data: rows 2 and 3 are both kernel=k1 warps=8: filter the rows to one per bar")
+  end)
+
+  it("makes one series per kernel and model over the sorted x values", function()
+    local d = svg.series_data(rows, { x = "warps", y = "cycles" })
+    assert.same({ 8, 16 }, d.x)
+    assert.equal(3, #d.series)
+    assert.equal("k1 gto", d.series[1].label)
+    assert.same({ 500, 300 }, d.series[1].y)
+    assert.same({ 520, false }, d.series[2].y)
+    assert.equal("k1", d.series[2].group)
+    assert.equal("rr", d.series[2].style)
+  end)
+
+  it("lays a grid over two columns, bottom row the smallest y", function()
+    local d = svg.grid_data({ rows[1], rows[2], rows[4] }, { x = "warps", y = "bw", value = "cycles" })
+    assert.same({ "8", "16" }, d.x)
+    assert.same({ "96", "192" }, d.y)
+    assert.same({ { 500, 300 }, { 100, false } }, d.values)
+  end)
+
+  it("writes a sweep's CPI, cycles and heat-map SVGs from its results", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir " .. dir))
+    local res = { rows = rows, extra = { sweep = { name = "s", models = { "gto", "rr" },
+      parameters = { { path = "sm.max_warps", column = "warps", values = { 8, 16 } },
+        { path = "dram.bandwidth_gbs", column = "bw", values = { 96, 192 } } },
+      summary = { baseline = { bw = 96 } } } } }
+    local paths = assert(svg.sweep_report(res, dir))
+    assert.same({ dir .. "/s_cpi_gto.svg", dir .. "/s_cycles.svg", dir .. "/s_heatmap_k1.svg",
+      dir .. "/s_heatmap_k2.svg" }, paths)
+    local root = parse_xml(helper.read_file(paths[1]))
+    -- at bw = 96 only k1 has CPI stacks: two bars of two segments
+    assert.equal(4, #by_class(root, "segment"))
+    for _, p in ipairs(paths) do os.remove(p) end
+    os.remove(dir)
   end)
 end)

@@ -30,7 +30,7 @@ M.cpi_categories = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
 M.cpi_colors = { BASE = "#9E9E9E", DEP = "#0072B2", L1 = "#56B4E9", L2 = "#009E73",
   DRAM = "#E69F00", MSHR = "#D55E00", QUEUE = "#CC79A7" }
 
--- Sequential colour scale for heat maps (viridis at nine stops).
+-- Sequential colour scale for heat maps (viridis at ten stops).
 local SCALE = { { 68, 1, 84 }, { 72, 40, 120 }, { 62, 73, 137 }, { 49, 104, 142 }, { 38, 130, 142 },
   { 31, 158, 137 }, { 53, 183, 121 }, { 109, 205, 89 }, { 180, 222, 44 }, { 253, 231, 37 } }
 
@@ -159,24 +159,40 @@ function M.nice_ticks(lo, hi, target)
   return ticks, first * step, last * step, step
 end
 
--- Ticks for a log axis over [lo, hi] (both > 0): the decades, plus 2 and 5
--- within each decade when the range spans fewer than three decades.
+-- Ticks for a log axis over [lo, hi] (both > 0).  Ranges of three decades
+-- or more get whole decades; shorter ones 1-2-5 steps, the axis ending at
+-- the nearest such value outside the data.  Returns ticks, axis lo, axis hi.
 function M.log_ticks(lo, hi)
   local d0, d1 = math.floor(math.log(lo, 10) + 1e-9), math.ceil(math.log(hi, 10) - 1e-9)
   if d1 == d0 then
     d1 = d0 + 1
   end
   local mantissas = (d1 - d0) < 3 and { 1, 2, 5 } or { 1 }
-  local ticks = {}
+  local candidates = {}
   for d = d0, d1 do
     for _, m in ipairs(mantissas) do
-      local v = m * 10 ^ d
       if d < d1 or m == 1 then
-        ticks[#ticks + 1] = { value = v, label = M.tick_label(v, 10 ^ d) }
+        candidates[#candidates + 1] = { value = m * 10 ^ d, decade = d }
       end
     end
   end
-  return ticks, 10 ^ d0, 10 ^ d1
+  local first, last = 1, #candidates
+  for i, c in ipairs(candidates) do
+    if c.value <= lo * (1 + 1e-9) then
+      first = i
+    end
+  end
+  for i = #candidates, 1, -1 do
+    if candidates[i].value >= hi * (1 - 1e-9) then
+      last = i
+    end
+  end
+  local ticks = {}
+  for i = first, last do
+    local c = candidates[i]
+    ticks[#ticks + 1] = { value = c.value, label = M.tick_label(c.value, 10 ^ c.decade) }
+  end
+  return ticks, ticks[1].value, ticks[#ticks].value
 end
 
 -- Checking ---------------------------------------------------------------------------
@@ -969,6 +985,325 @@ function M.tornado(data, opts)
   draw_legend(doc, area, entries)
   draw_title_and_labels(doc, area)
   return doc:finish()
+end
+
+-- From result rows ----------------------------------------------------------------------
+-- Rows are plain tables keyed by column (gpush.results rows: `res.rows`, or
+-- any list of tables).  Filter them to what one plot shows first; a plot
+-- cell that two rows claim is an error naming both.
+
+local function where_of(row, columns)
+  local parts = {}
+  for _, c in ipairs(columns) do
+    parts[#parts + 1] = c .. "=" .. tostring(row[c])
+  end
+  return table.concat(parts, " ")
+end
+
+local function check_rows(fn, rows)
+  if type(rows) ~= "table" then
+    fail(fn, "rows must be a list of row tables, got %s", type(rows))
+  end
+  if #rows == 0 then
+    fail(fn, "no rows to plot (check the filter)")
+  end
+end
+
+-- Distinct values of column `c` in order of first appearance, or sorted when
+-- all are numbers.
+local function distinct(rows, c)
+  local seen, list, numeric = {}, {}, true
+  for _, row in ipairs(rows) do
+    local v = row[c]
+    if v ~= nil and not seen[v] then
+      seen[v] = true
+      list[#list + 1] = v
+      numeric = numeric and type(v) == "number"
+    end
+  end
+  if numeric then
+    table.sort(list)
+  end
+  return list
+end
+
+-- stacked_bars data from rows holding a CPI stack in columns prefix..category
+-- (lower case: cpi_base ... cpi_queue) or a `stack` table.  opts: group
+-- (column, default "kernel"), bar (column), bar_format (string.format
+-- pattern for a bar's label, default "%s"), prefix ("cpi_"), marker (a
+-- column or a function(row) -> number or nil, e.g. the simulator's CPI).
+function M.stack_data(rows, opts)
+  local fn = "stack_data"
+  check_rows(fn, rows)
+  opts = opts or {}
+  local group_col, bar_col = opts.group or "kernel", opts.bar
+  if type(bar_col) ~= "string" then
+    fail(fn, "opts.bar must name the column whose values make the bars")
+  end
+  local prefix, fmt = opts.prefix or "cpi_", opts.bar_format or "%s"
+  local groups, by_group, seen = {}, {}, {}
+  for i, row in ipairs(rows) do
+    local g = row[group_col]
+    if g == nil or row[bar_col] == nil then
+      fail(fn, "rows[%d] has no '%s' or '%s'", i, group_col, bar_col)
+    end
+    local key = tostring(g) .. "\0" .. tostring(row[bar_col])
+    if seen[key] then
+      fail(fn, "rows %d and %d are both %s: filter the rows to one per bar", seen[key], i,
+        where_of(row, { group_col, bar_col }))
+    end
+    seen[key] = i
+    if not by_group[g] then
+      by_group[g] = { label = tostring(g), bars = {} }
+      groups[#groups + 1] = by_group[g]
+    end
+    local values = {}
+    for _, c in ipairs(M.cpi_categories) do
+      local v = row.stack and row.stack[c] or row[prefix .. c:lower()]
+      values[c] = v
+    end
+    local marker = opts.marker
+    if type(marker) == "function" then
+      marker = marker(row)
+    elseif marker ~= nil then
+      marker = row[marker]
+    end
+    local bar_value = row[bar_col]
+    by_group[g].bars[#by_group[g].bars + 1] = { label = fmt:format(M.format_compact(bar_value)), values = values,
+      marker = marker, order = bar_value }
+  end
+  for _, g in ipairs(groups) do
+    table.sort(g.bars, function(a, b)
+      if type(a.order) == "number" and type(b.order) == "number" then
+        return a.order < b.order
+      end
+      return tostring(a.order) < tostring(b.order)
+    end)
+    for _, bar in ipairs(g.bars) do
+      bar.order = nil
+    end
+  end
+  return { groups = groups }
+end
+
+-- lines data: one series per distinct combination of the `series` columns
+-- (in order of first appearance), x = the distinct values of column x
+-- (sorted), y = column y (false where a series has no row).  opts: x, y,
+-- series (list of columns, default {"kernel", "model"}), group and style
+-- (columns that pick colour and marker; default the first and second
+-- series columns).
+function M.series_data(rows, opts)
+  local fn = "series_data"
+  check_rows(fn, rows)
+  opts = opts or {}
+  if type(opts.x) ~= "string" or type(opts.y) ~= "string" then
+    fail(fn, "opts.x and opts.y must name columns")
+  end
+  local cols = opts.series or { "kernel", "model" }
+  local group_col, style_col = opts.group or cols[1], opts.style or cols[2]
+  local xs = distinct(rows, opts.x)
+  local index = {}
+  for i, v in ipairs(xs) do
+    index[v] = i
+  end
+  local series, by_key = {}, {}
+  for i, row in ipairs(rows) do
+    local parts = {}
+    for j, c in ipairs(cols) do
+      parts[j] = tostring(row[c])
+    end
+    local key = table.concat(parts, " ")
+    local s = by_key[key]
+    if not s then
+      s = { label = key, group = group_col and tostring(row[group_col]), style = style_col and tostring(row[style_col]),
+        y = {}, rows = {} }
+      for k = 1, #xs do
+        s.y[k] = false
+      end
+      by_key[key] = s
+      series[#series + 1] = s
+    end
+    local k = index[row[opts.x]]
+    if not k then
+      fail(fn, "rows[%d] has no '%s'", i, opts.x)
+    end
+    if s.rows[k] then
+      fail(fn, "rows %d and %d are both %s: filter the rows to one per point", s.rows[k], i,
+        where_of(row, { opts.x, table.unpack(cols) }))
+    end
+    s.rows[k] = i
+    s.y[k] = row[opts.y] == nil and false or row[opts.y]
+  end
+  for _, s in ipairs(series) do
+    s.rows = nil
+  end
+  return { x = xs, series = series }
+end
+
+-- heatmap data over two columns: x and y the distinct values (sorted),
+-- values[iy][ix] = column `value` (false where no row).  opts: x, y, value.
+function M.grid_data(rows, opts)
+  local fn = "grid_data"
+  check_rows(fn, rows)
+  opts = opts or {}
+  if type(opts.x) ~= "string" or type(opts.y) ~= "string" or type(opts.value) ~= "string" then
+    fail(fn, "opts.x, opts.y and opts.value must name columns")
+  end
+  local xs, ys = distinct(rows, opts.x), distinct(rows, opts.y)
+  local xi, yi, values, owner = {}, {}, {}, {}
+  for i, v in ipairs(xs) do xi[v] = i end
+  for i, v in ipairs(ys) do
+    yi[v] = i
+    values[i], owner[i] = {}, {}
+    for j = 1, #xs do
+      values[i][j] = false
+    end
+  end
+  for i, row in ipairs(rows) do
+    local c, r = xi[row[opts.x]], yi[row[opts.y]]
+    if not c or not r then
+      fail(fn, "rows[%d] has no '%s' or '%s'", i, opts.x, opts.y)
+    end
+    if owner[r][c] then
+      fail(fn, "rows %d and %d are both %s: filter the rows to one per cell", owner[r][c], i,
+        where_of(row, { opts.x, opts.y }))
+    end
+    owner[r][c] = i
+    values[r][c] = row[opts.value] == nil and false or row[opts.value]
+  end
+  local xl, yl = {}, {}
+  for i, v in ipairs(xs) do xl[i] = M.format_compact(v) end
+  for i, v in ipairs(ys) do yl[i] = M.format_compact(v) end
+  return { x = xl, y = yl, values = values }
+end
+
+-- Sweep reports ---------------------------------------------------------------------------
+
+local function file_part(s)
+  return (tostring(s):gsub("[^%w_.-]+", "_"))
+end
+
+-- The rows with every parameter column but `free` ones at its fixed value:
+-- the summary's baseline when the sweep names one, else the first value.
+local function slice(rows, sweep, free)
+  local fixed = {}
+  local baseline = sweep.summary and sweep.summary.baseline or {}
+  for _, p in ipairs(sweep.parameters or {}) do
+    if not free[p.column] and p.values and #p.values > 0 then
+      local v = baseline[p.column]
+      if v == nil then
+        v = p.values[1]
+      end
+      fixed[p.column] = v
+    end
+  end
+  local out = {}
+  for _, row in ipairs(rows) do
+    local keep = true
+    for c, v in pairs(fixed) do
+      if row[c] ~= v then
+        keep = false
+        break
+      end
+    end
+    if keep then
+      out[#out + 1] = row
+    end
+  end
+  return out, fixed
+end
+
+local function fixed_text(fixed, sweep)
+  local parts = {}
+  for _, p in ipairs(sweep.parameters) do
+    if fixed[p.column] ~= nil then
+      parts[#parts + 1] = p.column .. " " .. M.format_compact(fixed[p.column])
+    end
+  end
+  return #parts > 0 and (" at " .. table.concat(parts, ", ")) or ""
+end
+
+-- The SVG report of a sweep, for the experiment engine's `reports` list
+-- ("gpush.report.svg:sweep_report", called as f(results, dir)): with the
+-- first swept parameter on the x axis and the others at the baseline,
+--   NAME_cpi_MODEL.svg  CPI stacks per kernel (models with cpi_* columns),
+--   NAME_cycles.svg     cycles of every kernel and model,
+-- and with the first two parameters, NAME_heatmap_KERNEL.svg: the first
+-- model's cycles per kernel.  Returns the paths written, or nil, message.
+function M.sweep_report(res, dir)
+  local sweep = res.extra and res.extra.sweep
+  if type(sweep) ~= "table" or type(sweep.parameters) ~= "table" or #sweep.parameters == 0 then
+    return nil, "sweep_report needs a sweep's results with at least one swept parameter"
+  end
+  local rows = res.rows or {}
+  if #rows == 0 then
+    return {}
+  end
+  local x = sweep.parameters[1]
+  local x_label = x.column .. (x.column ~= x.path and (" (" .. x.path .. ")") or "")
+  local written = {}
+  local function emit(name, text)
+    local path = ("%s/%s_%s.svg"):format(dir, sweep.name, name)
+    local ok, err = M.write(path, text)
+    if not ok then
+      return nil, err
+    end
+    written[#written + 1] = path
+    return true
+  end
+  local line_rows, fixed = slice(rows, sweep, { [x.column] = true })
+  local at = fixed_text(fixed, sweep)
+  for _, model in ipairs(sweep.models or {}) do
+    local model_rows = {}
+    for _, row in ipairs(line_rows) do
+      if row.model == model and row.cpi_base ~= nil then
+        model_rows[#model_rows + 1] = row
+      end
+    end
+    if #model_rows > 0 then
+      local ok, err = emit("cpi_" .. file_part(model), M.stacked_bars(M.stack_data(model_rows,
+        { group = "kernel", bar = x.column }),
+        { title = ("CPI stacks, %s%s"):format(model, at), x_label = x_label .. ", by kernel",
+          y_label = "CPI (cycles per warp instruction)" }))
+      if not ok then
+        return nil, err
+      end
+    end
+  end
+  if #line_rows > 0 then
+    local ok, err = emit("cycles", M.lines(M.series_data(line_rows, { x = x.column, y = "cycles" }),
+      { title = ("Cycles against %s%s"):format(x.column, at), x_label = x_label, y_label = "cycles",
+        log_y = true, x_ticks = "data" }))
+    if not ok then
+      return nil, err
+    end
+  end
+  local y = sweep.parameters[2]
+  if y and sweep.models and sweep.models[1] then
+    local grid_rows, grid_fixed = slice(rows, sweep, { [x.column] = true, [y.column] = true })
+    local by_kernel, kernels = {}, {}
+    for _, row in ipairs(grid_rows) do
+      if row.model == sweep.models[1] and row.cycles ~= nil then
+        local k = tostring(row.kernel) .. (row.launch and ("_" .. tostring(row.launch)) or "")
+        if not by_kernel[k] then
+          by_kernel[k] = {}
+          kernels[#kernels + 1] = k
+        end
+        table.insert(by_kernel[k], row)
+      end
+    end
+    for _, k in ipairs(kernels) do
+      local first = by_kernel[k][1]
+      local ok, err = emit("heatmap_" .. file_part(k), M.heatmap(M.grid_data(by_kernel[k],
+        { x = x.column, y = y.column, value = "cycles" }),
+        { title = ("%s, %s: cycles%s"):format(first.kernel, sweep.models[1], fixed_text(grid_fixed, sweep)),
+          x_label = x_label, y_label = y.column, value_label = "cycles" }))
+      if not ok then
+        return nil, err
+      end
+    end
+  end
+  return written
 end
 
 -- Files ------------------------------------------------------------------------------------
