@@ -661,6 +661,7 @@ local function run_workers(plan, first, last, jobs, c)
       if not w then
         for _, started in ipairs(workers) do
           core.proc_kill(started.pid, "TERM")
+          core.proc_wait(started.pid)
         end
         error("gpush.experiment: " .. err, 0)
       end
@@ -668,37 +669,39 @@ local function run_workers(plan, first, last, jobs, c)
     end
   end
   local incomplete
-  while true do
-    local open = {}
-    for _, w in ipairs(workers) do
-      if w.open then
-        open[#open + 1] = w
+  local ok, loop_err = pcall(function()
+    while true do
+      local open = {}
+      for _, w in ipairs(workers) do
+        if w.open then
+          open[#open + 1] = w
+        end
       end
-    end
-    if #open == 0 or core.sigint_pending() then
-      break
-    end
-    local pipes = {}
-    for i, w in ipairs(open) do
-      pipes[i] = w.pipe
-    end
-    local ready, err = core.proc_poll(pipes, 1000)
-    if not ready and err ~= "interrupted" then
-      error("gpush.experiment: " .. err, 0)
-    end
-    for i, w in ipairs(open) do
-      if ready and ready[i] then
-        local chunk = assert(w.pipe:read())
-        if chunk == "" then
-          w.open = false
-          w.pipe:close()
-        else
-          w.buffer = w.buffer .. chunk
-          drain_lines(w, c.take)
+      if #open == 0 or core.sigint_pending() then
+        break
+      end
+      local pipes = {}
+      for i, w in ipairs(open) do
+        pipes[i] = w.pipe
+      end
+      local ready, err = core.proc_poll(pipes, 1000)
+      if not ready and err ~= "interrupted" then
+        error("gpush.experiment: " .. err, 0)
+      end
+      for i, w in ipairs(open) do
+        if ready and ready[i] then
+          local chunk = assert(w.pipe:read())
+          if chunk == "" then
+            w.open = false
+            w.pipe:close()
+          else
+            w.buffer = w.buffer .. chunk
+            drain_lines(w, c.take)
+          end
         end
       end
     end
-  end
+  end)
   if core.sigint_pending() then
     incomplete = "interrupted (SIGINT)"
   end
@@ -707,6 +710,12 @@ local function run_workers(plan, first, last, jobs, c)
       core.proc_kill(w.pid, "TERM")
       w.pipe:close()
     end
+  end
+  if not ok then -- stop every worker before passing the error on
+    for _, w in ipairs(workers) do
+      core.proc_wait(w.pid)
+    end
+    error(loop_err, 0)
   end
   for _, w in ipairs(workers) do
     local how, code = core.proc_wait(w.pid)
