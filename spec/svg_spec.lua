@@ -415,7 +415,7 @@ describe("svg.tornado", function()
 
   it("draws bars from zero, widths proportional to the changes", function()
     local xt = tick_positions(root, "x-axis", "x")
-    local px = (xt[10] - xt[0]) / 10 -- pixels per percent
+    local px = (xt[20] - xt[0]) / 20 -- pixels per percent
     local low = by_class(root, "bar-low")
     local high = by_class(root, "bar-high")
     assert.equal(2, #low)
@@ -505,5 +505,29 @@ describe("plot data from result rows", function()
     assert.equal(4, #by_class(root, "segment"))
     for _, p in ipairs(paths) do os.remove(p) end
     os.remove(dir)
+  end)
+end)
+
+describe("scenarios/report_gallery.lua", function()
+  it("writes every plot kind and the roofline and tornado tables", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local code, out, err = helper.gpush_run { "scenarios/report_gallery.lua", "--traces", "suite:stream_triad",
+      "--jobs", "1", "--quiet", "--out", dir }
+    assert.equal(0, code, err)
+    assert.equal("", out)
+    for _, suffix in ipairs({ "fig16", "speedup", "roofline", "tornado", "cpi_gpumech-gto", "cycles",
+      "heatmap_stream_triad_1" }) do
+      local root = parse_xml(helper.read_file(dir .. "/report_gallery_" .. suffix .. ".svg"))
+      assert.equal("svg", root.name)
+    end
+    local index = helper.read_file(dir .. "/report_gallery_index.md")
+    -- stream_triad: a[i] = b[i] + s * c[i], one FFMA (2 FLOPs) per element against two 4-byte loads
+    -- and one 4-byte store: 2/12 FLOP/B
+    assert.truthy(index:find("| stream_triad | gpumech-gto | 0.167 |", 1, true))
+    assert.truthy(index:find("| l1.mshrs | 32 | 16 | 64 |", 1, true))
+    assert.truthy(index:find("| dram.bandwidth_gbs | 144 | 96 | 192 |", 1, true))
+    assert.truthy(index:find("- report_gallery.csv", 1, true))
+    os.execute("rm -rf " .. helper.shell_quote(dir))
   end)
 end)

@@ -951,7 +951,7 @@ function M.tornado(data, opts)
   local entries = { { label = data.low_label or "low value", color = M.palette[1] },
     { label = data.high_label or "high value", color = M.palette[2] } }
   local area = layout(doc, legend_width(entries), 58, math.max(78, 16 + label_w))
-  local span = math.max(-lo, hi)
+  local span = math.max(-lo, hi) * 1.2 -- room for the value written at a bar's end
   if span == 0 then
     span = 0.01
   end
