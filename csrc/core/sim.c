@@ -1,5 +1,6 @@
 /*
- * sim.c -- the abstract timing simulator.
+ * sim.c -- the abstract timing simulator: the event loop, thread blocks,
+ * warps and instruction issue.
  *
  * GATSim (Punniyamurthy et al.) schedules warps over occupancy vectors SM
  * after SM (Algorithm 1); gpush runs one time-ordered loop over all SMs so
@@ -7,32 +8,36 @@
  * pre-characterisation with per-instruction timing from the configuration:
  *  - an instruction issues when its producers' results are ready (the
  *    trace's nearest-producer and nearest-load-producer distances: a
- *    dependent instruction issues L cycles after its producer), its unit is
- *    free (initiation interval per unit, per scheduler: FUFree in
- *    Algorithm 1), and its warp is not waiting at a barrier;
+ *    dependent instruction issues L cycles after its producer; Algorithm 1
+ *    line 7's l_{s,p} = 0), its unit is free (initiation interval per unit,
+ *    per scheduler: FUFree in line 7), and its warp is not waiting at a
+ *    barrier;
  *  - each scheduler issues from up to sm.issue_width different warps per
- *    cycle (one instruction per warp per cycle), choosing by loose
- *    round-robin (LRR) or greedy-then-oldest (GTO);
+ *    cycle (one instruction per warp per cycle) by its policy (ScheduleWarp,
+ *    line 9; sim_sched.c);
  *  - global, local and texture accesses go through memsim's timed mode: the
  *    LSU is busy one cycle per line request, the instruction completes when
  *    its last request returns; shared-memory accesses take the shared latency
- *    plus one cycle per extra bank pass; constant loads the constant latency;
+ *    plus one cycle per extra bank pass; constant loads the constant latency
+ *    (HandleSpecial, line 12);
  *  - BAR.SYNC holds a warp until every live warp of its block arrives;
  *    DEPBAR waits for the warp's outstanding LDGSTS copies;
  *  - thread blocks go to SMs round-robin up to occupancy, then each freed
  *    slot takes the next block after block_launch_cycles;
- *  - when no scheduler can issue, time jumps to the next cycle one can, so
- *    idle cycles cost nothing.
+ *  - time advances one cycle after an issue (line 21) and otherwise jumps to
+ *    the earliest cycle any scheduler can issue (line 23), so idle cycles
+ *    cost nothing.
+ * The loop is event-driven: a scheduler is looked at only at the cycles it
+ * can act (sched_state.wake), in SM-then-scheduler order within a cycle, so
+ * memory requests reach memsim in time order.
  * A warp is done when its last result is ready; an SM's cycles are those of
  * its last warp; the kernel's are the slowest SM's plus the launch cost.
  */
-#include "sim.h"
+#include "sim_state.h"
 
 #include <math.h>
 #include <string.h>
 
-enum { UNIT_INT, UNIT_FMA, UNIT_FP64, UNIT_SFU, UNIT_TENSOR, UNIT_UNIFORM, UNIT_OTHER, UNIT_LSU,
-       UNIT_COUNT };
 
 static const char *const stall_names[GP_STALL_COUNT] = {
     "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
@@ -62,95 +67,128 @@ static int unit_of(int c) {
   }
 }
 
-typedef struct warp_state {
-  uint64_t g, start, next, end;
-  uint64_t age;            /* dispatch order, for GTO */
-  double *done;            /* completion ring, indexed by position & mask */
-  uint64_t mask;
-  double not_before;       /* block launch */
-  double last_done, ldgsts_done;
-  double issued_at;        /* the cycle of its latest issue: one per cycle */
-  int live, at_barrier;
-} warp_state;
-
-typedef struct block_slot {
-  int64_t block;           /* -1: free */
-  uint32_t live, arrived;
-  double finish;
-} block_slot;
-
-typedef struct sm_state {
-  warp_state *warps;       /* blocks_per_sm x warps_per_block */
-  block_slot *slots;
-  double *unit_free;       /* schedulers x UNIT_COUNT */
-  int64_t *rr;             /* per scheduler: position of the last issued warp */
-  int64_t *greedy;         /* per scheduler: last issued warp slot, -1 */
-  double *wake;            /* per scheduler: no warp can issue before this */
-  int *wake_why;           /* ... and why, while it waits */
-  double finish;
-} sm_state;
-
-typedef struct sim {
-  const gp_kernel *k;
-  const gp_sim_config *cfg;
-  gp_alloc alloc;
-  sm_state *sms;
-  gp_timed *mem;
-  uint64_t next_block, blocks_done, age;
-  uint32_t wpb, slots_per_sm;
-  gp_sim_result *out;
-  gp_error *err;
-} sim;
-
-/* When instruction `next` of warp w may issue as far as its producers go. */
-static double deps_ready(const sim *s, const warp_state *w, int *on_load) {
-  const gp_kernel *k = s->k;
-  uint64_t i = w->next, j = i - w->start;
-  double ready = w->not_before, r;
-  *on_load = 0;
-  if (k->dep[i] && k->dep[i] <= j) {
-    r = w->done[(j - k->dep[i]) & w->mask];
-    if (r > ready) {
-      ready = r;
-      *on_load = (k->flags[i] & GP_INST_DEP_ON_LOAD) != 0;
-    }
+/* Each class's unit and kind, looked up once per run. */
+static void classify(sim *s) {
+  int c;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    int kind = 0;
+    if (gp_op_uses_cache(c))
+      kind |= KIND_CACHE;
+    if (c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED)
+      kind |= KIND_SHARED;
+    if (c == GP_OP_LD_CONST)
+      kind |= KIND_CONST;
+    if (gp_op_is_memory(c))
+      kind |= KIND_MEMORY;
+    if (gp_op_is_load(c) && gp_op_uses_cache(c)) /* two-level's long-latency loads */
+      kind |= KIND_LONG;
+    s->kind[c] = (uint8_t)kind;
+    s->unit_of[c] = (uint8_t)unit_of(c);
   }
-  if (k->dep_load[i] && k->dep_load[i] <= j) {
-    r = w->done[(j - k->dep_load[i]) & w->mask];
-    if (r > ready) {
-      ready = r;
-      *on_load = 1;
-    }
-  }
-  if (k->op_class[i] == GP_OP_DEPBAR && w->ldgsts_done > ready) {
-    ready = w->ldgsts_done;
-    *on_load = 1;
-  }
-  return ready;
 }
 
-/* Puts block b on SM sm in slot `slot`, its warps ready from `when`. */
+/* Copies the trace data of the warp's next SIM_CHUNK instructions. */
+static void fill_chunk(const sim *s, warp_state *w) {
+  const gp_kernel *k = s->k;
+  uint64_t i = w->next, n = w->end - i, x;
+  if (n > SIM_CHUNK)
+    n = SIM_CHUNK;
+  for (x = 0; x < n; x++) {
+    packed_inst *p = &w->chunk[x];
+    p->pc_index = k->pc_index[i + x];
+    p->mem = k->mem[i + x];
+    p->dep = k->dep[i + x];
+    p->dep_load = k->dep_load[i + x];
+    p->op_class = k->op_class[i + x];
+    p->flags = k->flags[i + x];
+    p->active = k->active[i + x];
+    p->width = k->width[i + x];
+  }
+  w->chunk_base = i;
+  w->chunk_end = i + n;
+}
+
+/* When instruction `next` of warp w may issue as far as its producers go,
+ * and whether the last producer is a load.  Computed once, right after the
+ * warp's previous issue: nothing else changes it. */
+static void prepare_next(const sim *s, warp_state *w) {
+  const packed_inst *p;
+  uint64_t i = w->next, j = i - w->start;
+  double ready = w->not_before, r;
+  int on_load = 0;
+  if (i >= w->chunk_end)
+    fill_chunk(s, w);
+  p = w->cur = &w->chunk[i - w->chunk_base];
+  if (p->dep && p->dep <= j) {
+    r = w->done[(j - p->dep) & w->mask];
+    if (r > ready) {
+      ready = r;
+      on_load = (p->flags & GP_INST_DEP_ON_LOAD) != 0;
+    }
+  }
+  if (p->dep_load && p->dep_load <= j) {
+    r = w->done[(j - p->dep_load) & w->mask];
+    if (r > ready) {
+      ready = r;
+      on_load = 1;
+    }
+  }
+  if (p->op_class == GP_OP_DEPBAR && w->ldgsts_done > ready) {
+    ready = w->ldgsts_done;
+    on_load = 1;
+  }
+  w->ready = ready;
+  w->on_load = (uint8_t)on_load;
+  w->unit = s->unit_of[p->op_class];
+}
+
+/* Every scheduler of SM smi looks again: those after the current one in
+ * this cycle, the others in the next (a barrier release or a new block). */
+void sim_wake_sm(sim *s, uint32_t smi) {
+  uint32_t sc;
+  s->sets_changed = 1;
+  for (sc = 0; sc < s->S; sc++) {
+    uint32_t g = smi * s->S + sc;
+    s->sms[smi].scheds[sc].sleeping = 0;
+    bit_set(g > s->cur_g ? s->due_now : s->due_next, g);
+  }
+}
+
+/* Counts the positions of a slot on each scheduler as resident (+1) or not
+ * (-1): a scheduler with no resident position is idle, not starved. */
+static void mark_resident(sim *s, uint32_t smi, uint32_t slot, int delta) {
+  uint32_t w;
+  for (w = 0; w < s->wpb; w++) {
+    sched_state *q = &s->sms[smi].scheds[(slot * s->wpb + w) % s->S];
+    q->resident = (uint32_t)((int64_t)q->resident + delta);
+  }
+}
+
+/* Puts block b on SM smi in slot `slot`, its warps ready from `when`. */
 static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when) {
   const gp_kernel *k = s->k;
   sm_state *sm = &s->sms[smi];
   uint32_t w;
-  for (w = 0; w < s->cfg->schedulers; w++)
-    sm->wake[w] = 0; /* new warps: every scheduler looks again */
+  sim_wake_sm(s, smi);
+  if (sm->slots[slot].block < 0)
+    mark_resident(s, smi, slot, +1);
   sm->slots[slot].block = (int64_t)b;
   sm->slots[slot].live = 0;
   sm->slots[slot].arrived = 0;
   sm->slots[slot].finish = when;
   for (w = 0; w < s->wpb; w++) {
-    warp_state *ws = &sm->warps[slot * s->wpb + w];
+    uint32_t idx = slot * s->wpb + w;
+    warp_state *ws = &sm->warps[idx];
     uint64_t g = b * s->wpb + w, ring = 1;
+    packed_inst *chunk = ws->chunk;
     memset(ws, 0, sizeof *ws);
+    ws->chunk = chunk;
     ws->g = g;
     ws->start = ws->next = k->warp_start[g];
     ws->end = k->warp_start[g] + k->warp_len[g];
     ws->age = s->age++;
     ws->not_before = when;
     ws->last_done = when;
-    ws->issued_at = -1;
     if (ws->end == ws->start)
       continue; /* a warp the trace does not list never runs */
     while (ring < k->warp_len[g] && ring < 65536)
@@ -159,29 +197,51 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     if (ws->done == NULL)
       return gp_error_set(s->err, "sim: out of memory");
     ws->mask = ring - 1;
+    if (ws->chunk == NULL &&
+        (ws->chunk = gp_malloc(&s->alloc, SIM_CHUNK * sizeof *ws->chunk)) == NULL)
+      return gp_error_set(s->err, "sim: out of memory");
     ws->live = 1;
     sm->slots[slot].live++;
+    prepare_next(s, ws);
+    sched_enqueue(&sm->scheds[idx % s->S], ws, idx / s->S, s->t);
   }
   return GP_OK;
 }
 
-/* The next block for a freed slot, if any; otherwise the slot stays free. */
-static int refill(sim *s, uint32_t smi, uint32_t slot, double when) {
-  if (s->next_block >= s->k->blocks) {
-    s->sms[smi].slots[slot].block = -1;
-    return GP_OK;
+/* Gives a free slot the next block, launched block_launch_cycles after
+ * `when`; a block whose warps the trace does not list finishes at once. */
+static int place(sim *s, uint32_t smi, uint32_t slot, double when) {
+  block_slot *b = &s->sms[smi].slots[slot];
+  while (s->next_block < s->k->blocks) {
+    if (dispatch(s, smi, slot, s->next_block++, when + s->cfg->block_launch_cycles) != GP_OK)
+      return GP_ERR;
+    if (b->live > 0)
+      return GP_OK;
+    s->blocks_done++;
   }
-  return dispatch(s, smi, slot, s->next_block++, when + s->cfg->block_launch_cycles);
+  if (b->block >= 0)
+    mark_resident(s, smi, slot, -1);
+  b->block = -1;
+  return GP_OK;
 }
 
-/* Every warp of a block's slot passes its barrier; schedulers look again. */
-static void release_barrier(sim *s, sm_state *sm, uint32_t slot) {
+/* Every warp of a block's slot passes its barrier. */
+static void release_barrier(sim *s, uint32_t smi, uint32_t slot) {
+  sm_state *sm = &s->sms[smi];
   uint32_t x;
-  for (x = 0; x < s->wpb; x++)
-    sm->warps[slot * s->wpb + x].at_barrier = 0;
+  for (x = 0; x < s->wpb; x++) {
+    uint32_t idx = slot * s->wpb + x;
+    warp_state *w = &sm->warps[idx];
+    if (w->at_barrier && w->live) {
+      sched_state *q = &sm->scheds[idx % s->S];
+      bit_clear(set_of(q, SET_BARRIER), idx / s->S);
+      w->at_barrier = 0;
+      sched_enqueue(q, w, idx / s->S, s->t);
+    }
+    w->at_barrier = 0;
+  }
   sm->slots[slot].arrived = 0;
-  for (x = 0; x < s->cfg->schedulers; x++)
-    sm->wake[x] = 0;
+  sim_wake_sm(s, smi);
 }
 
 /* A warp issued its last instruction. */
@@ -191,35 +251,50 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   uint32_t slot = idx / s->wpb;
   block_slot *b = &sm->slots[slot];
   w->live = 0;
+  w->at_barrier = 0;
   s->out->warp_done[w->g] = w->last_done;
+  s->out->counters.resident_warp_cycles += w->last_done - w->not_before;
   if (w->last_done > b->finish)
     b->finish = w->last_done;
   if (w->last_done > sm->finish)
     sm->finish = w->last_done;
   gp_free(&s->alloc, w->done, (w->mask + 1) * sizeof *w->done);
   w->done = NULL;
+  sched_leave_active(&sm->scheds[idx % s->S], idx / s->S);
   b->live--;
   if (b->live > 0 && b->arrived >= b->live) /* the barrier no longer waits for it */
-    release_barrier(s, sm, slot);
+    release_barrier(s, smi, slot);
   if (b->live == 0) {
     s->blocks_done++;
-    return refill(s, smi, slot, b->finish);
+    return place(s, smi, slot, b->finish);
   }
   return GP_OK;
 }
 
-/* Issues instruction `next` of warp `idx` on SM smi, scheduler sc, at t. */
-static int issue(sim *s, uint32_t smi, uint32_t sc, uint32_t idx, double t) {
+/* Issues the next instruction of the warp at position `pos` of scheduler sc
+ * on SM smi at cycle t (Algorithm 1 lines 10-20): the unit's next free
+ * cycle, the completion time (memory through memsim), the barrier, and the
+ * warp's next instruction's readiness. */
+int sim_issue(sim *s, uint32_t smi, uint32_t sc, uint32_t pos, double t) {
   const gp_kernel *k = s->k;
   const gp_sim_config *cfg = s->cfg;
   sm_state *sm = &s->sms[smi];
+  sched_state *q = &sm->scheds[sc];
+  uint32_t idx = sc + pos * s->S;
   warp_state *w = &sm->warps[idx];
-  uint64_t i = w->next, j = i - w->start;
-  int c = k->op_class[i], unit = unit_of(c);
+  gp_sim_counters *n = &s->out->counters;
+  const packed_inst *p = w->cur;
+  uint64_t j = w->next - w->start;
+  int c = p->op_class, unit = w->unit;
   double busy = cfg->interval[c] > 0 ? cfg->interval[c] : 1, complete = t + cfg->latency[c];
-  if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(c)) {
-    const gp_mem_record *m = &k->mem_records[k->mem[i]];
-    double done_each[64];
+  int kind = s->kind[c];
+  bit_clear(set_of(q, unit), pos);
+  bit_clear(set_of(q, SET_READY_ANY), pos);
+  if (kind == 0) {
+    /* compute, branch, barrier: latency and interval only */
+  } else if (p->mem != UINT32_MAX && (kind & KIND_CACHE)) {
+    const gp_mem_record *m = &k->mem_records[p->mem];
+    double done_each[GP_MAX_LINES_PER_INST];
     if (m->line_count > 0) {
       if (gp_timed_submit(s->mem, smi, t, c, k->lines + m->line_start,
                           k->sector_masks + m->line_start, m->line_count, done_each, &complete,
@@ -231,147 +306,118 @@ static int issue(sim *s, uint32_t smi, uint32_t sc, uint32_t idx, double t) {
     }
     if (c == GP_OP_LDGSTS && complete > w->ldgsts_done)
       w->ldgsts_done = complete;
-  } else if (c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED) {
+  } else if (kind & KIND_SHARED) {
     uint32_t passes = 1;
-    if (k->mem[i] != UINT32_MAX) {
-      const gp_mem_record *m = &k->mem_records[k->mem[i]];
-      passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count, k->width[i],
+    if (p->mem != UINT32_MAX) {
+      const gp_mem_record *m = &k->mem_records[p->mem];
+      passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count, p->width,
                                 cfg->shared_banks, cfg->shared_bank_bytes);
+    }
+    if (passes > 1) {
+      n->bank_conflicts++;
+      n->bank_extra_passes += passes - 1;
     }
     busy = passes > 0 ? passes : 1;
     complete = t + cfg->shared_latency + (passes > 1 ? passes - 1 : 0);
-  } else if (c == GP_OP_LD_CONST) {
+  } else if (kind & KIND_CONST) {
     complete = t + cfg->const_latency;
-  } else if (gp_op_is_memory(c)) {
+  } else if (kind & KIND_MEMORY) {
     complete = t + 1; /* a memory instruction with an empty mask */
   }
-  sm->unit_free[sc * UNIT_COUNT + unit] = t + busy;
+  if (unit == UNIT_LSU)
+    n->lsu_busy_cycles += busy;
+  n->class_issued[c]++;
+  n->class_lanes[c] += p->active;
+  q->unit_free[unit] = t + busy;
   w->done[j & w->mask] = complete;
   if (complete > w->last_done)
     w->last_done = complete;
   w->next++;
-  w->issued_at = t;
   s->out->issued++;
+  s->out->sm_issued[smi]++;
   if (c == GP_OP_BARRIER) {
     uint32_t slot = idx / s->wpb;
     block_slot *b = &sm->slots[slot];
     if (++b->arrived >= b->live)
-      release_barrier(s, sm, slot);
+      release_barrier(s, smi, slot);
     else
       w->at_barrier = 1;
   }
   if (w->next == w->end)
     return retire_warp(s, smi, idx);
+  prepare_next(s, w);
+  if (w->at_barrier) {
+    bit_set(set_of(q, SET_BARRIER), pos);
+    sched_leave_active(q, pos);
+    return GP_OK;
+  }
+  sched_enqueue(q, w, pos, t);
+  /* two-level: a long-latency operation sends the warp to the pending set */
+  if (kind & KIND_LONG) {
+    if (complete > w->long_wait)
+      w->long_wait = complete;
+    sched_leave_active(q, pos);
+  }
   return GP_OK;
 }
 
-/* Whether warp idx can issue at t; else the earliest time it might, and why
- * not (a gp_stall). */
-static int eligible(const sim *s, const sm_state *sm, uint32_t sc, uint32_t idx, double t,
-                    double *when, int *why) {
-  const warp_state *w = &sm->warps[idx];
-  int on_load, c, unit;
-  double ready, free_at;
-  if (!w->live) {
-    *why = GP_STALL_NO_WARP;
-    *when = INFINITY;
-    return 0;
+/* ---------------------------------------------------------------------------
+ * The sleeping schedulers: a binary min-heap by wake cycle.
+ * ------------------------------------------------------------------------- */
+
+static int event_push(sim *s, double wake, uint32_t g) {
+  size_t i;
+  if (s->event_count == s->event_cap) {
+    size_t cap = s->event_cap ? s->event_cap * 2 : 64;
+    sched_event *e = gp_realloc(&s->alloc, s->events, s->event_cap * sizeof *e, cap * sizeof *e);
+    if (e == NULL)
+      return gp_error_set(s->err, "sim: out of memory");
+    s->events = e, s->event_cap = cap;
   }
-  if (w->at_barrier) {
-    *why = GP_STALL_BARRIER;
-    *when = INFINITY; /* released by another warp's issue */
-    return 0;
+  i = s->event_count++;
+  while (i > 0 && s->events[(i - 1) / 2].wake > wake) {
+    s->events[i] = s->events[(i - 1) / 2];
+    i = (i - 1) / 2;
   }
-  if (w->issued_at == t) { /* one instruction per warp per cycle */
-    *why = GP_STALL_DEPENDENCE;
-    *when = t + 1;
-    return 0;
-  }
-  ready = deps_ready(s, w, &on_load);
-  c = s->k->op_class[w->next];
-  unit = unit_of(c);
-  free_at = sm->unit_free[sc * UNIT_COUNT + unit];
-  if (ready > t) {
-    *why = on_load ? GP_STALL_MEMORY : GP_STALL_DEPENDENCE;
-    *when = ready > free_at ? ready : free_at;
-    return 0;
-  }
-  if (free_at > t) {
-    *why = unit == UNIT_LSU ? GP_STALL_LSU : unit == UNIT_SFU ? GP_STALL_SFU : GP_STALL_UNIT;
-    *when = free_at;
-    return 0;
-  }
-  *when = t;
-  return 1;
+  s->events[i].wake = wake;
+  s->events[i].g = g;
+  return GP_OK;
 }
 
-/* One scheduler at cycle t: issues up to issue_width warps; returns the
- * number issued, the reason it did not issue (when it issued nothing) and
- * the earliest cycle it could issue next. */
-static int schedule(sim *s, uint32_t smi, uint32_t sc, double t, int *why, double *next_t) {
-  sm_state *sm = &s->sms[smi];
-  const gp_sim_config *cfg = s->cfg;
-  uint32_t n = s->slots_per_sm * s->wpb, S = cfg->schedulers, count = (n + S - 1 - sc) / S;
-  uint32_t issued = 0, step;
-  int best_why = GP_STALL_IDLE, any_resident = 0;
-  /* reasons by priority: a busy unit, then memory, dependence, barrier */
-  static const int rank[GP_STALL_COUNT] = {0, 4, 5, 6, 7, 6, 3, 1, 0};
-  *next_t = INFINITY;
-  while (issued < cfg->issue_width) {
-    int64_t pick = -1;
-    uint64_t best_age = UINT64_MAX;
-    for (step = 0; step < count; step++) {
-      uint32_t pos, idx;
-      double when;
-      int reason;
-      if (cfg->policy == GP_SIM_LRR)
-        pos = (uint32_t)((sm->rr[sc] + 1 + step) % count);
-      else
-        pos = step;
-      idx = sc + pos * S;
-      if (idx >= n)
-        continue;
-      if (sm->slots[idx / s->wpb].block >= 0)
-        any_resident = 1;
-      if (!eligible(s, sm, sc, idx, t, &when, &reason)) {
-        if (when < *next_t)
-          *next_t = when;
-        if (rank[reason] > rank[best_why])
-          best_why = reason;
-        continue;
-      }
-      if (cfg->policy == GP_SIM_LRR) {
-        pick = idx;
-        break;
-      }
-      /* GTO: the greedy warp if it can go, else the oldest */
-      if ((int64_t)idx == sm->greedy[sc]) {
-        pick = idx;
-        break;
-      }
-      if (sm->warps[idx].age < best_age) {
-        best_age = sm->warps[idx].age;
-        pick = idx;
-      }
-    }
-    if (pick < 0)
+static void event_pop(sim *s) {
+  sched_event last = s->events[--s->event_count];
+  size_t i = 0, n = s->event_count;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n)
       break;
-    if (issue(s, smi, sc, (uint32_t)pick, t) != GP_OK)
-      return -1;
-    sm->rr[sc] = (pick - sc) / S;
-    sm->greedy[sc] = pick;
-    issued++;
+    if (c + 1 < n && s->events[c + 1].wake < s->events[c].wake)
+      c++;
+    if (!(s->events[c].wake < last.wake))
+      break;
+    s->events[i] = s->events[c];
+    i = c;
   }
-  if (issued > 0) {
-    *why = GP_STALL_ISSUED;
-    *next_t = t + 1;
-  } else {
-    *why = any_resident ? best_why : GP_STALL_IDLE;
-    if (*why == GP_STALL_IDLE && !any_resident)
-      *next_t = INFINITY;
-  }
-  return (int)issued;
+  if (n > 0)
+    s->events[i] = last;
 }
+
+/* Whether the heap's top is a scheduler asleep until that cycle (entries
+ * left behind by a wake-up are stale and dropped). */
+static int event_top_valid(sim *s) {
+  while (s->event_count > 0) {
+    const sched_event *e = &s->events[0];
+    const sched_state *q = &s->sms[e->g / s->S].scheds[e->g % s->S];
+    if (q->sleeping && q->wake == e->wake)
+      return 1;
+    event_pop(s);
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Setup and the loop
+ * ------------------------------------------------------------------------- */
 
 static void free_sim(sim *s) {
   uint32_t i, x;
@@ -380,158 +426,208 @@ static void free_sim(sim *s) {
     for (i = 0; i < cfg->sms; i++) {
       sm_state *sm = &s->sms[i];
       if (sm->warps)
-        for (x = 0; x < s->slots_per_sm * s->wpb; x++)
+        for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
           if (sm->warps[x].done)
             gp_free(&s->alloc, sm->warps[x].done, (sm->warps[x].mask + 1) * sizeof(double));
+          gp_free(&s->alloc, sm->warps[x].chunk, SIM_CHUNK * sizeof(packed_inst));
+        }
       gp_free(&s->alloc, sm->warps, s->slots_per_sm * s->wpb * sizeof *sm->warps);
       gp_free(&s->alloc, sm->slots, s->slots_per_sm * sizeof *sm->slots);
-      gp_free(&s->alloc, sm->unit_free, cfg->schedulers * UNIT_COUNT * sizeof *sm->unit_free);
-      gp_free(&s->alloc, sm->rr, cfg->schedulers * sizeof *sm->rr);
-      gp_free(&s->alloc, sm->greedy, cfg->schedulers * sizeof *sm->greedy);
-      gp_free(&s->alloc, sm->wake, cfg->schedulers * sizeof *sm->wake);
-      gp_free(&s->alloc, sm->wake_why, cfg->schedulers * sizeof *sm->wake_why);
+      if (sm->scheds)
+        for (x = 0; x < s->S; x++)
+          sched_free(s, &sm->scheds[x]);
+      gp_free(&s->alloc, sm->scheds, s->S * sizeof *sm->scheds);
     }
     gp_free(&s->alloc, s->sms, cfg->sms * sizeof *s->sms);
   }
+  gp_free(&s->alloc, s->due_now, s->due_words * sizeof *s->due_now);
+  gp_free(&s->alloc, s->due_next, s->due_words * sizeof *s->due_next);
+  gp_free(&s->alloc, s->events, s->event_cap * sizeof *s->events);
+  gp_free(&s->alloc, s->cand, s->slots_per_sm * s->wpb * sizeof *s->cand);
   gp_timed_free(s->mem);
 }
 
 static int setup(sim *s) {
   const gp_sim_config *cfg = s->cfg;
-  uint32_t i, x;
+  uint32_t i, x, per_sm = s->slots_per_sm * s->wpb;
+  s->due_words = (cfg->sms * s->S + 63) / 64;
+  s->due_now = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_now);
+  s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);
+  s->cand = gp_malloc(&s->alloc, per_sm * sizeof *s->cand);
   s->sms = gp_malloc(&s->alloc, cfg->sms * sizeof *s->sms);
-  if (s->sms == NULL)
+  if (!s->due_now || !s->due_next || !s->cand || !s->sms)
     return gp_error_set(s->err, "sim: out of memory");
+  memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
+  memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
   memset(s->sms, 0, cfg->sms * sizeof *s->sms);
   for (i = 0; i < cfg->sms; i++) {
     sm_state *sm = &s->sms[i];
-    sm->warps = gp_malloc(&s->alloc, s->slots_per_sm * s->wpb * sizeof *sm->warps);
+    sm->warps = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps);
     sm->slots = gp_malloc(&s->alloc, s->slots_per_sm * sizeof *sm->slots);
-    sm->unit_free = gp_malloc(&s->alloc, cfg->schedulers * UNIT_COUNT * sizeof *sm->unit_free);
-    sm->rr = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->rr);
-    sm->greedy = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->greedy);
-    sm->wake = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->wake);
-    sm->wake_why = gp_malloc(&s->alloc, cfg->schedulers * sizeof *sm->wake_why);
-    if (!sm->warps || !sm->slots || !sm->unit_free || !sm->rr || !sm->greedy || !sm->wake ||
-        !sm->wake_why)
+    sm->scheds = gp_malloc(&s->alloc, s->S * sizeof *sm->scheds);
+    if (!sm->warps || !sm->slots || !sm->scheds)
       return gp_error_set(s->err, "sim: out of memory");
-    memset(sm->warps, 0, s->slots_per_sm * s->wpb * sizeof *sm->warps);
+    memset(sm->warps, 0, per_sm * sizeof *sm->warps);
+    memset(sm->scheds, 0, s->S * sizeof *sm->scheds);
     for (x = 0; x < s->slots_per_sm; x++)
       sm->slots[x].block = -1;
-    for (x = 0; x < cfg->schedulers * UNIT_COUNT; x++)
-      sm->unit_free[x] = 0;
-    for (x = 0; x < cfg->schedulers; x++) {
-      sm->rr[x] = -1; /* the first pick is the scheduler's first warp */
-      sm->greedy[x] = -1;
-      sm->wake[x] = 0;
-      sm->wake_why[x] = GP_STALL_IDLE;
-    }
+    for (x = 0; x < s->S; x++)
+      if (sched_alloc(s, &sm->scheds[x], (per_sm + s->S - 1 - x) / s->S) != GP_OK)
+        return GP_ERR;
   }
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < cfg->sms; i++)
-      if (s->next_block < s->k->blocks &&
-          dispatch(s, i, x, s->next_block++, cfg->block_launch_cycles) != GP_OK)
+      if (s->next_block < s->k->blocks && place(s, i, x, 0) != GP_OK)
         return GP_ERR;
+  /* every scheduler looks at cycle 0 */
+  memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
+  for (x = 0; x < cfg->sms * s->S; x++)
+    bit_set(s->due_now, x);
+  return GP_OK;
+}
+
+/* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
+ * (wake-ups may add later ones of the same SM); *issued tells whether any
+ * issued. */
+static int run_cycle(sim *s, int *issued) {
+  uint32_t wi;
+  *issued = 0;
+  for (wi = 0; wi < s->due_words; wi++) {
+    while (s->due_now[wi]) {
+      uint32_t b = (uint32_t)__builtin_ctzll(s->due_now[wi]);
+      uint32_t g = wi * 64 + b, smi = g / s->S, sc = g % s->S;
+      sched_state *q = &s->sms[smi].scheds[sc];
+      double when;
+      int n;
+      s->due_now[wi] &= s->due_now[wi] - 1;
+      s->cur_g = g;
+      n = sched_evaluate(s, smi, sc, s->t, &when);
+      if (n < 0)
+        return GP_ERR;
+      if (n > 0) {
+        *issued = 1;
+        q->sleeping = 0;
+        bit_set(s->due_next, g);
+      } else if (when < INFINITY) {
+        q->sleeping = 1;
+        q->wake = when;
+        if (event_push(s, when, g) != GP_OK)
+          return GP_ERR;
+      } else {
+        q->sleeping = 0; /* until a barrier release or a new block */
+      }
+    }
+  }
+  return GP_OK;
+}
+
+/* Algorithm 1 lines 21-25: one cycle on after an issue, else a jump to the
+ * earliest wake-up; then the schedulers due at the new cycle. */
+static int advance(sim *s, int issued) {
+  uint64_t *swap;
+  if (issued) {
+    s->t += 1;
+  } else {
+    if (!event_top_valid(s))
+      return gp_error_set(s->err,
+                          "sim: deadlock at cycle %.0f: warps wait at a barrier no warp can reach",
+                          s->t);
+    s->t += s->events[0].wake - s->t;
+  }
+  swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
+  while (event_top_valid(s) && s->events[0].wake <= s->t) {
+    uint32_t g = s->events[0].g;
+    s->sms[g / s->S].scheds[g % s->S].sleeping = 0;
+    bit_set(s->due_now, g);
+    event_pop(s);
+  }
+  return GP_OK;
+}
+
+static int alloc_result(gp_sim_result *out, const gp_alloc *alloc, const gp_kernel *k,
+                        uint32_t sms) {
+  out->sms = sms, out->warps = k->warps, out->pc_count = k->static_count;
+  out->sm_cycles = gp_malloc(alloc, sms * sizeof *out->sm_cycles);
+  out->sm_issued = gp_malloc(alloc, sms * sizeof *out->sm_issued);
+  out->sm_stalls = gp_malloc(alloc, sms * GP_STALL_COUNT * sizeof *out->sm_stalls);
+  out->warp_done = gp_malloc(alloc, (k->warps + 1) * sizeof *out->warp_done);
+  out->pc_stalls = gp_malloc(alloc, (k->static_count + 1) * GP_STALL_COUNT * sizeof(double));
+  if (!out->sm_cycles || !out->sm_issued || !out->sm_stalls || !out->warp_done || !out->pc_stalls)
+    return GP_ERR;
+  memset(out->sm_issued, 0, sms * sizeof *out->sm_issued);
+  memset(out->sm_stalls, 0, sms * GP_STALL_COUNT * sizeof *out->sm_stalls);
+  memset(out->warp_done, 0, (k->warps + 1) * sizeof *out->warp_done);
+  memset(out->pc_stalls, 0, (k->static_count + 1) * GP_STALL_COUNT * sizeof(double));
   return GP_OK;
 }
 
 int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *alloc,
                gp_sim_result *out, gp_error *err) {
   sim s;
-  double t = 0;
-  uint32_t i, sc;
-  int status = GP_OK, *whys;
+  uint32_t i;
+  int status = GP_OK;
   if (cfg->sms == 0 || cfg->schedulers == 0 || cfg->issue_width == 0 || cfg->blocks_per_sm == 0)
     return gp_error_set(err, "sim: SMs, schedulers, issue width and blocks per SM must be above 0");
   if (cfg->memory.sms != cfg->sms)
     return gp_error_set(err, "sim: the memory model has %u SMs, the simulator %u", cfg->memory.sms,
                         cfg->sms);
+  if (cfg->policy == GP_SIM_TWO_LEVEL && cfg->active_warps == 0)
+    return gp_error_set(err, "sim: the two-level scheduler's active set needs at least 1 warp");
+  if (cfg->policy == GP_SIM_CALLBACK && cfg->pick == NULL)
+    return gp_error_set(err, "sim: the callback policy needs a pick function");
+  if ((unsigned)cfg->policy > GP_SIM_CALLBACK)
+    return gp_error_set(err, "sim: unknown scheduling policy %d", (int)cfg->policy);
   memset(&s, 0, sizeof s);
   memset(out, 0, sizeof *out);
   s.k = k, s.cfg = cfg, s.alloc = *alloc, s.out = out, s.err = err;
   s.wpb = k->warps_per_block;
   s.slots_per_sm = cfg->blocks_per_sm;
-  out->sm_cycles = gp_malloc(alloc, cfg->sms * sizeof *out->sm_cycles);
-  out->warp_done = gp_malloc(alloc, (k->warps + 1) * sizeof *out->warp_done);
-  if (!out->sm_cycles || !out->warp_done) {
-    gp_sim_result_free(out, alloc, k, cfg->sms);
-    return gp_error_set(err, "sim: out of memory");
-  }
-  memset(out->warp_done, 0, (k->warps + 1) * sizeof *out->warp_done);
-  whys = gp_malloc(alloc, (size_t)cfg->sms * cfg->schedulers * sizeof *whys);
-  if (whys == NULL) {
-    gp_sim_result_free(out, alloc, k, cfg->sms);
+  s.S = cfg->schedulers;
+  classify(&s);
+  if (alloc_result(out, alloc, k, cfg->sms) != GP_OK) {
+    gp_sim_result_free(out, alloc);
     return gp_error_set(err, "sim: out of memory");
   }
   status = gp_timed_new(&s.mem, alloc, &cfg->memory, err);
   if (status == GP_OK)
     status = setup(&s);
   while (status == GP_OK && s.blocks_done < k->blocks) {
-    double next = INFINITY;
-    int any = 0;
-    uint32_t counted = 0;
-    for (i = 0; i < cfg->sms && status == GP_OK; i++) {
-      for (sc = 0; sc < cfg->schedulers; sc++) {
-        sm_state *sm = &s.sms[i];
-        int why, n = 0;
-        double when;
-        if (t < sm->wake[sc]) {
-          /* nothing changed since its last look: it still cannot issue */
-          why = sm->wake_why[sc];
-          when = sm->wake[sc];
-        } else {
-          n = schedule(&s, i, sc, t, &why, &when);
-          if (n < 0) {
-            status = GP_ERR;
-            break;
-          }
-          sm->wake[sc] = n > 0 ? 0 : when;
-          sm->wake_why[sc] = why;
-        }
-        any |= n > 0;
-        if (when < next)
-          next = when;
-        whys[counted++] = why;
-      }
-    }
-    if (status != GP_OK)
-      break;
-    if (!any && !(next < INFINITY)) {
-      /* nothing can ever issue again: every live warp waits at a barrier */
-      status = gp_error_set(err, "sim: deadlock at cycle %.0f: warps wait at a barrier no warp can reach",
-                            t);
-      break;
-    }
-    {
-      /* charge this step's cycles to each scheduler's reason */
-      double step = any || next <= t ? 1 : next - t;
-      uint32_t x;
-      for (x = 0; x < counted; x++)
-        out->stalls[whys[x]] += step;
-      t += step;
-    }
+    int issued;
+    status = run_cycle(&s, &issued);
+    if (status == GP_OK && s.blocks_done < k->blocks)
+      status = advance(&s, issued);
   }
   if (status == GP_OK) {
+    double end = k->blocks > 0 ? s.t + 1 : 0; /* the last issue's cycle is counted */
+    uint32_t sc;
     out->cycles = 0;
     for (i = 0; i < cfg->sms; i++) {
+      for (sc = 0; sc < s.S; sc++)
+        out_charge(&s, i, &s.sms[i].scheds[sc], end);
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)
         out->cycles = s.sms[i].finish;
     }
     out->cycles += cfg->kernel_launch_cycles;
     out->memory = *gp_timed_stats_of(s.mem);
+    status = out_finish(&s);
   }
   free_sim(&s);
-  gp_free(alloc, whys, (size_t)cfg->sms * cfg->schedulers * sizeof *whys);
   if (status != GP_OK)
-    gp_sim_result_free(out, alloc, k, cfg->sms);
+    gp_sim_result_free(out, alloc);
   return status;
 }
 
-void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc, const gp_kernel *k, uint32_t sms) {
-  gp_free(alloc, r->sm_cycles, sms * sizeof *r->sm_cycles);
-  gp_free(alloc, r->warp_done, (k->warps + 1) * sizeof *r->warp_done);
-  r->sm_cycles = NULL;
-  r->warp_done = NULL;
+void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc) {
+  gp_free(alloc, r->sm_cycles, r->sms * sizeof *r->sm_cycles);
+  gp_free(alloc, r->sm_issued, r->sms * sizeof *r->sm_issued);
+  gp_free(alloc, r->sm_stalls, r->sms * GP_STALL_COUNT * sizeof *r->sm_stalls);
+  gp_free(alloc, r->warp_done, (r->warps + 1) * sizeof *r->warp_done);
+  gp_free(alloc, r->pc_stalls, (r->pc_count + 1) * GP_STALL_COUNT * sizeof *r->pc_stalls);
+  gp_free(alloc, r->lines, r->line_count * sizeof *r->lines);
+  gp_free(alloc, r->line_stalls, r->line_count * GP_STALL_COUNT * sizeof *r->line_stalls);
+  r->sm_cycles = r->warp_done = r->sm_stalls = r->pc_stalls = r->line_stalls = NULL;
+  r->sm_issued = NULL;
+  r->lines = NULL;
 }

@@ -4,6 +4,11 @@
  * scoreboards from the trace's dependence distances, functional units with
  * initiation intervals, memory through memsim's timed mode, barriers, and
  * thread blocks dispatched to SMs as slots free.
+ *
+ * Files: sim.c (the event loop, blocks, warps, issue), sim_sched.c (each
+ * scheduler's ready and pending sets, the policies, stall reasons),
+ * sim_out.c (per-PC and per-line stalls, counters); sim_state.h holds the
+ * state they share.  docs/sim.md describes the model and its deviations.
  */
 #ifndef GP_SIM_H
 #define GP_SIM_H
@@ -11,7 +16,12 @@
 #include "memsim.h"
 #include "trace.h"
 
-typedef enum gp_sim_policy { GP_SIM_LRR, GP_SIM_GTO } gp_sim_policy;
+typedef enum gp_sim_policy {
+  GP_SIM_LRR,       /* loose round-robin from the warp after the last issued */
+  GP_SIM_GTO,       /* greedy-then-oldest */
+  GP_SIM_TWO_LEVEL, /* Narasiman et al.: round-robin over a small active set */
+  GP_SIM_CALLBACK   /* gp_sim_config.pick chooses */
+} gp_sim_policy;
 
 /* Why a scheduler did not issue in a cycle. */
 typedef enum gp_stall {
@@ -29,9 +39,28 @@ typedef enum gp_stall {
 
 const char *gp_stall_name(int stall);
 
+/* A warp that can issue now, as a pick callback sees it. */
+typedef struct gp_sim_candidate {
+  uint32_t warp;     /* global warp index (block x warps per block + warp) */
+  uint32_t slot;     /* its position among the scheduler's warp slots */
+  uint64_t age;      /* dispatch order: smaller is older */
+  uint32_t pc_index; /* static instruction of its next instruction */
+  uint8_t op_class;  /* ... and its class */
+} gp_sim_candidate;
+
+/* Chooses which candidate issues on scheduler `sched` of SM `sm` at
+ * `cycle`: returns an index into cand[0..n) (n >= 1), or -1 after filling
+ * err (the simulation then stops with that error).  Called once per issue,
+ * so up to issue_width times per scheduler cycle. */
+typedef int (*gp_sim_pick_fn)(void *ctx, uint32_t sm, uint32_t sched, double cycle,
+                              const gp_sim_candidate *cand, uint32_t n, gp_error *err);
+
 typedef struct gp_sim_config {
   uint32_t sms, schedulers, issue_width, blocks_per_sm;
   gp_sim_policy policy;
+  uint32_t active_warps;               /* two-level: active-set size per scheduler */
+  gp_sim_pick_fn pick;                 /* GP_SIM_CALLBACK */
+  void *pick_ctx;
   double latency[GP_OP_CLASS_COUNT];   /* producer issue to consumer issue */
   double interval[GP_OP_CLASS_COUNT];  /* cycles a unit needs per warp instruction */
   double shared_latency, const_latency;
@@ -40,12 +69,32 @@ typedef struct gp_sim_config {
   gp_timed_config memory;              /* sms must equal the above */
 } gp_sim_config;
 
+/* Raw event counts behind Wu et al.'s Table II features (the Lua layer
+ * turns them into fractions). */
+typedef struct gp_sim_counters {
+  uint64_t class_issued[GP_OP_CLASS_COUNT]; /* warp instructions per class */
+  uint64_t class_lanes[GP_OP_CLASS_COUNT];  /* active lanes summed per class */
+  double lsu_busy_cycles;      /* LSU occupancy summed over schedulers */
+  uint64_t bank_conflicts;     /* shared accesses needing more than one pass */
+  uint64_t bank_extra_passes;  /* passes beyond the first, summed */
+  double resident_warp_cycles; /* sum over warps of (last result - launch) */
+  double scheduler_cycles;     /* all schedulers' cycles (the stalls' sum) */
+} gp_sim_counters;
+
 typedef struct gp_sim_result {
   double cycles;          /* kernel: the slowest SM plus the launch overhead */
+  uint32_t sms, warps, pc_count;
   double *sm_cycles;      /* per SM: when its last warp finished */
+  uint64_t *sm_issued;    /* per SM: warp instructions */
+  double *sm_stalls;      /* per SM x GP_STALL_COUNT: its schedulers' cycles */
   double *warp_done;      /* per global warp: when its last result was ready */
   uint64_t issued;        /* warp instructions */
   double stalls[GP_STALL_COUNT]; /* scheduler cycles by reason, over all schedulers */
+  double *pc_stalls;      /* per static PC x GP_STALL_COUNT (idle cycles have no PC) */
+  uint32_t line_count;    /* distinct source lines (0 without line info) */
+  uint32_t *lines;        /* line numbers, ascending */
+  double *line_stalls;    /* per line x GP_STALL_COUNT: the sum of its PCs */
+  gp_sim_counters counters;
   gp_timed_stats memory;
 } gp_sim_result;
 
@@ -53,7 +102,6 @@ typedef struct gp_sim_result {
  * result.  Free the result's arrays with gp_sim_result_free. */
 int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *alloc,
                gp_sim_result *out, gp_error *err);
-void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc, const gp_kernel *k,
-                        uint32_t sms);
+void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc);
 
 #endif

@@ -2,12 +2,21 @@
  * l_sim.c -- the abstract simulator from Lua.
  *
  *   result = core.sim_run(kernel, params)    -- or nil, message
- * params: sms, schedulers, issue_width, blocks_per_sm, policy "lrr"|"gto",
+ * params: sms, schedulers, issue_width, blocks_per_sm,
+ *   policy "lrr"|"gto"|"two-level" or a function (see below), active_warps,
  *   latency = {class = cycles}, interval = {class = cycles} (by class name),
  *   shared_latency, const_latency, shared_banks, shared_bank_bytes,
  *   block_launch_cycles, kernel_launch_cycles, memory = {the parameters of
  *   core.memsim_timed_replay}.
- * result: cycles, issued, sm_cycles = {...}, stalls = {reason = cycles},
+ * A policy function is called as policy(where, candidates) for every issue:
+ *   where = {sm =, scheduler =, cycle =} (ids from 0), candidates = an array
+ *   of {warp =, slot =, age =, pc =, op =} (the warps that can issue now, by
+ *   slot); it returns the index (1..#candidates) of the one that issues.
+ *   Its errors come back as nil, message; they never unwind the C core.
+ * result: cycles, issued, sm_cycles, sm_issued, sm_stalls = {{reason = cycles}},
+ *   stalls = {reason = cycles}, pc_stalls = {{pc, opcode, line, total,
+ *   stalls}}, line_stalls = {{line, total, stalls}}, counts = {the raw
+ *   counters of gp_sim_counters and the cache statistics},
  *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, last_dram_done
  */
 #include "compat.h"
@@ -45,27 +54,234 @@ static void read_classes(lua_State *L, int t, const char *field, double *out, do
   lua_pop(L, 1);
 }
 
+/* ---------------------------------------------------------------------------
+ * A Lua function as the scheduling policy
+ * ------------------------------------------------------------------------- */
+
+typedef struct policy_call {
+  lua_State *L;
+  const gp_kernel *k;
+  int runner;  /* stack index of the protected runner closure */
+  int fn;      /* stack index of the user's function */
+  const gp_sim_candidate *cand;
+  uint32_t n, sm, sched;
+  double cycle;
+  lua_Integer chosen;
+} policy_call;
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* Runs under lua_pcall: builds the arguments, calls the user's function
+ * (argument 1) and checks its answer. */
+static int run_policy(lua_State *L) {
+  policy_call *pc = (policy_call *)lua_touserdata(L, 2);
+  uint32_t i;
+  lua_pushvalue(L, 1);
+  lua_createtable(L, 0, 3);
+  set_int(L, "sm", pc->sm);
+  set_int(L, "scheduler", pc->sched);
+  lua_pushnumber(L, pc->cycle);
+  lua_setfield(L, -2, "cycle");
+  lua_createtable(L, (int)pc->n, 0);
+  for (i = 0; i < pc->n; i++) {
+    const gp_sim_candidate *c = &pc->cand[i];
+    lua_createtable(L, 0, 5);
+    set_int(L, "warp", c->warp);
+    set_int(L, "slot", c->slot);
+    set_int(L, "age", (lua_Integer)c->age);
+    set_int(L, "pc", (lua_Integer)pc->k->statics[c->pc_index].pc);
+    lua_pushstring(L, gp_op_class_name(c->op_class));
+    lua_setfield(L, -2, "op");
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_call(L, 2, 1);
+  if (!gpc_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
+      lua_tointeger(L, -1) > (lua_Integer)pc->n)
+    return luaL_error(L, "sim: the policy function returned %s; expected a candidate index 1..%d",
+                      luaL_typename(L, -1), (int)pc->n);
+  pc->chosen = lua_tointeger(L, -1);
+  return 0;
+}
+
+/* gp_sim_pick_fn for a Lua function: every Lua error is caught here. */
+static int pick_lua(void *ctx, uint32_t sm, uint32_t sched, double cycle,
+                    const gp_sim_candidate *cand, uint32_t n, gp_error *err) {
+  policy_call *pc = (policy_call *)ctx;
+  lua_State *L = pc->L;
+  pc->cand = cand, pc->n = n, pc->sm = sm, pc->sched = sched, pc->cycle = cycle;
+  lua_pushvalue(L, pc->runner);
+  lua_pushvalue(L, pc->fn);
+  lua_pushlightuserdata(L, pc);
+  if (lua_pcall(L, 2, 0, 0) != 0) {
+    const char *msg = lua_tostring(L, -1);
+    gp_error_set(err, "sim: policy function failed: %s", msg ? msg : "(error object is not a string)");
+    lua_pop(L, 1);
+    return -1;
+  }
+  return (int)(pc->chosen - 1);
+}
+
+/* ---------------------------------------------------------------------------
+ * The result
+ * ------------------------------------------------------------------------- */
+
+/* Pushes {reason = cycles} for row[0..GP_STALL_COUNT) and returns the sum. */
+static double push_stalls(lua_State *L, const double *row) {
+  double total = 0;
+  int s;
+  lua_createtable(L, 0, GP_STALL_COUNT);
+  for (s = 0; s < GP_STALL_COUNT; s++) {
+    lua_pushnumber(L, row[s]);
+    lua_setfield(L, -2, gp_stall_name(s));
+    total += row[s];
+  }
+  return total;
+}
+
+static void push_pc_stalls(lua_State *L, const gp_kernel *k, const gp_sim_result *r) {
+  uint32_t i, n = 0;
+  lua_newtable(L);
+  for (i = 0; i < r->pc_count; i++) {
+    const gp_static_inst *st = &k->statics[i];
+    double total;
+    lua_createtable(L, 0, 5);
+    total = push_stalls(L, r->pc_stalls + (size_t)i * GP_STALL_COUNT);
+    lua_setfield(L, -2, "stalls");
+    if (!(total > 0)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_pushnumber(L, total);
+    lua_setfield(L, -2, "total");
+    set_int(L, "pc", (lua_Integer)st->pc);
+    lua_pushstring(L, k->strings + st->opcode);
+    lua_setfield(L, -2, "opcode");
+    if (st->line_num > 0)
+      set_int(L, "line", st->line_num);
+    gpc_rawseti(L, -2, ++n);
+  }
+}
+
+static void push_line_stalls(lua_State *L, const gp_sim_result *r) {
+  uint32_t i;
+  lua_createtable(L, (int)r->line_count, 0);
+  for (i = 0; i < r->line_count; i++) {
+    lua_createtable(L, 0, 3);
+    set_int(L, "line", r->lines[i]);
+    lua_pushnumber(L, push_stalls(L, r->line_stalls + (size_t)i * GP_STALL_COUNT));
+    lua_insert(L, -2);
+    lua_setfield(L, -3, "stalls");
+    lua_setfield(L, -2, "total");
+    gpc_rawseti(L, -2, i + 1);
+  }
+}
+
+static void push_class_counts(lua_State *L, const uint64_t *counts) {
+  int c;
+  lua_createtable(L, 0, GP_OP_CLASS_COUNT);
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    lua_pushinteger(L, (lua_Integer)counts[c]);
+    lua_setfield(L, -2, gp_op_class_name(c));
+  }
+}
+
+static void set_num(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+
+static void push_counts(lua_State *L, const gp_sim_result *r) {
+  const gp_sim_counters *c = &r->counters;
+  lua_createtable(L, 0, 16);
+  push_class_counts(L, c->class_issued);
+  lua_setfield(L, -2, "class_issued");
+  push_class_counts(L, c->class_lanes);
+  lua_setfield(L, -2, "class_lanes");
+  set_num(L, "lsu_busy_cycles", c->lsu_busy_cycles);
+  set_int(L, "bank_conflicts", (lua_Integer)c->bank_conflicts);
+  set_int(L, "bank_extra_passes", (lua_Integer)c->bank_extra_passes);
+  set_num(L, "resident_warp_cycles", c->resident_warp_cycles);
+  set_num(L, "scheduler_cycles", c->scheduler_cycles);
+  set_int(L, "l1_accesses", (lua_Integer)r->memory.l1.accesses);
+  set_int(L, "l1_hits", (lua_Integer)r->memory.l1.hits);
+  set_int(L, "l2_accesses", (lua_Integer)r->memory.l2.accesses);
+  set_int(L, "l2_hits", (lua_Integer)r->memory.l2.hits);
+}
+
+static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r, uint32_t sms) {
+  uint32_t i;
+  lua_createtable(L, 0, 16);
+  set_num(L, "cycles", r->cycles);
+  set_int(L, "issued", (lua_Integer)r->issued);
+  lua_createtable(L, (int)sms, 0);
+  for (i = 0; i < sms; i++) {
+    lua_pushnumber(L, r->sm_cycles[i]);
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "sm_cycles");
+  lua_createtable(L, (int)sms, 0);
+  for (i = 0; i < sms; i++) {
+    lua_pushinteger(L, (lua_Integer)r->sm_issued[i]);
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "sm_issued");
+  lua_createtable(L, (int)sms, 0);
+  for (i = 0; i < sms; i++) {
+    push_stalls(L, r->sm_stalls + (size_t)i * GP_STALL_COUNT);
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "sm_stalls");
+  push_stalls(L, r->stalls);
+  lua_setfield(L, -2, "stalls");
+  push_pc_stalls(L, k, r);
+  lua_setfield(L, -2, "pc_stalls");
+  push_line_stalls(L, r);
+  lua_setfield(L, -2, "line_stalls");
+  push_counts(L, r);
+  lua_setfield(L, -2, "counts");
+  set_int(L, "dram_bytes_read", (lua_Integer)r->memory.dram_bytes_read);
+  set_int(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
+  set_int(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
+  set_num(L, "last_dram_done", r->memory.last_dram_done);
+}
+
+/* Reads params.policy: a name or a function (left on the stack at *fn). */
+static gp_sim_policy read_policy(lua_State *L, int *fn) {
+  const char *name;
+  gpc_getfield(L, 2, "policy");
+  if (lua_isfunction(L, -1)) {
+    *fn = lua_gettop(L);
+    return GP_SIM_CALLBACK;
+  }
+  name = luaL_optstring(L, -1, "lrr");
+  luaL_argcheck(L, strcmp(name, "lrr") == 0 || strcmp(name, "gto") == 0 ||
+                       strcmp(name, "two-level") == 0,
+                2, "policy must be 'lrr', 'gto', 'two-level' or a function");
+  lua_pop(L, 1);
+  return strcmp(name, "gto") == 0 ? GP_SIM_GTO
+         : strcmp(name, "two-level") == 0 ? GP_SIM_TWO_LEVEL
+                                          : GP_SIM_LRR;
+}
+
 static int sim_run(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   gp_sim_config c;
   gp_sim_result r;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
-  const char *policy;
-  uint32_t i;
-  int s;
+  policy_call call;
+  int fn = 0;
   luaL_checktype(L, 2, LUA_TTABLE);
   memset(&c, 0, sizeof c);
+  memset(&call, 0, sizeof call);
   c.sms = (uint32_t)opt_number(L, 2, "sms", 1);
   c.schedulers = (uint32_t)opt_number(L, 2, "schedulers", 1);
   c.issue_width = (uint32_t)opt_number(L, 2, "issue_width", 1);
   c.blocks_per_sm = (uint32_t)opt_number(L, 2, "blocks_per_sm", 1);
-  gpc_getfield(L, 2, "policy");
-  policy = luaL_optstring(L, -1, "lrr");
-  luaL_argcheck(L, strcmp(policy, "lrr") == 0 || strcmp(policy, "gto") == 0, 2,
-                "policy must be 'lrr' or 'gto'");
-  c.policy = strcmp(policy, "gto") == 0 ? GP_SIM_GTO : GP_SIM_LRR;
-  lua_pop(L, 1);
+  c.active_warps = (uint32_t)opt_number(L, 2, "active_warps", 8);
   read_classes(L, 2, "latency", c.latency, 4);
   read_classes(L, 2, "interval", c.interval, 1);
   c.shared_latency = opt_number(L, 2, "shared_latency", 20);
@@ -82,37 +298,20 @@ static int sim_run(lua_State *L) {
   }
   lua_pop(L, 1);
   c.memory.sms = c.sms;
+  c.policy = read_policy(L, &fn);
+  if (c.policy == GP_SIM_CALLBACK) {
+    luaL_checkstack(L, 8, "sim: policy function");
+    lua_pushcfunction(L, run_policy);
+    call.L = L, call.k = k, call.runner = lua_gettop(L), call.fn = fn;
+    c.pick = pick_lua, c.pick_ctx = &call;
+  }
   if (gp_sim_run(k, &c, &alloc, &r, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
     return 2;
   }
-  lua_createtable(L, 0, 8);
-  lua_pushnumber(L, r.cycles);
-  lua_setfield(L, -2, "cycles");
-  lua_pushinteger(L, (lua_Integer)r.issued);
-  lua_setfield(L, -2, "issued");
-  lua_createtable(L, (int)c.sms, 0);
-  for (i = 0; i < c.sms; i++) {
-    lua_pushnumber(L, r.sm_cycles[i]);
-    gpc_rawseti(L, -2, i + 1);
-  }
-  lua_setfield(L, -2, "sm_cycles");
-  lua_createtable(L, 0, GP_STALL_COUNT);
-  for (s = 0; s < GP_STALL_COUNT; s++) {
-    lua_pushnumber(L, r.stalls[s]);
-    lua_setfield(L, -2, gp_stall_name(s));
-  }
-  lua_setfield(L, -2, "stalls");
-  lua_pushinteger(L, (lua_Integer)r.memory.dram_bytes_read);
-  lua_setfield(L, -2, "dram_bytes_read");
-  lua_pushinteger(L, (lua_Integer)r.memory.dram_bytes_written);
-  lua_setfield(L, -2, "dram_bytes_written");
-  lua_pushinteger(L, (lua_Integer)r.memory.mshr_full_stalls);
-  lua_setfield(L, -2, "mshr_full_stalls");
-  lua_pushnumber(L, r.memory.last_dram_done);
-  lua_setfield(L, -2, "last_dram_done");
-  gp_sim_result_free(&r, &alloc, k, c.sms);
+  push_result(L, k, &r, c.sms);
+  gp_sim_result_free(&r, &alloc);
   return 1;
 }
 

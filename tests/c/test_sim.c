@@ -55,7 +55,8 @@ static gp_sim_result run(const gp_kernel *k, const gp_sim_config *c) {
 
 static void done(gp_sim_result *r, const gp_kernel *k, uint32_t sms) {
   gp_alloc a = gp_alloc_default();
-  gp_sim_result_free(r, &a, k, sms);
+  (void)k, (void)sms;
+  gp_sim_result_free(r, &a);
 }
 
 /* One warp, a dependent chain of 10 FFMAs of latency 4 (then EXIT at latency

@@ -1,0 +1,84 @@
+/*
+ * sim_out.c -- the simulator's outputs: scheduler cycles charged to a stall
+ * reason overall, per SM and per static PC, and the per-source-line sums.
+ *
+ * A scheduler's reason holds from the cycle it was decided until the
+ * scheduler looks again (nothing it depends on changes in between), so the
+ * cycles are charged then, in one piece: an issuing cycle to the issued
+ * instructions' PCs (split evenly when several issued), a waiting one to
+ * the next PC of the warp that gave the reason, idle and no-warp cycles to
+ * no PC.
+ */
+#include "sim_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void out_charge(sim *s, uint32_t smi, sched_state *q, double until) {
+  gp_sim_result *r = s->out;
+  double d = until - q->since;
+  uint32_t x;
+  q->since = until;
+  if (!(d > 0))
+    return;
+  r->stalls[q->why] += d;
+  r->sm_stalls[(size_t)smi * GP_STALL_COUNT + (size_t)q->why] += d;
+  r->counters.scheduler_cycles += d;
+  for (x = 0; x < q->why_pc_count; x++)
+    r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + (size_t)q->why] +=
+        d / q->why_pc_count;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sums the per-PC stalls by source line (statics' line_num; 0 = none). */
+int out_finish(sim *s) {
+  const gp_kernel *k = s->k;
+  gp_sim_result *r = s->out;
+  uint32_t i, n = 0, distinct = 0, *sorted;
+  for (i = 0; i < k->static_count; i++)
+    n += k->statics[i].line_num > 0;
+  if (n == 0)
+    return GP_OK;
+  sorted = gp_malloc(&s->alloc, n * sizeof *sorted);
+  if (sorted == NULL)
+    return gp_error_set(s->err, "sim: out of memory");
+  for (i = 0; i < k->static_count; i++)
+    if (k->statics[i].line_num > 0)
+      sorted[distinct++] = k->statics[i].line_num;
+  qsort(sorted, n, sizeof *sorted, cmp_u32);
+  for (i = 1, distinct = 1; i < n; i++)
+    if (sorted[i] != sorted[distinct - 1])
+      sorted[distinct++] = sorted[i];
+  r->lines = gp_malloc(&s->alloc, distinct * sizeof *r->lines);
+  if (r->lines != NULL) {
+    memcpy(r->lines, sorted, distinct * sizeof *r->lines);
+    r->line_count = distinct;
+  }
+  gp_free(&s->alloc, sorted, n * sizeof *sorted);
+  if (r->lines == NULL)
+    return gp_error_set(s->err, "sim: out of memory");
+  r->line_stalls = gp_malloc(&s->alloc, distinct * GP_STALL_COUNT * sizeof *r->line_stalls);
+  if (r->line_stalls == NULL)
+    return gp_error_set(s->err, "sim: out of memory");
+  memset(r->line_stalls, 0, distinct * GP_STALL_COUNT * sizeof *r->line_stalls);
+  for (i = 0; i < k->static_count; i++) {
+    uint32_t line = k->statics[i].line_num, lo = 0, hi = distinct, c;
+    if (line == 0)
+      continue;
+    while (hi - lo > 1) { /* binary search: lines[lo] <= line */
+      uint32_t mid = (lo + hi) / 2;
+      if (r->lines[mid] <= line)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    for (c = 0; c < GP_STALL_COUNT; c++)
+      r->line_stalls[(size_t)lo * GP_STALL_COUNT + c] +=
+          r->pc_stalls[(size_t)i * GP_STALL_COUNT + c];
+  }
+  return GP_OK;
+}

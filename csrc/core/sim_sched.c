@@ -1,0 +1,447 @@
+/*
+ * sim_sched.c -- one warp scheduler: its ready and pending sets, the
+ * policies (ScheduleWarp in GATSim's Algorithm 1, line 9) and the reason it
+ * did not issue.
+ *
+ * A warp whose producers are done sits in the ready bitmap of its next
+ * instruction's unit; one still waiting sits in that unit's min-heap keyed
+ * by the cycle its producers finish.  At a look at cycle t the heaps give up
+ * the warps due by t, and the warps that can issue are the union of the
+ * ready bitmaps of the units free at t (Algorithm 1 line 7's rdy set):
+ * a handful of word operations, whatever the number of waiting warps.
+ *
+ * Policies:
+ *  - LRR: the first eligible warp after the last issued one, in position
+ *    order (loose round-robin);
+ *  - GTO: the last issued warp while it can issue, else the oldest eligible
+ *    (dispatch order);
+ *  - two-level (Narasiman et al., MICRO 2011): round-robin over an active set
+ *    of at most active_warps warps; a warp that issues a long-latency load
+ *    (global, local, texture, global atomic), reaches a barrier or exits
+ *    leaves it, and the oldest pending warp whose producers and
+ *    long-latency loads are done takes the free place;
+ *  - callback: the caller's pick function chooses among the eligible warps.
+ * The reason a scheduler did not issue ranks its warps' reasons (a busy SFU,
+ * then another busy unit, then a load, a dependence, a barrier) and takes
+ * the first warp in scan order with the highest; the cycles it waits are
+ * charged to that warp's next PC.
+ */
+#include "sim_state.h"
+
+#include <math.h>
+#include <string.h>
+
+int sched_alloc(sim *s, sched_state *q, uint32_t count) {
+  uint32_t u, width = s->cfg->issue_width;
+  q->count = count;
+  q->words = count > 0 ? (count + 63) / 64 : 1;
+  q->bits = gp_malloc(&s->alloc, (size_t)SET_COUNT * q->words * sizeof *q->bits);
+  q->why_pcs = gp_malloc(&s->alloc, width * sizeof *q->why_pcs);
+  q->issued_now = gp_malloc(&s->alloc, width * sizeof *q->issued_now);
+  if (!q->bits || !q->why_pcs || !q->issued_now)
+    return gp_error_set(s->err, "sim: out of memory");
+  memset(q->bits, 0, (size_t)SET_COUNT * q->words * sizeof *q->bits);
+  for (u = 0; u < UNIT_COUNT; u++) {
+    if (count > 0 && (q->heap[u] = gp_malloc(&s->alloc, count * sizeof(pend_entry))) == NULL)
+      return gp_error_set(s->err, "sim: out of memory");
+    q->unit_free[u] = 0;
+  }
+  q->pend_min = INFINITY;
+  q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
+  q->why = GP_STALL_IDLE;
+  return GP_OK;
+}
+
+void sched_free(sim *s, sched_state *q) {
+  uint32_t u;
+  gp_free(&s->alloc, q->bits, (size_t)SET_COUNT * q->words * sizeof *q->bits);
+  gp_free(&s->alloc, q->why_pcs, s->cfg->issue_width * sizeof *q->why_pcs);
+  gp_free(&s->alloc, q->issued_now, s->cfg->issue_width * sizeof *q->issued_now);
+  for (u = 0; u < UNIT_COUNT; u++)
+    gp_free(&s->alloc, q->heap[u], q->count * sizeof(pend_entry));
+}
+
+/* ---------------------------------------------------------------------------
+ * Pending heaps and bitmaps
+ * ------------------------------------------------------------------------- */
+
+static void heap_push(sched_state *q, int u, double ready, uint32_t pos) {
+  pend_entry *h = q->heap[u];
+  uint32_t i = q->heap_size[u]++;
+  while (i > 0 && h[(i - 1) / 2].ready > ready) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i].ready = ready;
+  h[i].pos = pos;
+}
+
+static void heap_pop(sched_state *q, int u) {
+  pend_entry *h = q->heap[u], last = h[--q->heap_size[u]];
+  uint32_t i = 0, n = q->heap_size[u];
+  for (;;) {
+    uint32_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && h[c + 1].ready < h[c].ready)
+      c++;
+    if (!(h[c].ready < last.ready))
+      break;
+    h[i] = h[c];
+    i = c;
+  }
+  if (n > 0)
+    h[i] = last;
+}
+
+void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
+  if (w->ready <= t) {
+    bit_set(set_of(q, w->unit), pos);
+    bit_set(set_of(q, SET_READY_ANY), pos);
+    return;
+  }
+  heap_push(q, w->unit, w->ready, pos);
+  if (w->ready < q->pend_min)
+    q->pend_min = w->ready;
+  bit_set(set_of(q, w->on_load ? SET_PEND_MEM : SET_PEND_DEP), pos);
+}
+
+void sched_leave_active(sched_state *q, uint32_t pos) {
+  uint64_t *active = set_of(q, SET_ACTIVE);
+  if (bit_test(active, pos)) {
+    bit_clear(active, pos);
+    q->active_count--;
+  }
+}
+
+/* Moves the pending warps whose producers are done by t to ready. */
+static void promote(sched_state *q, double t) {
+  int u;
+  if (q->pend_min > t)
+    return;
+  q->pend_min = INFINITY;
+  for (u = 0; u < UNIT_COUNT; u++) {
+    while (q->heap_size[u] > 0 && q->heap[u][0].ready <= t) {
+      uint32_t pos = q->heap[u][0].pos;
+      heap_pop(q, u);
+      bit_clear(set_of(q, SET_PEND_MEM), pos);
+      bit_clear(set_of(q, SET_PEND_DEP), pos);
+      bit_set(set_of(q, u), pos);
+      bit_set(set_of(q, SET_READY_ANY), pos);
+    }
+    if (q->heap_size[u] > 0 && q->heap[u][0].ready < q->pend_min)
+      q->pend_min = q->heap[u][0].ready;
+  }
+}
+
+/* Where round-robin scanning starts: the position after the last issue. */
+static uint32_t rr_start(const sched_state *q) {
+  uint32_t start = (uint32_t)(q->rr + 1);
+  return start >= q->count ? 0 : start;
+}
+
+/* The first set bit at or after `start`, wrapping round; -1 when none. */
+static inline int64_t first_from(const uint64_t *b, uint32_t words, uint32_t start) {
+  uint32_t wi = start >> 6, n;
+  uint64_t m = b[wi] & (~(uint64_t)0 << (start & 63));
+  for (n = 0; n <= words; n++) {
+    if (m)
+      return (int64_t)wi * 64 + __builtin_ctzll(m);
+    wi = wi + 1 == words ? 0 : wi + 1;
+    m = b[wi];
+  }
+  return -1;
+}
+
+static int any_bit(const uint64_t *b, uint32_t words) {
+  uint32_t i;
+  for (i = 0; i < words; i++)
+    if (b[i])
+      return 1;
+  return 0;
+}
+
+static warp_state *warp_at(const sim *s, uint32_t smi, uint32_t sc, uint32_t pos) {
+  return &s->sms[smi].warps[sc + pos * s->S];
+}
+
+/* The oldest warp of bitmap b; -1 when empty. */
+static int64_t oldest_in(const sim *s, uint32_t smi, uint32_t sc, const uint64_t *b,
+                         uint32_t words) {
+  int64_t best = -1;
+  uint64_t best_age = UINT64_MAX;
+  uint32_t wi;
+  for (wi = 0; wi < words; wi++) {
+    uint64_t m = b[wi];
+    while (m) {
+      uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
+      uint64_t age = warp_at(s, smi, sc, pos)->age;
+      m &= m - 1;
+      if (age < best_age)
+        best_age = age, best = pos;
+    }
+  }
+  return best;
+}
+
+/* The warps that can issue at t (Algorithm 1 line 7): ready, their unit
+ * free, not issued this cycle, in the active set under two-level. */
+static void eligible(const sim *s, sched_state *q, double t, uint32_t issued, uint64_t *e) {
+  const uint64_t *any = set_of(q, SET_READY_ANY);
+  uint32_t wi, x, busy = 0;
+  int u;
+  for (wi = 0; wi < q->words; wi++)
+    e[wi] = any[wi];
+  for (u = 0; u < UNIT_COUNT; u++) /* branch-free: units are busy or not at random */
+    busy |= (uint32_t)(q->unit_free[u] > t) << u;
+  while (busy) {
+    const uint64_t *r = set_of(q, __builtin_ctz(busy));
+    busy &= busy - 1;
+    for (wi = 0; wi < q->words; wi++)
+      e[wi] &= ~r[wi];
+  }
+  if (s->cfg->policy == GP_SIM_TWO_LEVEL) {
+    const uint64_t *a = set_of(q, SET_ACTIVE);
+    for (wi = 0; wi < q->words; wi++)
+      e[wi] &= a[wi];
+  }
+  for (x = 0; x < issued; x++)
+    bit_clear(e, q->issued_now[x]);
+}
+
+/* After an issue from e: the issued warp and, when its unit is now busy,
+ * the unit's other warps drop out (no new warp can have become ready unless
+ * a barrier release or a new block changed the sets). */
+static void eligible_after_issue(sched_state *q, double t, uint32_t pos, int unit, uint64_t *e) {
+  uint32_t wi;
+  bit_clear(e, pos);
+  if (q->unit_free[unit] > t) {
+    const uint64_t *r = set_of(q, unit);
+    for (wi = 0; wi < q->words; wi++)
+      e[wi] &= ~r[wi];
+  }
+}
+
+/* Two-level: fills the active set's free places with the oldest pending
+ * warps whose producers and long-latency loads are done by t. */
+static void fill_active(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t) {
+  uint64_t *c = set_of(q, SET_SCRATCH);
+  const uint64_t *a = set_of(q, SET_ACTIVE);
+  const uint64_t *any = set_of(q, SET_READY_ANY);
+  uint32_t wi;
+  if (q->active_count >= s->cfg->active_warps)
+    return;
+  for (wi = 0; wi < q->words; wi++) {
+    uint64_t m = any[wi] & ~a[wi];
+    c[wi] = 0;
+    while (m) {
+      uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
+      m &= m - 1;
+      if (warp_at(s, smi, sc, pos)->long_wait <= t)
+        bit_set(c, pos);
+    }
+  }
+  while (q->active_count < s->cfg->active_warps) {
+    int64_t pos = oldest_in(s, smi, sc, c, q->words);
+    if (pos < 0)
+      break;
+    bit_clear(c, (uint32_t)pos);
+    bit_set(set_of(q, SET_ACTIVE), (uint32_t)pos);
+    q->active_count++;
+  }
+}
+
+/* The callback policy: the eligible warps in position order to cfg->pick.
+ * Returns the chosen position, or -2 on error. */
+static int64_t pick_callback(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t,
+                             const uint64_t *e) {
+  uint32_t n = 0, wi;
+  int r;
+  for (wi = 0; wi < q->words; wi++) {
+    uint64_t m = e[wi];
+    while (m) {
+      uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
+      const warp_state *w = warp_at(s, smi, sc, pos);
+      gp_sim_candidate *c = &s->cand[n++];
+      m &= m - 1;
+      c->warp = (uint32_t)w->g, c->slot = pos, c->age = w->age;
+      c->pc_index = w->cur->pc_index;
+      c->op_class = w->cur->op_class;
+    }
+  }
+  if (n == 0)
+    return -1;
+  r = s->cfg->pick(s->cfg->pick_ctx, smi, sc, t, s->cand, n, s->err);
+  if (r < 0)
+    return -2;
+  if ((uint32_t)r >= n) {
+    gp_error_set(s->err, "sim: the pick callback chose candidate %d of %u", r, n);
+    return -2;
+  }
+  return s->cand[r].slot;
+}
+
+/* The position the policy issues next among e; -1 none, -2 error. */
+static int64_t pick(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t,
+                    const uint64_t *e) {
+  switch (s->cfg->policy) {
+  case GP_SIM_GTO:
+    if (q->greedy >= 0 && bit_test(e, (uint32_t)q->greedy))
+      return q->greedy;
+    return oldest_in(s, smi, sc, e, q->words);
+  case GP_SIM_CALLBACK:
+    return pick_callback(s, smi, sc, q, t, e);
+  default: /* LRR, and two-level within its active set */
+    return first_from(e, q->words, rr_start(q));
+  }
+}
+
+/* ---------------------------------------------------------------------------
+ * Why nothing issued, and when something can
+ * ------------------------------------------------------------------------- */
+
+static int unit_stall(int unit) {
+  return unit == UNIT_LSU ? GP_STALL_LSU : unit == UNIT_SFU ? GP_STALL_SFU : GP_STALL_UNIT;
+}
+
+static void set_reason(const sim *s, sched_state *q, uint32_t smi, uint32_t sc, int why,
+                       int64_t pos) {
+  q->why = why;
+  q->why_pc_count = 0;
+  if (pos >= 0) {
+    q->why_pcs[0] = warp_at(s, smi, sc, (uint32_t)pos)->cur->pc_index;
+    q->why_pc_count = 1;
+  }
+}
+
+/* From the sets (LRR, GTO, callback): every ready warp waits for its busy
+ * unit here; the next chance is the earliest free unit with a ready warp,
+ * or a pending warp's producers and its unit. */
+static double reason_from_sets(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
+  uint32_t start = s->cfg->policy == GP_SIM_LRR ? rr_start(q) : 0, wi;
+  uint64_t *busy = set_of(q, SET_SCRATCH);
+  double when = INFINITY;
+  int64_t pos;
+  int u;
+  memset(busy, 0, q->words * sizeof *busy);
+  for (u = 0; u < UNIT_COUNT; u++) {
+    const uint64_t *r = set_of(q, u);
+    double w = INFINITY;
+    if (any_bit(r, q->words))
+      w = q->unit_free[u];
+    else if (q->heap_size[u] > 0)
+      w = q->heap[u][0].ready > q->unit_free[u] ? q->heap[u][0].ready : q->unit_free[u];
+    if (w < when)
+      when = w;
+    if (u != UNIT_SFU)
+      for (wi = 0; wi < q->words; wi++)
+        busy[wi] |= r[wi];
+  }
+  if ((pos = first_from(set_of(q, UNIT_SFU), q->words, start)) >= 0)
+    set_reason(s, q, smi, sc, GP_STALL_SFU, pos);
+  else if ((pos = first_from(busy, q->words, start)) >= 0)
+    set_reason(s, q, smi, sc, unit_stall(warp_at(s, smi, sc, (uint32_t)pos)->unit), pos);
+  else if ((pos = first_from(set_of(q, SET_PEND_MEM), q->words, start)) >= 0)
+    set_reason(s, q, smi, sc, GP_STALL_MEMORY, pos);
+  else if ((pos = first_from(set_of(q, SET_PEND_DEP), q->words, start)) >= 0)
+    set_reason(s, q, smi, sc, GP_STALL_DEPENDENCE, pos);
+  else if ((pos = first_from(set_of(q, SET_BARRIER), q->words, start)) >= 0)
+    set_reason(s, q, smi, sc, GP_STALL_BARRIER, pos);
+  else
+    set_reason(s, q, smi, sc, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
+  return when;
+}
+
+/* Two-level: a scan in round-robin order over the warps that matter (the
+ * active set, and the pending warps while it has a free place), ranking
+ * reasons as above. */
+static double reason_two_level(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
+  static const int rank[GP_STALL_COUNT] = {0, 4, 5, 6, 7, 6, 3, 1, 0};
+  const uint64_t *active = set_of(q, SET_ACTIVE);
+  int full = q->active_count >= s->cfg->active_warps, best = GP_STALL_NO_WARP;
+  uint32_t step;
+  int64_t best_pos = -1;
+  double when = INFINITY, t = s->t;
+  for (step = 0; step < q->count; step++) {
+    uint32_t pos = (uint32_t)((q->rr + 1 + step) % q->count);
+    const warp_state *w = warp_at(s, smi, sc, pos);
+    int is_active = bit_test(active, pos), why;
+    double ready, free_at, w_when;
+    if (!w->live || w->at_barrier) {
+      why = w->live ? GP_STALL_BARRIER : GP_STALL_NO_WARP;
+      w_when = INFINITY;
+    } else if (!is_active && full) {
+      continue; /* it waits for a place in the active set */
+    } else {
+      ready = w->ready;
+      if (!is_active && w->long_wait > ready)
+        ready = w->long_wait;
+      free_at = q->unit_free[w->unit];
+      if (ready > t) {
+        why = w->on_load || (!is_active && w->long_wait > t) ? GP_STALL_MEMORY : GP_STALL_DEPENDENCE;
+        w_when = ready > free_at ? ready : free_at;
+      } else {
+        why = unit_stall(w->unit);
+        w_when = free_at > t ? free_at : t + 1;
+      }
+    }
+    if (w_when < when)
+      when = w_when;
+    if (rank[why] > rank[best])
+      best = why, best_pos = pos;
+  }
+  if (best == GP_STALL_NO_WARP)
+    set_reason(s, q, smi, sc, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
+  else
+    set_reason(s, q, smi, sc, best, best_pos);
+  return when;
+}
+
+int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
+  sched_state *q = &s->sms[smi].scheds[sc];
+  uint64_t *e = set_of(q, SET_SCRATCH);
+  uint32_t issued = 0;
+  int two_level = s->cfg->policy == GP_SIM_TWO_LEVEL;
+  out_charge(s, smi, q, t);
+  if (q->count == 0) {
+    set_reason(s, q, smi, sc, GP_STALL_IDLE, -1);
+    *when = INFINITY;
+    return 0;
+  }
+  promote(q, t);
+  if (two_level)
+    fill_active(s, smi, sc, q, t);
+  s->sets_changed = 1;
+  while (issued < s->cfg->issue_width) {
+    int64_t pos;
+    uint32_t pc;
+    int unit;
+    if (s->sets_changed || two_level)
+      eligible(s, q, t, issued, e);
+    pos = pick(s, smi, sc, q, t, e);
+    if (pos == -2)
+      return -1;
+    if (pos < 0)
+      break;
+    pc = warp_at(s, smi, sc, (uint32_t)pos)->cur->pc_index;
+    unit = warp_at(s, smi, sc, (uint32_t)pos)->unit;
+    s->sets_changed = 0;
+    if (sim_issue(s, smi, sc, (uint32_t)pos, t) != GP_OK)
+      return -1;
+    eligible_after_issue(q, t, (uint32_t)pos, unit, e);
+    q->issued_now[issued] = (uint32_t)pos;
+    q->why_pcs[issued] = pc;
+    issued++;
+    q->rr = q->greedy = pos;
+    if (two_level)
+      fill_active(s, smi, sc, q, t);
+  }
+  if (issued > 0) {
+    q->why = GP_STALL_ISSUED;
+    q->why_pc_count = issued;
+    *when = t + 1;
+    return (int)issued;
+  }
+  *when = two_level ? reason_two_level(s, smi, sc, q) : reason_from_sets(s, smi, sc, q);
+  return 0;
+}

@@ -1,0 +1,153 @@
+/*
+ * sim_state.h -- the simulator's private state, shared by sim.c (event
+ * loop, blocks, issue), sim_sched.c (per-scheduler sets and policies) and
+ * sim_out.c (outputs).  Not part of the public API.
+ *
+ * Every warp of a scheduler sits in exactly one place while it is live:
+ *  - ready[u] (and ready_any): its producers are done, its next instruction
+ *    uses unit u;
+ *  - pending: waiting for a producer, in the min-heap of unit u keyed by the
+ *    cycle its producers are done, and in pend_mem or pend_dep (why);
+ *  - barrier: waiting at BAR.SYNC.
+ * A scheduler looks at its warps only when it can act (an issue, a warp's
+ * producers finishing, a unit freeing, a barrier release, a new block), so
+ * waiting warps cost nothing.  Sets are bitmaps over the scheduler's warp
+ * positions (position p of scheduler sc is SM warp slot sc + p x schedulers).
+ */
+#ifndef GP_SIM_STATE_H
+#define GP_SIM_STATE_H
+
+#include "sim.h"
+
+enum { UNIT_INT, UNIT_FMA, UNIT_FP64, UNIT_SFU, UNIT_TENSOR, UNIT_UNIFORM, UNIT_OTHER, UNIT_LSU,
+       UNIT_COUNT };
+
+/* Bitmaps of a scheduler, each `words` 64-bit words, in sched_state.bits. */
+enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_BARRIER, SET_ACTIVE, SET_SCRATCH,
+       SET_COUNT };
+
+/* What an opcode class does in the simulator (sim.kind). */
+enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LONG = 16 };
+
+typedef struct pend_entry {
+  double ready;
+  uint32_t pos;
+} pend_entry;
+
+/* The trace data of one instruction the simulator reads, copied from the
+ * kernel's arrays a chunk at a time per warp: hundreds of warps each walking
+ * seven arrays would thrash the caches; one 16-byte record each does not. */
+typedef struct packed_inst {
+  uint32_t pc_index, mem;
+  uint16_t dep, dep_load;
+  uint8_t op_class, flags, active, width;
+} packed_inst;
+
+/* Instructions per warp chunk. */
+#define SIM_CHUNK 128
+
+typedef struct warp_state {
+  uint64_t g, start, next, end;
+  packed_inst *chunk;      /* SIM_CHUNK records from chunk_base, kept per slot */
+  const packed_inst *cur;  /* the next instruction's record */
+  uint64_t chunk_base, chunk_end;
+  uint64_t age;            /* dispatch order, for GTO and two-level */
+  double *done;            /* completion ring, indexed by position & mask */
+  uint64_t mask;
+  double not_before;       /* block launch */
+  double last_done, ldgsts_done;
+  double ready;            /* when the next instruction's producers are done */
+  double long_wait;        /* two-level: when its last long-latency load returns */
+  uint8_t on_load;         /* ... and whether the last of them is a load */
+  uint8_t unit;            /* the next instruction's unit */
+  uint8_t live, at_barrier;
+} warp_state;
+
+typedef struct block_slot {
+  int64_t block;           /* -1: free */
+  uint32_t live, arrived;
+  double finish;
+} block_slot;
+
+typedef struct sched_state {
+  uint32_t count, words;   /* warp positions and bitmap words */
+  uint64_t *bits;          /* SET_COUNT x words */
+  pend_entry *heap[UNIT_COUNT]; /* pending warps per unit, count entries each */
+  uint32_t heap_size[UNIT_COUNT];
+  double pend_min;         /* the earliest heap top over all units */
+  double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1 */
+  int64_t rr;              /* position of the last issued warp (-1: none) */
+  int64_t greedy;          /* GTO: the same, as the greedy warp */
+  uint32_t resident;       /* positions in slots holding a block */
+  uint32_t active_count;   /* two-level: warps in the active set */
+  /* the event loop */
+  double wake;             /* next look when asleep */
+  double since;            /* when `why` started */
+  int sleeping, why;
+  uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
+  uint32_t *issued_now;    /* positions issued in the current cycle */
+} sched_state;
+
+typedef struct sm_state {
+  warp_state *warps;       /* blocks_per_sm x warps_per_block */
+  block_slot *slots;
+  sched_state *scheds;
+  double finish;
+} sm_state;
+
+typedef struct sched_event {
+  double wake;
+  uint32_t g;              /* sm x schedulers + scheduler */
+} sched_event;
+
+typedef struct sim {
+  const gp_kernel *k;
+  const gp_sim_config *cfg;
+  gp_alloc alloc;
+  sm_state *sms;
+  gp_timed *mem;
+  uint64_t next_block, blocks_done, age;
+  uint32_t wpb, slots_per_sm, S;
+  uint8_t unit_of[GP_OP_CLASS_COUNT], kind[GP_OP_CLASS_COUNT];
+  /* the event loop: schedulers due now and at the next cycle, the rest
+   * asleep in a min-heap by wake time (stale entries skipped) */
+  double t;
+  int sets_changed;        /* a barrier release or a new block since the last issue */
+  uint32_t cur_g, due_words;
+  uint64_t *due_now, *due_next;
+  sched_event *events;
+  size_t event_count, event_cap;
+  gp_sim_candidate *cand;  /* GP_SIM_CALLBACK's candidate list */
+  gp_sim_result *out;
+  gp_error *err;
+} sim;
+
+static inline uint64_t *set_of(const sched_state *q, int set) {
+  return q->bits + (size_t)set * q->words;
+}
+static inline void bit_set(uint64_t *b, uint32_t p) { b[p >> 6] |= (uint64_t)1 << (p & 63); }
+static inline void bit_clear(uint64_t *b, uint32_t p) { b[p >> 6] &= ~((uint64_t)1 << (p & 63)); }
+static inline int bit_test(const uint64_t *b, uint32_t p) { return (int)((b[p >> 6] >> (p & 63)) & 1); }
+
+/* sim.c */
+int sim_issue(sim *s, uint32_t smi, uint32_t sc, uint32_t pos, double t);
+void sim_wake_sm(sim *s, uint32_t smi);
+
+/* sim_sched.c */
+int sched_alloc(sim *s, sched_state *q, uint32_t count);
+void sched_free(sim *s, sched_state *q);
+/* Puts a live warp not at a barrier into ready or pending by its `ready`. */
+void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t);
+/* One scheduler at cycle t: issues up to issue_width warps; returns the
+ * number issued (-1 on error), sets q->why and its PCs, and *when, the
+ * earliest cycle it could issue next when it issued nothing. */
+int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when);
+/* A warp of the scheduler left the active set's candidates (exited, at a
+ * barrier, or issued a long-latency load): two-level bookkeeping. */
+void sched_leave_active(sched_state *q, uint32_t pos);
+
+/* sim_out.c */
+void out_charge(sim *s, uint32_t smi, sched_state *q, double until);
+int out_finish(sim *s);
+
+#endif
