@@ -21,9 +21,9 @@ describe("gpush bench trace", function()
   end)
 
   it("rejects unknown benchmarks and bad sizes", function()
-    local code, _, err = helper.gpush_run { "bench", "sim" }
+    local code, _, err = helper.gpush_run { "bench", "nosuch" }
     assert.are.equal(2, code)
-    assert.matches("unknown benchmark 'sim'", err, 1, true)
+    assert.matches("unknown benchmark 'nosuch'", err, 1, true)
     code, _, err = helper.gpush_run { "bench", "trace", "--size", "zero" }
     assert.are.equal(2, code)
     assert.matches("--size needs a number of megabytes", err, 1, true)
@@ -50,5 +50,19 @@ describe("gpush bench gpumech", function()
     assert.are.same({ "plain pass", "interval pass", "whole prediction" }, { rows[1].name, rows[2].name, rows[3].name })
     assert.are.equal("warp-inst/s", rows[3].unit)
     assert.are.equal(rows[1].value, rows[3].baseline)
+  end)
+end)
+
+describe("gpush bench sim", function()
+  it("prints the plain pass and the simulator under LRR and GTO with --json", function()
+    local code, out, err = helper.gpush_run { "bench", "sim", "--size", "1", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = json.decode(out)
+    assert.are.same({ "plain pass", "sim lrr", "sim gto" }, { rows[1].name, rows[2].name, rows[3].name })
+    assert.are.equal("warp-inst/s", rows[2].unit)
+    assert.are.equal(rows[1].value, rows[2].baseline)
+    assert.are.equal(rows[1].value, rows[3].baseline)
+    assert.is_near(rows[2].value / rows[2].baseline, rows[2].ratio, 1e-9)
+    assert.matches("generating 1 M warp instructions", err, 1, true)
   end)
 end)

@@ -19,6 +19,7 @@ local usage = [[
 usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench memsim [--size M] [--json]    (M: million memory instructions, default 10)
        gpush bench gpumech [--size M] [--json]   (M: million warp instructions, default 50)
+       gpush bench sim [--size M] [--json]       (M: million warp instructions, default 50)
 ]]
 
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
@@ -235,6 +236,57 @@ local function bench_gpumech(opts, out, err)
   return 0
 end
 
+-- bench sim: the abstract simulator's simulated warp instructions per
+-- second (LRR and GTO, gtx1080 preset) on a generated kernel of --size
+-- million warp instructions (ALU chains, an SFU op, a coalesced load per
+-- trip), next to a plain pass over the same instruction arrays.
+local function bench_sim(opts, out, err)
+  local millions = opts.size_given and opts.size or 50
+  local sim = require "gpush.sim"
+  local config = require "gpush.config"
+  local cfg = config.load("gtx1080")
+  local trips = 64
+  local warps = math.ceil(millions * 1e6 / (16 * trips + 1))
+  local desc = {
+    name = "bench_sim", grid = math.ceil(warps / 8), block = 256, trips = trips, seed = 11,
+    streams = { a = { kind = "coalesced", footprint = 256 << 20 } },
+    body = {
+      { "ld_global", stream = "a", width = 16, active = 4 },
+      { "fp32", dep = 1 }, { "fp32", dep = 1 }, { "imad" }, { "fp32", dep = 2 }, { "int" },
+      { "fp32", dep = 4 }, { "sfu", dep = 1 }, { "fp32", dep = 1 }, { "int", dep = 3 }, { "fp32" },
+      { "fp32", dep = 1 }, { "imad", dep = 2 }, { "fp32", dep = 1 }, { "int" }, { "branch" },
+    },
+  }
+  err:write(("bench sim: generating %d M warp instructions\n"):format(millions))
+  local kernel = assert(workloads.kernel(desc))
+  local t0 = core.now()
+  local insts = core.kernel_inst_scan(kernel)
+  local scan_s = core.now() - t0
+  local seconds = {}
+  for _, policy in ipairs { "lrr", "gto" } do
+    t0 = core.now()
+    local r = assert(sim.run(kernel, cfg, { policy = policy }))
+    seconds[policy] = core.now() - t0
+    assert(r.warp_instructions == insts, "bench sim: the simulator issued a different count")
+  end
+  local rows = {
+    row("plain pass", insts / scan_s, "warp-inst/s", nil),
+    row("sim lrr", insts / seconds.lrr, "warp-inst/s", insts / scan_s),
+    row("sim gto", insts / seconds.gto, "warp-inst/s", insts / scan_s),
+  }
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("sim: %d warp instructions, gtx1080 preset (one core)\n"):format(insts))
+  out:write(("  plain pass  %8.1f M warp-inst/s   (baseline: reading the arrays once)\n"):format(insts / scan_s / 1e6))
+  for _, policy in ipairs { "lrr", "gto" } do
+    out:write(("  sim %s     %8.1f M warp-inst/s   = %.3f x the plain pass\n")
+      :format(policy, insts / seconds[policy] / 1e6, scan_s / seconds[policy]))
+  end
+  return 0
+end
+
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local what = args[1]
@@ -259,6 +311,8 @@ function M.main(args, out, err)
     return bench_memsim(opts, out, err)
   elseif what == "gpumech" then
     return bench_gpumech(opts, out, err)
+  elseif what == "sim" then
+    return bench_sim(opts, out, err)
   end
   err:write("gpush bench: ", what and ("unknown benchmark '" .. what .. "'") or "which benchmark?", "\n", usage)
   return 2
