@@ -224,13 +224,15 @@ if kernels[1] then
     parameters[i] = by_name[r[1]]
   end
   report = tornado.analyze({ metric = "time_us", base = base_result, parameters = parameters })
-  emit("tornado.svg", tornado.svg(report, { title = ("Sensitivity of %s's time (GPUMech GTO)"):format(kernels[1].name) }))
+  emit("tornado.svg", tornado.svg(report,
+    { title = ("Sensitivity of %s's time (GPUMech GTO)"):format(kernels[1].name) }))
 end
 
 -- The gallery's own Markdown ------------------------------------------------------------------------
 
-local md = { "# Report gallery", "", ("FP32 roofline of %s: %s GFLOP/s (%s), %s GB/s, ridge %s FLOP/B.")
-  :format(machine.name, svg.format_value(machine.peak), "SMs x schedulers x FMA warp instructions/cycle x lanes x 2 x clock",
+local md = { "# Report gallery", "",
+  ("FP32 roofline of %s: %s GFLOP/s (SMs x schedulers x FMA warp instructions/cycle x lanes x 2 x clock), "
+    .. "%s GB/s, ridge %s FLOP/B (docs/reports.md)."):format(machine.name, svg.format_value(machine.peak),
     svg.format_value(machine.peak_gbs), svg.format_value(machine.ridge)), "" }
 for _, l in ipairs(roof_lines) do
   md[#md + 1] = l

@@ -124,6 +124,7 @@ describe("svg ticks", function()
     t, lo, hi, step = svg.nice_ticks(3, 97, 5)
     assert.same({ 0, 20, 40, 60, 80, 100 }, t)
     assert.equal(20, step)
+    local _
     t, _, _, step = svg.nice_ticks(0, 0.37, 4)
     assert.equal(0.1, step)
     assert.equal(5, #t)
