@@ -13,9 +13,10 @@
 -- slice of a cluster job (then `gpush merge`), -p overrides on every point.
 -- It writes DIR/kepler_sweep.csv and .json (one row per kernel, model and
 -- point: cycles, microseconds, IPC, the CPI stack, achieved DRAM bandwidth,
--- the dominant bottleneck, provenance hashes) and DIR/kepler_sweep.md (each
--- kernel's best configuration and its dominant bottleneck), and prints the
--- summary.  Default DIR: kepler_sweep_out.
+-- the dominant bottleneck, provenance hashes), DIR/kepler_sweep.md (each
+-- kernel's best configuration and its dominant bottleneck) and SVG plots
+-- (CPI stacks, cycles, heat maps), and prints the summary.  Default DIR:
+-- kepler_sweep_out.
 local experiment = require "gpush.experiment"
 
 -- The models side by side, one column group each.  The abstract simulator
@@ -26,8 +27,10 @@ local MODELS = {
   experiment.models.gpumech { policy = "gto" },
 }
 
--- SVG reports (gpush.report.svg) join as "module:function" entries.
-local REPORTS = {}
+-- Reports written after the CSV, JSON and Markdown (also by `gpush merge`):
+-- SVG CPI stacks per kernel and model, cycles against warps/SM, and per-kernel
+-- heat maps over warps/SM x MSHRs (docs/reports.md).
+local REPORTS = { "gpush.report.svg:sweep_report" }
 
 local sweep = {
   name = "kepler_sweep",

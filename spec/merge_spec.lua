@@ -1,6 +1,7 @@
 -- --shard I/N and gpush merge: the merged outputs equal the single run's,
 -- and mismatched, duplicate, missing and incomplete shards are refused.
 local helper = require "spec_helper"
+local core = require "gpush.core"
 local results = require "gpush.results"
 
 local TRACES = { "--traces", "suite:sfu_heavy", "--traces", "suite:stream_triad" }
@@ -58,6 +59,15 @@ describe("gpush merge", function()
       assert.are.equal(without_command(single), without_command(merged), ext)
       assert.are_not.equal(single, merged) -- the command lines differ, and only they
     end
+    -- and the same SVG reports
+    local svgs = 0
+    for _, name in ipairs(assert(core.list_dir(dir .. "/single"))) do
+      if name:match("%.svg$") then
+        svgs = svgs + 1
+        assert.are.equal(helper.read_file(dir .. "/single/" .. name), helper.read_file(dir .. "/merged/" .. name), name)
+      end
+    end
+    assert.is_true(svgs >= 3)
     local merged = assert(results.read_json(dir .. "/merged/kepler_sweep.json"))
     assert.matches("^gpush merge %-%-out ", merged.provenance.command)
     assert.are.equal(216, #merged.rows)
