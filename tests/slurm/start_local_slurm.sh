@@ -126,8 +126,9 @@ write_munge_key() {
   (umask 077 && head -c 1024 /dev/urandom > "$key")
 }
 
-# Starts program $1 (pid recorded by the daemon itself or here) with output to
-# DIR/log/$1.out, in its own session, without LD_PRELOAD.
+# Starts daemon $2 (command line $3...) for the cluster in $1, in its own
+# session, without LD_PRELOAD, output to DIR/log/$2.out, pid to DIR/run/$2.pid
+# (the daemons also write DIR/run/$2.daemon.pid themselves).
 launch() {
   local dir=$1 name=$2
   shift 2
@@ -231,10 +232,12 @@ stop() {
   fi
   # Term them all at once (each takes a second or two to shut down), then
   # kill what is still there after 10 s.
+  # Each daemon's pid is in the file launch() wrote and in the daemon's own.
   pids=()
   for name in $DAEMONS; do
-    pid=$(cat "$dir/run/$name.pid" 2>/dev/null) || continue
-    alive "$pid" "$dir" && kill -TERM "$pid" 2>/dev/null && pids+=("$pid")
+    while read -r pid; do
+      alive "$pid" "$dir" && kill -TERM "$pid" 2>/dev/null && pids+=("$pid")
+    done < <(cat "$dir/run/$name.pid" "$dir/run/$name.daemon.pid" 2>/dev/null | sort -u)
   done
   for waited in $(seq 1 100); do
     any_alive "$dir" "${pids[@]}" || break
