@@ -2,6 +2,7 @@
 local sim = require "gpush.sim"
 local config = require "gpush.config"
 local workloads = require "gpush.workloads"
+local trace = require "gpush.trace"
 local helper = require "spec_helper"
 
 local function small(name, grid)
@@ -49,8 +50,142 @@ describe("gpush.sim", function()
   end)
 
   it("explains misuse", function()
-    assert.has_error(function() sim.run(small("sfu_heavy", 1), config.load("gtx480"), { policy = "two-level" }) end,
-      "gpush.sim.run: policy must be 'lrr' or 'gto', got 'two-level'")
+    assert.has_error(function() sim.run(small("sfu_heavy", 1), config.load("gtx480"), { policy = "fifo" }) end,
+      "gpush.sim.run: policy must be 'lrr', 'gto', 'two-level' or a function, got 'fifo'")
+  end)
+
+  -- LRR written in Lua: the first candidate after the last issued slot.
+  local function lua_lrr()
+    local last = {}
+    return function(where, candidates)
+      local key = where.sm * 1000 + where.scheduler
+      local pick = 1
+      for i, c in ipairs(candidates) do
+        if c.slot > (last[key] or -1) then
+          pick = i
+          break
+        end
+      end
+      last[key] = candidates[pick].slot
+      return pick
+    end
+  end
+
+  it("runs a Lua policy: LRR written in Lua gives the built-in LRR's cycles", function()
+    for _, case in ipairs { { "tiled_barrier", 12, "gtx660ti" }, { "pointer_chase", 8, "gtx480" },
+                            { "sfu_heavy", 10, "gtx1080" } } do
+      local k = small(case[2] and case[1], case[2])
+      local cfg = config.load(case[3])
+      local builtin = assert(sim.run(k, cfg, { policy = "lrr" }))
+      local mine = assert(sim.run(k, cfg, { policy = lua_lrr() }))
+      assert.are.equal(builtin.cycles, mine.cycles, case[1])
+      assert.are.equal(builtin.issued, mine.issued)
+      assert.are.equal(builtin.stalls.issued, mine.stalls.issued)
+      assert.are.equal("lua", mine.policy)
+    end
+  end)
+
+  it("turns a Lua policy's errors into nil, message", function()
+    local k = small("sfu_heavy", 1)
+    local cfg = config.load("gtx480")
+    local r, err = sim.run(k, cfg, { policy = function() error("my policy broke") end })
+    assert.is_nil(r)
+    assert.matches("policy function failed: .*my policy broke", err)
+    r, err = sim.run(k, cfg, { policy = function(_, c) return #c + 1 end })
+    assert.is_nil(r)
+    assert.matches("expected a candidate index 1..", err, 1, true)
+    r, err = sim.run(k, cfg, { policy = function() return "first" end })
+    assert.is_nil(r)
+    assert.matches("returned string", err, 1, true)
+    -- the state is clean afterwards
+    assert.are.equal(assert(sim.run(k, cfg)).cycles, assert(sim.run(k, cfg, { policy = lua_lrr() })).cycles)
+  end)
+
+  it("runs the two-level scheduler with the configured active set", function()
+    -- four warps per scheduler, each a chain of 20 dependent FFMAs (no loads)
+    local k = assert(workloads.kernel { name = "chains", grid = 15, block = 256, trips = 20,
+      body = { { "fp32", dep = 1 } } })
+    local cfg = config.load("gtx480", { "sm.active_warps=1" })
+    local one = assert(sim.run(k, cfg, { policy = "two-level" }))
+    assert.are.equal("two-level", one.policy)
+    -- one active warp cannot hide the others' latency: the four chains run
+    -- one after another.  A warp issues its FFMAs L apart (19 L), its EXIT
+    -- one cycle later and leaves; the next starts the cycle after: 19 L + 2
+    -- per warp, and the last one ends with its EXIT's latency (branch L)
+    local L, B = cfg.ops.fp32.latency, cfg.ops.branch.latency
+    assert.are.equal(3 * (19 * L + 2) + 19 * L + 1 + B,
+      one.cycles - cfg.launch.kernel_cycles - cfg.launch.block_cycles)
+    -- an active set holding every warp is LRR when no warp issues a load
+    local all = assert(sim.run(k, config.load("gtx480", { "sm.active_warps=8" }), { policy = "two-level" }))
+    assert.are.equal(assert(sim.run(k, config.load("gtx480"))).cycles, all.cycles)
+  end)
+
+  it("adds waves when registers halve the concurrent blocks", function()
+    -- one-warp blocks of dependent FFMA chains: latency-bound whether 16 or 8
+    -- share an SM, so halving the blocks per SM doubles the time
+    local function chain(regs)
+      return assert(workloads.kernel { name = "regs", grid = 320, block = 32, regs = regs, trips = 40,
+        body = { { "fp32", dep = 1 } } })
+    end
+    local cfg = config.load("gtx1080")
+    local sixteen = assert(sim.run(chain(128), cfg))
+    local eight = assert(sim.run(chain(255), cfg))
+    assert.are.equal(16, sixteen.blocks_per_sm) -- 65536 / (128 x 32)
+    assert.are.equal(8, eight.blocks_per_sm)    -- 65536 / 8192 (255 x 32 rounded up to 256)
+    local one_wave = sixteen.cycles - cfg.launch.kernel_cycles
+    local two_waves = eight.cycles - cfg.launch.kernel_cycles
+    assert.is_true(two_waves > 1.9 * one_wave and two_waves < 2.1 * one_wave,
+      ("%g vs %g"):format(two_waves, one_wave))
+  end)
+
+  it("breaks stalls down per PC and per source line, and sums them consistently", function()
+    local t = assert(trace.open("tests/c/fixtures/traces/app/kernel-1.traceg"))
+    local _, k = t:kernels()()
+    local r = assert(sim.run(k, config.load("gtx1080")))
+    local lines, line_total, pc_total = {}, 0, 0
+    for _, l in ipairs(r.line_stalls) do
+      lines[#lines + 1] = l.line
+      line_total = line_total + l.total
+    end
+    for _, p in ipairs(r.pc_stalls) do
+      pc_total = pc_total + p.total
+      assert.is_number(p.line)
+    end
+    assert.are.same({ 12, 13, 14, 15, 16 }, lines)
+    assert.is_near(pc_total, line_total, 1e-9)
+    assert.is_near(r.stalls.issued + r.stalls.dependence + r.stalls.memory + r.stalls.lsu_busy
+      + r.stalls.sfu_busy + r.stalls.unit_busy + r.stalls.barrier, pc_total, 1e-9)
+    -- every instruction issued once per warp that runs it
+    local issued = 0
+    for _, p in ipairs(r.pc_stalls) do
+      issued = issued + p.stalls.issued
+    end
+    assert.are.equal(r.stalls.issued, issued)
+  end)
+
+  it("returns Table II-style counters and per-SM utilisation", function()
+    local k = small("divergent_loop", 16)
+    local cfg = config.load("gtx1080")
+    local r = assert(sim.run(k, cfg))
+    local c = r.counters
+    local mix = c.valu_insts + c.salu_insts + c.vfetch_insts + c.sfetch_insts + c.vwrite_insts
+      + c.lds_insts + c.other_insts
+    assert.is_near(1, mix, 1e-12)
+    assert.is_true(c.valu_utilization > 0.5 and c.valu_utilization < 1) -- half the lanes idle in the branch
+    assert.are.equal(r.dram_bytes_read, c.dram_bytes_read)
+    assert.is_near(r.issued / r.cycles, c.ipc, 1e-12)
+    assert.is_true(c.occupancy > 0 and c.occupancy <= 1)
+    assert.is_true(c.achieved_occupancy > 0 and c.achieved_occupancy <= c.occupancy + 1e-9)
+    assert.is_true(c.lsu_busy > 0 and c.lsu_busy < 1)
+    assert.is_true(c.l2_hit_rate >= 0 and c.l2_hit_rate <= 1)
+    assert.are.equal(16, c.num_work_groups)
+    assert.are.equal(cfg.sm.count, #r.sm_utilisation)
+    local busy = 0
+    for i, u in ipairs(r.sm_utilisation) do
+      assert.is_true(u >= 0 and u <= r.sm_active[i] + 1e-12)
+      busy = busy + u
+    end
+    assert.is_true(busy > 0)
   end)
 end)
 
@@ -110,6 +245,16 @@ describe("gpush sim command", function()
     assert.is_true(r.cycles > 0)
     assert.is_true(r.warp_instructions > 0)
     assert.is_true(r.stalls.issued > 0)
+    assert.is_table(r.pc_stalls)
+    assert.is_true(r.pc_stalls[1].total > 0)
+    assert.is_true(r.counters.valu_insts > 0)
+  end)
+
+  it("takes --policy two-level", function()
+    local code, out, err = helper.gpush_run { "sim", "suite:stream_triad", "--config", "gtx480", "--policy",
+      "two-level", "-p", "sm.count=2", "-p", "sm.active_warps=4" }
+    assert.are.equal(0, code, err)
+    assert.matches("abstract simulation (two-level) on 'gtx480'", out, 1, true)
   end)
 
   it("prints a table and rejects bad arguments", function()

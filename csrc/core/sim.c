@@ -326,6 +326,8 @@ int sim_issue(sim *s, uint32_t smi, uint32_t sc, uint32_t pos, double t) {
   }
   if (unit == UNIT_LSU)
     n->lsu_busy_cycles += busy;
+  if (cfg->on_issue)
+    cfg->on_issue(cfg->on_issue_ctx, smi, sc, t, (uint32_t)w->g, p->pc_index);
   n->class_issued[c]++;
   n->class_lanes[c] += p->active;
   q->unit_free[unit] = t + busy;
@@ -353,11 +355,8 @@ int sim_issue(sim *s, uint32_t smi, uint32_t sc, uint32_t pos, double t) {
   }
   sched_enqueue(q, w, pos, t);
   /* two-level: a long-latency operation sends the warp to the pending set */
-  if (kind & KIND_LONG) {
-    if (complete > w->long_wait)
-      w->long_wait = complete;
+  if (kind & KIND_LONG)
     sched_leave_active(q, pos);
-  }
   return GP_OK;
 }
 

@@ -55,12 +55,19 @@ typedef struct gp_sim_candidate {
 typedef int (*gp_sim_pick_fn)(void *ctx, uint32_t sm, uint32_t sched, double cycle,
                               const gp_sim_candidate *cand, uint32_t n, gp_error *err);
 
+/* Observes every issue (tests, traces of the schedule): the SM, the
+ * scheduler, the cycle, the global warp index and its static instruction. */
+typedef void (*gp_sim_issue_fn)(void *ctx, uint32_t sm, uint32_t sched, double cycle,
+                                uint32_t warp, uint32_t pc_index);
+
 typedef struct gp_sim_config {
   uint32_t sms, schedulers, issue_width, blocks_per_sm;
   gp_sim_policy policy;
   uint32_t active_warps;               /* two-level: active-set size per scheduler */
   gp_sim_pick_fn pick;                 /* GP_SIM_CALLBACK */
   void *pick_ctx;
+  gp_sim_issue_fn on_issue;            /* optional */
+  void *on_issue_ctx;
   double latency[GP_OP_CLASS_COUNT];   /* producer issue to consumer issue */
   double interval[GP_OP_CLASS_COUNT];  /* cycles a unit needs per warp instruction */
   double shared_latency, const_latency;

@@ -18,8 +18,9 @@
  *  - two-level (Narasiman et al., MICRO 2011): round-robin over an active set
  *    of at most active_warps warps; a warp that issues a long-latency load
  *    (global, local, texture, global atomic), reaches a barrier or exits
- *    leaves it, and the oldest pending warp whose producers and
- *    long-latency loads are done takes the free place;
+ *    leaves it, and the oldest pending warp whose producers are done takes
+ *    the free place (so a warp waiting for a load stays out, while one whose
+ *    next instruction does not need the load may come straight back);
  *  - callback: the caller's pick function chooses among the eligible warps.
  * The reason a scheduler did not issue ranks its warps' reasons (a busy SFU,
  * then another busy unit, then a load, a dependence, a barrier) and takes
@@ -223,24 +224,17 @@ static void eligible_after_issue(sched_state *q, double t, uint32_t pos, int uni
 }
 
 /* Two-level: fills the active set's free places with the oldest pending
- * warps whose producers and long-latency loads are done by t. */
-static void fill_active(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t) {
+ * warps whose producers are done by t (a warp waiting for a load stays
+ * out). */
+static void fill_active(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
   uint64_t *c = set_of(q, SET_SCRATCH);
   const uint64_t *a = set_of(q, SET_ACTIVE);
   const uint64_t *any = set_of(q, SET_READY_ANY);
   uint32_t wi;
   if (q->active_count >= s->cfg->active_warps)
     return;
-  for (wi = 0; wi < q->words; wi++) {
-    uint64_t m = any[wi] & ~a[wi];
-    c[wi] = 0;
-    while (m) {
-      uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
-      m &= m - 1;
-      if (warp_at(s, smi, sc, pos)->long_wait <= t)
-        bit_set(c, pos);
-    }
-  }
+  for (wi = 0; wi < q->words; wi++)
+    c[wi] = any[wi] & ~a[wi];
   while (q->active_count < s->cfg->active_warps) {
     int64_t pos = oldest_in(s, smi, sc, c, q->words);
     if (pos < 0)
@@ -374,11 +368,9 @@ static double reason_two_level(sim *s, uint32_t smi, uint32_t sc, sched_state *q
       continue; /* it waits for a place in the active set */
     } else {
       ready = w->ready;
-      if (!is_active && w->long_wait > ready)
-        ready = w->long_wait;
       free_at = q->unit_free[w->unit];
       if (ready > t) {
-        why = w->on_load || (!is_active && w->long_wait > t) ? GP_STALL_MEMORY : GP_STALL_DEPENDENCE;
+        why = w->on_load ? GP_STALL_MEMORY : GP_STALL_DEPENDENCE;
         w_when = ready > free_at ? ready : free_at;
       } else {
         why = unit_stall(w->unit);
@@ -410,7 +402,7 @@ int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
   }
   promote(q, t);
   if (two_level)
-    fill_active(s, smi, sc, q, t);
+    fill_active(s, smi, sc, q);
   s->sets_changed = 1;
   while (issued < s->cfg->issue_width) {
     int64_t pos;
@@ -434,7 +426,7 @@ int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
     issued++;
     q->rr = q->greedy = pos;
     if (two_level)
-      fill_active(s, smi, sc, q, t);
+      fill_active(s, smi, sc, q);
   }
   if (issued > 0) {
     q->why = GP_STALL_ISSUED;

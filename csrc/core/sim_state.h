@@ -57,7 +57,6 @@ typedef struct warp_state {
   double not_before;       /* block launch */
   double last_done, ldgsts_done;
   double ready;            /* when the next instruction's producers are done */
-  double long_wait;        /* two-level: when its last long-latency load returns */
   uint8_t on_load;         /* ... and whether the last of them is a load */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;

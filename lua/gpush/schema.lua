@@ -50,6 +50,8 @@ param { "sm.schedulers", "int", unit = "schedulers", default = 1, min = 1, max =
   desc = "Warp schedulers per SM; warps are split evenly among them" }
 param { "sm.issue_width", "int", unit = "warp-inst/cycle", default = 1, min = 1, max = 8,
   desc = "Warp instructions one scheduler can issue per cycle" }
+param { "sm.active_warps", "int", unit = "warps", default = 8, min = 1, max = 256,
+  desc = "Two-level scheduling (simulator --policy two-level): warps in each scheduler's active set" }
 param { "sm.registers", "int", unit = "registers", default = 32768, min = 1, max = 1048576,
   desc = "32-bit registers in one SM's register file" }
 param { "sm.register_alloc_unit", "int", unit = "registers", default = 256, min = 1, max = 4096,

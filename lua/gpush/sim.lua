@@ -2,8 +2,13 @@
 -- a configuration.
 --
 --   local r = assert(sim.run(kernel, cfg, { policy = "gto" }))
---   r.cycles, r.time_us, r.ipc, r.stalls.memory, r.sm_cycles, r.dram_gbs
+--   r.cycles, r.time_us, r.ipc, r.stalls.memory, r.sm_cycles, r.dram_gbs,
+--   r.pc_stalls, r.line_stalls, r.sm_utilisation, r.counters
 --
+-- opts.policy: "lrr" (default), "gto", "two-level" (active set of
+-- cfg.sm.active_warps warps per scheduler) or a Lua function
+-- policy(where, candidates) -> index, called for every issue (slower; see
+-- docs/sim.md).
 -- Per-instruction timing comes from the configuration instead of GATSim's
 -- one-thread pre-characterisation: each opcode class's ops.<class>.latency
 -- and .interval (barriers and DEPBAR use ops.other), the timed memory model
@@ -31,7 +36,7 @@ function M.params(cfg, kernel, policy)
   return {
     sms = cfg.sm.count, schedulers = cfg.sm.schedulers, issue_width = cfg.sm.issue_width,
     blocks_per_sm = (occupancy.for_kernel(cfg, kernel)),
-    policy = policy or "lrr", latency = latency, interval = interval,
+    policy = policy or "lrr", active_warps = cfg.sm.active_warps, latency = latency, interval = interval,
     shared_latency = cfg.shared.latency, const_latency = cfg.const.latency,
     shared_banks = cfg.shared.banks, shared_bank_bytes = cfg.shared.bank_bytes,
     block_launch_cycles = cfg.launch.block_cycles, kernel_launch_cycles = cfg.launch.kernel_cycles,
@@ -39,13 +44,89 @@ function M.params(cfg, kernel, policy)
   }
 end
 
+local builtin = { lrr = true, gto = true, ["two-level"] = true }
+
+-- Instruction classes by Wu et al.'s Table II instruction-mix features; the
+-- uniform datapath stands in for AMD's scalar ALU.
+local mix = {
+  valu_insts = { "int", "fp32", "imad", "fp64", "sfu", "tensor" },
+  salu_insts = { "uniform" },
+  vfetch_insts = { "ld_global", "ld_local", "tex", "atom_global", "ldgsts" },
+  sfetch_insts = { "ld_const" },
+  vwrite_insts = { "st_global", "st_local" },
+  lds_insts = { "ld_shared", "st_shared", "atom_shared" },
+  other_insts = { "branch", "other", "barrier", "barrier_arrive", "depbar" },
+}
+
+local function sum_classes(counts, classes)
+  local n = 0
+  for _, c in ipairs(classes) do
+    n = n + counts[c]
+  end
+  return n
+end
+
+local function ratio(a, b)
+  return b > 0 and a / b or 0
+end
+
+-- Counters after Wu et al.'s Table II from the simulator's raw counts.
+local function counters(r, cfg, kernel_info, blocks_per_sm)
+  local c = r.counts
+  local issued, sched = r.issued, c.scheduler_cycles
+  local out = {}
+  local n = {}
+  for name, classes in pairs(mix) do
+    n[name] = sum_classes(c.class_issued, classes)
+    out[name] = ratio(n[name], issued)
+  end
+  local valu_lanes = sum_classes(c.class_lanes, mix.valu_insts)
+  local busy_cycles = r.cycles - cfg.launch.kernel_cycles
+  local seconds = r.cycles / (cfg.clock.core_mhz * 1e6)
+  out.valu_utilization = ratio(valu_lanes, n.valu_insts * cfg.sm.warp_size)
+  out.valu_busy = ratio(n.valu_insts, sched)
+  out.salu_busy = ratio(n.salu_insts, sched)
+  out.l1_hit_rate = ratio(c.l1_hits, c.l1_accesses)
+  out.l2_hit_rate = ratio(c.l2_hits, c.l2_accesses)
+  out.lsu_busy = ratio(c.lsu_busy_cycles, sched)
+  out.lsu_stalled = ratio(r.stalls.lsu_busy, sched)
+  out.memory_wait = ratio(r.stalls.memory, sched)
+  out.bank_conflicts = c.bank_conflicts
+  out.bank_conflict = ratio(c.bank_extra_passes, sched)
+  out.occupancy = math.min(1, blocks_per_sm * kernel_info.warps_per_block / cfg.sm.max_warps)
+  out.achieved_occupancy = ratio(c.resident_warp_cycles, cfg.sm.count * busy_cycles * cfg.sm.max_warps)
+  out.ipc = ratio(issued, r.cycles)
+  out.dram_bytes_read, out.dram_bytes_written = r.dram_bytes_read, r.dram_bytes_written
+  out.read_bandwidth_gbs = ratio(r.dram_bytes_read, seconds) / 1e9
+  out.write_bandwidth_gbs = ratio(r.dram_bytes_written, seconds) / 1e9
+  out.fetch_per_load_byte = ratio(n.vfetch_insts, r.dram_bytes_read)
+  out.write_per_store_byte = ratio(n.vwrite_insts, r.dram_bytes_written)
+  out.num_work_groups = math.min(kernel_info.thread_blocks, 320)
+  return out
+end
+
+-- Per SM: the share of its schedulers' cycles that issued, and that had a
+-- block resident (not idle).
+local function sm_shares(r)
+  local util, active = {}, {}
+  for i, st in ipairs(r.sm_stalls) do
+    local total = 0
+    for _, v in pairs(st) do
+      total = total + v
+    end
+    util[i] = ratio(st.issued, total)
+    active[i] = ratio(total - st.idle, total)
+  end
+  return util, active
+end
+
 -- Simulates one kernel on one configuration; returns a result table or nil,
--- message.  opts.policy: "lrr" (default) or "gto".
+-- message.  opts.policy: "lrr" (default), "gto", "two-level" or a function.
 function M.run(kernel, cfg, opts)
   opts = opts or {}
   local policy = opts.policy or "lrr"
-  if policy ~= "lrr" and policy ~= "gto" then
-    error(("gpush.sim.run: policy must be 'lrr' or 'gto', got '%s'"):format(tostring(policy)), 2)
+  if type(policy) ~= "function" and not builtin[policy] then
+    error(("gpush.sim.run: policy must be 'lrr', 'gto', 'two-level' or a function, got '%s'"):format(tostring(policy)), 2)
   end
   local info = kernel:info()
   local params = M.params(cfg, kernel, policy)
@@ -58,12 +139,15 @@ function M.run(kernel, cfg, opts)
     return nil, err
   end
   local seconds = r.cycles / (cfg.clock.core_mhz * 1e6)
-  r.kernel, r.launch, r.policy = info.kernel, info.launch, policy
+  r.kernel, r.launch = info.kernel, info.launch
+  r.policy = type(policy) == "function" and "lua" or policy
   r.warp_instructions = r.issued
   r.time_us = r.cycles / cfg.clock.core_mhz
   r.ipc = r.cycles > 0 and r.issued / r.cycles or 0
   r.dram_gbs = seconds > 0 and (r.dram_bytes_read + r.dram_bytes_written) / seconds / 1e9 or 0
   r.blocks_per_sm = params.blocks_per_sm
+  r.sm_utilisation, r.sm_active = sm_shares(r)
+  r.counters = counters(r, cfg, info, params.blocks_per_sm)
   r.warnings = {}
   if info.thread_blocks < cfg.sm.count * params.blocks_per_sm then
     r.warnings[1] = ("sub-wave kernel: %d blocks for %d SMs x %d blocks"):format(info.thread_blocks,

@@ -1,12 +1,13 @@
 -- gpush sim: the abstract timing simulator from the command line.
 --
---   gpush sim PATH --config NAME [-p key=value ...] [--policy lrr|gto]
+--   gpush sim PATH --config NAME [-p key=value ...] [--policy lrr|gto|two-level]
 --             [--kernel SPEC] [--json]
 --
 -- PATH is a trace, `suite` or `suite:NAME`.  Prints per-launch cycles, time,
 -- IPC, achieved DRAM bandwidth and the stall breakdown per scheduler cycle;
 -- --json prints one object per launch (kernel, launch, cycles,
--- warp_instructions, stalls, ...).
+-- warp_instructions, stalls, pc_stalls, line_stalls, sm_utilisation,
+-- counters, ...).
 local sim = require "gpush.sim"
 
 local M = {}
@@ -17,9 +18,9 @@ local order = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_
 local spec = {
   prog = "sim",
   usage = [==[
-usage: gpush sim PATH --config NAME [-p key=value ...] [--policy lrr|gto] [--kernel SPEC] [--json]
+usage: gpush sim PATH --config NAME [-p key=value ...] [--policy lrr|gto|two-level] [--kernel SPEC] [--json]
 ]==],
-  policies = { "lrr", "gto" },
+  policies = { "lrr", "gto", "two-level" },
   run = function(kernel, cfg, opts)
     return sim.run(kernel, cfg, { policy = opts.policy })
   end,

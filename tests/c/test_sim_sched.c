@@ -1,0 +1,316 @@
+/* Issue-by-issue tests of the simulator's schedulers: a GATSim Fig. 3-style
+ * example with every issue cycle and stall computed by hand, LRR fairness,
+ * the two-level scheduler's active set, pick callbacks (order, errors), and
+ * the per-PC stall breakdown. */
+#include "gp_test.h"
+#include "sim.h"
+#include "synth.h"
+
+#include <string.h>
+
+typedef struct issue_log {
+  uint32_t n;
+  double cycle[256];
+  uint32_t warp[256], pc[256];
+} issue_log;
+
+static void log_issue(void *ctx, uint32_t sm, uint32_t sched, double cycle, uint32_t warp,
+                      uint32_t pc_index) {
+  issue_log *l = ctx;
+  (void)sm, (void)sched;
+  if (l->n < 256) {
+    l->cycle[l->n] = cycle, l->warp[l->n] = warp, l->pc[l->n] = pc_index;
+    l->n++;
+  }
+}
+
+static gp_sim_config config(void) {
+  gp_sim_config c;
+  int i;
+  memset(&c, 0, sizeof c);
+  c.sms = 1, c.schedulers = 1, c.issue_width = 1, c.blocks_per_sm = 1;
+  c.policy = GP_SIM_LRR;
+  for (i = 0; i < GP_OP_CLASS_COUNT; i++)
+    c.latency[i] = 4, c.interval[i] = 1;
+  c.latency[GP_OP_BRANCH] = 1;
+  c.shared_latency = 20, c.const_latency = 8, c.shared_banks = 32, c.shared_bank_bytes = 4;
+  c.memory.sms = 1, c.memory.mshrs_per_sm = 64;
+  c.memory.l2.size_bytes = 1 << 20, c.memory.l2.line_bytes = 128, c.memory.l2.ways = 8;
+  c.memory.l2.sectored = 1, c.memory.l2.write_back = 1, c.memory.l2_slices = 1;
+  c.memory.l2_latency = 100, c.memory.dram_latency = 200, c.memory.l2_interval = 1;
+  c.memory.dram_channels = 1, c.memory.dram_bytes_per_cycle = 8, c.memory.dram_access_bytes = 32;
+  return c;
+}
+
+static gp_kernel *parse(const char *text) {
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  if (gp_kernel_parse_buffer(&k, &a, text, strlen(text), "sched.traceg", &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return k;
+}
+
+static int run(const gp_kernel *k, const gp_sim_config *c, gp_sim_result *r, gp_error *err) {
+  gp_alloc a = gp_alloc_default();
+  return gp_sim_run(k, c, &a, r, err);
+}
+
+static void done(gp_sim_result *r) {
+  gp_alloc a = gp_alloc_default();
+  gp_sim_result_free(r, &a);
+}
+
+/* Four warps of FFMA (6), FFMA (6, on the first), MUFU (20, interval 8, on
+ * the second), IADD3 (4, on the third), EXIT (1), one LRR scheduler. */
+#define FIG3_WARP(w)                                                                             \
+  "warp = " #w "\ninsts = 5\n0000 ffffffff 1 R1 FFMA 0 0\n0010 ffffffff 1 R2 FFMA 1 R1 0\n"     \
+  "0020 ffffffff 1 R3 MUFU.RCP 1 R2 0\n0030 ffffffff 1 R4 IADD3 1 R3 0\n0040 ffffffff 0 EXIT 0 0\n"
+static const char fig3_text[] =
+    "-kernel name = fig3\n-grid dim = (1,1,1)\n-block dim = (128,1,1)\n"
+    "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+    "#BEGIN_TB\nthread block = 0,0,0\n" FIG3_WARP(0) FIG3_WARP(1) FIG3_WARP(2) FIG3_WARP(3)
+    "#END_TB\n";
+
+/* GATSim Fig. 3 in the small, by hand (LRR starts after the last issued
+ * warp; a cycle without an issue jumps to the earliest possible one):
+ *   0-3   every warp's FFMA;  4-5 nothing (w0's second FFMA waits to 6)
+ *   6-9   second FFMAs;       10-11 nothing (w0's MUFU waits to 12)
+ *   12    w0 MUFU, the SFU busy to 20; 13-19 SFU busy (w1's MUFU ready)
+ *   20    w1 MUFU (SFU to 28); 21-27 SFU busy; 28 w2 MUFU (SFU to 36)
+ *   29-31 SFU busy (w3); 32 w0 IADD3 (MUFU done 12 + 20); 33 w0 EXIT
+ *   34-35 SFU busy (w3); 36 w3 MUFU (done 56); 37-39 w1's IADD3 waits
+ *   40 w1 IADD3; 41 w1 EXIT; 42-47 w2 waits; 48 w2 IADD3; 49 w2 EXIT
+ *   50-55 w3 waits; 56 w3 IADD3 (done 60); 57 w3 EXIT.
+ * Kernel cycles 60 (the last result); 58 scheduler cycles: 20 issuing, 19
+ * dependence, 19 SFU busy. */
+static void test_fig3_by_hand(void) {
+  static const double cycles[20] = {0,  1,  2,  3,  6,  7,  8,  9,  12, 20,
+                                    28, 32, 33, 36, 40, 41, 48, 49, 56, 57};
+  static const uint32_t warps[20] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 0, 0, 3, 1, 1, 2, 2, 3, 3};
+  gp_kernel *k = parse(fig3_text);
+  gp_sim_config c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i, pc_i3 = UINT32_MAX, pc_i2 = UINT32_MAX, pc_i1 = UINT32_MAX;
+  if (k == NULL) {
+    CHECK(0);
+    return;
+  }
+  memset(&log, 0, sizeof log);
+  c.latency[GP_OP_FP32] = 6, c.latency[GP_OP_SFU] = 20, c.interval[GP_OP_SFU] = 8;
+  c.latency[GP_OP_INT] = 4;
+  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 20);
+  for (i = 0; i < 20 && i < log.n; i++) {
+    CHECK_NEAR(log.cycle[i], cycles[i], 0);
+    CHECK_EQ_INT(log.warp[i], warps[i]);
+  }
+  CHECK_NEAR(r.cycles, 60, 0);
+  CHECK_NEAR(r.warp_done[0], 36, 0);
+  CHECK_NEAR(r.warp_done[3], 60, 0);
+  CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 20, 1e-12);
+  CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 19, 1e-12);
+  CHECK_NEAR(r.stalls[GP_STALL_SFU], 19, 1e-12);
+  CHECK_NEAR(r.counters.scheduler_cycles, 58, 1e-12);
+  /* per PC: each issues 4 times; the waits go to the waiting instruction */
+  for (i = 0; i < k->static_count; i++) {
+    if (k->statics[i].pc == 0x10)
+      pc_i1 = i;
+    if (k->statics[i].pc == 0x20)
+      pc_i2 = i;
+    if (k->statics[i].pc == 0x30)
+      pc_i3 = i;
+  }
+  CHECK(pc_i1 != UINT32_MAX && pc_i2 != UINT32_MAX && pc_i3 != UINT32_MAX);
+  if (pc_i3 != UINT32_MAX && pc_i2 != UINT32_MAX && pc_i1 != UINT32_MAX) {
+    CHECK_NEAR(r.pc_stalls[pc_i1 * GP_STALL_COUNT + GP_STALL_ISSUED], 4, 1e-12);
+    CHECK_NEAR(r.pc_stalls[pc_i1 * GP_STALL_COUNT + GP_STALL_DEPENDENCE], 2, 1e-12);
+    CHECK_NEAR(r.pc_stalls[pc_i2 * GP_STALL_COUNT + GP_STALL_DEPENDENCE], 2, 1e-12);
+    CHECK_NEAR(r.pc_stalls[pc_i2 * GP_STALL_COUNT + GP_STALL_SFU], 19, 1e-12);
+    CHECK_NEAR(r.pc_stalls[pc_i3 * GP_STALL_COUNT + GP_STALL_DEPENDENCE], 15, 1e-12);
+  }
+  CHECK_EQ_INT(r.counters.class_issued[GP_OP_SFU], 4);
+  CHECK_EQ_INT(r.counters.class_lanes[GP_OP_FP32], 8 * 32);
+  CHECK_EQ_INT(r.line_count, 0);
+  done(&r);
+  gp_kernel_free(k);
+}
+
+static gp_kernel *synth(uint32_t threads, uint32_t trips, const gp_synth_op *body, uint32_t n) {
+  static const gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 22, 4, 1}};
+  gp_synth_desc d;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "s");
+  d.grid[0] = d.grid[1] = d.grid[2] = 1;
+  d.block[0] = threads, d.block[1] = d.block[2] = 1;
+  d.trips = trips, d.body = body, d.body_len = n, d.streams = s, d.stream_count = 1;
+  d.seed = 1;
+  if (gp_synth_generate(&k, &a, &d, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return k;
+}
+
+/* Six warps of independent INTs: LRR gives every warp one issue in every
+ * six consecutive issues, one per cycle. */
+static void test_lrr_fairness(void) {
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_kernel *k = synth(6 * 32, 9, body, 1);
+  gp_sim_config c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i;
+  memset(&log, 0, sizeof log);
+  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 60);
+  for (i = 0; i < log.n; i++) {
+    CHECK_EQ_INT(log.warp[i], i % 6);
+    CHECK_NEAR(log.cycle[i], i, 0);
+  }
+  done(&r);
+  gp_kernel_free(k);
+}
+
+/* Two-level with an active set of one warp: a warp runs until it issues its
+ * global load, then the oldest ready pending warp takes its place (the
+ * load's consumer is next, so the warp is not ready); a warp comes back when
+ * its load has returned.  LRR interleaves instead. */
+static void test_two_level_active_set(void) {
+  gp_synth_op body[5] = {{GP_OP_INT, 0, 0, 0, 0},
+                         {GP_OP_INT, 0, 0, 0, 0},
+                         {GP_OP_LD_GLOBAL, 4, 0, 0, 0},
+                         {GP_OP_INT, 0, 0, 0, 1},
+                         {GP_OP_INT, 0, 0, 0, 0}};
+  gp_kernel *k = synth(3 * 32, 1, body, 5);
+  gp_sim_config c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i;
+  memset(&log, 0, sizeof log);
+  c.policy = GP_SIM_TWO_LEVEL, c.active_warps = 1;
+  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 18);
+  for (i = 0; i < 9; i++) { /* 0 0 0 1 1 1 2 2 2 at cycles 0..8 */
+    CHECK_EQ_INT(log.warp[i], i / 3);
+    CHECK_NEAR(log.cycle[i], i, 0);
+  }
+  /* then warp 0 again, no earlier than its load's return (> 300 cycles) */
+  CHECK_EQ_INT(log.warp[9], 0);
+  CHECK(log.cycle[9] > 300);
+  CHECK_EQ_INT(log.warp[10], 0);
+  CHECK_EQ_INT(log.warp[11], 0); /* its EXIT: it keeps the active place */
+  done(&r);
+  memset(&log, 0, sizeof log);
+  c.policy = GP_SIM_LRR;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.warp[0], 0);
+  CHECK_EQ_INT(log.warp[1], 1);
+  CHECK_EQ_INT(log.warp[2], 2);
+  done(&r);
+  c.active_warps = 0;
+  c.policy = GP_SIM_TWO_LEVEL;
+  CHECK(run(k, &c, &r, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "active set");
+  gp_kernel_free(k);
+}
+
+/* A pick callback that always takes the youngest candidate; or fails. */
+typedef struct pick_state {
+  int mode; /* 0 youngest, 1 error, 2 out of range */
+  uint32_t calls;
+} pick_state;
+
+static int pick_youngest(void *ctx, uint32_t sm, uint32_t sched, double cycle,
+                         const gp_sim_candidate *cand, uint32_t n, gp_error *err) {
+  pick_state *p = ctx;
+  uint32_t i, best = 0;
+  (void)sm, (void)sched, (void)cycle;
+  p->calls++;
+  if (p->mode == 1)
+    return gp_error_set(err, "policy says no"), -1;
+  if (p->mode == 2)
+    return (int)n;
+  for (i = 1; i < n; i++)
+    if (cand[i].age > cand[best].age)
+      best = i;
+  return (int)best;
+}
+
+static void test_callback_policy(void) {
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_kernel *k = synth(3 * 32, 2, body, 1);
+  gp_sim_config c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  pick_state p = {0, 0};
+  uint32_t i;
+  static const uint32_t order[9] = {2, 2, 2, 1, 1, 1, 0, 0, 0};
+  memset(&log, 0, sizeof log);
+  c.policy = GP_SIM_CALLBACK, c.pick = pick_youngest, c.pick_ctx = &p;
+  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 9);
+  CHECK_EQ_INT(p.calls, 9);
+  for (i = 0; i < 9; i++) {
+    CHECK_EQ_INT(log.warp[i], order[i]);
+    CHECK_NEAR(log.cycle[i], i, 0);
+  }
+  done(&r);
+  p.mode = 1;
+  CHECK(run(k, &c, &r, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "policy says no");
+  p.mode = 2;
+  CHECK(run(k, &c, &r, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "chose candidate 3 of 3");
+  c.pick = NULL;
+  CHECK(run(k, &c, &r, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "pick function");
+  gp_kernel_free(k);
+}
+
+/* Two schedulers, issue width 2: the per-SM and per-PC stalls each add up
+ * to every scheduler's cycles. */
+static void test_stall_sums(void) {
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
+                         {GP_OP_SFU, 0, 0, 0, 1}};
+  gp_kernel *k = synth(256, 6, body, 3);
+  gp_sim_config c = config();
+  gp_sim_result r;
+  gp_error err;
+  double total = 0, per_sm = 0, per_pc = 0;
+  uint32_t i;
+  c.schedulers = 2, c.issue_width = 2;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  for (i = 0; i < GP_STALL_COUNT; i++) {
+    total += r.stalls[i];
+    per_sm += r.sm_stalls[i];
+  }
+  for (i = 0; i < r.pc_count * GP_STALL_COUNT; i++)
+    per_pc += r.pc_stalls[i];
+  CHECK_NEAR(per_sm, total, 1e-9 * total);
+  CHECK_NEAR(r.counters.scheduler_cycles, total, 1e-9 * total);
+  CHECK_NEAR(per_pc, total - r.stalls[GP_STALL_IDLE] - r.stalls[GP_STALL_NO_WARP], 1e-9 * total);
+  CHECK_EQ_INT(r.sm_issued[0], r.issued);
+  CHECK(r.counters.lsu_busy_cycles >= 8 * 6); /* 8 warps x 6 loads, a line each */
+  done(&r);
+  gp_kernel_free(k);
+}
+
+int main(void) {
+  RUN(test_fig3_by_hand);
+  RUN(test_lrr_fairness);
+  RUN(test_two_level_active_set);
+  RUN(test_callback_policy);
+  RUN(test_stall_sums);
+  return gp_test_finish();
+}
