@@ -508,6 +508,14 @@ function M.stacked_bars(data, opts)
   local ticks, _, y_hi = linear_ticks(0, top > 0 and top or 1, 5)
   local y_of = scale_of(0, y_hi, area.bottom, area.top)
   draw_y_axis(doc, area, ticks, y_of)
+  -- group labels wider than their bars shrink, all alike, to fit (no smaller than 7 px)
+  local group_size = LABEL_SIZE
+  for _, g in ipairs(data.groups) do
+    local span, width = #g.bars * slot - 8, text_width(g.label or "", LABEL_SIZE)
+    if width > span then
+      group_size = math.min(group_size, math.max(7, math.floor(LABEL_SIZE * span / width * 10) / 10))
+    end
+  end
   local x = area.left
   local bar_width = slot * 0.72
   for gi, g in ipairs(data.groups) do
@@ -554,7 +562,7 @@ function M.stacked_bars(data, opts)
     end
     local gy = area.bottom + label_depth + 14
     doc:element("line", { "x1", group_start + 4, "y1", gy - 12, "x2", x - 4, "y2", gy - 12, "stroke", "#404040" })
-    doc:text((group_start + x) / 2, gy + 2, g.label or "", { "text-anchor", "middle", "font-size", LABEL_SIZE,
+    doc:text((group_start + x) / 2, gy + 2, g.label or "", { "text-anchor", "middle", "font-size", group_size,
       "font-weight", "bold", "class", "group-label" })
     doc:close_group()
     x = x + slot
