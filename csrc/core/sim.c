@@ -179,10 +179,12 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
   for (w = 0; w < s->wpb; w++) {
     uint32_t idx = slot * s->wpb + w;
     warp_state *ws = &sm->warps[idx];
-    uint64_t g = b * s->wpb + w, ring = 1;
+    uint64_t g = b * s->wpb + w;
     packed_inst *chunk = ws->chunk;
+    double *done = ws->done;
     memset(ws, 0, sizeof *ws);
     ws->chunk = chunk;
+    ws->done = done;
     ws->g = g;
     ws->start = ws->next = k->warp_start[g];
     ws->end = k->warp_start[g] + k->warp_len[g];
@@ -191,12 +193,10 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     ws->last_done = when;
     if (ws->end == ws->start)
       continue; /* a warp the trace does not list never runs */
-    while (ring < k->warp_len[g] && ring < 65536)
-      ring *= 2;
-    ws->done = gp_malloc(&s->alloc, ring * sizeof *ws->done);
-    if (ws->done == NULL)
+    if (ws->done == NULL &&
+        (ws->done = gp_malloc(&s->alloc, (s->ring_mask + 1) * sizeof *ws->done)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");
-    ws->mask = ring - 1;
+    ws->mask = s->ring_mask;
     if (ws->chunk == NULL &&
         (ws->chunk = gp_malloc(&s->alloc, SIM_CHUNK * sizeof *ws->chunk)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");
@@ -258,8 +258,6 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
     b->finish = w->last_done;
   if (w->last_done > sm->finish)
     sm->finish = w->last_done;
-  gp_free(&s->alloc, w->done, (w->mask + 1) * sizeof *w->done);
-  w->done = NULL;
   sched_leave_active(&sm->scheds[idx % s->S], idx / s->S);
   b->live--;
   if (b->live > 0 && b->arrived >= b->live) /* the barrier no longer waits for it */
@@ -427,7 +425,7 @@ static void free_sim(sim *s) {
       if (sm->warps)
         for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
           if (sm->warps[x].done)
-            gp_free(&s->alloc, sm->warps[x].done, (sm->warps[x].mask + 1) * sizeof(double));
+            gp_free(&s->alloc, sm->warps[x].done, (s->ring_mask + 1) * sizeof(double));
           gp_free(&s->alloc, sm->warps[x].chunk, SIM_CHUNK * sizeof(packed_inst));
         }
       gp_free(&s->alloc, sm->warps, s->slots_per_sm * s->wpb * sizeof *sm->warps);
@@ -446,9 +444,26 @@ static void free_sim(sim *s) {
   gp_timed_free(s->mem);
 }
 
+/* The completion ring of every warp holds one more entry than the longest
+ * dependence distance of the kernel (a power of two), so a warp's ring stays
+ * a few cache lines however long the warp runs. */
+static void size_rings(sim *s) {
+  const gp_kernel *k = s->k;
+  uint64_t i, ring = 1;
+  uint16_t longest = 0;
+  for (i = 0; i < k->insts; i++) {
+    uint16_t d = k->dep[i] > k->dep_load[i] ? k->dep[i] : k->dep_load[i];
+    longest = d > longest ? d : longest;
+  }
+  while (ring <= longest)
+    ring *= 2;
+  s->ring_mask = ring - 1;
+}
+
 static int setup(sim *s) {
   const gp_sim_config *cfg = s->cfg;
   uint32_t i, x, per_sm = s->slots_per_sm * s->wpb;
+  size_rings(s);
   s->due_words = (cfg->sms * s->S + 63) / 64;
   s->due_now = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_now);
   s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);

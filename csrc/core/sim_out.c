@@ -24,6 +24,10 @@ void out_charge(sim *s, uint32_t smi, sched_state *q, double until) {
   r->stalls[q->why] += d;
   r->sm_stalls[(size_t)smi * GP_STALL_COUNT + (size_t)q->why] += d;
   r->counters.scheduler_cycles += d;
+  if (q->why_pc_count == 1) {
+    r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + (size_t)q->why] += d;
+    return;
+  }
   for (x = 0; x < q->why_pc_count; x++)
     r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + (size_t)q->why] +=
         d / q->why_pc_count;

@@ -4,11 +4,13 @@
  * did not issue.
  *
  * A warp whose producers are done sits in the ready bitmap of its next
- * instruction's unit; one still waiting sits in that unit's min-heap keyed
- * by the cycle its producers finish.  At a look at cycle t the heaps give up
- * the warps due by t, and the warps that can issue are the union of the
- * ready bitmaps of the units free at t (Algorithm 1 line 7's rdy set):
- * a handful of word operations, whatever the number of waiting warps.
+ * instruction's unit; one still waiting sits in the scheduler's min-heap
+ * keyed by the cycle its producers finish.  At a look at cycle t the heap
+ * gives up the warps due by t, and the warps that can issue are the ready
+ * warps minus those of the units busy at t (Algorithm 1 line 7's rdy set):
+ * a handful of word operations, whatever the number of waiting warps.  The
+ * bitmap code is compiled twice, once for the usual one word (at most 64
+ * warps per scheduler) with the loops unrolled away.
  *
  * Policies:
  *  - LRR: the first eligible warp after the last issued one, in position
@@ -42,44 +44,41 @@ int sched_alloc(sim *s, sched_state *q, uint32_t count) {
   if (!q->bits || !q->why_pcs || !q->issued_now)
     return gp_error_set(s->err, "sim: out of memory");
   memset(q->bits, 0, (size_t)SET_COUNT * q->words * sizeof *q->bits);
-  for (u = 0; u < UNIT_COUNT; u++) {
-    if (count > 0 && (q->heap[u] = gp_malloc(&s->alloc, count * sizeof(pend_entry))) == NULL)
-      return gp_error_set(s->err, "sim: out of memory");
+  if (count > 0 && (q->heap = gp_malloc(&s->alloc, count * sizeof *q->heap)) == NULL)
+    return gp_error_set(s->err, "sim: out of memory");
+  for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = 0;
-  }
-  q->pend_min = INFINITY;
   q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;
   return GP_OK;
 }
 
 void sched_free(sim *s, sched_state *q) {
-  uint32_t u;
   gp_free(&s->alloc, q->bits, (size_t)SET_COUNT * q->words * sizeof *q->bits);
   gp_free(&s->alloc, q->why_pcs, s->cfg->issue_width * sizeof *q->why_pcs);
   gp_free(&s->alloc, q->issued_now, s->cfg->issue_width * sizeof *q->issued_now);
-  for (u = 0; u < UNIT_COUNT; u++)
-    gp_free(&s->alloc, q->heap[u], q->count * sizeof(pend_entry));
+  gp_free(&s->alloc, q->heap, q->count * sizeof *q->heap);
 }
 
 /* ---------------------------------------------------------------------------
  * Pending heaps and bitmaps
  * ------------------------------------------------------------------------- */
 
-static void heap_push(sched_state *q, int u, double ready, uint32_t pos) {
-  pend_entry *h = q->heap[u];
-  uint32_t i = q->heap_size[u]++;
+static void heap_push(sched_state *q, double ready, uint32_t pos, uint32_t unit) {
+  pend_entry *h = q->heap;
+  uint32_t i = q->heap_size++;
   while (i > 0 && h[(i - 1) / 2].ready > ready) {
     h[i] = h[(i - 1) / 2];
     i = (i - 1) / 2;
   }
   h[i].ready = ready;
   h[i].pos = pos;
+  h[i].unit = unit;
 }
 
-static void heap_pop(sched_state *q, int u) {
-  pend_entry *h = q->heap[u], last = h[--q->heap_size[u]];
-  uint32_t i = 0, n = q->heap_size[u];
+static void heap_pop(sched_state *q) {
+  pend_entry *h = q->heap, last = h[--q->heap_size];
+  uint32_t i = 0, n = q->heap_size;
   for (;;) {
     uint32_t c = 2 * i + 1;
     if (c >= n)
@@ -101,9 +100,7 @@ void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) 
     bit_set(set_of(q, SET_READY_ANY), pos);
     return;
   }
-  heap_push(q, w->unit, w->ready, pos);
-  if (w->ready < q->pend_min)
-    q->pend_min = w->ready;
+  heap_push(q, w->ready, pos, w->unit);
   bit_set(set_of(q, w->on_load ? SET_PEND_MEM : SET_PEND_DEP), pos);
 }
 
@@ -116,22 +113,15 @@ void sched_leave_active(sched_state *q, uint32_t pos) {
 }
 
 /* Moves the pending warps whose producers are done by t to ready. */
-static void promote(sched_state *q, double t) {
-  int u;
-  if (q->pend_min > t)
-    return;
-  q->pend_min = INFINITY;
-  for (u = 0; u < UNIT_COUNT; u++) {
-    while (q->heap_size[u] > 0 && q->heap[u][0].ready <= t) {
-      uint32_t pos = q->heap[u][0].pos;
-      heap_pop(q, u);
-      bit_clear(set_of(q, SET_PEND_MEM), pos);
-      bit_clear(set_of(q, SET_PEND_DEP), pos);
-      bit_set(set_of(q, u), pos);
-      bit_set(set_of(q, SET_READY_ANY), pos);
-    }
-    if (q->heap_size[u] > 0 && q->heap[u][0].ready < q->pend_min)
-      q->pend_min = q->heap[u][0].ready;
+static inline void promote(sched_state *q, double t, uint32_t words) {
+  while (q->heap_size > 0 && q->heap[0].ready <= t) {
+    uint32_t pos = q->heap[0].pos;
+    int unit = (int)q->heap[0].unit;
+    heap_pop(q);
+    bit_clear(set_w(q, SET_PEND_MEM, words), pos);
+    bit_clear(set_w(q, SET_PEND_DEP, words), pos);
+    bit_set(set_w(q, unit, words), pos);
+    bit_set(set_w(q, SET_READY_ANY, words), pos);
   }
 }
 
@@ -142,7 +132,7 @@ static uint32_t rr_start(const sched_state *q) {
 }
 
 /* The first set bit at or after `start`, wrapping round; -1 when none. */
-static inline int64_t first_from(const uint64_t *b, uint32_t words, uint32_t start) {
+static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words, uint32_t start) {
   uint32_t wi = start >> 6, n;
   uint64_t m = b[wi] & (~(uint64_t)0 << (start & 63));
   for (n = 0; n <= words; n++) {
@@ -154,7 +144,7 @@ static inline int64_t first_from(const uint64_t *b, uint32_t words, uint32_t sta
   return -1;
 }
 
-static int any_bit(const uint64_t *b, uint32_t words) {
+static inline int any_bit(const uint64_t *b, uint32_t words) {
   uint32_t i;
   for (i = 0; i < words; i++)
     if (b[i])
@@ -167,7 +157,7 @@ static warp_state *warp_at(const sim *s, uint32_t smi, uint32_t sc, uint32_t pos
 }
 
 /* The oldest warp of bitmap b; -1 when empty. */
-static int64_t oldest_in(const sim *s, uint32_t smi, uint32_t sc, const uint64_t *b,
+static inline __attribute__((always_inline)) int64_t oldest_in(const sim *s, uint32_t smi, uint32_t sc, const uint64_t *b,
                          uint32_t words) {
   int64_t best = -1;
   uint64_t best_age = UINT64_MAX;
@@ -187,23 +177,26 @@ static int64_t oldest_in(const sim *s, uint32_t smi, uint32_t sc, const uint64_t
 
 /* The warps that can issue at t (Algorithm 1 line 7): ready, their unit
  * free, not issued this cycle, in the active set under two-level. */
-static void eligible(const sim *s, sched_state *q, double t, uint32_t issued, uint64_t *e) {
-  const uint64_t *any = set_of(q, SET_READY_ANY);
-  uint32_t wi, x, busy = 0;
-  int u;
-  for (wi = 0; wi < q->words; wi++)
+static inline void eligible(const sim *s, sched_state *q, double t, uint32_t issued, uint64_t *e,
+                            uint32_t words) {
+  const uint64_t *any = set_w(q, SET_READY_ANY, words);
+  uint32_t wi, x, busy;
+  for (wi = 0; wi < words; wi++)
     e[wi] = any[wi];
-  for (u = 0; u < UNIT_COUNT; u++) /* branch-free: units are busy or not at random */
-    busy |= (uint32_t)(q->unit_free[u] > t) << u;
+  /* branch-free: units are busy or not at random */
+  busy = (uint32_t)(q->unit_free[0] > t) | (uint32_t)(q->unit_free[1] > t) << 1 |
+         (uint32_t)(q->unit_free[2] > t) << 2 | (uint32_t)(q->unit_free[3] > t) << 3 |
+         (uint32_t)(q->unit_free[4] > t) << 4 | (uint32_t)(q->unit_free[5] > t) << 5 |
+         (uint32_t)(q->unit_free[6] > t) << 6 | (uint32_t)(q->unit_free[7] > t) << 7;
   while (busy) {
-    const uint64_t *r = set_of(q, __builtin_ctz(busy));
+    const uint64_t *r = set_w(q, __builtin_ctz(busy), words);
     busy &= busy - 1;
-    for (wi = 0; wi < q->words; wi++)
+    for (wi = 0; wi < words; wi++)
       e[wi] &= ~r[wi];
   }
   if (s->cfg->policy == GP_SIM_TWO_LEVEL) {
-    const uint64_t *a = set_of(q, SET_ACTIVE);
-    for (wi = 0; wi < q->words; wi++)
+    const uint64_t *a = set_w(q, SET_ACTIVE, words);
+    for (wi = 0; wi < words; wi++)
       e[wi] &= a[wi];
   }
   for (x = 0; x < issued; x++)
@@ -213,12 +206,13 @@ static void eligible(const sim *s, sched_state *q, double t, uint32_t issued, ui
 /* After an issue from e: the issued warp and, when its unit is now busy,
  * the unit's other warps drop out (no new warp can have become ready unless
  * a barrier release or a new block changed the sets). */
-static void eligible_after_issue(sched_state *q, double t, uint32_t pos, int unit, uint64_t *e) {
+static inline void eligible_after_issue(sched_state *q, double t, uint32_t pos, int unit,
+                                        uint64_t *e, uint32_t words) {
   uint32_t wi;
   bit_clear(e, pos);
   if (q->unit_free[unit] > t) {
-    const uint64_t *r = set_of(q, unit);
-    for (wi = 0; wi < q->words; wi++)
+    const uint64_t *r = set_w(q, unit, words);
+    for (wi = 0; wi < words; wi++)
       e[wi] &= ~r[wi];
   }
 }
@@ -276,17 +270,17 @@ static int64_t pick_callback(sim *s, uint32_t smi, uint32_t sc, sched_state *q, 
 }
 
 /* The position the policy issues next among e; -1 none, -2 error. */
-static int64_t pick(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t,
-                    const uint64_t *e) {
+static inline __attribute__((always_inline)) int64_t pick(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t,
+                           const uint64_t *e, uint32_t words) {
   switch (s->cfg->policy) {
   case GP_SIM_GTO:
     if (q->greedy >= 0 && bit_test(e, (uint32_t)q->greedy))
       return q->greedy;
-    return oldest_in(s, smi, sc, e, q->words);
+    return oldest_in(s, smi, sc, e, words);
   case GP_SIM_CALLBACK:
     return pick_callback(s, smi, sc, q, t, e);
   default: /* LRR, and two-level within its active set */
-    return first_from(e, q->words, rr_start(q));
+    return first_from(e, words, rr_start(q));
   }
 }
 
@@ -312,7 +306,7 @@ static void set_reason(const sim *s, sched_state *q, uint32_t smi, uint32_t sc, 
  * unit here; the next chance is the earliest free unit with a ready warp,
  * or a pending warp's producers and its unit. */
 static double reason_from_sets(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
-  uint32_t start = s->cfg->policy == GP_SIM_LRR ? rr_start(q) : 0, wi;
+  uint32_t start = s->cfg->policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
   uint64_t *busy = set_of(q, SET_SCRATCH);
   double when = INFINITY;
   int64_t pos;
@@ -320,16 +314,29 @@ static double reason_from_sets(sim *s, uint32_t smi, uint32_t sc, sched_state *q
   memset(busy, 0, q->words * sizeof *busy);
   for (u = 0; u < UNIT_COUNT; u++) {
     const uint64_t *r = set_of(q, u);
-    double w = INFINITY;
-    if (any_bit(r, q->words))
-      w = q->unit_free[u];
-    else if (q->heap_size[u] > 0)
-      w = q->heap[u][0].ready > q->unit_free[u] ? q->heap[u][0].ready : q->unit_free[u];
-    if (w < when)
-      when = w;
+    if (any_bit(r, q->words) && q->unit_free[u] < when)
+      when = q->unit_free[u];
     if (u != UNIT_SFU)
       for (wi = 0; wi < q->words; wi++)
         busy[wi] |= r[wi];
+  }
+  if (q->heap_size > 0) {
+    /* the earliest pending warp decides unless a unit is busy beyond it */
+    double first = q->heap[0].ready, latest_free = 0;
+    for (u = 0; u < UNIT_COUNT; u++)
+      if (q->unit_free[u] > latest_free)
+        latest_free = q->unit_free[u];
+    if (latest_free <= first) {
+      if (first < when)
+        when = first;
+    } else {
+      for (x = 0; x < q->heap_size; x++) {
+        const pend_entry *p = &q->heap[x];
+        double w = p->ready > q->unit_free[p->unit] ? p->ready : q->unit_free[p->unit];
+        if (w < when)
+          when = w;
+      }
+    }
   }
   if ((pos = first_from(set_of(q, UNIT_SFU), q->words, start)) >= 0)
     set_reason(s, q, smi, sc, GP_STALL_SFU, pos);
@@ -389,18 +396,15 @@ static double reason_two_level(sim *s, uint32_t smi, uint32_t sc, sched_state *q
   return when;
 }
 
-int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
-  sched_state *q = &s->sms[smi].scheds[sc];
-  uint64_t *e = set_of(q, SET_SCRATCH);
+/* sched_evaluate's body for a scheduler of `words` bitmap words (a constant
+ * 1 in the common case, so the compiler drops the word loops). */
+static inline __attribute__((always_inline)) int evaluate(sim *s, uint32_t smi, uint32_t sc,
+                                                          sched_state *q, double t, double *when,
+                                                          uint32_t words) {
+  uint64_t *e = set_w(q, SET_SCRATCH, words);
   uint32_t issued = 0;
   int two_level = s->cfg->policy == GP_SIM_TWO_LEVEL;
-  out_charge(s, smi, q, t);
-  if (q->count == 0) {
-    set_reason(s, q, smi, sc, GP_STALL_IDLE, -1);
-    *when = INFINITY;
-    return 0;
-  }
-  promote(q, t);
+  promote(q, t, words);
   if (two_level)
     fill_active(s, smi, sc, q);
   s->sets_changed = 1;
@@ -408,19 +412,22 @@ int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
     int64_t pos;
     uint32_t pc;
     int unit;
+    const warp_state *w;
     if (s->sets_changed || two_level)
-      eligible(s, q, t, issued, e);
-    pos = pick(s, smi, sc, q, t, e);
-    if (pos == -2)
-      return -1;
-    if (pos < 0)
+      eligible(s, q, t, issued, e, words);
+    pos = pick(s, smi, sc, q, t, e, words);
+    if (pos < 0) {
+      if (pos == -2)
+        return -1;
       break;
-    pc = warp_at(s, smi, sc, (uint32_t)pos)->cur->pc_index;
-    unit = warp_at(s, smi, sc, (uint32_t)pos)->unit;
+    }
+    w = warp_at(s, smi, sc, (uint32_t)pos);
+    pc = w->cur->pc_index;
+    unit = w->unit;
     s->sets_changed = 0;
     if (sim_issue(s, smi, sc, (uint32_t)pos, t) != GP_OK)
       return -1;
-    eligible_after_issue(q, t, (uint32_t)pos, unit, e);
+    eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
     q->issued_now[issued] = (uint32_t)pos;
     q->why_pcs[issued] = pc;
     issued++;
@@ -436,4 +443,17 @@ int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
   }
   *when = two_level ? reason_two_level(s, smi, sc, q) : reason_from_sets(s, smi, sc, q);
   return 0;
+}
+
+int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
+  sched_state *q = &s->sms[smi].scheds[sc];
+  out_charge(s, smi, q, t);
+  if (q->count == 0) {
+    set_reason(s, q, smi, sc, GP_STALL_IDLE, -1);
+    *when = INFINITY;
+    return 0;
+  }
+  if (q->words == 1)
+    return evaluate(s, smi, sc, q, t, when, 1);
+  return evaluate(s, smi, sc, q, t, when, q->words);
 }

@@ -6,8 +6,8 @@
  * Every warp of a scheduler sits in exactly one place while it is live:
  *  - ready[u] (and ready_any): its producers are done, its next instruction
  *    uses unit u;
- *  - pending: waiting for a producer, in the min-heap of unit u keyed by the
- *    cycle its producers are done, and in pend_mem or pend_dep (why);
+ *  - pending: waiting for a producer, in the scheduler's min-heap keyed by
+ *    the cycle its producers are done, and in pend_mem or pend_dep (why);
  *  - barrier: waiting at BAR.SYNC.
  * A scheduler looks at its warps only when it can act (an issue, a warp's
  * producers finishing, a unit freeing, a barrier release, a new block), so
@@ -20,7 +20,7 @@
 #include "sim.h"
 
 enum { UNIT_INT, UNIT_FMA, UNIT_FP64, UNIT_SFU, UNIT_TENSOR, UNIT_UNIFORM, UNIT_OTHER, UNIT_LSU,
-       UNIT_COUNT };
+       UNIT_COUNT }; /* eligible() spells out the eight */
 
 /* Bitmaps of a scheduler, each `words` 64-bit words, in sched_state.bits. */
 enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_BARRIER, SET_ACTIVE, SET_SCRATCH,
@@ -31,7 +31,7 @@ enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LO
 
 typedef struct pend_entry {
   double ready;
-  uint32_t pos;
+  uint32_t pos, unit;
 } pend_entry;
 
 /* The trace data of one instruction the simulator reads, copied from the
@@ -44,7 +44,7 @@ typedef struct packed_inst {
 } packed_inst;
 
 /* Instructions per warp chunk. */
-#define SIM_CHUNK 128
+#define SIM_CHUNK 32
 
 typedef struct warp_state {
   uint64_t g, start, next, end;
@@ -52,7 +52,7 @@ typedef struct warp_state {
   const packed_inst *cur;  /* the next instruction's record */
   uint64_t chunk_base, chunk_end;
   uint64_t age;            /* dispatch order, for GTO and two-level */
-  double *done;            /* completion ring, indexed by position & mask */
+  double *done;            /* completion ring, indexed by position & mask (kept per slot) */
   uint64_t mask;
   double not_before;       /* block launch */
   double last_done, ldgsts_done;
@@ -71,9 +71,8 @@ typedef struct block_slot {
 typedef struct sched_state {
   uint32_t count, words;   /* warp positions and bitmap words */
   uint64_t *bits;          /* SET_COUNT x words */
-  pend_entry *heap[UNIT_COUNT]; /* pending warps per unit, count entries each */
-  uint32_t heap_size[UNIT_COUNT];
-  double pend_min;         /* the earliest heap top over all units */
+  pend_entry *heap;        /* pending warps by producers' finish, count entries */
+  uint32_t heap_size;
   double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1 */
   int64_t rr;              /* position of the last issued warp (-1: none) */
   int64_t greedy;          /* GTO: the same, as the greedy warp */
@@ -107,6 +106,7 @@ typedef struct sim {
   gp_timed *mem;
   uint64_t next_block, blocks_done, age;
   uint32_t wpb, slots_per_sm, S;
+  uint64_t ring_mask;      /* completion rings: ring_mask + 1 entries */
   uint8_t unit_of[GP_OP_CLASS_COUNT], kind[GP_OP_CLASS_COUNT];
   /* the event loop: schedulers due now and at the next cycle, the rest
    * asleep in a min-heap by wake time (stale entries skipped) */
@@ -123,6 +123,10 @@ typedef struct sim {
 
 static inline uint64_t *set_of(const sched_state *q, int set) {
   return q->bits + (size_t)set * q->words;
+}
+/* The same with the word count as a constant where the caller knows it. */
+static inline uint64_t *set_w(const sched_state *q, int set, uint32_t words) {
+  return q->bits + (size_t)set * words;
 }
 static inline void bit_set(uint64_t *b, uint32_t p) { b[p >> 6] |= (uint64_t)1 << (p & 63); }
 static inline void bit_clear(uint64_t *b, uint32_t p) { b[p >> 6] &= ~((uint64_t)1 << (p & 63)); }
