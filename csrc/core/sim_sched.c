@@ -305,27 +305,29 @@ static void set_reason(const sim *s, sched_state *q, uint32_t smi, uint32_t sc, 
 /* From the sets (LRR, GTO, callback): every ready warp waits for its busy
  * unit here; the next chance is the earliest free unit with a ready warp,
  * or a pending warp's producers and its unit. */
-static double reason_from_sets(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
+static inline __attribute__((always_inline)) double reason_from_sets(sim *s, uint32_t smi,
+                                                                     uint32_t sc, sched_state *q,
+                                                                     uint32_t words) {
   uint32_t start = s->cfg->policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
-  uint64_t *busy = set_of(q, SET_SCRATCH);
-  double when = INFINITY;
+  uint64_t *busy = set_w(q, SET_SCRATCH, words);
+  double when = INFINITY, latest_free = 0;
   int64_t pos;
   int u;
-  memset(busy, 0, q->words * sizeof *busy);
+  for (wi = 0; wi < words; wi++)
+    busy[wi] = 0;
   for (u = 0; u < UNIT_COUNT; u++) {
-    const uint64_t *r = set_of(q, u);
-    if (any_bit(r, q->words) && q->unit_free[u] < when)
-      when = q->unit_free[u];
+    const uint64_t *r = set_w(q, u, words);
+    double f = q->unit_free[u];
+    latest_free = f > latest_free ? f : latest_free;
+    if (any_bit(r, words) && f < when)
+      when = f;
     if (u != UNIT_SFU)
-      for (wi = 0; wi < q->words; wi++)
+      for (wi = 0; wi < words; wi++)
         busy[wi] |= r[wi];
   }
   if (q->heap_size > 0) {
     /* the earliest pending warp decides unless a unit is busy beyond it */
-    double first = q->heap[0].ready, latest_free = 0;
-    for (u = 0; u < UNIT_COUNT; u++)
-      if (q->unit_free[u] > latest_free)
-        latest_free = q->unit_free[u];
+    double first = q->heap[0].ready;
     if (latest_free <= first) {
       if (first < when)
         when = first;
@@ -338,15 +340,15 @@ static double reason_from_sets(sim *s, uint32_t smi, uint32_t sc, sched_state *q
       }
     }
   }
-  if ((pos = first_from(set_of(q, UNIT_SFU), q->words, start)) >= 0)
+  if ((pos = first_from(set_w(q, UNIT_SFU, words), words, start)) >= 0)
     set_reason(s, q, smi, sc, GP_STALL_SFU, pos);
-  else if ((pos = first_from(busy, q->words, start)) >= 0)
+  else if ((pos = first_from(busy, words, start)) >= 0)
     set_reason(s, q, smi, sc, unit_stall(warp_at(s, smi, sc, (uint32_t)pos)->unit), pos);
-  else if ((pos = first_from(set_of(q, SET_PEND_MEM), q->words, start)) >= 0)
+  else if ((pos = first_from(set_w(q, SET_PEND_MEM, words), words, start)) >= 0)
     set_reason(s, q, smi, sc, GP_STALL_MEMORY, pos);
-  else if ((pos = first_from(set_of(q, SET_PEND_DEP), q->words, start)) >= 0)
+  else if ((pos = first_from(set_w(q, SET_PEND_DEP, words), words, start)) >= 0)
     set_reason(s, q, smi, sc, GP_STALL_DEPENDENCE, pos);
-  else if ((pos = first_from(set_of(q, SET_BARRIER), q->words, start)) >= 0)
+  else if ((pos = first_from(set_w(q, SET_BARRIER, words), words, start)) >= 0)
     set_reason(s, q, smi, sc, GP_STALL_BARRIER, pos);
   else
     set_reason(s, q, smi, sc, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
@@ -441,7 +443,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, uint32_t smi, 
     *when = t + 1;
     return (int)issued;
   }
-  *when = two_level ? reason_two_level(s, smi, sc, q) : reason_from_sets(s, smi, sc, q);
+  *when = two_level ? reason_two_level(s, smi, sc, q) : reason_from_sets(s, smi, sc, q, words);
   return 0;
 }
 
