@@ -189,6 +189,87 @@ describe("gpush.experiment", function()
   end)
 end)
 
+describe("experiment.models.sim", function()
+  local gpush = require "gpush"
+  local svg = require "gpush.report.svg"
+
+  it("maps the largest non-issuing stall reason to a bottleneck label", function()
+    local d = experiment.sim_dominant
+    assert.are.equal("MEM", d { issued = 50, dependence = 20, memory = 30, idle = 1 })
+    assert.are.equal("DEP", d { issued = 50, dependence = 30, memory = 20 })
+    assert.are.equal("DEP", d { issued = 1, dependence = 5, memory = 5 }) -- a tie goes to the earlier reason
+    assert.are.equal("IDLE", d { issued = 9, idle = 10, no_eligible_warp = 3 })
+    assert.are.equal("NO_WARP", d { issued = 9, no_eligible_warp = 3 })
+    assert.are.equal("BASE", d { issued = 7, memory = 0 })
+    -- every stall reason has its own label, and only issuing is BASE
+    local labels = {}
+    for _, reason in ipairs(experiment.SIM_STALLS) do
+      local label = experiment.SIM_STALL_LABELS[reason]
+      assert.is_nil(labels[label], label)
+      labels[label] = reason
+      assert.are.equal(reason == "issued" and "BASE" or label, d { issued = 1, [reason] = 2 })
+    end
+    assert.are.equal(9, #experiment.SIM_STALLS)
+  end)
+
+  it("returns stall shares that split the scheduler cycles, a CPI in that unit and the bottleneck", function()
+    local kernel = assert(gpush.workloads.kernel(gpush.workloads.get("stream_triad")))
+    local model = experiment.models.sim { policy = "gto" }
+    assert.are.equal("sim-gto", model.name)
+    for _, overrides in ipairs { {}, { ["l1.mshrs"] = 8, ["sm.max_warps"] = 16 } } do
+      local cfg = assert(gpush.config.load("gtx660ti", overrides))
+      local row = assert(model.run(kernel, cfg))
+      local r = assert(gpush.sim.run(kernel, cfg, { policy = "gto" }))
+      local total, largest = 0, 0
+      for _, reason in ipairs(experiment.SIM_STALLS) do
+        local share = row["stall_" .. reason]
+        assert.is_true(share >= 0 and share <= 1, reason)
+        assert.is_near(r.stalls[reason] / r.counts.scheduler_cycles, share, 1e-12)
+        total = total + share
+        if reason ~= "issued" then
+          largest = math.max(largest, share)
+        end
+      end
+      assert.is_near(1, total, 1e-12)
+      assert.are.equal(experiment.sim_dominant(r.stalls), row.dominant)
+      assert.are.equal(largest, row["stall_" .. experiment.SIM_STALLS[({ DEP = 2, MEM = 3, LSU = 4, SFU = 5,
+        UNIT = 6, BARRIER = 7, NO_WARP = 8, IDLE = 9 })[row.dominant]]])
+      -- scheduler cycles per warp instruction: no more than every scheduler of every SM for the
+      -- whole kernel; issuing cycles per instruction between 1 / issue width and 1
+      assert.is_near(r.counts.scheduler_cycles / r.warp_instructions, row.cpi, 1e-12 * row.cpi)
+      assert.is_true(row.cpi <= r.cycles * cfg.sm.count * cfg.sm.schedulers / r.warp_instructions)
+      local issuing = row.stall_issued * row.cpi
+      assert.is_true(issuing >= 1 / cfg.sm.issue_width - 1e-12 and issuing <= 1 + 1e-12, tostring(issuing))
+      assert.are.equal(r.cycles, row.cycles)
+      assert.is_near(r.dram_gbs / cfg.dram.bandwidth_gbs, row.dram_util, 1e-12)
+    end
+  end)
+
+  it("draws the stall stacks in scheduler cycles per warp instruction in the sweep report", function()
+    local dir = helper.temp_dir()
+    local row = { workload = "w", kernel = "k", launch = 1, model = "sim-gto", warps = 8, cycles = 100, cpi = 2,
+      stall_issued = 0.5, stall_dependence = 0.125, stall_memory = 0.25, stall_lsu_busy = 0, stall_sfu_busy = 0,
+      stall_unit_busy = 0, stall_barrier = 0, stall_no_eligible_warp = 0, stall_idle = 0.125 }
+    local res = results.new { columns = {}, rows = { row }, extra = { sweep = { name = "s", models = { "sim-gto" },
+      parameters = { { path = "sm.max_warps", column = "warps", values = { 8 } } } } } }
+    local paths = assert(svg.sweep_report(res, dir))
+    assert.are.same({ dir .. "/s_stalls_sim-gto.svg", dir .. "/s_cycles.svg" }, paths)
+    local text = helper.read_file(paths[1])
+    local drawn = {}
+    for category, value in text:gmatch('class="segment" data%-category="([%u_]+)" data%-value="([^"]+)"') do
+      drawn[category] = tonumber(value)
+    end
+    -- share x CPI: 0.5 x 2 issuing, 0.25 x 2 waiting on memory, ...; empty reasons draw nothing
+    assert.are.same({ BASE = 1, DEP = 0.25, MEM = 0.5, IDLE = 0.25 }, drawn)
+    assert.matches("Stall stacks, sim-gto", text, 1, true)
+    assert.matches(">scheduler cycles per warp instruction<", text, 1, true)
+    for _, p in ipairs(paths) do
+      os.remove(p)
+    end
+    os.remove(dir)
+  end)
+end)
+
 describe("experiment progress", function()
   local function fake_stream()
     local s = { text = "" }
@@ -230,11 +311,11 @@ describe("experiment progress", function()
 
   it("keeps a redirected stderr free of bars, --quiet silent, and draws the bar on a terminal", function()
     local dir = helper.temp_dir()
-    local args = { "scenarios/kepler_sweep.lua", "--traces", "suite:sfu_heavy", "--out", dir, "--jobs", "2" }
+    local args = { "scenarios/kepler_sweep.lua", "--traces", "suite:stream_triad", "--out", dir, "--jobs", "2" }
     local code, _, err = helper.gpush_run(args)
     assert.are.equal(0, code, err)
     assert.is_nil(err:find("\r", 1, true))
-    assert.matches("kepler_sweep: 108 of 108 done in", err, 1, true)
+    assert.matches("kepler_sweep: 162 of 162 done in", err, 1, true)
     args[#args + 1] = "--quiet"
     local quiet_code, out, quiet_err = helper.gpush_run(args)
     assert.are.equal(0, quiet_code)
@@ -248,7 +329,7 @@ describe("experiment progress", function()
       local _, tty_out = helper.run("script -qec " .. helper.shell_quote(table.concat(words, " ") .. " >/dev/null")
         .. " /dev/null")
       assert.matches("\rkepler_sweep [", tty_out, 1, true)
-      assert.matches("108/108", tty_out, 1, true)
+      assert.matches("162/162", tty_out, 1, true)
     end
     os.execute("rm -rf " .. dir)
   end)

@@ -2,50 +2,88 @@
 local helper = require "spec_helper"
 
 describe("scenarios/kepler_sweep.lua", function()
-  it("sweeps 54 points x 2 policies with GPUMech and writes CSV, JSON and Markdown", function()
+  local results = require "gpush.results"
+
+  it("sweeps 54 points x GPUMech RR, GTO and the simulator and writes CSV, JSON, Markdown and SVG", function()
     local dir = helper.temp_dir()
-    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:pointer_chase",
+    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:stream_triad",
       "--out", dir, "--quiet" }
     assert.are.equal(0, code, err)
     assert.are.equal("", err) -- --quiet
     assert.are.equal("", out)
     local csv = helper.read_file(dir .. "/kepler_sweep.csv")
-    local rows = 0
-    for line in csv:gmatch("[^\n]+") do
-      if line:match("^suite:pointer_chase,pointer_chase,") then
-        rows = rows + 1
-      end
-    end
-    assert.are.equal(108, rows)
     assert.matches("# gpush: %d+%.%d+%.%d+\n", csv)
     assert.matches("# base: gtx660ti %(config hash %x+%)", csv)
     assert.matches("workload,kernel,launch,model,warps_per_sm,mshrs,dram_gbs,cycles,time_us,ipc,cpi,cpi_base,cpi_dep,"
-      .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,achieved_gbs,dram_util,dominant,waves,warnings,config_hash,trace_hash",
-      csv, 1, true)
-    -- more DRAM bandwidth never slower at a fixed (warps, MSHRs) point
-    local by = {}
-    for line in csv:gmatch("[^\n]+") do
-      local model, w, m, b, cycles = line:match("^suite:pointer_chase,pointer_chase,1,gpumech%-(%a+),(%d+),(%d+),(%d+),([%d.]+),")
-      if model then
-        by[model .. w .. "/" .. m .. "/" .. b] = tonumber(cycles)
+      .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,achieved_gbs,dram_util,dominant,waves,warnings,stall_issued,"
+      .. "stall_dependence,stall_memory,stall_lsu_busy,stall_sfu_busy,stall_unit_busy,stall_barrier,"
+      .. "stall_no_eligible_warp,stall_idle,config_hash,trace_hash", csv, 1, true)
+    local t = assert(results.read_csv(dir .. "/kepler_sweep.csv"))
+    assert.are.equal(162, #t.rows)
+    local per_model, by = {}, {}
+    for _, row in ipairs(t.rows) do
+      assert.are.equal("stream_triad", row.kernel)
+      per_model[row.model] = (per_model[row.model] or 0) + 1
+      by[("%s %d/%d/%d"):format(row.model, row.warps_per_sm, row.mshrs, row.dram_gbs)] = row
+      if row.model == "sim-gto" then
+        -- the stall shares split every scheduler cycle; the bottleneck is a stall label, never BASE here
+        local sum = 0
+        for _, reason in ipairs { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
+          "no_eligible_warp", "idle" } do
+          assert.is_true(row["stall_" .. reason] >= 0)
+          sum = sum + row["stall_" .. reason]
+        end
+        assert.is_near(1, sum, 1e-12)
+        assert.is_truthy(({ DEP = true, MEM = true, LSU = true, SFU = true, UNIT = true, BARRIER = true,
+          NO_WARP = true, IDLE = true })[row.dominant], row.dominant)
+        assert.is_nil(row.cpi_base)
+      else
+        assert.is_nil(row.stall_issued)
       end
     end
-    assert.is_true(by["rr64/32/192"] <= by["rr64/32/96"])
+    assert.are.same({ ["gpumech-rr"] = 54, ["gpumech-gto"] = 54, ["sim-gto"] = 54 }, per_model)
+    -- more DRAM bandwidth never slower at a fixed (warps, MSHRs) point, in either model
+    assert.is_true(by["gpumech-rr 64/32/192"].cycles <= by["gpumech-rr 64/32/96"].cycles)
+    -- stream_triad waits on DRAM at the preset's point in the simulator too
+    assert.are.equal("MEM", by["sim-gto 64/32/144"].dominant)
     local md = helper.read_file(dir .. "/kepler_sweep.md")
     assert.matches("1 kernels x 54 points", md, 1, true)
-    assert.matches("| pointer_chase | gpumech-rr | ", md, 1, true)
-    assert.matches("| pointer_chase | gpumech-gto | ", md, 1, true)
+    assert.matches("x 3 models = 162 results, 0 failed", md, 1, true)
+    assert.matches("| stream_triad | gpumech-rr | ", md, 1, true)
+    assert.matches("| stream_triad | gpumech-gto | ", md, 1, true)
+    -- the simulator's row names its bottleneck at the baseline and the best point
+    assert.matches("| stream_triad | sim%-gto | [%d.]+ | MEM | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
     assert.matches('"format": "gpush.results/1"', helper.read_file(dir .. "/kepler_sweep.json"), 1, true)
+    -- the simulator's stall stacks: one bar per warps/SM value at the baseline (32 MSHRs, 144 GB/s), each
+    -- as tall as the simulator's scheduler cycles per warp instruction
+    local svg = helper.read_file(dir .. "/kepler_sweep_stalls_sim-gto.svg")
+    assert.matches("Stall stacks, sim-gto at mshrs 32, dram_gbs 144", svg, 1, true)
+    assert.matches("scheduler cycles per warp instruction", svg, 1, true)
+    local drawn, expected = 0, 0
+    for value in svg:gmatch('class="segment" data%-category="%u[%u_]*" data%-value="([^"]+)"') do
+      drawn = drawn + tonumber(value)
+    end
+    for _, w in ipairs { 8, 16, 24, 32, 48, 64 } do
+      expected = expected + by[("sim-gto %d/32/144"):format(w)].cpi
+    end
+    assert.is_near(expected, drawn, 1e-5 * expected)
+    assert.matches('data-category="MEM"', svg, 1, true)
+    assert.is_nil(svg:find('data-category="L2"', 1, true))
+    for _, name in ipairs { "cpi_gpumech-rr", "cpi_gpumech-gto", "cycles", "heatmap_stream_triad_1" } do
+      assert.matches("<svg", helper.read_file(("%s/kepler_sweep_%s.svg"):format(dir, name)), 1, true)
+    end
+    assert.is_nil(io.open(dir .. "/kepler_sweep_cpi_sim-gto.svg"))
     os.execute("rm -rf " .. dir)
   end)
 
   it("prints the summary, reports progress on stderr, applies -p to every point and rejects bad arguments", function()
     local dir = helper.temp_dir()
-    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:sfu_heavy",
+    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:stream_triad",
       "--out", dir, "-p", "clock.core_mhz=1200", "--jobs", "1" }
     assert.are.equal(0, code, err)
-    assert.matches("| sfu_heavy | gpumech-gto | ", out, 1, true)
-    assert.matches("kepler_sweep: 108 of 108 done in", err, 1, true)
+    assert.matches("| stream_triad | gpumech-gto | ", out, 1, true)
+    assert.matches("| stream_triad | sim-gto | ", out, 1, true)
+    assert.matches("kepler_sweep: 162 of 162 done in", err, 1, true)
     assert.matches("# base: gtx660ti clock.core_mhz=1200 (config hash", helper.read_file(dir .. "/kepler_sweep.csv"),
       1, true)
     code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--bogus" }

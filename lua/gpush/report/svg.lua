@@ -1039,7 +1039,10 @@ end
 -- (lower case: cpi_base ... cpi_queue) or a `stack` table.  opts: group
 -- (column, default "kernel"), bar (column), bar_format (string.format
 -- pattern for a bar's label, default "%s"), prefix ("cpi_"), marker (a
--- column or a function(row) -> number or nil, e.g. the simulator's CPI).
+-- column or a function(row) -> number or nil, e.g. the simulator's CPI),
+-- categories (default M.cpi_categories) and value (a function(row,
+-- category) -> number instead of the prefixed column; both are how
+-- sweep_report draws the simulator's stall stacks).
 function M.stack_data(rows, opts)
   local fn = "stack_data"
   check_rows(fn, rows)
@@ -1066,9 +1069,12 @@ function M.stack_data(rows, opts)
       groups[#groups + 1] = by_group[g]
     end
     local values = {}
-    for _, c in ipairs(M.cpi_categories) do
-      local v = row.stack and row.stack[c] or row[prefix .. c:lower()]
-      values[c] = v
+    for _, c in ipairs(opts.categories or M.cpi_categories) do
+      if opts.value then
+        values[c] = opts.value(row, c)
+      else
+        values[c] = row.stack and row.stack[c] or row[prefix .. c:lower()]
+      end
     end
     local marker = opts.marker
     if type(marker) == "function" then
@@ -1091,7 +1097,7 @@ function M.stack_data(rows, opts)
       bar.order = nil
     end
   end
-  return { groups = groups }
+  return { groups = groups, categories = opts.categories }
 end
 
 -- lines data: one series per distinct combination of the `series` columns
@@ -1231,10 +1237,37 @@ local function fixed_text(fixed, sweep)
   return #parts > 0 and (" at " .. table.concat(parts, ", ")) or ""
 end
 
+-- Colours of the simulator's stall stack, by the labels of
+-- gpush.experiment.SIM_STALL_LABELS: the categories GPUMech shares keep
+-- their CPI-stack colours (MEM takes DRAM's), IDLE is pale.
+M.stall_colors = { BASE = M.cpi_colors.BASE, DEP = M.cpi_colors.DEP, MEM = M.cpi_colors.DRAM, LSU = "#D55E00",
+  SFU = "#CC79A7", UNIT = "#56B4E9", BARRIER = "#009E73", NO_WARP = "#F0E442", IDLE = "#E0E0E0" }
+
+-- The simulator's stall stacks per kernel (rows with stall_* shares and
+-- cpi, from gpush.experiment.models.sim): each stall reason's share of the
+-- scheduler cycles times the cycles per warp instruction, so a bar's height
+-- is the simulator's scheduler cycles per warp instruction, the unit of
+-- GPUMech's CPI stacks next to it.
+local function stall_stacks(rows, bar, experiment)
+  local categories, reason_of = {}, {}
+  for i, reason in ipairs(experiment.SIM_STALLS) do
+    categories[i] = experiment.SIM_STALL_LABELS[reason]
+    reason_of[categories[i]] = reason
+  end
+  local data = M.stack_data(rows, { group = "kernel", bar = bar, categories = categories,
+    value = function(row, label)
+      return (row["stall_" .. reason_of[label]] or 0) * row.cpi
+    end })
+  data.colors = M.stall_colors
+  return data
+end
+
 -- The SVG report of a sweep, for the experiment engine's `reports` list
 -- ("gpush.report.svg:sweep_report", called as f(results, dir)): with the
 -- first swept parameter on the x axis and the others at the baseline,
 --   NAME_cpi_MODEL.svg  CPI stacks per kernel (models with cpi_* columns),
+--   NAME_stalls_MODEL.svg  the simulator's stall stacks per kernel (models
+--                       with stall_* columns), in the same unit,
 --   NAME_cycles.svg     cycles of every kernel and model,
 -- and with the first two parameters, NAME_heatmap_KERNEL.svg: the first
 -- model's cycles per kernel.  Returns the paths written, or nil, message.
@@ -1273,6 +1306,21 @@ function M.sweep_report(res, dir)
         { group = "kernel", bar = x.column }),
         { title = ("CPI stacks, %s%s"):format(model, at), x_label = x_label .. ", by kernel",
           y_label = "CPI (cycles per warp instruction)" }))
+      if not ok then
+        return nil, err
+      end
+    end
+    local stall_rows = {}
+    for _, row in ipairs(line_rows) do
+      if row.model == model and row.stall_issued ~= nil and row.cpi ~= nil then
+        stall_rows[#stall_rows + 1] = row
+      end
+    end
+    if #stall_rows > 0 then
+      local ok, err = emit("stalls_" .. file_part(model), M.stacked_bars(stall_stacks(stall_rows, x.column,
+        require "gpush.experiment"),
+        { title = ("Stall stacks, %s%s"):format(model, at), x_label = x_label .. ", by kernel",
+          y_label = "scheduler cycles per warp instruction" }))
       if not ok then
         return nil, err
       end
