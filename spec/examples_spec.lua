@@ -60,3 +60,67 @@ describe("examples/new_model.lua", function()
     assert.are.equal("mshr", bound) -- 64 warps x 3 misses per trip on 32 MSHRs
   end)
 end)
+
+describe("examples/custom_sweep.lua", function()
+  local results = require "gpush.results"
+
+  it("sweeps a new workload and a suite kernel over 16 points with GPUMech and the bottleneck module", function()
+    local dir = helper.temp_dir()
+    local code, out, err = helper.gpush_run { "examples/custom_sweep.lua", "--out", dir, "--jobs", "2", "--quiet" }
+    assert.are.equal(0, code, err)
+    assert.are.equal("", out)
+    assert.are.equal("", err)
+    for _, name in ipairs { "csr_gather.gpt", "custom_sweep.csv", "custom_sweep.json", "custom_sweep.md",
+      "custom_sweep_bandwidth.svg", "custom_sweep_mshrs.svg" } do
+      local f = io.open(dir .. "/" .. name)
+      assert.is_truthy(f, name)
+      f:close()
+    end
+    local t = assert(results.read_csv(dir .. "/custom_sweep.csv"))
+    -- 16 points (4 bandwidths x 4 MSHR counts) x 2 kernels x 2 models
+    assert.are.equal(64, #t.rows)
+    local count, by = {}, {}
+    for _, row in ipairs(t.rows) do
+      local key = row.kernel .. " " .. row.model
+      count[key] = (count[key] or 0) + 1
+      by[("%s %d/%d"):format(key, row.dram_gbs, row.mshrs)] = row
+      assert.is_true(row.cycles > 0 and row.time_us > 0, key)
+      if row.model == "bottleneck" then
+        -- never faster than any bound it reports, per wave, and the bound that binds is the largest
+        local largest, bound = 0, nil
+        for _, b in ipairs { "issue", "dram", "mshr", "latency" } do
+          local v = row["bounds." .. b]
+          assert.is_true(row.cycles >= row.waves * v, b)
+          if v > largest then
+            largest, bound = v, b
+          end
+        end
+        assert.are.equal(bound:upper(), row.dominant)
+      else
+        assert.is_truthy(row.cpi_base)
+      end
+    end
+    assert.are.same({ ["csr_gather gpumech-gto"] = 16, ["csr_gather bottleneck"] = 16,
+      ["stream_triad gpumech-gto"] = 16, ["stream_triad bottleneck"] = 16 }, count)
+    -- 192 blocks on 16 SMs x 4 blocks: 3 waves; more bandwidth or MSHRs is never slower in either model
+    assert.are.equal(3, by["csr_gather bottleneck 192/32"].waves)
+    for _, key in ipairs { "csr_gather gpumech-gto", "csr_gather bottleneck", "stream_triad gpumech-gto",
+      "stream_triad bottleneck" } do
+      assert.is_true(by[key .. " 288/32"].cycles <= by[key .. " 96/32"].cycles, key)
+      assert.is_true(by[key .. " 192/64"].cycles <= by[key .. " 192/8"].cycles, key)
+    end
+    local md = helper.read_file(dir .. "/custom_sweep.md")
+    assert.matches("2 kernels x 16 points (dram_gbs {96,144,192,288}; mshrs {8,16,32,64}) x 2 models = 64 results",
+      md, 1, true)
+    assert.matches("| csr_gather | bottleneck | [%d.]+ | %u+ | ", md)
+    -- a line per kernel and model, a marker per point
+    local plot = helper.read_file(dir .. "/custom_sweep_bandwidth.svg")
+    assert.matches("Time against DRAM bandwidth at 32 MSHRs per SM", plot, 1, true)
+    for _, key in ipairs { "csr_gather gpumech-gto", "csr_gather bottleneck", "stream_triad bottleneck" } do
+      assert.matches(key, plot, 1, true)
+    end
+    local _, polylines = plot:gsub("<polyline", "")
+    assert.are.equal(4, polylines)
+    os.execute("rm -rf " .. dir)
+  end)
+end)
