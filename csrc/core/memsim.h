@@ -237,6 +237,36 @@ typedef struct gp_timed_config {
   int cc1x;                    /* the replay driver coalesces per half-warp */
 } gp_timed_config;
 
+/* A one-request-at-a-time resource's reserved intervals [from, to), sorted
+ * and disjoint (memsim_calendar.c): a request takes the earliest gap at or
+ * after its ready cycle that is long enough (first fit). */
+typedef struct gp_span {
+  double from, to;
+} gp_span;
+
+#define GP_CALENDAR_CHUNK 64
+typedef struct gp_span_chunk gp_span_chunk;
+
+typedef struct gp_calendar {
+  gp_span_chunk **chunks;      /* in time order, none empty */
+  uint32_t count, cap;         /* chunks in use, directory capacity */
+  double min_length;           /* no request is shorter */
+} gp_calendar;
+
+/* An empty calendar for requests of at least min_length cycles (gaps
+ * shorter than that are closed).  Allocates nothing until a reservation. */
+void gp_calendar_init(gp_calendar *c, double min_length);
+void gp_calendar_free(gp_calendar *c, const gp_alloc *alloc);
+/* Reserves `length` (>= min_length) cycles for a request ready at `ready`
+ * (>= now, the current submission cycle; intervals ended by `now` are
+ * dropped) and returns their start in *start.  GP_ERR only when out of
+ * memory. */
+int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
+                        double length, double *start);
+/* The reserved intervals (for tests): how many, and the k-th in time order. */
+size_t gp_calendar_intervals(const gp_calendar *c);
+gp_span gp_calendar_interval(const gp_calendar *c, size_t k);
+
 typedef struct gp_timed_stats {
   gp_cache_stats l1, l2;
   uint64_t mshr_merges, mshr_full_stalls;
@@ -259,7 +289,8 @@ void gp_timed_free(gp_timed *t);
  * non-decreasing `now`), with its line requests.  done[j] receives the cycle
  * request j's data returns (stores: when the L2 accepts it); *complete the
  * instruction's completion, its last request.  Event-driven: no per-cycle
- * work, each resource keeps the time it is next free. */
+ * work; L2 slices and DRAM channels keep calendars of reserved intervals
+ * (requests may be ready out of submission order), MSHRs a release heap. */
 int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
                     const uint64_t *lines, const uint8_t *masks, uint32_t n,
                     double *done, double *complete, gp_error *err);

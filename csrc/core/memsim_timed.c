@@ -22,6 +22,10 @@
  *    dram_latency after the transfer ends.  Dirty L2 victims and
  *    write-through stores occupy their channel too.  Once a channel's queue
  *    is full, N requests of S bytes take N x S / B cycles.
+ *  - Slices and channels are calendars (memsim_calendar.c): a request that
+ *    waited for an MSHR is ready later than one submitted after it, and
+ *    takes the earliest free gap from its ready cycle rather than queueing
+ *    behind everything submitted before it.
  *  - Stores and atomics do not take MSHRs; stores complete when their slice
  *    accepts them (a write-back L1 absorbs them after l1_latency), atomics
  *    when their data returns.
@@ -54,7 +58,8 @@ struct gp_timed {
   mshr_file *mshrs;       /* per SM */
   double **l1_ready;      /* per SM, per way: when the line's data is there */
   double **l2_ready;      /* per slice, per way */
-  double *slice_free, *channel_free;
+  gp_calendar *slices, *channels; /* reserved intervals per L2 slice and DRAM channel */
+  int out_of_memory;      /* a calendar could not grow during this submission */
   double last_now;
   gp_timed_stats stats;
 };
@@ -182,6 +187,26 @@ static double *ready_array(const gp_alloc *a, const gp_cache *c, int *ok) {
   return r;
 }
 
+/* n empty calendars for requests of at least min_length cycles; NULL when
+ * out of memory. */
+static gp_calendar *new_calendars(const gp_alloc *a, uint32_t n, double min_length) {
+  gp_calendar *c = gp_malloc(a, n * sizeof *c);
+  uint32_t i;
+  if (c != NULL)
+    for (i = 0; i < n; i++)
+      gp_calendar_init(&c[i], min_length);
+  return c;
+}
+
+static void free_calendars(const gp_alloc *a, gp_calendar *c, uint32_t n) {
+  uint32_t i;
+  if (c == NULL)
+    return;
+  for (i = 0; i < n; i++)
+    gp_calendar_free(&c[i], a);
+  gp_free(a, c, n * sizeof *c);
+}
+
 void gp_timed_free(gp_timed *t) {
   uint32_t i, slices;
   if (t == NULL)
@@ -207,9 +232,16 @@ void gp_timed_free(gp_timed *t) {
     for (i = 0; i < t->cfg.sms; i++)
       mshr_file_free(&t->alloc, &t->mshrs[i], t->cfg.mshrs_per_sm);
   gp_free(&t->alloc, t->mshrs, t->cfg.sms * sizeof *t->mshrs);
-  gp_free(&t->alloc, t->slice_free, slices * sizeof *t->slice_free);
-  gp_free(&t->alloc, t->channel_free, t->cfg.dram_channels * sizeof *t->channel_free);
+  free_calendars(&t->alloc, t->slices, slices);
+  free_calendars(&t->alloc, t->channels, t->cfg.dram_channels);
   gp_free(&t->alloc, t, sizeof *t);
+}
+
+/* Cycles a channel needs for one DRAM access, the shortest transfer (every
+ * transfer is whole accesses). */
+static double shortest_transfer(const gp_timed_config *cfg) {
+  uint32_t unit = cfg->dram_access_bytes ? cfg->dram_access_bytes : 32;
+  return (double)unit / (cfg->dram_bytes_per_cycle / cfg->dram_channels);
 }
 
 int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *cfg,
@@ -230,11 +262,11 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
   t->l1 = gp_malloc(alloc, cfg->sms * sizeof *t->l1);
   t->l2 = gp_malloc(alloc, slices * sizeof *t->l2);
   t->mshrs = gp_malloc(alloc, cfg->sms * sizeof *t->mshrs);
-  t->slice_free = gp_malloc(alloc, slices * sizeof *t->slice_free);
-  t->channel_free = gp_malloc(alloc, cfg->dram_channels * sizeof *t->channel_free);
+  t->slices = new_calendars(alloc, slices, cfg->l2_interval);
+  t->channels = new_calendars(alloc, cfg->dram_channels, shortest_transfer(cfg));
   if (t->mshrs)
     memset(t->mshrs, 0, cfg->sms * sizeof *t->mshrs);
-  if (!t->l1 || !t->l2 || !t->mshrs || !t->slice_free || !t->channel_free) {
+  if (!t->l1 || !t->l2 || !t->mshrs || !t->slices || !t->channels) {
     gp_timed_free(t);
     return gp_error_set(err, "memsim: out of memory");
   }
@@ -243,10 +275,6 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
   for (i = 0; i < cfg->sms && status == GP_OK; i++)
     if (mshr_file_init(alloc, &t->mshrs[i], cfg->mshrs_per_sm) != GP_OK)
       status = gp_error_set(err, "memsim: out of memory");
-  for (i = 0; i < slices; i++)
-    t->slice_free[i] = 0;
-  for (i = 0; i < cfg->dram_channels; i++)
-    t->channel_free[i] = 0;
   slice.size_bytes = cfg->l2.size_bytes / slices;
   for (i = 0; i < cfg->sms && status == GP_OK; i++)
     status = gp_cache_init(&t->l1[i], alloc, &cfg->l1, err);
@@ -298,17 +326,19 @@ static uint32_t sectors_of(uint8_t m) {
   return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
 }
 
-/* Occupies the DRAM channel of `line` (line index mod channels) from
- * `ready`, or when it is next free, for bytes / (bandwidth per channel);
- * returns when the transfer ends.  Counts the bytes inside the window. */
+/* Occupies the DRAM channel of `line` (line index mod channels) for
+ * bytes / (bandwidth per channel), in the channel calendar's earliest gap
+ * from `ready`; returns when the transfer ends.  Counts the bytes inside
+ * the window. */
 static double dram_transfer(gp_timed *t, uint64_t line, double ready, uint64_t bytes) {
   gp_timed_stats *st = &t->stats;
   uint32_t n = t->cfg.dram_channels;
   uint32_t c = (n & (n - 1)) == 0 ? (uint32_t)(line & (n - 1)) : (uint32_t)(line % n);
   double per_channel = t->cfg.dram_bytes_per_cycle / t->cfg.dram_channels;
-  double start = ready > t->channel_free[c] ? ready : t->channel_free[c];
-  double end = start + (double)bytes / per_channel;
-  t->channel_free[c] = end;
+  double length = (double)bytes / per_channel, start, end;
+  if (gp_calendar_reserve(&t->channels[c], &t->alloc, t->last_now, ready, length, &start) != GP_OK)
+    t->out_of_memory = 1;
+  end = start + length;
   if (st->dram_transfers == 0 || start < st->first_dram_start)
     st->first_dram_start = start;
   st->dram_transfers++;
@@ -370,10 +400,11 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   uint32_t slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
   uint32_t s = gp_l2_slice_of(line, slices);
   gp_cache *l2 = &t->l2[s];
-  double start = ready > t->slice_free[s] ? ready : t->slice_free[s];
   gp_cache_result res;
-  double *ready_at, arrive;
-  t->slice_free[s] = start + t->cfg.l2_interval;
+  double *ready_at, arrive, start;
+  if (gp_calendar_reserve(&t->slices[s], &t->alloc, t->last_now, ready, t->cfg.l2_interval,
+                          &start) != GP_OK)
+    t->out_of_memory = 1;
   res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
   ready_at = l2->way >= 0 ? &t->l2_ready[s][l2->way] : NULL;
   if (l2->evicted && l2->evicted_dirty) {
@@ -525,6 +556,8 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
       last = d;
   }
   *complete = last;
+  if (t->out_of_memory)
+    return gp_error_set(err, "memsim: out of memory");
   return GP_OK;
 }
 

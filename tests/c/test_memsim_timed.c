@@ -1,6 +1,6 @@
 /* Unit tests of the timed memory model: bandwidth-limited DRAM, MSHR
- * exhaustion and merging, contention between SMs, determinism, and the
- * invariant that more MSHRs or bandwidth never return a request later. */
+ * exhaustion and merging, contention between SMs, out-of-order readiness,
+ * determinism, and that more MSHRs or bandwidth never make a stream slower. */
 #include "gp_test.h"
 #include "memsim.h"
 
@@ -87,6 +87,25 @@ static void test_mshr_exhaustion_and_merging(void) {
   gp_timed_free(t);
 }
 
+/* A request that waits for an MSHR reserves the channel in the future; a
+ * request of another SM submitted later but ready now uses the channel in
+ * the meantime (1 cycle per access, one MSHR per SM):
+ *   SM 0, line 1 at 0: channel [0,1), back at 1 + 300 = 301;
+ *   SM 0, line 2 at 0: waits for the MSHR until 301, channel [301,302),
+ *     back at 602;
+ *   SM 1, line 3 at 1: channel [1,2), back at 302 (queued behind line 2 it
+ *     would be 603). */
+static void test_future_reservation_does_not_block(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  c.sms = 2, c.mshrs_per_sm = 1, c.dram_bytes_per_cycle = 32;
+  t = make(&c);
+  CHECK_NEAR(load(t, 0, 0, 1), 301, 1e-9);
+  CHECK_NEAR(load(t, 0, 0, 2), 602, 1e-9);
+  CHECK_NEAR(load(t, 1, 1, 3), 302, 1e-9);
+  gp_timed_free(t);
+}
+
 static void test_two_sms_contend_for_one_channel(void) {
   gp_timed_config c = base();
   gp_timed *alone, *shared;
@@ -140,27 +159,34 @@ static void run_stream(const gp_timed_config *c, double *out, int n) {
   gp_timed_free(t);
 }
 
-/* Requests that return later in `b` than in `a`. */
-static int later_count(const double *a, const double *b, int n) {
-  int i, later = 0;
-  for (i = 0; i < n; i++)
-    later += b[i] > a[i] + 1e-9;
-  return later;
+/* The sum and the latest of the return times written by run_stream. */
+static void totals(const double *done, int n, double *sum, double *last) {
+  int i;
+  *sum = 0, *last = 0;
+  for (i = 0; i < n; i++) {
+    if (done[i] < 0)
+      continue;
+    *sum += done[i];
+    if (done[i] > *last)
+      *last = done[i];
+  }
 }
 
 /* Over a seeded stream (same seed, same result, bit for bit), quadrupling
- * the MSHRs or doubling the DRAM bandwidth never returns any request later,
- * and the stream as a whole finishes earlier with more bandwidth.  Two
- * hierarchies: a write-through L1 caching globals over a write-back L2,
- * and a write-back L1 over a write-through L2. */
+ * the MSHRs or doubling the DRAM bandwidth returns the requests no later
+ * on average and finishes no later; more bandwidth finishes earlier.  Not
+ * per request: the slices' and channels' calendars place requests first
+ * fit, and a request that becomes ready earlier can take a gap another one
+ * used before (a list-scheduling anomaly), so single requests may return a
+ * little later.  Two hierarchies: a write-through L1 caching globals over a
+ * write-back L2, and a write-back L1 over a write-through L2. */
 static void test_more_mshrs_or_bandwidth_never_later(void) {
   enum { N = 3000, R = 4 * N };
   static double small[R], more_mshrs[R], more_bw[R], again[R];
   int variant;
   for (variant = 0; variant < 2; variant++) {
     gp_timed_config c = base();
-    double last_small = 0, last_bw = 0;
-    int i;
+    double sum_small, last_small, sum_mshrs, last_mshrs, sum_bw, last_bw;
     c.sms = 4, c.mshrs_per_sm = 8, c.dram_channels = 4, c.dram_bytes_per_cycle = 16;
     c.l2.size_bytes = 64 * 1024, c.l2_slices = 4, c.l2_interval = 1;
     c.l1.size_bytes = 16 * 1024, c.l1.line_bytes = 128, c.l1.ways = 4, c.cache_global_in_l1 = 1;
@@ -174,14 +200,11 @@ static void test_more_mshrs_or_bandwidth_never_later(void) {
     c.mshrs_per_sm = 8;
     c.dram_bytes_per_cycle = 32;
     run_stream(&c, more_bw, N);
-    CHECK_EQ_INT(later_count(small, more_mshrs, R), 0);
-    CHECK_EQ_INT(later_count(small, more_bw, R), 0);
-    for (i = 0; i < R; i++) {
-      if (small[i] > last_small)
-        last_small = small[i];
-      if (more_bw[i] > last_bw)
-        last_bw = more_bw[i];
-    }
+    totals(small, R, &sum_small, &last_small);
+    totals(more_mshrs, R, &sum_mshrs, &last_mshrs);
+    totals(more_bw, R, &sum_bw, &last_bw);
+    CHECK(sum_mshrs <= sum_small && last_mshrs <= last_small);
+    CHECK(sum_bw <= sum_small);
     CHECK(last_bw < last_small); /* and the stream really is faster */
   }
 }
@@ -375,6 +398,7 @@ static void test_l1_sector_miss_asks_for_missing_sectors(void) {
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
+  RUN(test_future_reservation_does_not_block);
   RUN(test_two_sms_contend_for_one_channel);
   RUN(test_more_mshrs_or_bandwidth_never_later);
   RUN(test_time_order_is_checked);

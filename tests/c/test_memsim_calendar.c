@@ -1,0 +1,120 @@
+/* Unit tests of the resource calendar (memsim_calendar.c): first-fit
+ * placement in gaps, joining of touching intervals and closing of unusable
+ * gaps, retirement, chunk splits, zero-length requests.  Every start is
+ * computed by hand. */
+#include "gp_test.h"
+#include "memsim.h"
+
+static double reserve(gp_calendar *c, double now, double ready, double length) {
+  gp_alloc a = gp_alloc_default();
+  double start = -1;
+  CHECK(gp_calendar_reserve(c, &a, now, ready, length, &start) == GP_OK);
+  return start;
+}
+
+static int has_interval(const gp_calendar *c, size_t k, double from, double to) {
+  gp_span s = gp_calendar_interval(c, k);
+  return s.from == from && s.to == to;
+}
+
+/* Requests ready in order are first-come first-served: three 4-cycle
+ * requests ready at 0 start at 0, 4, 8 and form one interval [0, 12). */
+static void test_in_order_is_fifo(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_calendar c;
+  gp_calendar_init(&c, 1);
+  CHECK_NEAR(reserve(&c, 0, 0, 4), 0, 0);
+  CHECK_NEAR(reserve(&c, 0, 0, 4), 4, 0);
+  CHECK_NEAR(reserve(&c, 0, 0, 4), 8, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  CHECK(has_interval(&c, 0, 0, 12));
+  CHECK_NEAR(reserve(&c, 0, 5, 0), 5, 0); /* takes no time: no reservation */
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  gp_calendar_free(&c, &a);
+}
+
+/* A request reserved in the future does not hold back one ready now.
+ * [0,12) and [100,110) reserved; ready 20 for 4 -> 20 (the gap);
+ * ready 90 for 10 -> 90 (fits exactly, joins [100,110)); ready 85 for 6
+ * -> 110 (the gap [85,90) is too short), joining [90,116). */
+static void test_gaps_are_filled_first_fit(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_calendar c;
+  gp_calendar_init(&c, 1);
+  reserve(&c, 0, 0, 12);
+  CHECK_NEAR(reserve(&c, 0, 100, 10), 100, 0);
+  CHECK_NEAR(reserve(&c, 0, 20, 4), 20, 0);
+  CHECK_NEAR(reserve(&c, 0, 90, 10), 90, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 3);
+  CHECK_NEAR(reserve(&c, 0, 85, 6), 110, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 3);
+  CHECK(has_interval(&c, 2, 90, 116));
+  /* a request closing a gap exactly joins both neighbours: [12,20) */
+  CHECK_NEAR(reserve(&c, 0, 12, 8), 12, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 2);
+  CHECK(has_interval(&c, 0, 0, 24));
+  /* at cycle 50 the intervals that ended are gone */
+  CHECK_NEAR(reserve(&c, 50, 50, 5), 50, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 2);
+  CHECK(has_interval(&c, 0, 50, 55));
+  gp_calendar_free(&c, &a);
+}
+
+/* With requests of at least 2 cycles a gap under 2 cycles is useless and
+ * closed: [0,4), then ready 5 for 2 -> [5,7) joins it as [0,7); ready 9
+ * for 2 -> [9,11) stays apart (a 2-cycle gap); ready 12.5 for 2 -> 1.5
+ * after it, joins as [9,14.5); ready 6 for 2 -> 7, the 2-cycle gap,
+ * closing everything into [0,14.5). */
+static void test_unusable_gaps_are_closed(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_calendar c;
+  gp_calendar_init(&c, 2);
+  reserve(&c, 0, 0, 4);
+  CHECK_NEAR(reserve(&c, 0, 5, 2), 5, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  CHECK(has_interval(&c, 0, 0, 7));
+  CHECK_NEAR(reserve(&c, 0, 9, 2), 9, 0); /* 2 cycles after: kept apart */
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 2);
+  CHECK_NEAR(reserve(&c, 0, 12.5, 2), 12.5, 0); /* 1.5 after [9,11): joins */
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 2);
+  CHECK(has_interval(&c, 1, 9, 14.5));
+  /* the 2-cycle gap [7,9) still takes a 2-cycle request ready at 6 */
+  CHECK_NEAR(reserve(&c, 0, 6, 2), 7, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  CHECK(has_interval(&c, 0, 0, 14.5));
+  gp_calendar_free(&c, &a);
+}
+
+/* 200 separate intervals (ready 10 i, 5 cycles, reserved last first) fill
+ * several chunks and stay sorted; then 200 requests of 5 cycles ready at 0
+ * fill the 200 gaps in order, leaving one interval [0, 2000). */
+static void test_chunks_split_and_stay_sorted(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_calendar c;
+  int i, sorted = 1;
+  gp_calendar_init(&c, 1);
+  for (i = 199; i >= 0; i--)
+    CHECK_NEAR(reserve(&c, 0, 10.0 * i, 5), 10.0 * i, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 200);
+  CHECK(c.count > 200 / GP_CALENDAR_CHUNK);
+  for (i = 0; i < 200; i++)
+    sorted &= has_interval(&c, (size_t)i, 10.0 * i, 10.0 * i + 5);
+  CHECK(sorted);
+  for (i = 0; i < 200; i++)
+    CHECK_NEAR(reserve(&c, 0, 0, 5), 10.0 * i + 5, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  CHECK(has_interval(&c, 0, 0, 2000));
+  CHECK_EQ_INT(c.count, 1);
+  /* everything ended by 3000: the next reservation starts a fresh list */
+  CHECK_NEAR(reserve(&c, 3000, 3000, 5), 3000, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  gp_calendar_free(&c, &a);
+}
+
+int main(void) {
+  RUN(test_in_order_is_fifo);
+  RUN(test_gaps_are_filled_first_fit);
+  RUN(test_unusable_gaps_are_closed);
+  RUN(test_chunks_split_and_stay_sorted);
+  return gp_test_finish();
+}
