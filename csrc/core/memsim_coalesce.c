@@ -29,14 +29,14 @@ int gp_coalesce_active(const uint64_t *addrs, uint32_t active, uint32_t width,
  * different words of one bank serialise; lanes touching the same word are
  * served together (broadcast).  The access takes as many passes as the
  * busiest bank has distinct words (an access wider than a bank word covers
- * several consecutive words).
+ * several consecutive words).  The words are sorted (lanes usually come in
+ * address order, so the insertion sort rarely moves anything) and counted
+ * per bank once each.
  */
 uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
                           uint32_t banks, uint32_t bank_bytes) {
-  /* The distinct words the lanes touch (32 lanes x at most 16 words each),
-   * then how many of them fall in each bank. */
-  uint64_t words[512];
-  uint32_t count[256], distinct = 0, worst = 0, i, j;
+  uint64_t words[512]; /* 32 lanes x at most 16 words each */
+  uint32_t count[256], m = 0, worst = 0, i, j;
   if (banks == 0 || banks > 256 || bank_bytes == 0)
     return n > 0;
   for (i = 0; i < n && i < 32; i++) {
@@ -44,18 +44,21 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
     uint64_t last = (offsets[i] + (width ? width : 1) - 1) / bank_bytes;
     uint64_t word;
     for (word = first; word <= last && word - first < 16; word++) {
-      for (j = 0; j < distinct && words[j] != word; j++)
-        ;
-      if (j == distinct)
-        words[distinct++] = word;
+      for (j = m; j > 0 && words[j - 1] > word; j--)
+        words[j] = words[j - 1];
+      words[j] = word;
+      m++;
     }
   }
-  memset(count, 0, sizeof count);
-  for (j = 0; j < distinct; j++) {
-    uint32_t b = (uint32_t)(words[j] % banks);
-    if (++count[b] > worst)
-      worst = count[b];
-  }
+  for (j = 0; j < m; j++)
+    if (j == 0 || words[j] != words[j - 1])
+      count[words[j] % banks] = 0;
+  for (j = 0; j < m; j++)
+    if (j == 0 || words[j] != words[j - 1]) {
+      uint32_t b = (uint32_t)(words[j] % banks);
+      if (++count[b] > worst)
+        worst = count[b];
+    }
   return worst;
 }
 
