@@ -1,6 +1,7 @@
 -- GPUMech against the abstract simulator: cycles per kernel under RR/LRR and GTO, relative difference, mean |difference|.
 --
---   gpush scenarios/gpumech_vs_sim.lua [--config NAME] [--traces PATH ...] [--out DIR] [--quiet] [-p key=value ...]
+--   gpush scenarios/gpumech_vs_sim.lua [--config NAME] [--traces PATH ...] [--out DIR] [--jobs N] [--quiet]
+--                                      [-p key=value ...]
 --
 -- The GPUMech paper validates its analytical model against a detailed
 -- simulator; this scenario does the same with gpush's own reference model.
@@ -8,36 +9,47 @@
 -- ../shared/traces is present, every real trace there) is predicted on one
 -- configuration (default a100) by GPUMech under round-robin and
 -- greedy-then-oldest scheduling and simulated by the abstract timing
--- simulator under loose round-robin and GTO.  For each kernel and policy pair
+-- simulator under loose round-robin and GTO, on the experiment engine
+-- (gpush.experiment: --jobs N worker processes, default every core; a
+-- progress line on stderr unless --quiet).  For each kernel and policy pair
 -- it prints both cycle counts and the relative difference
 -- (GPUMech - simulator) / simulator, then the mean absolute difference per
 -- policy, as the paper reports its error.  It writes DIR/gpumech_vs_sim.csv
 -- and DIR/gpumech_vs_sim.md (default DIR: gpumech_vs_sim_out).
 local gpush = require "gpush"
+local experiment = require "gpush.experiment"
 
 local PAIRS = { { gpumech = "rr", sim = "lrr", label = "RR/LRR" }, { gpumech = "gto", sim = "gto", label = "GTO" } }
+local USAGE = "usage: gpush scenarios/gpumech_vs_sim.lua [--config NAME] [--traces PATH ...] [--out DIR] "
+  .. "[--jobs N] [--quiet] [-p key=value ...]\n"
 
 local function usage(problem)
-  io.stderr:write("gpumech_vs_sim: ", problem, "\n", "usage: gpush scenarios/gpumech_vs_sim.lua ",
-    "[--config NAME] [--traces PATH ...] [--out DIR] [--quiet] [-p key=value ...]\n")
-  os.exit(2)
+  io.stderr:write("gpumech_vs_sim: ", problem, "\n", USAGE)
+  os.exit(experiment.EXIT_USAGE)
 end
 
-local opts, problem = require("gpush.cli").parse_args(arg, { ["--config"] = "=config",
-  ["--traces"] = "+traces", ["--out"] = "=out", ["--quiet"] = "quiet", ["-p"] = "+overrides" })
-if not opts then
-  usage(problem)
-end
-if #opts.words > 0 then
-  usage("unknown argument '" .. opts.words[1] .. "'")
-end
-opts.out = opts.out or "gpumech_vs_sim_out"
-
-local function note(fmt, ...)
-  if not opts.quiet then
-    io.stderr:write("gpumech_vs_sim: ", fmt:format(...), "\n")
+-- --config is this scenario's own option; the rest are the engine's.
+local preset, rest = "a100", { [0] = arg[0] }
+do
+  local i = 1
+  while i <= #arg do
+    if arg[i] == "--config" then
+      preset, i = arg[i + 1] or usage("--config expects a preset name"), i + 2
+    else
+      rest[#rest + 1], i = arg[i], i + 1
+    end
   end
 end
+local opts, problem = experiment.parse_options(rest)
+if not opts then
+  usage(problem)
+elseif opts.help then
+  io.stdout:write(USAGE)
+  os.exit(0)
+elseif opts.shard then
+  usage("--shard is not supported here: the comparison needs every kernel; use --jobs N")
+end
+opts.out = opts.out or "gpumech_vs_sim_out"
 
 -- The inputs: the ones given, else the suite and every shared trace folder.
 local function default_inputs()
@@ -45,7 +57,10 @@ local function default_inputs()
   local shared = (os.getenv("GPUSH_SHARED") or "../shared") .. "/traces"
   local names = gpush.core.list_dir(shared)
   if not names then
-    note("no real traces at %s (absent in a fresh clone); comparing the embedded suite only", shared)
+    if not opts.quiet then
+      io.stderr:write(("gpumech_vs_sim: no real traces at %s (absent in a fresh clone); "
+        .. "comparing the embedded suite only\n"):format(shared))
+    end
     return inputs
   end
   for _, name in ipairs(names) do
@@ -56,31 +71,42 @@ local function default_inputs()
   return inputs
 end
 
-local cfg, cfg_err = gpush.config.load(opts.config or "a100", opts.overrides)
+local cfg, cfg_err = gpush.config.load(preset, opts.overrides)
 if not cfg then
-  error(cfg_err, 0)
+  usage(cfg_err)
 end
 
--- One row per kernel launch and policy pair.
-local rows = {}
+local models = {}
+for _, pair in ipairs(PAIRS) do
+  models[#models + 1] = experiment.models.gpumech { policy = pair.gpumech }
+  models[#models + 1] = experiment.models.sim { policy = pair.sim }
+end
+local sweep = experiment.new { name = "gpumech_vs_sim", base = { preset = preset, overrides = opts.overrides },
+  parameters = {}, workloads = #opts.traces > 0 and opts.traces or default_inputs(), models = models,
+  source = arg[0] }
 local started = gpush.core.now()
-for _, input in ipairs(#opts.traces > 0 and opts.traces or default_inputs()) do
-  local iter, iter_err = gpush.trace.kernels_of(input)
-  if not iter then
-    error(iter_err, 0)
-  end
-  local source = input:match("([^/]+)/*$")
-  for launch, kernel in iter do
-    local t0 = gpush.core.now()
-    local prepared = assert(gpush.gpumech.prepare(kernel, cfg))
-    for _, pair in ipairs(PAIRS) do
-      local g = assert(gpush.gpumech.predict(kernel, cfg, { policy = pair.gpumech, prepared = prepared }))
-      local s = assert(gpush.sim.run(kernel, cfg, { policy = pair.sim }))
-      rows[#rows + 1] = { source = source, launch = launch.launch, kernel = launch.kernel, policy = pair.label,
-        warp_instructions = s.warp_instructions, gpumech_cycles = g.cycles, sim_cycles = s.cycles,
-        difference = (g.cycles - s.cycles) / s.cycles }
+local res, run_err = experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg })
+if not res then
+  io.stderr:write("gpumech_vs_sim: ", run_err, "\n")
+  os.exit(experiment.EXIT_FAILED)
+end
+
+-- One row per kernel launch and policy pair, in the engine's order.
+local by_key = {}
+for _, r in ipairs(res.rows) do
+  by_key[table.concat({ r.workload, r.launch, r.kernel, r.model }, "\0")] = r
+end
+local rows = {}
+for _, r in ipairs(res.rows) do
+  for _, pair in ipairs(PAIRS) do
+    if r.model == "gpumech-" .. pair.gpumech then
+      local s = by_key[table.concat({ r.workload, r.launch, r.kernel, "sim-" .. pair.sim }, "\0")]
+      if s then
+        rows[#rows + 1] = { source = r.workload:match("([^/]+)/*$"), launch = r.launch, kernel = r.kernel,
+          policy = pair.label, gpumech_cycles = r.cycles, sim_cycles = s.cycles,
+          difference = (r.cycles - s.cycles) / s.cycles }
+      end
     end
-    note("%-28s launch %-3d %.2f s", source .. ":" .. launch.kernel:sub(1, 20), launch.launch, gpush.core.now() - t0)
   end
 end
 
@@ -108,23 +134,33 @@ local provenance = {
   ("config %s, hash %s%s"):format(cfg._name, gpush.config.hash(cfg),
     #opts.overrides > 0 and (", overrides " .. table.concat(opts.overrides, " ")) or ""),
   ("command gpush scenarios/gpumech_vs_sim.lua %s"):format(table.concat(arg, " ")),
+  "trace hashes: " .. (function()
+    local seen, list = {}, {}
+    for _, r in ipairs(res.rows) do
+      local h = r.workload .. ":" .. r.kernel .. "=" .. r.trace_hash
+      if not seen[h] then
+        seen[h], list[#list + 1] = true, h
+      end
+    end
+    return table.concat(list, " ")
+  end)(),
 }
 
 local csv = assert(io.open(opts.out .. "/gpumech_vs_sim.csv", "w"))
 for _, line in ipairs(provenance) do
   csv:write("# ", line, "\n")
 end
-csv:write("source,launch,kernel,policy,warp_instructions,gpumech_cycles,sim_cycles,difference\n")
+csv:write("source,launch,kernel,policy,gpumech_cycles,sim_cycles,difference\n")
 for _, r in ipairs(rows) do
-  csv:write(("%s,%d,%s,%s,%d,%.0f,%.0f,%.6f\n"):format(r.source, r.launch, r.kernel, r.policy,
-    r.warp_instructions, r.gpumech_cycles, r.sim_cycles, r.difference))
+  csv:write(("%s,%d,%s,%s,%.0f,%.0f,%.6f\n"):format(r.source, r.launch, r.kernel, r.policy,
+    r.gpumech_cycles, r.sim_cycles, r.difference))
 end
 csv:close()
 
 local lines = {
   ("# GPUMech against the abstract simulator on '%s'"):format(cfg._name), "",
-  ("%d kernel launches x %d policies in %.1f s. Difference = (GPUMech - simulator) / simulator."):format(
-    #rows // #PAIRS, #PAIRS, gpush.core.now() - started), "",
+  ("%d kernel launches x %d policies in %.1f s (%d worker%s). Difference = (GPUMech - simulator) / simulator."):format(
+    #rows // #PAIRS, #PAIRS, gpush.core.now() - started, opts.jobs, opts.jobs == 1 and "" or "s"), "",
   "| source | launch | kernel | policy | GPUMech cycles | simulator cycles | difference |",
   "|---|---|---|---|---|---|---|",
 }
@@ -148,3 +184,4 @@ end
 md:close()
 print(body)
 print(("Wrote %s/gpumech_vs_sim.csv and %s/gpumech_vs_sim.md."):format(opts.out, opts.out))
+os.exit(experiment.report_end("gpumech_vs_sim", res, io.stderr))

@@ -28,7 +28,8 @@ end
 describe("scenarios/gpumech_vs_sim.lua", function()
   it("compares GPUMech with the simulator per kernel and policy and averages |difference|", function()
     local dir = helper.temp_dir()
-    local args = { "scenarios/gpumech_vs_sim.lua", "--traces", "suite:pointer_chase", "--out", dir, "--quiet" }
+    local args = { "scenarios/gpumech_vs_sim.lua", "--traces", "suite:pointer_chase", "--out", dir, "--quiet",
+      "--jobs", "2" }
     local chain = helper.shared .. "/traces/ffma-chain-h100-10"
     local with_chain = helper.have_shared_traces()
     if with_chain then
@@ -68,5 +69,11 @@ describe("scenarios/gpumech_vs_sim.lua", function()
     code, _, err = helper.gpush_run { "scenarios/gpumech_vs_sim.lua", "--traces", "suite:nope", "--quiet" }
     assert.are.equal(1, code)
     assert.matches("nope", err, 1, true)
+    code, _, err = helper.gpush_run { "scenarios/gpumech_vs_sim.lua", "--shard", "1/2" }
+    assert.are.equal(2, code)
+    assert.matches("--shard is not supported here", err, 1, true)
+    code, _, err = helper.gpush_run { "scenarios/gpumech_vs_sim.lua", "--config", "gtx9999" }
+    assert.are.equal(2, code)
+    assert.matches("gtx9999", err, 1, true)
   end)
 end)
