@@ -67,8 +67,10 @@ static int unit_of(int c) {
   }
 }
 
-/* Each class's unit and kind, looked up once per run. */
+/* Each class's unit, kind, latency and unit occupancy, looked up once per
+ * run. */
 static void classify(sim *s) {
+  const gp_sim_config *cfg = s->cfg;
   int c;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
     int kind = 0;
@@ -84,6 +86,8 @@ static void classify(sim *s) {
       kind |= KIND_LONG;
     s->kind[c] = (uint8_t)kind;
     s->unit_of[c] = (uint8_t)unit_of(c);
+    s->latency[c] = cfg->latency[c];
+    s->busy[c] = cfg->interval[c] > 0 ? cfg->interval[c] : 1;
   }
 }
 
@@ -273,18 +277,18 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
  * on SM smi at cycle t (Algorithm 1 lines 10-20): the unit's next free
  * cycle, the completion time (memory through memsim), the barrier, and the
  * warp's next instruction's readiness. */
-int sim_issue(sim *s, uint32_t smi, uint32_t sc, uint32_t pos, double t) {
+int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
   const gp_kernel *k = s->k;
   const gp_sim_config *cfg = s->cfg;
+  uint32_t smi = q->sm, sc = q->sc;
   sm_state *sm = &s->sms[smi];
-  sched_state *q = &sm->scheds[sc];
   uint32_t idx = sc + pos * s->S;
   warp_state *w = &sm->warps[idx];
   gp_sim_counters *n = &s->out->counters;
   const packed_inst *p = w->cur;
   uint64_t j = w->next - w->start;
   int c = p->op_class, unit = w->unit;
-  double busy = cfg->interval[c] > 0 ? cfg->interval[c] : 1, complete = t + cfg->latency[c];
+  double busy = s->busy[c], complete = t + s->latency[c];
   int kind = s->kind[c];
   bit_clear(set_of(q, unit), pos);
   bit_clear(set_of(q, SET_READY_ANY), pos);
@@ -329,6 +333,8 @@ int sim_issue(sim *s, uint32_t smi, uint32_t sc, uint32_t pos, double t) {
   n->class_issued[c]++;
   n->class_lanes[c] += p->active;
   q->unit_free[unit] = t + busy;
+  if (t + busy > q->latest_free)
+    q->latest_free = t + busy;
   w->done[j & w->mask] = complete;
   if (complete > w->last_done)
     w->last_done = complete;
@@ -404,7 +410,7 @@ static void event_pop(sim *s) {
 static int event_top_valid(sim *s) {
   while (s->event_count > 0) {
     const sched_event *e = &s->events[0];
-    const sched_state *q = &s->sms[e->g / s->S].scheds[e->g % s->S];
+    const sched_state *q = s->sched_of[e->g];
     if (q->sleeping && q->wake == e->wake)
       return 1;
     event_pop(s);
@@ -441,6 +447,7 @@ static void free_sim(sim *s) {
   gp_free(&s->alloc, s->due_next, s->due_words * sizeof *s->due_next);
   gp_free(&s->alloc, s->events, s->event_cap * sizeof *s->events);
   gp_free(&s->alloc, s->cand, s->slots_per_sm * s->wpb * sizeof *s->cand);
+  gp_free(&s->alloc, s->sched_of, cfg->sms * s->S * sizeof *s->sched_of);
   gp_timed_free(s->mem);
 }
 
@@ -469,7 +476,8 @@ static int setup(sim *s) {
   s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);
   s->cand = gp_malloc(&s->alloc, per_sm * sizeof *s->cand);
   s->sms = gp_malloc(&s->alloc, cfg->sms * sizeof *s->sms);
-  if (!s->due_now || !s->due_next || !s->cand || !s->sms)
+  s->sched_of = gp_malloc(&s->alloc, cfg->sms * s->S * sizeof *s->sched_of);
+  if (!s->due_now || !s->due_next || !s->cand || !s->sms || !s->sched_of)
     return gp_error_set(s->err, "sim: out of memory");
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
@@ -485,9 +493,11 @@ static int setup(sim *s) {
     memset(sm->scheds, 0, s->S * sizeof *sm->scheds);
     for (x = 0; x < s->slots_per_sm; x++)
       sm->slots[x].block = -1;
-    for (x = 0; x < s->S; x++)
-      if (sched_alloc(s, &sm->scheds[x], (per_sm + s->S - 1 - x) / s->S) != GP_OK)
+    for (x = 0; x < s->S; x++) {
+      s->sched_of[i * s->S + x] = &sm->scheds[x];
+      if (sched_alloc(s, &sm->scheds[x], i, x, (per_sm + s->S - 1 - x) / s->S) != GP_OK)
         return GP_ERR;
+    }
   }
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
@@ -510,13 +520,13 @@ static int run_cycle(sim *s, int *issued) {
   for (wi = 0; wi < s->due_words; wi++) {
     while (s->due_now[wi]) {
       uint32_t b = (uint32_t)__builtin_ctzll(s->due_now[wi]);
-      uint32_t g = wi * 64 + b, smi = g / s->S, sc = g % s->S;
-      sched_state *q = &s->sms[smi].scheds[sc];
+      uint32_t g = wi * 64 + b;
+      sched_state *q = s->sched_of[g];
       double when;
       int n;
       s->due_now[wi] &= s->due_now[wi] - 1;
       s->cur_g = g;
-      n = sched_evaluate(s, smi, sc, s->t, &when);
+      n = sched_evaluate(s, q, s->t, &when);
       if (n < 0)
         return GP_ERR;
       if (n > 0) {
@@ -552,7 +562,7 @@ static int advance(sim *s, int issued) {
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
   while (event_top_valid(s) && s->events[0].wake <= s->t) {
     uint32_t g = s->events[0].g;
-    s->sms[g / s->S].scheds[g % s->S].sleeping = 0;
+    s->sched_of[g]->sleeping = 0;
     bit_set(s->due_now, g);
     event_pop(s);
   }
@@ -618,7 +628,7 @@ int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *all
     out->cycles = 0;
     for (i = 0; i < cfg->sms; i++) {
       for (sc = 0; sc < s.S; sc++)
-        out_charge(&s, i, &s.sms[i].scheds[sc], end);
+        out_charge(&s, &s.sms[i].scheds[sc], end);
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)
         out->cycles = s.sms[i].finish;

@@ -1,6 +1,7 @@
 /*
  * sim_out.c -- the simulator's outputs: scheduler cycles charged to a stall
- * reason overall, per SM and per static PC, and the per-source-line sums.
+ * reason overall, per SM and per static PC (out_charge, inline in
+ * sim_state.h), and the per-source-line sums.
  *
  * A scheduler's reason holds from the cycle it was decided until the
  * scheduler looks again (nothing it depends on changes in between), so the
@@ -13,25 +14,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-void out_charge(sim *s, uint32_t smi, sched_state *q, double until) {
-  gp_sim_result *r = s->out;
-  double d = until - q->since;
-  uint32_t x;
-  q->since = until;
-  if (!(d > 0))
-    return;
-  r->stalls[q->why] += d;
-  r->sm_stalls[(size_t)smi * GP_STALL_COUNT + (size_t)q->why] += d;
-  r->counters.scheduler_cycles += d;
-  if (q->why_pc_count == 1) {
-    r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + (size_t)q->why] += d;
-    return;
-  }
-  for (x = 0; x < q->why_pc_count; x++)
-    r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + (size_t)q->why] +=
-        d / q->why_pc_count;
-}
 
 static int cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

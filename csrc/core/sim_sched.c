@@ -34,8 +34,11 @@
 #include <math.h>
 #include <string.h>
 
-int sched_alloc(sim *s, sched_state *q, uint32_t count) {
+int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count) {
   uint32_t u, width = s->cfg->issue_width;
+  q->sm = smi, q->sc = sc;
+  q->warps = &s->sms[smi].warps[sc];
+  q->stride = s->S;
   q->count = count;
   q->words = count > 0 ? (count + 63) / 64 : 1;
   q->bits = gp_malloc(&s->alloc, (size_t)SET_COUNT * q->words * sizeof *q->bits);
@@ -48,6 +51,7 @@ int sched_alloc(sim *s, sched_state *q, uint32_t count) {
     return gp_error_set(s->err, "sim: out of memory");
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = 0;
+  q->latest_free = 0;
   q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;
   return GP_OK;
@@ -63,18 +67,6 @@ void sched_free(sim *s, sched_state *q) {
 /* ---------------------------------------------------------------------------
  * Pending heaps and bitmaps
  * ------------------------------------------------------------------------- */
-
-static void heap_push(sched_state *q, double ready, uint32_t pos, uint32_t unit) {
-  pend_entry *h = q->heap;
-  uint32_t i = q->heap_size++;
-  while (i > 0 && h[(i - 1) / 2].ready > ready) {
-    h[i] = h[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  h[i].ready = ready;
-  h[i].pos = pos;
-  h[i].unit = unit;
-}
 
 static void heap_pop(sched_state *q) {
   pend_entry *h = q->heap, last = h[--q->heap_size];
@@ -94,16 +86,6 @@ static void heap_pop(sched_state *q) {
     h[i] = last;
 }
 
-void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
-  if (w->ready <= t) {
-    bit_set(set_of(q, w->unit), pos);
-    bit_set(set_of(q, SET_READY_ANY), pos);
-    return;
-  }
-  heap_push(q, w->ready, pos, w->unit);
-  bit_set(set_of(q, w->on_load ? SET_PEND_MEM : SET_PEND_DEP), pos);
-}
-
 void sched_leave_active(sched_state *q, uint32_t pos) {
   uint64_t *active = set_of(q, SET_ACTIVE);
   if (bit_test(active, pos)) {
@@ -113,7 +95,7 @@ void sched_leave_active(sched_state *q, uint32_t pos) {
 }
 
 /* Moves the pending warps whose producers are done by t to ready. */
-static inline void promote(sched_state *q, double t, uint32_t words) {
+static inline __attribute__((always_inline)) void promote(sched_state *q, double t, uint32_t words) {
   while (q->heap_size > 0 && q->heap[0].ready <= t) {
     uint32_t pos = q->heap[0].pos;
     int unit = (int)q->heap[0].unit;
@@ -152,13 +134,14 @@ static inline int any_bit(const uint64_t *b, uint32_t words) {
   return 0;
 }
 
-static warp_state *warp_at(const sim *s, uint32_t smi, uint32_t sc, uint32_t pos) {
-  return &s->sms[smi].warps[sc + pos * s->S];
+static inline warp_state *warp_at(const sched_state *q, uint32_t pos) {
+  return &q->warps[(size_t)pos * q->stride];
 }
 
 /* The oldest warp of bitmap b; -1 when empty. */
-static inline __attribute__((always_inline)) int64_t oldest_in(const sim *s, uint32_t smi, uint32_t sc, const uint64_t *b,
-                         uint32_t words) {
+static inline __attribute__((always_inline)) int64_t oldest_in(const sched_state *q,
+                                                                const uint64_t *b,
+                                                                uint32_t words) {
   int64_t best = -1;
   uint64_t best_age = UINT64_MAX;
   uint32_t wi;
@@ -166,7 +149,7 @@ static inline __attribute__((always_inline)) int64_t oldest_in(const sim *s, uin
     uint64_t m = b[wi];
     while (m) {
       uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
-      uint64_t age = warp_at(s, smi, sc, pos)->age;
+      uint64_t age = warp_at(q, pos)->age;
       m &= m - 1;
       if (age < best_age)
         best_age = age, best = pos;
@@ -183,8 +166,10 @@ static inline void eligible(const sim *s, sched_state *q, double t, uint32_t iss
   uint32_t wi, x, busy;
   for (wi = 0; wi < words; wi++)
     e[wi] = any[wi];
-  /* branch-free: units are busy or not at random */
-  busy = (uint32_t)(q->unit_free[0] > t) | (uint32_t)(q->unit_free[1] > t) << 1 |
+  if (t >= q->latest_free)
+    busy = 0; /* every unit is free */
+  else /* branch-free: units are busy or not at random */
+    busy = (uint32_t)(q->unit_free[0] > t) | (uint32_t)(q->unit_free[1] > t) << 1 |
          (uint32_t)(q->unit_free[2] > t) << 2 | (uint32_t)(q->unit_free[3] > t) << 3 |
          (uint32_t)(q->unit_free[4] > t) << 4 | (uint32_t)(q->unit_free[5] > t) << 5 |
          (uint32_t)(q->unit_free[6] > t) << 6 | (uint32_t)(q->unit_free[7] > t) << 7;
@@ -220,7 +205,7 @@ static inline void eligible_after_issue(sched_state *q, double t, uint32_t pos, 
 /* Two-level: fills the active set's free places with the oldest pending
  * warps whose producers are done by t (a warp waiting for a load stays
  * out). */
-static void fill_active(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
+static void fill_active(const sim *s, sched_state *q) {
   uint64_t *c = set_of(q, SET_SCRATCH);
   const uint64_t *a = set_of(q, SET_ACTIVE);
   const uint64_t *any = set_of(q, SET_READY_ANY);
@@ -230,7 +215,7 @@ static void fill_active(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
   for (wi = 0; wi < q->words; wi++)
     c[wi] = any[wi] & ~a[wi];
   while (q->active_count < s->cfg->active_warps) {
-    int64_t pos = oldest_in(s, smi, sc, c, q->words);
+    int64_t pos = oldest_in(q, c, q->words);
     if (pos < 0)
       break;
     bit_clear(c, (uint32_t)pos);
@@ -241,15 +226,14 @@ static void fill_active(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
 
 /* The callback policy: the eligible warps in position order to cfg->pick.
  * Returns the chosen position, or -2 on error. */
-static int64_t pick_callback(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t,
-                             const uint64_t *e) {
+static int64_t pick_callback(sim *s, sched_state *q, double t, const uint64_t *e) {
   uint32_t n = 0, wi;
   int r;
   for (wi = 0; wi < q->words; wi++) {
     uint64_t m = e[wi];
     while (m) {
       uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
-      const warp_state *w = warp_at(s, smi, sc, pos);
+      const warp_state *w = warp_at(q, pos);
       gp_sim_candidate *c = &s->cand[n++];
       m &= m - 1;
       c->warp = (uint32_t)w->g, c->slot = pos, c->age = w->age;
@@ -259,7 +243,7 @@ static int64_t pick_callback(sim *s, uint32_t smi, uint32_t sc, sched_state *q, 
   }
   if (n == 0)
     return -1;
-  r = s->cfg->pick(s->cfg->pick_ctx, smi, sc, t, s->cand, n, s->err);
+  r = s->cfg->pick(s->cfg->pick_ctx, q->sm, q->sc, t, s->cand, n, s->err);
   if (r < 0)
     return -2;
   if ((uint32_t)r >= n) {
@@ -270,15 +254,15 @@ static int64_t pick_callback(sim *s, uint32_t smi, uint32_t sc, sched_state *q, 
 }
 
 /* The position the policy issues next among e; -1 none, -2 error. */
-static inline __attribute__((always_inline)) int64_t pick(sim *s, uint32_t smi, uint32_t sc, sched_state *q, double t,
-                           const uint64_t *e, uint32_t words) {
+static inline __attribute__((always_inline)) int64_t pick(sim *s, sched_state *q, double t,
+                                                           const uint64_t *e, uint32_t words) {
   switch (s->cfg->policy) {
   case GP_SIM_GTO:
     if (q->greedy >= 0 && bit_test(e, (uint32_t)q->greedy))
       return q->greedy;
-    return oldest_in(s, smi, sc, e, words);
+    return oldest_in(q, e, words);
   case GP_SIM_CALLBACK:
-    return pick_callback(s, smi, sc, q, t, e);
+    return pick_callback(s, q, t, e);
   default: /* LRR, and two-level within its active set */
     return first_from(e, words, rr_start(q));
   }
@@ -292,12 +276,11 @@ static int unit_stall(int unit) {
   return unit == UNIT_LSU ? GP_STALL_LSU : unit == UNIT_SFU ? GP_STALL_SFU : GP_STALL_UNIT;
 }
 
-static void set_reason(const sim *s, sched_state *q, uint32_t smi, uint32_t sc, int why,
-                       int64_t pos) {
+static void set_reason(sched_state *q, int why, int64_t pos) {
   q->why = why;
   q->why_pc_count = 0;
   if (pos >= 0) {
-    q->why_pcs[0] = warp_at(s, smi, sc, (uint32_t)pos)->cur->pc_index;
+    q->why_pcs[0] = warp_at(q, (uint32_t)pos)->cur->pc_index;
     q->why_pc_count = 1;
   }
 }
@@ -305,8 +288,8 @@ static void set_reason(const sim *s, sched_state *q, uint32_t smi, uint32_t sc, 
 /* From the sets (LRR, GTO, callback): every ready warp waits for its busy
  * unit here; the next chance is the earliest free unit with a ready warp,
  * or a pending warp's producers and its unit. */
-static inline __attribute__((always_inline)) double reason_from_sets(sim *s, uint32_t smi,
-                                                                     uint32_t sc, sched_state *q,
+static inline __attribute__((always_inline)) double reason_from_sets(const sim *s,
+                                                                     sched_state *q,
                                                                      uint32_t words) {
   uint32_t start = s->cfg->policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
   uint64_t *busy = set_w(q, SET_SCRATCH, words);
@@ -341,24 +324,24 @@ static inline __attribute__((always_inline)) double reason_from_sets(sim *s, uin
     }
   }
   if ((pos = first_from(set_w(q, UNIT_SFU, words), words, start)) >= 0)
-    set_reason(s, q, smi, sc, GP_STALL_SFU, pos);
+    set_reason(q, GP_STALL_SFU, pos);
   else if ((pos = first_from(busy, words, start)) >= 0)
-    set_reason(s, q, smi, sc, unit_stall(warp_at(s, smi, sc, (uint32_t)pos)->unit), pos);
+    set_reason(q, unit_stall(warp_at(q, (uint32_t)pos)->unit), pos);
   else if ((pos = first_from(set_w(q, SET_PEND_MEM, words), words, start)) >= 0)
-    set_reason(s, q, smi, sc, GP_STALL_MEMORY, pos);
+    set_reason(q, GP_STALL_MEMORY, pos);
   else if ((pos = first_from(set_w(q, SET_PEND_DEP, words), words, start)) >= 0)
-    set_reason(s, q, smi, sc, GP_STALL_DEPENDENCE, pos);
+    set_reason(q, GP_STALL_DEPENDENCE, pos);
   else if ((pos = first_from(set_w(q, SET_BARRIER, words), words, start)) >= 0)
-    set_reason(s, q, smi, sc, GP_STALL_BARRIER, pos);
+    set_reason(q, GP_STALL_BARRIER, pos);
   else
-    set_reason(s, q, smi, sc, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
+    set_reason(q, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
   return when;
 }
 
 /* Two-level: a scan in round-robin order over the warps that matter (the
  * active set, and the pending warps while it has a free place), ranking
  * reasons as above. */
-static double reason_two_level(sim *s, uint32_t smi, uint32_t sc, sched_state *q) {
+static double reason_two_level(const sim *s, sched_state *q) {
   static const int rank[GP_STALL_COUNT] = {0, 4, 5, 6, 7, 6, 3, 1, 0};
   const uint64_t *active = set_of(q, SET_ACTIVE);
   int full = q->active_count >= s->cfg->active_warps, best = GP_STALL_NO_WARP;
@@ -367,7 +350,7 @@ static double reason_two_level(sim *s, uint32_t smi, uint32_t sc, sched_state *q
   double when = INFINITY, t = s->t;
   for (step = 0; step < q->count; step++) {
     uint32_t pos = (uint32_t)((q->rr + 1 + step) % q->count);
-    const warp_state *w = warp_at(s, smi, sc, pos);
+    const warp_state *w = warp_at(q, pos);
     int is_active = bit_test(active, pos), why;
     double ready, free_at, w_when;
     if (!w->live || w->at_barrier) {
@@ -392,23 +375,22 @@ static double reason_two_level(sim *s, uint32_t smi, uint32_t sc, sched_state *q
       best = why, best_pos = pos;
   }
   if (best == GP_STALL_NO_WARP)
-    set_reason(s, q, smi, sc, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
+    set_reason(q, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
   else
-    set_reason(s, q, smi, sc, best, best_pos);
+    set_reason(q, best, best_pos);
   return when;
 }
 
 /* sched_evaluate's body for a scheduler of `words` bitmap words (a constant
  * 1 in the common case, so the compiler drops the word loops). */
-static inline __attribute__((always_inline)) int evaluate(sim *s, uint32_t smi, uint32_t sc,
-                                                          sched_state *q, double t, double *when,
-                                                          uint32_t words) {
+static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
+                                                          double *when, uint32_t words) {
   uint64_t *e = set_w(q, SET_SCRATCH, words);
   uint32_t issued = 0;
   int two_level = s->cfg->policy == GP_SIM_TWO_LEVEL;
   promote(q, t, words);
   if (two_level)
-    fill_active(s, smi, sc, q);
+    fill_active(s, q);
   s->sets_changed = 1;
   while (issued < s->cfg->issue_width) {
     int64_t pos;
@@ -417,17 +399,17 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, uint32_t smi, 
     const warp_state *w;
     if (s->sets_changed || two_level)
       eligible(s, q, t, issued, e, words);
-    pos = pick(s, smi, sc, q, t, e, words);
+    pos = pick(s, q, t, e, words);
     if (pos < 0) {
       if (pos == -2)
         return -1;
       break;
     }
-    w = warp_at(s, smi, sc, (uint32_t)pos);
+    w = warp_at(q, (uint32_t)pos);
     pc = w->cur->pc_index;
     unit = w->unit;
     s->sets_changed = 0;
-    if (sim_issue(s, smi, sc, (uint32_t)pos, t) != GP_OK)
+    if (sim_issue(s, q, (uint32_t)pos, t) != GP_OK)
       return -1;
     eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
     q->issued_now[issued] = (uint32_t)pos;
@@ -435,7 +417,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, uint32_t smi, 
     issued++;
     q->rr = q->greedy = pos;
     if (two_level)
-      fill_active(s, smi, sc, q);
+      fill_active(s, q);
   }
   if (issued > 0) {
     q->why = GP_STALL_ISSUED;
@@ -443,19 +425,18 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, uint32_t smi, 
     *when = t + 1;
     return (int)issued;
   }
-  *when = two_level ? reason_two_level(s, smi, sc, q) : reason_from_sets(s, smi, sc, q, words);
+  *when = two_level ? reason_two_level(s, q) : reason_from_sets(s, q, words);
   return 0;
 }
 
-int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when) {
-  sched_state *q = &s->sms[smi].scheds[sc];
-  out_charge(s, smi, q, t);
+int sched_evaluate(sim *s, sched_state *q, double t, double *when) {
+  out_charge(s, q, t);
   if (q->count == 0) {
-    set_reason(s, q, smi, sc, GP_STALL_IDLE, -1);
+    set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
     return 0;
   }
   if (q->words == 1)
-    return evaluate(s, smi, sc, q, t, when, 1);
-  return evaluate(s, smi, sc, q, t, when, q->words);
+    return evaluate(s, q, t, when, 1);
+  return evaluate(s, q, t, when, q->words);
 }

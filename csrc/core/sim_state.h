@@ -69,11 +69,15 @@ typedef struct block_slot {
 } block_slot;
 
 typedef struct sched_state {
+  uint32_t sm, sc;         /* its SM and its index there */
+  warp_state *warps;       /* position p is warps[p x stride] */
+  uint32_t stride;         /* schedulers per SM */
   uint32_t count, words;   /* warp positions and bitmap words */
   uint64_t *bits;          /* SET_COUNT x words */
   pend_entry *heap;        /* pending warps by producers' finish, count entries */
   uint32_t heap_size;
   double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1 */
+  double latest_free;      /* the largest of them: no unit is busy from then on */
   int64_t rr;              /* position of the last issued warp (-1: none) */
   int64_t greedy;          /* GTO: the same, as the greedy warp */
   uint32_t resident;       /* positions in slots holding a block */
@@ -108,6 +112,9 @@ typedef struct sim {
   uint32_t wpb, slots_per_sm, S;
   uint64_t ring_mask;      /* completion rings: ring_mask + 1 entries */
   uint8_t unit_of[GP_OP_CLASS_COUNT], kind[GP_OP_CLASS_COUNT];
+  double latency[GP_OP_CLASS_COUNT], busy[GP_OP_CLASS_COUNT]; /* per class: the config's
+                           latency, and its interval (1 when not above 0) */
+  sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
   /* the event loop: schedulers due now and at the next cycle, the rest
    * asleep in a min-heap by wake time (stale entries skipped) */
   double t;
@@ -133,24 +140,68 @@ static inline void bit_clear(uint64_t *b, uint32_t p) { b[p >> 6] &= ~((uint64_t
 static inline int bit_test(const uint64_t *b, uint32_t p) { return (int)((b[p >> 6] >> (p & 63)) & 1); }
 
 /* sim.c */
-int sim_issue(sim *s, uint32_t smi, uint32_t sc, uint32_t pos, double t);
+int sim_issue(sim *s, sched_state *q, uint32_t pos, double t);
 void sim_wake_sm(sim *s, uint32_t smi);
 
 /* sim_sched.c */
-int sched_alloc(sim *s, sched_state *q, uint32_t count);
+int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count);
 void sched_free(sim *s, sched_state *q);
-/* Puts a live warp not at a barrier into ready or pending by its `ready`. */
-void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t);
 /* One scheduler at cycle t: issues up to issue_width warps; returns the
  * number issued (-1 on error), sets q->why and its PCs, and *when, the
  * earliest cycle it could issue next when it issued nothing. */
-int sched_evaluate(sim *s, uint32_t smi, uint32_t sc, double t, double *when);
+int sched_evaluate(sim *s, sched_state *q, double t, double *when);
 /* A warp of the scheduler left the active set's candidates (exited, at a
  * barrier, or issued a long-latency load): two-level bookkeeping. */
 void sched_leave_active(sched_state *q, uint32_t pos);
 
 /* sim_out.c */
-void out_charge(sim *s, uint32_t smi, sched_state *q, double until);
 int out_finish(sim *s);
+
+/* Adds a pending warp to the scheduler's min-heap by `ready`. */
+static inline void heap_push(sched_state *q, double ready, uint32_t pos, uint32_t unit) {
+  pend_entry *h = q->heap;
+  uint32_t i = q->heap_size++;
+  while (i > 0 && h[(i - 1) / 2].ready > ready) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i].ready = ready;
+  h[i].pos = pos;
+  h[i].unit = unit;
+}
+
+/* Puts a live warp not at a barrier into ready or pending by its `ready`
+ * (inline: once per issue). */
+static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
+  if (w->ready <= t) {
+    bit_set(set_of(q, w->unit), pos);
+    bit_set(set_of(q, SET_READY_ANY), pos);
+    return;
+  }
+  heap_push(q, w->ready, pos, w->unit);
+  bit_set(set_of(q, w->on_load ? SET_PEND_MEM : SET_PEND_DEP), pos);
+}
+
+/* Charges the scheduler's cycles from q->since to `until` to its reason:
+ * overall, on its SM and on the reason's PCs (an issuing cycle split evenly
+ * among the instructions issued).  Inline: once per look at a scheduler. */
+static inline void out_charge(sim *s, sched_state *q, double until) {
+  gp_sim_result *r = s->out;
+  double d = until - q->since;
+  uint32_t x;
+  q->since = until;
+  if (!(d > 0))
+    return;
+  r->stalls[q->why] += d;
+  r->sm_stalls[(size_t)q->sm * GP_STALL_COUNT + (size_t)q->why] += d;
+  r->counters.scheduler_cycles += d;
+  if (q->why_pc_count == 1) {
+    r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + (size_t)q->why] += d;
+    return;
+  }
+  for (x = 0; x < q->why_pc_count; x++)
+    r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + (size_t)q->why] +=
+        d / q->why_pc_count;
+}
 
 #endif
