@@ -104,6 +104,19 @@ describe("gpush scenarios", function()
     local code, out = helper.gpush_run { "scenarios" }
     assert.are.equal(0, code)
     assert.matches("kepler_sweep%.lua%s+Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth", out)
+    -- every scenario, each with its first comment line as the description
+    local listed = 0
+    for _, name in ipairs(assert(require("gpush.core").list_dir("scenarios"))) do
+      if name:match("%.lua$") then
+        local first = helper.read_file("scenarios/" .. name):match("^%-%- ([^\n]+)")
+        assert.is_truthy(first, name)
+        assert.is_truthy(out:find(name .. " ", 1, true) and out:find(first, 1, true), name)
+        listed = listed + 1
+      end
+    end
+    assert.is_true(listed >= 3)
+    assert.matches("gpumech_vs_sim%.lua%s+GPUMech against the abstract simulator", out)
+    assert.matches("report_gallery%.lua%s+Report gallery: every SVG plot kind", out)
     local code2, _, err = helper.gpush_run { "scenarios", "/nonexistent" }
     assert.are.equal(1, code2)
     assert.matches("no scenarios folder found at /nonexistent", err, 1, true)
