@@ -91,8 +91,9 @@ static void classify(sim *s) {
   }
 }
 
-/* Copies the trace data of the warp's next SIM_CHUNK instructions. */
-static void fill_chunk(const sim *s, warp_state *w) {
+/* Copies the trace data of the warp's next SIM_CHUNK instructions (out of
+ * line: once per chunk). */
+static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
   const gp_kernel *k = s->k;
   uint64_t i = w->next, n = w->end - i, x;
   if (n > SIM_CHUNK)
@@ -114,8 +115,8 @@ static void fill_chunk(const sim *s, warp_state *w) {
 
 /* When instruction `next` of warp w may issue as far as its producers go,
  * and whether the last producer is a load.  Computed once, right after the
- * warp's previous issue: nothing else changes it. */
-static void prepare_next(const sim *s, warp_state *w) {
+ * warp's previous issue: nothing else changes it.  Inline: once per issue. */
+static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
   const packed_inst *p;
   uint64_t i = w->next, j = i - w->start;
   double ready = w->not_before, r;
@@ -273,10 +274,13 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   return GP_OK;
 }
 
-/* Issues the next instruction of the warp at position `pos` of scheduler sc
- * on SM smi at cycle t (Algorithm 1 lines 10-20): the unit's next free
- * cycle, the completion time (memory through memsim), the barrier, and the
- * warp's next instruction's readiness. */
+/* Issues the next instruction of the warp at position `pos` of scheduler q,
+ * already taken out of the ready sets, at cycle t (Algorithm 1 lines
+ * 10-20): the unit's next free cycle, the completion time (memory through
+ * memsim), the barrier, and the warp's next instruction's readiness.
+ * Returns SIM_ENQUEUE when the warp goes on (the caller puts it into ready
+ * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
+ * error. */
 int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
   const gp_kernel *k = s->k;
   const gp_sim_config *cfg = s->cfg;
@@ -290,8 +294,6 @@ int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
   int c = p->op_class, unit = w->unit;
   double busy = s->busy[c], complete = t + s->latency[c];
   int kind = s->kind[c];
-  bit_clear(set_of(q, unit), pos);
-  bit_clear(set_of(q, SET_READY_ANY), pos);
   if (kind == 0) {
     /* compute, branch, barrier: latency and interval only */
   } else if (p->mem != UINT32_MAX && (kind & KIND_CACHE)) {
@@ -357,11 +359,10 @@ int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
     sched_leave_active(q, pos);
     return GP_OK;
   }
-  sched_enqueue(q, w, pos, t);
   /* two-level: a long-latency operation sends the warp to the pending set */
   if (kind & KIND_LONG)
     sched_leave_active(q, pos);
-  return GP_OK;
+  return SIM_ENQUEUE;
 }
 
 /* ---------------------------------------------------------------------------

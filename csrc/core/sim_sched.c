@@ -68,7 +68,7 @@ void sched_free(sim *s, sched_state *q) {
  * Pending heaps and bitmaps
  * ------------------------------------------------------------------------- */
 
-static void heap_pop(sched_state *q) {
+static inline __attribute__((always_inline)) void heap_pop(sched_state *q) {
   pend_entry *h = q->heap, last = h[--q->heap_size];
   uint32_t i = 0, n = q->heap_size;
   for (;;) {
@@ -98,12 +98,11 @@ void sched_leave_active(sched_state *q, uint32_t pos) {
 static inline __attribute__((always_inline)) void promote(sched_state *q, double t, uint32_t words) {
   while (q->heap_size > 0 && q->heap[0].ready <= t) {
     uint32_t pos = q->heap[0].pos;
-    int unit = (int)q->heap[0].unit;
+    int unit = q->heap[0].unit, set = q->heap[0].set;
     heap_pop(q);
-    bit_clear(set_w(q, SET_PEND_MEM, words), pos);
-    bit_clear(set_w(q, SET_PEND_DEP, words), pos);
-    bit_set(set_w(q, unit, words), pos);
-    bit_set(set_w(q, SET_READY_ANY, words), pos);
+    bit_clear_w(set_w(q, set, words), pos, words);
+    bit_set_w(set_w(q, unit, words), pos, words);
+    bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
   }
 }
 
@@ -160,8 +159,9 @@ static inline __attribute__((always_inline)) int64_t oldest_in(const sched_state
 
 /* The warps that can issue at t (Algorithm 1 line 7): ready, their unit
  * free, not issued this cycle, in the active set under two-level. */
-static inline void eligible(const sim *s, sched_state *q, double t, uint32_t issued, uint64_t *e,
-                            uint32_t words) {
+static inline __attribute__((always_inline)) void eligible(sched_state *q, double t,
+                                                          uint32_t issued, uint64_t *e,
+                                                          uint32_t words, int policy) {
   const uint64_t *any = set_w(q, SET_READY_ANY, words);
   uint32_t wi, x, busy;
   for (wi = 0; wi < words; wi++)
@@ -179,7 +179,7 @@ static inline void eligible(const sim *s, sched_state *q, double t, uint32_t iss
     for (wi = 0; wi < words; wi++)
       e[wi] &= ~r[wi];
   }
-  if (s->cfg->policy == GP_SIM_TWO_LEVEL) {
+  if (policy == GP_SIM_TWO_LEVEL) {
     const uint64_t *a = set_w(q, SET_ACTIVE, words);
     for (wi = 0; wi < words; wi++)
       e[wi] &= a[wi];
@@ -194,7 +194,7 @@ static inline void eligible(const sim *s, sched_state *q, double t, uint32_t iss
 static inline void eligible_after_issue(sched_state *q, double t, uint32_t pos, int unit,
                                         uint64_t *e, uint32_t words) {
   uint32_t wi;
-  bit_clear(e, pos);
+  bit_clear_w(e, pos, words);
   if (q->unit_free[unit] > t) {
     const uint64_t *r = set_w(q, unit, words);
     for (wi = 0; wi < words; wi++)
@@ -255,8 +255,9 @@ static int64_t pick_callback(sim *s, sched_state *q, double t, const uint64_t *e
 
 /* The position the policy issues next among e; -1 none, -2 error. */
 static inline __attribute__((always_inline)) int64_t pick(sim *s, sched_state *q, double t,
-                                                           const uint64_t *e, uint32_t words) {
-  switch (s->cfg->policy) {
+                                                           const uint64_t *e, uint32_t words,
+                                                           int policy) {
+  switch (policy) {
   case GP_SIM_GTO:
     if (q->greedy >= 0 && bit_test(e, (uint32_t)q->greedy))
       return q->greedy;
@@ -288,10 +289,10 @@ static void set_reason(sched_state *q, int why, int64_t pos) {
 /* From the sets (LRR, GTO, callback): every ready warp waits for its busy
  * unit here; the next chance is the earliest free unit with a ready warp,
  * or a pending warp's producers and its unit. */
-static inline __attribute__((always_inline)) double reason_from_sets(const sim *s,
-                                                                     sched_state *q,
-                                                                     uint32_t words) {
-  uint32_t start = s->cfg->policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
+static inline __attribute__((always_inline)) double reason_from_sets(sched_state *q,
+                                                                     uint32_t words,
+                                                                     int policy) {
+  uint32_t start = policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
   uint64_t *busy = set_w(q, SET_SCRATCH, words);
   double when = INFINITY, latest_free = 0;
   int64_t pos;
@@ -381,25 +382,27 @@ static double reason_two_level(const sim *s, sched_state *q) {
   return when;
 }
 
-/* sched_evaluate's body for a scheduler of `words` bitmap words (a constant
- * 1 in the common case, so the compiler drops the word loops). */
+/* sched_evaluate's body for a scheduler of `words` bitmap words and a
+ * policy, both constants in the common cases (one word; LRR or GTO), so the
+ * compiler drops the word loops and the policy tests. */
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
-                                                          double *when, uint32_t words) {
+                                                          double *when, uint32_t words,
+                                                          int policy) {
   uint64_t *e = set_w(q, SET_SCRATCH, words);
-  uint32_t issued = 0;
-  int two_level = s->cfg->policy == GP_SIM_TWO_LEVEL;
+  uint32_t issued = 0, width = s->cfg->issue_width;
+  int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
   promote(q, t, words);
   if (two_level)
     fill_active(s, q);
-  s->sets_changed = 1;
-  while (issued < s->cfg->issue_width) {
+  s->sets_changed = 0;
+  while (issued < width) {
     int64_t pos;
     uint32_t pc;
     int unit;
     const warp_state *w;
-    if (s->sets_changed || two_level)
-      eligible(s, q, t, issued, e, words);
-    pos = pick(s, q, t, e, words);
+    if (sets_changed || two_level)
+      eligible(q, t, issued, e, words, policy);
+    pos = pick(s, q, t, e, words, policy);
     if (pos < 0) {
       if (pos == -2)
         return -1;
@@ -408,9 +411,20 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     w = warp_at(q, (uint32_t)pos);
     pc = w->cur->pc_index;
     unit = w->unit;
-    s->sets_changed = 0;
-    if (sim_issue(s, q, (uint32_t)pos, t) != GP_OK)
+    bit_clear_w(set_w(q, unit, words), (uint32_t)pos, words);
+    bit_clear_w(set_w(q, SET_READY_ANY, words), (uint32_t)pos, words);
+    switch (sim_issue(s, q, (uint32_t)pos, t)) {
+    case SIM_ENQUEUE:
+      sched_enqueue_w(q, w, (uint32_t)pos, t, words);
+      break;
+    case GP_OK:
+      break;
+    default:
       return -1;
+    }
+    /* a barrier release or a new block (s->sets_changed) may add warps */
+    sets_changed = s->sets_changed;
+    s->sets_changed = 0;
     eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
     q->issued_now[issued] = (uint32_t)pos;
     q->why_pcs[issued] = pc;
@@ -425,7 +439,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     *when = t + 1;
     return (int)issued;
   }
-  *when = two_level ? reason_two_level(s, q) : reason_from_sets(s, q, words);
+  *when = two_level ? reason_two_level(s, q) : reason_from_sets(q, words, policy);
   return 0;
 }
 
@@ -436,7 +450,9 @@ int sched_evaluate(sim *s, sched_state *q, double t, double *when) {
     *when = INFINITY;
     return 0;
   }
-  if (q->words == 1)
-    return evaluate(s, q, t, when, 1);
-  return evaluate(s, q, t, when, q->words);
+  if (q->words == 1 && s->cfg->policy == GP_SIM_LRR)
+    return evaluate(s, q, t, when, 1, GP_SIM_LRR);
+  if (q->words == 1 && s->cfg->policy == GP_SIM_GTO)
+    return evaluate(s, q, t, when, 1, GP_SIM_GTO);
+  return evaluate(s, q, t, when, q->words, (int)s->cfg->policy);
 }

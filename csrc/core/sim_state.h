@@ -31,7 +31,8 @@ enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LO
 
 typedef struct pend_entry {
   double ready;
-  uint32_t pos, unit;
+  uint32_t pos;
+  uint8_t unit, set;       /* its next unit; SET_PEND_MEM or SET_PEND_DEP */
 } pend_entry;
 
 /* The trace data of one instruction the simulator reads, copied from the
@@ -138,8 +139,22 @@ static inline uint64_t *set_w(const sched_state *q, int set, uint32_t words) {
 static inline void bit_set(uint64_t *b, uint32_t p) { b[p >> 6] |= (uint64_t)1 << (p & 63); }
 static inline void bit_clear(uint64_t *b, uint32_t p) { b[p >> 6] &= ~((uint64_t)1 << (p & 63)); }
 static inline int bit_test(const uint64_t *b, uint32_t p) { return (int)((b[p >> 6] >> (p & 63)) & 1); }
+/* The same for bitmaps of `words` words, a constant 1 in the hot paths. */
+static inline void bit_set_w(uint64_t *b, uint32_t p, uint32_t words) {
+  if (words == 1)
+    b[0] |= (uint64_t)1 << p;
+  else
+    bit_set(b, p);
+}
+static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
+  if (words == 1)
+    b[0] &= ~((uint64_t)1 << p);
+  else
+    bit_clear(b, p);
+}
 
 /* sim.c */
+#define SIM_ENQUEUE 1 /* sim_issue: the warp goes on */
 int sim_issue(sim *s, sched_state *q, uint32_t pos, double t);
 void sim_wake_sm(sim *s, uint32_t smi);
 
@@ -158,7 +173,8 @@ void sched_leave_active(sched_state *q, uint32_t pos);
 int out_finish(sim *s);
 
 /* Adds a pending warp to the scheduler's min-heap by `ready`. */
-static inline void heap_push(sched_state *q, double ready, uint32_t pos, uint32_t unit) {
+static inline void heap_push(sched_state *q, double ready, uint32_t pos, uint8_t unit,
+                             uint8_t set) {
   pend_entry *h = q->heap;
   uint32_t i = q->heap_size++;
   while (i > 0 && h[(i - 1) / 2].ready > ready) {
@@ -168,18 +184,25 @@ static inline void heap_push(sched_state *q, double ready, uint32_t pos, uint32_
   h[i].ready = ready;
   h[i].pos = pos;
   h[i].unit = unit;
+  h[i].set = set;
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
- * (inline: once per issue). */
-static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
+ * (inline: once per issue; `words` as in set_w). */
+static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
+                                   uint32_t words) {
+  uint8_t set;
   if (w->ready <= t) {
-    bit_set(set_of(q, w->unit), pos);
-    bit_set(set_of(q, SET_READY_ANY), pos);
+    bit_set_w(set_w(q, w->unit, words), pos, words);
+    bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
     return;
   }
-  heap_push(q, w->ready, pos, w->unit);
-  bit_set(set_of(q, w->on_load ? SET_PEND_MEM : SET_PEND_DEP), pos);
+  set = w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
+  heap_push(q, w->ready, pos, w->unit, set);
+  bit_set_w(set_w(q, set, words), pos, words);
+}
+static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
+  sched_enqueue_w(q, w, pos, t, q->words);
 }
 
 /* Charges the scheduler's cycles from q->since to `until` to its reason:
