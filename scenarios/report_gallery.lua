@@ -14,7 +14,8 @@
 --                                markers in CPI units (as GPUMech Fig. 16
 --                                draws the oracle)
 --   report_gallery_speedup.svg   speedup over 8 warps/SM, kernels x models
---   report_gallery_cpi_*.svg, _cycles.svg, _heatmap_*.svg  the engine's sweep report
+--   report_gallery_cpi_*.svg, _stalls_*.svg, _cycles.svg, _heatmap_*.svg  the engine's
+--                                sweep report (_stalls_: the simulator's stall stacks)
 --   report_gallery_roofline.svg  FP32 roofline of the base point, each kernel
 --                                under both models
 --   report_gallery_tornado.svg   one-at-a-time sensitivity of the first
