@@ -91,6 +91,53 @@ static void classify(sim *s) {
   }
 }
 
+/* ---------------------------------------------------------------------------
+ * The sleeping schedulers: a tournament tree over their wake-up cycles (no
+ * stale entries: a scheduler woken early leaves it at once).
+ * ------------------------------------------------------------------------- */
+
+/* Scheduler g sleeps until `wake`. */
+static void wake_set(sim *s, uint32_t g, double wake) {
+  double *tree = s->wake_tree;
+  uint32_t i = s->tree_leaves + g;
+  tree[i] = wake; /* it was INFINITY: the minima above can only fall */
+  for (i >>= 1; i >= 1 && tree[i] > wake; i >>= 1)
+    tree[i] = wake;
+}
+
+/* Scheduler g is no longer asleep (due, or woken by its SM). */
+static void wake_clear(sim *s, uint32_t g) {
+  double *tree = s->wake_tree;
+  uint32_t i = s->tree_leaves + g;
+  if (tree[i] == INFINITY)
+    return;
+  tree[i] = INFINITY;
+  for (i >>= 1; i >= 1; i >>= 1) {
+    double m = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
+    if (tree[i] == m)
+      break; /* the minima above are unchanged */
+    tree[i] = m;
+  }
+}
+
+/* The first scheduler (by index) asleep until at most t, or -1. */
+static int64_t wake_due(const sim *s, double t) {
+  const double *tree = s->wake_tree;
+  uint32_t i = 1;
+  if (!(tree[1] <= t))
+    return -1;
+  while (i < s->tree_leaves) {
+    i *= 2;
+    if (!(tree[i] <= t))
+      i++;
+  }
+  return i - s->tree_leaves;
+}
+
+/* ---------------------------------------------------------------------------
+ * Warps, blocks and issue
+ * ------------------------------------------------------------------------- */
+
 /* Copies the trace data of the warp's next SIM_CHUNK instructions (out of
  * line: once per chunk). */
 static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
@@ -154,7 +201,7 @@ void sim_wake_sm(sim *s, uint32_t smi) {
   s->sets_changed = 1;
   for (sc = 0; sc < s->S; sc++) {
     uint32_t g = smi * s->S + sc;
-    s->sms[smi].scheds[sc].sleeping = 0;
+    wake_clear(s, g);
     bit_set(g > s->cur_g ? s->due_now : s->due_next, g);
   }
 }
@@ -366,60 +413,6 @@ int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
 }
 
 /* ---------------------------------------------------------------------------
- * The sleeping schedulers: a binary min-heap by wake cycle.
- * ------------------------------------------------------------------------- */
-
-static int event_push(sim *s, double wake, uint32_t g) {
-  size_t i;
-  if (s->event_count == s->event_cap) {
-    size_t cap = s->event_cap ? s->event_cap * 2 : 64;
-    sched_event *e = gp_realloc(&s->alloc, s->events, s->event_cap * sizeof *e, cap * sizeof *e);
-    if (e == NULL)
-      return gp_error_set(s->err, "sim: out of memory");
-    s->events = e, s->event_cap = cap;
-  }
-  i = s->event_count++;
-  while (i > 0 && s->events[(i - 1) / 2].wake > wake) {
-    s->events[i] = s->events[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  s->events[i].wake = wake;
-  s->events[i].g = g;
-  return GP_OK;
-}
-
-static void event_pop(sim *s) {
-  sched_event last = s->events[--s->event_count];
-  size_t i = 0, n = s->event_count;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n)
-      break;
-    if (c + 1 < n && s->events[c + 1].wake < s->events[c].wake)
-      c++;
-    if (!(s->events[c].wake < last.wake))
-      break;
-    s->events[i] = s->events[c];
-    i = c;
-  }
-  if (n > 0)
-    s->events[i] = last;
-}
-
-/* Whether the heap's top is a scheduler asleep until that cycle (entries
- * left behind by a wake-up are stale and dropped). */
-static int event_top_valid(sim *s) {
-  while (s->event_count > 0) {
-    const sched_event *e = &s->events[0];
-    const sched_state *q = s->sched_of[e->g];
-    if (q->sleeping && q->wake == e->wake)
-      return 1;
-    event_pop(s);
-  }
-  return 0;
-}
-
-/* ---------------------------------------------------------------------------
  * Setup and the loop
  * ------------------------------------------------------------------------- */
 
@@ -446,7 +439,7 @@ static void free_sim(sim *s) {
   }
   gp_free(&s->alloc, s->due_now, s->due_words * sizeof *s->due_now);
   gp_free(&s->alloc, s->due_next, s->due_words * sizeof *s->due_next);
-  gp_free(&s->alloc, s->events, s->event_cap * sizeof *s->events);
+  gp_free(&s->alloc, s->wake_tree, 2 * s->tree_leaves * sizeof *s->wake_tree);
   gp_free(&s->alloc, s->cand, s->slots_per_sm * s->wpb * sizeof *s->cand);
   gp_free(&s->alloc, s->sched_of, cfg->sms * s->S * sizeof *s->sched_of);
   gp_timed_free(s->mem);
@@ -478,8 +471,13 @@ static int setup(sim *s) {
   s->cand = gp_malloc(&s->alloc, per_sm * sizeof *s->cand);
   s->sms = gp_malloc(&s->alloc, cfg->sms * sizeof *s->sms);
   s->sched_of = gp_malloc(&s->alloc, cfg->sms * s->S * sizeof *s->sched_of);
-  if (!s->due_now || !s->due_next || !s->cand || !s->sms || !s->sched_of)
+  for (s->tree_leaves = 1; s->tree_leaves < cfg->sms * s->S; s->tree_leaves *= 2)
+    ;
+  s->wake_tree = gp_malloc(&s->alloc, 2 * s->tree_leaves * sizeof *s->wake_tree);
+  if (!s->due_now || !s->due_next || !s->cand || !s->sms || !s->sched_of || !s->wake_tree)
     return gp_error_set(s->err, "sim: out of memory");
+  for (i = 0; i < 2 * s->tree_leaves; i++)
+    s->wake_tree[i] = INFINITY;
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
   memset(s->sms, 0, cfg->sms * sizeof *s->sms);
@@ -532,16 +530,10 @@ static int run_cycle(sim *s, int *issued) {
         return GP_ERR;
       if (n > 0) {
         *issued = 1;
-        q->sleeping = 0;
         bit_set(s->due_next, g);
       } else if (when < INFINITY) {
-        q->sleeping = 1;
-        q->wake = when;
-        if (event_push(s, when, g) != GP_OK)
-          return GP_ERR;
-      } else {
-        q->sleeping = 0; /* until a barrier release or a new block */
-      }
+        wake_set(s, g, when);
+      } /* else asleep until a barrier release or a new block */
     }
   }
   return GP_OK;
@@ -551,21 +543,20 @@ static int run_cycle(sim *s, int *issued) {
  * earliest wake-up; then the schedulers due at the new cycle. */
 static int advance(sim *s, int issued) {
   uint64_t *swap;
+  int64_t g;
   if (issued) {
     s->t += 1;
   } else {
-    if (!event_top_valid(s))
+    if (s->wake_tree[1] == INFINITY)
       return gp_error_set(s->err,
                           "sim: deadlock at cycle %.0f: warps wait at a barrier no warp can reach",
                           s->t);
-    s->t += s->events[0].wake - s->t;
+    s->t += s->wake_tree[1] - s->t;
   }
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
-  while (event_top_valid(s) && s->events[0].wake <= s->t) {
-    uint32_t g = s->events[0].g;
-    s->sched_of[g]->sleeping = 0;
-    bit_set(s->due_now, g);
-    event_pop(s);
+  while ((g = wake_due(s, s->t)) >= 0) {
+    bit_set(s->due_now, (uint32_t)g);
+    wake_clear(s, (uint32_t)g);
   }
   return GP_OK;
 }

@@ -84,9 +84,8 @@ typedef struct sched_state {
   uint32_t resident;       /* positions in slots holding a block */
   uint32_t active_count;   /* two-level: warps in the active set */
   /* the event loop */
-  double wake;             /* next look when asleep */
   double since;            /* when `why` started */
-  int sleeping, why;
+  int why;
   uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
   uint32_t *issued_now;    /* positions issued in the current cycle */
 } sched_state;
@@ -97,11 +96,6 @@ typedef struct sm_state {
   sched_state *scheds;
   double finish;
 } sm_state;
-
-typedef struct sched_event {
-  double wake;
-  uint32_t g;              /* sm x schedulers + scheduler */
-} sched_event;
 
 typedef struct sim {
   const gp_kernel *k;
@@ -117,13 +111,14 @@ typedef struct sim {
                            latency, and its interval (1 when not above 0) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
   /* the event loop: schedulers due now and at the next cycle, the rest
-   * asleep in a min-heap by wake time (stale entries skipped) */
+   * asleep in a tournament tree by wake time */
   double t;
   int sets_changed;        /* a barrier release or a new block since the last issue */
   uint32_t cur_g, due_words;
   uint64_t *due_now, *due_next;
-  sched_event *events;
-  size_t event_count, event_cap;
+  double *wake_tree;       /* 2 x tree_leaves: leaf tree_leaves + g holds scheduler g's
+                              wake-up (INFINITY: not asleep), a node its subtree's minimum */
+  uint32_t tree_leaves;    /* a power of two, at least the number of schedulers */
   gp_sim_candidate *cand;  /* GP_SIM_CALLBACK's candidate list */
   gp_sim_result *out;
   gp_error *err;
