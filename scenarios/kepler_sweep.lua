@@ -36,8 +36,9 @@ local MODELS = {
 
 -- Reports written after the CSV, JSON and Markdown (also by `gpush merge`):
 -- SVG CPI stacks per kernel for each GPUMech model, the simulator's stall
--- stacks in the same unit, cycles against warps/SM, and per-kernel heat maps
--- over warps/SM x MSHRs of the first model (docs/reports.md).
+-- stacks (shares of its scheduler cycles), cycles against warps/SM, and
+-- per-kernel heat maps over warps/SM x MSHRs of the first model
+-- (docs/reports.md).
 local REPORTS = { "gpush.report.svg:sweep_report" }
 
 local sweep = {

@@ -1243,11 +1243,13 @@ end
 M.stall_colors = { BASE = M.cpi_colors.BASE, DEP = M.cpi_colors.DEP, MEM = M.cpi_colors.DRAM, LSU = "#D55E00",
   SFU = "#CC79A7", UNIT = "#56B4E9", BARRIER = "#009E73", NO_WARP = "#F0E442", IDLE = "#E0E0E0" }
 
--- The simulator's stall stacks per kernel (rows with stall_* shares and
--- cpi, from gpush.experiment.models.sim): each stall reason's share of the
--- scheduler cycles times the cycles per warp instruction, so a bar's height
--- is the simulator's scheduler cycles per warp instruction, the unit of
--- GPUMech's CPI stacks next to it.
+-- The simulator's stall stacks per kernel (rows with stall_* shares, from
+-- gpush.experiment.models.sim): each stall reason's share of the scheduler
+-- cycles, so every bar is 1 high and every kernel's split stays readable
+-- (drawn in CPI units, one slow kernel flattens the others: the suite's
+-- divergent_gather runs at about 1000 scheduler cycles per warp
+-- instruction, the rest at 5 to 50).  The row's cpi column scales a share
+-- to GPUMech's CPI unit.
 local function stall_stacks(rows, bar, experiment)
   local categories, reason_of = {}, {}
   for i, reason in ipairs(experiment.SIM_STALLS) do
@@ -1256,7 +1258,7 @@ local function stall_stacks(rows, bar, experiment)
   end
   local data = M.stack_data(rows, { group = "kernel", bar = bar, categories = categories,
     value = function(row, label)
-      return (row["stall_" .. reason_of[label]] or 0) * row.cpi
+      return row["stall_" .. reason_of[label]] or 0
     end })
   data.colors = M.stall_colors
   return data
@@ -1266,8 +1268,8 @@ end
 -- ("gpush.report.svg:sweep_report", called as f(results, dir)): with the
 -- first swept parameter on the x axis and the others at the baseline,
 --   NAME_cpi_MODEL.svg  CPI stacks per kernel (models with cpi_* columns),
---   NAME_stalls_MODEL.svg  the simulator's stall stacks per kernel (models
---                       with stall_* columns), in the same unit,
+--   NAME_stalls_MODEL.svg  the simulator's stall shares per kernel (models
+--                       with stall_* columns),
 --   NAME_cycles.svg     cycles of every kernel and model,
 -- and with the first two parameters, NAME_heatmap_KERNEL.svg: the first
 -- model's cycles per kernel.  Returns the paths written, or nil, message.
@@ -1312,7 +1314,7 @@ function M.sweep_report(res, dir)
     end
     local stall_rows = {}
     for _, row in ipairs(line_rows) do
-      if row.model == model and row.stall_issued ~= nil and row.cpi ~= nil then
+      if row.model == model and row.stall_issued ~= nil then
         stall_rows[#stall_rows + 1] = row
       end
     end
@@ -1320,7 +1322,7 @@ function M.sweep_report(res, dir)
       local ok, err = emit("stalls_" .. file_part(model), M.stacked_bars(stall_stacks(stall_rows, x.column,
         require "gpush.experiment"),
         { title = ("Stall stacks, %s%s"):format(model, at), x_label = x_label .. ", by kernel",
-          y_label = "scheduler cycles per warp instruction" }))
+          y_label = "share of scheduler cycles" }))
       if not ok then
         return nil, err
       end
