@@ -171,14 +171,16 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   if (i >= w->chunk_end)
     fill_chunk(s, w);
   p = w->cur = &w->chunk[i - w->chunk_base];
-  if (p->dep && p->dep <= j) {
+  /* a producer before the warp's first instruction reads a ring entry not
+   * written yet (the ring is longer than any distance): 0, never later */
+  if (p->dep) {
     r = w->done[(j - p->dep) & w->mask];
     if (r > ready) {
       ready = r;
       on_load = (p->flags & GP_INST_DEP_ON_LOAD) != 0;
     }
   }
-  if (p->dep_load && p->dep_load <= j) {
+  if (p->dep_load) {
     r = w->done[(j - p->dep_load) & w->mask];
     if (r > ready) {
       ready = r;
@@ -249,6 +251,7 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
         (ws->done = gp_malloc(&s->alloc, (s->ring_mask + 1) * sizeof *ws->done)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");
     ws->mask = s->ring_mask;
+    memset(ws->done, 0, (s->ring_mask + 1) * sizeof *ws->done);
     if (ws->chunk == NULL &&
         (ws->chunk = gp_malloc(&s->alloc, SIM_CHUNK * sizeof *ws->chunk)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");

@@ -47,11 +47,12 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   if (!q->bits || !q->why_pcs || !q->issued_now)
     return gp_error_set(s->err, "sim: out of memory");
   memset(q->bits, 0, (size_t)SET_COUNT * q->words * sizeof *q->bits);
-  if (count > 0 && (q->heap = gp_malloc(&s->alloc, count * sizeof *q->heap)) == NULL)
+  if (count > 0 && (q->heap = gp_malloc(&s->alloc, (count + 1) * sizeof *q->heap)) == NULL)
     return gp_error_set(s->err, "sim: out of memory");
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = 0;
   q->latest_free = 0;
+  q->fast = s->cfg->policy == GP_SIM_LRR || s->cfg->policy == GP_SIM_GTO ? q->words == 1 : 0;
   q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;
   return GP_OK;
@@ -61,21 +62,24 @@ void sched_free(sim *s, sched_state *q) {
   gp_free(&s->alloc, q->bits, (size_t)SET_COUNT * q->words * sizeof *q->bits);
   gp_free(&s->alloc, q->why_pcs, s->cfg->issue_width * sizeof *q->why_pcs);
   gp_free(&s->alloc, q->issued_now, s->cfg->issue_width * sizeof *q->issued_now);
-  gp_free(&s->alloc, q->heap, q->count * sizeof *q->heap);
+  gp_free(&s->alloc, q->heap, (q->count + 1) * sizeof *q->heap);
 }
 
 /* ---------------------------------------------------------------------------
  * Pending heaps and bitmaps
  * ------------------------------------------------------------------------- */
 
+/* Removes the heap's top.  The entry after the last is kept at INFINITY, so
+ * the smaller child needs no bounds test. */
 static inline __attribute__((always_inline)) void heap_pop(sched_state *q) {
   pend_entry *h = q->heap, last = h[--q->heap_size];
   uint32_t i = 0, n = q->heap_size;
+  h[n].ready = INFINITY;
   for (;;) {
     uint32_t c = 2 * i + 1;
     if (c >= n)
       break;
-    if (c + 1 < n && h[c + 1].ready < h[c].ready)
+    if (h[c + 1].ready < h[c].ready)
       c++;
     if (!(h[c].ready < last.ready))
       break;
@@ -402,6 +406,8 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     const warp_state *w;
     if (sets_changed || two_level)
       eligible(q, t, issued, e, words, policy);
+    else if (words == 1 && e[0] == 0)
+      break; /* nothing left this cycle (the usual end after an issue) */
     pos = pick(s, q, t, e, words, policy);
     if (pos < 0) {
       if (pos == -2)
@@ -450,9 +456,8 @@ int sched_evaluate(sim *s, sched_state *q, double t, double *when) {
     *when = INFINITY;
     return 0;
   }
-  if (q->words == 1 && s->cfg->policy == GP_SIM_LRR)
-    return evaluate(s, q, t, when, 1, GP_SIM_LRR);
-  if (q->words == 1 && s->cfg->policy == GP_SIM_GTO)
-    return evaluate(s, q, t, when, 1, GP_SIM_GTO);
+  if (q->fast)
+    return s->cfg->policy == GP_SIM_LRR ? evaluate(s, q, t, when, 1, GP_SIM_LRR)
+                                        : evaluate(s, q, t, when, 1, GP_SIM_GTO);
   return evaluate(s, q, t, when, q->words, (int)s->cfg->policy);
 }

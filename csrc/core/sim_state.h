@@ -74,8 +74,9 @@ typedef struct sched_state {
   warp_state *warps;       /* position p is warps[p x stride] */
   uint32_t stride;         /* schedulers per SM */
   uint32_t count, words;   /* warp positions and bitmap words */
+  int fast;                /* one word and LRR or GTO: sched_evaluate's compiled case */
   uint64_t *bits;          /* SET_COUNT x words */
-  pend_entry *heap;        /* pending warps by producers' finish, count entries */
+  pend_entry *heap;        /* pending warps by producers' finish, count + 1 entries */
   uint32_t heap_size;
   double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1 */
   double latest_free;      /* the largest of them: no unit is busy from then on */
