@@ -4,9 +4,9 @@
  * did not issue.
  *
  * A warp whose producers are done sits in the ready bitmap of its next
- * instruction's unit; one still waiting sits in the scheduler's min-heap
- * keyed by the cycle its producers finish.  At a look at cycle t the heap
- * gives up the warps due by t, and the warps that can issue are the ready
+ * instruction's unit; one still waiting sits in the scheduler's pending
+ * list, sorted by the cycle its producers finish (latest first).  At a look
+ * at cycle t the list's tail gives up the warps due by t, and the warps that can issue are the ready
  * warps minus those of the units busy at t (Algorithm 1 line 7's rdy set):
  * a handful of word operations, whatever the number of waiting warps.  The
  * bitmap code is compiled twice, once for the usual one word (at most 64
@@ -47,7 +47,7 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   if (!q->bits || !q->why_pcs || !q->issued_now)
     return gp_error_set(s->err, "sim: out of memory");
   memset(q->bits, 0, (size_t)SET_COUNT * q->words * sizeof *q->bits);
-  if (count > 0 && (q->heap = gp_malloc(&s->alloc, (count + 1) * sizeof *q->heap)) == NULL)
+  if (count > 0 && (q->pending = gp_malloc(&s->alloc, count * sizeof *q->pending)) == NULL)
     return gp_error_set(s->err, "sim: out of memory");
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = 0;
@@ -62,33 +62,13 @@ void sched_free(sim *s, sched_state *q) {
   gp_free(&s->alloc, q->bits, (size_t)SET_COUNT * q->words * sizeof *q->bits);
   gp_free(&s->alloc, q->why_pcs, s->cfg->issue_width * sizeof *q->why_pcs);
   gp_free(&s->alloc, q->issued_now, s->cfg->issue_width * sizeof *q->issued_now);
-  gp_free(&s->alloc, q->heap, (q->count + 1) * sizeof *q->heap);
+  gp_free(&s->alloc, q->pending, q->count * sizeof *q->pending);
 }
 
 /* ---------------------------------------------------------------------------
- * Pending heaps and bitmaps
+ * Pending lists and bitmaps
  * ------------------------------------------------------------------------- */
 
-/* Removes the heap's top.  The entry after the last is kept at INFINITY, so
- * the smaller child needs no bounds test. */
-static inline __attribute__((always_inline)) void heap_pop(sched_state *q) {
-  pend_entry *h = q->heap, last = h[--q->heap_size];
-  uint32_t i = 0, n = q->heap_size;
-  h[n].ready = INFINITY;
-  for (;;) {
-    uint32_t c = 2 * i + 1;
-    if (c >= n)
-      break;
-    if (h[c + 1].ready < h[c].ready)
-      c++;
-    if (!(h[c].ready < last.ready))
-      break;
-    h[i] = h[c];
-    i = c;
-  }
-  if (n > 0)
-    h[i] = last;
-}
 
 void sched_leave_active(sched_state *q, uint32_t pos) {
   uint64_t *active = set_of(q, SET_ACTIVE);
@@ -100,10 +80,10 @@ void sched_leave_active(sched_state *q, uint32_t pos) {
 
 /* Moves the pending warps whose producers are done by t to ready. */
 static inline __attribute__((always_inline)) void promote(sched_state *q, double t, uint32_t words) {
-  while (q->heap_size > 0 && q->heap[0].ready <= t) {
-    uint32_t pos = q->heap[0].pos;
-    int unit = q->heap[0].unit, set = q->heap[0].set;
-    heap_pop(q);
+  while (q->pending_count > 0 && q->pending[q->pending_count - 1].ready <= t) {
+    const pend_entry *p = &q->pending[--q->pending_count];
+    uint32_t pos = p->pos;
+    int unit = p->unit, set = p->set;
     bit_clear_w(set_w(q, set, words), pos, words);
     bit_set_w(set_w(q, unit, words), pos, words);
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
@@ -313,16 +293,19 @@ static inline __attribute__((always_inline)) double reason_from_sets(sched_state
       for (wi = 0; wi < words; wi++)
         busy[wi] |= r[wi];
   }
-  if (q->heap_size > 0) {
+  if (q->pending_count > 0) {
     /* the earliest pending warp decides unless a unit is busy beyond it */
-    double first = q->heap[0].ready;
+    double first = q->pending[q->pending_count - 1].ready;
     if (latest_free <= first) {
       if (first < when)
         when = first;
     } else {
-      for (x = 0; x < q->heap_size; x++) {
-        const pend_entry *p = &q->heap[x];
-        double w = p->ready > q->unit_free[p->unit] ? p->ready : q->unit_free[p->unit];
+      for (x = q->pending_count; x-- > 0;) { /* soonest first */
+        const pend_entry *p = &q->pending[x];
+        double w;
+        if (p->ready >= when)
+          break; /* this one and the later ones cannot be earlier */
+        w = p->ready > q->unit_free[p->unit] ? p->ready : q->unit_free[p->unit];
         if (w < when)
           when = w;
       }

@@ -6,8 +6,8 @@
  * Every warp of a scheduler sits in exactly one place while it is live:
  *  - ready[u] (and ready_any): its producers are done, its next instruction
  *    uses unit u;
- *  - pending: waiting for a producer, in the scheduler's min-heap keyed by
- *    the cycle its producers are done, and in pend_mem or pend_dep (why);
+ *  - pending: waiting for a producer, in the scheduler's pending list sorted
+ *    by the cycle its producers are done, and in pend_mem or pend_dep (why);
  *  - barrier: waiting at BAR.SYNC.
  * A scheduler looks at its warps only when it can act (an issue, a warp's
  * producers finishing, a unit freeing, a barrier release, a new block), so
@@ -76,8 +76,8 @@ typedef struct sched_state {
   uint32_t count, words;   /* warp positions and bitmap words */
   int fast;                /* one word and LRR or GTO: sched_evaluate's compiled case */
   uint64_t *bits;          /* SET_COUNT x words */
-  pend_entry *heap;        /* pending warps by producers' finish, count + 1 entries */
-  uint32_t heap_size;
+  pend_entry *pending;     /* pending warps, latest `ready` first (count entries) */
+  uint32_t pending_count;
   double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1 */
   double latest_free;      /* the largest of them: no unit is busy from then on */
   int64_t rr;              /* position of the last issued warp (-1: none) */
@@ -168,14 +168,16 @@ void sched_leave_active(sched_state *q, uint32_t pos);
 /* sim_out.c */
 int out_finish(sim *s);
 
-/* Adds a pending warp to the scheduler's min-heap by `ready`. */
-static inline void heap_push(sched_state *q, double ready, uint32_t pos, uint8_t unit,
-                             uint8_t set) {
-  pend_entry *h = q->heap;
-  uint32_t i = q->heap_size++;
-  while (i > 0 && h[(i - 1) / 2].ready > ready) {
-    h[i] = h[(i - 1) / 2];
-    i = (i - 1) / 2;
+/* Adds a pending warp to the scheduler's pending list, kept sorted latest
+ * first: the next due is the last entry (taken in O(1)), and a new entry,
+ * usually due soon (a dependence), moves only the few due before it. */
+static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t unit,
+                                  uint8_t set) {
+  pend_entry *h = q->pending;
+  uint32_t i = q->pending_count++;
+  while (i > 0 && h[i - 1].ready < ready) {
+    h[i] = h[i - 1];
+    i--;
   }
   h[i].ready = ready;
   h[i].pos = pos;
@@ -194,7 +196,7 @@ static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t
     return;
   }
   set = w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
-  heap_push(q, w->ready, pos, w->unit, set);
+  pending_insert(q, w->ready, pos, w->unit, set);
   bit_set_w(set_w(q, set, words), pos, words);
 }
 static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
