@@ -247,8 +247,13 @@ typedef struct gp_span {
 #define GP_CALENDAR_CHUNK 64
 typedef struct gp_span_chunk gp_span_chunk;
 
+typedef struct gp_chunk_ref {
+  gp_span_chunk *chunk;
+  double end;                  /* its last interval's end (searched without a dereference) */
+} gp_chunk_ref;
+
 typedef struct gp_calendar {
-  gp_span_chunk **chunks;      /* in time order, none empty */
+  gp_chunk_ref *dir;           /* chunks in time order, none empty */
   uint32_t count, cap;         /* chunks in use, directory capacity */
   double min_length;           /* no request is shorter */
 } gp_calendar;

@@ -37,22 +37,28 @@ void gp_calendar_init(gp_calendar *c, double min_length) {
 void gp_calendar_free(gp_calendar *c, const gp_alloc *alloc) {
   uint32_t i;
   for (i = 0; i < c->count; i++)
-    gp_free(alloc, c->chunks[i], sizeof *c->chunks[i]);
-  gp_free(alloc, c->chunks, c->cap * sizeof *c->chunks);
+    gp_free(alloc, c->dir[i].chunk, sizeof *c->dir[i].chunk);
+  gp_free(alloc, c->dir, c->cap * sizeof *c->dir);
   memset(c, 0, sizeof *c);
 }
 
 /* Removes chunk i from the directory and frees it. */
 static void drop_chunk(gp_calendar *c, const gp_alloc *alloc, uint32_t i) {
-  gp_free(alloc, c->chunks[i], sizeof *c->chunks[i]);
-  memmove(c->chunks + i, c->chunks + i + 1, (c->count - i - 1) * sizeof *c->chunks);
+  gp_free(alloc, c->dir[i].chunk, sizeof *c->dir[i].chunk);
+  memmove(c->dir + i, c->dir + i + 1, (c->count - i - 1) * sizeof *c->dir);
   c->count--;
+}
+
+/* Records chunk i's last end in the directory after a change. */
+static void refresh(gp_calendar *c, uint32_t i) {
+  const gp_span_chunk *ch = c->dir[i].chunk;
+  c->dir[i].end = ch->spans[ch->n - 1].to;
 }
 
 /* Drops the intervals that ended by `now`: no request is ready earlier. */
 static void retire(gp_calendar *c, const gp_alloc *alloc, double now) {
   while (c->count > 0) {
-    gp_span_chunk *first = c->chunks[0];
+    gp_span_chunk *first = c->dir[0].chunk;
     uint32_t k = 0;
     while (k < first->n && first->spans[k].to <= now)
       k++;
@@ -72,8 +78,7 @@ static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
   const gp_span_chunk *ch;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    ch = c->chunks[mid];
-    if (ch->spans[ch->n - 1].to > t)
+    if (c->dir[mid].end > t)
       hi = mid;
     else
       lo = mid + 1;
@@ -81,7 +86,7 @@ static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
   *ci = lo, *si = 0;
   if (lo == c->count)
     return;
-  ch = c->chunks[lo];
+  ch = c->dir[lo].chunk;
   hi = ch->n - 1; /* spans[n - 1] ends after t */
   lo = 0;
   while (lo < hi) {
@@ -94,18 +99,15 @@ static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
   *si = lo;
 }
 
-/* The interval before position (ci, si), or NULL. */
-static gp_span *before(gp_calendar *c, uint32_t ci, uint32_t si) {
-  if (si > 0)
-    return &c->chunks[ci]->spans[si - 1];
-  if (ci > 0)
-    return &c->chunks[ci - 1]->spans[c->chunks[ci - 1]->n - 1];
-  return NULL;
+/* The chunk holding the interval before position (ci, si); -1 when there
+ * is none. */
+static int64_t chunk_before(uint32_t ci, uint32_t si) {
+  return si > 0 ? (int64_t)ci : (int64_t)ci - 1;
 }
 
 /* Removes the interval at (ci, si). */
 static void remove_at(gp_calendar *c, const gp_alloc *alloc, uint32_t ci, uint32_t si) {
-  gp_span_chunk *ch = c->chunks[ci];
+  gp_span_chunk *ch = c->dir[ci].chunk;
   memmove(ch->spans + si, ch->spans + si + 1, (ch->n - si - 1) * sizeof *ch->spans);
   if (--ch->n == 0)
     drop_chunk(c, alloc, ci);
@@ -115,15 +117,15 @@ static void remove_at(gp_calendar *c, const gp_alloc *alloc, uint32_t ci, uint32
 static int add_chunk(gp_calendar *c, const gp_alloc *alloc, uint32_t i) {
   size_t cap = c->cap;
   gp_span_chunk *ch;
-  if (gp_grow(alloc, (void **)&c->chunks, &cap, (size_t)c->count + 1, sizeof *c->chunks) != GP_OK)
+  if (gp_grow(alloc, (void **)&c->dir, &cap, (size_t)c->count + 1, sizeof *c->dir) != GP_OK)
     return GP_ERR;
   c->cap = (uint32_t)cap;
   ch = gp_malloc(alloc, sizeof *ch);
   if (ch == NULL)
     return GP_ERR;
   ch->n = 0;
-  memmove(c->chunks + i + 1, c->chunks + i, (c->count - i) * sizeof *c->chunks);
-  c->chunks[i] = ch;
+  memmove(c->dir + i + 1, c->dir + i, (c->count - i) * sizeof *c->dir);
+  c->dir[i].chunk = ch;
   c->count++;
   return GP_OK;
 }
@@ -133,29 +135,36 @@ static int add_chunk(gp_calendar *c, const gp_alloc *alloc, uint32_t i) {
 static int insert_at(gp_calendar *c, const gp_alloc *alloc, uint32_t ci, uint32_t si,
                      gp_span span) {
   gp_span_chunk *ch;
+  uint32_t split = UINT32_MAX;
   if (c->count == 0) {
     if (add_chunk(c, alloc, 0) != GP_OK)
       return GP_ERR;
     ci = 0, si = 0;
   } else if (ci == c->count) {
-    ci = c->count - 1, si = c->chunks[ci]->n;
+    ci = c->count - 1, si = c->dir[ci].chunk->n;
   }
-  if (c->chunks[ci]->n == GP_CALENDAR_CHUNK) {
+  if (c->dir[ci].chunk->n == GP_CALENDAR_CHUNK) {
     const uint32_t half = GP_CALENDAR_CHUNK / 2;
     gp_span_chunk *full, *upper;
     if (add_chunk(c, alloc, ci + 1) != GP_OK)
       return GP_ERR;
-    full = c->chunks[ci], upper = c->chunks[ci + 1];
+    full = c->dir[ci].chunk, upper = c->dir[ci + 1].chunk;
     memcpy(upper->spans, full->spans + half, (GP_CALENDAR_CHUNK - half) * sizeof *full->spans);
     upper->n = GP_CALENDAR_CHUNK - half;
     full->n = half;
+    split = ci;
     if (si > half)
       ci++, si -= half;
   }
-  ch = c->chunks[ci];
+  ch = c->dir[ci].chunk;
   memmove(ch->spans + si + 1, ch->spans + si, (ch->n - si) * sizeof *ch->spans);
   ch->spans[si] = span;
   ch->n++;
+  if (split != UINT32_MAX) {
+    refresh(c, split);
+    refresh(c, split + 1);
+  }
+  refresh(c, ci);
   return GP_OK;
 }
 
@@ -165,6 +174,7 @@ static int insert_at(gp_calendar *c, const gp_alloc *alloc, uint32_t ci, uint32_
 int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
                         double length, double *start) {
   uint32_t ci, si;
+  int64_t pci;
   double at = ready, end;
   gp_span *prev, *next;
   if (!(length > 0)) { /* takes no time: nothing to reserve */
@@ -174,24 +184,28 @@ int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, doubl
   retire(c, alloc, now);
   locate(c, ready, &ci, &si);
   while (ci < c->count) {
-    const gp_span *s = &c->chunks[ci]->spans[si];
+    const gp_span *s = &c->dir[ci].chunk->spans[si];
     if (at + length <= s->from)
       break; /* fits in the gap before s */
     if (s->to > at)
       at = s->to;
-    if (++si == c->chunks[ci]->n)
+    if (++si == c->dir[ci].chunk->n)
       ci++, si = 0;
   }
   *start = at;
   end = at + length;
-  prev = before(c, ci, si);
-  next = ci < c->count ? &c->chunks[ci]->spans[si] : NULL;
+  pci = chunk_before(ci, si);
+  prev = pci < 0 ? NULL
+       : si > 0 ? &c->dir[ci].chunk->spans[si - 1]
+                : &c->dir[pci].chunk->spans[c->dir[pci].chunk->n - 1];
+  next = ci < c->count ? &c->dir[ci].chunk->spans[si] : NULL;
   if (prev != NULL && at - prev->to < c->min_length) {
     prev->to = end;
     if (next != NULL && next->from - end < c->min_length) { /* closes the gap */
       prev->to = next->to;
       remove_at(c, alloc, ci, si);
     }
+    refresh(c, (uint32_t)pci);
     return GP_OK;
   }
   if (next != NULL && next->from - end < c->min_length) {
@@ -209,13 +223,13 @@ size_t gp_calendar_intervals(const gp_calendar *c) {
   size_t n = 0;
   uint32_t i;
   for (i = 0; i < c->count; i++)
-    n += c->chunks[i]->n;
+    n += c->dir[i].chunk->n;
   return n;
 }
 
 gp_span gp_calendar_interval(const gp_calendar *c, size_t k) {
   uint32_t i;
-  for (i = 0; i < c->count && k >= c->chunks[i]->n; i++)
-    k -= c->chunks[i]->n;
-  return c->chunks[i]->spans[k];
+  for (i = 0; i < c->count && k >= c->dir[i].chunk->n; i++)
+    k -= c->dir[i].chunk->n;
+  return c->dir[i].chunk->spans[k];
 }
