@@ -81,6 +81,7 @@ static void sum_intervals(const gp_iv_profile *p, const gp_mw_params *par, gp_mw
       gp_q_dram_delay(gp_q_core_reqs(iv->dram_reqs, wsm), par->sms_with_blocks,
                       insts / r + iv->stall_cycles, par->dram_service_cycles, &q);
       out->dram_cycles += q.delay_cycles;
+      out->dram_transfer_cycles += q.outstanding_reqs * par->dram_service_cycles;
       out->dram_rho_capped += (size_t)q.rho_capped;
       out->dram_delay_capped += (size_t)q.delay_capped;
     }
@@ -146,6 +147,17 @@ int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result 
     stall_part = p->total_cycles + out->nonoverlapped / r;
   }
   queue = out->mshr_cycles + out->dram_cycles;
+  if (models_dram(par->model) && stall_part + queue < out->dram_transfer_cycles) {
+    /* Deviation: Eq. 21 caps each interval's M/D/1 delay at half its
+     * outstanding requests' service, so a saturated DRAM can be predicted
+     * to move more bytes per cycle than it has.  The DRAM needs at least
+     * dram_transfer_cycles for the wave's requests; the shortfall is DRAM
+     * queueing (QUEUE). */
+    double shortfall = out->dram_transfer_cycles - (stall_part + queue);
+    out->dram_cycles += shortfall;
+    queue += shortfall;
+    out->bandwidth_bound = 1;
+  }
   out->remaining_stall_cycles = fmax(stall_part - out->base_cycles, 0);
   out->cycles = stall_part + queue;
   if (out->cycles < out->base_cycles) {

@@ -74,6 +74,9 @@ typedef struct gp_mw_result {
   size_t dram_rho_capped;        /* intervals whose utilisation hit GP_Q_RHO_MAX */
   size_t dram_delay_capped;      /* intervals where Eq. 21's half-outstanding cap won */
   int issue_bound;               /* the cycles were raised to base_cycles */
+  double dram_transfer_cycles;   /* MT_MSHR_BAND: every SM's DRAM requests x the service
+                                    time, the least time the DRAM needs for them */
+  int bandwidth_bound;           /* the cycles were raised to dram_transfer_cycles */
   double markov_p_stall;         /* MARKOV: the chain's p and M (in issue slots) and its */
   double markov_stall_slots;     /* instructions per issue slot (1 - pi_N) */
   double markov_ipc;

@@ -30,7 +30,8 @@
  *       --   warps_per_sm, mshrs, avg_miss_latency, sms_with_blocks,
  *       --   dram_service_cycles
  *       -- result: cycles, cpi, ipc, base_cycles, nonoverlapped, mshr_delay,
- *       --   dram_delay, dram_capped, issue_bound, issue_prob,
+ *       --   dram_delay, dram_capped, issue_bound, bandwidth_bound,
+ *       --   dram_transfer_cycles, issue_prob,
  *       --   remaining_stall_cycles, markov = {p_stall, stall_slots, ipc},
  *       --   stack = {BASE, DEP, L1, L2, DRAM, MSHR, QUEUE} in CPI units
  *   n = core.kernel_inst_scan(kernel)
@@ -427,6 +428,9 @@ static int profile_predict(lua_State *L) {
   lua_setfield(L, -2, "dram_capped");
   lua_pushboolean(L, r.issue_bound);
   lua_setfield(L, -2, "issue_bound");
+  lua_pushboolean(L, r.bandwidth_bound);
+  lua_setfield(L, -2, "bandwidth_bound");
+  set_number(L, "dram_transfer_cycles", r.dram_transfer_cycles);
   if (par.model == GP_MW_MARKOV) {
     lua_createtable(L, 0, 3);
     set_number(L, "p_stall", r.markov_p_stall);

@@ -160,7 +160,7 @@ local function check_options(opts)
 end
 
 -- Step 7: what makes the prediction less trustworthy.
-local function validity_warnings(info, cfg, blocks_per_sm, dram_capped)
+local function validity_warnings(info, cfg, blocks_per_sm, dram_capped, bandwidth_bound)
   local warnings = {}
   local per_wave = cfg.sm.count * blocks_per_sm
   if info.thread_blocks < per_wave then
@@ -174,6 +174,10 @@ local function validity_warnings(info, cfg, blocks_per_sm, dram_capped)
   end
   if dram_capped then
     warnings[#warnings + 1] = "DRAM queue saturated: the M/D/1 delay was capped (Eq. 21)"
+  end
+  if bandwidth_bound then
+    warnings[#warnings + 1] = "DRAM bandwidth bound: cycles raised to the DRAM transfer time of the "
+      .. "wave's requests (Eq. 21's capped delay alone would exceed the peak bandwidth)"
   end
   if info.warnings ~= "" then
     warnings[#warnings + 1] = info.warnings
@@ -217,7 +221,7 @@ function M.predict(kernel, cfg, opts)
   local shapes, waves = waves_of(info, cfg, blocks_per_sm)
   local dram_bytes_per_s = cfg.dram.bandwidth_gbs * 1e9
   local service = cfg.clock.core_mhz * 1e6 * cfg.dram.access_bytes / dram_bytes_per_s -- Eq. 22
-  local cycles, first, capped = 0, nil, false
+  local cycles, first, capped, bandwidth_bound = 0, nil, false, false
   for _, w in ipairs(shapes) do
     -- step 4: the model per warp scheduler, #warps the warps it owns
     local r = profile:predict {
@@ -229,6 +233,7 @@ function M.predict(kernel, cfg, opts)
     r.warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers)
     cycles = cycles + w.count * r.cycles
     capped = capped or r.dram_capped
+    bandwidth_bound = bandwidth_bound or r.bandwidth_bound
     first = first or r
   end
   cycles = cycles + cfg.launch.kernel_cycles + waves * cfg.launch.block_cycles
@@ -246,7 +251,7 @@ function M.predict(kernel, cfg, opts)
     warps_per_scheduler = first.warps,
     nonoverlapped = first.nonoverlapped, mshr_delay = first.mshr_delay, dram_delay = first.dram_delay,
     markov = first.markov,
-    warnings = validity_warnings(info, cfg, blocks_per_sm, capped),
+    warnings = validity_warnings(info, cfg, blocks_per_sm, capped, bandwidth_bound),
   }
 end
 

@@ -130,6 +130,42 @@ static void test_figure9(void) {
   gp_iv_profile_free(&p);
 }
 
+/* The DRAM floor (a deviation from Eq. 21, multiwarp.c): one warp, one
+ * interval of 10 instructions and a 100-cycle stall with 400 DRAM requests
+ * at 1 cycle each.  Eq. 23: lambda = 400 / 110 > 1, so rho is capped and
+ * Eq. 21's cap wins: 400 / 2 = 200 cycles, 310 in all, less than the 400
+ * cycles the DRAM needs to move the requests: the cycles are raised to 400,
+ * the 90-cycle shortfall going to QUEUE (stack: BASE 1, DEP 10, QUEUE 29).
+ * At 0.5 cycles per request the capped delay (100) already covers the
+ * transfer time (200): 210 cycles, no floor. */
+static void test_bandwidth_floor(void) {
+  gp_iv_interval iv = iv_of(10, 100, 0);
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_RR, GP_MW_MT_MSHR_BAND, 1);
+  gp_mw_result r;
+  gp_error err;
+  iv.mem_insts = 1, iv.dram_reqs = 400;
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, &iv, 1, 1, 1, &err) == GP_OK);
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.dram_transfer_cycles, 400, 1e-12);
+  CHECK_NEAR(r.cycles, 400, 1e-12);
+  CHECK_EQ_INT(r.bandwidth_bound, 1);
+  CHECK_NEAR(r.stack[GP_MW_BASE], 1, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_DEP], 10, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_QUEUE], 29, 1e-12);
+  CHECK_NEAR(r.cpi, 40, 1e-12);
+  par.dram_service_cycles = 0.5;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 210, 1e-12);
+  CHECK_EQ_INT(r.bandwidth_bound, 0);
+  par.model = GP_MW_MT_MSHR; /* the floor belongs to the bandwidth model only */
+  par.dram_service_cycles = 1;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 110, 1e-12);
+  gp_iv_profile_free(&p);
+}
+
 /* The CPI stack by hand: one warp (no overlap), 10 instructions, a memory
  * stall of 100 cycles whose PC hits L2 10% and misses 90%, and a compute
  * stall of 20 cycles. */
@@ -194,10 +230,12 @@ static double urand(void) {
 
 /* Over seeded random profiles and machines: more MSHRs or more DRAM
  * bandwidth never predict slower; the CPI is never below 1 / issue rate;
+ * the bandwidth model never moves requests faster than the DRAM serves them;
  * the stack sums to the CPI; Table II's models never get faster as terms
  * are added; more warps never lower the scheduler's throughput bound. */
 static void test_invariants(void) {
-  int t, bad_mshr = 0, bad_bw = 0, bad_floor = 0, bad_sum = 0, bad_order = 0, bad_neg = 0;
+  int t, bad_mshr = 0, bad_bw = 0, bad_floor = 0, bad_sum = 0, bad_order = 0, bad_neg = 0,
+      bad_peak = 0;
   gp_iv_profile p;
   gp_error err;
   gp_iv_profile_init(&p, &A);
@@ -243,6 +281,8 @@ static void test_invariants(void) {
       }
       bad_sum += fabs(sum - r[m].cpi) > 1e-9 * r[m].cpi;
     }
+    /* never more DRAM requests per cycle than the DRAM serves */
+    bad_peak += r[GP_MW_MT_MSHR_BAND].cycles < r[GP_MW_MT_MSHR_BAND].dram_transfer_cycles - 1e-9;
     for (m = GP_MW_MT + 1; m <= GP_MW_MT_MSHR_BAND; m++)
       bad_order += r[m].cycles < r[m - 1].cycles - 1e-9;
     par.model = GP_MW_MT_MSHR_BAND;
@@ -260,6 +300,7 @@ static void test_invariants(void) {
   CHECK_EQ_INT(bad_sum, 0);
   CHECK_EQ_INT(bad_neg, 0);
   CHECK_EQ_INT(bad_order, 0);
+  CHECK_EQ_INT(bad_peak, 0);
   gp_iv_profile_free(&p);
 }
 
@@ -332,6 +373,7 @@ int main(void) {
   RUN(test_figure2);
   RUN(test_figure9);
   RUN(test_stack);
+  RUN(test_bandwidth_floor);
   RUN(test_invariants);
   RUN(test_end_to_end);
   RUN(test_markov_model);
