@@ -97,7 +97,7 @@ static void classify(sim *s) {
  * ------------------------------------------------------------------------- */
 
 /* Scheduler g sleeps until `wake`. */
-static void wake_set(sim *s, uint32_t g, double wake) {
+void sim_sleep(sim *s, uint32_t g, double wake) {
   double *tree = s->wake_tree;
   uint32_t i = s->tree_leaves + g;
   tree[i] = wake; /* it was INFINITY: the minima above can only fall */
@@ -513,35 +513,6 @@ static int setup(sim *s) {
   return GP_OK;
 }
 
-/* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
- * (wake-ups may add later ones of the same SM); *issued tells whether any
- * issued. */
-static int run_cycle(sim *s, int *issued) {
-  uint32_t wi;
-  *issued = 0;
-  for (wi = 0; wi < s->due_words; wi++) {
-    while (s->due_now[wi]) {
-      uint32_t b = (uint32_t)__builtin_ctzll(s->due_now[wi]);
-      uint32_t g = wi * 64 + b;
-      sched_state *q = s->sched_of[g];
-      double when;
-      int n;
-      s->due_now[wi] &= s->due_now[wi] - 1;
-      s->cur_g = g;
-      n = sched_evaluate(s, q, s->t, &when);
-      if (n < 0)
-        return GP_ERR;
-      if (n > 0) {
-        *issued = 1;
-        bit_set(s->due_next, g);
-      } else if (when < INFINITY) {
-        wake_set(s, g, when);
-      } /* else asleep until a barrier release or a new block */
-    }
-  }
-  return GP_OK;
-}
-
 /* Algorithm 1 lines 21-25: one cycle on after an issue, else a jump to the
  * earliest wake-up; then the schedulers due at the new cycle. */
 static int advance(sim *s, int issued) {
@@ -613,7 +584,7 @@ int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *all
     status = setup(&s);
   while (status == GP_OK && s.blocks_done < k->blocks) {
     int issued;
-    status = run_cycle(&s, &issued);
+    status = sched_run_due(&s, &issued);
     if (status == GP_OK && s.blocks_done < k->blocks)
       status = advance(&s, issued);
   }

@@ -432,7 +432,12 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   return 0;
 }
 
-int sched_evaluate(sim *s, sched_state *q, double t, double *when) {
+/* One scheduler at cycle t: issues up to issue_width warps; returns the
+ * number issued (-1 on error), sets q->why and its PCs, and *when, the
+ * earliest cycle it could issue next when it issued nothing.  Inline in
+ * sched_run_due: once per look at a scheduler. */
+static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
+                                                                double *when) {
   out_charge(s, q, t);
   if (q->count == 0) {
     set_reason(q, GP_STALL_IDLE, -1);
@@ -443,4 +448,33 @@ int sched_evaluate(sim *s, sched_state *q, double t, double *when) {
     return s->cfg->policy == GP_SIM_LRR ? evaluate(s, q, t, when, 1, GP_SIM_LRR)
                                         : evaluate(s, q, t, when, 1, GP_SIM_GTO);
   return evaluate(s, q, t, when, q->words, (int)s->cfg->policy);
+}
+
+/* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
+ * (wake-ups may add later ones of the same SM); *issued tells whether any
+ * issued. */
+int sched_run_due(sim *s, int *issued) {
+  uint32_t wi;
+  *issued = 0;
+  for (wi = 0; wi < s->due_words; wi++) {
+    while (s->due_now[wi]) {
+      uint32_t b = (uint32_t)__builtin_ctzll(s->due_now[wi]);
+      uint32_t g = wi * 64 + b;
+      sched_state *q = s->sched_of[g];
+      double when;
+      int n;
+      s->due_now[wi] &= s->due_now[wi] - 1;
+      s->cur_g = g;
+      n = sched_evaluate(s, q, s->t, &when);
+      if (n < 0)
+        return GP_ERR;
+      if (n > 0) {
+        *issued = 1;
+        bit_set(s->due_next, g);
+      } else if (when < INFINITY) {
+        sim_sleep(s, g, when);
+      } /* else asleep until a barrier release or a new block */
+    }
+  }
+  return GP_OK;
 }

@@ -152,15 +152,16 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
 /* sim.c */
 #define SIM_ENQUEUE 1 /* sim_issue: the warp goes on */
 int sim_issue(sim *s, sched_state *q, uint32_t pos, double t);
+/* Scheduler g sleeps until `wake` (or a wake-up of its SM). */
+void sim_sleep(sim *s, uint32_t g, double wake);
 void sim_wake_sm(sim *s, uint32_t smi);
 
 /* sim_sched.c */
 int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count);
 void sched_free(sim *s, sched_state *q);
-/* One scheduler at cycle t: issues up to issue_width warps; returns the
- * number issued (-1 on error), sets q->why and its PCs, and *when, the
- * earliest cycle it could issue next when it issued nothing. */
-int sched_evaluate(sim *s, sched_state *q, double t, double *when);
+/* Looks at every scheduler due at cycle s->t (s->due_now), in
+ * SM-then-scheduler order; *issued tells whether any issued. */
+int sched_run_due(sim *s, int *issued);
 /* A warp of the scheduler left the active set's candidates (exited, at a
  * barrier, or issued a long-latency load): two-level bookkeeping. */
 void sched_leave_active(sched_state *q, uint32_t pos);
