@@ -331,13 +331,10 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
  * Returns SIM_ENQUEUE when the warp goes on (the caller puts it into ready
  * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
  * error. */
-int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
+int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
   const gp_kernel *k = s->k;
   const gp_sim_config *cfg = s->cfg;
-  uint32_t smi = q->sm, sc = q->sc;
-  sm_state *sm = &s->sms[smi];
-  uint32_t idx = sc + pos * s->S;
-  warp_state *w = &sm->warps[idx];
+  uint32_t smi = q->sm, idx = q->sc + pos * s->S; /* w is s->sms[smi].warps[idx] */
   gp_sim_counters *n = &s->out->counters;
   const packed_inst *p = w->cur;
   uint64_t j = w->next - w->start;
@@ -381,9 +378,7 @@ int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
   if (unit == UNIT_LSU)
     n->lsu_busy_cycles += busy;
   if (cfg->on_issue)
-    cfg->on_issue(cfg->on_issue_ctx, smi, sc, t, (uint32_t)w->g, p->pc_index);
-  n->class_issued[c]++;
-  n->class_lanes[c] += p->active;
+    cfg->on_issue(cfg->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, p->pc_index);
   q->unit_free[unit] = t + busy;
   if (t + busy > q->latest_free)
     q->latest_free = t + busy;
@@ -391,11 +386,10 @@ int sim_issue(sim *s, sched_state *q, uint32_t pos, double t) {
   if (complete > w->last_done)
     w->last_done = complete;
   w->next++;
-  s->out->issued++;
   s->out->sm_issued[smi]++;
   if (c == GP_OP_BARRIER) {
     uint32_t slot = idx / s->wpb;
-    block_slot *b = &sm->slots[slot];
+    block_slot *b = &s->sms[smi].slots[slot];
     if (++b->arrived >= b->live)
       release_barrier(s, smi, slot);
     else

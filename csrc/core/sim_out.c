@@ -20,11 +20,32 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Sums the per-PC stalls by source line (statics' line_num; 0 = none). */
+/* The issue counts of a finished run, which issued every instruction of
+ * every warp once: per class and active lanes per class from the trace in
+ * one pass (cheaper than counting at each issue), the total from the SMs'. */
+static void count_issued(sim *s) {
+  const gp_kernel *k = s->k;
+  gp_sim_result *r = s->out;
+  gp_sim_counters *n = &r->counters;
+  uint32_t g;
+  uint64_t i;
+  for (g = 0; g < k->warps; g++)
+    for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
+      n->class_issued[k->op_class[i]]++;
+      n->class_lanes[k->op_class[i]] += k->active[i];
+    }
+  r->issued = 0;
+  for (g = 0; g < r->sms; g++)
+    r->issued += r->sm_issued[g];
+}
+
+/* Completes the result: the issue counts, and the per-PC stalls summed by
+ * source line (statics' line_num; 0 = none). */
 int out_finish(sim *s) {
   const gp_kernel *k = s->k;
   gp_sim_result *r = s->out;
   uint32_t i, n = 0, distinct = 0, *sorted;
+  count_issued(s);
   for (i = 0; i < k->static_count; i++)
     n += k->statics[i].line_num > 0;
   if (n == 0)

@@ -386,7 +386,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     int64_t pos;
     uint32_t pc;
     int unit;
-    const warp_state *w;
+    warp_state *w;
     if (sets_changed || two_level)
       eligible(q, t, issued, e, words, policy);
     else if (words == 1 && e[0] == 0)
@@ -402,7 +402,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     unit = w->unit;
     bit_clear_w(set_w(q, unit, words), (uint32_t)pos, words);
     bit_clear_w(set_w(q, SET_READY_ANY, words), (uint32_t)pos, words);
-    switch (sim_issue(s, q, (uint32_t)pos, t)) {
+    switch (sim_issue(s, q, w, (uint32_t)pos, t)) {
     case SIM_ENQUEUE:
       sched_enqueue_w(q, w, (uint32_t)pos, t, words);
       break;

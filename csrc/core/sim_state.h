@@ -151,7 +151,7 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
 
 /* sim.c */
 #define SIM_ENQUEUE 1 /* sim_issue: the warp goes on */
-int sim_issue(sim *s, sched_state *q, uint32_t pos, double t);
+int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t);
 /* Scheduler g sleeps until `wake` (or a wake-up of its SM). */
 void sim_sleep(sim *s, uint32_t g, double wake);
 void sim_wake_sm(sim *s, uint32_t smi);
