@@ -442,18 +442,24 @@ static void free_sim(sim *s) {
   gp_timed_free(s->mem);
 }
 
-/* The completion ring of every warp holds one more entry than the longest
- * dependence distance of the kernel (a power of two), so a warp's ring stays
- * a few cache lines however long the warp runs. */
+/* The completion ring of every warp holds more entries than the longest
+ * dependence distance of the kernel (the next power of two), so a warp's
+ * ring stays a few cache lines however long the warp runs.  The OR of all
+ * distances has the longest one's top bit, which is all the size needs (four
+ * distances at a time in a 64-bit word). */
 static void size_rings(sim *s) {
   const gp_kernel *k = s->k;
-  uint64_t i, ring = 1;
-  uint16_t longest = 0;
-  for (i = 0; i < k->insts; i++) {
-    uint16_t d = k->dep[i] > k->dep_load[i] ? k->dep[i] : k->dep_load[i];
-    longest = d > longest ? d : longest;
+  uint64_t i, ring = 1, four = 0, bits;
+  for (i = 0; i + 4 <= k->insts; i += 4) {
+    uint64_t d, l;
+    memcpy(&d, k->dep + i, sizeof d);
+    memcpy(&l, k->dep_load + i, sizeof l);
+    four |= d | l;
   }
-  while (ring <= longest)
+  bits = (four | four >> 16 | four >> 32 | four >> 48) & 0xffff;
+  for (; i < k->insts; i++)
+    bits |= (uint64_t)k->dep[i] | k->dep_load[i];
+  while (ring <= bits)
     ring *= 2;
   s->ring_mask = ring - 1;
 }
