@@ -17,7 +17,8 @@
 -- stall shares, achieved DRAM bandwidth, the dominant bottleneck, provenance
 -- hashes), DIR/kepler_sweep.md (each kernel's best configuration and its
 -- dominant bottleneck per model) and SVG plots (GPUMech's CPI stacks, the
--- simulator's stall stacks, cycles, heat maps), and prints the summary.
+-- simulator's stall stacks, cycles, heat maps, the roofline of the baseline
+-- point with every kernel and model on it), and prints the summary.
 -- Default DIR: kepler_sweep_out.  The whole suite takes about a minute on
 -- two cores (--jobs 2), most of it the simulator (docs/experiments.md).
 local experiment = require "gpush.experiment"
@@ -37,9 +38,9 @@ local MODELS = {
 -- Reports written after the CSV, JSON and Markdown (also by `gpush merge`):
 -- SVG CPI stacks per kernel for each GPUMech model, the simulator's stall
 -- stacks (shares of its scheduler cycles), cycles against warps/SM, and
--- per-kernel heat maps over warps/SM x MSHRs of the first model
--- (docs/reports.md).
-local REPORTS = { "gpush.report.svg:sweep_report" }
+-- per-kernel heat maps over warps/SM x MSHRs of the first model, and the
+-- FP32 roofline of the baseline point (docs/reports.md).
+local REPORTS = { "gpush.report.svg:sweep_report", "gpush.roofline:sweep_report" }
 
 local sweep = {
   name = "kepler_sweep",

@@ -155,3 +155,23 @@ describe("gpush.roofline.position", function()
     assert.truthy(text:find("Arithmetic intensity (FLOPs per DRAM byte)", 1, true))
   end)
 end)
+
+describe("gpush.roofline.sweep_report", function()
+  it("places every model's kernel at the sweep's baseline point on that point's roofline", function()
+    local experiment = require "gpush.experiment"
+    local helper = require "spec_helper"
+    local sweep = experiment.new { name = "roof", base = { preset = "gtx660ti" },
+      parameters = { { path = "dram.bandwidth_gbs", values = { 96, 192 }, column = "dram_gbs" } },
+      workloads = { "suite:fma_compute" }, models = { experiment.models.gpumech { policy = "gto" } },
+      summary = { objective = "cycles", baseline = { dram_gbs = 96 } } }
+    local res = assert(experiment.run(sweep, { jobs = 1, quiet = true }))
+    local dir = helper.temp_dir()
+    local paths = assert(roofline.sweep_report(res, dir))
+    assert.are.same({ dir .. "/roof_roofline.svg" }, paths)
+    local text = helper.read_file(paths[1])
+    assert.matches("FP32 roofline at dram_gbs 96", text, 1, true)
+    assert.matches("DRAM 96.0 GB/s", text, 1, true) -- the baseline's memory roof, not the preset's 144
+    assert.matches("fma_compute gpumech-gto", text, 1, true)
+    os.execute("rm -rf " .. dir)
+  end)
+end)

@@ -79,7 +79,7 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.is_near(6, total, 1e-4)
     assert.matches('data-category="MEM"', svg, 1, true)
     assert.is_nil(svg:find('data-category="L2"', 1, true))
-    for _, name in ipairs { "cpi_gpumech-rr", "cpi_gpumech-gto", "cycles", "heatmap_stream_triad_1" } do
+    for _, name in ipairs { "cpi_gpumech-rr", "cpi_gpumech-gto", "cycles", "heatmap_stream_triad_1", "roofline" } do
       assert.matches("<svg", helper.read_file(("%s/kepler_sweep_%s.svg"):format(dir, name)), 1, true)
     end
     assert.is_nil(io.open(dir .. "/kepler_sweep_cpi_sim-gto.svg"))

@@ -254,4 +254,71 @@ function M.svg(machine, points, opts)
   return svg.roofline(data, o)
 end
 
+-- The experiment engine's report ("gpush.roofline:sweep_report" in a sweep's
+-- reports list): the FP32 roofline of the sweep's baseline point
+-- (summary.baseline, else its first point), every kernel and model at that
+-- point placed by its FP32 FLOPs (counted from the trace, 256 sampled warps
+-- scaled to the kernel) and the DRAM bytes its model moved (achieved GB/s x
+-- time).  Writes DIR/NAME_roofline.svg; returns the paths written.
+function M.sweep_report(res, dir)
+  local config, trace, svg = require "gpush.config", require "gpush.trace", require "gpush.report.svg"
+  local sweep = res.extra and res.extra.sweep
+  if type(sweep) ~= "table" or type(sweep.preset) ~= "string" then
+    return nil, "roofline sweep_report needs a sweep's results"
+  end
+  local point = sweep.summary and sweep.summary.baseline or sweep.points[1] or {}
+  local overrides = { table.unpack(sweep.overrides or {}) }
+  for _, p in ipairs(sweep.parameters) do
+    if point[p.column] ~= nil then
+      overrides[#overrides + 1] = ("%s=%s"):format(p.path, tostring(point[p.column]))
+    end
+  end
+  local cfg, cfg_err = config.load(sweep.preset, overrides)
+  if not cfg then
+    return nil, cfg_err
+  end
+  local machine, flops, placed = M.machine(cfg), {}, {}
+  for _, row in ipairs(res.rows or {}) do
+    local at_point = true
+    for _, p in ipairs(sweep.parameters) do
+      at_point = at_point and (point[p.column] == nil or row[p.column] == point[p.column])
+    end
+    if at_point and row.achieved_gbs and row.time_us then
+      if not flops[row.workload] then
+        local iter, iter_err = trace.kernels_of(row.workload)
+        if not iter then
+          return nil, iter_err
+        end
+        flops[row.workload] = {}
+        for launch, kernel in iter do
+          flops[row.workload][launch.kernel .. "\0" .. launch.launch] = M.kernel_flops(kernel, { max_warps = 256 })
+        end
+      end
+      local counts = flops[row.workload][row.kernel .. "\0" .. row.launch]
+      if counts then
+        placed[#placed + 1] = { label = row.kernel .. " " .. row.model, group = row.kernel, style = row.model,
+          position = M.position(machine, { ops = counts.fp32, dram_bytes = row.achieved_gbs * row.time_us * 1e3,
+            cycles = row.cycles }) }
+      end
+    end
+  end
+  local _, skipped = M.plot_data(machine, placed)
+  if #placed == #skipped then
+    return {}
+  end
+  local at = {}
+  for _, p in ipairs(sweep.parameters) do
+    if point[p.column] ~= nil then
+      at[#at + 1] = ("%s %s"):format(p.column, tostring(point[p.column]))
+    end
+  end
+  local path = ("%s/%s_roofline.svg"):format(dir, sweep.name)
+  local ok, err = svg.write(path, M.svg(machine, placed,
+    { title = ("FP32 roofline at %s"):format(#at > 0 and table.concat(at, ", ") or "the base point") }))
+  if not ok then
+    return nil, err
+  end
+  return { path }
+end
+
 return M
