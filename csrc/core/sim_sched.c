@@ -278,25 +278,26 @@ static inline __attribute__((always_inline)) double reason_from_sets(sched_state
                                                                      int policy) {
   uint32_t start = policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
   uint64_t *busy = set_w(q, SET_SCRATCH, words);
-  double when = INFINITY, latest_free = 0;
+  double when = INFINITY;
   int64_t pos;
-  int u;
+  int u, any_ready = any_bit(set_w(q, SET_READY_ANY, words), words);
   for (wi = 0; wi < words; wi++)
     busy[wi] = 0;
-  for (u = 0; u < UNIT_COUNT; u++) {
-    const uint64_t *r = set_w(q, u, words);
-    double f = q->unit_free[u];
-    latest_free = f > latest_free ? f : latest_free;
-    if (any_bit(r, words) && f < when)
-      when = f;
-    if (u != UNIT_SFU)
-      for (wi = 0; wi < words; wi++)
-        busy[wi] |= r[wi];
-  }
+  if (any_ready) /* else every unit's set is empty */
+    for (u = 0; u < UNIT_COUNT; u++) {
+      const uint64_t *r = set_w(q, u, words);
+      if (!any_bit(r, words))
+        continue;
+      if (q->unit_free[u] < when)
+        when = q->unit_free[u];
+      if (u != UNIT_SFU)
+        for (wi = 0; wi < words; wi++)
+          busy[wi] |= r[wi];
+    }
   if (q->pending_count > 0) {
     /* the earliest pending warp decides unless a unit is busy beyond it */
     double first = q->pending[q->pending_count - 1].ready;
-    if (latest_free <= first) {
+    if (q->latest_free <= first) {
       if (first < when)
         when = first;
     } else {
@@ -311,9 +312,9 @@ static inline __attribute__((always_inline)) double reason_from_sets(sched_state
       }
     }
   }
-  if ((pos = first_from(set_w(q, UNIT_SFU, words), words, start)) >= 0)
+  if (any_ready && (pos = first_from(set_w(q, UNIT_SFU, words), words, start)) >= 0)
     set_reason(q, GP_STALL_SFU, pos);
-  else if ((pos = first_from(busy, words, start)) >= 0)
+  else if (any_ready && (pos = first_from(busy, words, start)) >= 0)
     set_reason(q, unit_stall(warp_at(q, (uint32_t)pos)->unit), pos);
   else if ((pos = first_from(set_w(q, SET_PEND_MEM, words), words, start)) >= 0)
     set_reason(q, GP_STALL_MEMORY, pos);
