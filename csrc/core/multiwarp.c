@@ -147,6 +147,12 @@ int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result 
     stall_part = p->total_cycles + out->nonoverlapped / r;
   }
   queue = out->mshr_cycles + out->dram_cycles;
+  if (models_dram(par->model)) {
+    double wsm = par->warps_per_sm > 0 ? par->warps_per_sm : par->warps;
+    double mean = par->kernel_dram_reqs_per_warp * wsm * par->sms_with_blocks * par->dram_service_cycles;
+    if (mean > out->dram_transfer_cycles) /* the representative warp reads less than most */
+      out->dram_transfer_cycles = mean;
+  }
   if (models_dram(par->model) && stall_part + queue < out->dram_transfer_cycles) {
     /* Deviation: Eq. 21 caps each interval's M/D/1 delay at half its
      * outstanding requests' service, so a saturated DRAM can be predicted

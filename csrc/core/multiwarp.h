@@ -52,6 +52,8 @@ typedef struct gp_mw_params {
   double avg_miss_latency_cycles; /* Eq. 19's service time of an MSHR */
   double sms_with_blocks;         /* Eq. 21/23 #cores */
   double dram_service_cycles;     /* Eq. 22's s (gp_q_dram_service_cycles) */
+  double kernel_dram_reqs_per_warp; /* the kernel's DRAM requests per warp (all warps'
+                                     mean; 0: unknown), for the DRAM floor */
   /* Per cause id (profile ncause rows) the split of its stall cycles into
    * DEP, L1, L2, DRAM (GP_MW_MIX_N columns; rows are normalised by their
    * sum; a zero row or a NULL table means DEP).  A memory PC's row is its
@@ -74,8 +76,10 @@ typedef struct gp_mw_result {
   size_t dram_rho_capped;        /* intervals whose utilisation hit GP_Q_RHO_MAX */
   size_t dram_delay_capped;      /* intervals where Eq. 21's half-outstanding cap won */
   int issue_bound;               /* the cycles were raised to base_cycles */
-  double dram_transfer_cycles;   /* MT_MSHR_BAND: every SM's DRAM requests x the service
-                                    time, the least time the DRAM needs for them */
+  double dram_transfer_cycles;   /* MT_MSHR_BAND: every SM's DRAM requests (the larger of
+                                    the representative warp's and the kernel's mean per
+                                    warp) x the service time: the least time the DRAM
+                                    needs for them */
   int bandwidth_bound;           /* the cycles were raised to dram_transfer_cycles */
   double markov_p_stall;         /* MARKOV: the chain's p and M (in issue slots) and its */
   double markov_stall_slots;     /* instructions per issue slot (1 - pi_N) */

@@ -28,7 +28,7 @@
  *       -- params: model "naive"|"markov"|"mt"|"mt_mshr"|"mt_mshr_band",
  *       --   policy "rr"|"gto", warps, issue_rate, issue_prob (optional),
  *       --   warps_per_sm, mshrs, avg_miss_latency, sms_with_blocks,
- *       --   dram_service_cycles
+ *       --   dram_service_cycles, kernel_dram_reqs_per_warp
  *       -- result: cycles, cpi, ipc, base_cycles, nonoverlapped, mshr_delay,
  *       --   dram_delay, dram_capped, issue_bound, bandwidth_bound,
  *       --   dram_transfer_cycles, issue_prob,
@@ -393,6 +393,7 @@ static void read_predict_params(lua_State *L, int t, const l_profile *lp, gp_mw_
   par->avg_miss_latency_cycles = number_field(L, t, "avg_miss_latency", 0);
   par->sms_with_blocks = number_field(L, t, "sms_with_blocks", 1);
   par->dram_service_cycles = number_field(L, t, "dram_service_cycles", 0);
+  par->kernel_dram_reqs_per_warp = number_field(L, t, "kernel_dram_reqs_per_warp", 0);
   par->cause_mix = lp->mix_rows >= lp->prof.ncause ? lp->mix : NULL;
 }
 

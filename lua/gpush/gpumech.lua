@@ -221,6 +221,8 @@ function M.predict(kernel, cfg, opts)
   local shapes, waves = waves_of(info, cfg, blocks_per_sm)
   local dram_bytes_per_s = cfg.dram.bandwidth_gbs * 1e9
   local service = cfg.clock.core_mhz * 1e6 * cfg.dram.access_bytes / dram_bytes_per_s -- Eq. 22
+  -- every warp's DRAM accesses on average, for the DRAM floor (docs/gpumech.md)
+  local dram_reqs_per_warp = info.warps > 0 and mem.dram_requests / info.warps or 0
   local cycles, first, capped, bandwidth_bound = 0, nil, false, false
   for _, w in ipairs(shapes) do
     -- step 4: the model per warp scheduler, #warps the warps it owns
@@ -229,6 +231,7 @@ function M.predict(kernel, cfg, opts)
       warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers), issue_rate = cfg.sm.issue_width,
       warps_per_sm = w.warps_on_sm, mshrs = cfg.l1.mshrs, avg_miss_latency = pcs.avg_miss_latency,
       sms_with_blocks = w.cores, dram_service_cycles = service,
+      kernel_dram_reqs_per_warp = dram_reqs_per_warp,
     }
     r.warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers)
     cycles = cycles + w.count * r.cycles

@@ -137,7 +137,8 @@ static void test_figure9(void) {
  * cycles the DRAM needs to move the requests: the cycles are raised to 400,
  * the 90-cycle shortfall going to QUEUE (stack: BASE 1, DEP 10, QUEUE 29).
  * At 0.5 cycles per request the capped delay (100) already covers the
- * transfer time (200): 210 cycles, no floor. */
+ * transfer time (200): 210 cycles, no floor.  The kernel's mean requests
+ * per warp count when they exceed the representative warp's. */
 static void test_bandwidth_floor(void) {
   gp_iv_interval iv = iv_of(10, 100, 0);
   gp_iv_profile p;
@@ -159,6 +160,17 @@ static void test_bandwidth_floor(void) {
   CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
   CHECK_NEAR(r.cycles, 210, 1e-12);
   CHECK_EQ_INT(r.bandwidth_bound, 0);
+  /* the kernel's warps read 600 requests each on average, more than the
+   * representative's 400: the floor is 600 cycles, QUEUE (600-110-200)/10 */
+  par.dram_service_cycles = 1;
+  par.kernel_dram_reqs_per_warp = 600;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 600, 1e-12);
+  CHECK_NEAR(r.stack[GP_MW_QUEUE], 49, 1e-12);
+  par.kernel_dram_reqs_per_warp = 300; /* fewer: the representative's 400 stand */
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 400, 1e-12);
+  par.kernel_dram_reqs_per_warp = 0;
   par.model = GP_MW_MT_MSHR; /* the floor belongs to the bandwidth model only */
   par.dram_service_cycles = 1;
   CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
