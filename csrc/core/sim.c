@@ -242,7 +242,7 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     ws->g = g;
     ws->start = ws->next = k->warp_start[g];
     ws->end = k->warp_start[g] + k->warp_len[g];
-    ws->age = s->age++;
+    sm->scheds[idx % s->S].ages[idx / s->S] = s->age++;
     ws->not_before = when;
     ws->last_done = when;
     if (ws->end == ws->start)

@@ -47,7 +47,8 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   if (!q->bits || !q->why_pcs || !q->issued_now)
     return gp_error_set(s->err, "sim: out of memory");
   memset(q->bits, 0, (size_t)SET_COUNT * q->words * sizeof *q->bits);
-  if (count > 0 && (q->pending = gp_malloc(&s->alloc, count * sizeof *q->pending)) == NULL)
+  if (count > 0 && ((q->pending = gp_malloc(&s->alloc, count * sizeof *q->pending)) == NULL ||
+                    (q->ages = gp_malloc(&s->alloc, count * sizeof *q->ages)) == NULL))
     return gp_error_set(s->err, "sim: out of memory");
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = 0;
@@ -63,6 +64,7 @@ void sched_free(sim *s, sched_state *q) {
   gp_free(&s->alloc, q->why_pcs, s->cfg->issue_width * sizeof *q->why_pcs);
   gp_free(&s->alloc, q->issued_now, s->cfg->issue_width * sizeof *q->issued_now);
   gp_free(&s->alloc, q->pending, q->count * sizeof *q->pending);
+  gp_free(&s->alloc, q->ages, q->count * sizeof *q->ages);
 }
 
 /* ---------------------------------------------------------------------------
@@ -132,7 +134,7 @@ static inline __attribute__((always_inline)) int64_t oldest_in(const sched_state
     uint64_t m = b[wi];
     while (m) {
       uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
-      uint64_t age = warp_at(q, pos)->age;
+      uint64_t age = q->ages[pos];
       m &= m - 1;
       if (age < best_age)
         best_age = age, best = pos;
@@ -220,7 +222,7 @@ static int64_t pick_callback(sim *s, sched_state *q, double t, const uint64_t *e
       const warp_state *w = warp_at(q, pos);
       gp_sim_candidate *c = &s->cand[n++];
       m &= m - 1;
-      c->warp = (uint32_t)w->g, c->slot = pos, c->age = w->age;
+      c->warp = (uint32_t)w->g, c->slot = pos, c->age = q->ages[pos];
       c->pc_index = w->cur->pc_index;
       c->op_class = w->cur->op_class;
     }

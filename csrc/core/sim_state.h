@@ -52,7 +52,6 @@ typedef struct warp_state {
   packed_inst *chunk;      /* SIM_CHUNK records from chunk_base, kept per slot */
   const packed_inst *cur;  /* the next instruction's record */
   uint64_t chunk_base, chunk_end;
-  uint64_t age;            /* dispatch order, for GTO and two-level */
   double *done;            /* completion ring, indexed by position & mask (kept per slot) */
   uint64_t mask;
   double not_before;       /* block launch */
@@ -77,6 +76,8 @@ typedef struct sched_state {
   int fast;                /* one word and LRR or GTO: sched_evaluate's compiled case */
   uint64_t *bits;          /* SET_COUNT x words */
   pend_entry *pending;     /* pending warps, latest `ready` first (count entries) */
+  uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
+                              kept here so finding the oldest reads one array */
   uint32_t pending_count;
   double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1 */
   double latest_free;      /* the largest of them: no unit is busy from then on */
