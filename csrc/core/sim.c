@@ -153,8 +153,6 @@ static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
     p->dep_load = k->dep_load[i + x];
     p->op_class = k->op_class[i + x];
     p->flags = k->flags[i + x];
-    p->active = k->active[i + x];
-    p->width = k->width[i + x];
   }
   w->chunk_base = i;
   w->chunk_end = i + n;
@@ -361,7 +359,7 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
     uint32_t passes = 1;
     if (p->mem != UINT32_MAX) {
       const gp_mem_record *m = &k->mem_records[p->mem];
-      passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count, p->width,
+      passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count, k->width[w->next],
                                 cfg->shared_banks, cfg->shared_bank_bytes);
     }
     if (passes > 1) {

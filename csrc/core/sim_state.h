@@ -35,13 +35,15 @@ typedef struct pend_entry {
   uint8_t unit, set;       /* its next unit; SET_PEND_MEM or SET_PEND_DEP */
 } pend_entry;
 
-/* The trace data of one instruction the simulator reads, copied from the
- * kernel's arrays a chunk at a time per warp: hundreds of warps each walking
- * seven arrays would thrash the caches; one 16-byte record each does not. */
+/* The trace data of one instruction the simulator reads at every issue,
+ * copied from the kernel's arrays a chunk at a time per warp: hundreds of
+ * warps each walking six arrays would thrash the caches; one 16-byte record
+ * each does not.  (Active lanes are counted after the run; the lane width,
+ * for shared-memory bank passes only, is read from the trace.) */
 typedef struct packed_inst {
   uint32_t pc_index, mem;
   uint16_t dep, dep_load;
-  uint8_t op_class, flags, active, width;
+  uint8_t op_class, flags;
 } packed_inst;
 
 /* Instructions per warp chunk. */
