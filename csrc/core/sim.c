@@ -322,39 +322,31 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   return GP_OK;
 }
 
-/* Issues the next instruction of the warp at position `pos` of scheduler q,
- * already taken out of the ready sets, at cycle t (Algorithm 1 lines
- * 10-20): the unit's next free cycle, the completion time (memory through
- * memsim), the barrier, and the warp's next instruction's readiness.
- * Returns SIM_ENQUEUE when the warp goes on (the caller puts it into ready
- * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
- * error. */
-int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
+/* The timing of a memory access (Algorithm 1's HandleSpecial, line 12): sets
+ * *busy (the LSU's cycles) and *complete.  Out of line: the issue path of
+ * compute instructions stays small. */
+static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, warp_state *w,
+                                                  int kind, double t, double *busy,
+                                                  double *complete) {
   const gp_kernel *k = s->k;
   const gp_sim_config *cfg = s->cfg;
-  uint32_t smi = q->sm, idx = q->sc + pos * s->S; /* w is s->sms[smi].warps[idx] */
   gp_sim_counters *n = &s->out->counters;
   const packed_inst *p = w->cur;
-  uint64_t j = w->next - w->start;
-  int c = p->op_class, unit = w->unit;
-  double busy = s->busy[c], complete = t + s->latency[c];
-  int kind = s->kind[c];
-  if (kind == 0) {
-    /* compute, branch, barrier: latency and interval only */
-  } else if (p->mem != UINT32_MAX && (kind & KIND_CACHE)) {
+  int c = p->op_class;
+  if (p->mem != UINT32_MAX && (kind & KIND_CACHE)) {
     const gp_mem_record *m = &k->mem_records[p->mem];
     double done_each[GP_MAX_LINES_PER_INST];
     if (m->line_count > 0) {
-      if (gp_timed_submit(s->mem, smi, t, c, k->lines + m->line_start,
-                          k->sector_masks + m->line_start, m->line_count, done_each, &complete,
+      if (gp_timed_submit(s->mem, q->sm, t, c, k->lines + m->line_start,
+                          k->sector_masks + m->line_start, m->line_count, done_each, complete,
                           s->err) != GP_OK)
         return GP_ERR;
-      busy = m->line_count;
+      *busy = m->line_count;
     } else {
-      complete = t + 1;
+      *complete = t + 1;
     }
-    if (c == GP_OP_LDGSTS && complete > w->ldgsts_done)
-      w->ldgsts_done = complete;
+    if (c == GP_OP_LDGSTS && *complete > w->ldgsts_done)
+      w->ldgsts_done = *complete;
   } else if (kind & KIND_SHARED) {
     uint32_t passes = 1;
     if (p->mem != UINT32_MAX) {
@@ -366,15 +358,36 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
       n->bank_conflicts++;
       n->bank_extra_passes += passes - 1;
     }
-    busy = passes > 0 ? passes : 1;
-    complete = t + cfg->shared_latency + (passes > 1 ? passes - 1 : 0);
+    *busy = passes > 0 ? passes : 1;
+    *complete = t + cfg->shared_latency + (passes > 1 ? passes - 1 : 0);
   } else if (kind & KIND_CONST) {
-    complete = t + cfg->const_latency;
+    *complete = t + cfg->const_latency;
   } else if (kind & KIND_MEMORY) {
-    complete = t + 1; /* a memory instruction with an empty mask */
+    *complete = t + 1; /* a memory instruction with an empty mask */
   }
+  return GP_OK;
+}
+
+/* Issues the next instruction of the warp at position `pos` of scheduler q,
+ * already taken out of the ready sets, at cycle t (Algorithm 1 lines
+ * 10-20): the unit's next free cycle, the completion time (memory through
+ * memsim), the barrier, and the warp's next instruction's readiness.
+ * Returns SIM_ENQUEUE when the warp goes on (the caller puts it into ready
+ * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
+ * error. */
+int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
+  const gp_sim_config *cfg = s->cfg;
+  uint32_t smi = q->sm;
+  const packed_inst *p = w->cur;
+  uint64_t j = w->next - w->start;
+  int c = p->op_class, unit = w->unit;
+  double busy = s->busy[c], complete = t + s->latency[c];
+  int kind = s->kind[c];
+  /* compute, branch, barrier (kind 0): latency and interval only */
+  if (kind != 0 && issue_memory(s, q, w, kind, t, &busy, &complete) != GP_OK)
+    return GP_ERR;
   if (unit == UNIT_LSU)
-    n->lsu_busy_cycles += busy;
+    s->out->counters.lsu_busy_cycles += busy;
   if (cfg->on_issue)
     cfg->on_issue(cfg->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, p->pc_index);
   q->unit_free[unit] = t + busy;
@@ -386,7 +399,7 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
   w->next++;
   s->out->sm_issued[smi]++;
   if (c == GP_OP_BARRIER) {
-    uint32_t slot = idx / s->wpb;
+    uint32_t slot = (q->sc + pos * s->S) / s->wpb;
     block_slot *b = &s->sms[smi].slots[slot];
     if (++b->arrived >= b->live)
       release_barrier(s, smi, slot);
@@ -394,7 +407,7 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
       w->at_barrier = 1;
   }
   if (w->next == w->end)
-    return retire_warp(s, smi, idx);
+    return retire_warp(s, smi, q->sc + pos * s->S);
   prepare_next(s, w);
   if (w->at_barrier) {
     bit_set(set_of(q, SET_BARRIER), pos);
