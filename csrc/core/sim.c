@@ -142,7 +142,7 @@ static int64_t wake_due(const sim *s, double t) {
  * line: once per chunk). */
 static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
   const gp_kernel *k = s->k;
-  uint64_t i = w->next, n = w->end - i, x;
+  uint64_t i = w->next, n = w->left, x;
   if (n > SIM_CHUNK)
     n = SIM_CHUNK;
   for (x = 0; x < n; x++) {
@@ -154,8 +154,8 @@ static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
     p->op_class = k->op_class[i + x];
     p->flags = k->flags[i + x];
   }
-  w->chunk_base = i;
-  w->chunk_end = i + n;
+  w->cur = w->chunk;
+  w->chunk_left = (uint8_t)(n - 1);
 }
 
 /* When instruction `next` of warp w may issue as far as its producers go,
@@ -163,23 +163,26 @@ static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
  * warp's previous issue: nothing else changes it.  Inline: once per issue. */
 static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
   const packed_inst *p;
-  uint64_t i = w->next, j = i - w->start;
+  uint64_t i = w->next;
   double ready = w->not_before, r;
   int on_load = 0;
-  if (i >= w->chunk_end)
+  if (w->chunk_left == 0)
     fill_chunk(s, w);
-  p = w->cur = &w->chunk[i - w->chunk_base];
+  else
+    w->cur++, w->chunk_left--;
+  p = w->cur;
   /* a producer before the warp's first instruction reads a ring entry not
-   * written yet (the ring is longer than any distance): 0, never later */
+   * written yet (the ring is longer than any distance, so the dep entries
+   * before i are distinct): 0, never later */
   if (p->dep) {
-    r = w->done[(j - p->dep) & w->mask];
+    r = w->done[(i - p->dep) & s->ring_mask];
     if (r > ready) {
       ready = r;
       on_load = (p->flags & GP_INST_DEP_ON_LOAD) != 0;
     }
   }
   if (p->dep_load) {
-    r = w->done[(j - p->dep_load) & w->mask];
+    r = w->done[(i - p->dep_load) & s->ring_mask];
     if (r > ready) {
       ready = r;
       on_load = 1;
@@ -238,17 +241,16 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     ws->chunk = chunk;
     ws->done = done;
     ws->g = g;
-    ws->start = ws->next = k->warp_start[g];
-    ws->end = k->warp_start[g] + k->warp_len[g];
+    ws->next = k->warp_start[g];
+    ws->left = k->warp_len[g];
     sm->scheds[idx % s->S].ages[idx / s->S] = s->age++;
     ws->not_before = when;
     ws->last_done = when;
-    if (ws->end == ws->start)
+    if (ws->left == 0)
       continue; /* a warp the trace does not list never runs */
     if (ws->done == NULL &&
         (ws->done = gp_malloc(&s->alloc, (s->ring_mask + 1) * sizeof *ws->done)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");
-    ws->mask = s->ring_mask;
     memset(ws->done, 0, (s->ring_mask + 1) * sizeof *ws->done);
     if (ws->chunk == NULL &&
         (ws->chunk = gp_malloc(&s->alloc, SIM_CHUNK * sizeof *ws->chunk)) == NULL)
@@ -379,7 +381,6 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
   const gp_sim_config *cfg = s->cfg;
   uint32_t smi = q->sm;
   const packed_inst *p = w->cur;
-  uint64_t j = w->next - w->start;
   int c = p->op_class, unit = w->unit;
   double busy = s->busy[c], complete = t + s->latency[c];
   int kind = s->kind[c];
@@ -393,10 +394,11 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
   q->unit_free[unit] = t + busy;
   if (t + busy > q->latest_free)
     q->latest_free = t + busy;
-  w->done[j & w->mask] = complete;
+  w->done[w->next & s->ring_mask] = complete;
   if (complete > w->last_done)
     w->last_done = complete;
   w->next++;
+  w->left--;
   s->out->sm_issued[smi]++;
   if (c == GP_OP_BARRIER) {
     uint32_t slot = (q->sc + pos * s->S) / s->wpb;
@@ -406,7 +408,7 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
     else
       w->at_barrier = 1;
   }
-  if (w->next == w->end)
+  if (w->left == 0)
     return retire_warp(s, smi, q->sc + pos * s->S);
   prepare_next(s, w);
   if (w->at_barrier) {
@@ -430,13 +432,13 @@ static void free_sim(sim *s) {
   if (s->sms) {
     for (i = 0; i < cfg->sms; i++) {
       sm_state *sm = &s->sms[i];
-      if (sm->warps)
+      if (sm->warps_mem)
         for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
           if (sm->warps[x].done)
             gp_free(&s->alloc, sm->warps[x].done, (s->ring_mask + 1) * sizeof(double));
           gp_free(&s->alloc, sm->warps[x].chunk, SIM_CHUNK * sizeof(packed_inst));
         }
-      gp_free(&s->alloc, sm->warps, s->slots_per_sm * s->wpb * sizeof *sm->warps);
+      gp_free(&s->alloc, sm->warps_mem, s->slots_per_sm * s->wpb * sizeof *sm->warps + 64);
       gp_free(&s->alloc, sm->slots, s->slots_per_sm * sizeof *sm->slots);
       if (sm->scheds)
         for (x = 0; x < s->S; x++)
@@ -497,10 +499,11 @@ static int setup(sim *s) {
   memset(s->sms, 0, cfg->sms * sizeof *s->sms);
   for (i = 0; i < cfg->sms; i++) {
     sm_state *sm = &s->sms[i];
-    sm->warps = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps);
+    sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
+    sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
     sm->slots = gp_malloc(&s->alloc, s->slots_per_sm * sizeof *sm->slots);
     sm->scheds = gp_malloc(&s->alloc, s->S * sizeof *sm->scheds);
-    if (!sm->warps || !sm->slots || !sm->scheds)
+    if (!sm->warps_mem || !sm->slots || !sm->scheds)
       return gp_error_set(s->err, "sim: out of memory");
     memset(sm->warps, 0, per_sm * sizeof *sm->warps);
     memset(sm->scheds, 0, s->S * sizeof *sm->scheds);

@@ -49,19 +49,27 @@ typedef struct packed_inst {
 /* Instructions per warp chunk. */
 #define SIM_CHUNK 32
 
+/* A warp slot.  The fields read or written at every issue share one cache
+ * line (hundreds of warps are simulated at once, so each warp's state is
+ * rarely still in the first-level cache when it issues again); the array is
+ * allocated 64-byte aligned (sm_state.warps_mem). */
 typedef struct warp_state {
-  uint64_t g, start, next, end;
-  packed_inst *chunk;      /* SIM_CHUNK records from chunk_base, kept per slot */
-  const packed_inst *cur;  /* the next instruction's record */
-  uint64_t chunk_base, chunk_end;
-  double *done;            /* completion ring, indexed by position & mask (kept per slot) */
-  uint64_t mask;
-  double not_before;       /* block launch */
-  double last_done, ldgsts_done;
+  _Alignas(64) const packed_inst *cur; /* the next instruction's record */
+  double *done;            /* completion ring, indexed by trace position & ring_mask
+                              (kept per slot) */
   double ready;            /* when the next instruction's producers are done */
-  uint8_t on_load;         /* ... and whether the last of them is a load */
+  double last_done;
+  double not_before;       /* block launch */
+  uint64_t next;           /* trace position of the next instruction */
+  uint32_t left;           /* instructions left, the next one included */
+  uint8_t chunk_left;      /* records in the chunk after cur */
+  uint8_t on_load;         /* the last producer of the next instruction is a load */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
+  /* the rest: at dispatch, chunk refills, DEPBAR, exit */
+  packed_inst *chunk;      /* SIM_CHUNK records, kept per slot */
+  uint64_t g;
+  double ldgsts_done;
 } warp_state;
 
 typedef struct block_slot {
@@ -95,7 +103,8 @@ typedef struct sched_state {
 } sched_state;
 
 typedef struct sm_state {
-  warp_state *warps;       /* blocks_per_sm x warps_per_block */
+  warp_state *warps;       /* blocks_per_sm x warps_per_block, in warps_mem */
+  void *warps_mem;         /* the allocation, 64 bytes more than the warps */
   block_slot *slots;
   sched_state *scheds;
   double finish;
