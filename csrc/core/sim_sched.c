@@ -53,7 +53,6 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = 0;
   q->latest_free = 0;
-  q->fast = s->cfg->policy == GP_SIM_LRR || s->cfg->policy == GP_SIM_GTO ? q->words == 1 : 0;
   q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;
   return GP_OK;
@@ -438,25 +437,27 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
 /* One scheduler at cycle t: issues up to issue_width warps; returns the
  * number issued (-1 on error), sets q->why and its PCs, and *when, the
  * earliest cycle it could issue next when it issued nothing.  Inline in
- * sched_run_due: once per look at a scheduler. */
+ * run_due: once per look at a scheduler.  `policy` is the configuration's
+ * when the caller knows it as a constant (LRR, GTO), else -1. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
-                                                                double *when) {
+                                                                double *when, int policy) {
   out_charge(s, q, t);
   if (q->count == 0) {
     set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
     return 0;
   }
-  if (q->fast)
-    return s->cfg->policy == GP_SIM_LRR ? evaluate(s, q, t, when, 1, GP_SIM_LRR)
-                                        : evaluate(s, q, t, when, 1, GP_SIM_GTO);
-  return evaluate(s, q, t, when, q->words, (int)s->cfg->policy);
+  if (policy < 0)
+    return evaluate(s, q, t, when, q->words, (int)s->cfg->policy);
+  if (q->words == 1)
+    return evaluate(s, q, t, when, 1, policy);
+  return evaluate(s, q, t, when, q->words, policy);
 }
 
 /* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
  * (wake-ups may add later ones of the same SM); *issued tells whether any
- * issued. */
-int sched_run_due(sim *s, int *issued) {
+ * issued.  `policy` as in sched_evaluate. */
+static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy) {
   uint32_t wi;
   *issued = 0;
   for (wi = 0; wi < s->due_words; wi++) {
@@ -468,7 +469,7 @@ int sched_run_due(sim *s, int *issued) {
       int n;
       s->due_now[wi] &= s->due_now[wi] - 1;
       s->cur_g = g;
-      n = sched_evaluate(s, q, s->t, &when);
+      n = sched_evaluate(s, q, s->t, &when, policy);
       if (n < 0)
         return GP_ERR;
       if (n > 0) {
@@ -480,4 +481,15 @@ int sched_run_due(sim *s, int *issued) {
     }
   }
   return GP_OK;
+}
+
+int sched_run_due(sim *s, int *issued) {
+  switch (s->cfg->policy) {
+  case GP_SIM_LRR:
+    return run_due(s, issued, GP_SIM_LRR);
+  case GP_SIM_GTO:
+    return run_due(s, issued, GP_SIM_GTO);
+  default:
+    return run_due(s, issued, -1);
+  }
 }

@@ -83,7 +83,6 @@ typedef struct sched_state {
   warp_state *warps;       /* position p is warps[p x stride] */
   uint32_t stride;         /* schedulers per SM */
   uint32_t count, words;   /* warp positions and bitmap words */
-  int fast;                /* one word and LRR or GTO: sched_evaluate's compiled case */
   uint64_t *bits;          /* SET_COUNT x words */
   pend_entry *pending;     /* pending warps, latest `ready` first (count entries) */
   uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
