@@ -105,12 +105,9 @@ void sim_sleep(sim *s, uint32_t g, double wake) {
     tree[i] = wake;
 }
 
-/* Scheduler g is no longer asleep (due, or woken by its SM). */
-static void wake_clear(sim *s, uint32_t g) {
-  double *tree = s->wake_tree;
-  uint32_t i = s->tree_leaves + g;
-  if (tree[i] == INFINITY)
-    return;
+/* Leaf i is no longer asleep: the minima above it are recomputed while
+ * they change. */
+static void wake_remove(double *tree, uint32_t i) {
   tree[i] = INFINITY;
   for (i >>= 1; i >= 1; i >>= 1) {
     double m = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
@@ -120,9 +117,16 @@ static void wake_clear(sim *s, uint32_t g) {
   }
 }
 
-/* The first scheduler (by index) asleep until at most t, or -1. */
-static int64_t wake_due(const sim *s, double t) {
-  const double *tree = s->wake_tree;
+/* Scheduler g is no longer asleep (woken by its SM). */
+static void wake_clear(sim *s, uint32_t g) {
+  if (s->wake_tree[s->tree_leaves + g] != INFINITY)
+    wake_remove(s->wake_tree, s->tree_leaves + g);
+}
+
+/* Takes the first scheduler (by index) asleep until at most t out of the
+ * tree; -1 when none. */
+static int64_t wake_take_due(sim *s, double t) {
+  double *tree = s->wake_tree;
   uint32_t i = 1;
   if (!(tree[1] <= t))
     return -1;
@@ -131,6 +135,7 @@ static int64_t wake_due(const sim *s, double t) {
     if (!(tree[i] <= t))
       i++;
   }
+  wake_remove(tree, i);
   return i - s->tree_leaves;
 }
 
@@ -542,10 +547,8 @@ static int advance(sim *s, int issued) {
     s->t += s->wake_tree[1] - s->t;
   }
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
-  while ((g = wake_due(s, s->t)) >= 0) {
+  while ((g = wake_take_due(s, s->t)) >= 0)
     bit_set(s->due_now, (uint32_t)g);
-    wake_clear(s, (uint32_t)g);
-  }
   return GP_OK;
 }
 

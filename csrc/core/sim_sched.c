@@ -37,6 +37,7 @@
 int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count) {
   uint32_t u, width = s->cfg->issue_width;
   q->sm = smi, q->sc = sc;
+  q->sm_stalls = s->out->sm_stalls + (size_t)smi * GP_STALL_COUNT;
   q->warps = &s->sms[smi].warps[sc];
   q->stride = s->S;
   q->count = count;

@@ -80,6 +80,7 @@ typedef struct block_slot {
 
 typedef struct sched_state {
   uint32_t sm, sc;         /* its SM and its index there */
+  double *sm_stalls;       /* its SM's row of the result's sm_stalls */
   warp_state *warps;       /* position p is warps[p x stride] */
   uint32_t stride;         /* schedulers per SM */
   uint32_t count, words;   /* warp positions and bitmap words */
@@ -226,7 +227,7 @@ static inline void out_charge(sim *s, sched_state *q, double until) {
   if (!(d > 0))
     return;
   r->stalls[q->why] += d;
-  r->sm_stalls[(size_t)q->sm * GP_STALL_COUNT + (size_t)q->why] += d;
+  q->sm_stalls[q->why] += d;
   r->counters.scheduler_cycles += d;
   if (q->why_pc_count == 1) {
     r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + (size_t)q->why] += d;
