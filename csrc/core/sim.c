@@ -150,6 +150,20 @@ static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
   uint64_t i = w->next, n = w->left, x;
   if (n > SIM_CHUNK)
     n = SIM_CHUNK;
+  /* every line of the chunk requested at once: the copy below would reach
+   * the later lines of each array only after the earlier ones arrived */
+  for (x = 0; x < n; x += 16) {
+    __builtin_prefetch(&k->pc_index[i + x]);
+    __builtin_prefetch(&k->mem[i + x]);
+  }
+  __builtin_prefetch(&k->pc_index[i + n - 1]);
+  __builtin_prefetch(&k->mem[i + n - 1]);
+  __builtin_prefetch(&k->dep[i]);
+  __builtin_prefetch(&k->dep[i + n - 1]);
+  __builtin_prefetch(&k->dep_load[i]);
+  __builtin_prefetch(&k->dep_load[i + n - 1]);
+  __builtin_prefetch(&k->op_class[i + n - 1]);
+  __builtin_prefetch(&k->flags[i + n - 1]);
   for (x = 0; x < n; x++) {
     packed_inst *p = &w->chunk[x];
     p->pc_index = k->pc_index[i + x];
