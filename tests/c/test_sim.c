@@ -1,6 +1,8 @@
 /* Unit tests of the abstract simulator: N x L for a dependent chain, issue
- * order under LRR and GTO by hand, barriers, occupancy adding waves, more
- * SMs never slower, DRAM contention between SMs, determinism. */
+ * order under LRR and GTO by hand (also with more than 64 warps on one
+ * scheduler, and more than 64 schedulers), barriers, occupancy adding waves,
+ * more SMs never slower, DRAM contention between SMs, determinism, the
+ * per-class issue and lane counts. */
 #include "gp_test.h"
 #include "sim.h"
 #include "synth.h"
@@ -185,6 +187,70 @@ static void test_sms_contend_for_dram(void) {
   gp_kernel_free(two_blocks);
 }
 
+/* 96 warps (three blocks of 32) of 7 independent INTs and EXIT on one
+ * scheduler: two bitmap words.  LRR: instruction i of warp w issues at
+ * 96 i + w, the last EXIT at 767 (done 768).  GTO: warp w runs at
+ * 8 w .. 8 w + 7, so the last warp's last INT issues at 766 (done 770). */
+static void test_two_word_scheduler(void) {
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_kernel *k = make(3, 1024, 7, body, 1, NULL, 0);
+  gp_sim_config c = config(1, 1, 3);
+  gp_sim_result r = run(k, &c);
+  CHECK_EQ_INT(r.issued, 96 * 8);
+  CHECK_NEAR(r.cycles, 768, 1e-9);
+  CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 768, 1e-9);
+  CHECK_NEAR(r.warp_done[95], 767 + 1, 1e-9);
+  CHECK_NEAR(r.warp_done[0], 7 * 96 + 1, 1e-9);
+  done(&r, k, 1);
+  c.policy = GP_SIM_GTO;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 770, 1e-9);
+  CHECK_NEAR(r.warp_done[0], 6 + 4, 1e-9);
+  CHECK_NEAR(r.warp_done[95], 766 + 4, 1e-9);
+  CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 768, 1e-9);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
+/* 80 SMs x 1 scheduler (more than 64 schedulers in the wake-up structures),
+ * one chain of 10 FFMAs per SM: every SM takes exactly 40 cycles, the
+ * waiting cycles are dependence stalls (9 x 3 per SM). */
+static void test_many_schedulers(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, 1}};
+  gp_kernel *k = make(80, 32, 10, body, 1, NULL, 0);
+  gp_sim_config c = config(80, 1, 1);
+  gp_sim_result r = run(k, &c);
+  uint32_t i;
+  CHECK_NEAR(r.cycles, 40, 1e-9);
+  for (i = 0; i < 80; i++)
+    CHECK_NEAR(r.sm_cycles[i], 40, 1e-9);
+  CHECK_EQ_INT(r.issued, 80 * 11);
+  CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 80 * 9 * 3, 1e-9);
+  done(&r, k, 80);
+  gp_kernel_free(k);
+}
+
+/* Per-class issue and active-lane counts: 2 warps x 3 trips of an FP32 on 8
+ * lanes and an INT on all 32 (plus the generator's EXIT per warp). */
+static void test_class_counts(void) {
+  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 8, 0}, {GP_OP_INT, 0, 0, 0, 0}};
+  gp_kernel *k = make(1, 64, 3, body, 2, NULL, 0);
+  gp_sim_config c = config(1, 1, 1);
+  gp_sim_result r = run(k, &c);
+  uint64_t sum = 0;
+  int i;
+  CHECK_EQ_INT(r.counters.class_issued[GP_OP_FP32], 6);
+  CHECK_EQ_INT(r.counters.class_lanes[GP_OP_FP32], 6 * 8);
+  CHECK_EQ_INT(r.counters.class_issued[GP_OP_INT], 6);
+  CHECK_EQ_INT(r.counters.class_lanes[GP_OP_INT], 6 * 32);
+  for (i = 0; i < GP_OP_CLASS_COUNT; i++)
+    sum += r.counters.class_issued[i];
+  CHECK_EQ_INT(sum, r.issued);
+  CHECK_EQ_INT(r.issued, k->insts);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_chain_takes_n_times_l);
   RUN(test_lrr_and_gto_order);
@@ -192,5 +258,8 @@ int main(void) {
   RUN(test_occupancy_adds_waves);
   RUN(test_more_sms_never_slower);
   RUN(test_sms_contend_for_dram);
+  RUN(test_two_word_scheduler);
+  RUN(test_many_schedulers);
+  RUN(test_class_counts);
   return gp_test_finish();
 }
