@@ -213,6 +213,8 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   }
   w->ready = ready;
   w->on_load = (uint8_t)on_load;
+  w->pc_index = p->pc_index;
+  w->op_class = p->op_class;
   w->unit = s->unit_of[p->op_class];
 }
 
@@ -399,8 +401,7 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
 int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
   const gp_sim_config *cfg = s->cfg;
   uint32_t smi = q->sm;
-  const packed_inst *p = w->cur;
-  int c = p->op_class, unit = w->unit;
+  int c = w->op_class, unit = w->unit;
   double busy = s->busy[c], complete = t + s->latency[c];
   int kind = s->kind[c];
   /* compute, branch, barrier (kind 0): latency and interval only */
@@ -409,7 +410,7 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
   if (unit == UNIT_LSU)
     s->out->counters.lsu_busy_cycles += busy;
   if (cfg->on_issue)
-    cfg->on_issue(cfg->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, p->pc_index);
+    cfg->on_issue(cfg->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, w->pc_index);
   q->unit_free[unit] = t + busy;
   if (t + busy > q->latest_free)
     q->latest_free = t + busy;

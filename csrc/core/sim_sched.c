@@ -223,8 +223,8 @@ static int64_t pick_callback(sim *s, sched_state *q, double t, const uint64_t *e
       gp_sim_candidate *c = &s->cand[n++];
       m &= m - 1;
       c->warp = (uint32_t)w->g, c->slot = pos, c->age = q->ages[pos];
-      c->pc_index = w->cur->pc_index;
-      c->op_class = w->cur->op_class;
+      c->pc_index = w->pc_index;
+      c->op_class = w->op_class;
     }
   }
   if (n == 0)
@@ -267,7 +267,7 @@ static void set_reason(sched_state *q, int why, int64_t pos) {
   q->why = why;
   q->why_pc_count = 0;
   if (pos >= 0) {
-    q->why_pcs[0] = warp_at(q, (uint32_t)pos)->cur->pc_index;
+    q->why_pcs[0] = warp_at(q, (uint32_t)pos)->pc_index;
     q->why_pc_count = 1;
   }
 }
@@ -401,7 +401,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
       break;
     }
     w = warp_at(q, (uint32_t)pos);
-    pc = w->cur->pc_index;
+    pc = w->pc_index;
     unit = w->unit;
     bit_clear_w(set_w(q, unit, words), (uint32_t)pos, words);
     bit_clear_w(set_w(q, SET_READY_ANY, words), (uint32_t)pos, words);

@@ -19,6 +19,8 @@
 
 #include "sim.h"
 
+#include <stddef.h>
+
 enum { UNIT_INT, UNIT_FMA, UNIT_FP64, UNIT_SFU, UNIT_TENSOR, UNIT_UNIFORM, UNIT_OTHER, UNIT_LSU,
        UNIT_COUNT }; /* eligible() spells out the eight */
 
@@ -62,6 +64,8 @@ typedef struct warp_state {
   double not_before;       /* block launch */
   uint64_t next;           /* trace position of the next instruction */
   uint32_t left;           /* instructions left, the next one included */
+  uint32_t pc_index;       /* the next instruction's static index and class (copies */
+  uint8_t op_class;        /* of its record's, read at every pick and issue) */
   uint8_t chunk_left;      /* records in the chunk after cur */
   uint8_t on_load;         /* the last producer of the next instruction is a load */
   uint8_t unit;            /* the next instruction's unit */
@@ -71,6 +75,7 @@ typedef struct warp_state {
   uint64_t g;
   double ldgsts_done;
 } warp_state;
+_Static_assert(offsetof(warp_state, chunk) <= 64, "a warp's per-issue fields fit one cache line");
 
 typedef struct block_slot {
   int64_t block;           /* -1: free */
