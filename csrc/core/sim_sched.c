@@ -34,6 +34,13 @@
 #include <math.h>
 #include <string.h>
 
+/* The bytes of a scheduler's bitmaps, reason PCs and positions issued this
+ * cycle: one block, as they are read together at every look. */
+static size_t block_bytes(const sim *s, uint32_t words) {
+  return (size_t)SET_COUNT * words * sizeof(uint64_t) +
+         2 * (size_t)s->cfg->issue_width * sizeof(uint32_t);
+}
+
 int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count) {
   uint32_t u, width = s->cfg->issue_width;
   q->sm = smi, q->sc = sc;
@@ -42,12 +49,12 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   q->stride = s->S;
   q->count = count;
   q->words = count > 0 ? (count + 63) / 64 : 1;
-  q->bits = gp_malloc(&s->alloc, (size_t)SET_COUNT * q->words * sizeof *q->bits);
-  q->why_pcs = gp_malloc(&s->alloc, width * sizeof *q->why_pcs);
-  q->issued_now = gp_malloc(&s->alloc, width * sizeof *q->issued_now);
-  if (!q->bits || !q->why_pcs || !q->issued_now)
+  q->bits = gp_malloc(&s->alloc, block_bytes(s, q->words));
+  if (q->bits == NULL)
     return gp_error_set(s->err, "sim: out of memory");
-  memset(q->bits, 0, (size_t)SET_COUNT * q->words * sizeof *q->bits);
+  memset(q->bits, 0, block_bytes(s, q->words));
+  q->why_pcs = (uint32_t *)(q->bits + (size_t)SET_COUNT * q->words);
+  q->issued_now = q->why_pcs + width;
   if (count > 0 && ((q->pending = gp_malloc(&s->alloc, count * sizeof *q->pending)) == NULL ||
                     (q->ages = gp_malloc(&s->alloc, count * sizeof *q->ages)) == NULL))
     return gp_error_set(s->err, "sim: out of memory");
@@ -60,9 +67,7 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
 }
 
 void sched_free(sim *s, sched_state *q) {
-  gp_free(&s->alloc, q->bits, (size_t)SET_COUNT * q->words * sizeof *q->bits);
-  gp_free(&s->alloc, q->why_pcs, s->cfg->issue_width * sizeof *q->why_pcs);
-  gp_free(&s->alloc, q->issued_now, s->cfg->issue_width * sizeof *q->issued_now);
+  gp_free(&s->alloc, q->bits, block_bytes(s, q->words));
   gp_free(&s->alloc, q->pending, q->count * sizeof *q->pending);
   gp_free(&s->alloc, q->ages, q->count * sizeof *q->ages);
 }

@@ -89,7 +89,7 @@ typedef struct sched_state {
   warp_state *warps;       /* position p is warps[p x stride] */
   uint32_t stride;         /* schedulers per SM */
   uint32_t count, words;   /* warp positions and bitmap words */
-  uint64_t *bits;          /* SET_COUNT x words */
+  uint64_t *bits;          /* SET_COUNT x words, then why_pcs and issued_now */
   pend_entry *pending;     /* pending warps, latest `ready` first (count entries) */
   uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
                               kept here so finding the oldest reads one array */
