@@ -269,8 +269,10 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     ws->last_done = when;
     if (ws->left == 0)
       continue; /* a warp the trace does not list never runs */
-    if (ws->done == NULL &&
-        (ws->done = gp_malloc(&s->alloc, (s->ring_mask + 1) * sizeof *ws->done)) == NULL)
+    if (s->ring_mask < SIM_RING_INLINE)
+      ws->done = ws->ring;
+    else if (ws->done == NULL &&
+             (ws->done = gp_malloc(&s->alloc, (s->ring_mask + 1) * sizeof *ws->done)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");
     memset(ws->done, 0, (s->ring_mask + 1) * sizeof *ws->done);
     if (ws->chunk == NULL &&
@@ -454,7 +456,7 @@ static void free_sim(sim *s) {
       sm_state *sm = &s->sms[i];
       if (sm->warps_mem)
         for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
-          if (sm->warps[x].done)
+          if (sm->warps[x].done != sm->warps[x].ring)
             gp_free(&s->alloc, sm->warps[x].done, (s->ring_mask + 1) * sizeof(double));
           gp_free(&s->alloc, sm->warps[x].chunk, SIM_CHUNK * sizeof(packed_inst));
         }

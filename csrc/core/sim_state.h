@@ -50,6 +50,8 @@ typedef struct packed_inst {
 
 /* Instructions per warp chunk. */
 #define SIM_CHUNK 32
+/* Completion rings up to this long live in the warp's state. */
+#define SIM_RING_INLINE 8
 
 /* A warp slot.  The fields read or written at every issue share one cache
  * line (hundreds of warps are simulated at once, so each warp's state is
@@ -57,8 +59,8 @@ typedef struct packed_inst {
  * allocated 64-byte aligned (sm_state.warps_mem). */
 typedef struct warp_state {
   _Alignas(64) const packed_inst *cur; /* the next instruction's record */
-  double *done;            /* completion ring, indexed by trace position & ring_mask
-                              (kept per slot) */
+  double *done;            /* completion ring, indexed by trace position & ring_mask:
+                              `ring`, or kept per slot when longer */
   double ready;            /* when the next instruction's producers are done */
   double last_done;
   double not_before;       /* block launch */
@@ -70,12 +72,14 @@ typedef struct warp_state {
   uint8_t on_load;         /* the last producer of the next instruction is a load */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
+  /* the completion ring when it is short (the usual case), next to them */
+  _Alignas(64) double ring[SIM_RING_INLINE];
   /* the rest: at dispatch, chunk refills, DEPBAR, exit */
   packed_inst *chunk;      /* SIM_CHUNK records, kept per slot */
   uint64_t g;
   double ldgsts_done;
 } warp_state;
-_Static_assert(offsetof(warp_state, chunk) <= 64, "a warp's per-issue fields fit one cache line");
+_Static_assert(offsetof(warp_state, ring) == 64, "a warp's per-issue fields fit one cache line");
 
 typedef struct block_slot {
   int64_t block;           /* -1: free */
