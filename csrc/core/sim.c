@@ -28,7 +28,8 @@
  *    the earliest cycle any scheduler can issue (line 23), so idle cycles
  *    cost nothing.
  * The loop is event-driven: a scheduler is looked at only at the cycles it
- * can act (sched_state.wake), in SM-then-scheduler order within a cycle, so
+ * can act (asleep in a tournament tree by wake-up cycle until then), in
+ * SM-then-scheduler order within a cycle (sched_run_due in sim_sched.c), so
  * memory requests reach memsim in time order.
  * A warp is done when its last result is ready; an SM's cycles are those of
  * its last warp; the kernel's are the slowest SM's plus the launch cost.

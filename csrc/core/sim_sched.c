@@ -6,11 +6,13 @@
  * A warp whose producers are done sits in the ready bitmap of its next
  * instruction's unit; one still waiting sits in the scheduler's pending
  * list, sorted by the cycle its producers finish (latest first).  At a look
- * at cycle t the list's tail gives up the warps due by t, and the warps that can issue are the ready
- * warps minus those of the units busy at t (Algorithm 1 line 7's rdy set):
- * a handful of word operations, whatever the number of waiting warps.  The
- * bitmap code is compiled twice, once for the usual one word (at most 64
- * warps per scheduler) with the loops unrolled away.
+ * at cycle t the list's tail gives up the warps due by t, and the warps that
+ * can issue are the ready warps minus those of the units busy at t
+ * (Algorithm 1 line 7's rdy set): a handful of word operations, whatever the
+ * number of waiting warps.  sched_run_due looks at the schedulers due in a
+ * cycle; its body is compiled per policy (LRR, GTO, the others) and per
+ * bitmap width (the usual one word, at most 64 warps per scheduler, with the
+ * loops unrolled away).
  *
  * Policies:
  *  - LRR: the first eligible warp after the last issued one, in position
@@ -86,7 +88,8 @@ void sched_leave_active(sched_state *q, uint32_t pos) {
 }
 
 /* Moves the pending warps whose producers are done by t to ready. */
-static inline __attribute__((always_inline)) void promote(sched_state *q, double t, uint32_t words) {
+static inline __attribute__((always_inline)) void promote(sched_state *q, double t,
+                                                          uint32_t words) {
   while (q->pending_count > 0 && q->pending[q->pending_count - 1].ready <= t) {
     const pend_entry *p = &q->pending[--q->pending_count];
     uint32_t pos = p->pos;
@@ -104,7 +107,8 @@ static uint32_t rr_start(const sched_state *q) {
 }
 
 /* The first set bit at or after `start`, wrapping round; -1 when none. */
-static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words, uint32_t start) {
+static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words,
+                                                                 uint32_t start) {
   uint32_t wi = start >> 6, n;
   uint64_t m = b[wi] & (~(uint64_t)0 << (start & 63));
   for (n = 0; n <= words; n++) {
