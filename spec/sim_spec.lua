@@ -276,3 +276,23 @@ describe("gpush sim command", function()
     assert.are.equal(2, code)
   end)
 end)
+
+describe("gpush.sim per-SM shares", function()
+  it("names every stall reason the simulator reports and sums them the same way on every run", function()
+    local k = small("tiled_barrier", 24)
+    local cfg = config.load("gtx660ti")
+    local a = assert(sim.run(k, cfg, { policy = "gto" }))
+    local known = {}
+    for _, reason in ipairs(sim.STALL_REASONS) do
+      known[reason] = true
+    end
+    for reason in pairs(a.sm_stalls[1]) do
+      assert.is_true(known[reason], reason)
+    end
+    for _ = 1, 3 do
+      local b = assert(sim.run(k, cfg, { policy = "gto" }))
+      assert.are.same(a.sm_utilisation, b.sm_utilisation)
+      assert.are.same(a.sm_active, b.sm_active)
+    end
+  end)
+end)

@@ -1315,8 +1315,7 @@ end
 -- labels: a busy LSU, SFU or other unit (structural), a barrier, resident
 -- warps with nothing left to issue (NO_WARP: a block's tail), no block
 -- resident (IDLE: load imbalance and the kernel's tail).
-M.SIM_STALLS = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
-  "no_eligible_warp", "idle" }
+M.SIM_STALLS = require("gpush.sim").STALL_REASONS
 M.SIM_STALL_LABELS = { issued = "BASE", dependence = "DEP", memory = "MEM", lsu_busy = "LSU", sfu_busy = "SFU",
   unit_busy = "UNIT", barrier = "BARRIER", no_eligible_warp = "NO_WARP", idle = "IDLE" }
 

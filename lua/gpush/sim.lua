@@ -107,12 +107,17 @@ end
 
 -- Per SM: the share of its schedulers' cycles that issued, and that had a
 -- block resident (not idle).
+-- The stall reasons in a fixed order: sums over them are the same bit for
+-- bit on every run (a pairs() walk's order is not).
+M.STALL_REASONS = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
+  "no_eligible_warp", "idle" }
+
 local function sm_shares(r)
   local util, active = {}, {}
   for i, st in ipairs(r.sm_stalls) do
     local total = 0
-    for _, v in pairs(st) do
-      total = total + v
+    for _, reason in ipairs(M.STALL_REASONS) do
+      total = total + st[reason]
     end
     util[i] = ratio(st.issued, total)
     active[i] = ratio(total - st.idle, total)

@@ -12,8 +12,7 @@ local sim = require "gpush.sim"
 
 local M = {}
 
-local order = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
-  "no_eligible_warp", "idle" }
+local order = sim.STALL_REASONS
 
 local spec = {
   prog = "sim",
@@ -32,8 +31,8 @@ usage: gpush sim PATH --config NAME [-p key=value ...] [--policy lrr|gto|two-lev
   detail_label = "scheduler cycles",
   detail = function(r)
     local total = 0
-    for _, v in pairs(r.stalls) do
-      total = total + v
+    for _, name in ipairs(order) do
+      total = total + r.stalls[name]
     end
     local parts = {}
     for _, name in ipairs(order) do
