@@ -19,7 +19,7 @@
 -- dominant bottleneck per model) and SVG plots (GPUMech's CPI stacks, the
 -- simulator's stall stacks, cycles, heat maps, the roofline of the baseline
 -- point with every kernel and model on it), and prints the summary.
--- Default DIR: kepler_sweep_out.  The whole suite takes about a minute on
+-- Default DIR: kepler_sweep_out.  The whole suite takes about 70 s on
 -- two cores (--jobs 2), most of it the simulator (docs/experiments.md).
 local experiment = require "gpush.experiment"
 

@@ -411,14 +411,15 @@ local function attempt(f, ...)
   return true, value
 end
 
--- Runs tasks first..last and hands each record (a JSON line) to emit;
--- stops early when should_stop() is true.  `plan` holds the resolved sweep.
-local function execute(plan, first, last, emit, should_stop)
+-- Runs tasks first, first + stride, ... up to last and hands each record
+-- (a JSON line) to emit; stops early when should_stop() is true.  `plan`
+-- holds the resolved sweep.
+local function execute(plan, first, last, stride, emit, should_stop)
   local sweep = plan.sweep
   local n_models, n_points = #sweep.models, #sweep.points
   local load = kernel_loader()
   local current, kernel, kernel_err, digest, cache, prepared
-  for t = first, last do
+  for t = first, last, stride do
     if should_stop() then
       return
     end
@@ -615,7 +616,7 @@ local function collector(progress)
 end
 
 local function run_in_process(plan, first, last, c)
-  execute(plan, first, last, c.take, core.sigint_pending)
+  execute(plan, first, last, 1, c.take, core.sigint_pending)
   return core.sigint_pending() and "interrupted (SIGINT)" or nil
 end
 
@@ -632,13 +633,13 @@ local function drain_lines(worker, take)
   end
 end
 
-local function start_worker(plan, first, last)
+local function start_worker(plan, first, last, stride)
   local pid, pipe = core.proc_fork()
   if not pid then
     return nil, pipe
   end
   if pid == 0 then
-    local ok, err = pcall(execute, plan, first, last, function(line)
+    local ok, err = pcall(execute, plan, first, last, stride, function(line)
       assert(pipe:write(line .. "\n"))
     end, function() return false end)
     if not ok then
@@ -647,17 +648,21 @@ local function start_worker(plan, first, last)
     pipe:close()
     core.proc_exit(ok and 0 or 1)
   end
-  return { pid = pid, pipe = pipe, buffer = "", first = first, last = last, open = true }
+  return { pid = pid, pipe = pipe, buffer = "", first = first, last = last, stride = stride, open = true }
 end
 
 -- Forks `jobs` workers over first..last and collects their rows; returns
--- the reason the run is incomplete, if it is.
+-- the reason the run is incomplete, if it is.  Worker j takes every
+-- jobs-th task from first + j - 1: neighbouring tasks cost about the same
+-- (the same kernel and model), so the workers finish together even when one
+-- kernel dominates, at the price of each worker loading every kernel and
+-- preparing it once.
 local function run_workers(plan, first, last, jobs, c)
   local workers = {}
   for j = 1, jobs do
-    local lo, hi = M.slice(first, last, j, jobs)
+    local lo, hi = first + j - 1, last
     if lo <= hi then
-      local w, err = start_worker(plan, lo, hi)
+      local w, err = start_worker(plan, lo, hi, jobs)
       if not w then
         for _, started in ipairs(workers) do
           core.proc_kill(started.pid, "TERM")
@@ -720,8 +725,8 @@ local function run_workers(plan, first, last, jobs, c)
   for _, w in ipairs(workers) do
     local how, code = core.proc_wait(w.pid)
     if not incomplete and not (how == "exit" and code == 0) then
-      incomplete = ("the worker for tasks %d-%d ended (%s %s)%s"):format(w.first, w.last, tostring(how),
-        tostring(code), c.fatal and (": " .. c.fatal) or "")
+      incomplete = ("the worker for tasks %d-%d (every %d) ended (%s %s)%s"):format(w.first, w.last, w.stride,
+        tostring(how), tostring(code), c.fatal and (": " .. c.fatal) or "")
     end
   end
   return incomplete
