@@ -92,22 +92,9 @@ local function emit(suffix, text)
   written[#written + 1] = path
 end
 
--- Rows of one model at one point, by kernel.
+-- The rows matching column = value pairs (the results table's filter).
 local function rows_where(match)
-  local out = {}
-  for _, row in ipairs(res.rows) do
-    local keep = true
-    for k, v in pairs(match) do
-      if row[k] ~= v then
-        keep = false
-        break
-      end
-    end
-    if keep then
-      out[#out + 1] = row
-    end
-  end
-  return out
+  return res:filter(match).rows
 end
 
 local function key_of(row, ...)

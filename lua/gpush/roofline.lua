@@ -277,13 +277,12 @@ function M.sweep_report(res, dir)
   if not cfg then
     return nil, cfg_err
   end
-  local machine, flops, placed = M.machine(cfg), {}, {}
-  for _, row in ipairs(res.rows or {}) do
-    local at_point = true
-    for _, p in ipairs(sweep.parameters) do
-      at_point = at_point and (point[p.column] == nil or row[p.column] == point[p.column])
-    end
-    if at_point and row.achieved_gbs and row.time_us then
+  local machine, flops, placed, at_point = M.machine(cfg), {}, {}, {}
+  for _, p in ipairs(sweep.parameters) do
+    at_point[p.column] = point[p.column]
+  end
+  for _, row in ipairs(res:filter(at_point).rows) do
+    if row.achieved_gbs and row.time_us then
       if not flops[row.workload] then
         local iter, iter_err = trace.kernels_of(row.workload)
         if not iter then

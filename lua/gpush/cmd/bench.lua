@@ -184,6 +184,26 @@ local function bench_memsim(opts, out, err)
   return 0
 end
 
+-- The synthetic kernel of `bench gpumech` and `bench sim`: about `millions`
+-- million warp instructions in 64 trips of ALU chains, an SFU op and a
+-- coalesced 16-byte load per 16-instruction trip, 8 warps per block.
+local function warp_kernel(bench, millions, seed, err)
+  local trips = 64
+  local warps = math.ceil(millions * 1e6 / (16 * trips + 1))
+  local desc = {
+    name = "bench_" .. bench, grid = math.ceil(warps / 8), block = 256, trips = trips, seed = seed,
+    streams = { a = { kind = "coalesced", footprint = 256 << 20 } },
+    body = {
+      { "ld_global", stream = "a", width = 16, active = 4 },
+      { "fp32", dep = 1 }, { "fp32", dep = 1 }, { "imad" }, { "fp32", dep = 2 }, { "int" },
+      { "fp32", dep = 4 }, { "sfu", dep = 1 }, { "fp32", dep = 1 }, { "int", dep = 3 }, { "fp32" },
+      { "fp32", dep = 1 }, { "imad", dep = 2 }, { "fp32", dep = 1 }, { "int" }, { "branch" },
+    },
+  }
+  err:write(("bench %s: generating %d M warp instructions\n"):format(bench, millions))
+  return assert(workloads.kernel(desc))
+end
+
 -- bench gpumech: the interval pass over every warp and a whole prediction,
 -- in warp instructions per second, next to a plain pass over the arrays the
 -- interval pass reads.
@@ -193,20 +213,7 @@ local function bench_gpumech(opts, out, err)
   local memsim = require "gpush.memsim"
   local config = require "gpush.config"
   local cfg = config.load("gtx1080")
-  local trips = 64
-  local warps = math.ceil(millions * 1e6 / (16 * trips + 1))
-  local desc = {
-    name = "bench_gpumech", grid = math.ceil(warps / 8), block = 256, trips = trips, seed = 5,
-    streams = { a = { kind = "coalesced", footprint = 256 << 20 } },
-    body = {
-      { "ld_global", stream = "a", width = 16, active = 4 },
-      { "fp32", dep = 1 }, { "fp32", dep = 1 }, { "imad" }, { "fp32", dep = 2 }, { "int" },
-      { "fp32", dep = 4 }, { "sfu", dep = 1 }, { "fp32", dep = 1 }, { "int", dep = 3 }, { "fp32" },
-      { "fp32", dep = 1 }, { "imad", dep = 2 }, { "fp32", dep = 1 }, { "int" }, { "branch" },
-    },
-  }
-  err:write(("bench gpumech: generating %d M warp instructions\n"):format(millions))
-  local kernel = assert(workloads.kernel(desc))
+  local kernel = warp_kernel("gpumech", millions, 5, err)
   local t0 = core.now()
   local insts = core.kernel_inst_scan(kernel)
   local scan_s = core.now() - t0
@@ -245,20 +252,7 @@ local function bench_sim(opts, out, err)
   local sim = require "gpush.sim"
   local config = require "gpush.config"
   local cfg = config.load("gtx1080")
-  local trips = 64
-  local warps = math.ceil(millions * 1e6 / (16 * trips + 1))
-  local desc = {
-    name = "bench_sim", grid = math.ceil(warps / 8), block = 256, trips = trips, seed = 11,
-    streams = { a = { kind = "coalesced", footprint = 256 << 20 } },
-    body = {
-      { "ld_global", stream = "a", width = 16, active = 4 },
-      { "fp32", dep = 1 }, { "fp32", dep = 1 }, { "imad" }, { "fp32", dep = 2 }, { "int" },
-      { "fp32", dep = 4 }, { "sfu", dep = 1 }, { "fp32", dep = 1 }, { "int", dep = 3 }, { "fp32" },
-      { "fp32", dep = 1 }, { "imad", dep = 2 }, { "fp32", dep = 1 }, { "int" }, { "branch" },
-    },
-  }
-  err:write(("bench sim: generating %d M warp instructions\n"):format(millions))
-  local kernel = assert(workloads.kernel(desc))
+  local kernel = warp_kernel("sim", millions, 11, err)
   local t0 = core.now()
   local insts = core.kernel_inst_scan(kernel)
   local scan_s = core.now() - t0
