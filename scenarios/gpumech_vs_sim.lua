@@ -152,7 +152,7 @@ for _, line in ipairs(provenance) do
 end
 csv:write("source,launch,kernel,policy,gpumech_cycles,sim_cycles,difference\n")
 for _, r in ipairs(rows) do
-  csv:write(("%s,%d,%s,%s,%.0f,%.0f,%.6f\n"):format(r.source, r.launch, r.kernel, r.policy,
+  csv:write(("%s,%d,%s,%s,%.1f,%.1f,%.6f\n"):format(r.source, r.launch, r.kernel, r.policy,
     r.gpumech_cycles, r.sim_cycles, r.difference))
 end
 csv:close()

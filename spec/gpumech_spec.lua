@@ -111,7 +111,8 @@ describe("gpush.gpumech", function()
     assert.are.equal(3, p:predict { model = "mt", policy = "gto", warps = 4, issue_prob = 1 }.nonoverlapped)
     assert.are.equal(3, p:predict { model = "mt", policy = "gto", warps = 4 }.nonoverlapped)
     -- the stack sums to the CPI: BASE 12 cycles, DEP the 3 left, over 12 instructions
-    assert.are.same({ BASE = 1, DEP = 0.25, L1 = 0, L2 = 0, DRAM = 0, MSHR = 0, QUEUE = 0 }, rr.stack)
+    assert.are.same({ BASE = 1, DEP = 0.25, L1 = 0, L2 = 0, DRAM = 0, MSHR = 0, QUEUE = 0, L2BW = 0, SFU = 0,
+      FP64 = 0, PIPE = 0, LSU = 0, BANK = 0 }, rr.stack)
     assert.has_error(function() p:predict { model = "fancy" } end,
       "gpumech: parameter 'model' must be one of naive, markov, mt, mt_mshr, mt_mshr_band (got fancy)")
   end)

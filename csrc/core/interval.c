@@ -24,6 +24,16 @@ void gp_iv_profile_free(gp_iv_profile *p) {
   p->count = p->cap = p->ncause = p->cause_cap = p->ring_cap = 0;
 }
 
+/* Zeroes a profile's counts and sums before a run. */
+static void reset_totals(gp_iv_profile *p) {
+  p->count = 0;
+  p->insts = p->stall_events = 0;
+  p->stall_cycles = p->total_cycles = 0;
+  p->mem_insts = p->l1_miss_reqs = p->dram_reqs = p->l2_reqs = 0;
+  memset(p->unit_insts, 0, sizeof p->unit_insts);
+  memset(p->unit_busy, 0, sizeof p->unit_busy);
+}
+
 /* Closes the current interval: adds its stall to the totals and to its
  * cause, and stores it unless only totals are wanted. */
 static int close_interval(gp_iv_profile *p, gp_iv_interval *cur, int store, gp_error *err) {
@@ -35,6 +45,7 @@ static int close_interval(gp_iv_profile *p, gp_iv_interval *cur, int store, gp_e
   p->mem_insts += cur->mem_insts;
   p->l1_miss_reqs += cur->l1_miss_reqs;
   p->dram_reqs += cur->dram_reqs;
+  p->l2_reqs += cur->l2_reqs;
   if (store) {
     if (p->count == p->cap &&
         gp_grow(&p->alloc, (void **)&p->iv, &p->cap, p->count + 1, sizeof *p->iv) != GP_OK)
@@ -85,6 +96,8 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
   const double *lat = in->latency, *ii = in->ii;
   const int32_t *cause = in->cause;
   const double *memw = in->mem_insts, *l1r = in->l1_miss_reqs, *drr = in->dram_reqs;
+  const double *l2r = in->l2_reqs, *ubusy = in->unit_busy;
+  const int8_t *unit = in->unit;
   const uint16_t *deps[GP_IV_MAX_SRC];
   double *issue;
   size_t mask, ndep = 0, j, ncause;
@@ -94,12 +107,9 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
   gp_iv_interval cur;
   uint64_t k, n = in->count;
 
-  p->count = 0;
+  reset_totals(p);
   p->insts = n;
-  p->stall_events = 0;
-  p->stall_cycles = p->mem_insts = p->l1_miss_reqs = p->dram_reqs = 0;
   p->issue_cycles = slot;
-  p->total_cycles = 0;
   if (prepare(p, in, issue_out, err) != GP_OK)
     return GP_ERR;
   if (n == 0)
@@ -150,7 +160,7 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
       cur.insts = 0;
       cur.stall_cycles = 0;
       cur.cause = -1;
-      cur.mem_insts = cur.l1_miss_reqs = cur.dram_reqs = 0;
+      cur.mem_insts = cur.l1_miss_reqs = cur.dram_reqs = cur.l2_reqs = 0;
     }
     issue[k & mask] = t;
     cur.insts++;
@@ -160,6 +170,15 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
       cur.l1_miss_reqs += l1r[idx];
     if (drr)
       cur.dram_reqs += drr[idx];
+    if (l2r)
+      cur.l2_reqs += l2r[idx];
+    if (unit && unit[idx] >= 0) {
+      if (unit[idx] >= GP_IV_UNITS)
+        return gp_error_set(err, "interval: instruction %llu has unit id %d outside [0, %d)",
+                            (unsigned long long)k, (int)unit[idx], GP_IV_UNITS);
+      p->unit_insts[unit[idx]] += 1;
+      p->unit_busy[unit[idx]] += ubusy ? ubusy[idx] : slot;
+    }
     if (t + l > last_done) {
       last_done = t + l;
       last_done_cause = c;
@@ -188,9 +207,7 @@ int gp_iv_profile_set(gp_iv_profile *p, const gp_iv_interval *iv, size_t n, size
   in.issue_cycles = issue_cycles;
   if (prepare(p, &in, NULL, err) != GP_OK)
     return GP_ERR;
-  p->count = 0;
-  p->insts = p->stall_events = 0;
-  p->stall_cycles = p->mem_insts = p->l1_miss_reqs = p->dram_reqs = 0;
+  reset_totals(p);
   p->issue_cycles = issue_cycles;
   for (i = 0; i < n; i++) {
     gp_iv_interval cur = iv[i];

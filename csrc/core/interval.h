@@ -22,6 +22,11 @@
 /* Source operands whose producers an instruction may wait for. */
 #define GP_IV_MAX_SRC 4
 
+/* Throughput-limited units a warp scheduler's instructions occupy (the
+ * contention terms of gpush's equations, multiwarp.h): one counter pair per
+ * unit in a profile.  The ids are the caller's (multiwarp.h names them). */
+#define GP_IV_UNITS 8
+
 /* One warp's instruction stream.  Per-instruction attributes are looked up
  * through `pc` when it is given (index = pc[k] into the per-PC arrays),
  * otherwise the per-PC arrays are read per instruction (index = k). */
@@ -46,6 +51,11 @@ typedef struct gp_iv_input {
   const double *mem_insts;            /* weight of this instruction in #warp_mem_insts (Eq. 20) */
   const double *l1_miss_reqs;         /* expected requests missing L1, i.e. taking MSHRs (Eq. 18) */
   const double *dram_reqs;            /* expected requests reaching DRAM, stores included (Eq. 23) */
+  const double *l2_reqs;              /* expected requests reaching the L2 slices */
+  /* Optional per-PC unit use (NULL = none): the unit id in [0, GP_IV_UNITS)
+   * or -1, and the cycles the instruction occupies that unit. */
+  const int8_t *unit;
+  const double *unit_busy;
   int totals_only;                    /* 1: count intervals but do not store them */
 } gp_iv_input;
 
@@ -58,6 +68,7 @@ typedef struct gp_iv_interval {
   double mem_insts;      /* sums of the optional per-PC quantities */
   double l1_miss_reqs;
   double dram_reqs;
+  double l2_reqs;
 } gp_iv_interval;
 
 /* A warp's interval profile and totals.  Init once, run many times (memory
@@ -73,7 +84,9 @@ typedef struct gp_iv_profile {
   double stall_cycles;      /* sum over intervals */
   double issue_cycles;      /* the input's cycles per issue slot */
   double total_cycles;      /* insts x issue_cycles + stall_cycles */
-  double mem_insts, l1_miss_reqs, dram_reqs; /* sums over the warp */
+  double mem_insts, l1_miss_reqs, dram_reqs, l2_reqs; /* sums over the warp */
+  double unit_insts[GP_IV_UNITS]; /* instructions using each unit */
+  double unit_busy[GP_IV_UNITS];  /* cycles they occupy it */
   double *ring;             /* issue-cycle workspace */
   size_t ring_cap;
 } gp_iv_profile;
@@ -82,9 +95,10 @@ void gp_iv_profile_init(gp_iv_profile *p, const gp_alloc *alloc);
 void gp_iv_profile_free(gp_iv_profile *p);
 
 /* Fills *p from intervals given by hand (tests, replayed profiles): copies
- * them (their mem_insts / l1_miss_reqs / dram_reqs included) and computes
- * the totals and per-cause sums; a cause of -1 is allowed only with zero
- * stall cycles.  issue_cycles = 1 / issue rate. */
+ * them (their mem_insts / l1_miss_reqs / dram_reqs / l2_reqs included) and
+ * computes the totals and per-cause sums; a cause of -1 is allowed only with
+ * zero stall cycles.  issue_cycles = 1 / issue rate.  Unit totals are zero
+ * (set p->unit_insts / unit_busy afterwards when a test needs them). */
 int gp_iv_profile_set(gp_iv_profile *p, const gp_iv_interval *iv, size_t n, size_t ncause,
                       double issue_cycles, gp_error *err);
 

@@ -30,18 +30,61 @@ typedef enum gp_mw_model {
                          no queueing */
 } gp_mw_model;
 
-/* Table III categories, in CPI units. */
+/* Which set of contention equations a model uses (docs/gpumech.md shows
+ * both, equation by equation). */
+typedef enum gp_mw_equations {
+  /* The paper's Eq. 17-23 with DESIGN.md's errata: Eq. 19's burst wait x
+   * Eq. 20's memory instructions, Eq. 21's per-interval M/D/1, the delays
+   * added once to the shared timeline, the DRAM floor. */
+  GP_MW_EQ_PAPER,
+  /* gpush's: every contended resource (the SM's MSHRs, the DRAM channels,
+   * the L2 slices, each scheduler's issue slot and units) is a queue of
+   * servers in steady state.  Its utilisation is its demand over the wave's
+   * cycles, its wait per visit the M/D/c wait at that utilisation, each
+   * interval's overlapping requests wait once, and the wave is never
+   * shorter than any resource's demand (Little's law).  The cycles are the
+   * fixed point of cycles = max(latency path + waits, demands). */
+  GP_MW_EQ_GPUSH
+} gp_mw_equations;
+
+/* Unit ids of a scheduler's pipelines (interval.h's GP_IV_UNITS slots),
+ * the abstract simulator's units (docs/sim.md): FP32 and IMAD share FMA;
+ * branches, barriers and the rest use OTHER; LSU is busy a cycle per line
+ * request or shared-memory bank pass. */
+enum {
+  GP_MW_UNIT_INT, GP_MW_UNIT_FMA, GP_MW_UNIT_FP64, GP_MW_UNIT_SFU, GP_MW_UNIT_TENSOR,
+  GP_MW_UNIT_UNIFORM, GP_MW_UNIT_OTHER, GP_MW_UNIT_LSU, GP_MW_UNIT_N
+};
+
+/* CPI-stack categories, in CPI units: Table III's seven, then gpush's
+ * throughput categories (zero under the paper's equations): L2BW the L2
+ * slices' request rate, SFU and FP64 those units' issue throughput, PIPE the
+ * other compute pipelines narrower than the issue rate (INT, FMA, TENSOR,
+ * UNIFORM, OTHER), LSU the load-store unit's line requests, BANK its
+ * shared-memory bank-conflict passes and their extra latency. */
 enum {
   GP_MW_BASE, GP_MW_DEP, GP_MW_L1, GP_MW_L2, GP_MW_DRAM, GP_MW_MSHR, GP_MW_QUEUE,
+  GP_MW_L2BW, GP_MW_SFU, GP_MW_FP64, GP_MW_PIPE, GP_MW_LSU, GP_MW_BANK,
   GP_MW_STACK_N
 };
 
-/* Columns of a cause-mix row: how one cause id's stall cycles split. */
-enum { GP_MW_MIX_DEP, GP_MW_MIX_L1, GP_MW_MIX_L2, GP_MW_MIX_DRAM, GP_MW_MIX_N };
+/* Columns of a cause-mix row: how one cause id's stall cycles split.
+ * BANK (a shared-memory PC's extra bank-pass latency) counts as L1 under
+ * the paper's equations (Table III has no category for it). */
+enum { GP_MW_MIX_DEP, GP_MW_MIX_L1, GP_MW_MIX_L2, GP_MW_MIX_DRAM, GP_MW_MIX_BANK, GP_MW_MIX_N };
+
+/* Resources of gpush's equations, in the order gp_mw_result reports them:
+ * the one whose demand sets the cycles is gp_mw_result.bound (LATENCY when
+ * none does). */
+enum {
+  GP_MW_RES_LATENCY, GP_MW_RES_ISSUE, GP_MW_RES_MSHR, GP_MW_RES_DRAM, GP_MW_RES_L2,
+  GP_MW_RES_UNIT /* + unit id */, GP_MW_RES_N = GP_MW_RES_UNIT + GP_MW_UNIT_N
+};
 
 typedef struct gp_mw_params {
   gp_mw_policy policy;
   gp_mw_model model;
+  gp_mw_equations equations;
   double warps;                   /* #warps of this scheduler (>= 1) */
   double issue_rate;              /* warp instructions per cycle (> 0); must match the
                                      profile's issue_cycles = 1 / issue_rate */
@@ -55,24 +98,40 @@ typedef struct gp_mw_params {
   double kernel_dram_reqs_per_warp; /* the kernel's DRAM requests per warp (all warps'
                                      mean; 0: unknown), for the DRAM floor */
   /* Per cause id (profile ncause rows) the split of its stall cycles into
-   * DEP, L1, L2, DRAM (GP_MW_MIX_N columns; rows are normalised by their
-   * sum; a zero row or a NULL table means DEP).  A memory PC's row is its
-   * miss-event distribution (Sec. VII: 10% L2 hit / 90% miss -> 10% L2,
+   * DEP, L1, L2, DRAM, BANK (GP_MW_MIX_N columns; rows are normalised by
+   * their sum; a zero row or a NULL table means DEP).  A memory PC's row is
+   * its miss-event distribution (Sec. VII: 10% L2 hit / 90% miss -> 10% L2,
    * 90% DRAM). */
   const double *cause_mix;
+  /* GP_MW_EQ_GPUSH only.  The mean warp's demand (the kernel's totals over
+   * its warps), which sets every resource's utilisation; 0 takes the
+   * representative warp's own. */
+  double kernel_insts_per_warp;
+  double kernel_l1_miss_reqs_per_warp;
+  double kernel_l2_reqs_per_warp;
+  double kernel_unit_busy_per_warp[GP_MW_UNIT_N]; /* cycles per scheduler unit */
+  double kernel_bank_busy_per_warp;  /* of the LSU's, the bank-conflict passes (BANK) */
+  double dram_channels;           /* DRAM servers (>= 1; 0: 1); each serves a request in
+                                     channels x dram_service_cycles */
+  double l2_slices;               /* L2 servers (0: no L2 term) */
+  double l2_service_cycles;       /* a slice's cycles per request (l2.interval) */
+  double miss_dram_fraction;      /* of the L1-missing loads, the share that reaches DRAM
+                                     (they hold their MSHR through the DRAM queue too) */
 } gp_mw_params;
 
 typedef struct gp_mw_result {
   double issue_prob;             /* Eq. 9 (or the given value) */
   double avg_interval_insts;     /* Eq. 13 */
-  double insts;                  /* #warps x the warp's instructions */
+  double insts;                  /* #warps x the warp's instructions (gpush: the mean
+                                    warp's when kernel_insts_per_warp is given) */
   double base_cycles;            /* insts / issue rate: the issue bound */
   double warp_cycles;            /* the representative warp's total_cycles */
   double nonoverlapped;          /* Eq. 8 (0 for NAIVE) */
   double remaining_stall_cycles; /* max(warp_cycles + nonoverlapped / rate - base, 0):
                                     stall cycles no other warp hides (Fig. 8: RR 3) */
-  double mshr_cycles;            /* sum of Eq. 20 (MT_MSHR and up) */
-  double dram_cycles;            /* sum of Eq. 21 (MT_MSHR_BAND) */
+  double mshr_cycles;            /* MSHR queueing: paper sum of Eq. 20; gpush the MSHR
+                                    waits plus any excess the MSHR demand sets */
+  double dram_cycles;            /* DRAM queueing: paper sum of Eq. 21 (+ floor) */
   size_t dram_rho_capped;        /* intervals whose utilisation hit GP_Q_RHO_MAX */
   size_t dram_delay_capped;      /* intervals where Eq. 21's half-outstanding cap won */
   int issue_bound;               /* the cycles were raised to base_cycles */
@@ -84,9 +143,17 @@ typedef struct gp_mw_result {
   double markov_p_stall;         /* MARKOV: the chain's p and M (in issue slots) and its */
   double markov_stall_slots;     /* instructions per issue slot (1 - pi_N) */
   double markov_ipc;
+  /* GP_MW_EQ_GPUSH: per resource (GP_MW_RES_*; LATENCY holds the latency
+   * path with its waits) the cycles its demand needs in the wave, its
+   * utilisation and its wait per visit at the solution, and the binding
+   * one. */
+  double demand_cycles[GP_MW_RES_N];
+  double utilisation[GP_MW_RES_N];
+  double wait_cycles[GP_MW_RES_N];
+  int bound;                     /* GP_MW_RES_*: LATENCY when no demand sets the cycles */
   double cycles;                 /* scheduler cycles for `insts` instructions */
   double cpi, ipc;               /* cycles / insts and its inverse */
-  double stack[GP_MW_STACK_N];   /* Table III, sums to cpi */
+  double stack[GP_MW_STACK_N];   /* CPI stack, sums to cpi */
 } gp_mw_result;
 
 /* Eq. 10-11: RR non-overlapped instructions of one interval. */
@@ -99,7 +166,8 @@ double gp_mw_nonoverlapped_gto(double stall_cycles, double issue_prob, double wa
                                double avg_interval_insts, double issue_rate);
 
 /* The multi-warp prediction for one scheduler from the representative
- * warp's profile (which must hold its intervals unless the model is NAIVE):
+ * warp's profile (which must hold its intervals unless the model is NAIVE).
+ * Under the paper's equations:
  *   cycles = max(total_cycles + nonoverlapped / issue_rate
  *                + sum(MSHR_delay_i) + sum(Bandwidth_delay_i),
  *                #warps x insts / issue_rate)
@@ -108,7 +176,10 @@ double gp_mw_nonoverlapped_gto(double stall_cycles, double issue_prob, double wa
  * all the scheduler's warps share rather than one warp's CPI.)  NAIVE:
  * cycles = max(total_cycles, #warps x insts / issue_rate) (Eq. 1).  MARKOV:
  * cycles = #warps x insts / (issue_rate x (1 - pi_N)) with the chain's
- * inputs from the profile (gp_mc_params_from_profile). */
+ * inputs from the profile (gp_mc_params_from_profile).  Under gpush's
+ * equations (MT and up) the contention terms are the steady-state queues of
+ * gp_mw_equations; MT_MSHR adds the MSHRs, MT_MSHR_BAND also the DRAM, the
+ * L2 slices and the scheduler's units; NAIVE and MARKOV are as above. */
 int gp_mw_predict(const gp_iv_profile *p, const gp_mw_params *par, gp_mw_result *out,
                   gp_error *err);
 

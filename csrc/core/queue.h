@@ -70,4 +70,14 @@ void gp_q_dram_delay(double core_reqs, double sms_with_blocks, double interval_c
 double gp_q_md1_wait_cycles(double lambda_per_cycle, double service_cycles);
 double gp_q_mm1_wait_cycles(double lambda_per_cycle, double service_cycles);
 
+/* Mean wait in queue (not counting service) at `servers` identical servers
+ * of deterministic service time `service_cycles` at utilisation
+ * `utilisation` = arrival rate x service / servers, Poisson arrivals: the
+ * M/D/c wait by Sakasegawa's approximation (1977),
+ *   service x u^(sqrt(2 (c + 1)) - 1) / (2 c (1 - u)),
+ * which is exact (the M/D/1 wait) at c = 1.  servers is floored to an
+ * integer >= 1; 0 for u <= 0; HUGE_VAL for u >= 1 (the queue grows without
+ * bound: gpush's equations never evaluate it there). */
+double gp_q_mdc_wait_cycles(double utilisation, double servers, double service_cycles);
+
 #endif

@@ -3,12 +3,16 @@
  * multiwarp.h) from Lua.
  *
  *   pcs = { latency = {...}, l1_miss_reqs = {...}, dram_reqs = {...},
- *           mix_l1 = {...}, mix_l2 = {...}, mix_dram = {...} }
+ *           l2_reqs = {...}, unit = {...}, unit_busy = {...},
+ *           mix_l1 = {...}, mix_l2 = {...}, mix_dram = {...}, mix_bank = {...} }
  *       -- per static PC, 1-based (only latency is required; absent
- *       -- lists read as zeros): latency in cycles, expected L1-missing
- *       -- and DRAM requests per execution, and for memory PCs the
- *       -- fractions of executions whose miss event is an L1 hit, an L2 hit
- *       -- and a DRAM access (all zero for compute PCs: their stalls are DEP)
+ *       -- lists read as zeros): latency in cycles, expected L1-missing,
+ *       -- DRAM and L2 requests per execution, the scheduler unit it
+ *       -- occupies ("int", "fma", "fp64", "sfu", "tensor", "uniform",
+ *       -- "other", "lsu" or false) and for how many cycles, and for memory
+ *       -- PCs the fractions of executions whose miss event is an L1 hit, an
+ *       -- L2 hit and a DRAM access, and of a shared-memory PC's latency
+ *       -- its bank-conflict passes (all zero for compute PCs: DEP)
  *   features = core.gpumech_features(kernel, pcs, issue_cycles)
  *       -- { {warp, warp_perf, insts, total_cycles}, ... } one per warp with
  *       -- instructions (warp: 0-based global warp index)
@@ -26,14 +30,22 @@
  *                       --   l1_miss_reqs, dram_reqs}, ... } (cause_pc 1-based, 0 none)
  *   result = profile:predict(params)
  *       -- params: model "naive"|"markov"|"mt"|"mt_mshr"|"mt_mshr_band",
- *       --   policy "rr"|"gto", warps, issue_rate, issue_prob (optional),
- *       --   warps_per_sm, mshrs, avg_miss_latency, sms_with_blocks,
- *       --   dram_service_cycles, kernel_dram_reqs_per_warp
+ *       --   equations "paper"|"gpush" (default paper), policy "rr"|"gto",
+ *       --   warps, issue_rate, issue_prob (optional), warps_per_sm, mshrs,
+ *       --   avg_miss_latency, sms_with_blocks, dram_service_cycles,
+ *       --   kernel_dram_reqs_per_warp; gpush's equations also
+ *       --   kernel_insts_per_warp, kernel_l1_miss_reqs_per_warp,
+ *       --   kernel_l2_reqs_per_warp, kernel_unit_busy_per_warp = {int = ...,
+ *       --   lsu = ...}, kernel_bank_busy_per_warp, dram_channels, l2_slices,
+ *       --   l2_service_cycles, miss_dram_fraction (multiwarp.h)
  *       -- result: cycles, cpi, ipc, base_cycles, nonoverlapped, mshr_delay,
  *       --   dram_delay, dram_capped, issue_bound, bandwidth_bound,
  *       --   dram_transfer_cycles, issue_prob,
  *       --   remaining_stall_cycles, markov = {p_stall, stall_slots, ipc},
- *       --   stack = {BASE, DEP, L1, L2, DRAM, MSHR, QUEUE} in CPI units
+ *       --   stack = {BASE, DEP, L1, L2, DRAM, MSHR, QUEUE, L2BW, SFU, FP64,
+ *       --   PIPE, LSU, BANK} in CPI units; gpush's equations also bound (the
+ *       --   binding resource: "latency", "issue", "mshr", "dram", "l2" or a
+ *       --   unit) and resources = {name = {demand, utilisation, wait}}
  *   n = core.kernel_inst_scan(kernel)
  *       -- a plain pass over the arrays the interval pass reads (benchmark
  *       -- baseline); returns the instruction count
@@ -52,8 +64,9 @@
 /* The interval pass's per-PC inputs, read from a Lua table of lists.  The
  * arrays live in userdata on the Lua stack until the call returns. */
 typedef struct pc_arrays {
-  double *latency, *l1_miss, *dram, *mem_insts, *mix;
+  double *latency, *l1_miss, *dram, *l2, *mem_insts, *mix, *unit_busy;
   int32_t *cause;
+  int8_t *unit;
   uint32_t n;
 } pc_arrays;
 
@@ -83,6 +96,41 @@ static void read_list(lua_State *L, int t, const char *field, double *v, uint32_
   lua_pop(L, 1);
 }
 
+/* The scheduler units, by the names the PC table's `unit` list uses. */
+static const char *const unit_names[] = {"int",     "fma",   "fp64", "sfu", "tensor",
+                                         "uniform", "other", "lsu",  NULL};
+
+/* Per-PC list `unit` (optional): a unit name per static PC or false/nil
+ * for none. */
+static void read_units(lua_State *L, int t, pc_arrays *p) {
+  uint32_t i;
+  int u;
+  gpc_getfield(L, t, "unit");
+  for (i = 0; i < p->n; i++)
+    p->unit[i] = -1;
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (!lua_istable(L, -1))
+    luaL_error(L, "gpumech: per-PC list 'unit' expected in the PC table");
+  for (i = 0; i < p->n; i++) {
+    const char *name;
+    gpc_rawgeti(L, -1, i + 1);
+    name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (name) {
+      for (u = 0; unit_names[u] && strcmp(unit_names[u], name) != 0; u++)
+        ;
+      if (!unit_names[u])
+        luaL_error(L, "gpumech: PC %d has unit '%s' (expected int, fma, fp64, sfu, tensor, "
+                      "uniform, other or lsu)", (int)i + 1, name);
+      p->unit[i] = (int8_t)u;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 /* Cause ids are static PC indices; a PC's cause-mix row is its miss-event
  * distribution (Sec. VII), zero for compute PCs (DEP). */
 static void read_pcs(lua_State *L, int t, const gp_kernel *k, pc_arrays *p) {
@@ -93,14 +141,21 @@ static void read_pcs(lua_State *L, int t, const gp_kernel *k, pc_arrays *p) {
   p->l1_miss = new_array(L, p->n);
   p->dram = new_array(L, p->n);
   p->mem_insts = new_array(L, p->n);
+  p->l2 = new_array(L, p->n);
+  p->unit_busy = new_array(L, p->n);
   p->mix = new_array(L, (size_t)p->n * GP_MW_MIX_N);
   p->cause = lua_newuserdata(L, (p->n + 1) * sizeof *p->cause);
+  p->unit = lua_newuserdata(L, p->n + 1);
   read_list(L, t, "latency", p->latency, p->n, 1, 0);
   read_list(L, t, "l1_miss_reqs", p->l1_miss, p->n, 1, 1);
   read_list(L, t, "dram_reqs", p->dram, p->n, 1, 1);
+  read_list(L, t, "l2_reqs", p->l2, p->n, 1, 1);
+  read_list(L, t, "unit_busy", p->unit_busy, p->n, 1, 1);
   read_list(L, t, "mix_l1", p->mix + GP_MW_MIX_L1, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_l2", p->mix + GP_MW_MIX_L2, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_dram", p->mix + GP_MW_MIX_DRAM, p->n, GP_MW_MIX_N, 1);
+  read_list(L, t, "mix_bank", p->mix + GP_MW_MIX_BANK, p->n, GP_MW_MIX_N, 1);
+  read_units(L, t, p);
   for (i = 0; i < p->n; i++) {
     p->mix[(size_t)i * GP_MW_MIX_N + GP_MW_MIX_DEP] = 0;
     p->mem_insts[i] = gp_op_is_memory(k->statics[i].op_class) ? 1 : 0;
@@ -126,6 +181,9 @@ static void input_of(const gp_kernel *k, uint64_t w, const pc_arrays *p, double 
     in->mem_insts = p->mem_insts;
     in->l1_miss_reqs = p->l1_miss;
     in->dram_reqs = p->dram;
+    in->l2_reqs = p->l2;
+    in->unit = p->unit;
+    in->unit_busy = p->unit_busy;
   }
 }
 
@@ -381,9 +439,13 @@ static void read_predict_params(lua_State *L, int t, const l_profile *lp, gp_mw_
   static const gp_mw_model model_ids[] = {GP_MW_NAIVE, GP_MW_MARKOV, GP_MW_MT, GP_MW_MT_MSHR,
                                           GP_MW_MT_MSHR_BAND};
   static const char *const policies[] = {"rr", "gto", NULL};
+  static const char *const equations[] = {"paper", "gpush", NULL};
+  int u;
   luaL_checktype(L, t, LUA_TTABLE);
   memset(par, 0, sizeof *par);
   par->model = model_ids[option_field(L, t, "model", models, 4)];
+  par->equations = option_field(L, t, "equations", equations, 0) == 1 ? GP_MW_EQ_GPUSH
+                                                                       : GP_MW_EQ_PAPER;
   par->policy = option_field(L, t, "policy", policies, 0) == 1 ? GP_MW_GTO : GP_MW_RR;
   par->warps = number_field(L, t, "warps", 1);
   par->issue_rate = number_field(L, t, "issue_rate", 1 / lp->prof.issue_cycles);
@@ -394,16 +456,57 @@ static void read_predict_params(lua_State *L, int t, const l_profile *lp, gp_mw_
   par->sms_with_blocks = number_field(L, t, "sms_with_blocks", 1);
   par->dram_service_cycles = number_field(L, t, "dram_service_cycles", 0);
   par->kernel_dram_reqs_per_warp = number_field(L, t, "kernel_dram_reqs_per_warp", 0);
+  par->kernel_insts_per_warp = number_field(L, t, "kernel_insts_per_warp", 0);
+  par->kernel_l1_miss_reqs_per_warp = number_field(L, t, "kernel_l1_miss_reqs_per_warp", 0);
+  par->kernel_l2_reqs_per_warp = number_field(L, t, "kernel_l2_reqs_per_warp", 0);
+  par->kernel_bank_busy_per_warp = number_field(L, t, "kernel_bank_busy_per_warp", 0);
+  par->dram_channels = number_field(L, t, "dram_channels", 1);
+  par->l2_slices = number_field(L, t, "l2_slices", 0);
+  par->l2_service_cycles = number_field(L, t, "l2_service_cycles", 0);
+  par->miss_dram_fraction = number_field(L, t, "miss_dram_fraction", 1);
+  gpc_getfield(L, t, "kernel_unit_busy_per_warp");
+  if (lua_istable(L, -1))
+    for (u = 0; u < GP_MW_UNIT_N; u++)
+      par->kernel_unit_busy_per_warp[u] = number_field(L, lua_gettop(L), unit_names[u], 0);
+  else if (!lua_isnil(L, -1))
+    luaL_error(L, "gpumech: parameter 'kernel_unit_busy_per_warp' must be a table of unit "
+                  "cycles (int, fma, fp64, sfu, tensor, uniform, other, lsu)");
+  lua_pop(L, 1);
   par->cause_mix = lp->mix_rows >= lp->prof.ncause ? lp->mix : NULL;
 }
 
+/* Resource names of gpush's equations (GP_MW_RES_*). */
+static const char *const resource_names[GP_MW_RES_N] = {
+    "latency", "issue", "mshr", "dram", "l2", "int", "fma", "fp64", "sfu", "tensor",
+    "uniform", "other", "lsu"};
+
 static void push_stack(lua_State *L, const double *stack) {
-  static const char *const names[GP_MW_STACK_N] = {"BASE", "DEP", "L1", "L2",
-                                                   "DRAM", "MSHR", "QUEUE"};
+  static const char *const names[GP_MW_STACK_N] = {"BASE", "DEP",  "L1",   "L2",  "DRAM",
+                                                   "MSHR", "QUEUE", "L2BW", "SFU", "FP64",
+                                                   "PIPE", "LSU",  "BANK"};
   int j;
   lua_createtable(L, 0, GP_MW_STACK_N);
   for (j = 0; j < GP_MW_STACK_N; j++)
     set_number(L, names[j], stack[j]);
+}
+
+/* gpush's equations: the binding resource's name and, per resource with a
+ * demand, {demand, utilisation, wait} at the solution. */
+static void push_resources(lua_State *L, const gp_mw_result *r) {
+  int j;
+  lua_pushstring(L, resource_names[r->bound]);
+  lua_setfield(L, -2, "bound");
+  lua_createtable(L, 0, GP_MW_RES_N);
+  for (j = 0; j < GP_MW_RES_N; j++) {
+    if (!(r->demand_cycles[j] > 0))
+      continue;
+    lua_createtable(L, 0, 3);
+    set_number(L, "demand", r->demand_cycles[j]);
+    set_number(L, "utilisation", r->utilisation[j]);
+    set_number(L, "wait", r->wait_cycles[j]);
+    lua_setfield(L, -2, resource_names[j]);
+  }
+  lua_setfield(L, -2, "resources");
 }
 
 /* Table II's models over this profile for one warp scheduler. */
@@ -441,6 +544,8 @@ static int profile_predict(lua_State *L) {
   }
   push_stack(L, r.stack);
   lua_setfield(L, -2, "stack");
+  if (par.equations == GP_MW_EQ_GPUSH && par.model != GP_MW_NAIVE && par.model != GP_MW_MARKOV)
+    push_resources(L, &r);
   return 1;
 }
 

@@ -1246,7 +1246,8 @@ end
 
 M.models = {}
 
-local STACK = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
+-- GPUMech's CPI-stack categories (the family's list).
+local STACK = require("gpush.gpumech").STACK
 
 -- The largest non-BASE component of a CPI stack (BASE when none is > 0).
 function M.dominant(stack)
@@ -1261,36 +1262,41 @@ end
 
 -- GPUMech (gpush.gpumech) under a policy: the representative warp is chosen
 -- once per kernel on the base configuration (shared by every GPUMech model
--- of the sweep through the kernel's cache), the memory replay is cached per
--- memory parameters.  Columns: cycles, time_us, ipc, cpi, the CPI stack
--- (cpi_base ... cpi_queue), achieved DRAM bandwidth (achieved_gbs: bytes the
--- functional memory model moved over the predicted time) and its share of
--- the configuration's peak (dram_util), the dominant bottleneck.
--- opts: policy "rr"|"gto", model (a gpumech.models key), select, name.
+-- of the sweep with the same selection and equations through the kernel's
+-- cache), the memory replay is cached per memory parameters.  Columns:
+-- cycles, time_us, ipc, cpi, the CPI stack (cpi_base ... cpi_bank),
+-- achieved DRAM bandwidth (achieved_gbs: bytes the functional memory model
+-- moved over the predicted time) and its share of the configuration's peak
+-- (dram_util), the dominant bottleneck, the binding resource (gpush's
+-- equations; "" under the paper's).
+-- opts: policy "rr"|"gto", model (a gpumech.models key), equations
+-- "gpush"|"paper", select, name (default gpumech-POLICY, or
+-- gpumech-paper-POLICY under the paper's equations).
 function M.models.gpumech(opts)
   opts = opts or {}
   local gpumech, memsim = require "gpush.gpumech", require "gpush.memsim"
   local policy = opts.policy or "rr"
+  local equations = opts.equations or "gpush"
   local columns = { "cycles", "time_us", "ipc", "cpi" }
   for _, s in ipairs(STACK) do
     columns[#columns + 1] = "cpi_" .. s:lower()
   end
-  for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "waves", "warnings" } do
+  for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "bound", "waves", "warnings" } do
     columns[#columns + 1] = c
   end
   return {
-    name = opts.name or ("gpumech-" .. policy),
+    name = opts.name or ("gpumech-" .. (equations == "paper" and "paper-" or "") .. policy),
     columns = columns,
     prepare = function(kernel, base, cache, ctx)
-      local key = "gpumech.prepare/" .. (opts.select or "kmeans")
+      local key = "gpumech.prepare/" .. (opts.select or "kmeans") .. "/" .. equations
       if not cache[key] then
-        cache[key] = { gpumech.prepare(kernel, base, { select = opts.select, seed = ctx.seed }) }
+        cache[key] = { gpumech.prepare(kernel, base, { select = opts.select, seed = ctx.seed, equations = equations }) }
       end
       return cache[key][1], cache[key][2]
     end,
     run = function(kernel, cfg, prepared, cache)
       local r, err = gpumech.predict(kernel, cfg, { policy = policy, model = opts.model, select = opts.select,
-        prepared = prepared, memory_cache = cache })
+        equations = equations, prepared = prepared, memory_cache = cache })
       if not r then
         return nil, err
       end
@@ -1298,8 +1304,8 @@ function M.models.gpumech(opts)
       local seconds = r.time_us * 1e-6
       local achieved = seconds > 0 and (mem.dram_bytes_read + mem.dram_bytes_written) / seconds / 1e9 or 0
       local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, cpi = r.cpi, achieved_gbs = achieved,
-        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack), waves = r.waves,
-        warnings = table.concat(r.warnings, "; ") }
+        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack), bound = r.bound or "",
+        waves = r.waves, warnings = table.concat(r.warnings, "; ") }
       for _, s in ipairs(STACK) do
         row["cpi_" .. s:lower()] = r.stack[s]
       end

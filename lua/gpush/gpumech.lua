@@ -22,6 +22,12 @@
 --     (sub-wave kernels are the normal case), summed, plus launch overheads;
 --  6. the CPI stack of Table III (BASE, DEP, L1, L2, DRAM, MSHR, QUEUE), in
 --     the units of the CPI and summing to it [VII].
+-- Two sets of contention and wave equations (docs/gpumech.md): "paper"
+-- (Eq. 17-23 and one wave shape's CPI, with DESIGN.md's errata) and the
+-- default "gpush" (every contended resource a queue in steady state, never
+-- shorter than its demand; the L2 slices, SFU/FP64 and other units, bank
+-- conflicts; blocks held until their longest warp ends; CPI and stack over
+-- every wave).
 -- Reuse across configurations (Sec. VI-D): prepare() selects the
 -- representative warp once; predict(..., {prepared = p}) then reruns only
 -- the memory model and that warp's interval pass.
@@ -41,6 +47,14 @@ M.models = {
   gpumech = "mt_mshr_band",       -- GPUMech = MT_MSHR_BAND
 }
 
+-- The sets of equations (multiwarp.h, gp_mw_equations); gpush is the default.
+M.equations = { "gpush", "paper" }
+local is_equations = { gpush = true, paper = true }
+
+-- CPI-stack categories: Table III's, then gpush's throughput categories
+-- (zero under the paper's equations).
+M.STACK = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE", "L2BW", "SFU", "FP64", "PIPE", "LSU", "BANK" }
+
 -- Opcode classes without a pipeline of their own use ops.other.
 local pipeline = {
   int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
@@ -48,37 +62,69 @@ local pipeline = {
   barrier_arrive = "other", depbar = "other",
 }
 
+-- The scheduler unit each compute class occupies (the simulator's units:
+-- FP32 and IMAD share the FMA pipe; branches and barriers use OTHER); every
+-- memory class and constant loads use the LSU.
+local unit_of = {
+  int = "int", fp32 = "fma", imad = "fma", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
+  uniform = "uniform", branch = "other", other = "other", barrier = "other",
+  barrier_arrive = "other", depbar = "other",
+}
+local store_like = { st_global = true, st_local = true, atom_global = true }
+
 -- Per static PC (steps 1-2): latency in cycles; expected L1-missing load
--- requests (MSHR users, Eq. 18) and DRAM accesses (stores and write-backs
--- included, Eq. 23) per execution; the miss-event distribution that splits
--- the PC's stalls in the CPI stack (Sec. VII: L1 hit, L2 hit, DRAM; compute
--- PCs none, so DEP; shared-memory and constant loads count as L1, on-chip
--- latency, since Table III has no category of their own); and Eq. 19's
--- average L2/DRAM latency of L1-missing loads.
-function M.pc_params(kernel, cfg, mem)
-  local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, mix_l1 = {}, mix_l2 = {},
-    mix_dram = {} }
-  local miss_latency, misses = 0, 0
+-- requests (MSHR users, Eq. 18), DRAM accesses (stores and write-backs
+-- included, Eq. 23) and L2 requests per execution; the scheduler unit it
+-- occupies and for how many cycles (a compute class's ops.<class>.interval;
+-- the LSU a cycle per line request or shared-memory bank pass); the
+-- miss-event distribution that splits the PC's stalls in the CPI stack
+-- (Sec. VII: L1 hit, L2 hit, DRAM; compute PCs none, so DEP; shared-memory
+-- and constant loads count as L1, on-chip latency, since Table III has no
+-- category of their own; under gpush's equations a shared PC's extra
+-- bank-pass latency is BANK); and Eq. 19's average L2/DRAM latency of
+-- L1-missing loads.  Also the kernel's totals per warp over every warp (the
+-- mean warp's demand on each resource, gpush's equations).
+function M.pc_params(kernel, cfg, mem, equations)
+  local gpush = (equations or "gpush") == "gpush"
+  local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, l2_reqs = {}, unit = {}, unit_busy = {},
+    mix_l1 = {}, mix_l2 = {}, mix_dram = {}, mix_bank = {} }
+  local miss_latency, misses, miss_dram = 0, 0, 0
+  local l2_total, lsu_total, bank_total, lsu_counted = 0, 0, 0, 0
   local dram_cycles = mem.params.dram_latency
   for i, st in ipairs(kernel:statics()) do
     local pc = mem.pcs[i]
-    local latency, l1_miss, dram, mix_l1, mix_l2, mix_dram = 0, 0, 0, 0, 0, 0
+    local latency, l1_miss, dram, l2, mix_l1, mix_l2, mix_dram, mix_bank = 0, 0, 0, 0, 0, 0, 0, 0
+    local unit, busy = unit_of[st.class] or "lsu", 1
     if pipeline[st.class] then
       latency = cfg.ops[pipeline[st.class]].latency
+      busy = cfg.ops[pipeline[st.class]].interval
     elseif pc and pc.instructions > 0 and pc.shared_passes == nil then
       local n = pc.instructions
       latency = pc.amat
       l1_miss, dram = pc.l1_miss_requests / n, pc.dram_requests / n
       mix_l1, mix_l2, mix_dram = pc.l1_hits / n, pc.l2_hits / n, pc.dram / n
+      -- loads reach L2 when they miss L1; stores and atomics unless L1 keeps them
+      l2 = store_like[st.class] and pc.requests / n * (1 - mix_l1) or l1_miss
+      busy = math.max(pc.requests / n, 1)
+      l2_total, lsu_total, lsu_counted = l2_total + l2 * n, lsu_total + busy * n, lsu_counted + n
       if pc.l1_miss_requests > 0 then
         miss_latency = miss_latency + pc.l2_hits * cfg.l2.latency
           + pc.dram * (cfg.l2.latency + dram_cycles)
         misses = misses + pc.l2_hits + pc.dram
+        miss_dram = miss_dram + pc.dram
       end
     else
       mix_l1 = 1
       if pc and pc.instructions > 0 then
         latency = pc.amat -- shared memory with its bank passes, or constant
+        if pc.shared_passes then
+          busy = math.max(pc.shared_passes / pc.instructions, 1)
+          bank_total = bank_total + (busy - 1) * pc.instructions
+          if gpush and latency > cfg.shared.latency then
+            mix_l1, mix_bank = cfg.shared.latency / latency, 1 - cfg.shared.latency / latency
+          end
+        end
+        lsu_total, lsu_counted = lsu_total + busy * pc.instructions, lsu_counted + pc.instructions
       elseif st.class == "ld_const" then
         latency = cfg.const.latency
       elseif st.class == "ld_shared" or st.class == "atom_shared" then
@@ -88,9 +134,30 @@ function M.pc_params(kernel, cfg, mem)
       end
     end
     params.latency[i], params.l1_miss_reqs[i], params.dram_reqs[i] = latency, l1_miss, dram
+    params.l2_reqs[i], params.unit[i], params.unit_busy[i] = l2, unit, busy
     params.mix_l1[i], params.mix_l2[i], params.mix_dram[i] = mix_l1, mix_l2, mix_dram
+    params.mix_bank[i] = mix_bank
   end
   params.avg_miss_latency = misses > 0 and miss_latency / misses or cfg.l2.latency
+  params.miss_dram_fraction = misses > 0 and miss_dram / misses or 0
+  -- the mean warp's demand: instructions, requests and unit cycles over every warp
+  local info = kernel:info()
+  local warps = math.max(info.warps, 1)
+  local unit_busy, memory_insts = {}, 0
+  for class, count in pairs(info.class_mix) do
+    if pipeline[class] then
+      local u = unit_of[class]
+      unit_busy[u] = (unit_busy[u] or 0) + count * cfg.ops[pipeline[class]].interval / warps
+    else
+      memory_insts = memory_insts + count
+    end
+  end
+  -- memory instructions the functional model saw no request of take the LSU a cycle
+  unit_busy.lsu = (lsu_total + math.max(memory_insts - lsu_counted, 0)) / warps
+  params.kernel = { insts_per_warp = info.warp_instructions / warps,
+    l1_miss_reqs_per_warp = mem.load_l1_misses / warps, l2_reqs_per_warp = l2_total / warps,
+    dram_reqs_per_warp = mem.dram_requests / warps, unit_busy_per_warp = unit_busy,
+    bank_busy_per_warp = bank_total / warps }
   return params
 end
 
@@ -108,19 +175,78 @@ function M.select(kernel, pcs, method, seed, issue_cycles)
   return features[core.gpumech_select(features, method or "kmeans", seed or 1)].warp
 end
 
--- Selects the representative warp once, for predictions across configurations.
+-- Each block's critical warp: its longest alone (a block holds its slot
+-- until its last warp ends), in block order: { {block, warp, cycles}, ... }.
+local function block_critical(features, warps_per_block)
+  local best, order = {}, {}
+  for _, f in ipairs(features) do
+    local b = f.warp // warps_per_block
+    local cur = best[b]
+    if not cur then
+      order[#order + 1] = b
+    end
+    if not cur or f.total_cycles > cur.total_cycles then
+      best[b] = f
+    end
+  end
+  table.sort(order)
+  local list = {}
+  for i, b in ipairs(order) do
+    list[i] = best[b]
+  end
+  return list
+end
+
+-- Step 3 under gpush's equations: k-means (Eq. 6) runs over the blocks'
+-- critical warps, so the full waves' representative stands for a block's
+-- lifetime and not for the kernel's short warps (Fig. 7's MAX, MIN and
+-- RANDOM still pick among all warps); the last wave ends with its longest
+-- block, so predict() takes that block's critical warp for it (`critical`).
+function M.select_blocks(kernel, pcs, method, seed, issue_cycles)
+  local features = core.gpumech_features(kernel, pcs, issue_cycles or 1)
+  if #features == 0 then
+    return nil, "gpumech: the kernel has no instructions"
+  end
+  local wpb = kernel:info().warps_per_block
+  local list = block_critical(features, wpb)
+  local critical = {}
+  for i, f in ipairs(list) do
+    critical[i] = { block = f.warp // wpb, warp = f.warp, cycles = f.total_cycles }
+  end
+  method = method or "kmeans"
+  local candidates = method == "kmeans" and list or features
+  return candidates[core.gpumech_select(candidates, method, seed or 1)].warp, critical
+end
+
+local function check_equations(equations, level)
+  local eq = equations or "gpush"
+  if not is_equations[eq] then
+    error(("gpush.gpumech: equations must be 'gpush' or 'paper', got '%s'"):format(tostring(eq)), level + 1)
+  end
+  return eq
+end
+
+-- Selects the representative warp once, for predictions across
+-- configurations; opts: select, seed, equations.
 function M.prepare(kernel, cfg, opts)
   opts = opts or {}
+  local equations = check_equations(opts.equations, 2)
   local mem, err = memsim.functional(kernel, cfg)
   if not mem then
     return nil, err
   end
-  local warp, select_err = M.select(kernel, M.pc_params(kernel, cfg, mem), opts.select, opts.seed,
-    issue_cycles_of(cfg))
-  if not warp then
-    return nil, select_err
+  local pcs = M.pc_params(kernel, cfg, mem, equations)
+  local warp, critical_or_err
+  if equations == "gpush" then
+    warp, critical_or_err = M.select_blocks(kernel, pcs, opts.select, opts.seed, issue_cycles_of(cfg))
+  else
+    warp, critical_or_err = M.select(kernel, pcs, opts.select, opts.seed, issue_cycles_of(cfg))
   end
-  return { warp = warp, select = opts.select or "kmeans" }
+  if not warp then
+    return nil, critical_or_err
+  end
+  return { warp = warp, select = opts.select or "kmeans", equations = equations,
+    critical = equations == "gpush" and critical_or_err or nil }
 end
 
 -- The wave shapes: full waves and the last partial one, each with the warps
@@ -146,6 +272,32 @@ local function waves_of(kernel_info, cfg, blocks_per_sm)
   return shapes, full + (rest > 0 and 1 or 0)
 end
 
+-- gpush's waves: as waves_of, but the last wave (full or partial) is a shape
+-- of its own whose warp is the critical warp of its longest block (the wave
+-- ends when that block does); the others take the full waves'
+-- representative.
+local function gpush_waves(kernel_info, cfg, blocks_per_sm, rep_warp, critical)
+  local shapes, waves = waves_of(kernel_info, cfg, blocks_per_sm)
+  local last = shapes[#shapes]
+  if last.count > 1 then
+    last.count = last.count - 1
+    shapes[#shapes + 1] = { count = 1, blocks = last.blocks, warps_on_sm = last.warps_on_sm, cores = last.cores }
+    last = shapes[#shapes]
+  end
+  for _, shape in ipairs(shapes) do
+    shape.warp = rep_warp
+  end
+  local first_block = kernel_info.thread_blocks - last.blocks
+  local tail
+  for _, c in ipairs(critical) do
+    if c.block >= first_block and (not tail or c.cycles > tail.cycles) then
+      tail = c
+    end
+  end
+  last.warp = tail and tail.warp or rep_warp
+  return shapes, waves
+end
+
 local function check_options(opts)
   local policy = opts.policy or "rr"
   if policy ~= "rr" and policy ~= "gto" then
@@ -156,11 +308,13 @@ local function check_options(opts)
     error(("gpush.gpumech.predict: unknown model '%s' (naive, markov, mt, mt_mshr, mt_mshr_band, gpumech)")
       :format(tostring(model_name)), 3)
   end
-  return policy, model_name
+  return policy, model_name, check_equations(opts.equations, 3)
 end
 
--- Step 7: what makes the prediction less trustworthy.
-local function validity_warnings(info, cfg, blocks_per_sm, dram_capped, bandwidth_bound)
+-- Step 7: what makes the prediction less trustworthy.  `flags`: dram_capped
+-- and bandwidth_bound (paper), or bound (gpush: the binding resource of the
+-- wave that takes most cycles).
+local function validity_warnings(info, cfg, blocks_per_sm, flags)
   local warnings = {}
   local per_wave = cfg.sm.count * blocks_per_sm
   if info.thread_blocks < per_wave then
@@ -172,10 +326,10 @@ local function validity_warnings(info, cfg, blocks_per_sm, dram_capped, bandwidt
     warnings[#warnings + 1] = ("trace retargeted: recorded for SASS %d, modelled on compute capability %.1f")
       :format(info.binary_version, cfg.gpu.compute_capability)
   end
-  if dram_capped then
+  if flags.dram_capped then
     warnings[#warnings + 1] = "DRAM queue saturated: the M/D/1 delay was capped (Eq. 21)"
   end
-  if bandwidth_bound then
+  if flags.bandwidth_bound then
     warnings[#warnings + 1] = "DRAM bandwidth bound: cycles raised to the DRAM transfer time of the "
       .. "wave's requests (Eq. 21's capped delay alone would exceed the peak bandwidth)"
   end
@@ -185,13 +339,71 @@ local function validity_warnings(info, cfg, blocks_per_sm, dram_capped, bandwidt
   return warnings
 end
 
+-- The representative warps of a prediction: from opts.prepared when it was
+-- made under the same equations, else selected now.
+local function representatives(kernel, pcs, opts, equations, issue_cycles)
+  local p = opts.prepared
+  if p and (p.equations or "paper") == equations then
+    return p.warp, p.critical
+  end
+  if equations == "gpush" then
+    return M.select_blocks(kernel, pcs, opts.select, opts.seed, issue_cycles)
+  end
+  return M.select(kernel, pcs, opts.select, opts.seed, issue_cycles)
+end
+
+-- The core's parameters for one wave shape (step 4: the model per warp
+-- scheduler, #warps the warps it owns).
+local function wave_params(cfg, pcs, w, model, policy, equations, service, dram_reqs_per_warp)
+  local par = {
+    model = model, policy = policy, equations = equations,
+    warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers), issue_rate = cfg.sm.issue_width,
+    warps_per_sm = w.warps_on_sm, mshrs = cfg.l1.mshrs, avg_miss_latency = pcs.avg_miss_latency,
+    sms_with_blocks = w.cores, dram_service_cycles = service,
+    kernel_dram_reqs_per_warp = dram_reqs_per_warp,
+  }
+  if equations == "gpush" then
+    local k = pcs.kernel
+    par.kernel_insts_per_warp = k.insts_per_warp
+    par.kernel_l1_miss_reqs_per_warp = k.l1_miss_reqs_per_warp
+    par.kernel_l2_reqs_per_warp = k.l2_reqs_per_warp
+    par.kernel_unit_busy_per_warp = k.unit_busy_per_warp
+    par.kernel_bank_busy_per_warp = k.bank_busy_per_warp
+    par.dram_channels = cfg.dram.channels
+    par.l2_slices, par.l2_service_cycles = cfg.l2.slices, cfg.l2.interval
+    par.miss_dram_fraction = pcs.miss_dram_fraction
+  end
+  return par
+end
+
+-- gpush's CPI and stack over every wave: each wave's cycles and stack
+-- weighted by its instructions (per scheduler: its warps x the mean warp's).
+local function over_waves(results, shapes)
+  local cycles, insts, stack = 0, 0, {}
+  for _, name in ipairs(M.STACK) do
+    stack[name] = 0
+  end
+  for i, r in ipairs(results) do
+    local n = shapes[i].count * r.cycles / r.cpi
+    cycles, insts = cycles + shapes[i].count * r.cycles, insts + n
+    for _, name in ipairs(M.STACK) do
+      stack[name] = stack[name] + r.stack[name] * n
+    end
+  end
+  for _, name in ipairs(M.STACK) do
+    stack[name] = stack[name] / insts
+  end
+  return cycles / insts, stack
+end
+
 -- Predicts one kernel on one configuration; returns a result table or nil,
--- message.  opts: policy "rr"|"gto", model (a key of M.models), select
--- "kmeans"|"max"|"min"|"random", seed, prepared (from M.prepare),
--- memory_cache (a table reused across calls: see memsim.functional_cached).
+-- message.  opts: policy "rr"|"gto", model (a key of M.models), equations
+-- "gpush" (default) | "paper", select "kmeans"|"max"|"min"|"random", seed,
+-- prepared (from M.prepare), memory_cache (a table reused across calls: see
+-- memsim.functional_cached).
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
-  local policy, model_name = check_options(opts)
+  local policy, model_name, equations = check_options(opts)
   local info = kernel:info()
   local blocks_per_sm, limit = occupancy.for_kernel(cfg, kernel)
   if blocks_per_sm == 0 then
@@ -207,55 +419,74 @@ function M.predict(kernel, cfg, opts)
   if not mem then
     return nil, err
   end
-  local pcs = M.pc_params(kernel, cfg, mem)
+  local pcs = M.pc_params(kernel, cfg, mem, equations)
   local issue_cycles = issue_cycles_of(cfg)
-  local warp = opts.prepared and opts.prepared.warp
+  local warp, critical = representatives(kernel, pcs, opts, equations, issue_cycles)
   if not warp then
-    local select_err
-    warp, select_err = M.select(kernel, pcs, opts.select, opts.seed, issue_cycles)
-    if not warp then
-      return nil, select_err
-    end
+    return nil, critical
   end
-  local profile = core.gpumech_profile(kernel, warp, pcs, issue_cycles)
-  local shapes, waves = waves_of(info, cfg, blocks_per_sm)
+  local shapes, waves
+  if equations == "gpush" then
+    shapes, waves = gpush_waves(info, cfg, blocks_per_sm, warp, critical)
+  else
+    shapes, waves = waves_of(info, cfg, blocks_per_sm)
+  end
   local dram_bytes_per_s = cfg.dram.bandwidth_gbs * 1e9
   local service = cfg.clock.core_mhz * 1e6 * cfg.dram.access_bytes / dram_bytes_per_s -- Eq. 22
   -- every warp's DRAM accesses on average, for the DRAM floor (docs/gpumech.md)
   local dram_reqs_per_warp = info.warps > 0 and mem.dram_requests / info.warps or 0
+  local profiles, results = {}, {}
   local cycles, first, capped, bandwidth_bound = 0, nil, false, false
-  for _, w in ipairs(shapes) do
-    -- step 4: the model per warp scheduler, #warps the warps it owns
-    local r = profile:predict {
-      model = M.models[model_name], policy = policy,
-      warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers), issue_rate = cfg.sm.issue_width,
-      warps_per_sm = w.warps_on_sm, mshrs = cfg.l1.mshrs, avg_miss_latency = pcs.avg_miss_latency,
-      sms_with_blocks = w.cores, dram_service_cycles = service,
-      kernel_dram_reqs_per_warp = dram_reqs_per_warp,
-    }
+  for i, w in ipairs(shapes) do
+    local wwarp = w.warp or warp
+    profiles[wwarp] = profiles[wwarp] or core.gpumech_profile(kernel, wwarp, pcs, issue_cycles)
+    local r = profiles[wwarp]:predict(wave_params(cfg, pcs, w, M.models[model_name], policy, equations,
+      service, dram_reqs_per_warp))
     r.warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers)
     cycles = cycles + w.count * r.cycles
     capped = capped or r.dram_capped
     bandwidth_bound = bandwidth_bound or r.bandwidth_bound
     first = first or r
+    results[i] = r
   end
   cycles = cycles + cfg.launch.kernel_cycles + waves * cfg.launch.block_cycles
-  local summary = profile:summary()
-  return {
-    kernel = info.kernel, launch = info.launch, model = model_name, policy = policy,
+  local profile = profiles[warp] or profiles[shapes[1].warp]
+  local result = {
+    kernel = info.kernel, launch = info.launch, model = model_name, policy = policy, equations = equations,
     cycles = cycles, time_us = cycles / cfg.clock.core_mhz,
     ipc = info.warp_instructions / cycles,
     cpi = first.cpi,
     stack = first.stack,
     representative_warp = warp,
-    profile = summary,
+    profile = profile:summary(),
     intervals = profile:intervals(),
     waves = waves, blocks_per_sm = blocks_per_sm, occupancy_limit = limit,
     warps_per_scheduler = first.warps,
     nonoverlapped = first.nonoverlapped, mshr_delay = first.mshr_delay, dram_delay = first.dram_delay,
     markov = first.markov,
-    warnings = validity_warnings(info, cfg, blocks_per_sm, capped, bandwidth_bound),
   }
+  if equations == "gpush" then
+    result.cpi, result.stack = over_waves(results, shapes)
+    local longest = 1
+    for i, r in ipairs(results) do
+      if shapes[i].count * r.cycles > shapes[longest].count * results[longest].cycles then
+        longest = i
+      end
+    end
+    result.bound = results[longest].bound
+    result.resources = results[longest].resources
+    result.critical_warp = shapes[#shapes].warp
+    result.wave_shapes = {}
+    for i, w in ipairs(shapes) do
+      result.wave_shapes[i] = { count = w.count, blocks = w.blocks, warps_on_sm = w.warps_on_sm, warp = w.warp,
+        cycles = results[i].cycles, bound = results[i].bound }
+    end
+    result.warnings = validity_warnings(info, cfg, blocks_per_sm, {})
+  else
+    result.warnings = validity_warnings(info, cfg, blocks_per_sm,
+      { dram_capped = capped, bandwidth_bound = bandwidth_bound })
+  end
+  return result
 end
 
 return M

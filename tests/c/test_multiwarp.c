@@ -187,8 +187,8 @@ static void test_stack(void) {
   gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR_BAND, 1);
   gp_mw_result r;
   gp_error err;
-  double mix[2 * GP_MW_MIX_N] = {1, 0, 0, 0, /* cause 0: compute */
-                                 0, 0, 0.1, 0.9 /* cause 1: memory PC */};
+  double mix[2 * GP_MW_MIX_N] = {1, 0, 0, 0, 0,   /* cause 0: compute */
+                                 0, 0, 0.1, 0.9, 0 /* cause 1: memory PC */};
   double sum = 0;
   int j;
   iv[0] = iv_of(4, 100, 1);
@@ -240,20 +240,23 @@ static double urand(void) {
   return (double)(rs >> 11) / 9007199254740992.0;
 }
 
-/* Over seeded random profiles and machines: more MSHRs or more DRAM
- * bandwidth never predict slower; the CPI is never below 1 / issue rate;
- * the bandwidth model never moves requests faster than the DRAM serves them;
- * the stack sums to the CPI; Table II's models never get faster as terms
- * are added; more warps never lower the scheduler's throughput bound. */
-static void test_invariants(void) {
+/* Over seeded random profiles and machines, under both sets of equations:
+ * more MSHRs or more DRAM bandwidth never predict slower; the CPI is never
+ * below 1 / issue rate; the bandwidth model never moves requests faster
+ * than the DRAM serves them; the stack sums to the CPI with no negative
+ * category; Table II's models never get faster as terms are added.  gpush's
+ * equations also: the cycles are never below any resource's demand
+ * (Little's law for the MSHRs, the DRAM, the L2 slices and every unit), and
+ * more L2 slices never predict slower. */
+static void check_invariants(gp_mw_equations eq) {
   int t, bad_mshr = 0, bad_bw = 0, bad_floor = 0, bad_sum = 0, bad_order = 0, bad_neg = 0,
-      bad_peak = 0;
+      bad_peak = 0, bad_demand = 0, bad_l2 = 0;
   gp_iv_profile p;
   gp_error err;
   gp_iv_profile_init(&p, &A);
   for (t = 0; t < 500; t++) {
     gp_iv_interval iv[40];
-    size_t n = 1 + (size_t)(urand() * 39), i;
+    size_t n = 1 + (size_t)(urand() * 39), i, u;
     double rate = urand() < 0.5 ? 1 : 0.5, mix[4 * GP_MW_MIX_N];
     gp_mw_params par;
     gp_mw_result r[4], more;
@@ -264,6 +267,7 @@ static void test_invariants(void) {
       iv[i].mem_insts = (double)(int)(urand() * 3);
       iv[i].l1_miss_reqs = iv[i].mem_insts * urand() * 32;
       iv[i].dram_reqs = iv[i].mem_insts * urand() * 32;
+      iv[i].l2_reqs = iv[i].l1_miss_reqs + urand() * 4;
     }
     for (i = 0; i < 4 * GP_MW_MIX_N; i++)
       mix[i] = urand();
@@ -271,14 +275,32 @@ static void test_invariants(void) {
       CHECK(0);
       break;
     }
+    for (u = 0; u < GP_MW_UNIT_N; u++) {
+      p.unit_insts[u] = (double)(int)(urand() * 10);
+      p.unit_busy[u] = p.unit_insts[u] * (0.5 + urand() * 8);
+    }
     par = params(urand() < 0.5 ? GP_MW_RR : GP_MW_GTO, GP_MW_NAIVE, 1 + (int)(urand() * 48));
+    par.equations = eq;
     par.issue_rate = rate;
     par.warps_per_sm = par.warps * (1 + (int)(urand() * 4));
     par.mshrs = 1 + (int)(urand() * 64);
     par.avg_miss_latency_cycles = 100 + urand() * 400;
     par.sms_with_blocks = 1 + (int)(urand() * 16);
     par.dram_service_cycles = 0.1 + urand() * 4;
+    par.dram_channels = 1 + (int)(urand() * 8);
+    par.l2_slices = 1 + (int)(urand() * 16);
+    par.l2_service_cycles = urand() * 2;
+    par.miss_dram_fraction = urand();
     par.cause_mix = urand() < 0.5 ? mix : NULL;
+    if (urand() < 0.5) { /* the kernel's mean warp differs from the representative */
+      par.kernel_insts_per_warp = (double)p.insts * (0.5 + urand());
+      par.kernel_l1_miss_reqs_per_warp = p.l1_miss_reqs * (0.5 + urand());
+      par.kernel_l2_reqs_per_warp = p.l2_reqs * (0.5 + urand());
+      par.kernel_dram_reqs_per_warp = p.dram_reqs * (0.5 + urand());
+      for (u = 0; u < GP_MW_UNIT_N; u++)
+        par.kernel_unit_busy_per_warp[u] = p.unit_busy[u] * (0.5 + urand());
+      par.kernel_bank_busy_per_warp = par.kernel_unit_busy_per_warp[GP_MW_UNIT_LSU] * urand();
+    }
     for (m = GP_MW_NAIVE; m <= GP_MW_MT_MSHR_BAND; m++) {
       double sum = 0;
       par.model = (gp_mw_model)m;
@@ -292,6 +314,9 @@ static void test_invariants(void) {
         bad_neg += r[m].stack[j] < -1e-12;
       }
       bad_sum += fabs(sum - r[m].cpi) > 1e-9 * r[m].cpi;
+      if (eq == GP_MW_EQ_GPUSH && m != GP_MW_NAIVE)
+        for (j = GP_MW_RES_ISSUE; j < GP_MW_RES_N; j++)
+          bad_demand += r[m].cycles < r[m].demand_cycles[j] * (1 - 1e-12);
     }
     /* never more DRAM requests per cycle than the DRAM serves */
     bad_peak += r[GP_MW_MT_MSHR_BAND].cycles < r[GP_MW_MT_MSHR_BAND].dram_transfer_cycles - 1e-9;
@@ -300,11 +325,15 @@ static void test_invariants(void) {
     par.model = GP_MW_MT_MSHR_BAND;
     par.mshrs *= 2;
     gp_mw_predict(&p, &par, &more, &err);
-    bad_mshr += more.cycles > r[GP_MW_MT_MSHR_BAND].cycles + 1e-9;
+    bad_mshr += more.cycles > r[GP_MW_MT_MSHR_BAND].cycles * (1 + 1e-9);
     par.mshrs /= 2;
     par.dram_service_cycles /= 2;
     gp_mw_predict(&p, &par, &more, &err);
-    bad_bw += more.cycles > r[GP_MW_MT_MSHR_BAND].cycles + 1e-9;
+    bad_bw += more.cycles > r[GP_MW_MT_MSHR_BAND].cycles * (1 + 1e-9);
+    par.dram_service_cycles *= 2;
+    par.l2_slices *= 2;
+    gp_mw_predict(&p, &par, &more, &err);
+    bad_l2 += more.cycles > r[GP_MW_MT_MSHR_BAND].cycles * (1 + 1e-9);
   }
   CHECK_EQ_INT(bad_mshr, 0);
   CHECK_EQ_INT(bad_bw, 0);
@@ -313,6 +342,107 @@ static void test_invariants(void) {
   CHECK_EQ_INT(bad_neg, 0);
   CHECK_EQ_INT(bad_order, 0);
   CHECK_EQ_INT(bad_peak, 0);
+  CHECK_EQ_INT(bad_demand, 0);
+  CHECK_EQ_INT(bad_l2, 0);
+  gp_iv_profile_free(&p);
+}
+
+static void test_invariants(void) {
+  check_invariants(GP_MW_EQ_PAPER);
+  check_invariants(GP_MW_EQ_GPUSH);
+}
+
+/* gpush's equations by hand: pointer chasing, one SM of 64 warps (16 per
+ * scheduler, GTO), 12 trips of a load (1 request missing L1, 400 cycles)
+ * then 2 dependent instructions (12 cycles): one warp takes 12 x 412 =
+ * 4,944 cycles (GTO hides nothing here: Eq. 16 gives 0).  Little's law:
+ * 768 requests x 400 cycles / MSHRs.  With 16 MSHRs the requests need 4
+ * rounds per trip, so every warp waits r - 1 = 3 rounds per load (the
+ * saturated queue's wait, below the M/D/16 wait at the solution), 4,944 +
+ * 12 x 1,200 = 19,344 cycles, just above the demand of 19,200; with 8 MSHRs
+ * 4,944 + 12 x 2,800 = 38,544 (demand 38,400); with 256 MSHRs the MSHRs
+ * are 24 % busy and the warp's own 4,944 cycles stand.  The paper's
+ * equations give 4,944 + 12 x Eq. 19's (4 + 1) / 2 - 1 = 1.5 rounds =
+ * 12,144 at 16 MSHRs: 37 % below what the MSHRs can serve. */
+static void test_little_pointer_chase(void) {
+  gp_iv_interval iv[24];
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR, 16);
+  gp_mw_result r;
+  gp_error err;
+  int i;
+  for (i = 0; i < 12; i++) {
+    iv[2 * i] = iv_of(1, 399, 1);
+    iv[2 * i].mem_insts = 1, iv[2 * i].l1_miss_reqs = 1;
+    iv[2 * i + 1] = iv_of(2, 10, 0);
+  }
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, iv, 24, 2, 1, &err) == GP_OK);
+  CHECK_NEAR(p.total_cycles, 4944, 1e-12);
+  par.warps_per_sm = 64, par.avg_miss_latency_cycles = 400, par.mshrs = 16;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.mshr_cycles, 12 * 1.5 * 400, 1e-9); /* the paper's */
+  CHECK_NEAR(r.cycles, 12144, 1e-9);
+  par.equations = GP_MW_EQ_GPUSH;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.nonoverlapped, 0, 0);
+  CHECK_NEAR(r.demand_cycles[GP_MW_RES_MSHR], 19200, 1e-9);
+  CHECK_NEAR(r.wait_cycles[GP_MW_RES_MSHR], 1200, 1e-9);
+  CHECK_NEAR(r.cycles, 19344, 1e-6);
+  CHECK_EQ_INT(r.bound, GP_MW_RES_LATENCY); /* the waits, not the demand, set it */
+  CHECK_NEAR(r.stack[GP_MW_MSHR] * r.insts, 14400, 1e-6);
+  CHECK_NEAR(r.stack[GP_MW_BASE] * r.insts, 16 * 36, 1e-9);
+  par.mshrs = 8;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.demand_cycles[GP_MW_RES_MSHR], 38400, 1e-9);
+  CHECK_NEAR(r.cycles, 38544, 1e-6);
+  par.mshrs = 256;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.utilisation[GP_MW_RES_MSHR], 1200.0 / r.cycles, 1e-12);
+  CHECK(r.cycles >= 4944 && r.cycles < 4944 * (1 + 1e-9));
+  gp_iv_profile_free(&p);
+}
+
+/* A demand that sets the cycles and where its excess goes: 4 warps (GTO:
+ * with no stall nothing interleaves), 100 instructions each, one SFU use
+ * per warp in the representative warp, but the kernel's mean warp keeps
+ * the SFU busy 250 cycles: the SFU needs 4 x 250 = 1,000 cycles, the issue
+ * slot 400.  The waits are capped at the 3 other warps' uses (3 x 8), so
+ * the path is 100 + 24 = 124 cycles and the SFU's demand binds: 1,000
+ * cycles, BASE 400, SFU 600 (the excess above the issue bound, since the
+ * path hides under the issue bound). */
+static void test_unit_demand(void) {
+  gp_iv_interval iv = iv_of(100, 0, 0);
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR_BAND, 4);
+  gp_mw_result r;
+  gp_error err;
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, &iv, 1, 1, 1, &err) == GP_OK);
+  p.unit_insts[GP_MW_UNIT_SFU] = 1, p.unit_busy[GP_MW_UNIT_SFU] = 8;
+  par.equations = GP_MW_EQ_GPUSH;
+  par.kernel_unit_busy_per_warp[GP_MW_UNIT_SFU] = 250;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 1000, 1e-9);
+  CHECK_EQ_INT(r.bound, GP_MW_RES_UNIT + GP_MW_UNIT_SFU);
+  CHECK_NEAR(r.wait_cycles[GP_MW_RES_UNIT + GP_MW_UNIT_SFU], 24, 1e-9);
+  CHECK_NEAR(r.stack[GP_MW_BASE] * r.insts, 400, 1e-9);
+  CHECK_NEAR(r.stack[GP_MW_SFU] * r.insts, 600, 1e-9);
+  /* the paper's equations have no SFU term: the issue bound */
+  par.equations = GP_MW_EQ_PAPER;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 400, 1e-12);
+  /* the LSU's excess splits LSU : BANK by the bank-conflict passes' share */
+  par.equations = GP_MW_EQ_GPUSH;
+  par.kernel_unit_busy_per_warp[GP_MW_UNIT_SFU] = 0;
+  p.unit_insts[GP_MW_UNIT_SFU] = p.unit_busy[GP_MW_UNIT_SFU] = 0;
+  par.kernel_unit_busy_per_warp[GP_MW_UNIT_LSU] = 300;
+  par.kernel_bank_busy_per_warp = 100;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 1200, 1e-9);
+  CHECK_EQ_INT(r.bound, GP_MW_RES_UNIT + GP_MW_UNIT_LSU);
+  CHECK_NEAR(r.stack[GP_MW_LSU] * r.insts, 800 * 2.0 / 3.0, 1e-9);
+  CHECK_NEAR(r.stack[GP_MW_BANK] * r.insts, 800 / 3.0, 1e-9);
   gp_iv_profile_free(&p);
 }
 
@@ -387,6 +517,8 @@ int main(void) {
   RUN(test_stack);
   RUN(test_bandwidth_floor);
   RUN(test_invariants);
+  RUN(test_little_pointer_chase);
+  RUN(test_unit_demand);
   RUN(test_end_to_end);
   RUN(test_markov_model);
   return gp_test_finish();

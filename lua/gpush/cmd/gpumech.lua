@@ -2,51 +2,60 @@
 --
 --   gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
 --                 [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
---                 [--select kmeans|max|min|random] [--kernel SPEC] [--json]
+--                 [--equations gpush|paper] [--select kmeans|max|min|random]
+--                 [--kernel SPEC] [--json]
 --
 -- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`
 -- or `suite:NAME`.  Prints one row per launch, the application totals and
--- each launch's CPI stack; --json prints one object per launch (kernel,
--- launch, cycles, time_us, ipc, cpi, stack, ...).
+-- each launch's CPI stack (with gpush's equations, the default, also the
+-- resource that bounds it); --json prints one object per launch (kernel,
+-- launch, cycles, time_us, ipc, cpi, stack, bound, ...).
 local gpumech = require "gpush.gpumech"
 
 local M = {}
 
-local stack_order = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
 
 local spec = {
   prog = "gpumech",
   usage = [==[
 usage: gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
                      [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
-                     [--select kmeans|max|min|random] [--kernel SPEC] [--json]
+                     [--equations gpush|paper] [--select kmeans|max|min|random]
+                     [--kernel SPEC] [--json]
 ]==],
   policies = { "rr", "gto" },
-  options = { ["--model"] = "=model", ["--select"] = "=select" },
+  options = { ["--model"] = "=model", ["--select"] = "=select", ["--equations"] = "=equations" },
   validate = function(opts)
     if opts.model and not gpumech.models[opts.model] then
       return ("unknown --model '%s' (gpumech, mt_mshr_band, mt_mshr, mt, markov, naive)"):format(opts.model)
     end
+    if opts.equations and opts.equations ~= "gpush" and opts.equations ~= "paper" then
+      return ("unknown --equations '%s' (gpush, the default, or paper)"):format(opts.equations)
+    end
   end,
   run = function(kernel, cfg, opts)
-    local r, err = gpumech.predict(kernel, cfg, { policy = opts.policy, model = opts.model, select = opts.select })
+    local r, err = gpumech.predict(kernel, cfg, { policy = opts.policy, model = opts.model, select = opts.select,
+      equations = opts.equations })
     if r then
       r.intervals = nil
     end
     return r, err
   end,
   title = function(rows, cfg)
-    return ("GPUMech (%s, %s) on '%s': %d SMs at %g MHz"):format(rows[1].model, rows[1].policy, cfg._name,
-      cfg.sm.count, cfg.clock.core_mhz)
+    return ("GPUMech (%s, %s, %s equations) on '%s': %d SMs at %g MHz"):format(rows[1].model, rows[1].policy,
+      rows[1].equations, cfg._name, cfg.sm.count, cfg.clock.core_mhz)
   end,
   extra = { "CPI", function(r) return ("%.3f"):format(r.cpi) end },
   detail_label = "CPI stack",
   detail = function(r)
     local parts = {}
-    for _, name in ipairs(stack_order) do
+    for _, name in ipairs(gpumech.STACK) do
       if r.stack[name] > 0.0005 then
         parts[#parts + 1] = ("%s %.3f"):format(name, r.stack[name])
       end
+    end
+    if r.bound then
+      parts[#parts + 1] = "(bound: " .. r.bound .. ")"
     end
     return table.concat(parts, "  ")
   end,
