@@ -86,6 +86,13 @@ static int prepare(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, g
   return GP_OK;
 }
 
+/* Whether instruction k (of PC idx) runs with no active lane and a latency
+ * of its own for that case (gp_iv_input.active / inactive_latency). */
+static int inactive(const uint8_t *active, const double *inactive_latency, uint64_t k,
+                    size_t idx) {
+  return active && inactive_latency && active[k] == 0 && inactive_latency[idx] >= 0;
+}
+
 /* The interval algorithm.  One pass over the instructions; the only memory
  * touched per instruction is its per-PC entries, its producers' issue
  * cycles (issue_out or the ring) and the current interval's accumulators.
@@ -98,6 +105,8 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
   const double *memw = in->mem_insts, *l1r = in->l1_miss_reqs, *drr = in->dram_reqs;
   const double *l2r = in->l2_reqs, *ubusy = in->unit_busy;
   const int8_t *unit = in->unit;
+  const uint8_t *act = in->active;
+  const double *inact = in->inactive_latency;
   const uint16_t *deps[GP_IV_MAX_SRC];
   double *issue;
   size_t mask, ndep = 0, j, ncause;
@@ -130,7 +139,8 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
 
   for (k = 0; k < n; k++) {
     size_t idx = pcs ? pcs[k] : (size_t)k;
-    double t = k == 0 ? 0 : prev + prev_ii, l = lat[idx];
+    int quiet = inactive(act, inact, k, idx);
+    double t = k == 0 ? 0 : prev + prev_ii, l = quiet ? inact[idx] : lat[idx];
     int32_t c = cause ? cause[idx] : 0, why = prev_cause;
     if (c < 0 || (size_t)c >= ncause)
       return gp_error_set(err, "interval: instruction %llu has cause id %ld outside [0, %zu)",
@@ -142,7 +152,8 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
       if (d != 0 && d <= k) {
         uint64_t pk = k - d;
         size_t pidx = pcs ? pcs[pk] : (size_t)pk;
-        double ready = issue[pk & mask] + lat[pidx];
+        double ready =
+            issue[pk & mask] + (inactive(act, inact, pk, pidx) ? inact[pidx] : lat[pidx]);
         if (ready > t) {
           t = ready;
           why = cause ? cause[pidx] : 0;
@@ -164,13 +175,13 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
     }
     issue[k & mask] = t;
     cur.insts++;
-    if (memw)
+    if (memw && !quiet)
       cur.mem_insts += memw[idx];
-    if (l1r)
+    if (l1r && !quiet)
       cur.l1_miss_reqs += l1r[idx];
-    if (drr)
+    if (drr && !quiet)
       cur.dram_reqs += drr[idx];
-    if (l2r)
+    if (l2r && !quiet)
       cur.l2_reqs += l2r[idx];
     if (unit && unit[idx] >= 0) {
       if (unit[idx] >= GP_IV_UNITS)

@@ -56,6 +56,13 @@ typedef struct gp_iv_input {
    * or -1, and the cycles the instruction occupies that unit. */
   const int8_t *unit;
   const double *unit_busy;
+  /* Optional (both or neither): active lanes per instruction, and per PC
+   * the latency an instruction of that PC takes when no lane is active (a
+   * memory instruction with an empty mask returns at once; < 0: the PC's
+   * latency stands).  Such an instruction adds none of the per-PC request
+   * sums. */
+  const uint8_t *active;
+  const double *inactive_latency;
   int totals_only;                    /* 1: count intervals but do not store them */
 } gp_iv_input;
 

@@ -12,7 +12,9 @@
  *       -- "other", "lsu" or false) and for how many cycles, and for memory
  *       -- PCs the fractions of executions whose miss event is an L1 hit, an
  *       -- L2 hit and a DRAM access, and of a shared-memory PC's latency
- *       -- its bank-conflict passes (all zero for compute PCs: DEP)
+ *       -- its bank-conflict passes (all zero for compute PCs: DEP);
+ *       -- optional inactive_latency = {...}: the latency of an execution
+ *       -- with no active lane (< 0: the PC's latency; interval.h)
  *   features = core.gpumech_features(kernel, pcs, issue_cycles)
  *       -- { {warp, warp_perf, insts, total_cycles}, ... } one per warp with
  *       -- instructions (warp: 0-based global warp index)
@@ -64,7 +66,8 @@
 /* The interval pass's per-PC inputs, read from a Lua table of lists.  The
  * arrays live in userdata on the Lua stack until the call returns. */
 typedef struct pc_arrays {
-  double *latency, *l1_miss, *dram, *l2, *mem_insts, *mix, *unit_busy;
+  double *latency, *l1_miss, *dram, *l2, *mem_insts, *mix, *unit_busy, *inactive_latency;
+  int has_inactive; /* the PC table gives inactive_latency */
   int32_t *cause;
   int8_t *unit;
   uint32_t n;
@@ -151,6 +154,12 @@ static void read_pcs(lua_State *L, int t, const gp_kernel *k, pc_arrays *p) {
   read_list(L, t, "dram_reqs", p->dram, p->n, 1, 1);
   read_list(L, t, "l2_reqs", p->l2, p->n, 1, 1);
   read_list(L, t, "unit_busy", p->unit_busy, p->n, 1, 1);
+  p->inactive_latency = new_array(L, p->n);
+  gpc_getfield(L, t, "inactive_latency");
+  p->has_inactive = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (p->has_inactive)
+    read_list(L, t, "inactive_latency", p->inactive_latency, p->n, 1, 0);
   read_list(L, t, "mix_l1", p->mix + GP_MW_MIX_L1, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_l2", p->mix + GP_MW_MIX_L2, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_dram", p->mix + GP_MW_MIX_DRAM, p->n, GP_MW_MIX_N, 1);
@@ -177,6 +186,10 @@ static void input_of(const gp_kernel *k, uint64_t w, const pc_arrays *p, double 
   in->ncause = p->n ? p->n : 1;
   in->issue_cycles = issue_cycles;
   in->totals_only = totals_only;
+  if (p->has_inactive) {
+    in->active = k->active + start;
+    in->inactive_latency = p->inactive_latency;
+  }
   if (!totals_only) {
     in->mem_insts = p->mem_insts;
     in->l1_miss_reqs = p->l1_miss;

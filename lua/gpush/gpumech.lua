@@ -71,6 +71,9 @@ local unit_of = {
   barrier_arrive = "other", depbar = "other",
 }
 local store_like = { st_global = true, st_local = true, atom_global = true }
+-- Classes that go through the caches: with no active lane they return at once.
+local cached = { ld_global = true, st_global = true, ld_local = true, st_local = true, tex = true,
+  atom_global = true, ldgsts = true }
 
 -- Per static PC (steps 1-2): latency in cycles; expected L1-missing load
 -- requests (MSHR users, Eq. 18), DRAM accesses (stores and write-backs
@@ -81,13 +84,14 @@ local store_like = { st_global = true, st_local = true, atom_global = true }
 -- (Sec. VII: L1 hit, L2 hit, DRAM; compute PCs none, so DEP; shared-memory
 -- and constant loads count as L1, on-chip latency, since Table III has no
 -- category of their own; under gpush's equations a shared PC's extra
--- bank-pass latency is BANK); and Eq. 19's average L2/DRAM latency of
--- L1-missing loads.  Also the kernel's totals per warp over every warp (the
+-- bank-pass latency is BANK; an execution with no active lane takes the
+-- simulator's latency for it, since the AMAT counts executions with
+-- requests); and Eq. 19's average L2/DRAM latency of L1-missing loads.  Also the kernel's totals per warp over every warp (the
 -- mean warp's demand on each resource, gpush's equations).
 function M.pc_params(kernel, cfg, mem, equations)
   local gpush = (equations or "gpush") == "gpush"
   local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, l2_reqs = {}, unit = {}, unit_busy = {},
-    mix_l1 = {}, mix_l2 = {}, mix_dram = {}, mix_bank = {} }
+    mix_l1 = {}, mix_l2 = {}, mix_dram = {}, mix_bank = {}, inactive_latency = gpush and {} or nil }
   local miss_latency, misses, miss_dram = 0, 0, 0
   local l2_total, lsu_total, bank_total, lsu_counted = 0, 0, 0, 0
   local dram_cycles = mem.params.dram_latency
@@ -137,6 +141,13 @@ function M.pc_params(kernel, cfg, mem, equations)
     params.l2_reqs[i], params.unit[i], params.unit_busy[i] = l2, unit, busy
     params.mix_l1[i], params.mix_l2[i], params.mix_dram[i] = mix_l1, mix_l2, mix_dram
     params.mix_bank[i] = mix_bank
+    if gpush then
+      -- an execution with no active lane: a cached access returns the next
+      -- cycle, a shared one after the shared latency (the simulator's timing)
+      params.inactive_latency[i] = cached[st.class] and 1
+        or ((st.class == "ld_shared" or st.class == "st_shared" or st.class == "atom_shared") and cfg.shared.latency)
+        or -1
+    end
   end
   params.avg_miss_latency = misses > 0 and miss_latency / misses or cfg.l2.latency
   params.miss_dram_fraction = misses > 0 and miss_dram / misses or 0
