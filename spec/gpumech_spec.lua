@@ -208,14 +208,23 @@ describe("gpush gpumech command", function()
   it("prints a table with totals and explains bad arguments", function()
     local code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1-2" }
     assert.are.equal(0, code)
-    assert.matches("GPUMech %(gpumech, rr%) on 'gpumech%-baseline'", out)
+    assert.matches("GPUMech %(gpumech, rr, gpush equations%) on 'gpumech%-baseline'", out)
     assert.matches("\n total%s+2 launches", out)
+    assert.matches("%(bound: [a-z0-9]+%)", out)
+    code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1",
+      "--equations", "paper" }
+    assert.are.equal(0, code)
+    assert.matches("GPUMech %(gpumech, rr, paper equations%)", out)
+    assert.is_nil(out:find("bound:", 1, true))
     local err
     code, _, err = helper.gpush_run { "gpumech", "suite" }
     assert.are.equal(2, code)
     assert.matches("give one PATH and --config NAME", err, 1, true)
     code, _, err = helper.gpush_run { "gpumech", "suite", "--config", "gtx480", "--policy", "fifo" }
     assert.are.equal(2, code)
+    code, _, err = helper.gpush_run { "gpumech", "suite", "--config", "gtx480", "--equations", "fancy" }
+    assert.are.equal(2, code)
+    assert.matches("unknown --equations 'fancy' (gpush, the default, or paper)", err, 1, true)
     code, _, err = helper.gpush_run { "gpumech", "suite", "--config", "gtx480", "-p", "l1.mshrs=0" }
     assert.are.equal(1, code)
     assert.matches("-p l1.mshrs=0: parameter 'l1.mshrs' of 'gtx480'", err, 1, true)
