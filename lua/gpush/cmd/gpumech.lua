@@ -10,10 +10,9 @@
 -- each launch's CPI stack (with gpush's equations, the default, also the
 -- resource that bounds it); --json prints one object per launch (kernel,
 -- launch, cycles, time_us, ipc, cpi, stack, bound, ...).
-local gpumech = require "gpush.gpumech"
+local gpumech = assert(require("gpush.models").family("gpumech"))
 
 local M = {}
-
 
 local spec = {
   prog = "gpumech",
