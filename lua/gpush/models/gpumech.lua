@@ -389,24 +389,51 @@ local function wave_params(cfg, pcs, w, model, policy, equations, service, dram_
   return par
 end
 
--- gpush's CPI and stack over every wave: each wave's cycles and stack
--- weighted by its instructions (per scheduler: its warps x the mean warp's).
-local function over_waves(results, shapes)
-  local cycles, insts, stack = 0, 0, {}
+-- gpush's launch: the CPI and stack over every wave, each wave's cycles and
+-- stack weighted by its instructions (per scheduler: its warps x the mean
+-- warp's); the MSHRs' whole rounds (MT_MSHR and up): the busiest SM's N
+-- L1-missing requests over the launch hold its m MSHRs for at least
+-- ceil(N / m) round trips, all warps starting together (a one-off burst,
+-- as Fig. 9, needs whole rounds where the waves' steady state counts N /
+-- m); the binding resource (of the wave that takes most cycles, or the
+-- MSHRs when their rounds raise the launch).  Returns the body cycles.
+local function gpush_launch(result, results, shapes, info, cfg, pcs, model)
+  local body, insts, stack, longest = 0, 0, {}, 1
   for _, name in ipairs(M.STACK) do
     stack[name] = 0
   end
   for i, r in ipairs(results) do
     local n = shapes[i].count * r.cycles / r.cpi
-    cycles, insts = cycles + shapes[i].count * r.cycles, insts + n
+    body, insts = body + shapes[i].count * r.cycles, insts + n
     for _, name in ipairs(M.STACK) do
       stack[name] = stack[name] + r.stack[name] * n
+    end
+    if shapes[i].count * r.cycles > shapes[longest].count * results[longest].cycles then
+      longest = i
+    end
+  end
+  result.bound, result.resources = results[longest].bound, results[longest].resources
+  if model == "mt_mshr" or model == "mt_mshr_band" then
+    local busiest_warps = math.ceil(info.thread_blocks / cfg.sm.count) * info.warps_per_block
+    local requests = pcs.kernel.l1_miss_reqs_per_warp * busiest_warps
+    local rounds = math.ceil(requests / cfg.l1.mshrs - 1e-9) * pcs.avg_miss_latency
+    result.mshr_rounds_cycles = rounds
+    if rounds > body then
+      stack.MSHR = stack.MSHR + (rounds - body) * insts / body
+      body, result.bound = rounds, "mshr"
     end
   end
   for _, name in ipairs(M.STACK) do
     stack[name] = stack[name] / insts
   end
-  return cycles / insts, stack
+  result.cpi, result.stack = body / insts, stack
+  result.critical_warp = shapes[#shapes].warp
+  result.wave_shapes = {}
+  for i, w in ipairs(shapes) do
+    result.wave_shapes[i] = { count = w.count, blocks = w.blocks, warps_on_sm = w.warps_on_sm, warp = w.warp,
+      cycles = results[i].cycles, bound = results[i].bound }
+  end
+  return body
 end
 
 -- Predicts one kernel on one configuration; returns a result table or nil,
@@ -462,12 +489,9 @@ function M.predict(kernel, cfg, opts)
     first = first or r
     results[i] = r
   end
-  cycles = cycles + cfg.launch.kernel_cycles + waves * cfg.launch.block_cycles
   local profile = profiles[warp] or profiles[shapes[1].warp]
   local result = {
     kernel = info.kernel, launch = info.launch, model = model_name, policy = policy, equations = equations,
-    cycles = cycles, time_us = cycles / cfg.clock.core_mhz,
-    ipc = info.warp_instructions / cycles,
     cpi = first.cpi,
     stack = first.stack,
     representative_warp = warp,
@@ -478,27 +502,15 @@ function M.predict(kernel, cfg, opts)
     nonoverlapped = first.nonoverlapped, mshr_delay = first.mshr_delay, dram_delay = first.dram_delay,
     markov = first.markov,
   }
-  if equations == "gpush" then
-    result.cpi, result.stack = over_waves(results, shapes)
-    local longest = 1
-    for i, r in ipairs(results) do
-      if shapes[i].count * r.cycles > shapes[longest].count * results[longest].cycles then
-        longest = i
-      end
-    end
-    result.bound = results[longest].bound
-    result.resources = results[longest].resources
-    result.critical_warp = shapes[#shapes].warp
-    result.wave_shapes = {}
-    for i, w in ipairs(shapes) do
-      result.wave_shapes[i] = { count = w.count, blocks = w.blocks, warps_on_sm = w.warps_on_sm, warp = w.warp,
-        cycles = results[i].cycles, bound = results[i].bound }
-    end
+  if equations == "gpush" and model_name ~= "naive" and model_name ~= "markov" then
+    cycles = gpush_launch(result, results, shapes, info, cfg, pcs, M.models[model_name])
     result.warnings = validity_warnings(info, cfg, blocks_per_sm, {})
   else
     result.warnings = validity_warnings(info, cfg, blocks_per_sm,
       { dram_capped = capped, bandwidth_bound = bandwidth_bound })
   end
+  cycles = cycles + cfg.launch.kernel_cycles + waves * cfg.launch.block_cycles
+  result.cycles, result.time_us, result.ipc = cycles, cycles / cfg.clock.core_mhz, info.warp_instructions / cycles
   return result
 end
 
