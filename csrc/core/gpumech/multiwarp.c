@@ -329,13 +329,17 @@ static void gpush_contention(const gp_iv_profile *p, const gp_mw_params *par,
   out->cycles = solve_wave(&q);
   path = queues_at(&q, out->cycles, out->utilisation, out->wait_cycles, out->demand_cycles);
   out->demand_cycles[GP_MW_RES_LATENCY] = path;
+  out->utilisation[GP_MW_RES_LATENCY] = path / out->cycles;
+  /* the binding resource: the busiest, when its demand sets the cycles or
+   * keeps it at least GP_MW_BOUND_UTILISATION busy (its waits then make up
+   * the path); else the latency path */
   out->bound = GP_MW_RES_LATENCY;
-  if (out->cycles > path * (1 + 1e-12))
-    for (r = GP_MW_RES_ISSUE; r < GP_MW_RES_N; r++)
-      if (out->demand_cycles[r] > best) {
-        best = out->demand_cycles[r];
+  for (r = GP_MW_RES_ISSUE; r < GP_MW_RES_N; r++)
+    if (out->utilisation[r] > best) {
+      best = out->utilisation[r];
+      if (best >= GP_MW_BOUND_UTILISATION || out->cycles > path * (1 + 1e-12))
         out->bound = (int)r;
-      }
+    }
   out->remaining_stall_cycles = fmax(latency - out->base_cycles, 0);
   out->issue_bound = out->bound == GP_MW_RES_ISSUE;
   out->bandwidth_bound = out->bound == GP_MW_RES_DRAM;

@@ -73,9 +73,11 @@ enum {
  * the paper's equations (Table III has no category for it). */
 enum { GP_MW_MIX_DEP, GP_MW_MIX_L1, GP_MW_MIX_L2, GP_MW_MIX_DRAM, GP_MW_MIX_BANK, GP_MW_MIX_N };
 
-/* Resources of gpush's equations, in the order gp_mw_result reports them:
- * the one whose demand sets the cycles is gp_mw_result.bound (LATENCY when
- * none does). */
+/* Resources of gpush's equations, in the order gp_mw_result reports them.
+ * gp_mw_result.bound is the busiest resource when its demand sets the
+ * cycles or keeps it at least GP_MW_BOUND_UTILISATION busy, else LATENCY
+ * (the warps' own path). */
+#define GP_MW_BOUND_UTILISATION 0.9
 enum {
   GP_MW_RES_LATENCY, GP_MW_RES_ISSUE, GP_MW_RES_MSHR, GP_MW_RES_DRAM, GP_MW_RES_L2,
   GP_MW_RES_UNIT /* + unit id */, GP_MW_RES_N = GP_MW_RES_UNIT + GP_MW_UNIT_N

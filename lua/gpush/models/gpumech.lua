@@ -419,7 +419,7 @@ local function gpush_launch(result, results, shapes, info, cfg, pcs, model)
     local rounds = math.ceil(requests / cfg.l1.mshrs - 1e-9) * pcs.avg_miss_latency
     result.mshr_rounds_cycles = rounds
     if rounds > body then
-      stack.MSHR = stack.MSHR + (rounds - body) * insts / body
+      stack.MSHR = stack.MSHR + (rounds - body)
       body, result.bound = rounds, "mshr"
     end
   end

@@ -1,0 +1,166 @@
+-- gpush.gpumech under gpush's equations (the default): queueing that respects
+-- Little's law, the L2 and unit throughputs, blocks held by their longest
+-- warp; each case against a hand computation or a first-principles bound,
+-- with the paper's equations beside it where they differ.
+local gpumech = require "gpush.gpumech"
+local config = require "gpush.config"
+local core = require "gpush.core"
+local memsim = require "gpush.memsim"
+local occupancy = require "gpush.occupancy"
+local workloads = require "gpush.workloads"
+
+local function suite_kernel(name, grid)
+  local d = {}
+  for k, v in pairs(workloads.get(name)) do
+    d[k] = v
+  end
+  d.grid = grid or d.grid
+  return assert(workloads.kernel(d))
+end
+
+-- The busiest SM's L1-missing requests x the unloaded round trip / MSHRs
+-- (Little's law with the MSHRs as servers), plus the launch cost.
+local function little_bound(k, cfg)
+  local mem = assert(memsim.functional(k, cfg))
+  local pcs = gpumech.pc_params(k, cfg, mem)
+  local info = k:info()
+  local busiest = math.ceil(info.thread_blocks / cfg.sm.count) * info.warps_per_block
+  return mem.load_l1_misses / info.warps * busiest * pcs.avg_miss_latency / cfg.l1.mshrs + cfg.launch.kernel_cycles
+end
+
+local function stack_sum(r)
+  local s = 0
+  for _, v in pairs(r.stack) do
+    s = s + v
+  end
+  return s
+end
+
+describe("gpush.gpumech (gpush's equations)", function()
+  it("waits whole MSHR rounds in a Fig. 9-style burst: 8 requests on 6 MSHRs take 2 x 420 cycles", function()
+    -- four warps on one SM, each: two integer instructions, a load of two L1-missing lines
+    -- (the 256 B a warp's 8-byte stride covers), a consumer; GPUMech's Table I (L2 120 +
+    -- DRAM 300 = 420 cycles a miss), one scheduler issuing one instruction a cycle
+    local k = assert(workloads.kernel { name = "fig9", grid = 1, block = 128, trips = 1,
+      streams = { a = { kind = "strided", footprint = 64 << 20, stride = 8 } },
+      body = { { "int" }, { "int" }, { "ld_global", stream = "a", width = 4 }, { "fp32", dep = 1 } } })
+    local cfg = config.load("gpumech-baseline", { "l1.mshrs=6", "launch.kernel_cycles=0" })
+    local r = assert(gpumech.predict(k, cfg))
+    assert.are.equal(2 * 420, r.cycles) -- W1-W3 in the first round, W4 in the second
+    assert.are.equal("mshr", r.bound)
+    assert.is_near(r.cpi, stack_sum(r), 1e-9)
+    -- the paper's equations: Eq. 19's mean wait of the burst, 10/8 - 1 = 0.25 rounds, once
+    -- (and Eq. 21's few cycles of DRAM queueing): 448 + 105 + 0.1 = 553 cycles
+    local paper = assert(gpumech.predict(k, cfg, { equations = "paper" }))
+    assert.are.equal(448, paper.profile.total_cycles) -- 2 issues, the load, 420, the FFMA's 25
+    assert.are.equal(0.25 * 420, paper.mshr_delay)
+    assert.is_near(448 + paper.nonoverlapped + 105 + paper.dram_delay, paper.cycles, 1e-9)
+    assert.is_true(paper.cycles < 0.7 * r.cycles)
+  end)
+
+  it("never predicts pointer chasing below Little's law with 16-256 MSHRs (the paper's equations do)", function()
+    local k = suite_kernel("pointer_chase", 320) -- two blocks' worth of waves on gtx1080
+    for _, mshrs in ipairs { 16, 32, 64, 128, 256 } do
+      local cfg = config.load("gtx1080", { "l1.mshrs=" .. mshrs })
+      local little = little_bound(k, cfg)
+      local r = assert(gpumech.predict(k, cfg))
+      assert.is_true(r.cycles >= little * (1 - 1e-9), mshrs)
+      if mshrs <= 32 then -- MSHR-bound: every warp waits its rounds, no more
+        assert.is_true(r.cycles <= 1.05 * little, mshrs)
+        assert.are.equal("mshr", r.bound) -- at least 90 % busy
+        assert.is_true(r.stack.MSHR >= r.stack.DRAM) -- r - 1 rounds of waiting a load, 1 of latency
+        local paper = assert(gpumech.predict(k, cfg, { equations = "paper" }))
+        assert.is_true(paper.cycles < little, mshrs) -- Eq. 19's burst wait, once
+      end
+    end
+  end)
+
+  it("keeps stream_triad between Little's law and bytes over bandwidth with 8-256 MSHRs", function()
+    local k = suite_kernel("stream_triad", 320)
+    local last = math.huge
+    for _, mshrs in ipairs { 8, 16, 32, 64, 128, 256 } do
+      local cfg = config.load("gtx1080", { "l1.mshrs=" .. mshrs })
+      local mem = assert(memsim.functional(k, cfg))
+      local bytes = (mem.dram_bytes_read + mem.dram_bytes_written) / (cfg.dram.bandwidth_gbs * 1e3 / cfg.clock.core_mhz)
+      local floor = math.max(little_bound(k, cfg), bytes + cfg.launch.kernel_cycles)
+      local r = assert(gpumech.predict(k, cfg))
+      assert.is_true(r.cycles >= floor * (1 - 1e-9), mshrs)
+      assert.is_true(r.cycles <= 1.05 * floor, mshrs)
+      assert.is_true(r.cycles <= last, mshrs) -- more MSHRs never slower
+      last = r.cycles
+    end
+  end)
+
+  it("counts the SFU's issue throughput as its own category (1 warp instruction per interval per scheduler)", function()
+    -- 160 blocks of 8 warps on gtx1080: 8 blocks, 64 warps, 16 per scheduler on each of 20 SMs;
+    -- each warp: 4 trips of 4 independent SFU and 4 FFMA
+    local k = assert(workloads.kernel { name = "sfu", grid = 160, block = 256, trips = 4, streams = {},
+      body = { { "sfu" }, { "sfu" }, { "sfu" }, { "sfu" }, { "fp32", dep = 4 }, { "fp32", dep = 4 },
+        { "fp32", dep = 4 }, { "fp32", dep = 4 } } })
+    for _, interval in ipairs { 2, 8, 32 } do
+      local cfg = config.load("gtx1080", { "ops.sfu.interval=" .. interval, "launch.kernel_cycles=0" })
+      local sfu_bound = 16 * 16 * interval -- warps per scheduler x SFU instructions x interval
+      local r = assert(gpumech.predict(k, cfg))
+      assert.is_true(r.cycles >= sfu_bound, interval)
+      assert.is_true(r.cycles <= 1.05 * sfu_bound, interval)
+      assert.are.equal("sfu", r.bound)
+      assert.is_true(r.stack.SFU > 0, interval)
+      -- the paper leaves the SFU to future work: the issue bound of 16 x 33 / 2 cycles
+      local paper = assert(gpumech.predict(k, cfg, { equations = "paper" }))
+      assert.is_true(paper.cycles < 300, interval)
+    end
+  end)
+
+  it("counts the L2 slices' request rate when the MSHRs do not bind (divergent_gather on gtx660ti)", function()
+    local k = suite_kernel("divergent_gather", 96)
+    local cfg = config.load("gtx660ti", { "l1.mshrs=65536" })
+    local mem = assert(memsim.functional(k, cfg))
+    local pcs = gpumech.pc_params(k, cfg, mem)
+    local info = k:info()
+    -- every SM's requests reach the 3 slices, one per cycle each; 96 blocks over 7 SMs at
+    -- 8 blocks per SM is one wave and a partial one
+    local l2_bound = pcs.kernel.l2_reqs_per_warp * info.warps * cfg.l2.interval / cfg.l2.slices
+    local r = assert(gpumech.predict(k, cfg))
+    assert.is_true(r.cycles - cfg.launch.kernel_cycles >= l2_bound * (1 - 1e-9))
+    assert.are.equal("l2", r.bound)
+    assert.is_true(r.stack.L2BW > 0.5 * r.cpi)
+    local paper = assert(gpumech.predict(k, cfg, { equations = "paper" }))
+    assert.is_true(paper.cycles - cfg.launch.kernel_cycles < 0.8 * l2_bound)
+  end)
+
+  it("holds a block's slot until its longest warp ends (divergent_loop: warps of 4 to 32 trips)", function()
+    local k = suite_kernel("divergent_loop", 96)
+    local cfg = config.load("a100", { "launch.kernel_cycles=0" })
+    local mem = assert(memsim.functional(k, cfg))
+    local pcs = gpumech.pc_params(k, cfg, mem)
+    -- each block alone takes at least its longest warp's cycles alone; 96 blocks on 108 SMs
+    -- run at once, so the launch lasts at least the longest block
+    local longest = 0
+    for _, f in ipairs(core.gpumech_features(k, pcs, 1 / cfg.sm.issue_width)) do
+      longest = math.max(longest, f.total_cycles)
+    end
+    local r = assert(gpumech.predict(k, cfg))
+    assert.is_true(r.cycles >= longest, r.cycles .. " vs " .. longest)
+    local paper = assert(gpumech.predict(k, cfg, { equations = "paper" }))
+    assert.is_true(paper.cycles < 0.8 * longest) -- the k-means centre is a shorter warp
+    assert.is_true(occupancy.for_kernel(cfg, k) * cfg.sm.count > 96) -- one partial wave
+  end)
+
+  it("reports a CPI and stack over every wave that sum to the launch's body cycles", function()
+    local k = suite_kernel("divergent_loop", 1000)
+    local cfg = config.load("gtx1080", { "launch.kernel_cycles=0" })
+    local r = assert(gpumech.predict(k, cfg))
+    assert.is_true(#r.wave_shapes >= 2)
+    local cycles, insts = 0, 0
+    for _, w in ipairs(r.wave_shapes) do
+      cycles = cycles + w.count * w.cycles
+    end
+    assert.is_near(cycles, r.cycles, 1e-6 * r.cycles)
+    assert.is_near(r.cpi, stack_sum(r), 1e-9 * r.cpi)
+    -- per scheduler: the busiest SM's warps over its schedulers x the mean warp's instructions
+    for _, w in ipairs(r.wave_shapes) do
+      insts = insts + w.count * math.ceil(w.warps_on_sm / cfg.sm.schedulers) * k:info().warp_instructions / k:info().warps
+    end
+    assert.is_near(r.cycles / insts, r.cpi, 1e-9 * r.cpi)
+  end)
+end)
