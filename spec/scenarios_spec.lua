@@ -15,7 +15,8 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.matches("# gpush: %d+%.%d+%.%d+\n", csv)
     assert.matches("# base: gtx660ti %(config hash %x+%)", csv)
     assert.matches("workload,kernel,launch,model,warps_per_sm,mshrs,dram_gbs,cycles,time_us,ipc,cpi,cpi_base,cpi_dep,"
-      .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,achieved_gbs,dram_util,dominant,waves,warnings,stall_issued,"
+      .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,cpi_l2bw,cpi_sfu,cpi_fp64,cpi_pipe,cpi_lsu,cpi_bank,achieved_gbs,"
+      .. "dram_util,dominant,bound,waves,warnings,stall_issued,"
       .. "stall_dependence,stall_memory,stall_lsu_busy,stall_sfu_busy,stall_unit_busy,stall_barrier,"
       .. "stall_no_eligible_warp,stall_idle,config_hash,trace_hash", csv, 1, true)
     local t = assert(results.read_csv(dir .. "/kepler_sweep.csv"))

@@ -25,10 +25,13 @@ local TITLE_SIZE, LABEL_SIZE, TICK_SIZE, LEGEND_SIZE = 16, 13, 11, 12
 M.palette = { "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
   "#000000", "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF" }
 
--- The CPI stack of GPUMech Table III in its fixed order, each with its colour.
+-- The CPI stack of GPUMech Table III in its fixed order, each with its
+-- colour; gpush's throughput categories (gpush.gpumech.STACK, passed as
+-- data.categories) have colours too.
 M.cpi_categories = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
 M.cpi_colors = { BASE = "#9E9E9E", DEP = "#0072B2", L1 = "#56B4E9", L2 = "#009E73",
-  DRAM = "#E69F00", MSHR = "#D55E00", QUEUE = "#CC79A7" }
+  DRAM = "#E69F00", MSHR = "#D55E00", QUEUE = "#CC79A7", L2BW = "#006D4F", SFU = "#F0E442",
+  FP64 = "#8C564B", PIPE = "#17BECF", LSU = "#7F7F7F", BANK = "#BCBD22" }
 
 -- Sequential colour scale for heat maps (viridis at ten stops).
 local SCALE = { { 68, 1, 84 }, { 72, 40, 120 }, { 62, 73, 137 }, { 49, 104, 142 }, { 38, 130, 142 },
