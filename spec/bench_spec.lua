@@ -43,13 +43,15 @@ describe("gpush bench memsim", function()
 end)
 
 describe("gpush bench gpumech", function()
-  it("prints the plain pass, the interval pass and a whole prediction with --json", function()
+  it("prints the plain pass, the interval pass and a whole prediction under both equations with --json", function()
     local code, out, err = helper.gpush_run { "bench", "gpumech", "--size", "1", "--json" }
     assert.are.equal(0, code, err)
     local rows = json.decode(out)
-    assert.are.same({ "plain pass", "interval pass", "whole prediction" }, { rows[1].name, rows[2].name, rows[3].name })
+    assert.are.same({ "plain pass", "interval pass", "whole prediction", "whole prediction, paper equations" },
+      { rows[1].name, rows[2].name, rows[3].name, rows[4].name })
     assert.are.equal("warp-inst/s", rows[3].unit)
     assert.are.equal(rows[1].value, rows[3].baseline)
+    assert.are.equal(rows[1].value, rows[4].baseline)
   end)
 end)
 
