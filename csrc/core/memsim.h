@@ -149,6 +149,11 @@ typedef struct gp_memsim_config {
                                   (traces carry no constant addresses) */
 } gp_memsim_config;
 
+/* Buckets of gp_pc_memory.miss_reuse: bucket b counts the L1-missing load
+ * requests whose line the same SM's previous L1-missing load requests
+ * asked for d requests earlier, 2^b <= d < 2^(b+1) (d < 8192). */
+#define GP_REUSE_BUCKETS 13
+
 /* Per static PC. */
 typedef struct gp_pc_memory {
   uint64_t instructions;       /* dynamic memory instructions at this PC */
@@ -161,7 +166,16 @@ typedef struct gp_pc_memory {
                                   averaged; shared-memory and constant PCs:
                                   their latency */
   uint64_t shared_passes;      /* shared-memory PCs: bank passes, summed */
+  /* How recently the SM missed on the same line (GP_REUSE_BUCKETS): with m
+   * MSHRs, a request whose line is among the SM's last m misses finds it
+   * still outstanding and merges (the timed mode's MSHR merge), taking no
+   * entry of its own.  Lines tracked in a direct-mapped table of
+   * GP_REUSE_TABLE entries per SM, so a collision can hide a reuse. */
+  uint64_t miss_reuse[GP_REUSE_BUCKETS];
 } gp_pc_memory;
+
+/* Entries per SM of the functional mode's recent-miss table. */
+#define GP_REUSE_TABLE 4096
 
 typedef struct gp_memsim_result {
   gp_pc_memory *pcs;           /* kernel.static_count entries */

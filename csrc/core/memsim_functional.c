@@ -23,6 +23,12 @@
 enum { LEVEL_L1 = 1, LEVEL_L2 = 2, LEVEL_DRAM = 3 };
 enum { KIND_NONE = 0, KIND_CACHE, KIND_SHARED, KIND_CONST };
 
+/* A recent L1 miss of an SM: the line (+ 1; 0 = empty) and the SM's miss
+ * count when it happened. */
+typedef struct recent_miss {
+  uint64_t line1, seq;
+} recent_miss;
+
 struct gp_func {
   gp_alloc alloc;
   gp_memsim_config cfg;
@@ -30,8 +36,29 @@ struct gp_func {
   gp_cache *l1;      /* one per SM */
   gp_cache *l2;      /* one per slice */
   uint8_t *kind;     /* per PC */
+  recent_miss *recent; /* GP_REUSE_TABLE per SM */
+  uint64_t *misses;  /* per SM: L1-missing load requests so far */
   gp_memsim_result out;
 };
+
+/* Files an L1-missing load request of `line` on SM `sm` under PC record p:
+ * the bucket of its distance, in the SM's misses, to the previous miss on
+ * the line (when the table still holds it). */
+static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
+  recent_miss *r = &f->recent[(size_t)sm * GP_REUSE_TABLE +
+                              ((line * 0x9E3779B97F4A7C15ull) >> 52) % GP_REUSE_TABLE];
+  uint64_t seq = ++f->misses[sm];
+  if (r->line1 == line + 1) {
+    uint64_t d = seq - r->seq;
+    int b = 0;
+    while (b + 1 < GP_REUSE_BUCKETS && d >= (2ull << b))
+      b++;
+    if (d < (2ull << b))
+      p->miss_reuse[b]++;
+  }
+  r->line1 = line + 1;
+  r->seq = seq;
+}
 
 static uint32_t popcount4(uint8_t m) {
   return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
@@ -114,6 +141,8 @@ void gp_func_free(gp_func *f) {
   gp_free(&f->alloc, f->l1, f->cfg.sms * sizeof *f->l1);
   gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
   gp_free(&f->alloc, f->kind, f->out.pc_count + 1);
+  gp_free(&f->alloc, f->recent, (size_t)f->cfg.sms * GP_REUSE_TABLE * sizeof *f->recent);
+  gp_free(&f->alloc, f->misses, f->cfg.sms * sizeof *f->misses);
   gp_memsim_result_free(&f->out, &f->alloc);
   gp_free(&f->alloc, f, sizeof *f);
 }
@@ -141,11 +170,17 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->kind = gp_malloc(alloc, pc_count + 1);
   f->l1 = gp_malloc(alloc, cfg->sms * sizeof *f->l1);
   f->l2 = gp_malloc(alloc, f->slices * sizeof *f->l2);
+  f->recent = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
+  f->misses = gp_malloc(alloc, cfg->sms * sizeof *f->misses);
   if (f->l1)
     memset(f->l1, 0, cfg->sms * sizeof *f->l1);
   if (f->l2)
     memset(f->l2, 0, f->slices * sizeof *f->l2);
-  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2) {
+  if (f->recent)
+    memset(f->recent, 0, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
+  if (f->misses)
+    memset(f->misses, 0, cfg->sms * sizeof *f->misses);
+  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2 || !f->recent || !f->misses) {
     gp_func_free(f);
     return gp_error_set(err, "memsim: out of memory");
   }
@@ -185,12 +220,15 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
                         gp_op_class_name(op_class));
   if (n == 0)
     return GP_OK;
+  p = &f->out.pcs[pc];
   for (j = 0; j < n; j++) {
+    uint64_t before = f->out.load_l1_misses;
     int level = request(f, op_class, sm, lines[j], masks[j]);
+    if (f->out.load_l1_misses > before && op_class != GP_OP_ATOM_GLOBAL)
+      note_miss(f, p, sm, lines[j]);
     if (level > worst)
       worst = level;
   }
-  p = &f->out.pcs[pc];
   f->kind[pc] = KIND_CACHE;
   p->instructions++;
   p->requests += n;

@@ -8,7 +8,8 @@
  *   l2_bytes, l2_line, l2_ways, l2_sectored, l2_write_back, l2_slices,
  *   cache_global, dram_access_bytes, l1_latency, l2_latency, dram_latency
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
- *   l2_hits, dram, requests, l1_miss_requests, dram_requests, amat}
+ *   l2_hits, dram, requests, l1_miss_requests, dram_requests, amat,
+ *   miss_reuse = {bucket counts, memsim.h GP_REUSE_BUCKETS} when it missed L1}
  *   (memory PCs only) }, load_l1_misses,
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
  *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
@@ -147,6 +148,15 @@ static int memsim_functional(lua_State *L) {
     if (p->shared_passes > 0) {
       lua_pushinteger(L, (lua_Integer)p->shared_passes);
       lua_setfield(L, -2, "shared_passes");
+    }
+    if (p->l1_miss_requests > 0) {
+      int b;
+      lua_createtable(L, GP_REUSE_BUCKETS, 0);
+      for (b = 0; b < GP_REUSE_BUCKETS; b++) {
+        lua_pushinteger(L, (lua_Integer)p->miss_reuse[b]);
+        gpc_rawseti(L, -2, b + 1);
+      }
+      lua_setfield(L, -2, "miss_reuse");
     }
     gpc_rawseti(L, -2, i + 1);
   }

@@ -453,6 +453,48 @@ static void test_functional_write_back_l1(void) {
   gp_func_free(f);
 }
 
+/* Reuse of L1 misses by line on one SM (the MSHR merges GPUMech's gpush
+ * equations subtract): global loads bypass L1 (Kepler's default), so every
+ * load request misses it.  SM0 asks for lines 5, 7, 5, 9, 9, 5: the second 5
+ * is 2 misses after the first (bucket 1: [2, 4)), the second 9 1 after the
+ * first (bucket 0), the third 5 3 after the second (bucket 1).  SM1's 5
+ * reuses nothing: the table is per SM.  Stores and atomics take no MSHR and
+ * are not counted. */
+static void test_functional_miss_reuse(void) {
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_func *f = NULL;
+  uint64_t seq[6] = {5, 7, 5, 9, 9, 5}, five = 5;
+  uint8_t full = 0xf;
+  int i;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 2, cfg.blocks_per_sm = 1;
+  cfg.l1.size_bytes = 256, cfg.l1.line_bytes = 128, cfg.l1.ways = 2;
+  cfg.l2.size_bytes = 4096, cfg.l2.line_bytes = 128, cfg.l2.ways = 4, cfg.l2.write_back = 1;
+  cfg.l2_slices = 1, cfg.dram_access_bytes = 32;
+  cfg.l1_latency = 10, cfg.l2_latency = 100, cfg.dram_latency = 200;
+  CHECK(gp_func_new(&f, &a, &cfg, 3, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  for (i = 0; i < 6; i++)
+    CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, &seq[i], &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 0, 1, GP_OP_LD_GLOBAL, &five, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, &five, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 2, 0, GP_OP_ATOM_GLOBAL, &five, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_result(f, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.pcs[0].l1_miss_requests, 7);
+  CHECK_EQ_INT(r.pcs[0].miss_reuse[0], 1);
+  CHECK_EQ_INT(r.pcs[0].miss_reuse[1], 2);
+  for (i = 2; i < GP_REUSE_BUCKETS; i++)
+    CHECK_EQ_INT(r.pcs[0].miss_reuse[i], 0);
+  for (i = 0; i < GP_REUSE_BUCKETS; i++)
+    CHECK_EQ_INT(r.pcs[1].miss_reuse[i] + r.pcs[2].miss_reuse[i], 0);
+  gp_memsim_result_free(&r, &a);
+  gp_func_free(f);
+}
+
 int main(void) {
   RUN(test_lru_order_and_set_index);
   RUN(test_sectored_misses);
@@ -465,6 +507,7 @@ int main(void) {
   RUN(test_functional_amat_example);
   RUN(test_functional_cc1x_and_banks);
   RUN(test_functional_stream_by_hand);
+  RUN(test_functional_miss_reuse);
   RUN(test_functional_write_back_l1);
   return gp_test_finish();
 }

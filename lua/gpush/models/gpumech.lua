@@ -77,8 +77,22 @@ local store_like = { st_global = true, st_local = true, atom_global = true }
 local cached = { ld_global = true, st_global = true, ld_local = true, st_local = true, tex = true,
   atom_global = true, ldgsts = true }
 
+-- The L1-missing requests that find their line still outstanding with m
+-- MSHRs (the SM missed on it at most m misses earlier: memsim.h's
+-- miss_reuse buckets [2^b, 2^(b+1)), a bucket m falls in counted pro rata),
+-- which merge into that entry rather than take one.
+local function merges_of(reuse, m)
+  local merged = 0
+  for b, count in ipairs(reuse or {}) do
+    local lo, hi = 2 ^ (b - 1), 2 ^ b
+    merged = merged + count * math.max(0, math.min(1, (m - lo + 1) / (hi - lo)))
+  end
+  return merged
+end
+
 -- Per static PC (steps 1-2): latency in cycles; expected L1-missing load
--- requests (MSHR users, Eq. 18), DRAM accesses (stores and write-backs
+-- requests (MSHR users, Eq. 18; under gpush's equations without atomics
+-- and the requests that merge into an outstanding entry), DRAM accesses (stores and write-backs
 -- included, Eq. 23) and L2 requests per execution; the scheduler unit it
 -- occupies and for how many cycles (a compute class's ops.<class>.interval;
 -- the LSU a cycle per line request or shared-memory bank pass); the
@@ -95,7 +109,7 @@ function M.pc_params(kernel, cfg, mem, equations)
   local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, l2_reqs = {}, unit = {}, unit_busy = {},
     mix_l1 = {}, mix_l2 = {}, mix_dram = {}, mix_bank = {}, inactive_latency = gpush and {} or nil }
   local miss_latency, misses, miss_dram = 0, 0, 0
-  local l2_total, lsu_total, bank_total, lsu_counted = 0, 0, 0, 0
+  local l1_total, l2_total, lsu_total, bank_total, lsu_counted = 0, 0, 0, 0, 0
   local dram_cycles = mem.params.dram_latency
   for i, st in ipairs(kernel:statics()) do
     local pc = mem.pcs[i]
@@ -111,9 +125,15 @@ function M.pc_params(kernel, cfg, mem, equations)
       mix_l1, mix_l2, mix_dram = pc.l1_hits / n, pc.l2_hits / n, pc.dram / n
       -- loads reach L2 when they miss L1; stores and atomics unless L1 keeps them
       l2 = store_like[st.class] and pc.requests / n * (1 - mix_l1) or l1_miss
+      if gpush and st.class == "atom_global" then
+        l1_miss = 0 -- atomics take no MSHR (they wait at the L2)
+      elseif gpush then
+        l1_miss = (pc.l1_miss_requests - merges_of(pc.miss_reuse, cfg.l1.mshrs)) / n
+      end
       busy = math.max(pc.requests / n, 1)
       l2_total, lsu_total, lsu_counted = l2_total + l2 * n, lsu_total + busy * n, lsu_counted + n
-      if pc.l1_miss_requests > 0 then
+      l1_total = l1_total + l1_miss * n
+      if l1_miss > 0 then
         miss_latency = miss_latency + pc.l2_hits * cfg.l2.latency
           + pc.dram * (cfg.l2.latency + dram_cycles)
         misses = misses + pc.l2_hits + pc.dram
@@ -168,7 +188,7 @@ function M.pc_params(kernel, cfg, mem, equations)
   -- memory instructions the functional model saw no request of take the LSU a cycle
   unit_busy.lsu = (lsu_total + math.max(memory_insts - lsu_counted, 0)) / warps
   params.kernel = { insts_per_warp = info.warp_instructions / warps,
-    l1_miss_reqs_per_warp = mem.load_l1_misses / warps, l2_reqs_per_warp = l2_total / warps,
+    l1_miss_reqs_per_warp = l1_total / warps, l2_reqs_per_warp = l2_total / warps,
     dram_reqs_per_warp = mem.dram_requests / warps, unit_busy_per_warp = unit_busy,
     bank_busy_per_warp = bank_total / warps }
   return params
