@@ -314,6 +314,54 @@ static void test_amat(void) {
   CHECK_NEAR(gp_amat_cycles(frac, lat, 3), 150, 1e-12);
 }
 
+/* The sums gpush's equations need, by hand.  Per PC: 0 a load (latency
+ * 400, 2 L2 requests, 1 L1-missing, the LSU busy 2 cycles; with no active
+ * lane 1 cycle), 1 an SFU op (unit 3, 4 cycles), 2 a consumer of the load.
+ * Stream: load, sfu, consumer, load (inactive), sfu, consumer.  The first
+ * consumer waits for the load: issue 400, so the interval of load + sfu
+ * holds 2 L2 requests; the inactive load (401) is done at 402, its consumer
+ * issues right after the SFU op (403) and the last interval holds no L2
+ * request.  Units: 2 loads x 2 LSU cycles
+ * (the inactive one too, as the simulator's LSU), 2 SFU x 4. */
+static void test_unit_and_l2_sums(void) {
+  uint32_t pc[6] = {0, 1, 2, 0, 1, 2};
+  uint16_t dep[6] = {0, 0, 2, 0, 0, 2};
+  uint8_t active[6] = {32, 32, 32, 0, 32, 32};
+  double lat[3] = {400, 20, 6}, l2[3] = {2, 0, 0}, l1[3] = {1, 0, 0}, busy[3] = {2, 4, 1};
+  double inactive_lat[3] = {1, -1, -1}, issue[6];
+  int8_t unit[3] = {7, 3, -1};
+  gp_iv_input in = base_input(6, lat);
+  gp_iv_profile p;
+  gp_error err;
+  in.pc = pc, in.dep[0] = dep, in.l2_reqs = l2, in.l1_miss_reqs = l1;
+  in.unit = unit, in.unit_busy = busy, in.active = active, in.inactive_latency = inactive_lat;
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_run(&p, &in, issue, &err) == GP_OK);
+  CHECK_NEAR(issue[2], 400, 0);
+  CHECK_NEAR(issue[3], 401, 0);
+  CHECK_NEAR(issue[5], 403, 0); /* the inactive load is done the next cycle */
+  CHECK_EQ_INT(p.count, 2);
+  CHECK_NEAR(p.iv[0].l2_reqs, 2, 0);
+  CHECK_NEAR(p.iv[0].l1_miss_reqs, 1, 0);
+  CHECK_NEAR(p.iv[1].l2_reqs, 0, 0); /* the inactive load sends nothing */
+  CHECK_NEAR(p.l2_reqs, 2, 0);
+  CHECK_NEAR(p.unit_insts[7], 2, 0);
+  CHECK_NEAR(p.unit_busy[7], 4, 0);
+  CHECK_NEAR(p.unit_insts[3], 2, 0);
+  CHECK_NEAR(p.unit_busy[3], 8, 0);
+  /* the unit sums survive a totals-only run; without the active lanes the
+   * inactive load takes its PC's 400 cycles again */
+  in.totals_only = 1, in.active = NULL;
+  CHECK(gp_iv_run(&p, &in, NULL, &err) == GP_OK);
+  CHECK_NEAR(p.unit_busy[3], 8, 0);
+  CHECK_NEAR(p.total_cycles, 807, 1e-12); /* the last consumer at 401 + 400, done 6 later */
+  /* a unit id past GP_IV_UNITS is an error naming the instruction */
+  unit[1] = GP_IV_UNITS;
+  CHECK(gp_iv_run(&p, &in, NULL, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "instruction 1 has unit id 8");
+  gp_iv_profile_free(&p);
+}
+
 int main(void) {
   A = gp_alloc_default();
   RUN(test_chain);
@@ -323,5 +371,6 @@ int main(void) {
   RUN(test_ring_matches_reference);
   RUN(test_profile_set);
   RUN(test_amat);
+  RUN(test_unit_and_l2_sums);
   return gp_test_finish();
 }

@@ -127,11 +127,34 @@ static void test_monotone(void) {
   CHECK_EQ_INT(bad, 0);
 }
 
+/* The M/D/c wait of gpush's equations: M/D/1 exactly at one server (u =
+ * 0.5, s = 2: rho s / (2 (1 - rho)) = 1), Sakasegawa's approximation above
+ * (c = 2, u = 0.5, s = 1: 0.5^(sqrt 6 - 1) / 2), no wait when idle, an
+ * unbounded one at u >= 1, fewer waits with more servers at the same
+ * utilisation and more waits at higher utilisation. */
+static void test_mdc(void) {
+  int c;
+  double u;
+  CHECK_NEAR(gp_q_mdc_wait_cycles(0.5, 1, 2), 1, 1e-15);
+  CHECK_NEAR(gp_q_mdc_wait_cycles(0.5, 1, 2), gp_q_md1_wait_cycles(0.25, 2), 1e-15);
+  CHECK_NEAR(gp_q_mdc_wait_cycles(0.5, 2, 1), pow(0.5, sqrt(6.0) - 1) / 2, 1e-15);
+  CHECK_NEAR(gp_q_mdc_wait_cycles(0.5, 2.7, 1), gp_q_mdc_wait_cycles(0.5, 2, 1), 0); /* floored */
+  CHECK_NEAR(gp_q_mdc_wait_cycles(0, 4, 10), 0, 0);
+  CHECK_NEAR(gp_q_mdc_wait_cycles(0.5, 4, 0), 0, 0);
+  CHECK(gp_q_mdc_wait_cycles(1, 4, 10) == HUGE_VAL);
+  for (c = 1; c < 64; c *= 2)
+    for (u = 0.05; u < 0.99; u += 0.05) {
+      CHECK(gp_q_mdc_wait_cycles(u, 2 * c, 1) <= gp_q_mdc_wait_cycles(u, c, 1));
+      CHECK(gp_q_mdc_wait_cycles(u + 0.01, c, 1) > gp_q_mdc_wait_cycles(u, c, 1));
+    }
+}
+
 int main(void) {
   RUN(test_figure9);
   RUN(test_eq19);
   RUN(test_dram);
   RUN(test_service_time);
   RUN(test_monotone);
+  RUN(test_mdc);
   return gp_test_finish();
 }
