@@ -127,6 +127,10 @@ function M.pc_params(kernel, cfg, mem, equations)
       l2 = store_like[st.class] and pc.requests / n * (1 - mix_l1) or l1_miss
       if gpush and st.class == "atom_global" then
         l1_miss = 0 -- atomics take no MSHR (they wait at the L2)
+      elseif gpush and store_like[st.class] then
+        -- a store is done when L1 (write-back) or the L2 slice accepts it; nothing
+        -- reads its result, so this only ends the warp's drain
+        latency = cfg.l1.write_policy == "write_back" and cfg.l1.latency or cfg.l2.interval
       elseif gpush then
         l1_miss = (pc.l1_miss_requests - merges_of(pc.miss_reuse, cfg.l1.mshrs)) / n
       end
