@@ -97,6 +97,33 @@ function M.speedup(f, p1, pinf, base_p1, base_pinf)
   return 1 / denominator
 end
 
+-- The light-core counts the area and the power budget each allow around a
+-- heavy core (see max_cores); n_power may be negative when the heavy core
+-- alone exceeds the power budget.  nil when the heavy core does not fit the
+-- area budget.
+local function budget_counts(name, light, heavy, budget)
+  local a_l, p_l = light.area, light.power
+  local area_left, power_left = budget.area, budget.power
+  if name == "fused" then
+    a_l = a_l * (1 + (budget.fused_overhead or 0))
+  end
+  if name ~= "symmetric" then
+    if heavy.area > budget.area then
+      return nil
+    end
+    if name == "asymmetric" or name == "dynamic" then
+      area_left = area_left - heavy.area
+    end
+    if name == "asymmetric" then
+      power_left = power_left - heavy.power
+    end
+  end
+  -- a tiny relative slack so a budget that is an exact multiple is not lost to rounding
+  local n_area = math.floor(area_left / a_l * (1 + 1e-12))
+  local n_power = p_l > 0 and math.floor(power_left / p_l * (1 + 1e-12)) or math.huge
+  return n_area, n_power, a_l
+end
+
 -- The most light cores a chip of `budget` (area in mm^2, power in W,
 -- fused_overhead: the fraction of a light core's area fusion adds, default
 -- 0) holds around a heavy core.  light and heavy are { area =, power = }
@@ -111,26 +138,11 @@ end
 -- (the fused core's floor is checked by fits(), not here).
 function M.max_cores(name, light, heavy, budget)
   M.check(name, 2)
-  local area, power = budget.area, budget.power
-  local a_l, p_l = light.area, light.power
-  local area_left, power_left = area, power
-  if name == "fused" then
-    a_l = a_l * (1 + (budget.fused_overhead or 0))
+  local n_area, n_power = budget_counts(name, light, heavy, budget)
+  if not n_area or (name ~= "symmetric" and heavy.power > budget.power) then
+    return 0, 0, 0
   end
-  if name ~= "symmetric" then
-    if heavy.area > area or heavy.power > power then
-      return 0, 0, 0
-    end
-    if name == "asymmetric" or name == "dynamic" then
-      area_left = area - heavy.area
-    end
-    if name == "asymmetric" then
-      power_left = power - heavy.power
-    end
-  end
-  -- a tiny relative slack so a budget that is an exact multiple is not lost to rounding
-  local n_area = math.floor(area_left / a_l * (1 + 1e-12))
-  local n_power = p_l > 0 and math.floor(power_left / p_l * (1 + 1e-12)) or math.huge
+  n_power = math.max(0, n_power)
   return math.max(0, math.min(n_area, n_power)), n_area, n_power
 end
 
@@ -152,21 +164,21 @@ end
 -- (thesis L612).  0 when area, not power, limits the light-core count;
 -- otherwise 1 - (area running in the parallel phase, with as many light
 -- cores as the power budget allows) / area budget.  The heavy core counts
--- as running in parallel phases only in the asymmetric topology.
+-- as running in parallel phases only in the asymmetric topology, and only
+-- if the power budget can run it.  nil when the heavy core does not fit the
+-- area budget.  Never falls as the power budget shrinks.
 function M.dark_fraction(name, light, heavy, budget)
-  local n, n_area, n_power = M.max_cores(name, light, heavy, budget)
-  if n == 0 and n_area == 0 then
-    return 0
+  M.check(name, 2)
+  local n_area, n_power, a_l = budget_counts(name, light, heavy, budget)
+  if not n_area then
+    return nil
   end
+  n_power = math.max(0, n_power)
   if n_area <= n_power then
     return 0
   end
-  local a_l = light.area
-  if name == "fused" then
-    a_l = a_l * (1 + (budget.fused_overhead or 0))
-  end
   local running = n_power * a_l
-  if name == "asymmetric" then
+  if name == "asymmetric" and heavy.power <= budget.power then
     running = running + heavy.area
   end
   return math.max(0, math.min(1, 1 - running / budget.area))
