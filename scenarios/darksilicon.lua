@@ -212,27 +212,34 @@ local md = { "# Dark silicon 45 -> 8 nm (gpush scenarios/darksilicon.lua)", "",
   "exhaustive search per node and benchmark over CPU-/GPU-like organisation, four topologies, core",
   "type (the 45 nm frontier and the named cores) and core count. **Every chip-level input is an",
   "assumption** (the thesis leaves them to its reference [28]); they are listed at the end with their",
-  "sources and in docs/darksilicon.md.", "", "## Published figures next to gpush's", "" }
+  "sources and in docs/darksilicon.md." }
+-- Appends a heading (with the blank lines around it) or a pipe table to the report.
+local function heading(text)
+  md[#md + 1] = ""
+  md[#md + 1] = text
+  md[#md + 1] = ""
+end
+local function add_table(headers, rows)
+  table.move(markdown.table(headers, rows), 1, #rows + 2, #md + 1, md)
+end
+
 local i8, c8, i22 = node_of("itrs", 8), node_of("conservative", 8), node_of("itrs", 22)
 local function against(published, value)
   return ("%+.0f%%"):format(100 * (value / published - 1))
 end
+heading("## Published figures next to gpush's")
 if i8 and c8 and i22 then
-  for _, line in ipairs(markdown.table({ "figure", "published", "gpush", "difference" }, {
+  add_table({ "figure", "published", "gpush", "difference" }, {
     { "8 nm geometric-mean speedup, ITRS", "7.9x", x2(i8.speedup) .. "x", against(7.9, i8.speedup) },
     { "8 nm geometric-mean speedup, conservative", "3.7x", x2(c8.speedup) .. "x", against(3.7, c8.speedup) },
     { "dark fraction at 22 nm, ITRS", "21%", pct(i22.dark_fraction), against(0.21, i22.dark_fraction) },
     { "dark fraction at 8 nm, ITRS", "> 50%", pct(i8.dark_fraction), against(0.5, i8.dark_fraction) },
-  })) do
-    md[#md + 1] = line
-  end
+  })
 end
 md[#md + 1] = ""
 md[#md + 1] = "## Per node"
 for _, scaling in ipairs(ds.SCALINGS) do
-  md[#md + 1] = ""
-  md[#md + 1] = ("### %s scaling"):format(scaling)
-  md[#md + 1] = ""
+  heading(("### %s scaling"):format(scaling))
   local rows = {}
   for _, node in ipairs(result.nodes) do
     if node.scaling == scaling then
@@ -241,16 +248,12 @@ for _, scaling in ipairs(ds.SCALINGS) do
         node.organization, x2(t.symmetric), x2(t.asymmetric), x2(t.dynamic), x2(t.fused) }
     end
   end
-  for _, line in ipairs(markdown.table({ "node (nm)", "speedup", "dark", "cores", "topology", "org", "symmetric",
-    "asymmetric", "dynamic", "fused" }, rows)) do
-    md[#md + 1] = line
-  end
+  add_table({ "node (nm)", "speedup", "dark", "cores", "topology", "org", "symmetric", "asymmetric", "dynamic",
+    "fused" }, rows)
 end
 
 local function study_table(title, result_of, value_label)
-  md[#md + 1] = ""
-  md[#md + 1] = "## " .. title
-  md[#md + 1] = ""
+  heading("## " .. title)
   local values, seen, by = {}, {}, {}
   for _, row in ipairs(result_of.rows) do
     if not seen[row.value] then
@@ -274,17 +277,13 @@ local function study_table(title, result_of, value_label)
     r[#r + 1] = tostring(result_of.best[b.name].value)
     rows[#rows + 1] = r
   end
-  for _, line in ipairs(markdown.table(headers, rows)) do
-    md[#md + 1] = line
-  end
+  add_table(headers, rows)
 end
 study_table("L2 share of the die (symmetric CPU, 45 nm; speedup relative to the default share)", l2, "share")
 study_table("SMT (symmetric CPU, 8 nm ITRS; relative to one thread per core)", smt, "T =")
 study_table("GPU memory bandwidth (symmetric GPU-like, 45 nm; relative to 200 GB/s)", bw, "GB/s")
 
-md[#md + 1] = ""
-md[#md + 1] = "## Most cores of each named core per node (symmetric; Fig. 4.16)"
-md[#md + 1] = ""
+heading("## Most cores of each named core per node (symmetric; Fig. 4.16)")
 do
   local ids, seen, by = {}, {}, {}
   for _, row in ipairs(counts) do
@@ -307,16 +306,12 @@ do
       rows[#rows + 1] = r
     end
   end
-  for _, line in ipairs(markdown.table(headers, rows)) do
-    md[#md + 1] = line
-  end
+  add_table(headers, rows)
   md[#md + 1] = ""
   md[#md + 1] = "P: power decides the count (area otherwise)."
 end
 
-md[#md + 1] = ""
-md[#md + 1] = "## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model)"
-md[#md + 1] = ""
+heading("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model)")
 do
   local rows = {}
   for _, s in ipairs(variant.summary) do
@@ -333,30 +328,22 @@ do
         pct(s.dark_fraction), s.cores }
     end
   end
-  for _, line in ipairs(markdown.table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds),
-    "dark", "median cores" }, rows)) do
-    md[#md + 1] = line
-  end
+  add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
+    "median cores" }, rows)
   md[#md + 1] = ""
   md[#md + 1] = "The custom S-core and M-core models of issue 16 plug in through dark_silicon.variant's `perf`."
 end
 
-md[#md + 1] = ""
-md[#md + 1] = "## Assumed inputs"
-md[#md + 1] = ""
+heading("## Assumed inputs")
 do
   local rows = {}
   for _, spec in ipairs(ds.PARAMS) do
     rows[#rows + 1] = { spec[1], tostring(params[spec[1]]), spec.unit, spec.desc, spec.source }
   end
-  for _, line in ipairs(markdown.table({ "parameter", "value", "unit", "description", "source" }, rows)) do
-    md[#md + 1] = line
-  end
+  add_table({ "parameter", "value", "unit", "description", "source" }, rows)
 end
 if #result.notes + #variant.notes > 0 then
-  md[#md + 1] = ""
-  md[#md + 1] = "## Calibration notes"
-  md[#md + 1] = ""
+  heading("## Calibration notes")
   for _, note in ipairs(result.notes) do
     md[#md + 1] = "- " .. note
   end

@@ -16,6 +16,7 @@
 -- issue 16's models (docs/darksilicon.md, "Translation").
 local cli = require "gpush.cli"
 local json = require "gpush.json"
+local svg = require "gpush.report.svg"
 local workloads = require "gpush.workloads"
 local tr = require "gpush.models.mech.translate"
 
@@ -45,15 +46,6 @@ local function fail(message)
   io.stderr:write(name, ": ", message, "\n")
   os.exit(1)
 end
-local function fmt(v)
-  if type(v) ~= "number" then
-    return tostring(v)
-  end
-  if v == math.floor(v) and math.abs(v) < 1e15 then
-    return ("%d"):format(v)
-  end
-  return ("%.3g"):format(v)
-end
 local out = {}
 local function line(...)
   out[#out + 1] = table.concat({ ... }, "")
@@ -61,7 +53,7 @@ end
 local function row(cells)
   local t = {}
   for i, c in ipairs(cells) do
-    t[i] = fmt(c)
+    t[i] = svg.format_compact(c)
   end
   line("| ", table.concat(t, " | "), " |")
 end
