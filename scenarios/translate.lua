@@ -63,9 +63,9 @@ end
 -- saxpy on the Sandybridge, per Table 5.3's translated column: 8000 warps at
 -- 8 SSE iterations per warp (64000 iterations), 20 instructions, 4 SFU and 2
 -- memory instructions per warp; footprint: two arrays of 1,024,000 floats.
-local saxpy = { N_outer = 64000, simd_width = 4, N_uops = 20 * 8000 * 8, N_load = 8000 * 8, N_store = 8000 * 8,
-  mix = { fp_fma = 7 * 64000, transcendental = 4 * 64000, load = 64000, store = 64000, int_alu = 6 * 64000,
-    branch = 64000 }, N_branch = 64000, N_bmiss = 8, simd_fraction = 1, inner_loops = 0, ILP = 6.1,
+local saxpy = { N_outer = 64000, simd_width = 4, N_M = 20 * 8000 * 8, N_load = 8000 * 8, N_store = 8000 * 8,
+  n_i = { fp_fma = 7 * 64000, transcendental = 4 * 64000, load = 64000, store = 64000, int_alu = 6 * 64000,
+    branch = 64000 }, N_branch = 64000, N_br_miss = 8, simd_fraction = 1, inner_loops = 0, ILP = 6.1,
   footprint_bytes = 2 * 1024000 * 4 }
 local records = { saxpy = { s = saxpy } }
 line("## 1. S-core -> M-core: saxpy (Sandybridge -> pre-Fermi)")
@@ -80,7 +80,7 @@ for _, unroll in ipairs { 1, 4 } do
     fail(err)
   end
   records.saxpy["m_unroll" .. unroll] = m
-  row { ("gpush, unroll %d"):format(unroll), m.N_warps, m.N_blocks, m.N_sync, m.N_I, m.N_SFU, m.N_mem, m.N_off_chip,
+  row { ("gpush, unroll %d"):format(unroll), m.warps, m.blocks, m.N_sync, m.N_I, m.N_SFU, m.N_mem, m.N_off_chip,
     m.coalesced }
 end
 line("")
@@ -112,8 +112,8 @@ for _, k in ipairs(kernels) do
     local s, why = tr.m_to_s(m, { simd_width = simd, target = target })
     if s then
       records[k]["s_" .. target] = s
-      row { k, target == "ooo" and "Sandybridge (OoO)" or "Atom (in order)", s.N_uops, s.ILP, s.N_load, s.N_store,
-        s.simd_fraction, s.footprint_bytes, s.N_mL1, s.N_mL2, s.N_mL3, s.N_bmiss, s.N_outer }
+      row { k, target == "ooo" and "Sandybridge (OoO)" or "Atom (in order)", s.N_M, s.ILP, s.N_load, s.N_store,
+        s.simd_fraction, s.footprint_bytes, s.N_mL1, s.N_mL2, s.N_mL3, s.N_br_miss, s.N_outer }
     else
       skipped[#skipped + 1] = ("%s, in order: %s"):format(k, why)
     end
@@ -135,7 +135,7 @@ line("| kernel | warps | insts/warp | back | mem/warp | back | SFU/warp | back |
 line("|---|---|---|---|---|---|---|---|")
 for _, t in ipairs(trips) do
   local k, m, back = t[1], t[2], t[3]
-  row { k, m.N_warps .. " / " .. back.N_warps, m.N_I, back.N_I, m.N_mem, back.N_mem, m.N_SFU, back.N_SFU }
+  row { k, m.warps .. " / " .. back.warps, m.N_I, back.N_I, m.N_mem, back.N_mem, m.N_SFU, back.N_SFU }
 end
 line("")
 line("Divergent kernels come back with fewer instructions per warp: the S side runs only the SIMD chunks")

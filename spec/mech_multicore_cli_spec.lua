@@ -156,7 +156,7 @@ describe("scenarios/translate.lua", function()
     code, out = helper.gpush_run { "scenarios/translate.lua", "--kernels", "sfu_heavy", "--json" }
     assert.are.equal(0, code)
     local records = assert(json.decode(out))
-    assert.are.equal(8000, records.saxpy.m_unroll1.N_warps)
+    assert.are.equal(8000, records.saxpy.m_unroll1.warps)
     assert.are.equal(24, records.sfu_heavy.m.N_SFU)
     code, _, err = helper.gpush_run { "scenarios/translate.lua", "--kernels", "nope" }
     assert.are.equal(1, code)

@@ -17,13 +17,20 @@
 -- instruction classes.
 local M = {}
 
+-- Field names follow the mechanistic family's workload inputs (Tables
+-- 4.1-4.2 as gpush.models.mech.params declares them: N_I, N_M, n_i, ILP,
+-- N_mL1 ... N_br_miss; warps, blocks, W_SM, N_SFU, N_sync, N_CF_div, N_con,
+-- N_mem, N_off_chip, avg_trans_warp, B_off_chip, MLP), plus the
+-- measurements only translation uses (footprint, loop structure, SIMD and
+-- coalescing shares).
+
 -- The S-core measurement (Table 4.1 inputs plus Table 5.1's CPU column).
 M.S_FIELDS = {
-  { "N_uops", "uops", "dynamic micro-ops of the kernel (x86 instructions through the uop dictionary)" },
-  { "mix", "uops by class", "micro-ops per instruction class (M.CLASSES or x86 uop names in M.X86)" },
+  { "N_M", "uops", "dynamic micro-ops of the kernel (x86 instructions through the uop dictionary)" },
+  { "n_i", "uops by class", "micro-ops per class (the S-core classes of M.S_CLASS, or M.CLASSES)" },
   { "ILP", "uops/cycle", "instruction-level parallelism (MICA, window W)" },
-  { "N_load", "uops", "load micro-ops" },
-  { "N_store", "uops", "store micro-ops" },
+  { "N_load", "uops", "load micro-ops (default: n_i's load and simd_load)" },
+  { "N_store", "uops", "store micro-ops (default: n_i's store and simd_store)" },
   { "simd_fraction", "", "share of loads and stores that are SIMD (SSE/AVX)" },
   { "stride1_fraction", "", "share of accesses with stride 1 (used when the code has no SIMD accesses)" },
   { "footprint_bytes", "B", "data footprint (MICA)" },
@@ -31,7 +38,7 @@ M.S_FIELDS = {
   { "inner_loops", "loops", "inner loops each outer iteration runs through" },
   { "simd_width", "lanes", "lanes of one SIMD instruction in this code (1 scalar, 4 SSE, 8 AVX)" },
   { "N_branch", "uops", "branch micro-ops" },
-  { "N_bmiss", "mispredictions", "branch mispredictions" },
+  { "N_br_miss", "mispredictions", "branch mispredictions" },
   { "N_mL1", "misses", "L1 data misses" },
   { "N_mL2", "misses", "L2 misses" },
   { "N_mL3", "misses", "last-level (L3) misses" },
@@ -40,21 +47,25 @@ M.S_FIELDS = {
 -- The M-core measurement or inputs (Table 4.2, per warp unless noted; plus
 -- Table 5.1's GPU column).
 M.M_FIELDS = {
-  { "N_warps", "warps", "warps of the launch (total)" },
-  { "N_blocks", "blocks", "thread blocks of the launch (total)" },
+  { "warps", "warps", "warps of the launch (total)" },
+  { "blocks", "blocks", "thread blocks of the launch (total)" },
   { "warp_size", "threads", "threads per warp" },
+  { "W_SM", "warps", "warps resident per SM" },
   { "N_I", "warp insts/warp", "instructions per warp" },
-  { "mix", "warp insts/warp by class", "instructions per warp per class (M.CLASSES)" },
+  { "n_i", "warp insts/warp by class", "instructions per warp per class (trace op classes, PTX names or M.CLASSES)" },
   { "N_SFU", "warp insts/warp", "SFU instructions per warp" },
   { "N_mem", "warp insts/warp", "memory instructions per warp (loads and stores)" },
   { "N_load", "warp insts/warp", "load instructions per warp" },
   { "N_store", "warp insts/warp", "store instructions per warp" },
   { "N_sync", "syncs/warp", "barriers per warp" },
   { "N_branch", "warp insts/warp", "branch instructions per warp" },
-  { "N_CF_div", "branches/warp", "divergent branches per warp" },
-  { "N_off_chip", "transactions/warp", "off-chip memory transactions per warp (Eq. 5.3)" },
+  { "N_CF_div", "warp insts/warp", "extra instructions per warp due to control-flow divergence" },
+  { "N_off_chip", "insts/warp", "memory instructions per warp served off chip (Eq. 5.3)" },
+  { "avg_trans_warp", "transactions", "transactions per memory instruction" },
+  { "B_off_chip", "B/warp", "bytes per warp moved off chip" },
+  { "MLP", "requests", "memory-level parallelism per warp" },
   { "coalesced", "", "share of memory instructions whose accesses coalesce" },
-  { "ILLP", "insts/cycle", "in-order instruction-level parallelism of one warp" },
+  { "ILP", "insts/cycle", "instruction-level parallelism of one warp (in order)" },
   { "active_lanes", "lanes", "mean active lanes per warp instruction (divergence)" },
   { "masks", "list", "optional: { { insts = per-warp count, active = lanes or mask = bits } } per mask" },
 }
@@ -62,31 +73,45 @@ M.M_FIELDS = {
 -- The IR's instruction classes (Table 5.2, "RISC-like instructions"),
 -- with the unit an M-core executes each on (the PTX dictionary records the
 -- unit, L1612, so SFU instructions are counted).
-M.CLASSES = { "int", "fp", "sfu", "load", "store", "branch", "sync", "other" }
-M.M_UNIT = { int = "SP", fp = "SP", sfu = "SFU", load = "LDST", store = "LDST", branch = "SP", sync = "SYNC",
-  other = "SP" }
+M.CLASSES = { "int", "fp_add", "fp_mul", "sfu", "load", "store", "branch", "sync", "other" }
+M.M_UNIT = { int = "SP", fp_add = "SP", fp_mul = "SP", sfu = "SFU", load = "LDST", store = "LDST", branch = "SP",
+  sync = "SYNC", other = "SP" }
 
--- x86 micro-op names -> IR class (a dictionary in the spirit of [36]: the
--- thesis's is not printed).  Divides, square roots and transcendentals run
--- on the M-core's SFUs.
-M.X86 = { int_alu = "int", lea = "int", shift = "int", move = "int", shuffle = "int", compare = "int",
-  int_mul = "int", fp_add = "fp", fp_mul = "fp", fp_fma = "fp", fp_convert = "fp", fp_div = "sfu",
-  fp_sqrt = "sfu", fp_rcp = "sfu", transcendental = "sfu", load = "load", store = "store", branch = "branch",
-  fence = "sync", other = "other" }
+-- x86 micro-op classes -> IR class (a dictionary in the spirit of [36]: the
+-- thesis's is not printed).  The S-core classes are the mechanistic
+-- family's (params.SCORE_CLASSES), plus names for what runs on an M-core's
+-- SFUs (square roots, reciprocals, transcendentals).
+M.X86 = { int_alu = "int", int_mul = "int", int_div = "int", bool = "int", shift = "int", regmov = "int",
+  lea = "int", fp_add = "fp_add", fp_mul = "fp_mul", fp_fma = "fp_mul", fp_div = "sfu", fp_sqrt = "sfu",
+  fp_rcp = "sfu", transcendental = "sfu", load = "load", store = "store", branch = "branch",
+  simd_alu = "fp_add", simd_mul = "fp_mul", simd_load = "load", simd_store = "store", fence = "sync",
+  other = "other" }
+
+-- IR class -> S-core class for translated code: vector classes when the
+-- target runs SIMD chunks (loads and stores are split by the SIMD share
+-- separately).
+M.S_CLASS = { int = "int_alu", fp_add = "fp_add", fp_mul = "fp_mul", sfu = "fp_div", branch = "branch",
+  sync = "other", other = "other" }
+M.S_SIMD_CLASS = { int = "simd_alu", fp_add = "simd_alu", fp_mul = "simd_mul", sfu = "fp_div", branch = "branch",
+  sync = "other", other = "other" }
 
 -- PTX opcodes -> IR class.
 M.PTX = { add = "int", sub = "int", mul = "int", mad = "int", ["and"] = "int", ["or"] = "int", xor = "int",
   ["not"] = "int", shl = "int", shr = "int", setp = "int", selp = "int", mov = "int", cvt = "int",
-  min = "int", max = "int", ["add.f32"] = "fp", ["mul.f32"] = "fp", ["fma.f32"] = "fp", ["mad.f32"] = "fp",
-  ["sub.f32"] = "fp", ["div.f32"] = "sfu", sqrt = "sfu", rsqrt = "sfu", rcp = "sfu", sin = "sfu", cos = "sfu",
-  ex2 = "sfu", lg2 = "sfu", ld = "load", st = "store", atom = "store", bra = "branch", bar = "sync",
-  ret = "other", exit = "other" }
+  min = "int", max = "int", ["add.f32"] = "fp_add", ["sub.f32"] = "fp_add", ["mul.f32"] = "fp_mul",
+  ["fma.f32"] = "fp_mul", ["mad.f32"] = "fp_mul", ["div.f32"] = "sfu", sqrt = "sfu", rsqrt = "sfu", rcp = "sfu",
+  sin = "sfu", cos = "sfu", ex2 = "sfu", lg2 = "sfu", ld = "load", st = "store", atom = "store", bra = "branch",
+  bar = "sync", ret = "other", exit = "other" }
 
--- gpush trace opcode classes (kernel:info().class_mix) -> IR class.
-M.TRACE = { int = "int", imad = "int", uniform = "int", fp32 = "fp", fp64 = "fp", tensor = "fp", sfu = "sfu",
-  ld_global = "load", ld_local = "load", ld_shared = "load", ld_const = "load", tex = "load", ldgsts = "load",
-  st_global = "store", st_local = "store", st_shared = "store", atom_global = "store", atom_shared = "store",
-  branch = "branch", barrier = "sync", barrier_arrive = "sync", depbar = "other", other = "other" }
+-- gpush trace opcode classes (kernel:info().class_mix, the M-core's n_i)
+-- -> IR class, and back.
+M.TRACE = { int = "int", imad = "int", uniform = "int", fp32 = "fp_mul", fp64 = "fp_mul", tensor = "fp_mul",
+  sfu = "sfu", ld_global = "load", ld_local = "load", ld_shared = "load", ld_const = "load", tex = "load",
+  ldgsts = "load", st_global = "store", st_local = "store", st_shared = "store", atom_global = "store",
+  atom_shared = "store", branch = "branch", barrier = "sync", barrier_arrive = "sync", depbar = "other",
+  other = "other" }
+M.TRACE_CLASS = { int = "int", fp_add = "fp32", fp_mul = "fp32", sfu = "sfu", load = "ld_global",
+  store = "st_global", branch = "branch", sync = "barrier", other = "other" }
 
 -- Constants of the rules (docs/darksilicon.md "Translation").
 M.DEFAULTS = {
@@ -99,6 +124,9 @@ M.DEFAULTS = {
   branch_miss_rate = 0.03,       -- M -> S: 3 % of branches mispredict (L1752)
   line_bytes = 64,               -- S-core cache line: one miss per line (L1626)
   caches = { 32 * 1024, 256 * 1024, 8 * 1024 * 1024 }, -- S-core L1D, L2, L3 capacities (Sandybridge i7-2600)
+  sms = 4,                       -- target M-core SMs (FX580), for W_SM
+  max_warps = 24,                -- resident warps per SM at most (compute capability 1.1)
+  uncoalesced_transactions = 32, -- an uncoalesced warp access: one transaction per thread (CC < 1.2, Sec. 4.2.2)
 }
 
 local function option(opts, key)
@@ -114,7 +142,7 @@ local function need(record, key, direction)
   if v == nil then
     return nil, ("translate.%s: the measurement has no '%s'"):format(direction, key)
   end
-  if key ~= "mix" and key ~= "masks" and (type(v) ~= "number" or v ~= v or v < 0) then
+  if type(v) ~= "number" or v ~= v or v < 0 then
     return nil, ("translate.%s: '%s' must be a number >= 0, got %s"):format(direction, key, tostring(v))
   end
   return v
@@ -134,16 +162,28 @@ function M.classify(mix, dictionary, direction)
   table.sort(names)
   for _, name in ipairs(names) do
     local count = mix[name]
-    local class = by[name] and name or (dictionary and dictionary[name])
+    local class = (dictionary and dictionary[name]) or (by[name] and name)
     if not class then
       return nil, ("translate.%s: unknown instruction class '%s' in the mix"):format(direction or "classify", name)
     end
     if type(count) ~= "number" or count < 0 then
-      return nil, ("translate.%s: mix['%s'] must be a count >= 0"):format(direction or "classify", name)
+      return nil, ("translate.%s: n_i['%s'] must be a count >= 0"):format(direction or "classify", name)
     end
     by[class] = by[class] + count
   end
   return by
+end
+
+-- A mix keyed by `names` (IR class -> target class), each count x factor.
+local function rename(by, names, factor)
+  local out = {}
+  for _, c in ipairs(M.CLASSES) do
+    local target = names[c]
+    if target and by[c] > 0 then
+      out[target] = (out[target] or 0) + by[c] * factor
+    end
+  end
+  return out
 end
 
 -- S -> M ------------------------------------------------------------------------------
@@ -152,36 +192,65 @@ end
 --  * threads: every element an outer-loop iteration computes: N_outer x
 --    simd_width x unroll (outer loop -> thread, L1656; the unroll factor is
 --    an input, L1658); eight SSE iterations form one warp (L1656).
---  * warps = threads / warp_size; blocks = warps / warps_per_block, rounded up.
---  * per warp: N_I, N_SFU, N_mem from the uop counts (lane-operations are
---    kept: a warp instruction works on warp_size lanes, a SIMD uop on
+--  * warps = threads / warp_size; blocks = warps / warps_per_block, rounded
+--    up; W_SM = warps / sms, at most max_warps.
+--  * per warp: N_I, n_i, N_SFU, N_mem from the uop counts (lane-operations
+--    are kept: a warp instruction works on warp_size lanes, a SIMD uop on
 --    simd_width), SFU through the dictionary (L1612).
 --  * N_sync: one sync after every inner loop (L1660).
---  * coalesced: the SIMD share of loads and stores; without SIMD code the
---    stride-1 share (L1644).
---  * N_off_chip (Eq. 5.2-5.3): max(F_CPU - C_on-chip, 0) / (b x N_warps).
---  * ILLP: the S-core's ILP when it is in order (A8, Atom: "equivalent", L1610).
---  * N_CF_div: branch mispredictions spread over the warps (different code
---    paths -> divergence, Table 5.1).
+--  * N_CF_div = 0: the S-core code already runs both sides of a divergent
+--    path (masks and blends), so its uops hold the divergence (L1662).
+--  * coalescing (L1644): the SIMD share of loads and stores; without SIMD
+--    code the stride-1 share; avg_trans_warp = 1 coalesced, one per thread
+--    otherwise.
+--  * off-chip (Eq. 5.2-5.3): F_off-chip = max(F_CPU - C_on-chip, 0);
+--    N_off_chip = F_off-chip / (b x warps); B_off_chip = F_off-chip / warps.
+--  * MLP = 1 and ILP = the S-core's (Table 5.1: "Low (~1)"; in-order ILP
+--    equivalent, L1610).
 -- opts: unroll, warp_size, warps_per_block, bytes_per_transaction,
--- on_chip_bytes, dictionary (default M.X86).  Returns the M record or nil,
--- message.
+-- on_chip_bytes, sms, max_warps, uncoalesced_transactions, dictionary
+-- (default M.X86).  Returns the M record or nil, message.
 function M.s_to_m(s, opts)
   opts = opts or {}
   if type(s) ~= "table" then
     error("translate.s_to_m: the S-core measurement must be a table", 2)
   end
   local fields = {}
-  for _, key in ipairs { "N_uops", "N_load", "N_store", "N_outer", "simd_width", "footprint_bytes" } do
+  for _, key in ipairs { "N_M", "N_outer", "simd_width", "footprint_bytes" } do
     local v, err = need(s, key, "s_to_m")
     if not v then
       return nil, err
     end
     fields[key] = v
   end
+  for _, key in ipairs { "N_load", "N_store", "N_branch", "inner_loops", "simd_fraction", "stride1_fraction", "ILP" } do
+    if s[key] ~= nil then
+      local ok, err = need(s, key, "s_to_m")
+      if not ok then
+        return nil, err
+      end
+    end
+  end
   local unroll, warp_size = option(opts, "unroll"), option(opts, "warp_size")
   if unroll < 1 or fields.simd_width < 1 or warp_size < 1 then
     error("translate.s_to_m: unroll, simd_width and warp_size must be >= 1", 2)
+  end
+  local by
+  if s.n_i then
+    local err
+    by, err = M.classify(s.n_i, opts.dictionary or M.X86, "s_to_m")
+    if not by then
+      return nil, err
+    end
+  end
+  local loads = s.N_load or (by and by.load)
+  local stores = s.N_store or (by and by.store)
+  if type(loads) ~= "number" or type(stores) ~= "number" then
+    return nil, "translate.s_to_m: the measurement has neither N_load and N_store nor n_i with loads and stores"
+  end
+  if not by then
+    by = { int = 0, fp_add = 0, fp_mul = 0, sfu = 0, load = loads, store = stores, branch = s.N_branch or 0,
+      sync = 0, other = 0 }
   end
   local threads = fields.N_outer * fields.simd_width * unroll
   local warps = math.ceil(threads / warp_size - 1e-9)
@@ -192,47 +261,38 @@ function M.s_to_m(s, opts)
   -- instruction on warp_size, so each uop is simd_width / warp_size warp
   -- instructions, spread over the warps
   local per_warp = fields.simd_width / warp_size / warps
-  local mix = { int = 0, fp = 0, sfu = 0, load = fields.N_load, store = fields.N_store, branch = s.N_branch or 0,
-    sync = 0, other = 0 }
-  if s.mix then
-    local by, err = M.classify(s.mix, opts.dictionary or M.X86, "s_to_m")
-    if not by then
-      return nil, err
-    end
-    mix = by
-  end
-  local m_mix = {}
-  for _, c in ipairs(M.CLASSES) do
-    m_mix[c] = mix[c] * per_warp
-  end
   local coalesced = s.simd_fraction
   if fields.simd_width == 1 or coalesced == nil then
     coalesced = s.stride1_fraction or 0
   end
   local on_chip, b = option(opts, "on_chip_bytes"), option(opts, "bytes_per_transaction")
   local off_chip_bytes = math.max(fields.footprint_bytes - on_chip, 0) -- Eq. 5.2
-  local warps_per_block = option(opts, "warps_per_block")
-  local m = {
-    N_warps = warps,
-    N_blocks = math.ceil(warps / warps_per_block - 1e-9),
-    warp_size = warp_size,
+  local sms = option(opts, "sms")
+  return {
+    warps = warps,
+    blocks = math.ceil(warps / option(opts, "warps_per_block") - 1e-9),
     threads = threads,
-    N_I = fields.N_uops * per_warp,
-    mix = m_mix,
-    N_SFU = m_mix.sfu,
-    N_load = fields.N_load * per_warp,
-    N_store = fields.N_store * per_warp,
-    N_mem = (fields.N_load + fields.N_store) * per_warp,
-    N_branch = (s.N_branch or 0) * per_warp,
+    warp_size = warp_size,
+    W_SM = math.min(math.ceil(warps / sms - 1e-9), option(opts, "max_warps")),
+    N_I = fields.N_M * per_warp,
+    n_i = rename(by, M.TRACE_CLASS, per_warp),
+    N_SFU = by.sfu * per_warp,
+    N_load = loads * per_warp,
+    N_store = stores * per_warp,
+    N_mem = (loads + stores) * per_warp,
+    N_branch = by.branch * per_warp,
     N_sync = s.inner_loops or 0,
-    N_CF_div = (s.N_bmiss or 0) / warps,
+    N_CF_div = 0,
+    N_con = 0,
     N_off_chip = off_chip_bytes / (b * warps), -- Eq. 5.3
+    B_off_chip = off_chip_bytes / warps,
     coalesced = coalesced,
-    ILLP = s.ILP,
+    avg_trans_warp = coalesced + (1 - coalesced) * option(opts, "uncoalesced_transactions"),
+    MLP = 1,
+    ILP = s.ILP,
     active_lanes = warp_size,
     footprint_bytes = fields.footprint_bytes,
   }
-  return m
 end
 
 -- M -> S ------------------------------------------------------------------------------
@@ -259,18 +319,21 @@ function M.chunks(width, warp_size, active, mask)
 end
 
 -- Table 5.1-5.2 and Sec. 5.2, M-core measurement to S-core inputs:
---  * uops: every warp instruction becomes the SIMD chunks its mask covers
---    (opts.simd_width lanes; masks or the mean active lanes);
+--  * uops (N_M, and N_I: one x86 instruction per uop): every warp
+--    instruction becomes the SIMD chunks its mask covers (opts.simd_width
+--    lanes; masks or the mean active lanes); n_i through the dictionaries,
+--    vector classes for SIMD code, loads and stores split by the SIMD share;
 --  * N_outer = threads / simd_width (L1654);
 --  * ILP: the M-core's for an in-order target (opts.target = "inorder",
 --    A8/Atom, L1610); the suite average (6.2) for an out-of-order one;
 --  * N_load, N_store: copied (as lane-operations, L1618);
 --  * simd_fraction = the M-core's coalesced share (L1644);
---  * N_bmiss = 3 % of the branches (L1752);
+--  * N_br_miss = 3 % of the branches (L1752);
 --  * footprint (Eq. 5.1): F_CPU = F_off-chip + C_on-chip, F_off-chip the
---    M-core's off-chip bytes (N_off_chip x b x N_warps);
---  * cache misses: capacity only, the part of the footprint above each
---    level's capacity misses, one miss per line (L1626).
+--    M-core's off-chip bytes (B_off_chip, or N_off_chip x b, per warp);
+--  * N_mL1, N_mL2, N_mL3: capacity only, the part of the footprint above
+--    each level's capacity misses, one miss per line (L1626); no TLB misses
+--    and no overlapping L3 misses are predicted.
 -- opts: target ("ooo" default, or "inorder"), simd_width (4 SSE default, 8
 -- AVX), bytes_per_transaction, on_chip_bytes, ooo_ilp, branch_miss_rate,
 -- line_bytes, caches = { L1D, L2, L3 } bytes.
@@ -280,23 +343,26 @@ function M.m_to_s(m, opts)
     error("translate.m_to_s: the M-core measurement must be a table", 2)
   end
   local fields = {}
-  for _, key in ipairs { "N_warps", "N_I", "N_off_chip" } do
+  for _, key in ipairs { "warps", "N_I" } do
     local v, err = need(m, key, "m_to_s")
     if not v then
       return nil, err
     end
     fields[key] = v
   end
+  if m.N_off_chip == nil and m.B_off_chip == nil then
+    return nil, "translate.m_to_s: the measurement has neither 'N_off_chip' nor 'B_off_chip'"
+  end
   local width = opts.simd_width or 4
   local target = opts.target or "ooo"
   if target ~= "ooo" and target ~= "inorder" then
     error(("translate.m_to_s: target must be 'ooo' or 'inorder', got '%s'"):format(tostring(target)), 2)
   end
-  if target == "inorder" and type(m.ILLP) ~= "number" then
-    return nil, "translate.m_to_s: an in-order target takes the M-core's ILP: the measurement has no 'ILLP'"
+  if target == "inorder" and type(m.ILP) ~= "number" then
+    return nil, "translate.m_to_s: an in-order target takes the M-core's ILP: the measurement has no 'ILP'"
   end
   local warp_size = m.warp_size or option(opts, "warp_size")
-  local warps = fields.N_warps
+  local warps = fields.warps
   -- chunks per warp instruction (the same for every class: a class-blind mask profile)
   local chunks_per_inst
   if m.masks then
@@ -313,57 +379,75 @@ function M.m_to_s(m, opts)
     chunks_per_inst = M.chunks(width, warp_size, math.ceil((m.active_lanes or warp_size) - 1e-9))
   end
   local factor = warps * chunks_per_inst -- S uops per (per-warp) M instruction
-  local mix
-  if m.mix then
-    local by, err = M.classify(m.mix, M.PTX, "m_to_s")
-    if not by then
-      return nil, err
-    end
-    mix = {}
-    for c, v in pairs(by) do
-      mix[c] = v * factor
-    end
-  end
-  local loads = m.N_load or (m.N_mem or 0)
+  local loads = m.N_load or (m.N_mem or 0) - (m.N_store or 0)
   local stores = m.N_store or 0
-  if not m.N_load and m.N_store then
-    loads = (m.N_mem or 0) - stores
+  local by
+  if m.n_i then
+    local err
+    by, err = M.classify(m.n_i, M.TRACE, "m_to_s")
+    if not by then
+      local ptx
+      ptx, err = M.classify(m.n_i, M.PTX, "m_to_s")
+      if not ptx then
+        return nil, err
+      end
+      by = ptx
+    end
+    loads, stores = m.N_load or by.load, m.N_store or by.store
+  else
+    by = { int = 0, fp_add = 0, fp_mul = 0, sfu = m.N_SFU or 0, load = loads, store = stores,
+      branch = m.N_branch or 0, sync = m.N_sync or 0, other = 0 }
+    by.other = math.max(0, fields.N_I - by.sfu - loads - stores - by.branch - by.sync)
+  end
+  local simd = m.coalesced or 0
+  local n_i = rename(by, width > 1 and M.S_SIMD_CLASS or M.S_CLASS, factor)
+  n_i.load = loads * factor * (1 - simd)
+  n_i.store = stores * factor * (1 - simd)
+  if width > 1 then
+    n_i.simd_load = loads * factor * simd
+    n_i.simd_store = stores * factor * simd
+  else
+    n_i.load, n_i.store = loads * factor, stores * factor
   end
   local b, on_chip = option(opts, "bytes_per_transaction"), option(opts, "on_chip_bytes")
-  local off_chip_bytes = fields.N_off_chip * b * warps
+  local off_chip_bytes = (m.B_off_chip or m.N_off_chip * b) * warps
   local footprint = off_chip_bytes + on_chip -- Eq. 5.1
   local line = option(opts, "line_bytes")
   local caches = opts.caches or M.DEFAULTS.caches
   local function misses(capacity)
     return math.max(footprint - capacity, 0) / line
   end
-  local branches = (m.N_branch or 0) * factor
+  local branches = by.branch * factor
   local threads = m.threads or warps * warp_size
   return {
-    N_uops = fields.N_I * factor,
-    mix = mix,
-    ILP = target == "inorder" and m.ILLP or option(opts, "ooo_ilp"),
+    N_I = fields.N_I * factor,
+    N_M = fields.N_I * factor,
+    n_i = n_i,
+    ILP = target == "inorder" and m.ILP or option(opts, "ooo_ilp"),
     N_load = loads * factor,
     N_store = stores * factor,
-    simd_fraction = m.coalesced or 0,
+    simd_fraction = simd,
     footprint_bytes = footprint,
     N_outer = threads / width,
     simd_width = width,
     inner_loops = m.N_sync or 0,
     N_branch = branches,
-    N_bmiss = branches * option(opts, "branch_miss_rate"),
+    N_br_miss = branches * option(opts, "branch_miss_rate"),
     N_mL1 = misses(caches[1]),
     N_mL2 = misses(caches[2]),
     N_mL3 = misses(caches[3]),
+    N_mL3o = 0,
+    N_mITLB = 0,
+    N_mDTLB = 0,
   }
 end
 
 -- An M-core measurement from a gpush kernel's info() (any trace or
--- synthetic kernel): warps, blocks, per-warp instructions by class through
--- M.TRACE, SFU, memory, branch and barrier counts, mean active lanes,
--- coalescing (memory instructions needing one transaction count as
--- coalesced: 1 / transactions per memory instruction, at most 1) and
--- off-chip transactions (every cache line requested, opts.line_bytes 128).
+-- synthetic kernel): warps, blocks, per-warp instructions by class (n_i:
+-- the trace's op classes), SFU, memory, branch and barrier counts, mean
+-- active lanes, coalescing (memory instructions needing one transaction
+-- count as coalesced: 1 / transactions per memory instruction, at most 1)
+-- and off-chip bytes (every cache line requested, opts.line_bytes 128).
 function M.m_record_from_kernel_info(info, opts)
   opts = opts or {}
   local warps = info.warps
@@ -374,27 +458,29 @@ function M.m_record_from_kernel_info(info, opts)
   if not by then
     return nil, err
   end
-  local mix = {}
-  for c, v in pairs(by) do
-    mix[c] = v / warps
+  local n_i = {}
+  for name, count in pairs(info.class_mix or {}) do
+    n_i[name] = count / warps
   end
   local line = opts.line_bytes or 128
   local per_inst = info.transactions_per_memory_instruction or 1
+  local warp_size = opts.warp_size or 32
   return {
-    N_warps = warps,
-    N_blocks = info.thread_blocks,
-    warp_size = opts.warp_size or 32,
+    warps = warps,
+    blocks = info.thread_blocks,
+    warp_size = warp_size,
     N_I = info.warp_instructions / warps,
-    mix = mix,
-    N_SFU = mix.sfu,
-    N_load = mix.load,
-    N_store = mix.store,
-    N_mem = mix.load + mix.store,
-    N_branch = mix.branch,
-    N_sync = mix.sync,
-    N_off_chip = (info.cache_lines or 0) * (line / M.DEFAULTS.bytes_per_transaction) / warps,
+    n_i = n_i,
+    N_SFU = by.sfu / warps,
+    N_load = by.load / warps,
+    N_store = by.store / warps,
+    N_mem = (by.load + by.store) / warps,
+    N_branch = by.branch / warps,
+    N_sync = by.sync / warps,
+    B_off_chip = (info.cache_lines or 0) * line / warps,
+    avg_trans_warp = per_inst,
     coalesced = per_inst > 0 and math.min(1, 1 / per_inst) or 0,
-    active_lanes = (info.active_lane_efficiency or 1) * (opts.warp_size or 32),
+    active_lanes = (info.active_lane_efficiency or 1) * warp_size,
   }
 end
 
