@@ -69,13 +69,33 @@ end)
 describe("gpush.models.gpumech categories", function()
   local gpumech = models.family("gpumech")
 
-  it("exports Table III's stack and labels the largest non-BASE component", function()
-    assert.are.same({ "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }, gpumech.STACK)
+  it("exports Table III's stack, then gpush's, and labels the largest non-BASE component", function()
+    assert.are.same({ "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE", "L2BW", "SFU", "FP64", "PIPE", "LSU",
+      "BANK" }, gpumech.STACK)
     local stack = { BASE = 9, DEP = 1, L1 = 0, L2 = 2, DRAM = 3, MSHR = 0, QUEUE = 0 }
     assert.are.equal("DRAM", gpumech.dominant(stack))
     stack.MSHR = 3 -- a tie goes to the earlier component
     assert.are.equal("DRAM", gpumech.dominant(stack))
     assert.are.equal("BASE", gpumech.dominant { BASE = 1, DEP = 0, L1 = 0, L2 = 0, DRAM = 0, MSHR = 0, QUEUE = 0 })
+    stack.SFU = 4
+    assert.are.equal("SFU", gpumech.dominant(stack))
+  end)
+
+  it("takes the equations as a registry option: gpush's by default, the paper's by name", function()
+    assert.are.equal("gpumech-gto", models.get("gpumech", { policy = "gto" }).name)
+    local paper = models.get("gpumech", { policy = "gto", equations = "paper", model = "mt" })
+    assert.are.equal("gpumech-paper-gto", paper.name)
+    assert.has_error(function() models.get("gpumech", { equations = "fancy" }) end,
+      "gpush.gpumech: equations must be 'gpush' or 'paper', got 'fancy'")
+    local k = assert(require("gpush.workloads").kernel { name = "p", grid = 2, block = 64, trips = 2,
+      streams = { a = { kind = "coalesced", footprint = 1 << 20 } }, body = { { "ld_global", stream = "a" },
+        { "fp32", dep = 1 } } })
+    local cfg = require("gpush.config").load("gtx1080")
+    local row = assert(paper.run(k, cfg, paper.prepare(k, cfg, {}, { seed = 1 }), {}))
+    assert.are.equal("", row.bound) -- the paper's equations name no binding resource
+    local gp = models.get("gpumech")
+    row = assert(gp.run(k, cfg, gp.prepare(k, cfg, {}, { seed = 1 }), {}))
+    assert.are.equal("latency", row.bound)
   end)
 
   it("names one sweep column per stack component, in stack order", function()

@@ -540,11 +540,13 @@ end
 
 -- The sweep model (the contract in gpush.models) -----------------------------
 
--- The largest non-BASE component of a CPI stack (BASE when none is > 0).
+-- The largest non-BASE component of a CPI stack (BASE when none is > 0; a
+-- category the stack lacks, as Table III's seven-category stacks lack
+-- gpush's, counts as 0).
 function M.dominant(stack)
   local best, value = "BASE", 0
   for _, name in ipairs(M.STACK) do
-    if name ~= "BASE" and stack[name] > value then
+    if name ~= "BASE" and (stack[name] or 0) > value then
       best, value = name, stack[name]
     end
   end
