@@ -14,7 +14,8 @@
  *       -- L2 hit and a DRAM access, and of a shared-memory PC's latency
  *       -- its bank-conflict passes (all zero for compute PCs: DEP);
  *       -- optional inactive_latency = {...}: the latency of an execution
- *       -- with no active lane (< 0: the PC's latency; interval.h)
+ *       -- with no active lane (< 0: the PC's latency; interval.h); and
+ *       -- unit_timing = true: an instruction waits for its unit (interval.h)
  *   features = core.gpumech_features(kernel, pcs, issue_cycles)
  *       -- { {warp, warp_perf, insts, total_cycles}, ... } one per warp with
  *       -- instructions (warp: 0-based global warp index)
@@ -68,6 +69,7 @@
 typedef struct pc_arrays {
   double *latency, *l1_miss, *dram, *l2, *mem_insts, *mix, *unit_busy, *inactive_latency;
   int has_inactive; /* the PC table gives inactive_latency */
+  int unit_timing;  /* the PC table asks for unit_timing (interval.h) */
   int32_t *cause;
   int8_t *unit;
   uint32_t n;
@@ -160,6 +162,9 @@ static void read_pcs(lua_State *L, int t, const gp_kernel *k, pc_arrays *p) {
   lua_pop(L, 1);
   if (p->has_inactive)
     read_list(L, t, "inactive_latency", p->inactive_latency, p->n, 1, 0);
+  gpc_getfield(L, t, "unit_timing");
+  p->unit_timing = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   read_list(L, t, "mix_l1", p->mix + GP_MW_MIX_L1, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_l2", p->mix + GP_MW_MIX_L2, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_dram", p->mix + GP_MW_MIX_DRAM, p->n, GP_MW_MIX_N, 1);
@@ -189,6 +194,11 @@ static void input_of(const gp_kernel *k, uint64_t w, const pc_arrays *p, double 
   if (p->has_inactive) {
     in->active = k->active + start;
     in->inactive_latency = p->inactive_latency;
+  }
+  if (p->unit_timing) { /* the units shape the path, so every pass needs them */
+    in->unit = p->unit;
+    in->unit_busy = p->unit_busy;
+    in->unit_timing = 1;
   }
   if (!totals_only) {
     in->mem_insts = p->mem_insts;

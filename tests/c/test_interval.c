@@ -355,6 +355,21 @@ static void test_unit_and_l2_sums(void) {
   CHECK(gp_iv_run(&p, &in, NULL, &err) == GP_OK);
   CHECK_NEAR(p.unit_busy[3], 8, 0);
   CHECK_NEAR(p.total_cycles, 807, 1e-12); /* the last consumer at 401 + 400, done 6 later */
+  /* unit_timing: of two SFU ops in a row (busy 4 cycles each, latency 20)
+   * the second waits for the unit, issuing at 4 instead of 1 */
+  {
+    uint32_t two[2] = {1, 1};
+    double seq_issue[2];
+    gp_iv_input t2 = base_input(2, lat);
+    t2.pc = two, t2.unit = unit, t2.unit_busy = busy, t2.unit_timing = 1;
+    unit[1] = 3;
+    CHECK(gp_iv_run(&p, &t2, seq_issue, &err) == GP_OK);
+    CHECK_NEAR(seq_issue[1], 4, 0);             /* busy 4 cycles after the first at 0 */
+    CHECK_NEAR(p.stall_cycles, 3 + 19, 1e-12);  /* the unit's 3 cycles, then the drain */
+    t2.unit_timing = 0;
+    CHECK(gp_iv_run(&p, &t2, seq_issue, &err) == GP_OK);
+    CHECK_NEAR(seq_issue[1], 1, 0);
+  }
   /* a unit id past GP_IV_UNITS is an error naming the instruction */
   unit[1] = GP_IV_UNITS;
   CHECK(gp_iv_run(&p, &in, NULL, &err) == GP_ERR);

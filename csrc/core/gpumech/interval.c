@@ -112,7 +112,8 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
   size_t mask, ndep = 0, j, ncause;
   int store = !in->totals_only;
   double slot = in->issue_cycles, prev = 0, prev_ii = 0, last_done = 0;
-  int32_t prev_cause = 0, last_done_cause = 0;
+  double unit_free[GP_IV_UNITS] = {0};
+  int32_t prev_cause = 0, last_done_cause = 0, unit_cause[GP_IV_UNITS] = {0};
   gp_iv_interval cur;
   uint64_t k, n = in->count;
 
@@ -142,9 +143,17 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
     int quiet = inactive(act, inact, k, idx);
     double t = k == 0 ? 0 : prev + prev_ii, l = quiet ? inact[idx] : lat[idx];
     int32_t c = cause ? cause[idx] : 0, why = prev_cause;
+    int u = unit ? unit[idx] : -1;
     if (c < 0 || (size_t)c >= ncause)
       return gp_error_set(err, "interval: instruction %llu has cause id %ld outside [0, %zu)",
                           (unsigned long long)k, (long)c, ncause);
+    if (u >= GP_IV_UNITS)
+      return gp_error_set(err, "interval: instruction %llu has unit id %d outside [0, %d)",
+                          (unsigned long long)k, u, GP_IV_UNITS);
+    if (in->unit_timing && u >= 0 && unit_free[u] > t) { /* its unit is still busy */
+      t = unit_free[u];
+      why = unit_cause[u];
+    }
     /* Eq. 4 with the project's latency convention: a producer p releases
      * its consumer at issue(p) + L(p) (done_cycle + 1 = issue + L) */
     for (j = 0; j < ndep; j++) {
@@ -183,12 +192,12 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
       cur.dram_reqs += drr[idx];
     if (l2r && !quiet)
       cur.l2_reqs += l2r[idx];
-    if (unit && unit[idx] >= 0) {
-      if (unit[idx] >= GP_IV_UNITS)
-        return gp_error_set(err, "interval: instruction %llu has unit id %d outside [0, %d)",
-                            (unsigned long long)k, (int)unit[idx], GP_IV_UNITS);
-      p->unit_insts[unit[idx]] += 1;
-      p->unit_busy[unit[idx]] += ubusy ? ubusy[idx] : slot;
+    if (u >= 0) {
+      double busy = ubusy ? ubusy[idx] : slot;
+      p->unit_insts[u] += 1;
+      p->unit_busy[u] += busy;
+      unit_free[u] = t + busy;
+      unit_cause[u] = c;
     }
     if (t + l > last_done) {
       last_done = t + l;

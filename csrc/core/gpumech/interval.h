@@ -56,6 +56,9 @@ typedef struct gp_iv_input {
    * or -1, and the cycles the instruction occupies that unit. */
   const int8_t *unit;
   const double *unit_busy;
+  int unit_timing;                    /* 1: an instruction also waits until its unit is
+                                         free (unit_busy cycles after the unit's previous
+                                         use by the warp), as the simulator's units */
   /* Optional (both or neither): active lanes per instruction, and per PC
    * the latency an instruction of that PC takes when no lane is active (a
    * memory instruction with an empty mask returns at once; < 0: the PC's

@@ -107,7 +107,8 @@ end
 function M.pc_params(kernel, cfg, mem, equations)
   local gpush = (equations or "gpush") == "gpush"
   local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, l2_reqs = {}, unit = {}, unit_busy = {},
-    mix_l1 = {}, mix_l2 = {}, mix_dram = {}, mix_bank = {}, inactive_latency = gpush and {} or nil }
+    mix_l1 = {}, mix_l2 = {}, mix_dram = {}, mix_bank = {}, inactive_latency = gpush and {} or nil,
+    unit_timing = gpush }
   local miss_latency, misses, miss_dram = 0, 0, 0
   local l1_total, l2_total, lsu_total, bank_total, lsu_counted = 0, 0, 0, 0, 0
   local dram_cycles = mem.params.dram_latency
