@@ -4,6 +4,8 @@
 -- list of words after NAME; main returns an exit code (0 success, 1 model or
 -- input error, 2 usage error).  A new command is one line in M.commands and
 -- one module under gpush/cmd/; the C executable never changes.
+local text = require "gpush.text"
+
 local M = {}
 
 M.commands = {
@@ -30,37 +32,6 @@ local function find(name)
     if command.name == name then
       return command
     end
-  end
-end
-
--- Levenshtein distance, for "did you mean".
-function M.edit_distance(a, b)
-  local previous = {}
-  for j = 0, #b do
-    previous[j] = j
-  end
-  for i = 1, #a do
-    local current = { [0] = i }
-    for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-    end
-    previous = current
-  end
-  return previous[#b]
-end
-
--- The closest of `candidates` to `word`, if it is close enough to suggest.
-function M.closest(word, candidates)
-  local best, best_distance
-  for _, candidate in ipairs(candidates) do
-    local d = M.edit_distance(word, candidate)
-    if best_distance == nil or d < best_distance then
-      best, best_distance = candidate, d
-    end
-  end
-  if best and best_distance <= math.max(2, #word // 3) then
-    return best
   end
 end
 
@@ -130,7 +101,7 @@ function M.main(name, args)
     for i, c in ipairs(M.commands) do
       names[i] = c.name
     end
-    local guess = M.closest(name, names)
+    local guess = text.closest(name, names)
     io.stderr:write(("gpush: unknown command or script '%s'%s\n"):format(name,
       guess and (" (did you mean '" .. guess .. "'?)") or ""))
     M.help(io.stderr)
