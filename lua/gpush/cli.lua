@@ -85,6 +85,49 @@ function M.parse_args(args, options)
   return opts
 end
 
+-- Writes "PROG: message" and the usage to err; returns 2, the usage exit code.
+function M.usage_error(prog, usage, message, err)
+  err:write(prog, ": ", message, "\n", usage)
+  return 2
+end
+
+-- The shape of a subcommand with actions (gpush config show ..., gpush trace
+-- info ..., gpush bench sim ...): parses args with spec.options (plus --help
+-- and -h), checks them with spec.validate(opts) -> problem or nil when given,
+-- takes the first word as the action and returns
+-- spec.actions[action](opts, out, err), the exit code.  --help prints
+-- spec.usage (exit 0); a bad option, a failed check, an unknown or a missing
+-- action is a usage error naming spec.prog (exit 2).  spec.noun names an
+-- action in messages ("unknown benchmark 'x'"; default "action"),
+-- spec.missing is the message when none is given.
+function M.dispatch(spec, args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local options = { ["--help"] = "help", ["-h"] = "help" }
+  for option, dest in pairs(spec.options or {}) do
+    options[option] = dest
+  end
+  local opts, problem = M.parse_args(args, options)
+  if not opts then
+    return M.usage_error(spec.prog, spec.usage, problem, err)
+  end
+  if opts.help then
+    out:write(spec.usage)
+    return 0
+  end
+  problem = spec.validate and spec.validate(opts)
+  if problem then
+    return M.usage_error(spec.prog, spec.usage, problem, err)
+  end
+  local name = table.remove(opts.words, 1)
+  local action = name and spec.actions[name]
+  if not action then
+    local noun = spec.noun or "action"
+    return M.usage_error(spec.prog, spec.usage,
+      name and ("unknown %s '%s'"):format(noun, name) or spec.missing or ("an %s is needed"):format(noun), err)
+  end
+  return action(opts, out, err)
+end
+
 function M.help(out)
   out = out or io.stdout
   out:write("\ncommands:\n")
