@@ -1042,7 +1042,7 @@ end
 -- column or a function(row) -> number or nil, e.g. the simulator's CPI),
 -- categories (default M.cpi_categories) and value (a function(row,
 -- category) -> number instead of the prefixed column; both are how
--- sweep_report draws the simulator's stall stacks).
+-- gpush.report.sweep draws the simulator's stall stacks).
 function M.stack_data(rows, opts)
   local fn = "stack_data"
   check_rows(fn, rows)

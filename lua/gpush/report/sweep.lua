@@ -102,7 +102,7 @@ end
 function M.svg(res, dir)
   local sweep = res.extra and res.extra.sweep
   if type(sweep) ~= "table" or type(sweep.parameters) ~= "table" or #sweep.parameters == 0 then
-    return nil, "sweep_report needs a sweep's results with at least one swept parameter"
+    return nil, "gpush.report.sweep.svg needs a sweep's results with at least one swept parameter"
   end
   local rows = res.rows or {}
   if #rows == 0 then
@@ -192,15 +192,16 @@ function M.svg(res, dir)
 end
 
 -- The roofline report of a sweep ("gpush.report.sweep:roofline" in a sweep's
--- reports list; the old name "gpush.roofline:sweep_report" reaches it too): the FP32 roofline of the sweep's baseline point
--- (summary.baseline, else its first point), every kernel and model at that
+-- reports list; the old name "gpush.roofline:sweep_report" reaches it
+-- too): the FP32 roofline of the sweep's baseline point (summary.baseline,
+-- else its first point), every kernel and model at that
 -- point placed by its FP32 FLOPs (counted from the trace, 256 sampled warps
 -- scaled to the kernel) and the DRAM bytes its model moved (achieved GB/s x
 -- time).  Writes DIR/NAME_roofline.svg; returns the paths written.
 function M.roofline(res, dir)
   local sweep = res.extra and res.extra.sweep
   if type(sweep) ~= "table" or type(sweep.preset) ~= "string" then
-    return nil, "roofline sweep_report needs a sweep's results"
+    return nil, "gpush.report.sweep.roofline needs a sweep's results"
   end
   local point = sweep.summary and sweep.summary.baseline or sweep.points[1] or {}
   local overrides = { table.unpack(sweep.overrides or {}) }
