@@ -21,6 +21,7 @@
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local models = require "gpush.models"
+local scenario_args = require "gpush.scenario_args"
 local svg = require "gpush.report.svg"
 
 local USAGE = "usage: gpush scenarios/gpumech_scaling.lua [--config NAME] [--sms N,N,...] [--traces PATH ...] "
@@ -53,7 +54,7 @@ do
     end
   end
 end
-local opts, problem = experiment.parse_options(rest)
+local opts, problem = scenario_args.parse(rest)
 if not opts then
   usage(problem)
 elseif opts.help then

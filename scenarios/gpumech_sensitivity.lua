@@ -21,6 +21,7 @@
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local models = require "gpush.models"
+local scenario_args = require "gpush.scenario_args"
 local svg = require "gpush.report.svg"
 
 local USAGE = "usage: gpush scenarios/gpumech_sensitivity.lua [--config NAME] [--traces PATH ...] [--out DIR] "
@@ -58,7 +59,7 @@ do
     end
   end
 end
-local opts, problem = experiment.parse_options(rest)
+local opts, problem = scenario_args.parse(rest)
 if not opts then
   usage(problem)
 elseif opts.help then

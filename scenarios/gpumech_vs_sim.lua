@@ -25,6 +25,7 @@
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local models = require "gpush.models"
+local scenario_args = require "gpush.scenario_args"
 
 local USAGE = "usage: gpush scenarios/gpumech_vs_sim.lua [--config NAME[,NAME...]] [--traces PATH ...] "
   .. "[--out DIR] [--jobs N] [--quiet] [-p key=value ...]\n"
@@ -63,7 +64,7 @@ do
     end
   end
 end
-local opts, problem = experiment.parse_options(rest)
+local opts, problem = scenario_args.parse(rest)
 if not opts then
   usage(problem)
 elseif opts.help then
