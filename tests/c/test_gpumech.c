@@ -118,6 +118,43 @@ static void test_features_and_profile(void) {
   gp_kernel_free(k);
 }
 
+/* gpush's per-PC inputs through the glue: 6 independent SFU ops (the synth
+ * body's one PC), then EXIT, every latency 20, the SFU busy 4 cycles a use.
+ * Without unit timing they issue at 0..5, EXIT at 6, done at 26; with it,
+ * in every features pass and profile, at 0, 4, ..., 20, EXIT at 21, done at
+ * 41; the profile sums the uses. */
+static void test_unit_timing(void) {
+  const gp_synth_op body[] = {{GP_OP_SFU, 0, 0, 0, 0}};
+  gp_kernel *k = make(1, body, 1, 6, 0);
+  gp_gm_feature f[1];
+  gp_iv_profile prof;
+  gp_error err;
+  pcs_store s;
+  int8_t unit[8];
+  double busy[8], l2[8] = {0};
+  size_t n = 0, i;
+  CHECK(k != NULL);
+  if (!k)
+    return;
+  pcs_of(k, &s, 20);
+  for (i = 0; i < 8; i++)
+    unit[i] = -1, busy[i] = 1;
+  unit[0] = GP_MW_UNIT_SFU, busy[0] = 4;
+  s.p.unit = unit, s.p.unit_busy = busy, s.p.l2_reqs = l2;
+  CHECK(gp_gm_features(k, &s.p, 1, &A, f, &n, &err) == GP_OK);
+  CHECK_NEAR(f[0].total_cycles, 26, 0);
+  s.p.unit_timing = 1;
+  CHECK(gp_gm_features(k, &s.p, 1, &A, f, &n, &err) == GP_OK);
+  CHECK_NEAR(f[0].total_cycles, 41, 0);
+  gp_iv_profile_init(&prof, &A);
+  CHECK(gp_gm_profile(&prof, k, 0, &s.p, 1, &err) == GP_OK);
+  CHECK_NEAR(prof.total_cycles, f[0].total_cycles, 0);
+  CHECK_NEAR(prof.unit_insts[GP_MW_UNIT_SFU], 6, 0);
+  CHECK_NEAR(prof.unit_busy[GP_MW_UNIT_SFU], 24, 0);
+  gp_iv_profile_free(&prof);
+  gp_kernel_free(k);
+}
+
 static void test_select(void) {
   /* four similar warps and one outlier: k-means's largest cluster holds the
    * four, its centre (0.25, 100) is nearest warp 1 */
@@ -144,5 +181,6 @@ int main(void) {
   RUN(test_static_inputs);
   RUN(test_features_and_profile);
   RUN(test_select);
+  RUN(test_unit_timing);
   return gp_test_finish();
 }
