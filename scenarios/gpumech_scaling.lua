@@ -32,38 +32,25 @@ local function usage(problem)
   os.exit(experiment.EXIT_USAGE)
 end
 
-local preset, sms, rest = "gtx1080", { 1, 2, 4, 8, 16, 32, 64 }, { [0] = arg[0] }
-do
-  local i = 1
-  while i <= #arg do
-    if arg[i] == "--config" then
-      preset, i = arg[i + 1] or usage("--config expects a preset name"), i + 2
-    elseif arg[i] == "--sms" then
-      local list = arg[i + 1] or usage("--sms expects SM counts separated by commas")
-      sms = {}
-      for n in list:gmatch("[^,]+") do
-        local v = tonumber(n)
-        if not v or math.type(v) ~= "integer" or v < 1 then
-          usage(("--sms expects whole numbers of SMs (1 or more), got '%s'"):format(n))
-        end
-        sms[#sms + 1] = v
-      end
-      i = i + 2
-    else
-      rest[#rest + 1], i = arg[i], i + 1
-    end
-  end
-end
-local opts, problem = scenario_args.parse(rest)
+local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config", ["--sms"] = "sms" },
+  "gpumech_scaling_out")
 if not opts then
   usage(problem)
 elseif opts.help then
   io.stdout:write(USAGE)
   os.exit(0)
-elseif opts.shard then
-  usage("--shard is not supported here; use --jobs N")
 end
-opts.out = opts.out or "gpumech_scaling_out"
+local preset, sms = opts.config or "gtx1080", { 1, 2, 4, 8, 16, 32, 64 }
+if opts.sms then
+  sms = {}
+  for n in opts.sms:gmatch("[^,]+") do
+    local v = tonumber(n)
+    if not v or math.type(v) ~= "integer" or v < 1 then
+      usage(("--sms expects whole numbers of SMs (1 or more), got '%s'"):format(n))
+    end
+    sms[#sms + 1] = v
+  end
+end
 local cfg, cfg_err = gpush.config.load(preset, opts.overrides)
 if not cfg then
   usage(cfg_err)

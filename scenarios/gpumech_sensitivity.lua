@@ -34,41 +34,21 @@ local AXES = {
   { path = "dram.bandwidth_gbs", values = { 64, 96, 128, 192, 256 }, label = "DRAM bandwidth (GB/s)",
     file = "fig15_bandwidth.svg", figure = "Fig. 15" },
 }
-local MODELS = {
-  { key = "gpush", label = "GPUMech (gpush)", opts = {} },
-  { key = "paper", label = "GPUMech (paper)", opts = { equations = "paper" } },
-  { key = "mt_mshr", label = "MT_MSHR", opts = { equations = "paper", model = "mt_mshr" } },
-  { key = "mt", label = "MT", opts = { equations = "paper", model = "mt" } },
-  { key = "markov", label = "Markov_Chain", opts = { equations = "paper", model = "markov" } },
-  { key = "naive", label = "Naive_Interval", opts = { equations = "paper", model = "naive" } },
-}
+local MODELS = models.family("gpumech").COMPARED
 
 local function usage(problem)
   io.stderr:write("gpumech_sensitivity: ", problem, "\n", USAGE)
   os.exit(experiment.EXIT_USAGE)
 end
 
-local preset, rest = "gpumech-baseline", { [0] = arg[0] }
-do
-  local i = 1
-  while i <= #arg do
-    if arg[i] == "--config" then
-      preset, i = arg[i + 1] or usage("--config expects a preset name"), i + 2
-    else
-      rest[#rest + 1], i = arg[i], i + 1
-    end
-  end
-end
-local opts, problem = scenario_args.parse(rest)
+local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config" }, "gpumech_sensitivity_out")
 if not opts then
   usage(problem)
 elseif opts.help then
   io.stdout:write(USAGE)
   os.exit(0)
-elseif opts.shard then
-  usage("--shard is not supported here: the means need every kernel; use --jobs N")
 end
-opts.out = opts.out or "gpumech_sensitivity_out"
+local preset = opts.config or "gpumech-baseline"
 local cfg, cfg_err = gpush.config.load(preset, opts.overrides)
 if not cfg then
   usage(cfg_err)

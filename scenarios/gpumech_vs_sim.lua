@@ -31,15 +31,7 @@ local USAGE = "usage: gpush scenarios/gpumech_vs_sim.lua [--config NAME[,NAME...
   .. "[--out DIR] [--jobs N] [--quiet] [-p key=value ...]\n"
 local PRESETS = { "gtx660ti", "gtx1080", "a100", "h100-pcie" }
 local POLICIES = { { gpumech = "rr", sim = "lrr", label = "RR" }, { gpumech = "gto", sim = "gto", label = "GTO" } }
--- The GPUMech models, in the order the tables show them.
-local MODELS = {
-  { key = "gpush", label = "GPUMech (gpush)", opts = {} },
-  { key = "paper", label = "GPUMech (paper)", opts = { equations = "paper" } },
-  { key = "mt_mshr", label = "MT_MSHR", opts = { equations = "paper", model = "mt_mshr" } },
-  { key = "mt", label = "MT", opts = { equations = "paper", model = "mt" } },
-  { key = "markov", label = "Markov_Chain", opts = { equations = "paper", model = "markov" } },
-  { key = "naive", label = "Naive_Interval", opts = { equations = "paper", model = "naive" } },
-}
+local MODELS = models.family("gpumech").COMPARED
 local TARGET_MEAN, TARGET_MAX = 0.10, 0.25
 
 local function usage(problem)
@@ -48,32 +40,20 @@ local function usage(problem)
 end
 
 -- --config is this scenario's own option; the rest are the engine's.
-local presets, rest = PRESETS, { [0] = arg[0] }
-do
-  local i = 1
-  while i <= #arg do
-    if arg[i] == "--config" then
-      local list = arg[i + 1] or usage("--config expects preset names separated by commas")
-      presets = {}
-      for name in list:gmatch("[^,]+") do
-        presets[#presets + 1] = name
-      end
-      i = i + 2
-    else
-      rest[#rest + 1], i = arg[i], i + 1
-    end
-  end
-end
-local opts, problem = scenario_args.parse(rest)
+local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config" }, "gpumech_vs_sim_out")
 if not opts then
   usage(problem)
 elseif opts.help then
   io.stdout:write(USAGE)
   os.exit(0)
-elseif opts.shard then
-  usage("--shard is not supported here: the comparison needs every kernel; use --jobs N")
 end
-opts.out = opts.out or "gpumech_vs_sim_out"
+local presets = PRESETS
+if opts.config then
+  presets = {}
+  for name in opts.config:gmatch("[^,]+") do
+    presets[#presets + 1] = name
+  end
+end
 
 -- The inputs: the ones given, else the suite and every shared trace folder.
 local function default_inputs()

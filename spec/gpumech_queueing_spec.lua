@@ -8,15 +8,7 @@ local core = require "gpush.core"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 local workloads = require "gpush.workloads"
-
-local function suite_kernel(name, grid)
-  local d = {}
-  for k, v in pairs(workloads.get(name)) do
-    d[k] = v
-  end
-  d.grid = grid or d.grid
-  return assert(workloads.kernel(d))
-end
+local helper = require "spec_helper"
 
 -- The busiest SM's L1-missing requests x the unloaded round trip / MSHRs
 -- (Little's law with the MSHRs as servers), plus the launch cost.
@@ -28,13 +20,7 @@ local function little_bound(k, cfg)
   return mem.load_l1_misses / info.warps * busiest * pcs.avg_miss_latency / cfg.l1.mshrs + cfg.launch.kernel_cycles
 end
 
-local function stack_sum(r)
-  local s = 0
-  for _, v in pairs(r.stack) do
-    s = s + v
-  end
-  return s
-end
+local stack_sum = helper.stack_sum
 
 describe("gpush.gpumech (gpush's equations)", function()
   it("waits whole MSHR rounds in a Fig. 9-style burst: 8 requests on 6 MSHRs take 2 x 420 cycles", function()
@@ -59,7 +45,7 @@ describe("gpush.gpumech (gpush's equations)", function()
   end)
 
   it("never predicts pointer chasing below Little's law with 16-256 MSHRs (the paper's equations do)", function()
-    local k = suite_kernel("pointer_chase", 320) -- two blocks' worth of waves on gtx1080
+    local k = helper.suite_kernel("pointer_chase", 320) -- two blocks' worth of waves on gtx1080
     for _, mshrs in ipairs { 16, 32, 64, 128, 256 } do
       local cfg = config.load("gtx1080", { "l1.mshrs=" .. mshrs })
       local little = little_bound(k, cfg)
@@ -76,7 +62,7 @@ describe("gpush.gpumech (gpush's equations)", function()
   end)
 
   it("keeps stream_triad between Little's law and bytes over bandwidth with 8-256 MSHRs", function()
-    local k = suite_kernel("stream_triad", 320)
+    local k = helper.suite_kernel("stream_triad", 320)
     local last = math.huge
     for _, mshrs in ipairs { 8, 16, 32, 64, 128, 256 } do
       local cfg = config.load("gtx1080", { "l1.mshrs=" .. mshrs })
@@ -112,7 +98,7 @@ describe("gpush.gpumech (gpush's equations)", function()
   end)
 
   it("counts the L2 slices' request rate when the MSHRs do not bind (divergent_gather on gtx660ti)", function()
-    local k = suite_kernel("divergent_gather", 96)
+    local k = helper.suite_kernel("divergent_gather", 96)
     local cfg = config.load("gtx660ti", { "l1.mshrs=65536" })
     local mem = assert(memsim.functional(k, cfg))
     local pcs = gpumech.pc_params(k, cfg, mem)
@@ -129,7 +115,7 @@ describe("gpush.gpumech (gpush's equations)", function()
   end)
 
   it("holds a block's slot until its longest warp ends (divergent_loop: warps of 4 to 32 trips)", function()
-    local k = suite_kernel("divergent_loop", 96)
+    local k = helper.suite_kernel("divergent_loop", 96)
     local cfg = config.load("a100", { "launch.kernel_cycles=0" })
     local mem = assert(memsim.functional(k, cfg))
     local pcs = gpumech.pc_params(k, cfg, mem)
@@ -147,7 +133,7 @@ describe("gpush.gpumech (gpush's equations)", function()
   end)
 
   it("reports a CPI and stack over every wave that sum to the launch's body cycles", function()
-    local k = suite_kernel("divergent_loop", 1000)
+    local k = helper.suite_kernel("divergent_loop", 1000)
     local cfg = config.load("gtx1080", { "launch.kernel_cycles=0" })
     local r = assert(gpumech.predict(k, cfg))
     assert.is_true(#r.wave_shapes >= 2)

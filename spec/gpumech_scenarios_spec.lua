@@ -2,19 +2,6 @@
 -- (CPI stacks across SM counts) on small inputs.
 local helper = require "spec_helper"
 
-local function csv_records(path)
-  local records = assert(require("gpush.report.csv").parse(helper.read_file(path)))
-  local header, rows = records[1], {}
-  for i = 2, #records do
-    local row = {}
-    for j, name in ipairs(header) do
-      row[name] = tonumber(records[i][j]) or records[i][j]
-    end
-    rows[#rows + 1] = row
-  end
-  return rows
-end
-
 describe("scenarios/gpumech_sensitivity.lua", function()
   it("gives every model's mean |difference| per warps, MSHRs and bandwidth point, with an SVG each", function()
     local dir = helper.temp_dir()
@@ -23,7 +10,7 @@ describe("scenarios/gpumech_sensitivity.lua", function()
     local code, out, err = helper.gpush_run { "scenarios/gpumech_sensitivity.lua", "--traces", "suite:pointer_chase",
       "--out", dir, "--quiet", "--jobs", "2", "-p", "sm.count=2" }
     assert.are.equal(0, code, err)
-    local rows = csv_records(dir .. "/gpumech_sensitivity.csv")
+    local rows = helper.csv_rows(helper.read_file(dir .. "/gpumech_sensitivity.csv"))
     -- (4 + 5 + 5 points) x 6 models, one kernel
     assert.are.equal(14 * 6, #rows)
     local by = {}
@@ -53,7 +40,7 @@ describe("scenarios/gpumech_scaling.lua", function()
     local code, out, err = helper.gpush_run { "scenarios/gpumech_scaling.lua", "--traces", "suite:stream_triad",
       "--sms", "2,32", "--out", dir, "--quiet", "--jobs", "2" }
     assert.are.equal(0, code, err)
-    local rows = csv_records(dir .. "/gpumech_scaling.csv")
+    local rows = helper.csv_rows(helper.read_file(dir .. "/gpumech_scaling.csv"))
     assert.are.equal(2, #rows)
     for _, r in ipairs(rows) do
       local sum = 0
@@ -73,5 +60,21 @@ describe("scenarios/gpumech_scaling.lua", function()
     assert.are.equal(2, code)
     assert.matches("--sms expects whole numbers of SMs (1 or more), got '0'", err, 1, true)
     os.execute("rm -rf " .. dir)
+  end)
+end)
+
+describe("gpush.scenario_args.parse_whole", function()
+  local scenario_args = require "gpush.scenario_args"
+
+  it("takes a scenario's own one-value options beside the engine's, refuses --shard", function()
+    local opts = assert(scenario_args.parse_whole({ [0] = "s.lua", "--config", "a,b", "--jobs", "2", "--sms", "4" },
+      { ["--config"] = "config", ["--sms"] = "sms" }, "s_out"))
+    assert.are.same({ "a,b", "4", 2, "s_out" }, { opts.config, opts.sms, opts.jobs, opts.out })
+    local _, problem = scenario_args.parse_whole({ [0] = "s.lua", "--config" }, { ["--config"] = "config" }, "o")
+    assert.are.equal("--config expects a value", problem)
+    _, problem = scenario_args.parse_whole({ [0] = "s.lua", "--shard", "1/2" }, {}, "o")
+    assert.are.equal("--shard is not supported here: the comparison needs every kernel; use --jobs N", problem)
+    _, problem = scenario_args.parse_whole({ [0] = "s.lua", "--sms", "4" }, { ["--config"] = "config" }, "o")
+    assert.matches("unknown option '--sms'", problem, 1, true)
   end)
 end)

@@ -5,21 +5,10 @@ local workloads = require "gpush.workloads"
 local helper = require "spec_helper"
 
 local function small(name, grid)
-  local d = {}
-  for k, v in pairs(workloads.get(name)) do
-    d[k] = v
-  end
-  d.grid = grid or 96
-  return assert(workloads.kernel(d))
+  return helper.suite_kernel(name, grid or 96)
 end
 
-local function stack_sum(r)
-  local s = 0
-  for _, v in pairs(r.stack) do
-    s = s + v
-  end
-  return s
-end
+local stack_sum = helper.stack_sum
 
 describe("gpush.gpumech", function()
   it("takes N x L cycles for one warp's dependent chain", function()

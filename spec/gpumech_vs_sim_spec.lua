@@ -2,20 +2,6 @@
 -- relative difference per kernel and its mean absolute value per policy.
 local helper = require "spec_helper"
 
--- The CSV's data rows as tables keyed by the header's column names.
-local function csv_rows(text)
-  local records = assert(require("gpush.report.csv").parse(text))
-  local header, rows = records[1], {}
-  for i = 2, #records do
-    local row = {}
-    for j, name in ipairs(header) do
-      row[name] = tonumber(records[i][j]) or records[i][j]
-    end
-    rows[#rows + 1] = row
-  end
-  return rows
-end
-
 describe("scenarios/gpumech_vs_sim.lua", function()
   it("compares every GPUMech model with the simulator per preset, kernel and policy", function()
     local dir = helper.temp_dir()
@@ -32,7 +18,7 @@ describe("scenarios/gpumech_vs_sim.lua", function()
     local code, out, err = helper.gpush_run(args)
     assert.are.equal(0, code, err)
     assert.are.equal("", err)
-    local rows = csv_rows(helper.read_file(dir .. "/gpumech_vs_sim.csv"))
+    local rows = helper.csv_rows(helper.read_file(dir .. "/gpumech_vs_sim.csv"))
     local models = { "gpush", "paper", "mt_mshr", "mt", "markov", "naive" }
     -- presets x kernels x policies x models
     assert.are.equal(2 * (with_chain and 2 or 1) * 2 * #models, #rows)

@@ -76,4 +76,39 @@ function M.have_shared_traces()
   return false
 end
 
+-- A CSV's data rows (its first record the header) as tables keyed by the
+-- header's names, numbers converted.
+function M.csv_rows(text)
+  local records = assert(require("gpush.report.csv").parse(text))
+  local header, rows = records[1], {}
+  for i = 2, #records do
+    local row = {}
+    for j, name in ipairs(header) do
+      row[name] = tonumber(records[i][j]) or records[i][j]
+    end
+    rows[#rows + 1] = row
+  end
+  return rows
+end
+
+-- A suite kernel built with another grid (default its own).
+function M.suite_kernel(name, grid)
+  local workloads = require "gpush.workloads"
+  local d = {}
+  for k, v in pairs(assert(workloads.get(name))) do
+    d[k] = v
+  end
+  d.grid = grid or d.grid
+  return assert(workloads.kernel(d))
+end
+
+-- The sum of a model result's CPI stack (it should equal the CPI).
+function M.stack_sum(r)
+  local s = 0
+  for _, v in pairs(r.stack) do
+    s = s + v
+  end
+  return s
+end
+
 return M

@@ -3,6 +3,7 @@
 --
 --   local opts, problem = scenario_args.parse(arg)
 --   opts.traces, opts.out, opts.jobs, opts.quiet, opts.shard, opts.overrides, opts.help
+--   local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config" }, "out_dir")
 --
 -- docs/experiments.md ("Running a scenario") describes them.
 local cli = require "gpush.cli"
@@ -41,6 +42,40 @@ function M.parse(args)
     end
     opts.shard = { index = i, count = n }
   end
+  return opts
+end
+
+-- A scenario that compares across every kernel takes the options above
+-- without --shard, plus options of its own with one value each (`own`
+-- maps an option to the field it fills, e.g. { ["--config"] = "config" }).
+-- Returns opts (opts.out defaulting to `default_out`) or nil, message;
+-- --help is left to the caller (opts.help).
+function M.parse_whole(args, own, default_out)
+  local rest = { [0] = args[0] }
+  local mine = {}
+  local i = 1
+  while i <= #args do
+    local field = own[args[i]]
+    if field then
+      if args[i + 1] == nil then
+        return nil, ("%s expects a value"):format(args[i])
+      end
+      mine[field], i = args[i + 1], i + 2
+    else
+      rest[#rest + 1], i = args[i], i + 1
+    end
+  end
+  local opts, problem = M.parse(rest)
+  if not opts then
+    return nil, problem
+  end
+  if opts.shard then
+    return nil, "--shard is not supported here: the comparison needs every kernel; use --jobs N"
+  end
+  for field, value in pairs(mine) do
+    opts[field] = value
+  end
+  opts.out = opts.out or default_out
   return opts
 end
 

@@ -48,6 +48,18 @@ M.models = {
   gpumech = "mt_mshr_band",       -- GPUMech = MT_MSHR_BAND
 }
 
+-- GPUMech under gpush's equations next to the paper's Table II models (the
+-- paper's GPUMech = MT_MSHR_BAND, MT_MSHR, MT, Markov_Chain, naive), as the
+-- comparison scenarios show them: key, label and the predict/registry options.
+M.COMPARED = {
+  { key = "gpush", label = "GPUMech (gpush)", opts = {} },
+  { key = "paper", label = "GPUMech (paper)", opts = { equations = "paper" } },
+  { key = "mt_mshr", label = "MT_MSHR", opts = { equations = "paper", model = "mt_mshr" } },
+  { key = "mt", label = "MT", opts = { equations = "paper", model = "mt" } },
+  { key = "markov", label = "Markov_Chain", opts = { equations = "paper", model = "markov" } },
+  { key = "naive", label = "Naive_Interval", opts = { equations = "paper", model = "naive" } },
+}
+
 -- The sets of equations (multiwarp.h, gp_mw_equations); gpush is the default.
 M.equations = { "gpush", "paper" }
 local is_equations = { gpush = true, paper = true }
@@ -204,11 +216,20 @@ local function issue_cycles_of(cfg)
   return 1 / cfg.sm.issue_width
 end
 
--- Step 3: the representative warp (0-based global warp index).
-function M.select(kernel, pcs, method, seed, issue_cycles)
+-- Every warp's totals (Eq. 4-5), or nil and a message for an empty kernel.
+local function features_of(kernel, pcs, issue_cycles)
   local features = core.gpumech_features(kernel, pcs, issue_cycles or 1)
   if #features == 0 then
     return nil, "gpumech: the kernel has no instructions"
+  end
+  return features
+end
+
+-- Step 3: the representative warp (0-based global warp index).
+function M.select(kernel, pcs, method, seed, issue_cycles)
+  local features, err = features_of(kernel, pcs, issue_cycles)
+  if not features then
+    return nil, err
   end
   return features[core.gpumech_select(features, method or "kmeans", seed or 1)].warp
 end
@@ -241,9 +262,9 @@ end
 -- RANDOM still pick among all warps); the last wave ends with its longest
 -- block, so predict() takes that block's critical warp for it (`critical`).
 function M.select_blocks(kernel, pcs, method, seed, issue_cycles)
-  local features = core.gpumech_features(kernel, pcs, issue_cycles or 1)
-  if #features == 0 then
-    return nil, "gpumech: the kernel has no instructions"
+  local features, err = features_of(kernel, pcs, issue_cycles)
+  if not features then
+    return nil, err
   end
   local wpb = kernel:info().warps_per_block
   local list = block_critical(features, wpb)
