@@ -20,6 +20,7 @@
 struct gp_trace_reader {
   gp_alloc alloc;
   char dir[1024];
+  char list[1100];     /* the kernelslist.g read, "" for a single trace file */
   char **files;        /* trace files in launch order */
   uint32_t file_count, file_cap;
   uint32_t next;       /* index of the next launch to step to */
@@ -154,7 +155,6 @@ static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
 int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
                   const char *path, gp_error *err) {
   gp_trace_reader *r = gp_malloc(alloc, sizeof *r);
-  char list[1100];
   const char *slash;
   int status;
   if (r == NULL)
@@ -164,12 +164,13 @@ int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
   r->current = -1;
   if (is_dir(path)) {
     snprintf(r->dir, sizeof r->dir, "%s", path);
-    snprintf(list, sizeof list, "%s/kernelslist.g", path);
-    status = read_list(r, list, err);
+    snprintf(r->list, sizeof r->list, "%s/kernelslist.g", path);
+    status = read_list(r, r->list, err);
   } else if (ends_with(path, ".g")) {
     slash = strrchr(path, '/');
     snprintf(r->dir, sizeof r->dir, "%.*s", slash ? (int)(slash - path) : 1,
              slash ? path : ".");
+    snprintf(r->list, sizeof r->list, "%s", path);
     status = read_list(r, path, err);
   } else {
     FILE *f = fopen(path, "rb");
@@ -222,6 +223,14 @@ const gp_memcpy *gp_trace_memcpy_list(const gp_trace_reader *r,
   *count = r->memcpy_count;
   return r->memcpy_count ? r->copies : NULL;
 }
+
+uint32_t gp_trace_file_count(const gp_trace_reader *r) { return r->file_count; }
+
+const char *gp_trace_file(const gp_trace_reader *r, uint32_t i) {
+  return i < r->file_count ? r->files[i] : NULL;
+}
+
+const char *gp_trace_list_path(const gp_trace_reader *r) { return r->list; }
 
 void gp_trace_close(gp_trace_reader *r) {
   uint32_t i;

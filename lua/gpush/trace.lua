@@ -132,6 +132,27 @@ function M.kernels_of(input, spec)
   return t:kernels(spec)
 end
 
+-- The files an input reads: its kernelslist.g (if any) and its trace files;
+-- {} for the synthetic suite.  Returns nil, message when the input cannot be
+-- opened.
+function M.input_files(input)
+  if input == "suite" or input:match("^suite:") then
+    return {}
+  end
+  local t, message = M.open(input)
+  if not t then
+    return nil, message
+  end
+  local files = t.reader:files()
+  t:close()
+  return files
+end
+
+-- The input files of this trace (see M.input_files).
+function Trace:files()
+  return self.reader:files()
+end
+
 -- MemcpyHtoD lines of a kernelslist.g: count and total bytes.
 function Trace:memcpy()
   return self.reader:memcpy()

@@ -1,0 +1,112 @@
+-- Bad input, as a new user would give it: every case of docs/bad-input.md,
+-- each checking the message and the exit code.  Cases are grouped by input
+-- type in the order of the catalogue.
+local helper = require "spec_helper"
+
+local fixtures = "tests/c/fixtures/traces/app"
+
+-- Runs gpush; returns exit code, stdout, stderr.
+local function gpush(...)
+  return helper.gpush_run({ ... })
+end
+
+-- A fresh folder holding a copy of the two-launch fixture application.
+local function copy_app()
+  local dir = helper.temp_dir()
+  assert(os.execute(("cp %s/* %s/"):format(fixtures, dir)))
+  return dir
+end
+
+local function md5(path)
+  local p = io.popen("md5sum " .. helper.shell_quote(path))
+  local sum = p:read("l")
+  p:close()
+  return sum and sum:match("^%x+")
+end
+
+local function exists(path)
+  return require("gpush.core").stat(path) ~= nil
+end
+
+local function listing(dir)
+  return table.concat(require("gpush.core").list_dir(dir), " ")
+end
+
+describe("bad input: trace convert outputs", function()
+  it("refuses OUT = IN, through a link too, and leaves the input alone", function()
+    local dir = copy_app()
+    local file = dir .. "/kernel-1.traceg"
+    local before = md5(file)
+    local code, out, err = gpush("trace", "convert", file, file)
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.are.equal(("gpush trace: OUT '%s' is the input '%s': converting would replace the trace it reads;"
+      .. " give another OUT\n"):format(file, file), err)
+    assert(os.execute(("ln -s kernel-1.traceg %s/link.traceg"):format(dir)))
+    code, _, err = gpush("trace", "convert", dir .. "/link.traceg", file)
+    assert.are.equal(1, code)
+    assert.matches("is the input '" .. dir .. "/link.traceg'", err, 1, true)
+    assert.are.equal(before, md5(file))
+  end)
+
+  it("refuses the input's own folder, and a listed trace file as OUT", function()
+    local dir = copy_app()
+    local code, _, err = gpush("trace", "convert", dir, dir .. "/")
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush trace: OUT '%s/' is the folder of the input '%s/kernelslist.g': converting would"
+      .. " replace the trace it reads; give another OUT\n"):format(dir, dir), err)
+    code, _, err = gpush("trace", "convert", dir, dir .. "/kernel-2.traceg", "--kernel", "2")
+    assert.are.equal(1, code)
+    assert.matches("OUT '" .. dir .. "/kernel-2.traceg' is the input", err, 1, true)
+    assert.are.equal("kernel-1.traceg kernel-2.traceg kernelslist.g", listing(dir))
+  end)
+
+  it("leaves no partial OUT when a multi-launch IN meets a single-file OUT", function()
+    local dir = helper.temp_dir()
+    for _, out_name in ipairs({ "one.traceg", "one.gpt" }) do
+      local code, out, err = gpush("trace", "convert", fixtures, dir .. "/" .. out_name)
+      assert.are.equal(1, code)
+      assert.are.equal("", out)
+      assert.are.equal(("gpush trace: %s holds more than one launch: give a folder as OUT, or --kernel\n")
+        :format(fixtures), err)
+    end
+    assert.are.equal("", listing(dir)) -- neither the file nor a temporary one
+  end)
+
+  it("leaves no partial folder when a launch fails to read", function()
+    local dir = copy_app()
+    local f = assert(io.open(dir .. "/kernel-2.traceg", "a"))
+    f:write("garbage line\n")
+    f:close()
+    local out_dir = helper.temp_dir() .. "/converted"
+    local code, _, err = gpush("trace", "convert", dir, out_dir)
+    assert.are.equal(1, code)
+    assert.matches("^gpush trace: " .. dir:gsub("%p", "%%%0") .. "/kernel%-2%.traceg:%d+: ", err)
+    assert.is_false(exists(out_dir))
+    assert.are.equal("", listing((out_dir:gsub("/converted$", ""))))
+  end)
+
+  it("refuses an OUT that is neither .traceg, .gpt nor a folder (usage, exit 2)", function()
+    local dir = helper.temp_dir()
+    for _, name in ipairs({ "out.txt", "out.traceg.gz" }) do
+      local code, _, err = gpush("trace", "convert", "suite:stream_triad", dir .. "/" .. name)
+      assert.are.equal(2, code)
+      assert.matches(("gpush trace: OUT '%s/%s': expected a .traceg or .gpt file (one launch) or a folder")
+        :format(dir, name), err, 1, true)
+    end
+    assert.are.equal("", listing(dir))
+  end)
+
+  it("writes a folder under a temporary name and says what the text writer drops", function()
+    local out_dir = helper.temp_dir() .. "/app"
+    local code, out = gpush("trace", "convert", fixtures, out_dir)
+    assert.are.equal(0, code)
+    assert.are.equal(("wrote %s/kernel-1.traceg (_Z6vecAddIfEvPT_S1_S1_i, launch 1)\n"
+      .. "wrote %s/kernel-2.traceg (_Z5scalePfi, launch 2)\n"):format(out_dir, out_dir), out)
+    assert.are.equal("kernel-1.traceg kernel-2.traceg kernelslist.g", listing(out_dir))
+    assert.are.equal("app", listing((out_dir:gsub("/app$", "")))) -- no temporary folder left
+    local _, help = gpush("trace", "--help")
+    assert.matches("drops the original register%s+numbers", help)
+    assert.matches("MemcpyHtoD lines", help, 1, true)
+  end)
+end)
