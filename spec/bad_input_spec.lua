@@ -110,3 +110,60 @@ describe("bad input: trace convert outputs", function()
     assert.matches("MemcpyHtoD lines", help, 1, true)
   end)
 end)
+
+describe("bad input: .gpt files", function()
+  -- The byte offset of the header's nregs field (format version 2): magic 8,
+  -- version, byte order, header bytes, pad (4 each), three 64-bit fields,
+  -- the name (256), launch id, grid and block (4 each).
+  local NREGS = 8 + 16 + 24 + 256 + 4 + 12 + 12 + 4
+
+  local function patch(path, offset, bytes)
+    local f = assert(io.open(path, "r+b"))
+    f:seek("set", offset)
+    f:write(bytes)
+    f:close()
+  end
+
+  it("refuses a header whose register count was changed (it changed the cycles)", function()
+    local dir = helper.temp_dir()
+    local file = dir .. "/t.gpt"
+    assert.are.equal(0, (gpush("trace", "convert", "suite:stream_triad", file)))
+    local code, out = gpush("gpumech", file, "--config", "gtx660ti", "--json")
+    assert.are.equal(0, code)
+    assert.are.equal(510406, math.floor(require("gpush.json").decode(out)[1].cycles))
+    patch(file, NREGS, string.pack("<I4", 56))
+    for _, command in ipairs({ { "gpumech", file, "--config", "gtx660ti" }, { "sim", file, "--config", "gtx660ti" },
+                               { "trace", "info", file } }) do
+      local err
+      code, out, err = helper.gpush_run(command)
+      assert.are.equal(1, code)
+      assert.are.equal("", out)
+      assert.are.equal(("gpush %s: %s: header checksum mismatch: the header is corrupt\n")
+        :format(command[1], file), err)
+    end
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("gives .gpt messages for an empty file, a text trace named .gpt and an older version", function()
+    local dir = helper.temp_dir()
+    local empty = helper.write_temp("", ".gpt")
+    local code, _, err = gpush("trace", "info", empty)
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush trace: %s: empty file: expected a gpush .gpt kernel\n"):format(empty), err)
+    local text = dir .. "/k.gpt"
+    assert(os.execute(("cp %s/kernel-1.traceg %s"):format(fixtures, text)))
+    code, _, err = gpush("gpumech", text, "--config", "a100")
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush gpumech: %s: not a gpush .gpt file: it does not start with 'GPUSHGPT'"
+      .. " (text traces are named .traceg)\n"):format(text), err)
+    local old = dir .. "/old.gpt"
+    assert.are.equal(0, (gpush("trace", "convert", fixtures .. "/kernel-1.traceg", old)))
+    patch(old, 8, string.pack("<I4", 1))
+    code, _, err = gpush("trace", "info", old)
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush trace: %s: .gpt format version 1, this gpush reads version 2: regenerate it from"
+      .. " its trace with `gpush trace convert TRACE %s`\n"):format(old, old), err)
+    os.remove(empty)
+    os.execute("rm -rf " .. dir)
+  end)
+end)
