@@ -167,3 +167,88 @@ describe("bad input: .gpt files", function()
     os.execute("rm -rf " .. dir)
   end)
 end)
+
+describe("bad input: config import-accelsim", function()
+  local good = table.concat({
+    "# a small configuration",
+    "-gpgpu_n_clusters 4",
+    "-gpgpu_n_cores_per_cluster 1",
+    "-gpgpu_shader_core_pipeline 2048:32",
+    "-gpgpu_clock_domains 1000.0:1000.0:1000.0:2000.0",
+    "-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32",
+    "-gpgpu_dram_timing_opt \"nbk=16:CCD=2:",
+    "                        CL=16:WL=6\"",
+    "" }, "\n")
+
+  -- A folder holding gpgpusim.config with `text`; returns the folder.
+  local function config_dir(text)
+    local dir = helper.temp_dir()
+    local f = assert(io.open(dir .. "/gpgpusim.config", "wb"))
+    f:write(text)
+    f:close()
+    return dir
+  end
+
+  local function import(text, ...)
+    local dir = config_dir(text)
+    return dir, helper.gpush_run({ "config", "import-accelsim", dir, ... })
+  end
+
+  it("imports a small configuration and lists what it assumed", function()
+    local dir = helper.temp_dir()
+    local out = dir .. "/small.yaml"
+    local _, code, _, err = import(good, "-o", out)
+    assert.are.equal(0, code, err)
+    assert.matches("; 51 assumed, not in the configuration %(gpush defaults%): gpu%.compute_capability, sm%.max_blocks, ", err)
+    local text = helper.read_file(out)
+    assert.matches("count: 4%s+# from %-gpgpu_n_clusters 4, %-gpgpu_n_cores_per_cluster 1", text)
+    assert.matches("latency: %d+%s+# assumed: gpush default, not in the Accel%-Sim configuration", text)
+    local cfg = assert(require("gpush.config").load(out))
+    assert.are.equal(4, cfg.sm.count)
+    assert.are.equal(1000, cfg.clock.core_mhz)
+  end)
+
+  for _, case in ipairs({
+    { "an unparsable number", "-gpgpu_n_clusters 4", "-gpgpu_n_clusters banana",
+      ":2: -gpgpu_n_clusters banana: expected a number" },
+    { "a clock line with two fields", "-gpgpu_clock_domains 1000.0:1000.0:1000.0:2000.0",
+      "-gpgpu_clock_domains 1417.0:1417.0",
+      ":5: -gpgpu_clock_domains 1417.0:1417.0: expected four clocks in MHz, core:interconnect:L2:DRAM" },
+    { "a cache geometry that does not parse", "S:4:128:64,L:T:m:L:L,A:512:8,16:0,32", "large",
+      ":6: -gpgpu_cache:dl1 large: expected a cache geometry such as S:4:128:64,L:T:m:L:L,A:512:8,16:0,32"
+      .. " (sets:line:ways, policies, MSHR type:entries:merge)" },
+    { "a pipeline without the warp size", "2048:32", "2048",
+      ":4: -gpgpu_shader_core_pipeline 2048: expected threads per SM:warp size, such as 2048:32" },
+    { "a value the schema refuses", "-gpgpu_n_clusters 4", "-gpgpu_n_clusters 0",
+      ":2: -gpgpu_n_clusters 0 gives sm.count = 0: parameter 'sm.count': expected an integer from 1 to 1024, got 0" },
+    { "a line that is not an option", "# a small configuration", "gpgpu_n_clusters 4",
+      ":1: expected '-option value' or a # comment, found 'gpgpu_n_clusters 4'" },
+    { "bytes that are not text", "# a small configuration", "\195\40\0\255",
+      ":1: expected an Accel-Sim configuration (text), found byte 0xc3 at column 1" },
+    { "an unclosed quote", "CL=16:WL=6\"", "CL=16:WL=6",
+      ":7: -gpgpu_dram_timing_opt: the quoted value is never closed" },
+  }) do
+    it("refuses " .. case[1] .. " with the file, line and option, and writes nothing", function()
+      local out = helper.temp_dir() .. "/x.yaml"
+      local dir, code, stdout, err = import((good:gsub(case[2]:gsub("%p", "%%%0"), (case[3]:gsub("%%", "%%%%")))),
+        "-o", out)
+      assert.are.equal(1, code)
+      assert.are.equal("", stdout)
+      assert.are.equal("gpush config: " .. dir .. "/gpgpusim.config" .. case[4] .. "\n", err)
+      assert.is_false(exists(out))
+    end)
+  end
+
+  it("refuses an empty configuration and an -o that is the input", function()
+    local dir, code, _, err = import("")
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush config: %s/gpgpusim.config: no options: expected an Accel-Sim configuration"
+      .. " ('-option value' lines)\n"):format(dir), err)
+    dir = config_dir(good)
+    code, _, err = helper.gpush_run({ "config", "import-accelsim", dir, "-o", dir .. "/gpgpusim.config" })
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush config: -o %s/gpgpusim.config is the input %s/gpgpusim.config: give another"
+      .. " output file\n"):format(dir, dir), err)
+    assert.are.equal(good, helper.read_file(dir .. "/gpgpusim.config"))
+  end)
+end)
