@@ -252,3 +252,138 @@ describe("bad input: config import-accelsim", function()
     assert.are.equal(good, helper.read_file(dir .. "/gpgpusim.config"))
   end)
 end)
+
+describe("bad input: configurations changed from Lua", function()
+  local config = require "gpush.config"
+  local gpumech = require "gpush.gpumech"
+  local sim = require "gpush.sim"
+  local workloads = require "gpush.workloads"
+  local kernel = assert(workloads.kernel {
+    name = "tiny", grid = 4, block = 64, trips = 2,
+    streams = { x = { kind = "coalesced", footprint = 1 << 20 } },
+    body = { { "ld_global", stream = "x" }, { "fp32", dep = 1 } },
+  })
+
+  local function refusal(fn)
+    local ok, err = pcall(fn)
+    assert.is_false(ok)
+    return tostring(err)
+  end
+
+  it("refuses NaN, infinity, zero and a missing group before any model runs", function()
+    for _, case in ipairs({
+      { function(c) c.clock.core_mhz = 0 / 0 end,
+        "parameter 'clock.core_mhz' of 'gtx660ti': expected a number from 1 to 10000, got " },
+      { function(c) c.clock.core_mhz = math.huge end,
+        "parameter 'clock.core_mhz' of 'gtx660ti': expected a number from 1 to 10000, got inf" },
+      { function(c) c.sm.count = 0 end,
+        "parameter 'sm.count' of 'gtx660ti': expected an integer from 1 to 1024, got 0" },
+      { function(c) c.dram = nil end,
+        "parameter 'dram.channels' of 'gtx660ti' is missing: expected an integer from 1 to 1024" },
+      { function(c) c.l1.write_policy = "sometimes" end,
+        "parameter 'l1.write_policy' of 'gtx660ti': expected one of " },
+      { function(c) c.sm.max_threads = 4096 end,
+        "parameter 'sm.max_threads' of 'gtx660ti' is derived (" },
+    }) do
+      -- (not tail calls, so the error's position is this file's line)
+      for _, model in ipairs({ function(c) local r = gpumech.predict(kernel, c); return r end,
+                               function(c) local r = sim.run(kernel, c); return r end }) do
+        local c = assert(config.load("gtx660ti"))
+        case[1](c)
+        local err = refusal(function() return model(c) end)
+        assert.matches(case[2], err, 1, true)
+        assert.matches("^[^:]*bad_input_spec%.lua:%d+: ", err) -- raised at the caller
+      end
+    end
+  end)
+
+  it("solves a derived value set from Lua as a YAML file would, and recomputes stale ones", function()
+    local from_lua = assert(config.load("gtx660ti"))
+    from_lua.dram.bandwidth_gbs = 96
+    local from_override = assert(config.load("gtx660ti", { ["dram.bandwidth_gbs"] = 96 }))
+    assert.are.equal(gpumech.predict(kernel, from_override).cycles, gpumech.predict(kernel, from_lua).cycles)
+    assert.are.equal(from_override.clock.mem_mhz, from_lua.clock.mem_mhz)
+    local halved = assert(config.load("gtx660ti"))
+    local bandwidth = halved.dram.bandwidth_gbs
+    halved.clock.mem_mhz = halved.clock.mem_mhz / 2
+    config.check(halved)
+    assert.are.equal(bandwidth / 2, halved.dram.bandwidth_gbs)
+  end)
+
+  it("refuses an empty YAML file and says which defaults a file without preset took", function()
+    local empty = helper.write_temp("", ".yaml")
+    local cfg, err = config.load(empty)
+    assert.is_nil(cfg)
+    local stem = empty:match("([^/]+)%.yaml$")
+    assert.are.equal(("%s:1:1: configuration '%s' is empty: expected 'preset: NAME' and/or parameters"
+      .. " (gpush config describe lists them)"):format(empty, stem), err)
+    local code, _, stderr = gpush("gpumech", "suite:stream_triad", "--config", empty)
+    assert.are.equal(1, code)
+    assert.are.equal("gpush gpumech: " .. err .. "\n", stderr)
+    local partial = helper.write_temp("sm:\n  count: 4\n", ".yaml")
+    cfg = assert(config.load(partial))
+    assert.are.equal(4, cfg.sm.count)
+    assert.are.equal(#require("gpush.schema").params - 1, #cfg._defaulted)
+    local out
+    code, out, stderr = gpush("gpumech", "suite:stream_triad", "--config", partial)
+    assert.are.equal(0, code)
+    assert.matches("^gpush gpumech: note: '" .. partial:match("([^/]+)%.yaml$") .. "' has no preset: "
+      .. (#cfg._defaulted) .. " parameters take the schema defaults %(gpush config show ", stderr)
+    assert.matches("stream_triad", out)
+    assert.are.same({ "the schema defaults (gpush config describe)" }, assert(config.load(nil))._sources)
+    os.remove(empty)
+    os.remove(partial)
+  end)
+end)
+
+describe("bad input: traces and launch selections", function()
+  local trace = require "gpush.trace"
+  local function mini(regs)
+    return table.concat({
+      "-kernel name = mini", "-kernel id = 1", "-grid dim = (1,1,1)", "-block dim = (32,1,1)",
+      "-nregs = 8", "-binary version = 86", "-accelsim tracer version = 4", "-enable lineinfo = 0",
+      "#traces format = x", "#BEGIN_TB", "thread block = 0,0,0", "warp = 0", "insts = 1",
+      "0010 ffffffff 1 R4 FFMA 2 " .. regs .. " 0", "#END_TB", "" }, "\n")
+  end
+
+  it("refuses registers outside R0-R255 and keeps RZ, predicates and uniform registers", function()
+    for _, reg in ipairs({ "R256", "R300", "R1000" }) do
+      local k, err = trace.parse(mini("R1 " .. reg), "regs.traceg")
+      assert.is_nil(k)
+      assert.are.equal(("regs.traceg:14: expected source registers R0-R255 (R255 is RZ), found '%s'"):format(reg),
+        err)
+    end
+    assert(trace.parse(mini("RZ R255"), "ok.traceg"))
+    assert(trace.parse(mini("P0 UR4"), "ok.traceg"))
+  end)
+
+  it("refuses an empty kernelslist.g and one listing a trace twice", function()
+    local dir = copy_app()
+    local f = assert(io.open(dir .. "/kernelslist.g", "w"))
+    f:write("MemcpyHtoD,0x00007f2b2d500000,4096\n")
+    f:close()
+    local code, _, err = gpush("trace", "info", dir)
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush trace: %s/kernelslist.g: lists no kernel trace file: expected one file name per"
+      .. " launch\n"):format(dir), err)
+    f = assert(io.open(dir .. "/kernelslist.g", "w"))
+    f:write("kernel-1.traceg\nkernel-2.traceg\n# again\nkernel-1.traceg\n")
+    f:close()
+    code, _, err = gpush("gpumech", dir, "--config", "a100")
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush gpumech: %s/kernelslist.g:4: %s/kernel-1.traceg is listed again (first at line 1):"
+      .. " each launch needs its own trace file\n"):format(dir, dir), err)
+  end)
+
+  it("refuses a --kernel range that runs backwards", function()
+    for _, command in ipairs({ { "trace", "info", fixtures }, { "gpumech", fixtures, "--config", "a100" },
+                               { "trace", "convert", fixtures, helper.temp_dir() .. "/o" } }) do
+      command[#command + 1] = "--kernel"
+      command[#command + 1] = "5-3"
+      local code, _, err = helper.gpush_run(command)
+      assert.are.equal(1, code)
+      assert.are.equal(("gpush %s: --kernel 5-3: the range 5-3 runs backwards: expected LOW-HIGH (3-5)\n")
+        :format(command[1]), err)
+    end
+  end)
+end)

@@ -122,10 +122,51 @@ static int memcpy_line(gp_trace_reader *r, const char *line, size_t len,
   return GP_OK;
 }
 
+/* FNV-1a of a string, for the duplicate check. */
+static uint64_t hash_name(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+/* Refuses a list naming one trace file twice (each launch has its own
+ * file; a repeated name is a mistake that would model a launch twice) and
+ * a list naming none.  lines[i] is the list line of file i. */
+static int check_files(gp_trace_reader *r, const char *path, const uint64_t *lines,
+                       gp_error *err) {
+  size_t cap = 16, i;
+  uint32_t *slot, f;
+  int status = GP_OK;
+  if (r->file_count == 0)
+    return gp_error_set(err, "%s: lists no kernel trace file: expected one file name per launch", path);
+  while (cap < 2 * (size_t)r->file_count)
+    cap *= 2;
+  slot = gp_malloc(&r->alloc, cap * sizeof *slot);
+  if (slot == NULL)
+    return gp_error_set(err, "out of memory");
+  for (i = 0; i < cap; i++)
+    slot[i] = UINT32_MAX;
+  for (f = 0; f < r->file_count && status == GP_OK; f++) {
+    for (i = (size_t)hash_name(r->files[f]) & (cap - 1); slot[i] != UINT32_MAX; i = (i + 1) & (cap - 1)) {
+      if (strcmp(r->files[slot[i]], r->files[f]) == 0) {
+        status = gp_error_set(err, "%s:%llu: %s is listed again (first at line %llu): each launch needs its own trace file",
+                              path, (unsigned long long)lines[f], r->files[f],
+                              (unsigned long long)lines[slot[i]]);
+        break;
+      }
+    }
+    slot[i] = f;
+  }
+  gp_free(&r->alloc, slot, cap * sizeof *slot);
+  return status;
+}
+
 static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
   gp_line_input *in;
   const char *line;
-  size_t len;
+  size_t len, lines_cap = 0;
+  uint64_t *lines = NULL;
   int status;
   if (gp_line_open(&in, &r->alloc, path, err) != GP_OK)
     return GP_ERR;
@@ -144,11 +185,19 @@ static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
                             (int)(len > 60 ? 60 : len), line);
     } else {
       status = add_file(r, line, len, err);
+      if (status == GP_OK &&
+          gp_grow(&r->alloc, (void **)&lines, &lines_cap, r->file_count, sizeof *lines) != GP_OK)
+        status = gp_error_set(err, "out of memory");
+      if (status == GP_OK)
+        lines[r->file_count - 1] = gp_line_number(in);
     }
     if (status != GP_OK)
       break;
   }
   gp_line_close(in);
+  if (status != GP_ERR)
+    status = check_files(r, path, lines, err);
+  gp_free(&r->alloc, lines, lines_cap * sizeof *lines);
   return status == GP_ERR ? GP_ERR : GP_OK;
 }
 

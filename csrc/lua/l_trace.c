@@ -17,6 +17,7 @@
  *   kernel:close()                          -- frees the kernel's memory now (also
  *                                           -- __close and __gc); a closed kernel
  *                                           -- raises when used
+ *   kernel:is_closed()                      -- true once closed
  */
 #include "compat.h"
 #include "l_core.h"
@@ -328,6 +329,12 @@ static int kernel_gc(lua_State *L) {
   return 0;
 }
 
+static int kernel_is_closed(lua_State *L) {
+  kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
+  lua_pushboolean(L, box->kernel == NULL);
+  return 1;
+}
+
 static int kernel_tostring(lua_State *L) {
   kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
   gp_kernel *k = box->kernel;
@@ -353,6 +360,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
                                           {"close", kernel_gc},
+                                          {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};
 
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},

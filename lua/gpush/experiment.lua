@@ -421,13 +421,15 @@ local function execute(plan, first, last, stride, emit, should_stop)
   local current, kernel, kernel_err, digest, cache, prepared
   for t = first, last, stride do
     if should_stop() then
-      return
+      break
     end
     local k, m, p = decode_task(t, n_models, n_points)
     local entry, model, point = plan.kernels[k], sweep.models[m], sweep.points[p]
     if k ~= current then
+      if kernel then
+        kernel:close() -- one launch in memory at a time
+      end
       current, kernel, cache, prepared = k, nil, {}, {}
-      collectgarbage()
       local ok, loaded, err = pcall(load, entry)
       kernel, kernel_err = ok and loaded or nil, ok and err or loaded
       digest = kernel and core.kernel_digest(kernel)
@@ -480,6 +482,9 @@ local function execute(plan, first, last, stride, emit, should_stop)
         launch = entry.launch, model = model.name, params = params,
         message = ("%s [%s] at %s: %s"):format(entry.kernel, model.name, sweep:point_text(point), message) } })
     end
+  end
+  if kernel then
+    kernel:close()
   end
 end
 

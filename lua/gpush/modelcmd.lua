@@ -55,6 +55,10 @@ function M.main(spec, args, out, err)
     err:write(prefix, cfg_err, "\n")
     return 1
   end
+  if cfg._defaulted then
+    err:write(prefix, ("note: '%s' has no preset: %d parameters take the schema defaults (gpush config show %s"
+      .. " lists them; 'preset: NAME' inherits a shipped GPU)\n"):format(cfg._name, #cfg._defaulted, opts.config))
+  end
   local iter, message = trace.kernels_of(opts.words[1], opts.kernel)
   if not iter then
     err:write(prefix, message, "\n")
@@ -64,6 +68,7 @@ function M.main(spec, args, out, err)
   local ok, failure = pcall(function()
     for launch, kernel in iter do
       local row, run_err = spec.run(kernel, cfg, opts)
+      kernel:close()
       if not row then
         error(run_err, 0)
       end

@@ -72,6 +72,7 @@ local function info(opts, out, err)
   local ok, iter_err = pcall(function()
     for _, kernel in t:kernels(opts.kernel) do
       rows[#rows + 1] = kernel:info()
+      kernel:close()
     end
   end)
   if not ok then
