@@ -48,8 +48,15 @@ local function show_text(cfg, out)
   for _, source in ipairs(cfg._sources) do
     out:write("# from ", source, "\n")
   end
+  local defaulted = {}
+  for _, path in ipairs(cfg._defaulted or {}) do
+    defaulted[path] = true
+  end
   out:write(config.to_yaml(function(path) return flat[path] end,
-    function(_, decl) return decl.unit ~= "" and decl.unit or decl[2] end))
+    function(path, decl)
+      local unit = decl.unit ~= "" and decl.unit or decl[2]
+      return defaulted[path] and (unit .. "; schema default (no preset)") or unit
+    end))
   out:write("# derived:\n")
   for _, path in ipairs(config.paths()) do
     local decl = config.declaration(path)
