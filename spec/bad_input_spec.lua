@@ -387,3 +387,68 @@ describe("bad input: traces and launch selections", function()
     end
   end)
 end)
+
+describe("bad input: gpush merge inputs (results JSON and CSV)", function()
+  local results = require "gpush.results"
+  local json = require "gpush.json"
+  local seeds = "tests/fuzz/corpus/results/"
+
+  local function merge_text(text)
+    local file = helper.write_temp(text, ".json")
+    local code, out, err = gpush("merge", "--out", helper.temp_dir(), file)
+    os.remove(file)
+    return code, out, err, file
+  end
+
+  it("refuses malformed JSON and results of the wrong shape with the file and exit 1", function()
+    local F = '{"format":"gpush.results/1",'
+    for _, case in ipairs({
+      { "[1e]", "line 1 (byte 2): bad number '1e'" },
+      { "{", "line 1 (byte 2): expected a string key" },
+      { '{"format":"other"}', 'not a gpush results file (expected "format": "gpush.results/1")' },
+      { F .. '"rows":[1],"columns":[]}', "row 1 is not an object" },
+      { F .. '"rows":[{"a":{}}],"columns":["a"]}', "row 1, column 'a': expected a number, string or boolean" },
+      { F .. '"rows":[],"columns":[5]}', '"columns" item 1 is not a string' },
+      { F .. '"rows":[],"columns":[],"provenance":3}', '"provenance" is not an object' },
+      { F .. '"rows":[],"columns":[],"failures":[{"m":1}]}', "failure 1 has no message" },
+      { F .. '"rows":[],"columns":[],"incomplete":{}}', '"incomplete" is not a string' },
+    }) do
+      local code, out, err, file = merge_text(case[1])
+      assert.are.equal(1, code)
+      assert.are.equal("", out)
+      assert.are.equal(("gpush merge: %s: %s\n"):format(file, case[2]), err)
+    end
+  end)
+
+  it("refuses a partial whose shard, tasks or sweep description is malformed", function()
+    local good = json.decode(helper.read_file(seeds .. "whole.json"))
+    for _, case in ipairs({
+      { function(t) t.shard.index = "x" end, '"shard" must be {"index": I, "count": N} with 1 <= I <= N' },
+      { function(t) t.shard.index = 3 end, '"shard" must be {"index": I, "count": N} with 1 <= I <= N' },
+      { function(t) t.tasks = { 1 } end, '"tasks" must give one task number per row' },
+      { function(t) t.sweep.name = "../x" end, "the sweep's name must be a word (letters, digits, _ and -)" },
+      { function(t) t.sweep.models = { {} } end, "the sweep's models, workloads and reports must be lists of names" },
+      { function(t) t.sweep.parameters = { { path = 1 } } end, "each of the sweep's parameters needs a path and a column" },
+    }) do
+      local t = json.decode(helper.read_file(seeds .. "whole.json"))
+      case[1](t)
+      local code, out, err, file = merge_text(json.encode(t))
+      assert.are.equal(1, code)
+      assert.are.equal("", out)
+      assert.are.equal(("gpush merge: %s: %s\n"):format(file, case[2]), err)
+    end
+    local code, out = merge_text(json.encode(good))
+    assert.are.equal(0, code)
+    assert.matches("^Merged 1 shards of 'kepler_sweep' %(2 rows%)", out)
+  end)
+
+  it("reads CSV with the file, row and column in every refusal", function()
+    local r, err = results.from_csv("# types: n\na\nx\n", "t.csv")
+    assert.is_nil(r)
+    assert.are.equal("t.csv: row 1, column 'a': expected a number, got 'x'", err)
+    r, err = results.from_csv("a,b\n1\n", "t.csv")
+    assert.is_nil(r)
+    assert.are.equal("t.csv: row 1 has 1 fields, the header 2", err)
+    assert(results.from_csv(helper.read_file(seeds .. "results.csv"), "seed.csv"))
+  end)
+end)

@@ -203,7 +203,7 @@ int gp_line_next(gp_line_input *in, const char **line, size_t *len,
     found = next_from_buffer(in, line, len);
   } else {
     for (;;) {
-      char *start = in->buf + in->pos;
+      char *start = in->buf != NULL ? in->buf + in->pos : NULL; /* no buffer before the first read */
       char *nl = in->end > in->pos ? memchr(start, '\n', in->end - in->pos)
                                    : NULL;
       long n;

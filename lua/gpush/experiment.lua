@@ -1064,6 +1064,81 @@ end
 -- of different sweeps, duplicate and missing shards, incomplete shards and
 -- kernels whose content differs between shards.  Returns Results or nil,
 -- message.
+-- True when v is a list whose items are all of Lua type `kind`.
+local function list_of(v, kind)
+  if type(v) ~= "table" then
+    return false
+  end
+  for _, x in ipairs(v) do
+    if type(x) ~= kind then
+      return false
+    end
+  end
+  return true
+end
+
+-- What is wrong with a sweep description (Sweep:describe()) read from a
+-- file, or nil: the fields the merge, the Markdown and the reports read.
+local function description_problem(d)
+  if type(d) ~= "table" then
+    return "\"sweep\" is not an object"
+  end
+  if type(d.name) ~= "string" or not d.name:match("^[%w_%-]+$") then
+    return "the sweep's name must be a word (letters, digits, _ and -)"
+  end
+  if type(d.preset) ~= "string" or not list_of(d.overrides or {}, "string") then
+    return "the sweep's preset must be a name and its overrides strings"
+  end
+  if not list_of(d.models, "string") or not list_of(d.workloads, "string") or not list_of(d.reports or {}, "string") then
+    return "the sweep's models, workloads and reports must be lists of names"
+  end
+  if not list_of(d.parameters, "table") or not list_of(d.points, "table") then
+    return "the sweep's parameters and points must be lists of objects"
+  end
+  for _, p in ipairs(d.parameters) do
+    if type(p.path) ~= "string" or type(p.column) ~= "string" then
+      return "each of the sweep's parameters needs a path and a column"
+    end
+  end
+  if type(d.model_columns) ~= "table" then
+    return "the sweep description has no model_columns"
+  end
+  for _, columns in pairs(d.model_columns) do
+    if not list_of(columns, "string") then
+      return "the sweep's model_columns must be lists of column names"
+    end
+  end
+  if d.title ~= nil and type(d.title) ~= "string" then
+    return "the sweep's title must be text"
+  end
+end
+
+-- What is wrong with the parts of a partial result merge reads (shard,
+-- identity, tasks, the sweep description), or nil.
+local function partial_problem(p)
+  local x = p.extra
+  local shard = x.shard
+  if type(shard) ~= "table" or math.type(shard.index) ~= "integer" or math.type(shard.count) ~= "integer"
+      or shard.count < 1 or shard.index < 1 or shard.index > shard.count then
+    return "\"shard\" must be {\"index\": I, \"count\": N} with 1 <= I <= N"
+  end
+  if type(x.identity) ~= "string" then
+    return "\"identity\" must be a string"
+  end
+  if type(x.tasks) ~= "table" or #x.tasks ~= #p.rows then
+    return "\"tasks\" must give one task number per row"
+  end
+  for _, t in ipairs(x.tasks) do
+    if math.type(t) ~= "integer" then
+      return "\"tasks\" must hold task numbers"
+    end
+  end
+  if math.type(x.total_tasks) ~= "integer" then
+    return "\"total_tasks\" must be an integer"
+  end
+  return description_problem(x.sweep)
+end
+
 function M.merge(partials, names, command)
   if #partials == 0 then
     return nil, "no partial results given"
@@ -1075,6 +1150,10 @@ function M.merge(partials, names, command)
     local shard = p.extra.shard
     if not shard or not p.extra.identity or not p.extra.sweep then
       return nil, ("%s is not a shard's partial result (no \"shard\" and \"identity\")"):format(name)
+    end
+    local problem = partial_problem(p)
+    if problem then
+      return nil, ("%s: %s"):format(name, problem)
     end
     if p.extra.identity ~= first.extra.identity then
       return nil, ("%s and %s belong to different sweeps (identity %s, sweep '%s' vs identity %s, sweep '%s'): "
