@@ -452,3 +452,55 @@ describe("bad input: gpush merge inputs (results JSON and CSV)", function()
     assert(results.from_csv(helper.read_file(seeds .. "results.csv"), "seed.csv"))
   end)
 end)
+
+describe("bad input: asking for help", function()
+  it("explains every command's options with --help (exit 0) instead of a usage error", function()
+    for _, case in ipairs({
+      { { "gpumech", "--help" }, { "--model", "mt_mshr_band", "--select", "kmeans", "suite:NAME", "--kernel SPEC" } },
+      { { "sim", "-h" }, { "--policy", "two-level", "`suite`", "--config NAME" } },
+      { { "bench", "--help" }, { "trace", "memsim", "gpumech", "sim", "--json", "baseline" } },
+      { { "bench", "sim", "--help" }, { "--size" } },
+      { { "workloads", "--help" }, { "--measure", "suite:NAME" } },
+      { { "scenarios", "--help" }, { "NAME_out/", "share/gpush" } },
+      { { "trace", "--help" }, { "convert IN OUT", "drops" } },
+    }) do
+      local code, out, err = helper.gpush_run(case[1])
+      assert.are.equal(0, code, table.concat(case[1], " ") .. ": " .. err)
+      assert.are.equal("", err)
+      for _, word in ipairs(case[2]) do
+        assert.matches(word, out, 1, true)
+      end
+    end
+  end)
+
+  it("keeps usage errors short and points at --help (exit 2)", function()
+    local code, _, err = gpush("gpumech", "suite")
+    assert.are.equal(2, code)
+    assert.are.equal("gpush gpumech: give one PATH and --config NAME\n", err:match("^[^\n]*\n"))
+    assert.matches("(gpush gpumech --help explains every option)", err, 1, true)
+    code, _, err = gpush("workloads", "--frobnicate")
+    assert.are.equal(2, code)
+    assert.matches("^gpush workloads: unknown option '%-%-frobnicate'", err)
+    code, _, err = gpush("scenarios", "-x")
+    assert.are.equal(2, code)
+    assert.matches("^gpush scenarios: unknown option '%-x'", err)
+  end)
+end)
+
+describe("bad input: compressed traces", function()
+  it("names the failure of truncated or corrupt gzip and xz data", function()
+    local dir = helper.temp_dir()
+    local text = fixtures .. "/kernel-1.traceg"
+    assert(os.execute(("gzip -c %s | head -c 200 > %s/t.traceg.gz"):format(text, dir)))
+    assert(os.execute(("xz -c %s | head -c 100 > %s/t.traceg.xz"):format(text, dir)))
+    local code, _, err = gpush("trace", "info", dir .. "/t.traceg.gz")
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush trace: %s/t.traceg.gz: cannot decompress: the file ends in the middle of the gzip"
+      .. " stream: truncated\n"):format(dir), err)
+    code, _, err = gpush("trace", "info", dir .. "/t.traceg.xz")
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush trace: %s/t.traceg.xz: cannot decompress: the file ends in the middle of the xz"
+      .. " stream: truncated\n"):format(dir), err)
+    os.execute("rm -rf " .. dir)
+  end)
+end)

@@ -22,6 +22,23 @@ usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench sim [--size M] [--json]       (M: million warp instructions, default 50)
 ]]
 
+local help = [[
+Throughput benchmarks, each printed next to a baseline measured in the same
+run on the same data (the memory-bound limit a model cannot beat), on one
+core.  Timings depend on the machine's load: compare the ratios.
+  trace    writes a synthetic trace of --size MB (default 512) to a temporary
+           file (or reads PATH) and times a plain read of the file, the text
+           parse and the .gpt load; --keep leaves the file behind
+  memsim   the memory model's functional and timed modes on a synthetic
+           kernel of --size million memory instructions, against a plain pass
+           over its line arrays
+  gpumech  the interval pass and the whole GPUMech prediction on --size
+           million warp instructions, against a plain pass over the arrays
+  sim      the abstract simulator (LRR and GTO) on --size million warp
+           instructions, against the same plain pass
+  --json   a list of {name, value, unit, baseline, ratio} objects
+]]
+
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
 -- memory, barriers) scaled to about `mb` megabytes of text.
 local function bench_workload(blocks)
@@ -284,11 +301,19 @@ end
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local what = args[1]
+  if what == "--help" or what == "-h" then
+    out:write(usage, help)
+    return 0
+  end
   local opts, problem = require("gpush.cli").parse_args({ table.unpack(args, 2) },
-    { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size" })
+    { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--help"] = "help", ["-h"] = "help" })
   if not opts then
     err:write("gpush bench: ", problem, "\n", usage)
     return 2
+  end
+  if opts.help then
+    out:write(usage, help)
+    return 0
   end
   if opts.size then
     opts.size, opts.size_given = tonumber(opts.size), true
