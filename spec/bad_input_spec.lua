@@ -504,3 +504,113 @@ describe("bad input: compressed traces", function()
     os.execute("rm -rf " .. dir)
   end)
 end)
+
+describe("bad input: sweeps told what to do, and runs that do not finish", function()
+  local results = require "gpush.results"
+  -- A toy sweep over l1.mshrs whose model can stop the run with a signal
+  -- (STOP_AT, STOP_SIGNAL) and refuse every point (FAIL_ALL).
+  local script = [[
+local experiment = require "gpush.experiment"
+local core = require "gpush.core"
+local main_pid = core.proc_self()
+local stop_at = tonumber(os.getenv("STOP_AT") or "-1")
+local model = { name = "toy", run = function(_, cfg)
+  if cfg.l1.mshrs == stop_at then core.proc_kill(main_pid, os.getenv("STOP_SIGNAL") or "INT") end
+  if os.getenv("FAIL_ALL") then return nil, "the same parse error" end
+  local t = core.now()
+  while core.now() - t < 0.01 do end
+  return { cycles = 1000 - cfg.l1.mshrs, ipc = 1 }
+end }
+os.exit(experiment.main({ name = "toy", base = "gtx660ti", workloads = { "suite:sfu_heavy" }, models = { model },
+  parameters = { { path = "l1.mshrs", values = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, column = "mshrs" } },
+  reports = { "gpush.report.svg:sweep_report" },
+  summary = { objective = "cycles", baseline = { mshrs = 1 } } }, arg))
+]]
+
+  it("applies an override of a swept parameter to that axis, says so, and warns about --jobs", function()
+    local path = helper.write_temp(script, ".lua")
+    local dir = helper.temp_dir()
+    local code, _, err = helper.gpush_run({ path, "--out", dir, "-p", "l1.mshrs=4", "--jobs", "999", "--quiet" })
+    assert.are.equal(0, code, err)
+    assert.matches("toy: note: -p l1.mshrs=4 replaces the swept values {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12} of"
+      .. " l1.mshrs: one value on that axis\n", err, 1, true)
+    assert.matches("toy: warning: --jobs 999 is more than the ", err, 1, true)
+    local back = assert(results.read_json(dir .. "/toy.json"))
+    assert.are.same({ 4 }, back:column("mshrs"))
+    assert.matches("^gtx660ti %(config hash", back.provenance.base) -- not claimed as the base
+    os.remove(path)
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("refuses an override a swept parameter would overwrite, and a bad --out, before running", function()
+    local code, out, err = gpush("scenarios/kepler_sweep.lua", "--traces", "suite:stream_triad", "--out",
+      helper.temp_dir(), "-p", "clock.mem_mhz=3000")
+    assert.are.equal(2, code)
+    assert.are.equal("", out)
+    assert.are.equal("kepler_sweep: -p clock.mem_mhz=3000 would be overwritten at every point: the sweep varies"
+      .. " dram.bandwidth_gbs, which sets clock.mem_mhz; give -p dram.bandwidth_gbs=VALUE to fix that axis instead\n",
+      err)
+    local file = helper.write_temp("not a folder")
+    code, out, err = gpush("scenarios/kepler_sweep.lua", "--out", file)
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.are.equal(("kepler_sweep: --out %s exists and is not a folder\n"):format(file), err)
+    code, _, err = gpush("scenarios/kepler_sweep.lua", "--out", "/nonexistent/a/b")
+    assert.are.equal(1, code)
+    assert.are.equal("kepler_sweep: --out: /nonexistent/a/b: cannot create the folder: No such file or directory\n",
+      err)
+    os.remove(file)
+  end)
+
+  it("marks every file of a run stopped by SIGTERM, SVGs included, and removes the last run's stale files", function()
+    local path = helper.write_temp(script, ".lua")
+    local dir = helper.temp_dir()
+    local code, _, err = helper.gpush_run({ path, "--out", dir, "--quiet" })
+    assert.are.equal(0, code, err)
+    local complete = listing(dir)
+    assert.matches("toy_cycles.svg", complete, 1, true)
+    -- an old file of the user's stays; the previous run's own files go
+    local mine = assert(io.open(dir .. "/notes.txt", "w"))
+    mine:write("mine\n")
+    mine:close()
+    local stale = assert(io.open(dir .. "/toy_heatmap_old.svg", "w"))
+    stale:write("<svg></svg>\n")
+    stale:close()
+    local manifest = assert(io.open(dir .. "/.toy.outputs", "a"))
+    manifest:write("toy_heatmap_old.svg\n")
+    manifest:close()
+    code, _, err = helper.gpush_run({ path, "--out", dir, "--quiet", "--jobs", "1" },
+      { STOP_AT = "5", STOP_SIGNAL = "TERM" })
+    assert.are.equal(143, code, err)
+    assert.matches("toy: interrupted %(SIGTERM%); 5 of 12 tasks ran; wrote the 5 finished rows, every file marked"
+      .. " incomplete\n", err)
+    assert.is_nil(listing(dir):find("toy_heatmap_old.svg", 1, true))
+    assert.are.equal("mine\n", helper.read_file(dir .. "/notes.txt"))
+    local svgs = 0
+    for name in listing(dir):gmatch("%S+") do
+      if name:match("^toy.*%.svg$") then
+        svgs = svgs + 1
+        assert.matches("INCOMPLETE RUN: interrupted (SIGTERM): 5 of 12 tasks ran", helper.read_file(dir .. "/" .. name),
+          1, true)
+      end
+    end
+    assert.is_true(svgs >= 1)
+    local md = helper.read_file(dir .. "/toy.md")
+    assert.matches("= 5 results, 0 failed; INCOMPLETE: 5 of 12 tasks ran (interrupted (SIGTERM)).", md, 1, true)
+    assert.are.equal("interrupted (SIGTERM)", assert(results.read_csv(dir .. "/toy.csv")).incomplete)
+    os.remove(path)
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("prints an error every point failed with once, with the count", function()
+    local path = helper.write_temp(script, ".lua")
+    local dir = helper.temp_dir()
+    local code, _, err = helper.gpush_run({ path, "--out", dir, "--quiet" }, { FAIL_ALL = "1" })
+    assert.are.equal(1, code)
+    assert.are.equal("toy: failed 12 times: the same parse error (the first: sfu_heavy [toy] at mshrs=1)\n"
+      .. "toy: 12 of 12 points failed (listed above); the other results are written\n", err)
+    assert.matches("- 12 points: the same parse error (the first: ", helper.read_file(dir .. "/toy.md"), 1, true)
+    os.remove(path)
+    os.execute("rm -rf " .. dir)
+  end)
+end)

@@ -597,8 +597,20 @@ function M.append_failures(lines, failures)
   lines[#lines + 1] = ""
   lines[#lines + 1] = ("## Failed points (%d)"):format(#failures)
   lines[#lines + 1] = ""
+  -- one line per distinct cause when failures carry one (experiment runs)
+  local order, count = {}, {}
   for _, f in ipairs(failures) do
-    lines[#lines + 1] = "- " .. failure_text(f):gsub("|", "\\|")
+    local key = type(f.cause) == "string" and f.cause or failure_text(f)
+    if not count[key] then
+      order[#order + 1] = { key = key, first = f }
+      count[key] = 0
+    end
+    count[key] = count[key] + 1
+  end
+  for _, o in ipairs(order) do
+    local text = count[o.key] > 1 and ("%d points: %s (the first: %s)"):format(count[o.key], one_line(o.key),
+      failure_text(o.first)) or failure_text(o.first)
+    lines[#lines + 1] = "- " .. text:gsub("|", "\\|")
   end
 end
 
