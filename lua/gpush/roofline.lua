@@ -291,7 +291,6 @@ function M.sweep_report(res, dir)
         flops[row.workload] = {}
         for launch, kernel in iter do
           flops[row.workload][launch.kernel .. "\0" .. launch.launch] = M.kernel_flops(kernel, { max_warps = 256 })
-          kernel:close()
         end
       end
       local counts = flops[row.workload][row.kernel .. "\0" .. row.launch]
