@@ -461,7 +461,7 @@ describe("bad input: asking for help", function()
       { { "bench", "--help" }, { "trace", "memsim", "gpumech", "sim", "--json", "baseline" } },
       { { "bench", "sim", "--help" }, { "--size" } },
       { { "workloads", "--help" }, { "--measure", "suite:NAME" } },
-      { { "scenarios", "--help" }, { "NAME_out/", "share/gpush" } },
+      { { "scenarios", "--help" }, { "NAME_out/", "share/lua/5.4/gpush/" } },
       { { "trace", "--help" }, { "convert IN OUT", "drops" } },
     }) do
       local code, out, err = helper.gpush_run(case[1])

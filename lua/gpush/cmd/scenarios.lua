@@ -7,8 +7,8 @@ local core = require "gpush.core"
 local M = {}
 
 -- The scenarios folder: the argument, ./scenarios, or next to the modules
--- root: beside lua/ in a source or build tree, share/gpush/scenarios in an
--- installed tree (cmake --install, luarocks make; modules in share/lua/5.4).
+-- root: beside lua/ in a source or build tree, gpush/scenarios under the
+-- modules of an installed tree (cmake --install, luarocks make).
 local function find_dir(given)
   if given then
     return given
@@ -22,7 +22,7 @@ local function find_dir(given)
     if core.list_dir(beside) then
       return beside
     end
-    local installed = root:gsub("/[^/]+/[^/]+$", "") .. "/gpush/scenarios"
+    local installed = root .. "/gpush/scenarios"
     if core.list_dir(installed) then
       return installed
     end
@@ -33,8 +33,8 @@ M.usage = [[
 usage: gpush scenarios [DIR]
   Lists the runnable studies (Lua scripts) in DIR with the one-line
   description each starts with.  DIR defaults to ./scenarios, else the
-  scenarios beside gpush's modules: the source tree's, or share/gpush/scenarios
-  of a `cmake --install` or `luarocks make` tree (examples in share/gpush/examples).  Run one with `gpush DIR/NAME.lua [options]`; each
+  scenarios beside gpush's modules: the source tree's, or share/lua/5.4/gpush/
+  scenarios of a `cmake --install` or `luarocks make` tree (examples beside).  Run one with `gpush DIR/NAME.lua [options]`; each
   takes --help.  A scenario writes its outputs to --out DIR, by default to
   NAME_out/ in the current folder (git ignores *_out/ in a checkout).
 ]]
