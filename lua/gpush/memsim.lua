@@ -12,6 +12,7 @@
 local core = require "gpush.core"
 local occupancy = require "gpush.occupancy"
 local config = require "gpush.config"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -70,16 +71,7 @@ end
 
 -- A stable text of a parameter table, for cache keys.
 local function params_key(p)
-  local keys = {}
-  for k in pairs(p) do
-    keys[#keys + 1] = k
-  end
-  table.sort(keys)
-  local parts = {}
-  for i, k in ipairs(keys) do
-    parts[i] = k .. "=" .. tostring(p[k])
-  end
-  return table.concat(parts, ";")
+  return text.keyed(p)
 end
 
 -- The functional mode through a cache: sweeps that vary parameters the

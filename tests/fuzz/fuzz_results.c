@@ -17,7 +17,7 @@
   "    r:to_csv(); r:to_json(); r:to_markdown()\n"                                      \
   "    local merged, merge_err = experiment.merge({ r }, { 'fuzz.json' }, 'gpush merge fuzz.json')\n" \
   "    if merged then\n"                                                                 \
-  "      merged:to_csv(); merged:to_json(); experiment.markdown_file(merged)\n"          \
+  "      merged:to_csv(); merged:to_json(); require('gpush.report.summary').file(merged)\n"          \
   "    else\n"                                                                           \
   "      assert(type(merge_err) == 'string', 'merge refused without a message')\n"       \
   "    end\n"                                                                            \
