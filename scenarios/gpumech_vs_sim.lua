@@ -99,17 +99,17 @@ end
 -- One sweep per preset; rows: one per preset, kernel launch, policy and model.
 local inputs = #opts.traces > 0 and opts.traces or default_inputs()
 local started = gpush.core.now()
-local rows, all_rows = {}, {}
+-- An interrupted or failing preset ends the run: the finished rows are
+-- written, marked, and the exit code says so.
+local rows, all_rows, res = {}, {}, nil
 for pi, preset in ipairs(presets) do
   local sweep = experiment.new { name = "gpumech_vs_sim", base = { preset = preset, overrides = opts.overrides },
     parameters = {}, workloads = inputs, models = sweep_models, source = arg[0] }
-  local res, run_err = experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg })
+  local run_err
+  res, run_err = experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg })
   if not res then
     io.stderr:write("gpumech_vs_sim: ", run_err, "\n")
     os.exit(experiment.EXIT_FAILED)
-  end
-  if res.incomplete or #res.failures > 0 then
-    os.exit(experiment.report_end("gpumech_vs_sim", res, io.stderr))
   end
   local by_key = {}
   for _, r in ipairs(res.rows) do
@@ -119,14 +119,24 @@ for pi, preset in ipairs(presets) do
   for _, r in ipairs(res.rows) do
     for _, pol in ipairs(POLICIES) do
       if r.model == "sim-" .. pol.label then
-        for _, m in ipairs(MODELS) do
-          local g = by_key[table.concat({ r.workload, r.launch, r.kernel, m.key .. "-" .. pol.label }, "\0")]
-          rows[#rows + 1] = { preset = cfgs[pi]._name, source = r.workload:match("([^/]+)/*$"), launch = r.launch,
-            kernel = r.kernel, policy = pol.label, model = m.key, cycles = g.cycles, sim_cycles = r.cycles,
-            difference = (g.cycles - r.cycles) / r.cycles, bound = g.bound ~= "" and g.bound or nil }
+        local partners = {}
+        for j, m in ipairs(MODELS) do
+          partners[j] = by_key[table.concat({ r.workload, r.launch, r.kernel, m.key .. "-" .. pol.label }, "\0")]
+        end
+        if #partners == #MODELS then -- an interrupted run may lack some
+          for j, m in ipairs(MODELS) do
+            local g = partners[j]
+            rows[#rows + 1] = { preset = cfgs[pi]._name, source = r.workload:match("([^/]+)/*$"),
+              launch = r.launch, kernel = r.kernel, policy = pol.label, model = m.key, cycles = g.cycles,
+              sim_cycles = r.cycles, difference = (g.cycles - r.cycles) / r.cycles,
+              bound = g.bound ~= "" and g.bound or nil }
+          end
         end
       end
     end
+  end
+  if res.incomplete or #res.failures > 0 then
+    break
   end
 end
 
@@ -175,6 +185,9 @@ local provenance = {
     return table.concat(list, " ")
   end)(),
 }
+if res.incomplete then -- an interrupted run says so first in both files
+  table.insert(provenance, 1, ("incomplete: %s; %s"):format(res.incomplete, experiment.tasks_ran(res)))
+end
 
 local csv = assert(io.open(opts.out .. "/gpumech_vs_sim.csv", "w"))
 for _, line in ipairs(provenance) do
@@ -190,12 +203,17 @@ csv:close()
 -- Markdown: per preset a table of kernels x (policy, model), then the summary.
 local lines = {
   "# GPUMech against the abstract simulator", "",
-  ("%d kernel launches on %d presets x %d policies in %.1f s (%d worker%s). Difference = (model - simulator) "
+  ("%d kernel launches over %d presets x %d policies in %.1f s (%d worker%s). Difference = (model - simulator) "
     .. "/ simulator; the simulator is a reference, not the truth. gpush = GPUMech under gpush's equations "
     .. "(the default; in brackets the resource that binds it), paper = the paper's GPUMech (MT_MSHR_BAND), "
-    .. "then the paper's comparison models."):format(#rows // (#presets * #POLICIES * #MODELS), #presets,
+    .. "then the paper's comparison models."):format(#rows // (#POLICIES * #MODELS), #presets,
     #POLICIES, gpush.core.now() - started, opts.jobs, opts.jobs == 1 and "" or "s"), "",
 }
+if res.incomplete then
+  table.insert(lines, 3, ("**Incomplete run:** %s; %s; the tables cover the finished launches only."):format(
+    res.incomplete, experiment.tasks_ran(res)))
+  table.insert(lines, 4, "")
+end
 local header = { "source", "launch", "kernel", "policy", "simulator cycles" }
 for _, m in ipairs(MODELS) do
   header[#header + 1] = m.key
@@ -245,3 +263,4 @@ end
 md:close()
 print(body)
 print(("Wrote %s/gpumech_vs_sim.csv and %s/gpumech_vs_sim.md."):format(opts.out, opts.out))
+os.exit(experiment.report_end("gpumech_vs_sim", res, io.stderr))

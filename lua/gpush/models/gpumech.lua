@@ -33,6 +33,7 @@
 -- representative warp once; predict(..., {prepared = p}) then reruns only
 -- the memory model and that warp's interval pass.
 local core = require "gpush.core"
+local config = require "gpush.config"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
@@ -290,6 +291,7 @@ end
 function M.prepare(kernel, cfg, opts)
   opts = opts or {}
   local equations = check_equations(opts.equations, 2)
+  config.check(cfg, 2)
   local mem, err = memsim.functional(kernel, cfg)
   if not mem then
     return nil, err
@@ -489,6 +491,7 @@ end
 -- memsim.functional_cached).
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
+  config.check(cfg, 2)
   local policy, model_name, equations = check_options(opts)
   local info = kernel:info()
   local blocks_per_sm, limit = occupancy.for_kernel(cfg, kernel)
