@@ -48,26 +48,6 @@ const char *gp_stall_name(int s) {
   return s >= 0 && s < GP_STALL_COUNT ? stall_names[s] : "invalid";
 }
 
-static int unit_of(int c) {
-  switch (c) {
-  case GP_OP_INT:
-    return UNIT_INT;
-  case GP_OP_FP32:
-  case GP_OP_IMAD:
-    return UNIT_FMA;
-  case GP_OP_FP64:
-    return UNIT_FP64;
-  case GP_OP_SFU:
-    return UNIT_SFU;
-  case GP_OP_TENSOR:
-    return UNIT_TENSOR;
-  case GP_OP_UNIFORM:
-    return UNIT_UNIFORM;
-  default:
-    return gp_op_is_memory(c) || c == GP_OP_LD_CONST ? UNIT_LSU : UNIT_OTHER;
-  }
-}
-
 /* Each class's unit, kind, latency and unit occupancy, looked up once per
  * run. */
 static void classify(sim *s) {
@@ -86,7 +66,7 @@ static void classify(sim *s) {
     if (gp_op_is_load(c) && gp_op_uses_cache(c)) /* two-level's long-latency loads */
       kind |= KIND_LONG;
     s->kind[c] = (uint8_t)kind;
-    s->unit_of[c] = (uint8_t)unit_of(c);
+    s->unit_of[c] = (uint8_t)gp_op_unit(c);
     s->latency[c] = cfg->latency[c];
     s->busy[c] = cfg->interval[c] > 0 ? cfg->interval[c] : 1;
   }

@@ -17,12 +17,17 @@
 #ifndef GP_SIM_STATE_H
 #define GP_SIM_STATE_H
 
+#include "bounds.h"
 #include "sim.h"
 
 #include <stddef.h>
 
-enum { UNIT_INT, UNIT_FMA, UNIT_FP64, UNIT_SFU, UNIT_TENSOR, UNIT_UNIFORM, UNIT_OTHER, UNIT_LSU,
-       UNIT_COUNT }; /* eligible() spells out the eight */
+/* The functional units of bounds.h's gp_op_unit, one of each per
+ * scheduler. */
+enum { UNIT_INT = GP_UNIT_INT, UNIT_FMA = GP_UNIT_FMA, UNIT_FP64 = GP_UNIT_FP64,
+       UNIT_SFU = GP_UNIT_SFU, UNIT_TENSOR = GP_UNIT_TENSOR, UNIT_UNIFORM = GP_UNIT_UNIFORM,
+       UNIT_OTHER = GP_UNIT_CONTROL, UNIT_LSU = GP_UNIT_LSU,
+       UNIT_COUNT = GP_UNIT_COUNT }; /* eligible() spells out the eight */
 
 /* Bitmaps of a scheduler, each `words` 64-bit words, in sched_state.bits. */
 enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_BARRIER, SET_ACTIVE, SET_SCRATCH,

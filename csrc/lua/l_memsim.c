@@ -9,7 +9,8 @@
  *   cache_global, dram_access_bytes, l1_latency, l2_latency, dram_latency
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
  *   l2_hits, dram, requests, l1_miss_requests, dram_requests, amat}
- *   (memory PCs only) }, load_l1_misses,
+ *   (memory PCs only) }, load_l1_misses, mshr_requests (load requests,
+ *   not atomics, missing L1), mshr_dram_requests (those also missing L2),
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
  *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
  * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency, const_latency.
@@ -29,19 +30,7 @@
 #include <string.h>
 
 static lua_Number num(lua_State *L, int t, const char *field, lua_Number def) {
-  lua_Number v;
-  gpc_getfield(L, t, field);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return def;
-  }
-  if (lua_type(L, -1) == LUA_TBOOLEAN)
-    v = lua_toboolean(L, -1);
-  else if (lua_type(L, -1) == LUA_TNUMBER)
-    v = lua_tonumber(L, -1);
-  else
-    return luaL_error(L, "memsim: parameter '%s' must be a number", field);
-  lua_pop(L, 1);
+  lua_Number v = gpl_opt_number(L, t, field, def, "memsim");
   if (v < 0)
     return luaL_error(L, "memsim: parameter '%s' must not be negative", field);
   return v;
@@ -153,6 +142,10 @@ static int memsim_functional(lua_State *L) {
   lua_setfield(L, -2, "pcs");
   lua_pushinteger(L, (lua_Integer)r.load_l1_misses);
   lua_setfield(L, -2, "load_l1_misses");
+  lua_pushinteger(L, (lua_Integer)r.mshr_requests);
+  lua_setfield(L, -2, "mshr_requests");
+  lua_pushinteger(L, (lua_Integer)r.mshr_dram_requests);
+  lua_setfield(L, -2, "mshr_dram_requests");
   lua_pushinteger(L, (lua_Integer)r.dram_requests);
   lua_setfield(L, -2, "dram_requests");
   lua_pushinteger(L, (lua_Integer)r.dram_bytes_read);

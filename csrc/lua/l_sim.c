@@ -19,40 +19,12 @@
  *   counters of gp_sim_counters and the cache statistics},
  *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, last_dram_done
  */
+#include "bounds.h"
 #include "compat.h"
 #include "l_core.h"
 #include "sim.h"
 
 #include <string.h>
-
-static double opt_number(lua_State *L, int t, const char *field, double def) {
-  double v;
-  gpc_getfield(L, t, field);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return def;
-  }
-  if (lua_type(L, -1) == LUA_TBOOLEAN)
-    v = lua_toboolean(L, -1);
-  else if (lua_type(L, -1) == LUA_TNUMBER)
-    v = lua_tonumber(L, -1);
-  else
-    return luaL_error(L, "sim: parameter '%s' must be a number", field);
-  lua_pop(L, 1);
-  return v;
-}
-
-/* Reads {class_name = value} into per-class values (default `def`). */
-static void read_classes(lua_State *L, int t, const char *field, double *out, double def) {
-  int c;
-  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-    out[c] = def;
-  gpc_getfield(L, t, field);
-  if (lua_istable(L, -1))
-    for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-      out[c] = opt_number(L, lua_gettop(L), gp_op_class_name(c), def);
-  lua_pop(L, 1);
-}
 
 /* ---------------------------------------------------------------------------
  * A Lua function as the scheduling policy
@@ -269,6 +241,7 @@ static gp_sim_policy read_policy(lua_State *L, int *fn) {
 static int sim_run(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   gp_sim_config c;
+  gp_bounds_machine m;
   gp_sim_result r;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
@@ -277,27 +250,17 @@ static int sim_run(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   memset(&c, 0, sizeof c);
   memset(&call, 0, sizeof call);
-  c.sms = (uint32_t)opt_number(L, 2, "sms", 1);
-  c.schedulers = (uint32_t)opt_number(L, 2, "schedulers", 1);
-  c.issue_width = (uint32_t)opt_number(L, 2, "issue_width", 1);
-  c.blocks_per_sm = (uint32_t)opt_number(L, 2, "blocks_per_sm", 1);
-  c.active_warps = (uint32_t)opt_number(L, 2, "active_warps", 8);
-  read_classes(L, 2, "latency", c.latency, 4);
-  read_classes(L, 2, "interval", c.interval, 1);
-  c.shared_latency = opt_number(L, 2, "shared_latency", 20);
-  c.const_latency = opt_number(L, 2, "const_latency", 8);
-  c.shared_banks = (uint32_t)opt_number(L, 2, "shared_banks", 32);
-  c.shared_bank_bytes = (uint32_t)opt_number(L, 2, "shared_bank_bytes", 4);
-  c.block_launch_cycles = opt_number(L, 2, "block_launch_cycles", 0);
-  c.kernel_launch_cycles = opt_number(L, 2, "kernel_launch_cycles", 0);
-  gpc_getfield(L, 2, "memory");
-  luaL_argcheck(L, lua_istable(L, -1), 2, "a memory parameter table expected");
-  {
-    uint32_t unused_blocks;
-    gpl_read_memory_params(L, lua_gettop(L), &c.memory, &unused_blocks);
-  }
-  lua_pop(L, 1);
-  c.memory.sms = c.sms;
+  gpl_read_machine(L, 2, &m, "sim");
+  c.sms = m.sms, c.schedulers = m.schedulers, c.issue_width = m.issue_width;
+  c.blocks_per_sm = m.blocks_per_sm;
+  c.active_warps = (uint32_t)gpl_opt_number(L, 2, "active_warps", 8, "sim");
+  memcpy(c.latency, m.latency, sizeof c.latency);
+  memcpy(c.interval, m.interval, sizeof c.interval);
+  c.shared_latency = m.shared_latency, c.const_latency = m.const_latency;
+  c.shared_banks = m.shared_banks, c.shared_bank_bytes = m.shared_bank_bytes;
+  c.block_launch_cycles = m.block_launch_cycles;
+  c.kernel_launch_cycles = m.kernel_launch_cycles;
+  c.memory = m.memory;
   c.policy = read_policy(L, &fn);
   if (c.policy == GP_SIM_CALLBACK) {
     luaL_checkstack(L, 8, "sim: policy function");

@@ -25,6 +25,7 @@
 -- Reuse across configurations (Sec. VI-D): prepare() selects the
 -- representative warp once; predict(..., {prepared = p}) then reruns only
 -- the memory model and that warp's interval pass.
+local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
@@ -42,11 +43,7 @@ M.models = {
 }
 
 -- Opcode classes without a pipeline of their own use ops.other.
-local pipeline = {
-  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "branch", other = "other", barrier = "other",
-  barrier_arrive = "other", depbar = "other",
-}
+local pipeline = bounds.PIPELINE
 
 -- Per static PC (steps 1-2): latency in cycles; expected L1-missing load
 -- requests (MSHR users, Eq. 18) and DRAM accesses (stores and write-backs

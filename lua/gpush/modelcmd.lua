@@ -35,7 +35,10 @@ function M.main(spec, args, out, err)
     err:write(prefix, "give one PATH and --config NAME\n", spec.usage)
     return 2
   end
-  if opts.policy then
+  if opts.policy and #spec.policies == 0 then
+    err:write(prefix, "takes no --policy\n", spec.usage)
+    return 2
+  elseif opts.policy then
     local allowed = false
     for _, p in ipairs(spec.policies) do
       allowed = allowed or p == opts.policy
