@@ -241,6 +241,28 @@ describe("gpush.sim pinned results", function()
 end)
 
 describe("gpush sim command", function()
+  it("waits for every producer of a hand-written trace (MUFU, FADD, FFMA R1 R2)", function()
+    -- gtx1080: MUFU at 0 (latency 20), FADD at 1 (6), FFMA at max(2, 0 + 20,
+    -- 1 + 6) = 20, EXIT at 21 (branch latency 6): done at 27; waiting for
+    -- the FADD alone the FFMA would issue at 7 and the warp end at 20
+    local fixture = "tests/c/fixtures/traces/every_producer.traceg"
+    local code, out, err = helper.gpush_run { "sim", fixture, "--config", "gtx1080", "--json",
+      "-p", "launch.kernel_cycles=0" }
+    assert.are.equal(0, code, err)
+    local r = require("gpush.json").decode(out)[1]
+    assert.are.equal(27, r.cycles)
+    assert.are.equal(4, r.warp_instructions)
+    code, out = helper.gpush_run { "sim", fixture, "--config", "gtx1080", "-p", "launch.kernel_cycles=0" }
+    assert.are.equal(0, code)
+    assert.truthy(out:match("every_producer%s+27%s"))
+    -- GPUMech's interval pass: issue slots of 0.5 cycle (issue width 2):
+    -- FFMA at 20, EXIT at 20.5, done at 26.5
+    code, out = helper.gpush_run { "gpumech", fixture, "--config", "gtx1080", "--json",
+      "-p", "launch.kernel_cycles=0" }
+    assert.are.equal(0, code)
+    assert.are.equal(26.5, require("gpush.json").decode(out)[1].cycles)
+  end)
+
   it("prints one JSON object per launch with the contract fields", function()
     local code, out, err = helper.gpush_run { "sim", "suite:sfu_heavy", "--config", "gtx1080", "--json",
       "-p", "sm.count=4" }

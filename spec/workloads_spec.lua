@@ -24,10 +24,22 @@ describe("gpush.workloads", function()
     local w = k:warp(1)
     assert.are.equal("LDG.E", w[1].opcode)
     assert.are.equal("FFMA", w[2].opcode)
-    assert.are.equal(1, w[2].dep)
-    assert.are.equal(1, w[2].dep_load)
-    assert.are.equal(0, w[3].dep_load)
+    assert.are.same({ 1 }, w[2].deps)
+    assert.are.same({ 1 }, w[2].load_deps)
+    assert.are.same({}, w[3].load_deps)
     assert.are.equal("EXIT", w[10].opcode)
+  end)
+
+  it("keeps every producer an instruction lists", function()
+    local k = assert(workloads.kernel(small {
+      body = { { "sfu" }, { "fp32" }, { "fp32", dep = { 1, 2 } }, { "ld_global", stream = "a" },
+        { "int", dep = { 1, 3 } } } }))
+    local w = k:warp(0)
+    assert.are.same({ 1, 2 }, w[3].deps)         -- the FADD and the MUFU
+    assert.are.same({ 1, 3 }, w[5].deps)         -- the load and the FFMA
+    assert.are.same({ 1 }, w[5].load_deps)
+    -- the second trip's FFMA: a producer in the previous trip
+    assert.are.same({ 1, 2 }, w[8].deps)
   end)
 
   it("places coalesced lanes on consecutive words: one line, four sectors", function()

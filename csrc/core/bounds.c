@@ -125,13 +125,12 @@ static double warp_path(counter *q, uint64_t g) {
     uint64_t i = start + x;
     int c = k->op_class[i], u = gp_op_unit(c);
     double lat = q->pc_lat[k->pc_index[i]], busy, passes;
-    uint16_t d[2];
+    const uint16_t *d = k->deps + i * GP_DEPS;
     int j;
-    d[0] = k->dep[i], d[1] = k->dep_load[i];
     if (x > 0)
       t += 1; /* one instruction per warp per cycle */
-    for (j = 0; j < 2; j++)
-      if (d[j] != 0 && d[j] <= x) {
+    for (j = 0; j < GP_DEPS && d[j] != 0; j++)
+      if (d[j] <= x) {
         uint64_t p = x - d[j];
         double ready = q->issue[p & q->mask] + q->pc_lat[k->pc_index[start + p]];
         if (ready > t)
@@ -158,8 +157,8 @@ static double warp_path(counter *q, uint64_t g) {
 static uint64_t ring_size(const gp_kernel *k) {
   uint64_t i, ring = 1;
   uint16_t bits = 0;
-  for (i = 0; i < k->insts; i++)
-    bits |= (uint16_t)(k->dep[i] | k->dep_load[i]);
+  for (i = 0; i < k->insts * GP_DEPS; i++)
+    bits |= k->deps[i];
   while (ring <= bits)
     ring *= 2;
   return ring;

@@ -44,12 +44,12 @@ typedef struct pend_entry {
 
 /* The trace data of one instruction the simulator reads at every issue,
  * copied from the kernel's arrays a chunk at a time per warp: hundreds of
- * warps each walking six arrays would thrash the caches; one 16-byte record
+ * warps each walking six arrays would thrash the caches; one 20-byte record
  * each does not.  (Active lanes are counted after the run; the lane width,
  * for shared-memory bank passes only, is read from the trace.) */
 typedef struct packed_inst {
   uint32_t pc_index, mem;
-  uint16_t dep, dep_load;
+  uint16_t deps[GP_DEPS];  /* the kernel's, nearest first, 0 after the last */
   uint8_t op_class, flags;
 } packed_inst;
 
@@ -74,7 +74,7 @@ typedef struct warp_state {
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
   uint8_t op_class;        /* of its record's, read at every pick and issue) */
   uint8_t chunk_left;      /* records in the chunk after cur */
-  uint8_t on_load;         /* the last producer of the next instruction is a load */
+  uint8_t on_load;         /* the producer the next instruction waits for last is a load */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
   /* the completion ring when it is short (the usual case), next to them */

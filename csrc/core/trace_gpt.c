@@ -6,8 +6,8 @@
  *            mark, the kernel's scalar fields, and per section its offset
  *            and length in bytes
  *   sections warp_start u64[warps], warp_len u32[warps], op_class u8[insts],
- *            active u8[], flags u8[], width u8[], pc_index u32[], dep u16[],
- *            dep_load u16[], mem u32[], mem_records gp_mem_record[],
+ *            active u8[], flags u8[], width u8[], pc_index u32[],
+ *            deps u16[GP_DEPS x insts], mem u32[], mem_records gp_mem_record[],
  *            addresses u64[], lines u64[], sector_masks u8[],
  *            statics gp_static_inst[], strings char[]
  * The records are the C structs of trace.h as laid out on LP64 ABIs (sizes
@@ -30,7 +30,9 @@
 #include <unistd.h>
 
 #define GPT_MAGIC "GPUSHGPT"
-#define GPT_VERSION 1u
+/* 1: nearest producer and nearest load producer per instruction; 2: up to
+ * GP_DEPS producers per instruction (deps) */
+#define GPT_VERSION 2u
 #define GPT_BOM 0x01020304u
 #define GPT_ALIGN 64u
 
@@ -39,7 +41,7 @@ _Static_assert(sizeof(gp_static_inst) == 24, "gp_static_inst layout");
 
 enum {
   SEC_WARP_START, SEC_WARP_LEN, SEC_OP_CLASS, SEC_ACTIVE, SEC_FLAGS, SEC_WIDTH,
-  SEC_PC_INDEX, SEC_DEP, SEC_DEP_LOAD, SEC_MEM, SEC_MEM_RECORDS, SEC_ADDRESSES,
+  SEC_PC_INDEX, SEC_DEPS, SEC_MEM, SEC_MEM_RECORDS, SEC_ADDRESSES,
   SEC_LINES, SEC_SECTOR_MASKS, SEC_STATICS, SEC_STRINGS, SEC_COUNT
 };
 
@@ -71,8 +73,7 @@ static void sections(const gp_kernel *k, const void *ptr[SEC_COUNT],
   ptr[SEC_FLAGS] = k->flags, len[SEC_FLAGS] = k->insts;
   ptr[SEC_WIDTH] = k->width, len[SEC_WIDTH] = k->insts;
   ptr[SEC_PC_INDEX] = k->pc_index, len[SEC_PC_INDEX] = k->insts * 4;
-  ptr[SEC_DEP] = k->dep, len[SEC_DEP] = k->insts * 2;
-  ptr[SEC_DEP_LOAD] = k->dep_load, len[SEC_DEP_LOAD] = k->insts * 2;
+  ptr[SEC_DEPS] = k->deps, len[SEC_DEPS] = k->insts * GP_DEPS * 2;
   ptr[SEC_MEM] = k->mem, len[SEC_MEM] = k->insts * 4;
   ptr[SEC_MEM_RECORDS] = k->mem_records, len[SEC_MEM_RECORDS] = (uint64_t)k->mem_count * 12;
   ptr[SEC_ADDRESSES] = k->addresses, len[SEC_ADDRESSES] = (uint64_t)k->address_count * 8;
@@ -204,8 +205,10 @@ static int check_header(const gpt_header *h, uint64_t size, const char *path,
   if (h->byte_order != GPT_BOM)
     return gp_error_set(err, "%s: written with another byte order; convert it from text on this machine", path);
   if (h->version != GPT_VERSION)
-    return gp_error_set(err, "%s: .gpt format version %u, this gpush reads version %u", path,
-                        h->version, GPT_VERSION);
+    return gp_error_set(err,
+                        "%s: .gpt format version %u, this gpush reads version %u: regenerate it "
+                        "from its trace with `gpush trace convert TRACE %s`",
+                        path, h->version, GPT_VERSION, path);
   if (h->file_bytes != size)
     return gp_error_set(err, "%s: truncated or extended: the header says %llu bytes, the file has %llu",
                         path, (unsigned long long)h->file_bytes, (unsigned long long)size);
@@ -217,7 +220,7 @@ static int check_header(const gpt_header *h, uint64_t size, const char *path,
   expect[SEC_WARP_LEN] = (uint64_t)h->warps * 4;
   expect[SEC_OP_CLASS] = expect[SEC_ACTIVE] = expect[SEC_FLAGS] = expect[SEC_WIDTH] = h->insts;
   expect[SEC_PC_INDEX] = expect[SEC_MEM] = h->insts * 4;
-  expect[SEC_DEP] = expect[SEC_DEP_LOAD] = h->insts * 2;
+  expect[SEC_DEPS] = h->insts * GP_DEPS * 2;
   expect[SEC_MEM_RECORDS] = (uint64_t)h->mem_count * 12;
   expect[SEC_ADDRESSES] = (uint64_t)h->address_count * 8;
   expect[SEC_LINES] = (uint64_t)h->line_count * 8;
@@ -319,8 +322,7 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   k->flags = AT(SEC_FLAGS);
   k->width = AT(SEC_WIDTH);
   k->pc_index = AT(SEC_PC_INDEX);
-  k->dep = AT(SEC_DEP);
-  k->dep_load = AT(SEC_DEP_LOAD);
+  k->deps = AT(SEC_DEPS);
   k->mem = AT(SEC_MEM);
   k->mem_records = AT(SEC_MEM_RECORDS);
   k->addresses = AT(SEC_ADDRESSES);

@@ -112,11 +112,14 @@ static void read_pcs(lua_State *L, int t, const gp_kernel *k, pc_arrays *p) {
 static void input_of(const gp_kernel *k, uint64_t w, const pc_arrays *p, double issue_cycles,
                      int totals_only, gp_iv_input *in) {
   uint64_t start = k->warp_start[w];
+  int j;
   memset(in, 0, sizeof *in);
   in->count = k->warp_len[w];
   in->pc = k->pc_index + start;
-  in->dep[0] = k->dep + start;
-  in->dep[1] = k->dep_load + start;
+  for (j = 0; j < GP_DEPS; j++)
+    in->dep[j] = k->deps + start * GP_DEPS + j;
+  in->dep_stride = GP_DEPS;
+  in->deps_packed = 1;
   in->latency = p->latency;
   in->cause = p->cause;
   in->ncause = p->n ? p->n : 1;
@@ -448,7 +451,7 @@ static int kernel_inst_scan(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   uint64_t i, sum = 0;
   for (i = 0; i < k->insts; i++)
-    sum += k->pc_index[i] + k->dep[i] + k->dep_load[i];
+    sum += k->pc_index[i] + k->deps[i * GP_DEPS];
   lua_pushinteger(L, (lua_Integer)k->insts);
   lua_pushinteger(L, (lua_Integer)(sum & 0x7fffffff));
   return 2;

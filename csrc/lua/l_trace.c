@@ -218,8 +218,27 @@ static int kernel_info(lua_State *L) {
   return 1;
 }
 
+/* Sets deps and load_deps of the table on top for instruction x. */
+static void push_deps(lua_State *L, const gp_kernel *k, uint64_t x) {
+  int j, n = 0, nl = 0;
+  lua_createtable(L, GP_DEPS, 0);
+  lua_createtable(L, 0, 0);
+  for (j = 0; j < GP_DEPS && k->deps[x * GP_DEPS + j] != 0; j++) {
+    lua_pushinteger(L, k->deps[x * GP_DEPS + j]);
+    gpc_rawseti(L, -3, ++n);
+    if (k->flags[x] & (1u << (GP_INST_LOAD_SHIFT + j))) {
+      lua_pushinteger(L, k->deps[x * GP_DEPS + j]);
+      gpc_rawseti(L, -2, ++nl);
+    }
+  }
+  lua_setfield(L, -3, "load_deps");
+  lua_setfield(L, -2, "deps");
+}
+
 /* kernel:warp(w): the instructions of global warp w (0-based) as a list of
- * {pc=, opcode=, class=, active=, dep=, dep_load=, lines=, sectors=}. */
+ * {pc=, opcode=, class=, active=, deps = {distance, ...} (its producers,
+ * nearest first), load_deps = {distance, ...} (those that are loads),
+ * lines=, sectors=}. */
 static int kernel_warp(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   lua_Integer w = luaL_checkinteger(L, 2);
@@ -239,8 +258,7 @@ static int kernel_warp(lua_State *L) {
     lua_pushstring(L, gp_op_class_name(k->op_class[x]));
     lua_setfield(L, -2, "class");
     set_integer(L, "active", k->active[x]);
-    set_integer(L, "dep", k->dep[x]);
-    set_integer(L, "dep_load", k->dep_load[x]);
+    push_deps(L, k, x);
     if (k->mem[x] != UINT32_MAX) {
       set_integer(L, "lines", k->mem_records[k->mem[x]].line_count);
       set_integer(L, "sectors", k->mem_records[k->mem[x]].sector_count);

@@ -13,7 +13,8 @@
 --   })
 --
 -- A body entry is { class, dep = distance back to its producer in the warp's
--- instruction stream (0: none; reaching before the body's start means the
+-- instruction stream, or a list of up to four distances (every producer:
+-- dep = { 1, 3 }; 0: none; reaching before the body's start means the
 -- previous trip), width = bytes per lane (memory), stream = name, active =
 -- lanes (0/absent: all) }.  Streams: coalesced, strided (stride bytes between
 -- lanes), random (gather over the footprint), chase (one random address per

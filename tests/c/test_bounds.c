@@ -145,8 +145,8 @@ static int count(const gp_kernel *k, const gp_bounds_machine *m, gp_bounds_count
  * last result: MUFU1 at 609 + 20 = 629. */
 static void test_path_by_hand(void) {
   gp_synth_stream s = {GP_STREAM_COALESCED, 0, 1 << 20, 0, 1};
-  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
-                         {GP_OP_SFU, 0, 0, 0, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_SFU, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, 32, 2, body, 3, &s, 1);
   gp_bounds_machine m = machine();
   gp_bounds_counts c;
@@ -177,7 +177,7 @@ static void test_path_by_hand(void) {
  * loads in one warp: 6 LSU cycles, 6 passes; each load's latency 24 + 1. */
 static void test_bank_passes(void) {
   gp_synth_stream s = {GP_STREAM_SHARED, 0, 4096, 8, 1};
-  gp_synth_op body[1] = {{GP_OP_LD_SHARED, 4, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_LD_SHARED, 4, 0, 0, {0}}};
   gp_kernel *k = make(1, 32, 3, body, 1, &s, 1);
   gp_bounds_machine m = machine();
   gp_bounds_counts c;
@@ -201,10 +201,10 @@ static void test_bank_passes(void) {
 static void test_simulator_respects_the_bounds(void) {
   gp_synth_stream s[2] = {{GP_STREAM_COALESCED, 0, 1 << 22, 0, 1},
                           {GP_STREAM_COALESCED, 1ull << 32, 1 << 22, 0, 1}};
-  gp_synth_op body[7] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
-                         {GP_OP_FP32, 0, 0, 0, 1},      {GP_OP_FP32, 0, 0, 0, 1},
-                         {GP_OP_FP32, 0, 0, 0, 1},      {GP_OP_SFU, 0, 0, 0, 1},
-                         {GP_OP_ST_GLOBAL, 4, 1, 0, 1}};
+  gp_synth_op body[7] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_FP32, 0, 0, 0, {1}},      {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_FP32, 0, 0, 0, {1}},      {GP_OP_SFU, 0, 0, 0, {1}},
+                         {GP_OP_ST_GLOBAL, 4, 1, 0, {1}}};
   gp_kernel *k = make(64, 128, 4, body, 7, s, 2);
   gp_bounds_machine m = machine();
   gp_bounds_counts c;
@@ -247,7 +247,7 @@ static void test_simulator_respects_the_bounds(void) {
 
 /* A memory result of another kernel is refused. */
 static void test_mismatched_memory_result(void) {
-  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, 1}};
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, 32, 2, body, 1, NULL, 0);
   gp_bounds_machine m = machine();
   gp_memsim_result mem;

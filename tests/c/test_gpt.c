@@ -11,9 +11,9 @@
 static gp_kernel *make_kernel(void) {
   static const gp_synth_stream s[2] = {{GP_STREAM_RANDOM, 0x100000, 1 << 24, 4, 1},
                                        {GP_STREAM_SHARED, 0, 4096, 4, 1}};
-  static const gp_synth_op body[5] = {{GP_OP_LD_GLOBAL, 8, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
-                                      {GP_OP_ST_SHARED, 4, 1, 0, 1}, {GP_OP_BARRIER, 0, 0, 0, 0},
-                                      {GP_OP_LD_SHARED, 4, 1, 5, 0}};
+  static const gp_synth_op body[5] = {{GP_OP_LD_GLOBAL, 8, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                                      {GP_OP_ST_SHARED, 4, 1, 0, {1}}, {GP_OP_BARRIER, 0, 0, 0, {0}},
+                                      {GP_OP_LD_SHARED, 4, 1, 5, {0}}};
   gp_synth_desc d;
   gp_alloc a = gp_alloc_default();
   gp_error err;
@@ -60,7 +60,8 @@ static void test_round_trip(const char *dir) {
   CHECK(strcmp(back->name, "gpt-test") == 0);
   CHECK_EQ_INT(back->insts, k->insts);
   CHECK_EQ_INT(back->warps, 9);
-  CHECK(memcmp(back->dep, k->dep, k->insts * 2) == 0);
+  CHECK(memcmp(back->deps, k->deps, k->insts * GP_DEPS * 2) == 0);
+  CHECK(memcmp(back->flags, k->flags, k->insts) == 0);
   CHECK(memcmp(back->addresses, k->addresses, k->address_count * 8) == 0);
   CHECK(memcmp(back->warp_len, k->warp_len, k->warps * 4) == 0);
   t1 = text_of(k, &n1);
@@ -114,7 +115,11 @@ static void test_damaged_files(const char *dir) {
   snprintf(path, sizeof path, "%s/k.gpt", dir);
   n = file_size(path);
   expect_refused(dir, 0, 'X', -1, "bad.gpt: not a gpush .gpt file (bad magic)");
-  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 1");
+  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 2");
+  /* a file of the format before every producer was kept: how to redo it */
+  expect_refused(dir, 8, 1, -1,
+                 "version 1, this gpush reads version 2: regenerate it from its trace with "
+                 "`gpush trace convert TRACE ");
   expect_refused(dir, -1, 0, n - 64, "bad.gpt: truncated or extended");
   expect_refused(dir, n - 200, 0x5a, -1, "bad.gpt: checksum mismatch: the file is corrupt");
   expect_refused(dir, -1, 0, 10, "bad.gpt: too short for a .gpt file");

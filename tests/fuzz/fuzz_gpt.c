@@ -24,6 +24,7 @@ static void walk(const gp_kernel *k) {
     for (i = k->warp_start[w]; i < k->warp_start[w] + k->warp_len[w]; i++) {
       const gp_static_inst *st = &k->statics[k->pc_index[i]];
       sum += k->op_class[i] + k->active[i] + k->strings[st->opcode];
+      sum += k->deps[i * GP_DEPS + GP_DEPS - 1];
       if (k->mem[i] != UINT32_MAX) {
         const gp_mem_record *m = &k->mem_records[k->mem[i]];
         if (m->addr_count)
