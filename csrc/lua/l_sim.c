@@ -22,7 +22,7 @@
 #include "bounds.h"
 #include "compat.h"
 #include "l_core.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * SMs that get a block; the simulator never beats the non-DRAM bounds. */
 #include "bounds.h"
 #include "gp_test.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "synth.h"
 
 #include <math.h>
