@@ -110,7 +110,8 @@ describe("gpush.experiment", function()
     assert.are.equal(one:to_csv(), two:to_csv())
     assert.are.equal(one:to_json(), two:to_json())
     assert.are.equal(one:to_json(), three:to_json())
-    local row = one.rows[1]
+    local row = one.rows[#one.rows] -- stream_triad
+    assert.are.equal("stream_triad", row.kernel)
     assert.is_true(row.cycles > 0 and row.achieved_gbs > 0)
     assert.are.near(row.cpi, row.cpi_base + row.cpi_dep + row.cpi_l1 + row.cpi_l2 + row.cpi_dram + row.cpi_mshr
       + row.cpi_queue, 1e-9 * row.cpi)

@@ -3,13 +3,11 @@ local memsim = require "gpush.memsim"
 local config = require "gpush.config"
 local workloads = require "gpush.workloads"
 
+-- The former suite's kernels (fixed inputs: spec/fixtures/legacy_suite.lua)
+-- at a small grid.
+local legacy = require "fixtures.legacy_suite"
 local function small(name, grid)
-  local d = {}
-  for k, v in pairs(workloads.get(name)) do
-    d[k] = v
-  end
-  d.grid = grid or 64
-  return assert(workloads.kernel(d))
+  return assert(workloads.kernel(legacy.get(name, grid or 64)))
 end
 
 local function helper_shared()
@@ -85,7 +83,7 @@ describe("gpush.memsim functional mode", function()
     local r = assert(memsim.functional(small("tiled_barrier"), config.load("gtx1080")))
     assert.are.equal(0, r.bank_conflicts) -- the tile is read at unit stride
     local d = {}
-    for k, v in pairs(workloads.get("tiled_barrier")) do
+    for k, v in pairs(legacy.get("tiled_barrier")) do
       d[k] = v
     end
     d.grid = 16

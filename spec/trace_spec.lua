@@ -154,7 +154,7 @@ describe("gpush trace convert", function()
     local dir = helper.temp_dir()
     local code, out = helper.gpush_run { "trace", "convert", "suite", dir .. "/all", "--kernel", "1-2" }
     assert.are.equal(0, code)
-    assert.matches("kernel%-2%.traceg %(stream_triad, launch 2%)", out)
+    assert.matches("kernel%-2%.traceg %(fma_compute, launch 2%)", out)
     local list = assert(io.open(dir .. "/all/kernelslist.g")):read("a")
     assert.are.equal("kernel-1.traceg\nkernel-2.traceg\n", list)
     local err

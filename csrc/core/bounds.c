@@ -78,7 +78,7 @@ typedef struct counter {
   const gp_kernel *k;
   const gp_bounds_machine *m;
   double *pc_lat;   /* per static PC: latency floor */
-  double *issue;    /* ring of issue cycles, indexed by position in the warp */
+  double *done;     /* ring of result-ready cycles, indexed by position in the warp */
   uint64_t mask;
   gp_bounds_counts *out;
 } counter;
@@ -132,7 +132,7 @@ static double warp_path(counter *q, uint64_t g) {
     for (j = 0; j < GP_DEPS && d[j] != 0; j++)
       if (d[j] <= x) {
         uint64_t p = x - d[j];
-        double ready = q->issue[p & q->mask] + q->pc_lat[k->pc_index[start + p]];
+        double ready = q->done[p & q->mask];
         if (ready > t)
           t = ready;
       }
@@ -146,14 +146,14 @@ static double warp_path(counter *q, uint64_t g) {
       busy = m->interval[c] > 0 ? m->interval[c] : 1;
     }
     unit_free[u] = t + busy;
-    q->issue[x & q->mask] = t;
+    q->done[x & q->mask] = t + lat;
     if (t + lat > end)
       end = t + lat;
   }
   return end;
 }
 
-/* Issue-cycle ring: longer than the kernel's longest dependence distance. */
+/* Result ring: longer than the kernel's longest dependence distance. */
 static uint64_t ring_size(const gp_kernel *k) {
   uint64_t i, ring = 1;
   uint16_t bits = 0;
@@ -192,10 +192,10 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
   memset(&q, 0, sizeof q);
   q.k = k, q.m = m, q.out = out, q.mask = ring - 1;
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
-  q.issue = gp_malloc(alloc, ring * sizeof *q.issue);
-  if (q.pc_lat == NULL || q.issue == NULL) {
+  q.done = gp_malloc(alloc, ring * sizeof *q.done);
+  if (q.pc_lat == NULL || q.done == NULL) {
     gp_free(alloc, q.pc_lat, (k->static_count + 1) * sizeof *q.pc_lat);
-    gp_free(alloc, q.issue, ring * sizeof *q.issue);
+    gp_free(alloc, q.done, ring * sizeof *q.done);
     return gp_error_set(err, "bounds: out of memory");
   }
   for (s = 0; s < k->static_count; s++)
@@ -225,7 +225,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
   out->mshr_dram_requests = (double)mem->mshr_dram_requests;
   out->dram_bytes = (double)(mem->dram_bytes_read + mem->dram_bytes_written);
   gp_free(alloc, q.pc_lat, (k->static_count + 1) * sizeof *q.pc_lat);
-  gp_free(alloc, q.issue, ring * sizeof *q.issue);
+  gp_free(alloc, q.done, ring * sizeof *q.done);
   return GP_OK;
 }
 

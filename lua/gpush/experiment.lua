@@ -10,7 +10,7 @@
 --       { path = "sm.max_warps", values = { 16, 32, 64 }, column = "warps_per_sm" },
 --       { path = "l1.mshrs", values = { 16, 64 } },
 --     },                                           -- or points = { {["l1.mshrs"] = 8}, ... }
---     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME"
+--     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME", "variants", "variants:NAME"
 --     models = { models.get("gpumech", { policy = "rr" }), models.get("gpumech", { policy = "gto" }) },
 --     seed = 1,
 --   }
@@ -193,7 +193,7 @@ function M.new(def)
     wl = { wl }
   end
   if type(wl) ~= "table" or #wl == 0 then
-    fail("workloads must be a non-empty list of trace paths, 'suite' or 'suite:NAME'", 2)
+    fail("workloads must be a non-empty list of trace paths, 'suite', 'suite:NAME', 'variants' or 'variants:NAME'", 2)
   end
   check_models(def.models)
   local seed = def.seed or 1
@@ -292,16 +292,11 @@ end
 function M.list_kernels(sweep)
   local list = {}
   for _, input in ipairs(sweep.workloads) do
-    local suite_name = input:match("^suite:(.+)$")
-    if input == "suite" or suite_name then
-      local descs = workloads.suite
-      if suite_name then
-        local desc, err = workloads.get(suite_name)
-        if not desc then
-          return nil, err
-        end
-        descs = { desc }
-      end
+    local descs, problem = workloads.resolve(input)
+    if problem then
+      return nil, problem
+    end
+    if descs then
       for i, desc in ipairs(descs) do
         list[#list + 1] = { workload = input, position = i, kernel = desc.name, launch = i, desc = desc }
       end

@@ -93,23 +93,17 @@ function Trace:kernels(spec)
   end
 end
 
--- The (launch, kernel) pairs of an input: a trace path, "suite" (every
--- embedded synthetic kernel) or "suite:NAME"; returns an iterator, or nil
--- and a message.  A kernel that cannot be read raises its message.
+-- The (launch, kernel) pairs of an input: a trace path, or a synthetic
+-- workload name ("suite", "suite:NAME", "variants", "variants:NAME": see
+-- gpush.workloads.resolve); returns an iterator, or nil and a message.  A
+-- kernel that cannot be read raises its message.
 function M.kernels_of(input, spec)
-  local suite_name = input:match("^suite:(.+)$")
-  if input == "suite" or suite_name then
-    local workloads = require "gpush.workloads"
-    local list = {}
-    if suite_name then
-      local desc, message = workloads.get(suite_name)
-      if not desc then
-        return nil, message
-      end
-      list[1] = desc
-    else
-      list = workloads.suite
-    end
+  local workloads = require "gpush.workloads"
+  local list, problem = workloads.resolve(input)
+  if problem then
+    return nil, problem
+  end
+  if list then
     local i, keep = 0, M.filter(spec)
     return function()
       while i < #list do

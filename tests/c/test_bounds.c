@@ -173,21 +173,22 @@ static void test_path_by_hand(void) {
 }
 
 /* Shared-memory loads at an 8-byte stride with 4-byte words: lanes l and
- * l + 16 share bank 2l mod 32 at different words, so 2 passes each; 3 such
- * loads in one warp: 6 LSU cycles, 6 passes; each load's latency 24 + 1. */
+ * l + 16 share bank 2l mod 32 at different words, so 2 passes each, and an
+ * FFMA reading each: 3 trips give 6 LSU cycles, 6 passes, and the FFMA
+ * waits for the load's latency plus its extra pass (24 + 1):
+ *   LDS 0, FFMA 25 | LDS 26, FFMA 51 | LDS 52, FFMA 77 (done 81) | EXIT 78
+ * (done 82). */
 static void test_bank_passes(void) {
   gp_synth_stream s = {GP_STREAM_SHARED, 0, 4096, 8, 1};
-  gp_synth_op body[1] = {{GP_OP_LD_SHARED, 4, 0, 0, {0}}};
-  gp_kernel *k = make(1, 32, 3, body, 1, &s, 1);
+  gp_synth_op body[2] = {{GP_OP_LD_SHARED, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 32, 3, body, 2, &s, 1);
   gp_bounds_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.shared_passes, 6, 0);
   CHECK_NEAR(c.lsu_cycles, 6, 0);
-  /* LDS at 0, 2, 4 (the LSU busy 2 cycles each); the last done at 4 + 25;
-   * EXIT at 5 */
-  CHECK_NEAR(c.longest_path, 29, 1e-9);
+  CHECK_NEAR(c.longest_path, 82, 1e-9);
   gp_bounds_compute(&c, &m, &b);
   CHECK_NEAR(b.cycles[GP_BOUND_SHARED], 6.0 / 2, 1e-9); /* one SM, 2 schedulers */
   CHECK_NEAR(b.cycles[GP_BOUND_LSU], 6.0 / 2, 1e-9);
