@@ -117,3 +117,23 @@ describe("gpush bounds", function()
     assert.are.equal(2, code)
   end)
 end)
+
+describe("gpush.bounds with a cache", function()
+  it("reuses a kernel's counts across MSHRs and bandwidth, and recounts when occupancy changes", function()
+    local k = assert(workloads.kernel(workloads.get("pointer_chase")))
+    local cache = {}
+    for _, o in ipairs { { "l1.mshrs=16" }, { "l1.mshrs=64", "dram.bandwidth_gbs=96" }, { "sm.max_warps=16" } } do
+      local cfg = config.load("gtx660ti", o)
+      local cached = assert(bounds.kernel(k, cfg, cache))
+      local fresh = assert(bounds.kernel(k, cfg))
+      for _, name in ipairs(bounds.NAMES) do
+        assert.are.equal(fresh.cycles[name], cached.cycles[name], name)
+      end
+    end
+    local entries = 0
+    for _ in pairs(cache) do
+      entries = entries + 1
+    end
+    assert.are.equal(2, entries) -- one pass at 64 warps per SM, one at 16
+  end)
+end)

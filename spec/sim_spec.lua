@@ -238,6 +238,38 @@ describe("gpush.sim pinned results", function()
   end)
 end)
 
+describe("block dispatch", function()
+  it("makes thousands of tiny blocks slower than the same instructions in a few large ones, in both models", function()
+    local gpumech = require "gpush.gpumech"
+    local bounds = require "gpush.bounds"
+    -- 2048 one-warp blocks against 64 blocks of 32 warps: the same 10240 warp instructions
+    local tiny = assert(workloads.kernel(workloads.make("tiny_blocks", { grid = 2048 })))
+    local big = assert(workloads.kernel(workloads.make("tiny_blocks", { grid = 64, block = 1024 })))
+    assert.are.equal(tiny:info().warp_instructions, big:info().warp_instructions)
+    local free = config.load("gtx1080")
+    local costly = config.load("gtx1080", { "launch.block_cycles=100" })
+    local function cycles(k, cfg)
+      return assert(sim.run(k, cfg, { policy = "gto" })).cycles, assert(gpumech.predict(k, cfg)).cycles
+    end
+    local tiny_sim0, tiny_gm0 = cycles(tiny, free)
+    local big_sim0, big_gm0 = cycles(big, free)
+    local tiny_sim, tiny_gm = cycles(tiny, costly)
+    local big_sim, big_gm = cycles(big, costly)
+    -- free launches: within 20 % of each other
+    assert.is_true(tiny_sim0 < 1.2 * big_sim0 and tiny_gm0 < 1.2 * big_gm0)
+    -- 100 cycles per launch, one launch at a time per SM: the busiest SM launches
+    -- ceil(2048 / 20) = 103 tiny blocks (10,300 cycles) but 4 large ones
+    local b = assert(bounds.kernel(tiny, costly))
+    assert.are.equal("dispatch", b.binds)
+    assert.are.equal(103 * 100, b.cycles.dispatch)
+    assert.is_true(tiny_sim >= b.total and tiny_gm >= b.total)
+    assert.is_true(tiny_sim > 2 * big_sim, ("simulator: tiny %.0f, large %.0f"):format(tiny_sim, big_sim))
+    assert.is_true(tiny_gm > 2 * big_gm, ("GPUMech: tiny %.0f, large %.0f"):format(tiny_gm, big_gm))
+    -- the large blocks pay 4 launches per SM, not 103
+    assert.is_true(big_sim - big_sim0 <= 5 * 100 and big_gm - big_gm0 <= 5 * 100)
+  end)
+end)
+
 describe("gpush sim command", function()
   it("waits for every producer of a hand-written trace (MUFU, FADD, FFMA R1 R2)", function()
     -- gtx1080: MUFU at 0 (latency 20), FADD at 1 (6), FFMA at max(2, 0 + 20,

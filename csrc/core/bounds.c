@@ -17,7 +17,7 @@
 
 static const char *const bound_names[GP_BOUND_COUNT] = {
     "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control",
-    "shared", "lsu", "l2", "dram", "mshr", "latency", "blocks"};
+    "shared", "lsu", "l2", "dram", "mshr", "latency", "blocks", "dispatch"};
 
 const char *gp_bound_name(int bound) {
   return bound >= 0 && bound < GP_BOUND_COUNT ? bound_names[bound] : "invalid";
@@ -274,6 +274,7 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp
             sms * mem->mshrs_per_sm);
   out->cycles[GP_BOUND_LATENCY] = c->longest_path;
   out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * m->blocks_per_sm);
+  out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->block_launch_cycles;
   out->binds = 0;
   for (k = 1; k < GP_BOUND_COUNT; k++)
     if (out->cycles[k] > out->cycles[out->binds])

@@ -43,6 +43,8 @@
  *            Jensen: a path is a maximum of sums of latencies)
  *   blocks   block slots as servers: sum over blocks of (longest warp
  *            path + block launch cycles) / (SMs x blocks per SM)
+ *   dispatch each SM launches its blocks one at a time: ceil(blocks / sm
+ *            count) x block launch cycles
  * The binding bound is the largest (ties: the first in GP_BOUND_* order).
  * docs/bounds.md states each with its assumptions.
  */
@@ -66,7 +68,8 @@ int gp_op_unit(int op_class);
 enum {
   GP_BOUND_ISSUE, GP_BOUND_INT, GP_BOUND_FMA, GP_BOUND_FP64, GP_BOUND_SFU, GP_BOUND_TENSOR,
   GP_BOUND_UNIFORM, GP_BOUND_CONTROL, GP_BOUND_SHARED, GP_BOUND_LSU, GP_BOUND_L2,
-  GP_BOUND_DRAM, GP_BOUND_MSHR, GP_BOUND_LATENCY, GP_BOUND_BLOCKS, GP_BOUND_COUNT
+  GP_BOUND_DRAM, GP_BOUND_MSHR, GP_BOUND_LATENCY, GP_BOUND_BLOCKS, GP_BOUND_DISPATCH,
+  GP_BOUND_COUNT
 };
 
 /* "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control",

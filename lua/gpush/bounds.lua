@@ -11,7 +11,8 @@
 -- apart): issue, the per-unit pipes (int, fma, fp64, sfu, tensor, uniform,
 -- control), shared (bank passes), lsu, l2 (request rate), dram (bytes /
 -- bandwidth), mshr (Little's law), latency (the longest warp's dependence
--- path) and blocks (block slots as servers).  `total` adds the kernel
+-- path), blocks (block slots as servers) and dispatch (each SM launches
+-- its blocks one at a time, launch.block_cycles each).  `total` adds the kernel
 -- launch; no model may predict fewer cycles than `total`.
 local core = require "gpush.core"
 local memsim = require "gpush.memsim"
@@ -21,7 +22,7 @@ local M = {}
 
 -- The bounds in the C core's order (ties go to the first).
 M.NAMES = { "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control", "shared", "lsu",
-  "l2", "dram", "mshr", "latency", "blocks" }
+  "l2", "dram", "mshr", "latency", "blocks", "dispatch" }
 
 -- One line per bound: what it divides by what.
 M.DESCRIPTIONS = {
@@ -40,6 +41,7 @@ M.DESCRIPTIONS = {
   mshr = "Little's law: L1-missing load round trips / (SMs x l1.mshrs)",
   latency = "the longest warp's dependence path (in order, one per cycle)",
   blocks = "sum of block lifetimes / (SMs x blocks per SM)",
+  dispatch = "blocks of the busiest SM x launch.block_cycles (one launch at a time)",
 }
 
 -- Opcode classes without a pipeline of their own use ops.other.
@@ -89,19 +91,41 @@ local function finish(r, cfg, params)
   return r
 end
 
+-- Machine parameters the counts do not depend on (only the formulas read
+-- them): a sweep over them reuses one kernel pass.
+local COUNT_FREE = {
+  schedulers = true, issue_width = true, kernel_launch_cycles = true, ["memory.mshrs"] = true,
+  ["memory.dram_bytes_per_cycle"] = true, ["memory.dram_channels"] = true, ["memory.l2_interval"] = true,
+}
+
 -- Every bound of a built kernel on a configuration (memory traffic from
 -- memsim's functional mode).  Returns the report or nil, message; a kernel
--- that does not fit on an SM is an error.
-function M.kernel(kernel, cfg)
+-- that does not fit on an SM is an error.  `cache` (optional, any table the
+-- caller keeps per kernel) keeps the kernel's counts across configurations
+-- that differ only in what the counts do not read (MSHRs, DRAM bandwidth,
+-- schedulers, issue width, launch cost).
+function M.kernel(kernel, cfg, cache)
   local params = M.machine(cfg, kernel)
   if params.blocks_per_sm == 0 then
     local _, limit = occupancy.for_kernel(cfg, kernel)
     return nil, ("bounds: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
       :format(kernel:info().kernel, cfg._name or "?", tostring(limit))
   end
-  local r, err = core.bounds_kernel(kernel, params)
-  if not r then
-    return nil, err
+  local key = cache and ("bounds|" .. tostring(kernel) .. "|" .. memsim.params_key(params, COUNT_FREE))
+  local counts = key and cache[key]
+  local r
+  if counts then
+    r = core.bounds_compute(counts, params)
+    r.counts = counts
+  else
+    local err
+    r, err = core.bounds_kernel(kernel, params)
+    if not r then
+      return nil, err
+    end
+    if key then
+      cache[key] = r.counts
+    end
   end
   return finish(r, cfg, params)
 end

@@ -66,17 +66,28 @@ function M.timed_replay(kernel, cfg)
   return result
 end
 
--- A stable text of a parameter table, for cache keys.
-local function params_key(p)
-  local keys = {}
-  for k in pairs(p) do
-    keys[#keys + 1] = k
-  end
-  table.sort(keys)
+-- A stable text of a parameter table, for cache keys (nested tables
+-- flattened with dotted keys; fields named in `skip` left out).
+function M.params_key(p, skip)
   local parts = {}
-  for i, k in ipairs(keys) do
-    parts[i] = k .. "=" .. tostring(p[k])
+  local function walk(t, prefix)
+    local keys = {}
+    for k in pairs(t) do
+      keys[#keys + 1] = k
+    end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      local name = prefix .. k
+      if not (skip and skip[name]) then
+        if type(t[k]) == "table" then
+          walk(t[k], name .. ".")
+        else
+          parts[#parts + 1] = name .. "=" .. tostring(t[k])
+        end
+      end
+    end
   end
+  walk(p, "")
   return table.concat(parts, ";")
 end
 
@@ -86,7 +97,7 @@ end
 -- entries are keyed by the kernel and every parameter the replay reads.
 function M.functional_cached(kernel, cfg, cache)
   local params = M.params(cfg, kernel)
-  local key = tostring(kernel) .. "|" .. params_key(params)
+  local key = tostring(kernel) .. "|" .. M.params_key(params)
   local hit = cache[key]
   if hit then
     return hit

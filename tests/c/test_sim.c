@@ -279,8 +279,36 @@ static void test_waits_for_every_producer(void) {
   gp_kernel_free(k);
 }
 
+/* Block dispatch is serialised per SM: four one-warp blocks of a 2-FFMA
+ * chain (8 cycles each, EXIT at latency 1) with launch cost 10 start at 10,
+ * 20, 30 and 40 on one SM with four slots, so the last is done at 48; on
+ * four SMs each starts at 10 and the kernel takes 18.  Without a cost the
+ * four warps share the SM's one scheduler: 12 instructions, the last EXIT
+ * issued at 11, done at 12. */
+static void test_block_dispatch_is_serialised(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(4, 32, 2, body, 1, NULL, 0);
+  gp_sim_config c = config(1, 1, 4);
+  gp_sim_result r;
+  c.block_launch_cycles = 10;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 48, 1e-9);
+  done(&r, k, 1);
+  c = config(4, 1, 4);
+  c.block_launch_cycles = 10;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 18, 1e-9);
+  done(&r, k, 4);
+  c = config(1, 1, 4);
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 12, 1e-9);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_chain_takes_n_times_l);
+  RUN(test_block_dispatch_is_serialised);
   RUN(test_waits_for_every_producer);
   RUN(test_lrr_and_gto_order);
   RUN(test_barrier);

@@ -23,7 +23,8 @@
  *  - BAR.SYNC holds a warp until every live warp of its block arrives;
  *    DEPBAR waits for the warp's outstanding LDGSTS copies;
  *  - thread blocks go to SMs round-robin up to occupancy, then each freed
- *    slot takes the next block after block_launch_cycles;
+ *    slot takes the next block; each SM's dispatcher launches one block at
+ *    a time, block_launch_cycles each (serialised per SM);
  *  - time advances one cycle after an issue (line 21) and otherwise jumps to
  *    the earliest cycle any scheduler can issue (line 23), so idle cycles
  *    cost nothing.
@@ -259,12 +260,18 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
   return GP_OK;
 }
 
-/* Gives a free slot the next block, launched block_launch_cycles after
- * `when`; a block whose warps the trace does not list finishes at once. */
+/* Gives a free slot the next block.  The SM's dispatcher launches one block
+ * at a time: a block starts block_launch_cycles after the later of `when`
+ * (its slot is free) and the SM's previous launch, so n blocks on an SM take
+ * at least n x block_launch_cycles.  A block whose warps the trace does not
+ * list finishes at once (its launch still takes the dispatcher's time). */
 static int place(sim *s, uint32_t smi, uint32_t slot, double when) {
-  block_slot *b = &s->sms[smi].slots[slot];
+  sm_state *sm = &s->sms[smi];
+  block_slot *b = &sm->slots[slot];
   while (s->next_block < s->k->blocks) {
-    if (dispatch(s, smi, slot, s->next_block++, when + s->cfg->block_launch_cycles) != GP_OK)
+    double start = (when > sm->dispatch_free ? when : sm->dispatch_free) + s->cfg->block_launch_cycles;
+    sm->dispatch_free = start;
+    if (dispatch(s, smi, slot, s->next_block++, start) != GP_OK)
       return GP_ERR;
     if (b->live > 0)
       return GP_OK;

@@ -122,6 +122,7 @@ typedef struct sm_state {
   block_slot *slots;
   sched_state *scheds;
   double finish;
+  double dispatch_free;    /* when the SM's block dispatcher launched its last block */
 } sm_state;
 
 typedef struct sim {
