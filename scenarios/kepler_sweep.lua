@@ -4,7 +4,7 @@
 --                                    [--shard I/N] [-p key=value ...]
 --
 -- The main job.  Starting from the `gtx660ti` preset it sweeps warps per SM
--- {8,16,24,32,48,64} x MSHRs per SM {16,32,64} x DRAM bandwidth {96,144,192}
+-- {8,16,24,32,48,64} x MSHRs per SM {32,64,128} x DRAM bandwidth {96,144,192}
 -- GB/s (54 points) over the embedded regime suite (one kernel per
 -- bottleneck: docs/workloads.md; or the workloads given with --traces: trace
 -- paths, `suite`, `suite:NAME`, `variants`), predicting every point with
@@ -53,7 +53,7 @@ local sweep = {
   base = { preset = "gtx660ti" },
   parameters = {
     { path = "sm.max_warps", values = { 8, 16, 24, 32, 48, 64 }, column = "warps_per_sm" },
-    { path = "l1.mshrs", values = { 16, 32, 64 }, column = "mshrs" },
+    { path = "l1.mshrs", values = { 32, 64, 128 }, column = "mshrs" },
     { path = "dram.bandwidth_gbs", values = { 96, 144, 192 }, column = "dram_gbs" },
   },
   workloads = { "suite" },
@@ -61,9 +61,9 @@ local sweep = {
   seed = 1,
   summary = {
     objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",
-    baseline = { warps_per_sm = 64, mshrs = 32, dram_gbs = 144 },
+    baseline = { warps_per_sm = 64, mshrs = 64, dram_gbs = 144 },
     notes = {
-      "The baseline is the preset's own point (64 warps/SM, 32 MSHRs, 144 GB/s); the best point has the fewest",
+      "The baseline is the preset's own point (64 warps/SM, 64 MSHRs, 144 GB/s); the best point has the fewest",
       "cycles. For GPUMech the bottleneck is the largest non-BASE component of its CPI stack (Table III);",
       "for sim-gto it is the simulator's largest stall reason other than issuing: DEP (compute dependence),",
       "MEM (waiting for a load: GPUMech's L1+L2+DRAM+MSHR+QUEUE together), LSU/SFU/UNIT (a busy unit),",

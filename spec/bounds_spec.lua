@@ -42,7 +42,7 @@ describe("gpush.bounds", function()
   end)
 
   it("finds gtx660ti's loads MSHR-bound: Little's law with 32 MSHRs per SM", function()
-    local cfg = config.load("gtx660ti")
+    local cfg = config.load("gtx660ti", { "l1.mshrs=32" })
     local k = assert(workloads.kernel {
       name = "loads", grid = 14, block = 256, trips = 4,
       streams = { a = { kind = "coalesced", footprint = 64 << 20 } },
@@ -98,11 +98,12 @@ describe("gpush bounds", function()
   local helper = require "spec_helper"
 
   it("prints each launch's binding bound, and JSON", function()
-    local code, out = helper.gpush_run { "bounds", "suite:pointer_chase", "--config", "gtx660ti" }
+    local code, out = helper.gpush_run { "bounds", "suite:pointer_chase", "--config", "gtx660ti", "-p", "l1.mshrs=32" }
     assert.are.equal(0, code)
     assert.truthy(out:find("lower bounds on 'gtx660ti'", 1, true))
     assert.truthy(out:match("pointer_chase%s+%d+%s+[%d.]+%s+[%d.]+%s+mshr"))
-    code, out = helper.gpush_run { "bounds", "suite:pointer_chase", "--config", "gtx660ti", "--json" }
+    code, out = helper.gpush_run { "bounds", "suite:pointer_chase", "--config", "gtx660ti", "-p", "l1.mshrs=32",
+      "--json" }
     assert.are.equal(0, code)
     local rows = require("gpush.json").decode(out)
     assert.are.equal("mshr", rows[1].binds)

@@ -127,7 +127,7 @@ end)
 describe("gpush.memsim timed replay", function()
   it("never beats the configured DRAM bandwidth; MSHRs bound what a stream gets", function()
     local k = small("stream_triad", 256)
-    local cfg = config.load("gtx660ti")
+    local cfg = config.load("gtx660ti", { "l1.mshrs=32" }) -- GPUMech Table I's count
     local r = assert(memsim.timed_replay(k, cfg))
     assert.is_true(r.dram_gbs <= cfg.dram.bandwidth_gbs * (1 + 1e-9))
     -- Little's law: 7 SMs x 32 MSHRs x 128 B per round trip of L2 + DRAM

@@ -51,12 +51,12 @@ describe("scenarios/kepler_sweep.lua", function()
       end
     end
     -- divergent_gather on gtx660ti: 32 MSHRs per SM bind (Little's law)
-    assert.are.equal("MSHR", by["bounds 64/32/144"].dominant)
-    assert.are.equal("mshr", by["bounds 64/32/144"].bound)
+    assert.are.equal("MSHR", by["bounds 64/64/144"].dominant)
+    assert.are.equal("mshr", by["bounds 64/64/144"].bound)
     -- more DRAM bandwidth never slower at a fixed (warps, MSHRs) point, in either model
     assert.is_true(by["gpumech-rr 64/32/192"].cycles <= by["gpumech-rr 64/32/96"].cycles)
     -- divergent_gather waits on memory at the preset's point in the simulator
-    assert.are.equal("MEM", by["sim-gto 64/32/144"].dominant)
+    assert.are.equal("MEM", by["sim-gto 64/64/144"].dominant)
     local md = helper.read_file(dir .. "/kepler_sweep.md")
     assert.matches("1 kernels x 54 points", md, 1, true)
     assert.matches("x 4 models = 216 results, 0 failed", md, 1, true)
@@ -67,10 +67,10 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.matches("| divergent_gather | sim%-gto | [%d.]+ | MEM | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
     assert.matches("| divergent_gather | bounds | [%d.]+ | MSHR | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
     assert.matches('"format": "gpush.results/1"', helper.read_file(dir .. "/kepler_sweep.json"), 1, true)
-    -- the simulator's stall stacks: one bar per warps/SM value at the baseline (32 MSHRs, 144 GB/s), the
+    -- the simulator's stall stacks: one bar per warps/SM value at the baseline (64 MSHRs, 144 GB/s), the
     -- stall shares of the row, summing to 1 each
     local svg = helper.read_file(dir .. "/kepler_sweep_stalls_sim-gto.svg")
-    assert.matches("Stall stacks, sim-gto at mshrs 32, dram_gbs 144", svg, 1, true)
+    assert.matches("Stall stacks, sim-gto at mshrs 64, dram_gbs 144", svg, 1, true)
     assert.matches("share of scheduler cycles", svg, 1, true)
     local drawn, bars = {}, 0
     for category, value in svg:gmatch('class="segment" data%-category="(%u[%u_]*)" data%-value="([^"]+)"') do
@@ -80,8 +80,8 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.are.equal(6, bars)
     local base, mem = 0, 0
     for _, w in ipairs { 8, 16, 24, 32, 48, 64 } do
-      base = base + by[("sim-gto %d/32/144"):format(w)].stall_issued
-      mem = mem + by[("sim-gto %d/32/144"):format(w)].stall_memory
+      base = base + by[("sim-gto %d/64/144"):format(w)].stall_issued
+      mem = mem + by[("sim-gto %d/64/144"):format(w)].stall_memory
     end
     assert.is_near(base, drawn.BASE, 1e-5)
     assert.is_near(mem, drawn.MEM, 1e-5)

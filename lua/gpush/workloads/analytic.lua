@@ -14,6 +14,9 @@
 -- caches, else L2) misses once per sector, every access of a stream that
 -- does not fit misses.  The spec compares both with the built kernel's
 -- counts (gpush.bounds.kernel).
+local memsim = require "gpush.memsim"
+local occupancy = require "gpush.occupancy"
+
 local M = {}
 
 local LINE, SECTOR = 128, 32
@@ -140,11 +143,14 @@ local function expected_max(s, n)
   return e
 end
 
-local function config_values(cfg)
+local function config_values(cfg, desc)
   local clock = cfg.clock.core_mhz
   local no_caches = cfg.gpu.compute_capability < 2
+  local geometry = M.geometry(desc)
+  local blocks = math.max(1, (occupancy.blocks_per_sm(cfg, geometry)))
   return {
-    l1 = no_caches and 0 or cfg.l1.size_kb * 1024, l2 = no_caches and 0 or cfg.l2.size_kb * 1024,
+    l1 = no_caches and 0 or memsim.l1_bytes(cfg, blocks, geometry.shared_bytes),
+    l2 = no_caches and 0 or cfg.l2.size_kb * 1024,
     cache_global = cfg.l1.cache_global, l1_latency = cfg.l1.latency, l2_latency = cfg.l2.latency,
     dram_latency = cfg.dram.latency_ns * clock / 1000,
     shared_latency = cfg.shared.latency, const_latency = cfg.const.latency,
@@ -198,7 +204,7 @@ end
 -- The counts of gpush.bounds for a description on a configuration, and a
 -- summary of its memory behaviour.
 function M.counts(desc, cfg)
-  local v = config_values(cfg)
+  local v = config_values(cfg, desc)
   local blocks, threads = product(desc.grid), product(desc.block)
   local wpb = (threads + 31) // 32
   local warps = blocks * wpb
