@@ -23,6 +23,10 @@ M.commands = {
     summary = "list the runnable studies in scenarios/ with their descriptions" },
   { name = "merge", module = "gpush.cmd.merge",
     summary = "combine the partial results of a sharded sweep (--shard I/N) into its CSV/JSON/Markdown" },
+  { name = "multicore", module = "gpush.cmd.multicore",
+    summary = "Hill and Marty's best multicore speedup per topology (searching r finely)" },
+  { name = "darksilicon", module = "gpush.cmd.darksilicon",
+    summary = "dark-silicon projection 45 -> 8 nm: speedup, dark fraction, cores, topology per node" },
   { name = "bench", module = "gpush.cmd.bench",
     summary = "throughput benchmarks next to a same-run baseline (bench trace)" },
 }
