@@ -2,6 +2,7 @@
  * l_core.c -- luaopen_gpush_core: the table every gpush Lua module uses to
  * reach the C core.  Each binding file (l_<type>.c) exports one
  * gpl_open_<type>(L) that adds its functions to the table on top of the stack.
+ * The field readers and setters every binding file shares live here too.
  */
 #include "compat.h"
 #include "bounds.h"
@@ -37,7 +38,11 @@ void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_C
   lua_pop(L, 1);
 }
 
-double gpl_opt_number(lua_State *L, int t, const char *field, double def, const char *model) {
+/* t[field] as a number, `def` when absent, a boolean as 0 or 1; anything
+ * else raises "<who>: parameter '<field>' must be a number", and so does a
+ * negative value when nonneg is set. */
+static double read_number(lua_State *L, int t, const char *field, double def, const char *who,
+                          int nonneg) {
   double v;
   gpc_getfield(L, t, field);
   if (lua_isnil(L, -1)) {
@@ -49,46 +54,65 @@ double gpl_opt_number(lua_State *L, int t, const char *field, double def, const 
   else if (lua_type(L, -1) == LUA_TNUMBER)
     v = lua_tonumber(L, -1);
   else
-    return luaL_error(L, "%s: parameter '%s' must be a number, got %s", model, field,
-                      luaL_typename(L, -1));
+    return luaL_error(L, "%s: parameter '%s' must be a number", who, field);
   lua_pop(L, 1);
+  if (nonneg && v < 0)
+    return luaL_error(L, "%s: parameter '%s' must not be negative", who, field);
   return v;
 }
 
+double gpl_opt_number(lua_State *L, int t, const char *field, double def, const char *who) {
+  return read_number(L, t, field, def, who, 0);
+}
+
+double gpl_opt_nonneg(lua_State *L, int t, const char *field, double def, const char *who) {
+  return read_number(L, t, field, def, who, 1);
+}
+
+void gpl_set_number(lua_State *L, const char *field, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, field);
+}
+
+void gpl_set_integer(lua_State *L, const char *field, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, field);
+}
+
 void gpl_read_classes(lua_State *L, int t, const char *field, double *out, double def,
-                      const char *model) {
+                      const char *who) {
   int c;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     out[c] = def;
   gpc_getfield(L, t, field);
   if (lua_istable(L, -1))
     for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-      out[c] = gpl_opt_number(L, lua_gettop(L), gp_op_class_name(c), def, model);
+      out[c] = gpl_opt_number(L, lua_gettop(L), gp_op_class_name(c), def, who);
   else if (!lua_isnil(L, -1))
-    luaL_error(L, "%s: parameter '%s' must be a table of per-class numbers, got %s", model,
+    luaL_error(L, "%s: parameter '%s' must be a table of per-class numbers, got %s", who,
                field, luaL_typename(L, -1));
   lua_pop(L, 1);
 }
 
-void gpl_read_machine(lua_State *L, int t, gp_bounds_machine *m, const char *model) {
+void gpl_read_machine(lua_State *L, int t, gp_bounds_machine *m, const char *who) {
   uint32_t unused_blocks;
   luaL_checktype(L, t, LUA_TTABLE);
   memset(m, 0, sizeof *m);
-  m->sms = (uint32_t)gpl_opt_number(L, t, "sms", 1, model);
-  m->schedulers = (uint32_t)gpl_opt_number(L, t, "schedulers", 1, model);
-  m->issue_width = (uint32_t)gpl_opt_number(L, t, "issue_width", 1, model);
-  m->blocks_per_sm = (uint32_t)gpl_opt_number(L, t, "blocks_per_sm", 1, model);
-  gpl_read_classes(L, t, "latency", m->latency, 4, model);
-  gpl_read_classes(L, t, "interval", m->interval, 1, model);
-  m->shared_latency = gpl_opt_number(L, t, "shared_latency", 20, model);
-  m->const_latency = gpl_opt_number(L, t, "const_latency", 8, model);
-  m->shared_banks = (uint32_t)gpl_opt_number(L, t, "shared_banks", 32, model);
-  m->shared_bank_bytes = (uint32_t)gpl_opt_number(L, t, "shared_bank_bytes", 4, model);
-  m->block_launch_cycles = gpl_opt_number(L, t, "block_launch_cycles", 0, model);
-  m->kernel_launch_cycles = gpl_opt_number(L, t, "kernel_launch_cycles", 0, model);
+  m->sms = (uint32_t)gpl_opt_number(L, t, "sms", 1, who);
+  m->schedulers = (uint32_t)gpl_opt_number(L, t, "schedulers", 1, who);
+  m->issue_width = (uint32_t)gpl_opt_number(L, t, "issue_width", 1, who);
+  m->blocks_per_sm = (uint32_t)gpl_opt_number(L, t, "blocks_per_sm", 1, who);
+  gpl_read_classes(L, t, "latency", m->latency, 4, who);
+  gpl_read_classes(L, t, "interval", m->interval, 1, who);
+  m->shared_latency = gpl_opt_number(L, t, "shared_latency", 20, who);
+  m->const_latency = gpl_opt_number(L, t, "const_latency", 8, who);
+  m->shared_banks = (uint32_t)gpl_opt_number(L, t, "shared_banks", 32, who);
+  m->shared_bank_bytes = (uint32_t)gpl_opt_number(L, t, "shared_bank_bytes", 4, who);
+  m->block_launch_cycles = gpl_opt_number(L, t, "block_launch_cycles", 0, who);
+  m->kernel_launch_cycles = gpl_opt_number(L, t, "kernel_launch_cycles", 0, who);
   gpc_getfield(L, t, "memory");
   if (!lua_istable(L, -1))
-    luaL_error(L, "%s: parameter 'memory' must be a table of memory parameters, got %s", model,
+    luaL_error(L, "%s: parameter 'memory' must be a table of memory parameters, got %s", who,
                luaL_typename(L, -1));
   gpl_read_memory_params(L, lua_gettop(L), &m->memory, &unused_blocks);
   lua_pop(L, 1);

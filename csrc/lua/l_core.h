@@ -31,19 +31,26 @@ struct gp_timed_config;
 void gpl_read_memory_params(lua_State *L, int t, struct gp_timed_config *c,
                             uint32_t *blocks_per_sm);
 struct gp_bounds_machine;
-/* Number field `field` of the table at t (booleans as 0/1; nil: def);
- * raises "<model>: parameter 'field' must be a number" otherwise. */
-double gpl_opt_number(lua_State *L, int t, const char *field, double def, const char *model);
 /* {class_name = number} at t[field] into out[GP_OP_CLASS_COUNT] (absent:
  * def). */
 void gpl_read_classes(lua_State *L, int t, const char *field, double *out, double def,
-                      const char *model);
+                      const char *who);
 /* The machine parameters the simulator and the bounds share (sms,
  * schedulers, issue_width, blocks_per_sm, latency, interval, shared_*,
  * const_latency, *_launch_cycles, memory = {...}) from the table at t. */
-void gpl_read_machine(lua_State *L, int t, struct gp_bounds_machine *m, const char *model);
+void gpl_read_machine(lua_State *L, int t, struct gp_bounds_machine *m, const char *who);
 /* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
 struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
+
+/* Field readers shared by every binding file: t[field] as a number (`def`
+ * when absent, a boolean as 0 or 1); any other type raises
+ * "<who>: parameter '<field>' must be a number", with `who` the model
+ * ("memsim", "sim", "gpumech").  gpl_opt_nonneg also refuses negatives. */
+double gpl_opt_number(lua_State *L, int t, const char *field, double def, const char *who);
+double gpl_opt_nonneg(lua_State *L, int t, const char *field, double def, const char *who);
+/* Set field = v in the table on top of the stack. */
+void gpl_set_number(lua_State *L, const char *field, double v);
+void gpl_set_integer(lua_State *L, const char *field, lua_Integer v);
 
 /* Registers a userdata type: a metatable `name` with __index = methods and
  * __gc = gc. */

@@ -41,11 +41,6 @@ typedef struct policy_call {
   lua_Integer chosen;
 } policy_call;
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-  lua_pushinteger(L, v);
-  lua_setfield(L, -2, k);
-}
-
 /* Runs under lua_pcall: builds the arguments, calls the user's function
  * (argument 1) and checks its answer. */
 static int run_policy(lua_State *L) {
@@ -53,18 +48,18 @@ static int run_policy(lua_State *L) {
   uint32_t i;
   lua_pushvalue(L, 1);
   lua_createtable(L, 0, 3);
-  set_int(L, "sm", pc->sm);
-  set_int(L, "scheduler", pc->sched);
+  gpl_set_integer(L, "sm", pc->sm);
+  gpl_set_integer(L, "scheduler", pc->sched);
   lua_pushnumber(L, pc->cycle);
   lua_setfield(L, -2, "cycle");
   lua_createtable(L, (int)pc->n, 0);
   for (i = 0; i < pc->n; i++) {
     const gp_sim_candidate *c = &pc->cand[i];
     lua_createtable(L, 0, 5);
-    set_int(L, "warp", c->warp);
-    set_int(L, "slot", c->slot);
-    set_int(L, "age", (lua_Integer)c->age);
-    set_int(L, "pc", (lua_Integer)pc->k->statics[c->pc_index].pc);
+    gpl_set_integer(L, "warp", c->warp);
+    gpl_set_integer(L, "slot", c->slot);
+    gpl_set_integer(L, "age", (lua_Integer)c->age);
+    gpl_set_integer(L, "pc", (lua_Integer)pc->k->statics[c->pc_index].pc);
     lua_pushstring(L, gp_op_class_name(c->op_class));
     lua_setfield(L, -2, "op");
     gpc_rawseti(L, -2, i + 1);
@@ -128,11 +123,11 @@ static void push_pc_stalls(lua_State *L, const gp_kernel *k, const gp_sim_result
     }
     lua_pushnumber(L, total);
     lua_setfield(L, -2, "total");
-    set_int(L, "pc", (lua_Integer)st->pc);
+    gpl_set_integer(L, "pc", (lua_Integer)st->pc);
     lua_pushstring(L, k->strings + st->opcode);
     lua_setfield(L, -2, "opcode");
     if (st->line_num > 0)
-      set_int(L, "line", st->line_num);
+      gpl_set_integer(L, "line", st->line_num);
     gpc_rawseti(L, -2, ++n);
   }
 }
@@ -142,7 +137,7 @@ static void push_line_stalls(lua_State *L, const gp_sim_result *r) {
   lua_createtable(L, (int)r->line_count, 0);
   for (i = 0; i < r->line_count; i++) {
     lua_createtable(L, 0, 3);
-    set_int(L, "line", r->lines[i]);
+    gpl_set_integer(L, "line", r->lines[i]);
     lua_pushnumber(L, push_stalls(L, r->line_stalls + (size_t)i * GP_STALL_COUNT));
     lua_insert(L, -2);
     lua_setfield(L, -3, "stalls");
@@ -160,11 +155,6 @@ static void push_class_counts(lua_State *L, const uint64_t *counts) {
   }
 }
 
-static void set_num(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
-
 static void push_counts(lua_State *L, const gp_sim_result *r) {
   const gp_sim_counters *c = &r->counters;
   lua_createtable(L, 0, 16);
@@ -172,22 +162,22 @@ static void push_counts(lua_State *L, const gp_sim_result *r) {
   lua_setfield(L, -2, "class_issued");
   push_class_counts(L, c->class_lanes);
   lua_setfield(L, -2, "class_lanes");
-  set_num(L, "lsu_busy_cycles", c->lsu_busy_cycles);
-  set_int(L, "bank_conflicts", (lua_Integer)c->bank_conflicts);
-  set_int(L, "bank_extra_passes", (lua_Integer)c->bank_extra_passes);
-  set_num(L, "resident_warp_cycles", c->resident_warp_cycles);
-  set_num(L, "scheduler_cycles", c->scheduler_cycles);
-  set_int(L, "l1_accesses", (lua_Integer)r->memory.l1.accesses);
-  set_int(L, "l1_hits", (lua_Integer)r->memory.l1.hits);
-  set_int(L, "l2_accesses", (lua_Integer)r->memory.l2.accesses);
-  set_int(L, "l2_hits", (lua_Integer)r->memory.l2.hits);
+  gpl_set_number(L, "lsu_busy_cycles", c->lsu_busy_cycles);
+  gpl_set_integer(L, "bank_conflicts", (lua_Integer)c->bank_conflicts);
+  gpl_set_integer(L, "bank_extra_passes", (lua_Integer)c->bank_extra_passes);
+  gpl_set_number(L, "resident_warp_cycles", c->resident_warp_cycles);
+  gpl_set_number(L, "scheduler_cycles", c->scheduler_cycles);
+  gpl_set_integer(L, "l1_accesses", (lua_Integer)r->memory.l1.accesses);
+  gpl_set_integer(L, "l1_hits", (lua_Integer)r->memory.l1.hits);
+  gpl_set_integer(L, "l2_accesses", (lua_Integer)r->memory.l2.accesses);
+  gpl_set_integer(L, "l2_hits", (lua_Integer)r->memory.l2.hits);
 }
 
 static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r, uint32_t sms) {
   uint32_t i;
   lua_createtable(L, 0, 16);
-  set_num(L, "cycles", r->cycles);
-  set_int(L, "issued", (lua_Integer)r->issued);
+  gpl_set_number(L, "cycles", r->cycles);
+  gpl_set_integer(L, "issued", (lua_Integer)r->issued);
   lua_createtable(L, (int)sms, 0);
   for (i = 0; i < sms; i++) {
     lua_pushnumber(L, r->sm_cycles[i]);
@@ -214,10 +204,10 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   lua_setfield(L, -2, "line_stalls");
   push_counts(L, r);
   lua_setfield(L, -2, "counts");
-  set_int(L, "dram_bytes_read", (lua_Integer)r->memory.dram_bytes_read);
-  set_int(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
-  set_int(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
-  set_num(L, "last_dram_done", r->memory.last_dram_done);
+  gpl_set_integer(L, "dram_bytes_read", (lua_Integer)r->memory.dram_bytes_read);
+  gpl_set_integer(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
+  gpl_set_integer(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
+  gpl_set_number(L, "last_dram_done", r->memory.last_dram_done);
 }
 
 /* Reads params.policy: a name or a function (left on the stack at *fn). */

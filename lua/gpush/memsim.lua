@@ -11,6 +11,7 @@
 -- cycles.  Compute capability 1.x configurations have no caches.
 local core = require "gpush.core"
 local occupancy = require "gpush.occupancy"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -90,12 +91,7 @@ end
 function M.params_key(p, skip)
   local parts = {}
   local function walk(t, prefix)
-    local keys = {}
-    for k in pairs(t) do
-      keys[#keys + 1] = k
-    end
-    table.sort(keys)
-    for _, k in ipairs(keys) do
+    for _, k in ipairs(text.sorted_keys(t)) do
       local name = prefix .. k
       if not (skip and skip[name]) then
         if type(t[k]) == "table" then
