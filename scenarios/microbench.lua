@@ -47,7 +47,9 @@ local presets = #opts.configs > 0 and opts.configs
 -- Simulated cycles of a one-block kernel with no launch costs.
 local function cycles(cfg, desc)
   local kernel = assert(gpush.workloads.kernel(desc))
-  return assert(gpush.sim.run(kernel, cfg)).cycles
+  local r = assert(gpush.sim.run(kernel, cfg))
+  kernel:close()
+  return r.cycles
 end
 
 -- Cycles per body instruction between n1 and n2 trips of a one-warp chain.
@@ -93,6 +95,7 @@ local function measure(name)
     streams = { a = { kind = "coalesced", footprint = 1 << 40 } },
     body = { { "ld_global", stream = "a", width = 16 }, { "int" } } }
   local s = assert(gpush.sim.run(assert(stream), cfg))
+  stream:close()
   r.stream_gbs = s.dram_gbs
   r.peak_gbs = cfg.dram.bandwidth_gbs
   r.stream_share = s.dram_gbs / cfg.dram.bandwidth_gbs

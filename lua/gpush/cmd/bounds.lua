@@ -3,11 +3,11 @@
 --
 --   gpush bounds PATH --config NAME [-p key=value ...] [--kernel SPEC] [--json]
 --
--- PATH is a trace, `suite` or `suite:NAME`.  Prints per launch the lower
--- bound on its cycles (the largest bound plus the kernel launch), the time
--- and IPC it allows, the bound that binds and the next two; --json prints one
--- object per launch (kernel, launch, cycles = the total, binds, bound,
--- bounds = {name = cycles}, counts, ...).
+-- PATH is a trace, `suite`, `suite:NAME`, `variants` or `variants:NAME`.
+-- Prints per launch the lower bound on its cycles (the largest bound plus
+-- the kernel launch), the time and IPC it allows, the bound that binds and
+-- the next two; --json prints one object per launch (kernel, launch,
+-- cycles = the total, binds, bound, bounds = {name = cycles}, counts, ...).
 local bounds = require "gpush.bounds"
 
 local M = {}
@@ -17,6 +17,13 @@ local spec = {
   usage = [==[
 usage: gpush bounds PATH --config NAME [-p key=value ...] [--kernel SPEC] [--json]
 ]==],
+  help = [==[
+Computes each launch's first-principles lower bounds on its cycles (issue,
+each pipe, shared memory, LSU, L2, DRAM bytes / bandwidth, MSHR Little bound,
+dependence chain x latency, block lifetime; docs/bounds.md) and prints the
+least cycles any model may predict, the time and IPC that allows, the bound
+that binds and the next two.
+]==] .. require("gpush.modelcmd").COMMON_HELP,
   policies = {},
   run = function(kernel, cfg)
     local b, err = bounds.kernel(kernel, cfg)

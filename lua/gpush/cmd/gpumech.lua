@@ -4,8 +4,8 @@
 --                 [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
 --                 [--select kmeans|max|min|random] [--kernel SPEC] [--json]
 --
--- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`
--- or `suite:NAME`.  Prints one row per launch, the application totals and
+-- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`,
+-- `suite:NAME`, `variants` or `variants:NAME`.  Prints one row per launch, the application totals and
 -- each launch's CPI stack; --json prints one object per launch (kernel,
 -- launch, cycles, time_us, ipc, cpi, stack, ...).
 local gpumech = assert(require("gpush.models").family("gpumech"))
@@ -19,6 +19,20 @@ usage: gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
                      [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
                      [--select kmeans|max|min|random] [--kernel SPEC] [--json]
 ]==],
+  help = [==[
+Predicts each launch's cycles, IPC and CPI stack with GPUMech (interval
+analysis of a representative warp, multithreading, MSHR and DRAM queueing;
+docs/gpumech.md).
+  --policy      warp scheduling: rr (round robin, default) or gto
+                (greedy then oldest)
+  --model       gpumech (= mt_mshr_band, the default): the full model;
+                mt_mshr: without DRAM bandwidth queueing; mt: multithreading
+                only; markov: Chen and Aamodt's Markov chain; naive: one
+                warp's interval cycles (the paper's Table II comparisons)
+  --select      how the representative warp is chosen: kmeans (default: the
+                warp nearest the centre of the largest cluster), max or min
+                (the slowest or fastest warp), random (seeded)
+]==] .. require("gpush.modelcmd").COMMON_HELP,
   policies = { "rr", "gto" },
   options = { ["--model"] = "=model", ["--select"] = "=select" },
   validate = function(opts)

@@ -30,6 +30,7 @@
 -- the memory model and that warp's interval pass.
 local bounds = require "gpush.bounds"
 local core = require "gpush.core"
+local config = require "gpush.config"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
@@ -114,6 +115,7 @@ end
 -- Selects the representative warp once, for predictions across configurations.
 function M.prepare(kernel, cfg, opts)
   opts = opts or {}
+  config.check(cfg, 2)
   local mem, err = memsim.functional(kernel, cfg)
   if not mem then
     return nil, err
@@ -194,6 +196,7 @@ end
 -- memory_cache (a table reused across calls: see memsim.functional_cached).
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
+  config.check(cfg, 2)
   local policy, model_name = check_options(opts)
   local info = kernel:info()
   local blocks_per_sm, limit = occupancy.for_kernel(cfg, kernel)

@@ -18,6 +18,7 @@
 -- const.latency.  Thread blocks fill SMs at the configuration's occupancy.
 local bounds = require "gpush.bounds"
 local core = require "gpush.core"
+local config = require "gpush.config"
 local occupancy = require "gpush.occupancy"
 
 local M = {}
@@ -120,6 +121,7 @@ function M.run(kernel, cfg, opts)
   if type(policy) ~= "function" and not builtin[policy] then
     error(("gpush.sim.run: policy must be 'lrr', 'gto', 'two-level' or a function, got '%s'"):format(tostring(policy)), 2)
   end
+  config.check(cfg, 2)
   local info = kernel:info()
   local params = M.params(cfg, kernel, policy)
   if params.blocks_per_sm == 0 then
