@@ -99,6 +99,29 @@ describe("gpush.sim", function()
     assert.are.equal(assert(sim.run(k, cfg)).cycles, assert(sim.run(k, cfg, { policy = lua_lrr() })).cycles)
   end)
 
+  it("refuses to close the simulated kernel from its policy function, and closes it after", function()
+    local k = small("sfu_heavy", 1)
+    local cfg = config.load("gtx480")
+    local refusal
+    local r, err = sim.run(k, cfg, { policy = function()
+      local ok, msg = pcall(k.close, k)
+      refusal = refusal or (not ok and msg)
+      return 1
+    end })
+    assert.is_nil(err)
+    assert.is_true(r.cycles > 0)
+    assert.matches("in use by a running simulation", refusal, 1, true)
+    assert.is_false(k:is_closed())
+    -- an uncaught close() fails the run cleanly and leaves the kernel usable
+    r, err = sim.run(k, cfg, { policy = function() k:close() end })
+    assert.is_nil(r)
+    assert.matches("policy function failed: .*close it after sim returns", err)
+    assert.are.equal(assert(sim.run(k, cfg)).cycles, assert(sim.run(k, cfg, { policy = lua_lrr() })).cycles)
+    k:close()
+    assert.is_true(k:is_closed())
+    assert.has_error(function() sim.run(k, cfg) end, "calling 'info' on bad self (the kernel is closed)")
+  end)
+
   it("runs the two-level scheduler with the configured active set", function()
     -- four warps per scheduler, each a chain of 20 dependent FFMAs (no loads)
     local k = assert(workloads.kernel { name = "chains", grid = 15, block = 256, trips = 20,

@@ -41,6 +41,10 @@ void gpl_read_classes(lua_State *L, int t, const char *field, double *out, doubl
 void gpl_read_machine(lua_State *L, int t, struct gp_bounds_machine *m, const char *who);
 /* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
 struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
+/* gpl_check_kernel, and kernel:close() raises until gpl_release_kernel: for a
+ * C call that runs Lua code (a policy function) while it reads the kernel. */
+struct gp_kernel *gpl_hold_kernel(lua_State *L, int index);
+void gpl_release_kernel(lua_State *L, int index);
 
 /* Field readers shared by every binding file: t[field] as a number (`def`
  * when absent, a boolean as 0 or 1); any other type raises

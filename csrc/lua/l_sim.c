@@ -230,6 +230,7 @@ static gp_sim_policy read_policy(lua_State *L, int *fn) {
 
 static int sim_run(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
+  int status;
   gp_sim_config c;
   gp_bounds_machine m;
   gp_sim_result r;
@@ -258,7 +259,10 @@ static int sim_run(lua_State *L) {
     call.L = L, call.k = k, call.runner = lua_gettop(L), call.fn = fn;
     c.pick = pick_lua, c.pick_ctx = &call;
   }
-  if (gp_sim_run(k, &c, &alloc, &r, &err) != GP_OK) {
+  gpl_hold_kernel(L, 1);
+  status = gp_sim_run(k, &c, &alloc, &r, &err);
+  gpl_release_kernel(L, 1);
+  if (status != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
     return 2;

@@ -16,7 +16,9 @@
  *   kernel:statics()                        -- static instructions: {pc, opcode, class}
  *   kernel:close()                          -- frees the kernel's memory now (also
  *                                           -- __close and __gc); a closed kernel
- *                                           -- raises when used
+ *                                           -- raises when used; a kernel held by a
+ *                                           -- running C call (a simulation calling
+ *                                           -- a Lua policy) raises instead of closing
  *   kernel:is_closed()                      -- true once closed
  */
 #include "compat.h"
@@ -36,6 +38,7 @@ typedef struct reader_box {
 
 typedef struct kernel_box {
   gp_kernel *kernel;
+  unsigned holds; /* running C calls that use the kernel and may run Lua code */
 } kernel_box;
 
 static gp_alloc default_allocator(void) { return gp_alloc_default(); }
@@ -54,6 +57,16 @@ gp_kernel *gpl_check_kernel(lua_State *L, int index) {
   return box->kernel;
 }
 
+gp_kernel *gpl_hold_kernel(lua_State *L, int index) {
+  gp_kernel *k = gpl_check_kernel(L, index);
+  ((kernel_box *)lua_touserdata(L, index))->holds++;
+  return k;
+}
+
+void gpl_release_kernel(lua_State *L, int index) {
+  ((kernel_box *)lua_touserdata(L, index))->holds--;
+}
+
 static int push_failure(lua_State *L, const char *message) {
   lua_pushnil(L);
   lua_pushstring(L, message);
@@ -63,6 +76,7 @@ static int push_failure(lua_State *L, const char *message) {
 void gpl_push_kernel(lua_State *L, gp_kernel *k) {
   kernel_box *box = lua_newuserdata(L, sizeof *box);
   box->kernel = k;
+  box->holds = 0;
   luaL_getmetatable(L, KERNEL_TYPE);
   lua_setmetatable(L, -2);
 }
@@ -337,6 +351,17 @@ static int kernel_gc(lua_State *L) {
   return 0;
 }
 
+/* kernel:close(): refused while a C call holds the kernel, since the call
+ * would go on reading freed memory (__gc cannot run then: the call keeps the
+ * kernel on its stack). */
+static int kernel_close(lua_State *L) {
+  kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
+  if (box->holds > 0)
+    return luaL_error(L, "kernel:close(): the kernel is in use by a running simulation "
+                         "(called from its policy function); close it after sim returns");
+  return kernel_gc(L);
+}
+
 static int kernel_is_closed(lua_State *L) {
   kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
   lua_pushboolean(L, box->kernel == NULL);
@@ -367,7 +392,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_text", kernel_write_text},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
-                                          {"close", kernel_gc},
+                                          {"close", kernel_close},
                                           {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};
 
@@ -381,7 +406,7 @@ void gpl_open_trace(lua_State *L) {
   luaL_getmetatable(L, KERNEL_TYPE);
   lua_pushcfunction(L, kernel_tostring);
   lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, kernel_gc);
+  lua_pushcfunction(L, kernel_close);
   lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
   luaL_setfuncs(L, trace_functions, 0);
