@@ -4,6 +4,8 @@ local config = require "gpush.config"
 local workloads = require "gpush.workloads"
 local helper = require "spec_helper"
 
+-- The former suite's kernels (fixed inputs: spec/fixtures/legacy_suite.lua)
+-- at a small grid.
 local function small(name, grid)
   return helper.suite_kernel(name, grid or 96)
 end

@@ -406,6 +406,40 @@ static void test_little_pointer_chase(void) {
   gp_iv_profile_free(&p);
 }
 
+/* The DRAM, not the MSHRs, binds when it is saturated: the pointer chase
+ * above with 64 MSHRs (unloaded, 768 x 400 / 64 = 4,800 cycles of MSHR
+ * demand, 12 %) whose every request goes to one DRAM channel of 50 cycles
+ * a request: 768 x 50 = 38,400 cycles, and the first request's 400-cycle
+ * trip before it (38,740 at the fixed point, within 1 %).  The MSHRs'
+ * holding time includes the DRAM queue's wait, so by their loaded demand
+ * they are as busy as the DRAM (99.6 % against its 99.1 %). */
+static void test_saturated_dram_binds(void) {
+  gp_iv_interval iv[24];
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR_BAND, 16);
+  gp_mw_result r;
+  gp_error err;
+  int i;
+  for (i = 0; i < 12; i++) {
+    iv[2 * i] = iv_of(1, 399, 1);
+    iv[2 * i].mem_insts = 1, iv[2 * i].l1_miss_reqs = 1, iv[2 * i].dram_reqs = 1;
+    iv[2 * i + 1] = iv_of(2, 10, 0);
+  }
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, iv, 24, 2, 1, &err) == GP_OK);
+  par.equations = GP_MW_EQ_GPUSH;
+  par.warps_per_sm = 64, par.avg_miss_latency_cycles = 400, par.mshrs = 64;
+  par.dram_service_cycles = 50, par.dram_channels = 1, par.miss_dram_fraction = 1;
+  par.kernel_dram_reqs_per_warp = 12;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.demand_cycles[GP_MW_RES_DRAM], 38400, 1e-9);
+  CHECK(r.cycles >= 38400 && r.cycles <= 38400 * 1.01);
+  CHECK(r.utilisation[GP_MW_RES_MSHR] > r.utilisation[GP_MW_RES_DRAM]);
+  CHECK_EQ_INT(r.bound, GP_MW_RES_DRAM);
+  CHECK_NEAR(r.stack[GP_MW_MSHR], 0, 0);
+  gp_iv_profile_free(&p);
+}
+
 /* A demand that sets the cycles and where its excess goes: 4 warps (GTO:
  * with no stall nothing interleaves), 100 instructions each, one SFU use
  * per warp in the representative warp, but the kernel's mean warp keeps
@@ -521,6 +555,7 @@ int main(void) {
   RUN(test_bandwidth_floor);
   RUN(test_invariants);
   RUN(test_little_pointer_chase);
+  RUN(test_saturated_dram_binds);
   RUN(test_unit_demand);
   RUN(test_end_to_end);
   RUN(test_markov_model);

@@ -109,7 +109,7 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
   const double *inact = in->inactive_latency;
   const uint16_t *deps[GP_IV_MAX_SRC];
   double *issue;
-  size_t mask, ndep = 0, j, ncause;
+  size_t mask, ndep = 0, j, ncause, stride = in->dep_stride ? in->dep_stride : 1;
   int store = !in->totals_only;
   double slot = in->issue_cycles, prev = 0, prev_ii = 0, last_done = 0;
   double unit_free[GP_IV_UNITS] = {0};
@@ -157,7 +157,9 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
     /* Eq. 4 with the project's latency convention: a producer p releases
      * its consumer at issue(p) + L(p) (done_cycle + 1 = issue + L) */
     for (j = 0; j < ndep; j++) {
-      uint64_t d = deps[j][k];
+      uint64_t d = deps[j][k * stride];
+      if (d == 0 && in->deps_packed)
+        break;
       if (d != 0 && d <= k) {
         uint64_t pk = k - d;
         size_t pidx = pcs ? pcs[pk] : (size_t)pk;

@@ -332,14 +332,21 @@ static void gpush_contention(const gp_iv_profile *p, const gp_mw_params *par,
   out->utilisation[GP_MW_RES_LATENCY] = path / out->cycles;
   /* the binding resource: the busiest, when its demand sets the cycles or
    * keeps it at least GP_MW_BOUND_UTILISATION busy (its waits then make up
-   * the path); else the latency path */
+   * the path); else the latency path.  The MSHRs compete with their own
+   * demand, at the unloaded round trip: their holding time also counts the
+   * L2 and DRAM queues' waits, so a saturated DRAM keeps them as busy as
+   * itself, and the DRAM, not the MSHRs, then binds. */
   out->bound = GP_MW_RES_LATENCY;
-  for (r = GP_MW_RES_ISSUE; r < GP_MW_RES_N; r++)
-    if (out->utilisation[r] > best) {
-      best = out->utilisation[r];
+  for (r = GP_MW_RES_ISSUE; r < GP_MW_RES_N; r++) {
+    double busy = r == GP_MW_RES_MSHR
+                      ? q.mshr_reqs_per_server * q.service[GP_MW_RES_MSHR] / out->cycles
+                      : out->utilisation[r];
+    if (busy > best) {
+      best = busy;
       if (best >= GP_MW_BOUND_UTILISATION || out->cycles > path * (1 + 1e-12))
         out->bound = (int)r;
     }
+  }
   out->remaining_stall_cycles = fmax(latency - out->base_cycles, 0);
   out->issue_bound = out->bound == GP_MW_RES_ISSUE;
   out->bandwidth_bound = out->bound == GP_MW_RES_DRAM;

@@ -5,11 +5,12 @@
 --                 [--equations gpush|paper] [--select kmeans|max|min|random]
 --                 [--kernel SPEC] [--json]
 --
--- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`
--- or `suite:NAME`.  Prints one row per launch, the application totals and
--- each launch's CPI stack (with gpush's equations, the default, also the
--- resource that bounds it); --json prints one object per launch (kernel,
--- launch, cycles, time_us, ipc, cpi, stack, bound, ...).
+-- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`,
+-- `suite:NAME`, `variants` or `variants:NAME`.  Prints one row per launch,
+-- the application totals and each launch's CPI stack (with gpush's
+-- equations, the default, also the resource that bounds it); --json prints
+-- one object per launch (kernel, launch, cycles, time_us, ipc, cpi, stack,
+-- bound, ...).
 local gpumech = assert(require("gpush.models").family("gpumech"))
 
 local M = {}

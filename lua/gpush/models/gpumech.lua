@@ -20,7 +20,9 @@
 --     DRAM queueing over the SMs holding blocks (Eq. 21-23) [IV];
 --  5. kernel cycles: thread-block waves over the SMs at the configuration's
 --     occupancy, each modelled with the warps resident on the busiest SM
---     (sub-wave kernels are the normal case), summed, plus launch overheads;
+--     (sub-wave kernels are the normal case) plus that SM's serialised block
+--     launches (its blocks x launch.block_cycles), summed, plus the kernel
+--     launch;
 --  6. the CPI stack of Table III (BASE, DEP, L1, L2, DRAM, MSHR, QUEUE), in
 --     the units of the CPI and summing to it [VII].
 -- Two sets of contention and wave equations (docs/gpumech.md): "paper"
@@ -32,6 +34,7 @@
 -- Reuse across configurations (Sec. VI-D): prepare() selects the
 -- representative warp once; predict(..., {prepared = p}) then reruns only
 -- the memory model and that warp's interval pass.
+local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
 local memsim = require "gpush.memsim"
@@ -71,11 +74,7 @@ local is_equations = { gpush = true, paper = true }
 M.STACK = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE", "L2BW", "SFU", "FP64", "PIPE", "LSU", "BANK" }
 
 -- Opcode classes without a pipeline of their own use ops.other.
-local pipeline = {
-  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "branch", other = "other", barrier = "other",
-  barrier_arrive = "other", depbar = "other",
-}
+local pipeline = bounds.PIPELINE
 
 -- The scheduler unit each compute class occupies (the simulator's units:
 -- FP32 and IMAD share the FMA pipe; branches and barriers use OTHER); every
@@ -321,7 +320,7 @@ local function waves_of(kernel_info, cfg, blocks_per_sm)
   local shapes = {}
   local function shape(count, in_wave)
     local busiest = math.ceil(in_wave / sms)
-    shapes[#shapes + 1] = { count = count, blocks = in_wave,
+    shapes[#shapes + 1] = { count = count, blocks = in_wave, blocks_on_sm = busiest,
       warps_on_sm = busiest * kernel_info.warps_per_block, cores = math.min(sms, in_wave) }
   end
   if full > 0 then
@@ -342,7 +341,8 @@ local function gpush_waves(kernel_info, cfg, blocks_per_sm, rep_warp, critical)
   local last = shapes[#shapes]
   if last.count > 1 then
     last.count = last.count - 1
-    shapes[#shapes + 1] = { count = 1, blocks = last.blocks, warps_on_sm = last.warps_on_sm, cores = last.cores }
+    shapes[#shapes + 1] = { count = 1, blocks = last.blocks, blocks_on_sm = last.blocks_on_sm,
+      warps_on_sm = last.warps_on_sm, cores = last.cores }
     last = shapes[#shapes]
   end
   for _, shape in ipairs(shapes) do
@@ -525,7 +525,7 @@ function M.predict(kernel, cfg, opts)
   -- every warp's DRAM accesses on average, for the DRAM floor (docs/gpumech.md)
   local dram_reqs_per_warp = info.warps > 0 and mem.dram_requests / info.warps or 0
   local profiles, results = {}, {}
-  local cycles, first, capped, bandwidth_bound = 0, nil, false, false
+  local cycles, dispatch, first, capped, bandwidth_bound = 0, 0, nil, false, false
   for i, w in ipairs(shapes) do
     local wwarp = w.warp or warp
     profiles[wwarp] = profiles[wwarp] or core.gpumech_profile(kernel, wwarp, pcs, issue_cycles)
@@ -533,6 +533,8 @@ function M.predict(kernel, cfg, opts)
       service, dram_reqs_per_warp))
     r.warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers)
     cycles = cycles + w.count * r.cycles
+    -- each SM launches its blocks of the wave one at a time (launch.block_cycles each)
+    dispatch = dispatch + w.count * w.blocks_on_sm * cfg.launch.block_cycles
     capped = capped or r.dram_capped
     bandwidth_bound = bandwidth_bound or r.bandwidth_bound
     first = first or r
@@ -558,7 +560,8 @@ function M.predict(kernel, cfg, opts)
     result.warnings = validity_warnings(info, cfg, blocks_per_sm,
       { dram_capped = capped, bandwidth_bound = bandwidth_bound })
   end
-  cycles = cycles + cfg.launch.kernel_cycles + waves * cfg.launch.block_cycles
+  result.dispatch_cycles = dispatch
+  cycles = cycles + dispatch + cfg.launch.kernel_cycles
   result.cycles, result.time_us, result.ipc = cycles, cycles / cfg.clock.core_mhz, info.warp_instructions / cycles
   return result
 end

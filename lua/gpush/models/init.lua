@@ -34,6 +34,7 @@ local M = {}
 local builtin = {
   gpumech = "gpush.models.gpumech", -- GPUMech (Huang et al., MICRO 2014): docs/gpumech.md
   sim = "gpush.models.sim",         -- the abstract timing simulator (GATSim-style): docs/sim.md
+  bounds = "gpush.models.bounds",   -- first-principles lower bounds (gpush.bounds): docs/bounds.md
 }
 
 local registered = {} -- name -> family module
