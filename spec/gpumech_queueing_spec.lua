@@ -149,4 +149,52 @@ describe("gpush.gpumech (gpush's equations)", function()
     end
     assert.is_near(r.cycles / insts, r.cpi, 1e-9 * r.cpi)
   end)
+
+  it("never predicts below a hard bound: the regime suite on four presets, 128 seeded variants on two", function()
+    local bounds = require "gpush.bounds"
+    -- gpush.bounds' bounds that hold whatever the timing (mshr and l2 count requests the timed
+    -- mode merges into an outstanding MSHR: docs/gpumech.md)
+    local hard = { "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control", "shared", "lsu", "dram",
+      "latency", "blocks", "dispatch" }
+    local raised = 0
+    local function check(d, cfg)
+      local k = assert(workloads.kernel(d))
+      local b = assert(bounds.kernel(k, cfg))
+      local r = assert(gpumech.predict(k, cfg))
+      local largest, name = 0, nil
+      for _, n in ipairs(hard) do
+        assert.is_true(r.cycles >= b.cycles[n] + b.launch - 1e-6 * r.cycles,
+          ("%s on %s: %.0f below the %s bound %.0f"):format(d.name, cfg._name, r.cycles, n, b.cycles[n] + b.launch))
+        if b.cycles[n] > largest then
+          largest, name = b.cycles[n], n
+        end
+      end
+      -- the result names the largest hard bound, and it binds when the prediction sits on it
+      assert.are.equal(name, r.hard_bound.name)
+      assert.is_near(largest + b.launch, r.hard_bound.cycles, 1e-9 * r.hard_bound.cycles)
+      if r.cycles <= r.hard_bound.cycles * (1 + 1e-12) then
+        assert.are.equal(name, r.bound)
+        raised = raised + 1
+      end
+      assert.is_near(r.cpi, stack_sum(r), 1e-9 * r.cpi)
+      k:close()
+    end
+    for _, preset in ipairs { "gtx660ti", "gtx1080", "a100", "h100-pcie" } do
+      local cfg = config.load(preset)
+      for _, name in ipairs(workloads.names()) do
+        if name ~= "stream_triad" then -- 3 x 64 MB: the variants cover it at small sizes
+          check(assert(workloads.get(name)), cfg)
+        end
+      end
+    end
+    for _, preset in ipairs { "gtx660ti", "gtx1080" } do
+      local cfg = config.load(preset)
+      for _, d in ipairs(workloads.variants {}) do
+        check(d, cfg)
+      end
+    end
+    -- the bounds raise some predictions (the longest warp's dependence path or the blocks'
+    -- lifetimes, above what the representative warps give), so the floor is exercised
+    assert.is_true(raised > 0)
+  end)
 end)

@@ -212,7 +212,10 @@ describe("gpush gpumech command", function()
     assert.are.equal(0, code)
     assert.matches("GPUMech %(gpumech, rr, gpush equations%) on 'gpumech%-baseline'", out)
     assert.matches("\n total%s+2 launches", out)
-    assert.matches("%(bound: [a-z0-9]+%)", out)
+    assert.matches("%(bound: [a-z0-9]+; largest hard bound: [a-z0-9]+ %d+%)", out)
+    -- issue_mix sits on its issue bound (warp instructions / issue slots, plus the launch)
+    local cycles, hard = out:match("issue_mix%s+(%d+).-largest hard bound: issue (%d+)%)")
+    assert.are.equal(cycles, hard)
     code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1",
       "--equations", "paper" }
     assert.are.equal(0, code)

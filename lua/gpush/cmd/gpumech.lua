@@ -8,9 +8,9 @@
 -- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`,
 -- `suite:NAME`, `variants` or `variants:NAME`.  Prints one row per launch,
 -- the application totals and each launch's CPI stack (with gpush's
--- equations, the default, also the resource that bounds it); --json prints
--- one object per launch (kernel, launch, cycles, time_us, ipc, cpi, stack,
--- bound, ...).
+-- equations, the default, also the resource that bounds it and the largest
+-- first-principles bound it respects); --json prints one object per launch
+-- (kernel, launch, cycles, time_us, ipc, cpi, stack, bound, hard_bound, ...).
 local gpumech = assert(require("gpush.models").family("gpumech"))
 
 local M = {}
@@ -69,7 +69,8 @@ docs/gpumech.md).
       end
     end
     if r.bound then
-      parts[#parts + 1] = "(bound: " .. r.bound .. ")"
+      local hard = r.hard_bound and ("; largest hard bound: %s %.0f"):format(r.hard_bound.name, r.hard_bound.cycles)
+      parts[#parts + 1] = "(bound: " .. r.bound .. (hard or "") .. ")"
     end
     return table.concat(parts, "  ")
   end,
