@@ -21,25 +21,13 @@
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local models = require "gpush.models"
-local scenario_args = require "gpush.scenario_args"
 local svg = require "gpush.report.svg"
 
 local USAGE = "usage: gpush scenarios/gpumech_scaling.lua [--config NAME] [--sms N,N,...] [--traces PATH ...] "
   .. "[--out DIR] [--jobs N] [--quiet] [-p key=value ...]\n"
 
-local function usage(problem)
-  io.stderr:write("gpumech_scaling: ", problem, "\n", USAGE)
-  os.exit(experiment.EXIT_USAGE)
-end
-
-local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config", ["--sms"] = "sms" },
-  "gpumech_scaling_out")
-if not opts then
-  usage(problem)
-elseif opts.help then
-  io.stdout:write(USAGE)
-  os.exit(0)
-end
+local opts, usage = experiment.scenario_options("gpumech_scaling", arg,
+  { ["--config"] = "config", ["--sms"] = "sms" }, USAGE)
 local preset, sms = opts.config or "gtx1080", { 1, 2, 4, 8, 16, 32, 64 }
 if opts.sms then
   sms = {}
@@ -63,14 +51,7 @@ local sweep = experiment.new { name = "gpumech_scaling", base = { preset = prese
   models = { models.get("gpumech", { policy = "rr", name = "gpumech" }), models.get("sim", { policy = "lrr", name = "sim" }) },
   source = arg[0] }
 local started = gpush.core.now()
-local res, run_err = experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg })
-if not res then
-  io.stderr:write("gpumech_scaling: ", run_err, "\n")
-  os.exit(experiment.EXIT_FAILED)
-end
-if res.incomplete or #res.failures > 0 then
-  os.exit(experiment.report_end("gpumech_scaling", res, io.stderr))
-end
+local res = experiment.run_scenario("gpumech_scaling", sweep, opts, arg)
 
 -- SM-scheduler cycles per warp instruction of a row's cycles.
 local insts = {}

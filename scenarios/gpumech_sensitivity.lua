@@ -21,7 +21,6 @@
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local models = require "gpush.models"
-local scenario_args = require "gpush.scenario_args"
 local svg = require "gpush.report.svg"
 
 local USAGE = "usage: gpush scenarios/gpumech_sensitivity.lua [--config NAME] [--traces PATH ...] [--out DIR] "
@@ -36,18 +35,7 @@ local AXES = {
 }
 local MODELS = models.family("gpumech").COMPARED
 
-local function usage(problem)
-  io.stderr:write("gpumech_sensitivity: ", problem, "\n", USAGE)
-  os.exit(experiment.EXIT_USAGE)
-end
-
-local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config" }, "gpumech_sensitivity_out")
-if not opts then
-  usage(problem)
-elseif opts.help then
-  io.stdout:write(USAGE)
-  os.exit(0)
-end
+local opts, usage = experiment.scenario_options("gpumech_sensitivity", arg, { ["--config"] = "config" }, USAGE)
 local preset = opts.config or "gpumech-baseline"
 local cfg, cfg_err = gpush.config.load(preset, opts.overrides)
 if not cfg then
@@ -70,14 +58,7 @@ for _, axis in ipairs(AXES) do
   local sweep = experiment.new { name = "gpumech_sensitivity", base = { preset = preset, overrides = opts.overrides },
     parameters = { { path = axis.path, values = axis.values } },
     workloads = #opts.traces > 0 and opts.traces or { "suite" }, models = sweep_models, source = arg[0] }
-  local res, run_err = experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg })
-  if not res then
-    io.stderr:write("gpumech_sensitivity: ", run_err, "\n")
-    os.exit(experiment.EXIT_FAILED)
-  end
-  if res.incomplete or #res.failures > 0 then
-    os.exit(experiment.report_end("gpumech_sensitivity", res, io.stderr))
-  end
+  local res = experiment.run_scenario("gpumech_sensitivity", sweep, opts, arg)
   local sim = {}
   for _, r in ipairs(res.rows) do
     if r.model == "sim" then

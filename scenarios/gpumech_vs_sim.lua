@@ -25,7 +25,6 @@
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local models = require "gpush.models"
-local scenario_args = require "gpush.scenario_args"
 
 local USAGE = "usage: gpush scenarios/gpumech_vs_sim.lua [--config NAME[,NAME...]] [--traces PATH ...] "
   .. "[--out DIR] [--jobs N] [--quiet] [-p key=value ...]\n"
@@ -34,19 +33,8 @@ local POLICIES = { { gpumech = "rr", sim = "lrr", label = "RR" }, { gpumech = "g
 local MODELS = models.family("gpumech").COMPARED
 local TARGET_MEAN, TARGET_MAX = 0.10, 0.25
 
-local function usage(problem)
-  io.stderr:write("gpumech_vs_sim: ", problem, "\n", USAGE)
-  os.exit(experiment.EXIT_USAGE)
-end
-
 -- --config is this scenario's own option; the rest are the engine's.
-local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config" }, "gpumech_vs_sim_out")
-if not opts then
-  usage(problem)
-elseif opts.help then
-  io.stdout:write(USAGE)
-  os.exit(0)
-end
+local opts, usage = experiment.scenario_options("gpumech_vs_sim", arg, { ["--config"] = "config" }, USAGE)
 local presets = PRESETS
 if opts.config then
   presets = {}
@@ -105,12 +93,7 @@ local rows, all_rows, res = {}, {}, nil
 for pi, preset in ipairs(presets) do
   local sweep = experiment.new { name = "gpumech_vs_sim", base = { preset = preset, overrides = opts.overrides },
     parameters = {}, workloads = inputs, models = sweep_models, source = arg[0] }
-  local run_err
-  res, run_err = experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg })
-  if not res then
-    io.stderr:write("gpumech_vs_sim: ", run_err, "\n")
-    os.exit(experiment.EXIT_FAILED)
-  end
+  res = experiment.run_scenario("gpumech_vs_sim", sweep, opts, arg, true)
   local by_key = {}
   for _, r in ipairs(res.rows) do
     by_key[table.concat({ r.workload, r.launch, r.kernel, r.model }, "\0")] = r

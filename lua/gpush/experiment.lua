@@ -836,6 +836,42 @@ function M.report_end(label, res, err)
   return 0
 end
 
+-- A comparison scenario's command line (gpumech_vs_sim, gpumech_sensitivity,
+-- gpumech_scaling): scenario_args.parse_whole with its own one-value options
+-- `own` and DIR defaulting to NAME_out, --help answered with `usage_text`.
+-- Returns opts and usage(problem), which prints the problem and the usage
+-- and exits with EXIT_USAGE.
+function M.scenario_options(name, args, own, usage_text)
+  local function usage(problem)
+    io.stderr:write(name, ": ", problem, "\n", usage_text)
+    os.exit(M.EXIT_USAGE)
+  end
+  local opts, problem = scenario_args.parse_whole(args, own, name .. "_out")
+  if not opts then
+    usage(problem)
+  elseif opts.help then
+    io.stdout:write(usage_text)
+    os.exit(0)
+  end
+  return opts, usage
+end
+
+-- Runs a scenario's sweep with its options (jobs, quiet; the command line
+-- for the provenance).  A sweep that cannot start ends the process with
+-- EXIT_FAILED; unless `keep_partial`, so does an interrupted or failing one,
+-- after report_end has written what it finished.  Returns the result.
+function M.run_scenario(name, sweep, opts, command, keep_partial)
+  local res, run_err = M.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = command })
+  if not res then
+    io.stderr:write(name, ": ", run_err, "\n")
+    os.exit(M.EXIT_FAILED)
+  end
+  if not keep_partial and (res.incomplete or #res.failures > 0) then
+    os.exit(M.report_end(name, res, io.stderr))
+  end
+  return res
+end
+
 -- Models: shorthand constructors over the registry, experiment.models.NAME(opts)
 -- = gpush.models.get(NAME, opts) (docs/models.md).
 M.models = models.by_name
