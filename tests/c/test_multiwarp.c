@@ -364,20 +364,27 @@ static void test_invariants(void) {
  * are 24 % busy and the warp's own 4,944 cycles stand.  The paper's
  * equations give 4,944 + 12 x Eq. 19's (4 + 1) / 2 - 1 = 1.5 rounds =
  * 12,144 at 16 MSHRs: 37 % below what the MSHRs can serve. */
-static void test_little_pointer_chase(void) {
+/* The pointer chase's profile: 12 trips of a load (1 request missing L1,
+ * and reaching DRAM when `dram`) and 2 dependent instructions. */
+static void pointer_chase_profile(gp_iv_profile *p, int dram) {
   gp_iv_interval iv[24];
-  gp_iv_profile p;
-  gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR, 16);
-  gp_mw_result r;
   gp_error err;
   int i;
   for (i = 0; i < 12; i++) {
     iv[2 * i] = iv_of(1, 399, 1);
-    iv[2 * i].mem_insts = 1, iv[2 * i].l1_miss_reqs = 1;
+    iv[2 * i].mem_insts = 1, iv[2 * i].l1_miss_reqs = 1, iv[2 * i].dram_reqs = dram;
     iv[2 * i + 1] = iv_of(2, 10, 0);
   }
-  gp_iv_profile_init(&p, &A);
-  CHECK(gp_iv_profile_set(&p, iv, 24, 2, 1, &err) == GP_OK);
+  gp_iv_profile_init(p, &A);
+  CHECK(gp_iv_profile_set(p, iv, 24, 2, 1, &err) == GP_OK);
+}
+
+static void test_little_pointer_chase(void) {
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR, 16);
+  gp_mw_result r;
+  gp_error err;
+  pointer_chase_profile(&p, 0);
   CHECK_NEAR(p.total_cycles, 4944, 1e-12);
   par.warps_per_sm = 64, par.avg_miss_latency_cycles = 400, par.mshrs = 16;
   CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
@@ -414,19 +421,11 @@ static void test_little_pointer_chase(void) {
  * holding time includes the DRAM queue's wait, so by their loaded demand
  * they are as busy as the DRAM (99.6 % against its 99.1 %). */
 static void test_saturated_dram_binds(void) {
-  gp_iv_interval iv[24];
   gp_iv_profile p;
   gp_mw_params par = params(GP_MW_GTO, GP_MW_MT_MSHR_BAND, 16);
   gp_mw_result r;
   gp_error err;
-  int i;
-  for (i = 0; i < 12; i++) {
-    iv[2 * i] = iv_of(1, 399, 1);
-    iv[2 * i].mem_insts = 1, iv[2 * i].l1_miss_reqs = 1, iv[2 * i].dram_reqs = 1;
-    iv[2 * i + 1] = iv_of(2, 10, 0);
-  }
-  gp_iv_profile_init(&p, &A);
-  CHECK(gp_iv_profile_set(&p, iv, 24, 2, 1, &err) == GP_OK);
+  pointer_chase_profile(&p, 1);
   par.equations = GP_MW_EQ_GPUSH;
   par.warps_per_sm = 64, par.avg_miss_latency_cycles = 400, par.mshrs = 64;
   par.dram_service_cycles = 50, par.dram_channels = 1, par.miss_dram_fraction = 1;
