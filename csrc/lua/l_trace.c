@@ -12,9 +12,13 @@
  *   kernel:write_text(path)                 -- Accel-Sim text; true or nil, message
  *   kernel:write_gpt(path)                  -- the .gpt binary; true or nil, message
  *   kernel:statics()                        -- static instructions: {pc, opcode, class}
+ *   kernel:mix{rule=, banks=, bank_bytes=}  -- ILP, MLP, divergence, transactions
+ *                                           -- (trace_mix.c); rule "lines" (CC >= 2.0),
+ *                                           -- "cc12" or "cc10"; banks default 32 x 4 B
  */
 #include "compat.h"
 #include "l_core.h"
+#include "memsim.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -311,6 +315,44 @@ static int kernel_tostring(lua_State *L) {
   return 1;
 }
 
+/* kernel:mix(opts): the totals of gp_kernel_mix (see trace.h). */
+static int kernel_mix(lua_State *L) {
+  static const char *const rules[] = {"lines", "cc12", "cc10", NULL};
+  static const int rule_values[] = {GP_CC1X_OFF, GP_CC1X_12, GP_CC1X_10};
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_alloc alloc = default_allocator();
+  gp_mix_config c;
+  gp_mix m;
+  gp_error err;
+  lua_Integer banks, bank_bytes;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  gpc_getfield(L, 2, "rule");       /* 3 */
+  gpc_getfield(L, 2, "banks");      /* 4 */
+  gpc_getfield(L, 2, "bank_bytes"); /* 5 */
+  c.rule = rule_values[luaL_checkoption(L, 3, "lines", rules)];
+  banks = luaL_optinteger(L, 4, 32);
+  bank_bytes = luaL_optinteger(L, 5, 4);
+  luaL_argcheck(L, banks >= 1 && banks <= 256, 2, "banks must be 1..256");
+  luaL_argcheck(L, bank_bytes >= 1 && bank_bytes <= 64, 2, "bank_bytes must be 1..64");
+  c.shared_banks = (uint32_t)banks;
+  c.shared_bank_bytes = (uint32_t)bank_bytes;
+  if (gp_kernel_mix(k, &c, &alloc, &m, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  lua_createtable(L, 0, 10);
+  set_integer(L, "warps", m.warps);
+  set_integer(L, "insts", (double)m.insts);
+  set_number(L, "divergence_extra", m.divergence_extra);
+  set_integer(L, "ilp_levels", (double)m.ilp_levels);
+  set_integer(L, "mem_insts", (double)m.mem_insts);
+  set_integer(L, "mem_rounds", (double)m.mem_rounds);
+  set_integer(L, "transactions", (double)m.transactions);
+  set_integer(L, "transaction_bytes", (double)m.transaction_bytes);
+  set_integer(L, "shared_insts", (double)m.shared_insts);
+  set_integer(L, "shared_extra_passes", (double)m.shared_extra_passes);
+  return 1;
+}
+
 static const luaL_Reg reader_methods[] = {{"next", reader_next},
                                           {"load", reader_load},
                                           {"memcpy", reader_memcpy},
@@ -322,6 +364,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_text", kernel_write_text},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
+                                          {"mix", kernel_mix},
                                           {NULL, NULL}};
 
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},
