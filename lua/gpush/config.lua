@@ -20,6 +20,10 @@ local closest = require("gpush.cli").closest
 
 local M = {}
 
+-- The closest of a list of names to a word, for "did you mean" (shared with
+-- the families that validate their own parameters).
+M.closest = closest
+
 -- Schema indexes ------------------------------------------------------------------
 
 local params, derived, groups = {}, {}, {}
@@ -155,6 +159,7 @@ local function coerce(p, v)
   end
   return v
 end
+M.coerce = coerce
 
 -- Checks a value against its declaration; `at` names the path whose position
 -- the message points at (default: the parameter itself).

@@ -1,0 +1,523 @@
+-- gpush.models.mech.mcore: Blem's M-core models (thesis Sec. 4.1.2, 4.2.2,
+-- 4.3.2) over Hong and Kim's MWP-CWP and Sim et al.'s GPUPerf
+-- (../shared/reference/mwp-cwp.md), as modules of
+-- gpush.models.mech.framework.
+--
+--   local kepler = assert(mcore.core("gtx660ti", { "dram.bandwidth_gbs=96" }))
+--   local r = assert(kepler:predict(assert(kepler:inputs(kernel))))
+--
+-- T = T_comp + T_mem - T_overlap (Eq. 4.4); every term is cycles of one SM
+-- over the whole kernel (the warps of the kernel spread over the active SMs).
+-- Quantities the modules share (s.q):
+--   N             warps resident per SM (W_SM, at most the warps per SM)
+--   warps_per_sm  the kernel's warps per active SM
+--   insts         instructions per warp the base issues: N_I without SFU
+--                 and divergence-extra instructions (their modules add them)
+--   avg_lat       average instruction latency (l; timing: per class)
+--   issue_cycles  SM cycles per warp instruction at full throughput:
+--                 warp_size / SIMD_width (Eq. 4.11's denominator)
+--   itilp_factor  1, or W with multi-issue (Eq. 4.12)
+--   dispatch      instructions per SM per cycle (schedulers x W)
+--   trans, miss, hit_lat, outstanding   memory: transactions per access
+--                 (coalescing), the off-chip share and hit latency
+--                 (caching), transactions in flight per SM (mshr)
+--   amat, mwp, cwp, itilp, itmlp, cycles_per_inst   set by the bases
+local config = require "gpush.config"
+local framework = require "gpush.models.mech.framework"
+local memsim = require "gpush.memsim"
+local occupancy = require "gpush.occupancy"
+local params = require "gpush.models.mech.params"
+
+local M = {}
+
+local reg = params.mcore
+local function module(spec)
+  spec.kind = "mcore"
+  return framework.module(spec, reg)
+end
+
+-- Bases ---------------------------------------------------------------------------------
+
+local BASE_INPUTS = { "W_SM", "warps", "blocks", "N_I", "N_SFU", "N_CF_div", "N_mem", "ILP", "MLP", "B_off_chip" }
+local BASE_PARAMS = { "sms", "freq_mhz", "warp_size", "simd_width", "schedulers", "latency", "t_mem", "delta",
+  "bw_gbs", "b" }
+
+local function setup(s)
+  local i, hw, q = s.input, s.hw, s.q
+  q.active_sms = math.min(hw.sms, i.blocks)
+  q.warps_per_sm = i.warps / q.active_sms
+  q.N = math.min(i.W_SM, q.warps_per_sm)
+  if i.W_SM > q.warps_per_sm * (1 + 1e-9) then
+    s:warn(("W_SM = %g exceeds the kernel's %g warps per active SM; using %g"):format(i.W_SM, q.warps_per_sm, q.N))
+  end
+  q.insts = math.max(0, i.N_I - i.N_SFU - i.N_CF_div)
+  q.avg_lat = hw.latency
+  q.issue_cycles = hw.warp_size / hw.simd_width
+  q.itilp_factor = 1
+  q.dispatch = hw.schedulers
+  q.trans, q.miss, q.hit_lat, q.outstanding = 1, 1, 0, math.huge
+  q.ILP, q.MLP = i.ILP, i.MLP
+end
+
+-- The memory side both bases share (Hong and Kim; GPUPerf's AMAT):
+--   AMAT = miss x (t_mem + (trans - 1) x Delta) + (1 - miss) x hit latency
+--     (Mem_L_Uncoal = Mem_LD + (#Uncoal_per_mw - 1) x Departure_del_uncoal)
+--   MWP = min(AMAT / departure, MWP_peak_BW, N, outstanding / trans),
+--     departure = Delta x trans, MWP_peak_BW = BW_max / (BW_per_warp x SMs),
+--     BW_per_warp = nu x bytes per memory instruction / AMAT.
+-- The bytes are B_off_chip when measured, else miss x trans x b per access.
+local function memory(s)
+  local i, hw, q = s.input, s.hw, s.q
+  q.amat = q.miss * (hw.t_mem + (q.trans - 1) * hw.delta) + (1 - q.miss) * q.hit_lat
+  q.departure = hw.delta * q.trans
+  q.mwp_no_bw = q.amat / q.departure
+  q.bytes_per_warp = i.B_off_chip or q.miss * i.N_mem * q.trans * hw.b
+  local per_access = i.N_mem > 0 and q.bytes_per_warp / i.N_mem or 0
+  local bw_per_warp = hw.freq_mhz * 1e6 * per_access / q.amat
+  q.mwp_bw = bw_per_warp > 0 and hw.bw_gbs * 1e9 / (bw_per_warp * q.active_sms) or math.huge
+  q.mwp_mshr = q.outstanding / q.trans
+  q.mwp = math.min(q.mwp_no_bw, q.mwp_bw, q.N, q.mwp_mshr)
+end
+
+M.gpuperf = module {
+  name = "gpuperf", base = true, adds = { "comp", "mem", "overlap" },
+  description = "GPUPerf: W_parallel = insts x warps/SM x l / ITILP, T_mem = N_mem x warps/SM x AMAT / ITMLP, overlap",
+  source = "Sim et al. PPoPP 2012 (mwp-cwp.md); Blem Eq. 4.4, 4.11",
+  inputs = BASE_INPUTS, params = { "overlap", table.unpack(BASE_PARAMS) },
+  setup = setup,
+  terms = function(s)
+    memory(s)
+    local i, q = s.input, s.q
+    q.itilp_max = q.itilp_factor * q.avg_lat / q.issue_cycles -- Eq. 4.11 (x W: Eq. 4.12)
+    q.itilp = math.min(q.ILP * q.N, q.itilp_max)
+    q.cycles_per_inst = q.avg_lat / q.itilp
+    local comp_warp = q.insts * q.cycles_per_inst
+    s:add("comp", comp_warp * q.warps_per_sm, "W_parallel")
+    local mem_warp = i.N_mem * q.amat / q.MLP
+    q.cwp = comp_warp > 0 and math.min((mem_warp + comp_warp) / comp_warp, q.N) or q.N
+    q.mwp_cp = math.min(math.max(1, q.cwp - 1), q.mwp)
+    q.itmlp = math.min(q.MLP * q.mwp_cp, q.mwp_bw, q.mwp_mshr)
+    if i.N_mem > 0 then
+      s:add("mem", i.N_mem * q.warps_per_sm * q.amat / q.itmlp, "N_mem x warps/SM x AMAT / ITMLP")
+    end
+  end,
+  overlap = function(s)
+    local q = s.q
+    -- F_overlap = (N - zeta) / N; GPUPerf sets zeta = 0 when CWP > MWP
+    local zeta = (s.hw.overlap == "gpuperf" and q.cwp > q.mwp) and 0 or 1
+    q.f_overlap = (q.N - zeta) / q.N
+    s:add("overlap", math.min(s.terms.comp * q.f_overlap, s.terms.mem), "min(T_comp x F_overlap, T_mem)")
+  end,
+}
+
+M.mwp_cwp = module {
+  name = "mwp_cwp", base = true, adds = { "comp", "mem", "overlap" },
+  description = "Hong and Kim: Comp/Mem cycles per warp, MWP and CWP, their three cases, x Rep",
+  source = "Hong and Kim ISCA 2009 (mwp-cwp.md)",
+  inputs = BASE_INPUTS, params = BASE_PARAMS,
+  setup = setup,
+  terms = function(s)
+    memory(s)
+    local i, q = s.input, s.q
+    q.cycles_per_inst = q.issue_cycles / q.itilp_factor
+    local comp = q.insts * q.cycles_per_inst -- Comp_cycles = #Issue_cycles x #insts
+    local mem = i.N_mem * q.amat             -- Mem_cycles = Mem_L x #mem_insts
+    local N, mwp = q.N, q.mwp
+    q.cwp = comp > 0 and math.min((mem + comp) / comp, N) or N
+    q.rep = q.warps_per_sm / N -- #Blocks / (#ActiveBlocksPerSM x #ActiveSMs)
+    local exec
+    if i.N_mem == 0 then
+      exec, q.case = comp * N, 0
+    elseif mwp >= N * (1 - 1e-12) and q.cwp >= N * (1 - 1e-12) then
+      exec, q.case = mem + comp + comp / i.N_mem * (mwp - 1), 1 -- not enough warps
+    elseif q.cwp >= mwp or comp > mem then
+      exec, q.case = mem * N / mwp + comp / i.N_mem * math.max(0, mwp - 1), 2 -- memory bound
+    else
+      exec, q.case = q.amat + comp * N, 3 -- MWP > CWP: computation bound
+    end
+    local comp_term, mem_term = comp * N * q.rep, mem * N / mwp * q.rep
+    s:add("comp", comp_term, "N x Comp_cycles x Rep")
+    if mem_term > 0 then
+      s:add("mem", mem_term, "N x Mem_cycles / MWP x Rep")
+    end
+    q.exec = exec * q.rep
+    q.overlap_cycles = math.max(0, comp_term + mem_term - q.exec)
+  end,
+  overlap = function(s)
+    s:add("overlap", s.q.overlap_cycles, "N Comp + N Mem / MWP - Exec (per case)")
+  end,
+}
+
+-- Table 4.2 / Fig. 4.5 modules ---------------------------------------------------------------
+
+-- The execution units a scheduler issues to, by trace op class (the same
+-- grouping as the simulator's, csrc/core/sim.c).
+local UNIT_OF = {
+  int = "int", fp32 = "fma", imad = "fma", fp64 = "fp64", sfu = "sfu", tensor = "tensor", uniform = "uniform",
+  branch = "other", other = "other", barrier = "other", barrier_arrive = "other", depbar = "other",
+}
+local LSU_ONCE = { ld_shared = true, st_shared = true, atom_shared = true, ld_const = true }
+M.UNIT_OF = UNIT_OF
+
+M.timing = module {
+  name = "timing", adds = { "comp" },
+  description = "latency per class (l = mix average) and throughput per unit (issue floor of the busiest unit)",
+  source = "Blem Sec. 4.2.2 instruction timing (L1157); [101] latencies from the GPU configuration",
+  inputs = { "n_i", "N_I", "N_mem" }, params = { "class_latency", "class_interval", "schedulers" },
+  latency = function(s)
+    local lat, n_i = s.hw.class_latency, s.input.n_i
+    local cycles, count = 0, 0
+    for class, n in pairs(n_i) do
+      if lat[class] then
+        cycles, count = cycles + n * lat[class], count + n
+      end
+    end
+    if count > 0 then
+      s.q.avg_lat = cycles / count
+    end
+  end,
+  bounds = function(s)
+    local q, n_i, interval = s.q, s.input.n_i, s.hw.class_interval
+    local busy = { lsu = s.input.N_mem * q.trans }
+    for class, n in pairs(n_i) do
+      local unit = UNIT_OF[class]
+      if unit then
+        busy[unit] = (busy[unit] or 0) + n * interval[class]
+      elseif LSU_ONCE[class] then
+        busy.lsu = busy.lsu + n
+      end
+    end
+    local floor, busiest = s.input.N_I / q.dispatch, "dispatch"
+    for unit, cycles in pairs(busy) do
+      local per_sm = cycles / s.hw.schedulers
+      if per_sm > floor or (per_sm == floor and unit < busiest) then
+        floor, busiest = per_sm, unit
+      end
+    end
+    q.issue_floor, q.busiest_unit = floor, busiest
+    local extra = floor * q.warps_per_sm - s.terms.comp
+    if extra > 0 then
+      s:add("comp", extra, "busiest unit (" .. busiest .. ") beyond T_comp")
+    end
+  end,
+}
+
+M.sfu = module {
+  name = "sfu", adds = { "comp" },
+  description = "SFU instructions are issued (counted in W_parallel) and O_SFU adds what the SFUs cannot overlap",
+  source = "Blem Sec. 4.2.2 SFU (L1159); GPUPerf O_SFU",
+  inputs = { "N_SFU", "N_I" }, params = { "warp_size", "sfu_width", "simd_width" },
+  counts = function(s)
+    s.q.insts = s.q.insts + s.input.N_SFU
+  end,
+  serial = function(s)
+    local i, hw = s.input, s.hw
+    if i.N_SFU <= 0 or i.N_I <= 0 then
+      return
+    end
+    local f = math.max(0, math.min(1, i.N_SFU / i.N_I - hw.sfu_width / hw.simd_width))
+    s.q.f_sfu = f
+    s:add("comp", i.N_SFU * s.q.warps_per_sm * hw.warp_size / hw.sfu_width * f, "O_SFU")
+  end,
+}
+
+M.sync = module {
+  name = "sync", adds = { "comp" },
+  description = "each barrier costs every block F_sync: GPUPerf's Gamma x AMAT x N_mem/N_I, MWP-CWP's departure x (MWP-1)",
+  source = "Blem Sec. 4.3.2 (L1329); GPUPerf O_sync; Hong and Kim's Synch_cost",
+  inputs = { "N_sync", "blocks", "N_mem", "N_I" }, params = { "sync_gamma" },
+  serial = function(s)
+    local i, q = s.input, s.q
+    if i.N_sync <= 0 then
+      return
+    end
+    local f
+    if s.base == "mwp_cwp" then
+      f = q.departure * math.max(0, q.mwp - 1)
+    else
+      f = s.hw.sync_gamma * q.amat * (i.N_I > 0 and i.N_mem / i.N_I or 0)
+    end
+    q.f_sync = f
+    s:add("comp", i.N_sync * i.blocks / q.active_sms * f, "N_sync x blocks/SM x F_sync")
+  end,
+}
+
+M.branches = module {
+  name = "branches", adds = { "comp" },
+  description = "divergent paths are issued one after another: N_CF_div extra instructions per warp (O_CFdiv)",
+  source = "Blem Table 4.2 (N_CF_div -> Branches); GPUPerf O_CFdiv",
+  inputs = { "N_CF_div" }, params = {},
+  serial = function(s)
+    local q = s.q
+    if s.input.N_CF_div > 0 then
+      s:add("comp", s.input.N_CF_div * q.warps_per_sm * q.cycles_per_inst, "N_CF_div x warps/SM x cycles/inst")
+    end
+  end,
+}
+
+M.banks = module {
+  name = "banks", adds = { "comp" },
+  description = "every extra shared-memory pass holds a scheduler's load/store unit one cycle (O_bank)",
+  source = "Blem Table 4.2 (N_con -> Banks); GPUPerf O_bank",
+  inputs = { "N_con" }, params = { "schedulers" },
+  serial = function(s)
+    if s.input.N_con > 0 then
+      s:add("comp", s.input.N_con * s.q.warps_per_sm / s.hw.schedulers, "N_con x warps/SM / schedulers")
+    end
+  end,
+}
+
+M.multi_issue = module {
+  name = "multi_issue", adds = {},
+  description = "a warp issues up to W instructions per cycle: ITILP_max = W x l / (warp_size / SIMD) (Eq. 4.12)",
+  source = "Blem Eq. 4.11-4.12 (L1161-1167)",
+  inputs = {}, params = { "multi_issue", "schedulers" },
+  latency = function(s)
+    s.q.itilp_factor = s.hw.multi_issue
+    s.q.dispatch = s.hw.schedulers * s.hw.multi_issue
+  end,
+}
+
+M.coalescing = module {
+  name = "coalescing", adds = {},
+  description = "memory instructions cost avg_trans_warp transactions (the core's compute-capability rule)",
+  source = "Blem Sec. 4.2.2 memory coalescing (L1169-1177), Fig. 4.6",
+  inputs = { "avg_trans_warp" }, params = {},
+  memory = function(s)
+    s.q.trans = s.input.avg_trans_warp
+  end,
+}
+
+M.caching = module {
+  name = "caching", adds = {},
+  description = "only N_off_chip of the N_mem accesses go off chip; the rest take the on-chip hit latency (AMAT)",
+  source = "Blem Sec. 4.3.2 caching (L1360); GPUPerf AMAT = t_mem x miss ratio + hit latency",
+  inputs = { "N_off_chip", "N_mem" }, params = { "t_hit" },
+  memory = function(s)
+    local i = s.input
+    s.q.miss = i.N_mem > 0 and math.min(1, i.N_off_chip / i.N_mem) or 1
+    s.q.hit_lat = s.hw.t_hit
+  end,
+}
+
+-- Load classes: they hold an MSHR until their data returns; stores do not
+-- (gpush's memory model writes through without allocating).
+local LOAD_CLASSES = { "ld_global", "ld_local", "tex", "atom_global", "ldgsts" }
+
+M.mshr = module {
+  name = "mshr", adds = {},
+  description = "gpush: loads hold MSHRs, so at most mshrs / (load share x trans) accesses are in flight per SM",
+  source = "gpush addition (DESIGN.md: MSHRs as servers, Little's law); not in the thesis",
+  inputs = { "n_i", "N_mem" }, params = { "mshrs" },
+  memory = function(s)
+    local loads = 0
+    for _, class in ipairs(LOAD_CLASSES) do
+      loads = loads + (s.input.n_i[class] or 0)
+    end
+    local share = s.input.N_mem > 0 and math.min(1, loads / s.input.N_mem) or 1
+    s.q.load_share = share
+    s.q.outstanding = share > 0 and s.hw.mshrs / share or math.huge
+  end,
+}
+
+M.launch = module {
+  name = "launch", adds = { "comp" },
+  description = "gpush: the kernel launch and each wave of thread blocks cost fixed cycles (not overlapped)",
+  source = "gpush addition: launch.kernel_cycles, launch.block_cycles, as GPUMech and the simulator",
+  inputs = { "warps", "W_SM" }, params = { "launch_cycles", "block_launch_cycles" },
+  overlap = function(s)
+    local q = s.q
+    local waves = math.ceil(s.input.warps / (q.N * q.active_sms) - 1e-9)
+    q.waves = waves
+    local cycles = s.hw.launch_cycles + waves * s.hw.block_launch_cycles
+    if cycles > 0 then
+      s:add("comp", cycles, "launch + waves x block launch")
+    end
+  end,
+}
+
+M.bases = { gpuperf = M.gpuperf, mwp_cwp = M.mwp_cwp }
+M.modules = {}
+for _, name in ipairs { "gpuperf", "mwp_cwp", "timing", "sfu", "sync", "branches", "banks", "multi_issue",
+  "coalescing", "caching", "mshr", "launch" } do
+  M.modules[name] = M[name]
+end
+
+-- Inputs measured on a kernel ---------------------------------------------------------------------
+
+-- The coalescing rule of a compute capability (Sec. 4.2.2).
+function M.rule_of(cc)
+  return cc >= 2 and "lines" or cc >= 1.2 and "cc12" or "cc10"
+end
+
+-- Table 4.2's inputs measured on a kernel for a GPU configuration: per-warp
+-- counts over the warps that run, W_SM from occupancy (and the blocks there
+-- are), transactions per access under the configuration's coalescing rule,
+-- off-chip accesses and bytes from the functional memory model (compute
+-- capability >= 2.0; before it there are no caches and every transaction
+-- leaves the chip), ILP and MLP from trace_mix.c.  opts.cache: a table reused
+-- across calls (memory replays and mixes are kept there, keyed by what they
+-- depend on).  Returns inputs, about (kernel, launch, warnings) or nil, message.
+function M.inputs_of(kernel, cfg, opts)
+  opts = opts or {}
+  local info = kernel:info()
+  local cc = cfg.gpu.compute_capability
+  local rule = M.rule_of(cc)
+  local cache = opts.cache or {}
+  local mix_key = ("mech.mix/%s/%s/%d/%d"):format(tostring(kernel), rule, cfg.shared.banks, cfg.shared.bank_bytes)
+  local mix = cache[mix_key]
+  if not mix then
+    local err
+    mix, err = kernel:mix { rule = rule, banks = cfg.shared.banks, bank_bytes = cfg.shared.bank_bytes }
+    if not mix then
+      return nil, err
+    end
+    cache[mix_key] = mix
+  end
+  if mix.warps == 0 then
+    return nil, ("mcore: kernel '%s' has no instructions"):format(info.kernel)
+  end
+  local blocks_per_sm, limit = occupancy.for_kernel(cfg, kernel)
+  if blocks_per_sm == 0 then
+    return nil, ("mcore: kernel '%s' does not fit on one SM of '%s' (limit: %s)"):format(info.kernel, cfg._name,
+      limit)
+  end
+  local warps = mix.warps
+  local active_sms = math.min(cfg.sm.count, info.thread_blocks)
+  local n_i = {}
+  for class, n in pairs(info.class_mix) do
+    n_i[class] = n / warps
+  end
+  local inputs = {
+    W_SM = math.min(blocks_per_sm, math.ceil(info.thread_blocks / active_sms)) * info.warps_per_block,
+    warps = warps, blocks = info.thread_blocks,
+    N_I = mix.insts / warps, n_i = n_i,
+    N_SFU = n_i.sfu or 0, N_sync = n_i.barrier or 0,
+    N_CF_div = mix.divergence_extra / warps, N_con = mix.shared_extra_passes / warps,
+    N_mem = mix.mem_insts / warps,
+    avg_trans_warp = mix.mem_insts > 0 and mix.transactions / mix.mem_insts or 1,
+    ILP = math.max(1, mix.insts / mix.ilp_levels),
+    MLP = mix.mem_rounds > 0 and math.max(1, mix.mem_insts / mix.mem_rounds) or 1,
+  }
+  if cc >= 2 then
+    local mem, err = memsim.functional_cached(kernel, cfg, cache)
+    if not mem then
+      return nil, err
+    end
+    local off = 0
+    for _, pc in pairs(mem.pcs) do
+      off = off + pc.dram
+    end
+    inputs.N_off_chip = off / warps
+    inputs.B_off_chip = (mem.dram_bytes_read + mem.dram_bytes_written) / warps
+  else
+    inputs.N_off_chip = inputs.N_mem
+    inputs.B_off_chip = mix.transaction_bytes / warps
+  end
+  local warnings = {}
+  if info.warnings ~= "" then
+    warnings[1] = info.warnings
+  end
+  return inputs, { kernel = info.kernel, launch = info.launch, warnings = warnings, rule = rule }
+end
+
+-- Cores -------------------------------------------------------------------------------------------
+
+local PRESET_KEYS = { kind = true, name = true, gpu = true, base = true, modules = true, params = true }
+
+-- Splits overrides into GPU schema keys and M-core parameters.
+local function split_overrides(flat, owner)
+  local gpu, mech = {}, {}
+  for k, v in pairs(flat) do
+    if config.declaration(k) then
+      gpu[k] = v
+    elseif reg.by_name[k] then
+      mech[k] = v
+    else
+      local names = config.paths()
+      for _, d in ipairs(reg.list) do
+        names[#names + 1] = d.name
+      end
+      local guess = config.closest(k, names)
+      framework.fail(("-p %s: unknown parameter of %s: neither a GPU schema key (gpush config describe) nor an "
+        .. "M-core parameter (gpush mech --describe mcore)%s"):format(k, owner,
+          guess and (" (did you mean '" .. guess .. "'?)") or ""))
+    end
+  end
+  return gpu, mech
+end
+
+local function build(name, overrides, opts)
+  opts = opts or {}
+  local tree, place, file = framework.read_preset(name, "mcore", PRESET_KEYS)
+  local short = name:match("([^/]+)%.ya?ml$") or name
+  local owner = ("M-core '%s'"):format(short)
+  if type(tree.gpu) ~= "string" then
+    framework.fail(("%s: 'gpu' must name the GPU configuration the M-core derives from"):format(place("gpu")))
+  end
+  local gpu_name = tree.gpu
+  if gpu_name:find("/", 1, true) or gpu_name:match("%.ya?ml$") then
+    gpu_name = (file:match("^(.*)/[^/]*$") or ".") .. "/" .. gpu_name
+  end
+  local gpu_overrides, mech_overrides = split_overrides(framework.parse_overrides(overrides), owner)
+  local cfg, err = config.load(gpu_name, gpu_overrides)
+  if not cfg then
+    framework.fail(err)
+  end
+  local hw = {}
+  for _, d in ipairs(reg.list) do
+    if d.gpu then
+      hw[d.name] = d.gpu(cfg)
+    else
+      hw[d.name] = d.default
+    end
+  end
+  if tree.params ~= nil and type(tree.params) ~= "table" then
+    framework.fail(("%s: 'params' must be a mapping"):format(place("params")))
+  end
+  for k, v in pairs(framework.check_params(tree.params or {}, reg, owner, function(k)
+    return place("params." .. k)
+  end)) do
+    hw[k] = v
+  end
+  for k, v in pairs(framework.check_params(mech_overrides, reg, owner, function(k) return "-p " .. k end)) do
+    hw[k] = v
+  end
+  local base_name = opts.base or tree.base or "gpuperf"
+  local base = M.bases[base_name]
+  if not base then
+    framework.fail(("unknown M-core base '%s' (gpuperf, mwp_cwp)"):format(tostring(base_name)))
+  end
+  local modules = framework.module_list(tree, place, M.modules, base, opts)
+  local model = framework.model {
+    name = short, kind = "mcore", base = base_name, modules = modules, hw = hw,
+    clock_hz = hw.freq_mhz * 1e6, registry = reg, gpu = cfg,
+    info = { name = tree.name or cfg.gpu.name, file = file, gpu = cfg._name, cc = hw.cc, sms = hw.sms,
+      freq_mhz = hw.freq_mhz, bw_gbs = hw.bw_gbs, simd_width = hw.simd_width, tdp_w = hw.tdp_w,
+      area_mm2 = hw.area_mm2 },
+  }
+  model.inputs = function(self, kernel, input_opts)
+    return M.inputs_of(kernel, self.gpu, input_opts)
+  end
+  return model
+end
+
+-- A core model from a preset name (quadro-fx580, 8400gs, gt330, gtx480,
+-- gtx660ti) or file, with overrides of GPU schema keys and M-core parameters
+-- (a map or "key=value" strings); opts: base ("gpuperf" | "mwp_cwp"), with,
+-- without.  The model's :inputs(kernel, {cache = t}) measures Table 4.2's
+-- inputs on a kernel with its GPU configuration.  Returns the model or nil,
+-- message.
+function M.core(name, overrides, opts)
+  if type(name) ~= "string" then
+    error("gpush.mech.mcore.core: expected a preset name or a path, got " .. type(name), 2)
+  end
+  return framework.protect(build, name, overrides, opts)
+end
+
+-- Shipped M-core presets.
+function M.presets()
+  return framework.presets("mcore")
+end
+
+return M
