@@ -589,7 +589,7 @@ function M.module_list(tree, place, known, base, opts)
   if type(tree.modules) ~= "table" or (next(tree.modules) ~= nil and #tree.modules == 0) then
     fail(("%s: 'modules' must be a list of module names"):format(place("modules")))
   end
-  local present = {}
+  local present = { [base.name] = true }
   for i, item in ipairs(tree.modules) do
     local m = resolve(item, place(("modules[%d]"):format(i)))
     if present[m.name] then

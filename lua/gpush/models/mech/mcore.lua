@@ -79,6 +79,30 @@ local function memory(s)
   q.mwp = math.min(q.mwp_no_bw, q.mwp_bw, q.N, q.mwp_mshr)
 end
 
+-- The issue floor per warp, in SM cycles, when the timing module measured
+-- the units' busy time: the busiest execution unit (global memory at one
+-- line request per cycle on a scheduler's load/store unit), or dispatch
+-- (N_I / instructions per cycle).  nil without the timing module.
+local function issue_floor(s)
+  local q = s.q
+  if not q.unit_busy then
+    return nil
+  end
+  local floor, busiest = s.input.N_I / q.dispatch, "dispatch"
+  local lsu = (s.input.N_mem * q.trans + q.lsu_fixed) / s.hw.schedulers
+  local units = { lsu = lsu }
+  for unit, cycles in pairs(q.unit_busy) do
+    units[unit] = cycles
+  end
+  for unit, cycles in pairs(units) do
+    if cycles > floor or (cycles == floor and unit < busiest) then
+      floor, busiest = cycles, unit
+    end
+  end
+  q.issue_floor, q.busiest_unit = floor, busiest
+  return floor
+end
+
 M.gpuperf = module {
   name = "gpuperf", base = true, adds = { "comp", "mem", "overlap" },
   description = "GPUPerf: W_parallel = insts x warps/SM x l / ITILP, T_mem = N_mem x warps/SM x AMAT / ITMLP, overlap",
@@ -121,6 +145,12 @@ M.mwp_cwp = module {
     local i, q = s.input, s.q
     q.cycles_per_inst = q.issue_cycles / q.itilp_factor
     local comp = q.insts * q.cycles_per_inst -- Comp_cycles = #Issue_cycles x #insts
+    local floor = issue_floor(s)
+    if floor and i.N_I > 0 and floor * q.insts / i.N_I > comp then
+      -- timing: the busiest unit's cycles for the instructions the base issues
+      comp = floor * q.insts / i.N_I
+      q.cycles_per_inst = comp / q.insts
+    end
     local mem = i.N_mem * q.amat             -- Mem_cycles = Mem_L x #mem_insts
     local N, mwp = q.N, q.mwp
     q.cwp = comp > 0 and math.min((mem + comp) / comp, N) or N
@@ -165,39 +195,35 @@ M.timing = module {
   source = "Blem Sec. 4.2.2 instruction timing (L1157); [101] latencies from the GPU configuration",
   inputs = { "n_i", "N_I", "N_mem" }, params = { "class_latency", "class_interval", "schedulers" },
   latency = function(s)
-    local lat, n_i = s.hw.class_latency, s.input.n_i
+    local lat, interval, n_i = s.hw.class_latency, s.hw.class_interval, s.input.n_i
     local cycles, count = 0, 0
+    local busy, lsu_fixed = {}, 0
     for class, n in pairs(n_i) do
       if lat[class] then
         cycles, count = cycles + n * lat[class], count + n
+      end
+      local unit = UNIT_OF[class]
+      if unit then
+        busy[unit] = (busy[unit] or 0) + n * interval[class] / s.hw.schedulers
+      elseif LSU_ONCE[class] then
+        lsu_fixed = lsu_fixed + n
       end
     end
     if count > 0 then
       s.q.avg_lat = cycles / count
     end
+    s.q.unit_busy, s.q.lsu_fixed = busy, lsu_fixed
   end,
   bounds = function(s)
-    local q, n_i, interval = s.q, s.input.n_i, s.hw.class_interval
-    local busy = { lsu = s.input.N_mem * q.trans }
-    for class, n in pairs(n_i) do
-      local unit = UNIT_OF[class]
-      if unit then
-        busy[unit] = (busy[unit] or 0) + n * interval[class]
-      elseif LSU_ONCE[class] then
-        busy.lsu = busy.lsu + n
-      end
+    -- GPUPerf's T_comp is latency over ITILP; the units' throughput bounds it
+    -- from below (MWP-CWP takes the floor into Comp_cycles itself)
+    if s.base ~= "gpuperf" then
+      return
     end
-    local floor, busiest = s.input.N_I / q.dispatch, "dispatch"
-    for unit, cycles in pairs(busy) do
-      local per_sm = cycles / s.hw.schedulers
-      if per_sm > floor or (per_sm == floor and unit < busiest) then
-        floor, busiest = per_sm, unit
-      end
-    end
-    q.issue_floor, q.busiest_unit = floor, busiest
-    local extra = floor * q.warps_per_sm - s.terms.comp
+    local floor = issue_floor(s)
+    local extra = floor * s.q.warps_per_sm - s.terms.comp
     if extra > 0 then
-      s:add("comp", extra, "busiest unit (" .. busiest .. ") beyond T_comp")
+      s:add("comp", extra, "busiest unit (" .. s.q.busiest_unit .. ") beyond T_comp")
     end
   end,
 }
@@ -223,19 +249,19 @@ M.sfu = module {
 
 M.sync = module {
   name = "sync", adds = { "comp" },
-  description = "each barrier costs every block F_sync: GPUPerf's Gamma x AMAT x N_mem/N_I, MWP-CWP's departure x (MWP-1)",
-  source = "Blem Sec. 4.3.2 (L1329); GPUPerf O_sync; Hong and Kim's Synch_cost",
-  inputs = { "N_sync", "blocks", "N_mem", "N_I" }, params = { "sync_gamma" },
+  description = "each barrier costs every block F_sync: Hong and Kim's departure x (MWP - 1), or GPUPerf's",
+  source = "Blem Sec. 4.3.2 (L1329); Hong and Kim's Synch_cost; GPUPerf O_sync",
+  inputs = { "N_sync", "blocks", "N_mem", "N_I" }, params = { "sync_rule", "sync_gamma" },
   serial = function(s)
     local i, q = s.input, s.q
     if i.N_sync <= 0 then
       return
     end
     local f
-    if s.base == "mwp_cwp" then
-      f = q.departure * math.max(0, q.mwp - 1)
+    if s.hw.sync_rule == "gpuperf" then
+      f = s.hw.sync_gamma * q.amat * (i.N_I > 0 and i.N_mem / i.N_I or 0) -- F_sync
     else
-      f = s.hw.sync_gamma * q.amat * (i.N_I > 0 and i.N_mem / i.N_I or 0)
+      f = i.N_mem > 0 and q.departure * math.max(0, q.mwp - 1) or 0 -- Departure_delay x (MWP - 1)
     end
     q.f_sync = f
     s:add("comp", i.N_sync * i.blocks / q.active_sms * f, "N_sync x blocks/SM x F_sync")

@@ -175,8 +175,10 @@ mp { "block_launch_cycles", "number", unit = "cycles", desc = "Cost per wave of 
   gpu = function(cfg) return cfg.launch.block_cycles end, from = "launch.block_cycles" }
 mp { "delta", "number", unit = "cycles", default = 1, min = 0.001, max = 1e4,
   desc = "Delta: departure delay between one warp's memory transactions (one line request per cycle)" }
+mp { "sync_rule", "enum", values = { "hong_kim", "gpuperf" }, unit = "", default = "hong_kim",
+  desc = "Barrier cost per block: hong_kim (departure x (MWP - 1)) or gpuperf (Gamma x AMAT x N_mem / N_I)" }
 mp { "sync_gamma", "number", unit = "", default = 1, min = 0, max = 1e4,
-  desc = "Gamma of GPUPerf's F_sync = Gamma x AMAT x N_mem / N_I (machine-dependent)" }
+  desc = "Gamma of GPUPerf's F_sync (sync_rule = gpuperf; machine-dependent)" }
 mp { "overlap", "enum", values = { "continuous", "gpuperf" }, unit = "", default = "continuous",
   desc = "GPUPerf's F_overlap: continuous (zeta = 1 always) or gpuperf (zeta = 1 only when CWP <= MWP)" }
 mp { "tdp_w", "number", unit = "W", min = 0, max = 1e4, optional = true,
