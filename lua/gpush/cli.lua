@@ -17,6 +17,8 @@ M.commands = {
     summary = "predict kernel cycles, IPC and CPI stacks with GPUMech (RR/GTO)" },
   { name = "sim", module = "gpush.cmd.sim",
     summary = "simulate kernels warp by warp (abstract timing, LRR/GTO): cycles and stalls" },
+  { name = "mech", module = "gpush.cmd.mech",
+    summary = "Blem's mechanistic S-core and M-core models: cycles, terms and module breakdown" },
   { name = "scenarios", module = "gpush.cmd.scenarios",
     summary = "list the runnable studies in scenarios/ with their descriptions" },
   { name = "merge", module = "gpush.cmd.merge",

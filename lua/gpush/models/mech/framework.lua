@@ -400,7 +400,9 @@ local function result_of(model, s)
   end
   local quantities = {}
   for k, v in pairs(s.q) do
-    if type(v) == "number" or type(v) == "string" or type(v) == "boolean" then
+    -- numbers that are finite (an unbounded limit is left out), labels, flags
+    if (type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge) or type(v) == "string"
+      or type(v) == "boolean" then
       quantities[k] = v
     end
   end
@@ -457,11 +459,11 @@ end
 
 -- Presets -----------------------------------------------------------------------------------
 
--- Where a preset value was written: "file:line:col".
-function M.where(file, positions, path)
+-- Where a preset value (or with at_key, its key) was written: "file:line:col".
+function M.where(file, positions, path, at_key)
   local p = positions and positions[path]
   if p then
-    return ("%s:%d:%d"):format(file, p.line, p.col)
+    return ("%s:%d:%d"):format(file, at_key and p.key_line or p.line, at_key and p.key_col or p.col)
   end
   return file
 end
@@ -479,7 +481,7 @@ function M.check_params(values, registry, owner, place)
     local decl = registry.by_name[k]
     if not decl then
       local guess = config.closest(tostring(k), names)
-      fail(("%s: unknown parameter '%s' of %s%s"):format(place(k), tostring(k), owner,
+      fail(("%s: unknown parameter '%s' of %s%s"):format(place(k, true), tostring(k), owner,
         guess and (" (did you mean '" .. guess .. "'?)") or ""))
     end
     if decl.gpu then
@@ -543,8 +545,8 @@ function M.read_preset(name, kind, allowed)
   if type(tree) ~= "table" or #tree > 0 then
     fail(("%s:1:1: a core preset is a mapping (kind, name, modules, params, ...)"):format(file))
   end
-  local function place(path)
-    return M.where(file, positions, path)
+  local function place(path, at_key)
+    return M.where(file, positions, path, at_key)
   end
   for k in pairs(tree) do
     if not allowed[k] then
@@ -553,7 +555,8 @@ function M.read_preset(name, kind, allowed)
         keys[#keys + 1] = a
       end
       table.sort(keys)
-      fail(("%s: unknown key '%s' in core preset (keys: %s)"):format(place(k), tostring(k), table.concat(keys, ", ")))
+      fail(("%s: unknown key '%s' in core preset (keys: %s)"):format(place(k, true), tostring(k),
+        table.concat(keys, ", ")))
     end
   end
   if tree.kind ~= kind then

@@ -41,7 +41,7 @@ local function check_set(set, path, place, index)
       local decl = params.inputs.by_name[k]
       if not decl then
         local guess = config.closest(tostring(k), input_names())
-        framework.fail(("%s: unknown input '%s'%s"):format(place(prefix .. tostring(k)), tostring(k),
+        framework.fail(("%s: unknown input '%s'%s"):format(place(prefix .. tostring(k), true), tostring(k),
           guess and (" (did you mean '" .. guess .. "'?)") or ""))
       end
       local ok, err = params.check(decl, v)
@@ -71,8 +71,8 @@ local function load_yaml(path)
   if tree == nil then
     framework.fail(positions)
   end
-  return sets_of(tree, function(p)
-    return framework.where(path, positions, p)
+  return sets_of(tree, function(p, at_key)
+    return framework.where(path, positions, p, at_key)
   end)
 end
 

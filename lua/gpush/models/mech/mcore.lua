@@ -501,8 +501,8 @@ local function build(name, overrides, opts)
   if tree.params ~= nil and type(tree.params) ~= "table" then
     framework.fail(("%s: 'params' must be a mapping"):format(place("params")))
   end
-  for k, v in pairs(framework.check_params(tree.params or {}, reg, owner, function(k)
-    return place("params." .. k)
+  for k, v in pairs(framework.check_params(tree.params or {}, reg, owner, function(k, at_key)
+    return place("params." .. k, at_key)
   end)) do
     hw[k] = v
   end

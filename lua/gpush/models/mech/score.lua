@@ -423,8 +423,8 @@ local function build(name, overrides, opts)
     hw[d.name] = d.default
   end
   local owner = ("S-core '%s'"):format(name)
-  for k, v in pairs(framework.check_params(preset_params, reg, owner, function(k)
-    return place("params." .. k)
+  for k, v in pairs(framework.check_params(preset_params, reg, owner, function(k, at_key)
+    return place("params." .. k, at_key)
   end)) do
     hw[k] = v
   end
