@@ -2,7 +2,7 @@
  * representative nearest the big cluster's centre, identical points, n < k,
  * n = 1, determinism, normalisation, and Fig. 7's MAX/MIN/RANDOM picks. */
 #include "gp_test.h"
-#include "kmeans.h"
+#include "num/kmeans.h"
 
 #include <string.h>
 
