@@ -1,4 +1,4 @@
--- Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth on the GTX 660 Ti, GPUMech RR and GTO, the simulator.
+-- Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth on the GTX 660 Ti, GPUMech RR and GTO, the simulator, Blem's M-core.
 --
 --   gpush scenarios/kepler_sweep.lua [--traces PATH ...] [--out DIR] [--jobs N] [--quiet]
 --                                    [--shard I/N] [-p key=value ...]
@@ -7,8 +7,11 @@
 -- {8,16,24,32,48,64} x MSHRs per SM {16,32,64} x DRAM bandwidth {96,144,192}
 -- GB/s (54 points) over the embedded synthetic suite (or the workloads given
 -- with --traces: trace paths, `suite` or `suite:NAME`), predicting every
--- point with GPUMech under round-robin and greedy-then-oldest scheduling
--- and simulating it with the abstract timing simulator (greedy-then-oldest).
+-- point with GPUMech under round-robin and greedy-then-oldest scheduling,
+-- simulating it with the abstract timing simulator (greedy-then-oldest) and
+-- predicting it with Blem's mechanistic M-core model (GPUPerf base, the
+-- GTX 660 Ti's modules; docs/mech.md), the model the thesis validated on this
+-- GPU.
 -- It runs on the experiment engine (gpush.experiment, docs/experiments.md):
 -- --jobs N worker processes (default: every core), --shard I/N for one
 -- slice of a cluster job (then `gpush merge`), -p overrides on every point.
@@ -28,11 +31,14 @@ local experiment = require "gpush.experiment"
 -- column group, so sim-gto is that model's reference point for point, and
 -- the scheduler GPGPU-Sim/Accel-Sim configure for the Kepler-to-Pascal
 -- generation (the SM6_TITANX reference config sets -gpgpu_scheduler gto).
--- One simulator policy keeps the job within two minutes on two cores.
+-- One simulator policy keeps the job within two minutes on two cores.  The
+-- M-core reuses GPUMech's memory replays (the kernel's cache) and costs
+-- little more than its equations (docs/mech.md: about 1 % of the job).
 local MODELS = {
   experiment.models.gpumech { policy = "rr" },
   experiment.models.gpumech { policy = "gto" },
   experiment.models.sim { policy = "gto" },
+  experiment.models.mcore {},
 }
 
 -- Reports written after the CSV, JSON and Markdown (also by `gpush merge`):
@@ -44,7 +50,7 @@ local REPORTS = { "gpush.report.svg:sweep_report", "gpush.roofline:sweep_report"
 
 local sweep = {
   name = "kepler_sweep",
-  title = "Kepler sweep (GTX 660 Ti): GPUMech RR and GTO, simulator GTO",
+  title = "Kepler sweep (GTX 660 Ti): GPUMech RR and GTO, simulator GTO, Blem M-core",
   base = { preset = "gtx660ti" },
   parameters = {
     { path = "sm.max_warps", values = { 8, 16, 24, 32, 48, 64 }, column = "warps_per_sm" },
@@ -62,7 +68,8 @@ local sweep = {
       "cycles. For GPUMech the bottleneck is the largest non-BASE component of its CPI stack (Table III);",
       "for sim-gto it is the simulator's largest stall reason other than issuing: DEP (compute dependence),",
       "MEM (waiting for a load: GPUMech's L1+L2+DRAM+MSHR+QUEUE together), LSU/SFU/UNIT (a busy unit),",
-      "BARRIER, NO_WARP (resident warps done) or IDLE (no block resident).",
+      "BARRIER, NO_WARP (resident warps done) or IDLE (no block resident). For mcore (Blem's M-core) it is MEM",
+      "when its memory term exceeds its computation term, else COMP.",
     },
   },
   reports = REPORTS,

@@ -124,3 +124,18 @@ describe("examples/custom_sweep.lua", function()
     os.execute("rm -rf " .. dir)
   end)
 end)
+
+describe("examples/mech_module.lua", function()
+  it("writes a tensor-core module and plugs it into an M-core", function()
+    local code, out, err = helper.gpush_run { "examples/mech_module.lua", "--width", "32", "--core", "gtx480" }
+    assert.are.equal(0, code, err)
+    assert.matches("mma_tiles on the M%-core 'gtx480': 16.0 MMAs per warp", out)
+    local plain = tonumber(out:match("MMAs issued like FP32%s+(%d+) cycles"))
+    local with = tonumber(out:match("with a 32%-lane tensor unit%s+(%d+) cycles"))
+    local added, effect = out:match("added (%d+) cycles to T_comp, marginal effect %+(%d+) cycles")
+    assert.is_true(with > plain)
+    -- the marginal effect is the difference the module makes, at most what it added
+    assert.is_near(with - plain, tonumber(effect), 1) -- printed rounded
+    assert.is_true(tonumber(added) >= tonumber(effect))
+  end)
+end)

@@ -128,6 +128,25 @@ describe("gpush.models.mech.framework", function()
       "gpush.mech: module 'x' declares unknown input 'N_II' (did you mean 'N_I'?)")
   end)
 
+  it("keeps the family's files away from experiment, report, cmd and cli", function()
+    local files = {}
+    local p = io.popen("ls lua/gpush/models/mech/*.lua")
+    for file in p:lines() do
+      files[#files + 1] = file
+    end
+    p:close()
+    assert.is_true(#files >= 6)
+    for _, file in ipairs(files) do
+      local f = assert(io.open(file))
+      local text = f:read("a")
+      f:close()
+      for name in text:gmatch('require%s*%(?%s*"([^"]+)"') do
+        assert.is_nil(name:match("^gpush%.experiment") or name:match("^gpush%.report") or name:match("^gpush%.cmd")
+          or name:match("^gpush%.cli"), file .. " requires " .. name)
+      end
+    end
+  end)
+
   it("validates structured parameters", function()
     local ports = params.score.by_name.ports
     assert.are.same({ alu = { 0, 1, 5 } }, params.check(ports, { alu = { 0, 1, 5 } }))

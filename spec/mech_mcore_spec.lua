@@ -296,6 +296,39 @@ describe("gpush.models.mech.mcore", function()
     end
   end)
 
+  it("is reached through the models registry: get('mcore') for sweeps, get('score') for inputs", function()
+    local models = require "gpush.models"
+    local names = table.concat(models.names(), ",")
+    assert.matches("mcore", names)
+    assert.matches("score", names)
+    local m = models.get("mcore")
+    assert.are.equal("mcore", m.name)
+    assert.are.equal("mcore-mwp_cwp", models.get("mcore", { base = "mwp_cwp" }).name)
+    local cfg = assert(config.load("gtx660ti", { "dram.bandwidth_gbs=96" }))
+    local kernel = small("stream_triad")
+    local row = assert(m.run(kernel, cfg, nil, {}))
+    local direct = assert(mcore.core("gtx660ti", { "dram.bandwidth_gbs=96" }))
+    local expected = assert(direct:predict(assert(direct:inputs(kernel))))
+    assert.is_near(expected.cycles, row.cycles, 1e-9 * row.cycles)
+    assert.is_near(expected.cycles / 915, row.time_us, 1e-9 * row.time_us)
+    assert.are.equal(expected.terms.mem > expected.terms.comp and "MEM" or "COMP", row.dominant)
+    -- a configuration without an M-core preset of its own takes the modules of its generation's
+    local a100 = assert(config.load("a100"))
+    assert.are.equal("gtx660ti", mcore.preset_for(a100))
+    assert.is_true(assert(m.run(kernel, a100, nil, {})).cycles > 0)
+    -- predict(inputs) on the family's default core
+    assert.is_near(expected.cycles, assert(models.get("mcore", { overrides = { "dram.bandwidth_gbs=96" } })
+      .predict(assert(direct:inputs(kernel)))).cycles, 1e-9 * expected.cycles)
+    local s = models.get("score", { core = "atom" })
+    assert.are.equal("score-atom", s.name)
+    local r, err = s.run(kernel, cfg)
+    assert.is_nil(r)
+    assert.matches("S%-core 'atom' predicts workload inputs", err)
+    assert.is_true(assert(s.predict { N_I = 1000, n_i = { int_alu = 1000 }, ILP = 2, N_mL1 = 0, N_mL2 = 0,
+      N_mITLB = 0, N_mDTLB = 0, N_br_miss = 0 }).cycles >= 500)
+    assert.are.equal("score-sandybridge", models.get("score").name)
+  end)
+
   it("runs every shared real trace end to end", function()
     if not helper.have_shared_traces() then
       pending("../shared/traces not found: the real-trace checks are skipped")

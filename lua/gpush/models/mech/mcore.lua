@@ -473,23 +473,10 @@ local function split_overrides(flat, owner)
   return gpu, mech
 end
 
-local function build(name, overrides, opts)
-  opts = opts or {}
-  local tree, place, file = framework.read_preset(name, "mcore", PRESET_KEYS)
-  local short = name:match("([^/]+)%.ya?ml$") or name
-  local owner = ("M-core '%s'"):format(short)
-  if type(tree.gpu) ~= "string" then
-    framework.fail(("%s: 'gpu' must name the GPU configuration the M-core derives from"):format(place("gpu")))
-  end
-  local gpu_name = tree.gpu
-  if gpu_name:find("/", 1, true) or gpu_name:match("%.ya?ml$") then
-    gpu_name = (file:match("^(.*)/[^/]*$") or ".") .. "/" .. gpu_name
-  end
-  local gpu_overrides, mech_overrides = split_overrides(framework.parse_overrides(overrides), owner)
-  local cfg, err = config.load(gpu_name, gpu_overrides)
-  if not cfg then
-    framework.fail(err)
-  end
+-- A model from a read preset and a resolved GPU configuration: the GPU's
+-- hardware inputs, the preset's M-core parameters, then `mech_overrides`.
+local function assemble(name, tree, place, file, cfg, mech_overrides, opts)
+  local owner = ("M-core '%s'"):format(name)
   local hw = {}
   for _, d in ipairs(reg.list) do
     if d.gpu then
@@ -516,7 +503,7 @@ local function build(name, overrides, opts)
   end
   local modules = framework.module_list(tree, place, M.modules, base, opts)
   local model = framework.model {
-    name = short, kind = "mcore", base = base_name, modules = modules, hw = hw,
+    name = name, kind = "mcore", base = base_name, modules = modules, hw = hw,
     clock_hz = hw.freq_mhz * 1e6, registry = reg, gpu = cfg,
     info = { name = tree.name or cfg.gpu.name, file = file, gpu = cfg._name, cc = hw.cc, sms = hw.sms,
       freq_mhz = hw.freq_mhz, bw_gbs = hw.bw_gbs, simd_width = hw.simd_width, tdp_w = hw.tdp_w,
@@ -526,6 +513,30 @@ local function build(name, overrides, opts)
     return M.inputs_of(kernel, self.gpu, input_opts)
   end
   return model
+end
+
+local function read(name)
+  local tree, place, file = framework.read_preset(name, "mcore", PRESET_KEYS)
+  if type(tree.gpu) ~= "string" then
+    framework.fail(("%s: 'gpu' must name the GPU configuration the M-core derives from"):format(place("gpu")))
+  end
+  return tree, place, file, name:match("([^/]+)%.ya?ml$") or name
+end
+
+local function build(name, overrides, opts)
+  opts = opts or {}
+  local tree, place, file, short = read(name)
+  local gpu_name = tree.gpu
+  if gpu_name:find("/", 1, true) or gpu_name:match("%.ya?ml$") then
+    gpu_name = (file:match("^(.*)/[^/]*$") or ".") .. "/" .. gpu_name
+  end
+  local gpu_overrides, mech_overrides = split_overrides(framework.parse_overrides(overrides),
+    ("M-core '%s'"):format(short))
+  local cfg, err = config.load(gpu_name, gpu_overrides)
+  if not cfg then
+    framework.fail(err)
+  end
+  return assemble(short, tree, place, file, cfg, mech_overrides, opts)
 end
 
 -- A core model from a preset name (quadro-fx580, 8400gs, gt330, gtx480,
@@ -544,6 +555,88 @@ end
 -- Shipped M-core presets.
 function M.presets()
   return framework.presets("mcore")
+end
+
+-- The preset whose modules and M-core parameters fit a GPU configuration of
+-- no M-core preset of its own: by compute capability.
+function M.preset_for(cfg)
+  local cc = cfg.gpu.compute_capability
+  return cc >= 3 and "gtx660ti" or cc >= 2 and "gtx480" or "quadro-fx580"
+end
+
+-- An M-core over an already resolved GPU configuration (a sweep's point):
+-- the hardware inputs from `cfg`, modules and M-core parameters from the
+-- preset opts.core (default: preset_for(cfg)); opts.overrides are M-core
+-- parameters; opts.base, with, without as for core().  Returns the model or
+-- nil, message.
+function M.for_config(cfg, opts)
+  opts = opts or {}
+  return framework.protect(function()
+    local tree, place, file, short = read(opts.core or M.preset_for(cfg))
+    return assemble(short, tree, place, file, cfg, framework.parse_overrides(opts.overrides), opts)
+  end)
+end
+
+-- The sweep adapter behind models.get("mcore", opts) (docs/models.md): for
+-- every point, the M-core of the point's configuration (M.for_config with
+-- opts.core, base, with, without, overrides) predicts the kernel from inputs
+-- measured on it (the memory replay shared with GPUMech through the kernel's
+-- cache).  Columns: cycles, time_us, ipc, the four terms, MWP, CWP, achieved
+-- DRAM bandwidth and its share of the peak, the dominant term, warnings.
+-- model.predict(inputs) predicts a table of inputs with opts.core's M-core
+-- (default gtx660ti) as configured by its preset.
+function M.new(opts)
+  opts = opts or {}
+  local base = opts.base or "gpuperf"
+  local name = opts.name or (base == "gpuperf" and "mcore" or "mcore-" .. base)
+  local core_opts = { core = opts.core, base = base, with = opts.with, without = opts.without,
+    overrides = opts.overrides }
+  local columns = { "cycles", "time_us", "ipc", "comp", "mem", "control", "overlap", "mwp", "cwp", "achieved_gbs",
+    "dram_util", "dominant", "warnings" }
+  local standalone
+  return {
+    name = name, columns = columns,
+    run = function(kernel, cfg, _, cache)
+      local m, err = M.for_config(cfg, core_opts)
+      if not m then
+        return nil, err
+      end
+      local inputs, about = m:inputs(kernel, { cache = cache })
+      if not inputs then
+        return nil, about
+      end
+      local r, perr = m:predict(inputs, { effects = false })
+      if not r then
+        return nil, perr
+      end
+      local seconds = r.seconds
+      local bytes = (inputs.B_off_chip or 0) * inputs.warps
+      local achieved = seconds > 0 and bytes / seconds / 1e9 or 0
+      local warnings = {}
+      for _, w in ipairs(about.warnings) do
+        warnings[#warnings + 1] = w
+      end
+      for _, w in ipairs(r.warnings) do
+        warnings[#warnings + 1] = w
+      end
+      return { cycles = r.cycles, time_us = seconds * 1e6, ipc = kernel:info().warp_instructions / r.cycles,
+        comp = r.terms.comp, mem = r.terms.mem, control = r.terms.control, overlap = r.terms.overlap,
+        mwp = r.quantities.mwp, cwp = r.quantities.cwp, achieved_gbs = achieved,
+        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r), warnings = table.concat(warnings, "; ") }
+    end,
+    predict = function(inputs, predict_opts)
+      if not standalone then
+        standalone = assert(M.core(opts.core or "gtx660ti", opts.overrides, core_opts))
+      end
+      return standalone:predict(inputs, predict_opts)
+    end,
+  }
+end
+
+-- The bottleneck label of a prediction: MEM when the memory term exceeds
+-- the computation term (memory time is what remains exposed), else COMP.
+function M.dominant(r)
+  return r.terms.mem > r.terms.comp and "MEM" or "COMP"
 end
 
 return M

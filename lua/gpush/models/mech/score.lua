@@ -461,4 +461,26 @@ function M.presets()
   return framework.presets("score")
 end
 
+-- The registry's face of the family (models.get("score", opts)): S-cores
+-- take workload inputs (Table 4.1), not GPU kernels, so the model predicts
+-- tables through model.predict(inputs) with the core opts.core (default
+-- sandybridge, the thesis's reference core) and opts.overrides, opts.with,
+-- opts.without; run() on a kernel says so.  model.core is the core model.
+function M.new(opts)
+  opts = opts or {}
+  local name = opts.core or "sandybridge"
+  local core = assert(M.core(name, opts.overrides, { with = opts.with, without = opts.without }))
+  return {
+    name = opts.name or ("score-" .. name), core = core,
+    columns = { "cycles", "seconds" },
+    run = function()
+      return nil, ("S-core '%s' predicts workload inputs (Table 4.1) through predict(inputs); a GPU kernel "
+        .. "needs translating first"):format(name)
+    end,
+    predict = function(inputs, predict_opts)
+      return core:predict(inputs, predict_opts)
+    end,
+  }
+end
+
 return M
