@@ -1,0 +1,101 @@
+-- Blem's M-core against the abstract simulator and GPUMech: cycles per kernel, differences, mean |difference|.
+--
+--   gpush scenarios/mech_vs_sim.lua [--config NAME] [--traces PATH ...] [--jobs N] [--quiet] [-p key=value ...]
+--
+-- The thesis reports its M-core's error against real GPUs (Sec. 4.3.2);
+-- gpush cannot measure hardware, so this compares the M-core (GPUPerf base,
+-- and MWP-CWP) with the simulator (GTO) and GPUMech (GTO) on one
+-- configuration (default gtx660ti; gtx480 and quadro-fx580 have M-core
+-- presets of their own, other configurations take their generation's
+-- modules) over the embedded suite or the workloads given with --traces, on
+-- the experiment engine (--jobs N).  It prints a Markdown table per kernel:
+-- each model's cycles, the M-cores' and GPUMech's difference to the
+-- simulator ((model - sim) / sim), the M-core's larger term, then the mean
+-- absolute differences.  docs/mech.md holds its output for gtx480 and
+-- gtx660ti.
+local experiment = require "gpush.experiment"
+
+local USAGE = "usage: gpush scenarios/mech_vs_sim.lua [--config NAME] [--traces PATH ...] [--jobs N] [--quiet] "
+  .. "[-p key=value ...]\n"
+local COMPARED = { { "mcore", "M-core GPUPerf" }, { "mcore-mwp_cwp", "M-core MWP-CWP" }, { "gpumech-gto", "GPUMech GTO" } }
+local REFERENCE = "sim-gto"
+
+local preset, rest = "gtx660ti", { [0] = arg[0] }
+local i = 1
+while i <= #arg do
+  if arg[i] == "--config" and arg[i + 1] then
+    preset, i = arg[i + 1], i + 2
+  else
+    rest[#rest + 1], i = arg[i], i + 1
+  end
+end
+local opts, problem = experiment.parse_options(rest)
+if not opts or opts.shard then
+  io.stderr:write("mech_vs_sim: ", problem or "--shard is not supported here", "\n", USAGE)
+  os.exit(experiment.EXIT_USAGE)
+elseif opts.help then
+  io.stdout:write(USAGE)
+  os.exit(0)
+end
+
+local sweep = experiment.new {
+  name = "mech_vs_sim", base = { preset = preset, overrides = opts.overrides }, parameters = {},
+  workloads = #opts.traces > 0 and opts.traces or { "suite" }, source = arg[0],
+  models = { experiment.models.mcore {}, experiment.models.mcore { base = "mwp_cwp" },
+    experiment.models.gpumech { policy = "gto" }, experiment.models.sim { policy = "gto" } },
+}
+local res, err = experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg })
+if not res then
+  io.stderr:write("mech_vs_sim: ", err, "\n")
+  os.exit(experiment.EXIT_FAILED)
+end
+
+-- Rows of one launch side by side.
+local launches, order = {}, {}
+for _, r in ipairs(res.rows) do
+  local key = r.workload .. "\0" .. r.launch
+  if not launches[key] then
+    launches[key] = { kernel = r.kernel, launch = r.launch, source = r.workload:match("([^/]+)/*$") }
+    order[#order + 1] = key
+  end
+  launches[key][r.model] = r
+end
+
+local header = { "source", "launch", "kernel", "sim GTO cycles" }
+for _, c in ipairs(COMPARED) do
+  header[#header + 1] = c[2] .. " cycles"
+  header[#header + 1] = "diff"
+end
+header[#header + 1] = "M-core's larger term"
+local lines = { ("# Blem's M-core against the simulator on '%s'"):format(preset), "",
+  "| " .. table.concat(header, " | ") .. " |", "|" .. ("---|"):rep(#header) }
+local sums, counts = {}, {}
+for _, key in ipairs(order) do
+  local l = launches[key]
+  local sim = l[REFERENCE]
+  if sim then
+    local kernel = #l.kernel > 24 and (l.kernel:sub(1, 21) .. "...") or l.kernel
+    local cells = { l.source, tostring(l.launch), kernel, ("%.0f"):format(sim.cycles) }
+    for _, c in ipairs(COMPARED) do
+      local r = l[c[1]]
+      if r then
+        local d = (r.cycles - sim.cycles) / sim.cycles
+        sums[c[1]], counts[c[1]] = (sums[c[1]] or 0) + math.abs(d), (counts[c[1]] or 0) + 1
+        cells[#cells + 1], cells[#cells + 2] = ("%.0f"):format(r.cycles), ("%+.1f%%"):format(100 * d)
+      else
+        cells[#cells + 1], cells[#cells + 2] = "failed", ""
+      end
+    end
+    cells[#cells + 1] = l.mcore and l.mcore.dominant or ""
+    lines[#lines + 1] = "| " .. table.concat(cells, " | ") .. " |"
+  end
+end
+lines[#lines + 1] = ""
+for _, c in ipairs(COMPARED) do
+  if counts[c[1]] then
+    lines[#lines + 1] = ("- %s: mean |difference| to the simulator %.1f%% over %d launches"):format(c[2],
+      100 * sums[c[1]] / counts[c[1]], counts[c[1]])
+  end
+end
+print(table.concat(lines, "\n"))
+os.exit(experiment.report_end("mech_vs_sim", res, io.stderr))
