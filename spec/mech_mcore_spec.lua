@@ -32,25 +32,9 @@ local function toy(modules, base, overrides)
   return assert(mcore.core(file, overrides))
 end
 
-local function with(t, changes)
-  local c = {}
-  for k, v in pairs(t) do
-    c[k] = v
-  end
-  for k, v in pairs(changes) do
-    c[k] = v
-  end
-  return c
-end
+local with = helper.with
 
-local function small(name, grid)
-  local d = {}
-  for k, v in pairs(workloads.get(name)) do
-    d[k] = v
-  end
-  d.grid = grid or 96
-  return assert(workloads.kernel(d))
-end
+local small = helper.small_kernel
 
 describe("gpush.models.mech.mcore", function()
   setup(function()

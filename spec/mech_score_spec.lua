@@ -4,17 +4,7 @@
 local helper = require "spec_helper"
 local score = require "gpush.models.mech.score"
 
--- A copy of `t` with the fields of `changes` replaced.
-local function with(t, changes)
-  local c = {}
-  for k, v in pairs(t) do
-    c[k] = v
-  end
-  for k, v in pairs(changes) do
-    c[k] = v
-  end
-  return c
-end
+local with = helper.with
 
 local ATOM_INPUTS = {
   N_I = 1000, n_i = { int_alu = 600, load = 300, branch = 100 }, ILP = 1.5,
@@ -124,12 +114,12 @@ describe("gpush.models.mech.score", function()
   it("adds contention on the Sandybridge's ports and never makes it faster", function()
     local inputs = { N_I = 1000, n_i = { fp_mul = 700, int_alu = 100, load = 200 }, ILP = 4,
       N_mL1 = 0, N_mL2 = 0, N_mL3 = 0, N_mL3o = 0, N_mITLB = 0, N_mDTLB = 0, N_br_miss = 0 }
-    local with = assert(assert(score.core("sandybridge")):predict(inputs))
-    local without = assert(assert(score.core("sandybridge", nil, { without = { "contention" } })):predict(inputs))
-    assert.is_true(with.cycles > without.cycles)
+    local contended = assert(assert(score.core("sandybridge")):predict(inputs))
+    local free = assert(assert(score.core("sandybridge", nil, { without = { "contention" } })):predict(inputs))
+    assert.is_true(contended.cycles > free.cycles)
     -- fp_mul only on port 0: the busiest port needs 700 cycles, more than the issue bound
-    assert.is_true(with.cycles >= 700 - 1e-9)
-    assert.is_near(with.cycles - without.cycles, with.effects.contention, 1e-9)
+    assert.is_true(contended.cycles >= 700 - 1e-9)
+    assert.is_near(contended.cycles - free.cycles, contended.effects.contention, 1e-9)
   end)
 
   it("ships the five cores of Table 2.4a with their module sets", function()

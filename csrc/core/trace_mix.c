@@ -63,6 +63,18 @@ static void transactions_of(const gp_kernel *k, uint64_t x, int rule,
   *bytes = b;
 }
 
+/* Raises *level and *time to what instruction p of the warp (at `start`)
+ * allows its consumer: one ILP level later; one MLP round later when p is a
+ * load that leaves the SM. */
+static void after_producer(const gp_kernel *k, uint64_t start, uint64_t p, const uint32_t *lvl,
+                           const uint32_t *tim, uint64_t mask, uint32_t *level, uint32_t *time) {
+  uint32_t t = tim[p & mask] + (uint32_t)is_long_load(k->op_class[start + p]);
+  if (lvl[p & mask] + 1 > *level)
+    *level = lvl[p & mask] + 1;
+  if (t > *time)
+    *time = t;
+}
+
 /* Accumulates one warp's measures into *out; lvl and tim are rings of
  * `ring` entries (a power of two). */
 static void warp_pass(const gp_kernel *k, uint32_t w, const gp_mix_config *c, uint32_t *lvl,
@@ -80,20 +92,10 @@ static void warp_pass(const gp_kernel *k, uint32_t w, const gp_mix_config *c, ui
     uint32_t level = i > 0 ? lvl[(i - 1) & mask] : 0;
     uint32_t time = i > 0 ? tim[(i - 1) & mask] : 0;
     int cls = k->op_class[x];
-    if (d > 0 && d <= i) {
-      uint64_t p = i - d;
-      if (lvl[p & mask] + 1 > level)
-        level = lvl[p & mask] + 1;
-      if (tim[p & mask] + (uint32_t)is_long_load(k->op_class[start + p]) > time)
-        time = tim[p & mask] + (uint32_t)is_long_load(k->op_class[start + p]);
-    }
-    if (dl > 0 && dl <= i) {
-      uint64_t p = i - dl;
-      if (lvl[p & mask] + 1 > level)
-        level = lvl[p & mask] + 1;
-      if (tim[p & mask] + (uint32_t)is_long_load(k->op_class[start + p]) > time)
-        time = tim[p & mask] + (uint32_t)is_long_load(k->op_class[start + p]);
-    }
+    if (d > 0 && d <= i)
+      after_producer(k, start, i - d, lvl, tim, mask, &level, &time);
+    if (dl > 0 && dl <= i)
+      after_producer(k, start, i - dl, lvl, tim, mask, &level, &time);
     lvl[i & mask] = level;
     tim[i & mask] = time;
     if (widest > 0)

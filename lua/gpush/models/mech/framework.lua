@@ -32,6 +32,15 @@ local params = require "gpush.models.mech.params"
 
 local M = {}
 
+-- A shallow copy of a table.
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t) do
+    c[k] = v
+  end
+  return c
+end
+
 M.PHASES = { "setup", "counts", "latency", "memory", "terms", "serial", "bounds", "overlap" }
 M.TERMS = { "comp", "mem", "control", "overlap" }
 local is_phase, is_term = {}, {}
@@ -61,10 +70,7 @@ local function declarations(list, registry, what, module_name)
           guess and (" (did you mean '" .. guess .. "'?)") or ""), 4)
       end
     elseif type(item) == "table" and type(item[1]) == "string" and type(item[2]) == "string" then
-      decl = {}
-      for k, v in pairs(item) do
-        decl[k] = v
-      end
+      decl = copy(item)
       decl.name, decl.type = item[1], item[2]
       if type(decl.desc) ~= "string" or decl.unit == nil then
         error(("gpush.mech: module '%s': %s '%s' needs unit and desc"):format(module_name, what, decl.name), 4)
@@ -223,16 +229,14 @@ end
 local Model = {}
 Model.__index = Model
 
+
 -- Builds a model: { name, kind ("score"|"mcore"), base (base module name),
 -- modules (list, in order), hw (resolved parameters), clock_hz, info,
 -- registry (the kind's parameter registry), gpu (the GPU configuration behind
 -- an M-core) }.  Inline parameters of the modules get their defaults unless hw
 -- already has them.
 function M.model(def)
-  local model = setmetatable({}, Model)
-  for k, v in pairs(def) do
-    model[k] = v
-  end
+  local model = setmetatable(copy(def), Model)
   local seen = {}
   for _, m in ipairs(model.modules) do
     if seen[m.name] then
@@ -271,10 +275,7 @@ function Model:with(module, overrides)
     modules[i] = m
   end
   modules[#modules + 1] = module
-  local hw = {}
-  for k, v in pairs(self.hw) do
-    hw[k] = v
-  end
+  local hw = copy(self.hw)
   for k, v in pairs(overrides or {}) do
     local decl
     for _, d in ipairs(module.params) do
@@ -291,10 +292,7 @@ function Model:with(module, overrides)
     end
     hw[k] = ok
   end
-  local def = {}
-  for k, v in pairs(self) do
-    def[k] = v
-  end
+  local def = copy(self)
   def.modules, def.hw = modules, hw
   return M.model(def)
 end
@@ -324,10 +322,7 @@ function Model:without(names)
     return nil, ("'%s' has no module '%s'%s; its modules: %s"):format(self.name, unknown,
       guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(self:module_names(), ", "))
   end
-  local def = {}
-  for k, v in pairs(self) do
-    def[k] = v
-  end
+  local def = copy(self)
   def.modules = modules
   return M.model(def)
 end

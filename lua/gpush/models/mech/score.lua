@@ -131,27 +131,24 @@ M.latency = module {
   end,
 }
 
-M.l2 = module {
-  name = "l2", adds = {},
-  description = "L1 misses that hit L2 act as long-latency loads: + (t_L2 - t_L1) each (L2 Accesses)",
-  source = "Blem Table 4.1; Sec. 4.2.1 L3 Accesses (L1070-1072)",
-  inputs = { "N_mL1", "N_mL2" }, params = { "t_l1", "t_l2" },
-  latency = function(s)
-    local hits = math.max(0, s.input.N_mL1 - s.input.N_mL2)
-    s.q.latency_sum = s.q.latency_sum + hits * math.max(0, s.hw.t_l2 - s.hw.t_l1)
-  end,
-}
-
-M.l3 = module {
-  name = "l3", adds = {},
-  description = "L2 misses that hit L3 act as long-latency loads: + (t_L3 - t_L1) each (L3 Accesses)",
-  source = "Blem Sec. 4.2.1 (L1070-1072)",
-  inputs = { "N_mL2", "N_mL3" }, params = { "t_l1", "t_l3" },
-  latency = function(s)
-    local hits = math.max(0, s.input.N_mL2 - s.input.N_mL3)
-    s.q.latency_sum = s.q.latency_sum + hits * math.max(0, s.hw.t_l3 - s.hw.t_l1)
-  end,
-}
+-- A cache level whose hits act as long-latency loads: the misses of the
+-- level above that do not miss here, each + (t_level - t_L1) of latency.
+local function cache_level(level, above, t_level, table_module)
+  local misses_above, misses_here = "N_m" .. above:upper(), "N_m" .. level:upper()
+  return module {
+    name = level, adds = {},
+    description = ("%s misses that hit %s act as long-latency loads: + (t_%s - t_L1) each (%s)"):format(
+      above:upper(), level:upper(), level:upper(), table_module),
+    source = "Blem Table 4.1; Sec. 4.2.1 L3 Accesses (L1070-1072)",
+    inputs = { misses_above, misses_here }, params = { "t_l1", t_level },
+    latency = function(s)
+      local hits = math.max(0, s.input[misses_above] - s.input[misses_here])
+      s.q.latency_sum = s.q.latency_sum + hits * math.max(0, s.hw[t_level] - s.hw.t_l1)
+    end,
+  }
+end
+M.l2 = cache_level("l2", "l1", "t_l2", "L2 Accesses")
+M.l3 = cache_level("l3", "l2", "t_l3", "L3 Accesses")
 
 -- Memory, TLBs, branches (interval terms of [34]) ---------------------------------------
 
@@ -180,25 +177,22 @@ M.mem_l2 = module {
   end,
 }
 
-M.itlb = module {
-  name = "itlb", adds = { "mem" },
-  description = "instruction TLB misses stall for t_ITLB each",
-  source = "Blem Table 4.1 (labels swapped in print); interval model [34]",
-  inputs = { "N_mITLB" }, params = { "t_itlb" },
-  serial = function(s)
-    s:add("mem", s.input.N_mITLB * s.hw.t_itlb, "N_mITLB x t_ITLB")
-  end,
-}
-
-M.dtlb = module {
-  name = "dtlb", adds = { "mem" },
-  description = "data TLB misses stall for t_DTLB each",
-  source = "Blem Table 4.1 (labels swapped in print); interval model [34]",
-  inputs = { "N_mDTLB" }, params = { "t_dtlb" },
-  serial = function(s)
-    s:add("mem", s.input.N_mDTLB * s.hw.t_dtlb, "N_mDTLB x t_DTLB")
-  end,
-}
+-- A TLB's misses stall for its miss latency each (ITLB and DTLB alike).
+local function tlb(which)
+  local upper = which:upper()
+  return module {
+    name = which .. "tlb", adds = { "mem" },
+    description = ("%s misses stall for t_%sTLB each"):format(which == "i" and "instruction TLB" or "data TLB", upper),
+    source = "Blem Table 4.1 (labels swapped in print); interval model [34]",
+    inputs = { ("N_m%sTLB"):format(upper) }, params = { ("t_%stlb"):format(which) },
+    serial = function(s)
+      local misses, latency = s.input[("N_m%sTLB"):format(upper)], s.hw[("t_%stlb"):format(which)]
+      s:add("mem", misses * latency, ("N_m%sTLB x t_%sTLB"):format(upper, upper))
+    end,
+  }
+end
+M.itlb = tlb("i")
+M.dtlb = tlb("d")
 
 M.branch = module {
   name = "branch", adds = { "control" },
