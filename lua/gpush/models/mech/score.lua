@@ -341,6 +341,9 @@ end
 -- Shared by both port modules: balance, wait (Eq. 4.10: every micro-op's
 -- latency grows by W_max) and the busiest port's floor.
 local function contend(s, counts, ports)
+  if s.q.N <= 0 then
+    return
+  end
   local load, total = M.balance_ports(counts, ports, s.hw.port_count)
   local ipc = ipc_before(s)
   local w_max, l_max, capped = M.port_waits(load, total, s.q.D, ipc, s.hw.eq48, s.hw.lambda_max)
