@@ -128,6 +128,17 @@ return { name = "lua set", N_I = 1000, n_i = { int_alu = 1000 }, ILP = 2, N_mL1 
     assert.are.equal(1, code)
   end)
 
+  it("benchmarks the measuring pass and a whole prediction next to a plain pass", function()
+    local code, out, err = helper.gpush_run { "bench", "mech", "--size", "1", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = json.decode(out)
+    assert.are.same({ "plain pass", "mix pass, lines", "mix pass, CC 1.0", "whole prediction" },
+      { rows[1].name, rows[2].name, rows[3].name, rows[4].name })
+    for i = 2, 4 do
+      assert.is_true(rows[i].value > 0 and rows[i].baseline == rows[1].value)
+    end
+  end)
+
   it("lists cores and describes parameters, inputs and modules", function()
     local code, out = helper.gpush_run { "mech", "--list" }
     assert.are.equal(0, code)

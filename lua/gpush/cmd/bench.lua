@@ -20,6 +20,7 @@ usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench memsim [--size M] [--json]    (M: million memory instructions, default 10)
        gpush bench gpumech [--size M] [--json]   (M: million warp instructions, default 50)
        gpush bench sim [--size M] [--json]       (M: million warp instructions, default 50)
+       gpush bench mech [--size M] [--json]      (M: million warp instructions, default 50)
 ]]
 
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
@@ -281,6 +282,45 @@ local function bench_sim(opts, out, err)
   return 0
 end
 
+-- bench mech: the M-core's measuring pass over every warp (trace_mix.c,
+-- CC >= 2.0 lines and the CC 1.0/1.1 rule) and a whole M-core prediction
+-- (inputs measured, memory replay included), in warp instructions per
+-- second, next to a plain pass over the same arrays.
+local function bench_mech(opts, out, err)
+  local millions = opts.size_given and opts.size or 50
+  local mcore = assert(require("gpush.models").family("mcore"))
+  local kernel = warp_kernel("mech", millions, 7, err)
+  local t0 = core.now()
+  local insts = core.kernel_inst_scan(kernel)
+  local scan_s = core.now() - t0
+  local seconds = {}
+  for _, rule in ipairs { "lines", "cc10" } do
+    t0 = core.now()
+    assert(kernel:mix { rule = rule })
+    seconds[rule] = core.now() - t0
+  end
+  local m = assert(mcore.core("gtx660ti"))
+  t0 = core.now()
+  assert(m:predict(assert(m:inputs(kernel))))
+  seconds.predict = core.now() - t0
+  local labels = { lines = "mix pass, lines", cc10 = "mix pass, CC 1.0", predict = "whole prediction" }
+  local rows = { row("plain pass", insts / scan_s, "warp-inst/s", nil) }
+  for _, k in ipairs { "lines", "cc10", "predict" } do
+    rows[#rows + 1] = row(labels[k], insts / seconds[k], "warp-inst/s", insts / scan_s)
+  end
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("mech: %d warp instructions, gtx660ti M-core (one core)\n"):format(insts))
+  out:write(("  plain pass        %8.1f M warp-inst/s   (baseline: reading the arrays once)\n"):format(insts / scan_s / 1e6))
+  for _, k in ipairs { "lines", "cc10", "predict" } do
+    out:write(("  %-17s %8.1f M warp-inst/s   = %.3f x the plain pass\n"):format(labels[k], insts / seconds[k] / 1e6,
+      scan_s / seconds[k]))
+  end
+  return 0
+end
+
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local what = args[1]
@@ -307,6 +347,8 @@ function M.main(args, out, err)
     return bench_gpumech(opts, out, err)
   elseif what == "sim" then
     return bench_sim(opts, out, err)
+  elseif what == "mech" then
+    return bench_mech(opts, out, err)
   end
   err:write("gpush bench: ", what and ("unknown benchmark '" .. what .. "'") or "which benchmark?", "\n", usage)
   return 2
