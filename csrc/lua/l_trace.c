@@ -73,16 +73,6 @@ static void set_triple(lua_State *L, const char *field, const uint32_t v[3]) {
   lua_setfield(L, -2, field);
 }
 
-static void set_integer(lua_State *L, const char *field, double v) {
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setfield(L, -2, field);
-}
-
-static void set_number(lua_State *L, const char *field, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, field);
-}
-
 /* ---------------------------------------------------------------------------
  * Reader
  * ------------------------------------------------------------------------- */
@@ -112,8 +102,8 @@ static int reader_next(lua_State *L) {
     return 1;
   }
   lua_createtable(L, 0, 6);
-  set_integer(L, "index", info.index);
-  set_integer(L, "launch", info.launch_id);
+  gpl_set_integer(L, "index", info.index);
+  gpl_set_integer(L, "launch", info.launch_id);
   lua_pushstring(L, info.name);
   lua_setfield(L, -2, "kernel");
   lua_pushstring(L, info.path);
@@ -185,27 +175,27 @@ static int kernel_info(lua_State *L) {
   lua_createtable(L, 0, 24);
   lua_pushstring(L, k->name);
   lua_setfield(L, -2, "kernel");
-  set_integer(L, "launch", k->launch_id);
+  gpl_set_integer(L, "launch", k->launch_id);
   set_triple(L, "grid", k->grid);
   set_triple(L, "block", k->block);
-  set_integer(L, "thread_blocks", k->blocks);
-  set_integer(L, "warps_per_block", k->warps_per_block);
-  set_integer(L, "warps", k->warps);
-  set_integer(L, "warp_instructions", (double)k->insts);
-  set_integer(L, "registers_per_thread", k->nregs);
-  set_integer(L, "shared_bytes_per_block", k->shmem_bytes);
-  set_integer(L, "binary_version", k->binary_version);
-  set_integer(L, "trace_version", k->trace_version);
-  set_integer(L, "distinct_pcs", k->static_count);
-  set_integer(L, "memory_instructions", (double)mem_insts);
-  set_integer(L, "cache_lines", (double)lines);
-  set_integer(L, "sectors", (double)sectors);
+  gpl_set_integer(L, "thread_blocks", k->blocks);
+  gpl_set_integer(L, "warps_per_block", k->warps_per_block);
+  gpl_set_integer(L, "warps", k->warps);
+  gpl_set_integer(L, "warp_instructions", (lua_Integer)k->insts);
+  gpl_set_integer(L, "registers_per_thread", k->nregs);
+  gpl_set_integer(L, "shared_bytes_per_block", k->shmem_bytes);
+  gpl_set_integer(L, "binary_version", k->binary_version);
+  gpl_set_integer(L, "trace_version", k->trace_version);
+  gpl_set_integer(L, "distinct_pcs", k->static_count);
+  gpl_set_integer(L, "memory_instructions", (lua_Integer)mem_insts);
+  gpl_set_integer(L, "cache_lines", (lua_Integer)lines);
+  gpl_set_integer(L, "sectors", (lua_Integer)sectors);
   /* lines per memory instruction that reaches L1/L2 */
-  set_number(L, "transactions_per_memory_instruction",
+  gpl_set_number(L, "transactions_per_memory_instruction",
              requests ? (double)lines / (double)requests : 0.0);
-  set_number(L, "sectors_per_memory_instruction",
+  gpl_set_number(L, "sectors_per_memory_instruction",
              requests ? (double)sectors / (double)requests : 0.0);
-  set_number(L, "active_lane_efficiency",
+  gpl_set_number(L, "active_lane_efficiency",
              k->insts ? (double)lanes / (32.0 * (double)k->insts) : 0.0);
   lua_createtable(L, 0, GP_OP_CLASS_COUNT);
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
@@ -237,17 +227,17 @@ static int kernel_warp(lua_State *L) {
     uint64_t x = start + i;
     const gp_static_inst *s = &k->statics[k->pc_index[x]];
     lua_createtable(L, 0, 8);
-    set_integer(L, "pc", (double)s->pc);
+    gpl_set_integer(L, "pc", (lua_Integer)s->pc);
     lua_pushstring(L, k->strings + s->opcode);
     lua_setfield(L, -2, "opcode");
     lua_pushstring(L, gp_op_class_name(k->op_class[x]));
     lua_setfield(L, -2, "class");
-    set_integer(L, "active", k->active[x]);
-    set_integer(L, "dep", k->dep[x]);
-    set_integer(L, "dep_load", k->dep_load[x]);
+    gpl_set_integer(L, "active", k->active[x]);
+    gpl_set_integer(L, "dep", k->dep[x]);
+    gpl_set_integer(L, "dep_load", k->dep_load[x]);
     if (k->mem[x] != UINT32_MAX) {
-      set_integer(L, "lines", k->mem_records[k->mem[x]].line_count);
-      set_integer(L, "sectors", k->mem_records[k->mem[x]].sector_count);
+      gpl_set_integer(L, "lines", k->mem_records[k->mem[x]].line_count);
+      gpl_set_integer(L, "sectors", k->mem_records[k->mem[x]].sector_count);
     }
     gpc_rawseti(L, -2, i + 1);
   }
@@ -281,7 +271,7 @@ static int kernel_statics(lua_State *L) {
   for (i = 0; i < k->static_count; i++) {
     const gp_static_inst *st = &k->statics[i];
     lua_createtable(L, 0, 3);
-    set_integer(L, "pc", (double)st->pc);
+    gpl_set_integer(L, "pc", (lua_Integer)st->pc);
     lua_pushstring(L, k->strings + st->opcode);
     lua_setfield(L, -2, "opcode");
     lua_pushstring(L, gp_op_class_name(st->op_class));
@@ -340,16 +330,16 @@ static int kernel_mix(lua_State *L) {
   if (gp_kernel_mix(k, &c, &alloc, &m, &err) != GP_OK)
     return push_failure(L, err.msg);
   lua_createtable(L, 0, 10);
-  set_integer(L, "warps", m.warps);
-  set_integer(L, "insts", (double)m.insts);
-  set_number(L, "divergence_extra", m.divergence_extra);
-  set_integer(L, "ilp_levels", (double)m.ilp_levels);
-  set_integer(L, "mem_insts", (double)m.mem_insts);
-  set_integer(L, "mem_rounds", (double)m.mem_rounds);
-  set_integer(L, "transactions", (double)m.transactions);
-  set_integer(L, "transaction_bytes", (double)m.transaction_bytes);
-  set_integer(L, "shared_insts", (double)m.shared_insts);
-  set_integer(L, "shared_extra_passes", (double)m.shared_extra_passes);
+  gpl_set_integer(L, "warps", (lua_Integer)m.warps);
+  gpl_set_integer(L, "insts", (lua_Integer)m.insts);
+  gpl_set_number(L, "divergence_extra", m.divergence_extra);
+  gpl_set_integer(L, "ilp_levels", (lua_Integer)m.ilp_levels);
+  gpl_set_integer(L, "mem_insts", (lua_Integer)m.mem_insts);
+  gpl_set_integer(L, "mem_rounds", (lua_Integer)m.mem_rounds);
+  gpl_set_integer(L, "transactions", (lua_Integer)m.transactions);
+  gpl_set_integer(L, "transaction_bytes", (lua_Integer)m.transaction_bytes);
+  gpl_set_integer(L, "shared_insts", (lua_Integer)m.shared_insts);
+  gpl_set_integer(L, "shared_extra_passes", (lua_Integer)m.shared_extra_passes);
   return 1;
 }
 

@@ -70,7 +70,7 @@ local function kind_of(name)
   for _, n in ipairs(mech.framework.presets("mcore")) do
     all[#all + 1] = n
   end
-  local guess = require("gpush.config").closest(name, all)
+  local guess = require("gpush.text").closest(name, all)
   return nil, ("unknown core '%s'%s; cores: %s"):format(name, guess and (" (did you mean '" .. guess .. "'?)") or "",
     table.concat(all, ", "))
 end

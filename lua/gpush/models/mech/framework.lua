@@ -28,6 +28,7 @@
 -- removed; the others can, and every prediction reports each one's marginal
 -- effect (cycles with it minus cycles without it) next to what it added.
 local config = require "gpush.config"
+local text = require "gpush.text"
 local params = require "gpush.models.mech.params"
 
 local M = {}
@@ -65,7 +66,7 @@ local function declarations(list, registry, what, module_name)
         for _, d in ipairs(registry.list) do
           names[#names + 1] = d.name
         end
-        local guess = config.closest(item, names)
+        local guess = text.closest(item, names)
         error(("gpush.mech: module '%s' declares unknown %s '%s'%s"):format(module_name, what, item,
           guess and (" (did you mean '" .. guess .. "'?)") or ""), 4)
       end
@@ -318,7 +319,7 @@ function Model:without(names)
   end
   local unknown = next(drop)
   if unknown then
-    local guess = config.closest(unknown, self:module_names())
+    local guess = text.closest(unknown, self:module_names())
     return nil, ("'%s' has no module '%s'%s; its modules: %s"):format(self.name, unknown,
       guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(self:module_names(), ", "))
   end
@@ -357,7 +358,7 @@ function Model:check_inputs(inputs)
       for name in pairs(by_name) do
         names[#names + 1] = name
       end
-      local guess = config.closest(tostring(k), names)
+      local guess = text.closest(tostring(k), names)
       return nil, ("unknown input '%s'%s"):format(tostring(k), guess and (" (did you mean '" .. guess .. "'?)") or "")
     end
     local ok, err = params.check(decl, v)
@@ -475,7 +476,7 @@ function M.check_params(values, registry, owner, place)
   for k, v in pairs(values) do
     local decl = registry.by_name[k]
     if not decl then
-      local guess = config.closest(tostring(k), names)
+      local guess = text.closest(tostring(k), names)
       fail(("%s: unknown parameter '%s' of %s%s"):format(place(k, true), tostring(k), owner,
         guess and (" (did you mean '" .. guess .. "'?)") or ""))
     end
@@ -527,7 +528,7 @@ function M.read_preset(name, kind, allowed)
     local f = io.open(file, "r")
     if not f then
       local shipped = M.presets(kind)
-      local guess = config.closest(name, shipped)
+      local guess = text.closest(name, shipped)
       fail(("unknown %s preset '%s'%s; shipped: %s"):format(kind == "score" and "S-core" or "M-core", name,
         guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(shipped, ", ")))
     end
@@ -575,7 +576,7 @@ function M.module_list(tree, place, known, base, opts)
     end
     local m = known[item]
     if not m then
-      local guess = config.closest(tostring(item), names)
+      local guess = text.closest(tostring(item), names)
       fail(("%s: unknown module '%s'%s; modules: %s"):format(where_, tostring(item),
         guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(names, ", ")))
     end
@@ -607,7 +608,7 @@ function M.module_list(tree, place, known, base, opts)
   local drop = {}
   for _, n in ipairs(opts.without or {}) do
     if not present[n] then
-      local guess = config.closest(n, names)
+      local guess = text.closest(n, names)
       fail(("without: the model has no module '%s'%s"):format(n, guess and (" (did you mean '" .. guess .. "'?)") or ""))
     end
     drop[n] = true

@@ -9,7 +9,7 @@
 -- against gpush.models.mech.params at load time, so a YAML mistake is
 -- reported at its line and column; whether a model has every input it needs
 -- is checked when it predicts.
-local config = require "gpush.config"
+local text = require "gpush.text"
 local core = require "gpush.core"
 local framework = require "gpush.models.mech.framework"
 local params = require "gpush.models.mech.params"
@@ -40,7 +40,7 @@ local function check_set(set, path, place, index)
     else
       local decl = params.inputs.by_name[k]
       if not decl then
-        local guess = config.closest(tostring(k), input_names())
+        local guess = text.closest(tostring(k), input_names())
         framework.fail(("%s: unknown input '%s'%s"):format(place(prefix .. tostring(k), true), tostring(k),
           guess and (" (did you mean '" .. guess .. "'?)") or ""))
       end

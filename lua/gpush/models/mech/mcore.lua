@@ -23,6 +23,7 @@
 --                 (caching), transactions in flight per SM (mshr)
 --   amat, mwp, cwp, itilp, itmlp, cycles_per_inst   set by the bases
 local config = require "gpush.config"
+local text = require "gpush.text"
 local framework = require "gpush.models.mech.framework"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
@@ -464,7 +465,7 @@ local function split_overrides(flat, owner)
       for _, d in ipairs(reg.list) do
         names[#names + 1] = d.name
       end
-      local guess = config.closest(k, names)
+      local guess = text.closest(k, names)
       framework.fail(("-p %s: unknown parameter of %s: neither a GPU schema key (gpush config describe) nor an "
         .. "M-core parameter (gpush mech --describe mcore)%s"):format(k, owner,
           guess and (" (did you mean '" .. guess .. "'?)") or ""))

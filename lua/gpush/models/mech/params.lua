@@ -15,6 +15,7 @@
 -- {micro-op type -> count}) and `ports` (R(mu, r): micro-op type -> list of
 -- port numbers).
 local config = require "gpush.config"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -248,7 +249,7 @@ local function count_map(decl, v)
       return nil, "expected a mapping of names to numbers, got a list"
     end
     if allowed and not allowed[k] then
-      local guess = config.closest(k, decl.keys)
+      local guess = text.closest(k, decl.keys)
       return nil, ("unknown class '%s'%s (classes: %s)"):format(k, guess and (" (did you mean '" .. guess .. "'?)") or "",
         table.concat(decl.keys, ", "))
     end
