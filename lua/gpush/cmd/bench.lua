@@ -23,6 +23,26 @@ usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench mech [--size M] [--json]      (M: million warp instructions, default 50)
 ]]
 
+local help = [[
+Throughput benchmarks, each printed next to a baseline measured in the same
+run on the same data (the memory-bound limit a model cannot beat), on one
+core.  Timings depend on the machine's load: compare the ratios.
+  trace    writes a synthetic trace of --size MB (default 512) to a temporary
+           file (or reads PATH) and times a plain read of the file, the text
+           parse and the .gpt load; --keep leaves the file behind
+  memsim   the memory model's functional and timed modes on a synthetic
+           kernel of --size million memory instructions, against a plain pass
+           over its line arrays
+  gpumech  the interval pass and the whole GPUMech prediction on --size
+           million warp instructions, against a plain pass over the arrays
+  sim      the abstract simulator (LRR and GTO) on --size million warp
+           instructions, against the same plain pass
+  mech     Blem's M-core: its measuring pass over every warp (two coalescing
+           rules) and a whole prediction on --size million warp instructions,
+           against the same plain pass
+  --json   a list of {name, value, unit, baseline, ratio} objects
+]]
+
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
 -- memory, barriers) scaled to about `mb` megabytes of text.
 local function bench_workload(blocks)
@@ -338,7 +358,7 @@ function M.main(args, out, err)
     options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size" }, validate = check_size,
     actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim,
       mech = bench_mech },
-    noun = "benchmark", missing = "which benchmark?" }, args, out, err)
+    noun = "benchmark", missing = "which benchmark?", help = help }, args, out, err)
 end
 
 return M
