@@ -36,6 +36,37 @@ local with = helper.with
 
 local small = helper.small_kernel
 
+-- The former suite's kernels (fixed inputs: spec/fixtures/legacy_suite.lua)
+-- for the inputs computed by hand: a change of those numbers is then a change
+-- of the measures, never of the workloads.
+local legacy = require "fixtures.legacy_suite"
+local function fixed(name)
+  return assert(workloads.kernel(legacy.get(name, 96)))
+end
+
+-- The regime suite's kernels that do not fit on one SM of a preset, by hand:
+-- fma_chain's 32 KB of shared memory per block against CC 1.x's 16 KB;
+-- fp64_heavy (256 threads x 48 registers = 12288) and tiled_barrier (256 x 56
+-- = 14336) against CC 1.1's 8192 registers per SM.
+local MISFITS = {
+  ["8400gs"] = { fma_chain = "shared" },
+  gt330 = { fma_chain = "shared" },
+  ["quadro-fx580"] = { fma_chain = "shared", fp64_heavy = "registers", tiled_barrier = "registers" },
+}
+
+-- The core's inputs on `kernel`, the regime suite's kernel `name`, or nil
+-- after checking the kernel is one of MISFITS with its message.
+local function suite_inputs(m, preset, name, kernel)
+  local inputs, err = m:inputs(kernel)
+  local limit = (MISFITS[preset] or {})[name]
+  if limit then
+    assert.are.equal(("mcore: kernel '%s' does not fit on one SM of '%s' (limit: %s)"):format(name, preset, limit),
+      err)
+    return nil
+  end
+  return assert(inputs, err)
+end
+
 describe("gpush.models.mech.mcore", function()
   setup(function()
     dir = helper.temp_dir()
@@ -206,7 +237,7 @@ describe("gpush.models.mech.mcore", function()
 
   it("measures Table 4.2's inputs on a kernel", function()
     local k = assert(mcore.core("gtx660ti"))
-    local inputs, about = k:inputs(small("divergent_loop"))
+    local inputs, about = k:inputs(fixed("divergent_loop"))
     assert.is_truthy(inputs, about)
     assert.are.equal("divergent_loop", about.kernel)
     assert.are.equal(96, inputs.blocks)
@@ -217,17 +248,17 @@ describe("gpush.models.mech.mcore", function()
     local per_trip = 7
     local trips = (inputs.N_I - 1) / per_trip -- the trailing EXIT
     assert.is_near(1.5 * trips, inputs.N_CF_div, 1e-9)
-    local chase = assert(k:inputs(small("pointer_chase")))
+    local chase = assert(k:inputs(fixed("pointer_chase")))
     assert.are.equal(1, chase.MLP)
     assert.are.equal(1, chase.avg_trans_warp) -- 32 lanes read one 8 B word
-    local gather = assert(k:inputs(small("divergent_gather")))
+    local gather = assert(k:inputs(fixed("divergent_gather")))
     assert.is_true(gather.avg_trans_warp > 10)
     -- pre-Fermi: CC 1.1's rule splits the chase's broadcast into 32 transactions; no caches
-    local fx = assert(assert(mcore.core("quadro-fx580")):inputs(small("pointer_chase")))
+    local fx = assert(assert(mcore.core("quadro-fx580")):inputs(fixed("pointer_chase")))
     assert.are.equal(32, fx.avg_trans_warp)
     assert.are.equal(fx.N_mem, fx.N_off_chip)
     local narrow = assert(mcore.core("gtx660ti", { "sm.max_block_threads=128" }))
-    local _, err = narrow:inputs(small("fma_compute"))
+    local _, err = narrow:inputs(fixed("fma_compute"))
     assert.are.equal("mcore: kernel 'fma_compute' does not fit on one SM of 'gtx660ti' (limit: threads)", err)
   end)
 
@@ -240,23 +271,25 @@ describe("gpush.models.mech.mcore", function()
             local m = assert(mcore.core(preset, overrides, { base = base }))
             return assert(m:predict(assert(m:inputs(kernel)), { effects = false })).cycles
           end
-          local cfg = assert(config.load(preset))
-          local label = preset .. "/" .. base .. "/" .. name
-          local bw = cfg.dram.bandwidth_gbs
-          local slow, mid, fast = cycles { "dram.bandwidth_gbs=" .. bw / 2 }, cycles {},
-            cycles { "dram.bandwidth_gbs=" .. bw * 2 }
-          assert.is_true(fast <= mid * (1 + 1e-12) and mid <= slow * (1 + 1e-12), label .. " bandwidth")
-          local few, many = cycles { "sm.count=" .. math.max(1, cfg.sm.count // 2) },
-            cycles { "sm.count=" .. cfg.sm.count * 2 }
-          assert.is_true(many <= mid * (1 + 1e-12) and mid <= few * (1 + 1e-12), label .. " SMs")
-          -- SFU work: 4 more SFU instructions per warp (turning FP32 instructions into SFU ones may
-          -- rightly be faster: it relieves a saturated FMA pipe)
           local m = assert(mcore.core(preset, nil, { base = base }))
-          local inputs = assert(m:inputs(kernel))
-          local more = with(inputs, { N_I = inputs.N_I + 4, N_SFU = inputs.N_SFU + 4,
-            n_i = with(inputs.n_i, { sfu = (inputs.n_i.sfu or 0) + 4 }) })
-          local base_cycles = assert(m:predict(inputs)).cycles
-          assert.is_true(assert(m:predict(more)).cycles >= base_cycles * (1 - 1e-12), label .. " SFU added")
+          local inputs = suite_inputs(m, preset, name, kernel)
+          if inputs then
+            local cfg = assert(config.load(preset))
+            local label = preset .. "/" .. base .. "/" .. name
+            local bw = cfg.dram.bandwidth_gbs
+            local slow, mid, fast = cycles { "dram.bandwidth_gbs=" .. bw / 2 }, cycles {},
+              cycles { "dram.bandwidth_gbs=" .. bw * 2 }
+            assert.is_true(fast <= mid * (1 + 1e-12) and mid <= slow * (1 + 1e-12), label .. " bandwidth")
+            local few, many = cycles { "sm.count=" .. math.max(1, cfg.sm.count // 2) },
+              cycles { "sm.count=" .. cfg.sm.count * 2 }
+            assert.is_true(many <= mid * (1 + 1e-12) and mid <= few * (1 + 1e-12), label .. " SMs")
+            -- SFU work: 4 more SFU instructions per warp (turning FP32 instructions into SFU ones may
+            -- rightly be faster: it relieves a saturated FMA pipe)
+            local more = with(inputs, { N_I = inputs.N_I + 4, N_SFU = inputs.N_SFU + 4,
+              n_i = with(inputs.n_i, { sfu = (inputs.n_i.sfu or 0) + 4 }) })
+            local base_cycles = assert(m:predict(inputs)).cycles
+            assert.is_true(assert(m:predict(more)).cycles >= base_cycles * (1 - 1e-12), label .. " SFU added")
+          end
         end
       end
     end
@@ -267,14 +300,18 @@ describe("gpush.models.mech.mcore", function()
       for _, base in ipairs { "gpuperf", "mwp_cwp" } do
         local m = assert(mcore.core(preset, nil, { base = base }))
         for _, name in ipairs(workloads.names()) do
-          local r = assert(m:predict(assert(m:inputs(small(name)))))
-          assert.is_true(r.cycles > 0 and r.terms.overlap >= 0, preset .. "/" .. name)
-          local sum = 0
-          for _, c in pairs(r.modules) do
-            sum = sum + c
+          local inputs = suite_inputs(m, preset, name, small(name))
+          if inputs then
+            local r = assert(m:predict(inputs))
+            assert.is_true(r.cycles > 0 and r.terms.overlap >= 0, preset .. "/" .. name)
+            local sum = 0
+            for _, c in pairs(r.modules) do
+              sum = sum + c
+            end
+            assert.is_near(r.cycles, sum, 1e-6 * r.cycles)
+            assert.is_near(r.cycles, r.terms.comp + r.terms.mem + r.terms.control - r.terms.overlap,
+              1e-6 * r.cycles)
           end
-          assert.is_near(r.cycles, sum, 1e-6 * r.cycles)
-          assert.is_near(r.cycles, r.terms.comp + r.terms.mem + r.terms.control - r.terms.overlap, 1e-6 * r.cycles)
         end
       end
     end

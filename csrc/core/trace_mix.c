@@ -7,8 +7,8 @@
  *
  * Parallelism is measured the way a warp issues, in order:
  *  - ILP: unit latency, unbounded width, in order.  Instruction i issues at
- *    level[i] = max(level[i-1], level[producer] + 1) over its two recorded
- *    producers (the nearest one and the nearest load); the warp needs
+ *    level[i] = max(level[i-1], level[producer] + 1) over its recorded
+ *    producers (up to GP_DEPS, k->deps); the warp needs
  *    level[last] + 1 levels and ILP = instructions / levels.  A dependent
  *    chain gives 1, four interleaved independent chains give 4.
  *  - MLP: only loads that leave the SM take time (one "round"), everything
@@ -88,14 +88,13 @@ static void warp_pass(const gp_kernel *k, uint32_t w, const gp_mix_config *c, ui
       widest = k->active[start + i];
   for (i = 0; i < n; i++) {
     uint64_t x = start + i;
-    uint32_t d = k->dep[x], dl = k->dep_load[x];
+    const uint16_t *deps = k->deps + (size_t)GP_DEPS * x;
     uint32_t level = i > 0 ? lvl[(i - 1) & mask] : 0;
     uint32_t time = i > 0 ? tim[(i - 1) & mask] : 0;
-    int cls = k->op_class[x];
-    if (d > 0 && d <= i)
-      after_producer(k, start, i - d, lvl, tim, mask, &level, &time);
-    if (dl > 0 && dl <= i)
-      after_producer(k, start, i - dl, lvl, tim, mask, &level, &time);
+    int cls = k->op_class[x], j;
+    for (j = 0; j < GP_DEPS && deps[j] > 0; j++)
+      if (deps[j] <= i)
+        after_producer(k, start, i - deps[j], lvl, tim, mask, &level, &time);
     lvl[i & mask] = level;
     tim[i & mask] = time;
     if (widest > 0)

@@ -21,6 +21,8 @@ M.commands = {
     summary = "simulate kernels warp by warp (abstract timing, LRR/GTO): cycles and stalls" },
   { name = "mech", module = "gpush.cmd.mech",
     summary = "Blem's mechanistic S-core and M-core models: cycles, terms and module breakdown" },
+  { name = "bounds", module = "gpush.cmd.bounds",
+    summary = "first-principles lower bounds on kernel cycles (issue, pipes, DRAM, MSHRs, ...) and which binds" },
   { name = "scenarios", module = "gpush.cmd.scenarios",
     summary = "list the runnable studies in scenarios/ with their descriptions" },
   { name = "merge", module = "gpush.cmd.merge",
