@@ -211,6 +211,36 @@ describe("gpush.models.mech.mcore", function()
     assert.is_near(1 * 4 / 2 * 2 * 137.75 * 4 / 20, r2.modules.sync, 1e-9)
   end)
 
+  it("splits on-chip hits between L1 and L2, holds MSHRs for L1 misses only and caps MWP by the L2 slices", function()
+    local inputs = { N_I = 20, N_SFU = 0, N_CF_div = 0, N_mem = 4, N_off_chip = 1, N_L1 = 2, avg_trans_warp = 2,
+      R_mshr = 4, R_l2 = 6, ILP = 1, MLP = 1, W_SM = 4, warps = 8, blocks = 2,
+      n_i = { ld_global = 2, st_global = 2, fp32 = 16 } }
+    local l2 = { "l2.slices=1", "l2.interval=24" }
+    local r = assert(toy({ "coalescing", "caching", "mshr", "l2" }, "gpuperf", l2):predict(inputs))
+    local q = r.quantities
+    -- one access off chip, two L1 hits (50 cycles), one L2 hit (100): AMAT = 1/4 x (400 + 1) + 3/4 x 200/3
+    assert.is_near(150.25, q.amat, 1e-12)
+    -- 4 of the 8 transactions miss L1: 64 MSHRs hold 128 transactions, 64 accesses of 2
+    assert.is_near(0.5, q.load_share, 1e-12)
+    assert.is_near(64, q.mwp_mshr, 1e-12)
+    -- one slice every 24 cycles for 2 SMs; 1.5 L2 requests per access: MWP_L2 = AMAT / 48 / 1.5
+    assert.is_near(150.25 / 72, q.mwp_l2, 1e-12)
+    assert.is_near(150.25 / 72, q.itmlp, 1e-12)
+    -- T_mem is then Little's law on the slices: 4 warps x 6 requests x 24 cycles x 2 SMs / 1 slice
+    assert.is_near(1152, r.terms.mem, 1e-9)
+    assert.is_near(400 + 1152 - 300, r.cycles, 1e-9)
+    -- without the l2 module the L2 does not bind: ITMLP = MWP_cp = 3
+    local free = assert(toy({ "coalescing", "caching", "mshr" }, "gpuperf", l2):predict(inputs))
+    assert.are.equal(3, free.quantities.itmlp)
+    assert.is_near(4 * 4 * 150.25 / 3, free.terms.mem, 1e-9)
+    -- without N_L1 and R_mshr (an input file): every hit takes t_hit (L1, 50) and loads hold MSHRs
+    local unmeasured = with(inputs, {})
+    unmeasured.N_L1, unmeasured.R_mshr = nil, nil
+    local plain = assert(toy({ "coalescing", "caching", "mshr" }, "gpuperf", l2):predict(unmeasured))
+    assert.is_near(137.75, plain.quantities.amat, 1e-12)
+    assert.is_near(0.5, plain.quantities.load_share, 1e-12)
+  end)
+
   it("derives the M-core's hardware from the GPU preset and takes its keys", function()
     local k = assert(mcore.core("gtx660ti"))
     local cfg = assert(config.load("gtx660ti"))

@@ -56,7 +56,7 @@ local function setup(s)
   q.issue_cycles = hw.warp_size / hw.simd_width
   q.itilp_factor = 1
   q.dispatch = hw.schedulers
-  q.trans, q.miss, q.hit_lat, q.outstanding = 1, 1, 0, math.huge
+  q.trans, q.miss, q.hit_lat, q.outstanding, q.l2_per_access = 1, 1, 0, math.huge, 0
   q.ILP, q.MLP = i.ILP, i.MLP
 end
 
@@ -77,7 +77,9 @@ local function memory(s)
   local bw_per_warp = hw.freq_mhz * 1e6 * per_access / q.amat
   q.mwp_bw = bw_per_warp > 0 and hw.bw_gbs * 1e9 / (bw_per_warp * q.active_sms) or math.huge
   q.mwp_mshr = q.outstanding / q.trans
-  q.mwp = math.min(q.mwp_no_bw, q.mwp_bw, q.N, q.mwp_mshr)
+  -- the l2 module: accesses in flight per SM the L2 slices sustain over an AMAT
+  q.mwp_l2 = q.l2_per_access > 0 and q.l2_rate * q.amat / q.l2_per_access or math.huge
+  q.mwp = math.min(q.mwp_no_bw, q.mwp_bw, q.N, q.mwp_mshr, q.mwp_l2)
 end
 
 -- The issue floor per warp, in SM cycles, when the timing module measured
@@ -121,7 +123,7 @@ M.gpuperf = module {
     local mem_warp = i.N_mem * q.amat / q.MLP
     q.cwp = comp_warp > 0 and math.min((mem_warp + comp_warp) / comp_warp, q.N) or q.N
     q.mwp_cp = math.min(math.max(1, q.cwp - 1), q.mwp)
-    q.itmlp = math.min(q.MLP * q.mwp_cp, q.mwp_bw, q.mwp_mshr)
+    q.itmlp = math.min(q.MLP * q.mwp_cp, q.mwp_bw, q.mwp_mshr, q.mwp_l2)
     if i.N_mem > 0 then
       s:add("mem", i.N_mem * q.warps_per_sm * q.amat / q.itmlp, "N_mem x warps/SM x AMAT / ITMLP")
     end
@@ -317,13 +319,21 @@ M.coalescing = module {
 
 M.caching = module {
   name = "caching", adds = {},
-  description = "only N_off_chip of the N_mem accesses go off chip; the rest take the on-chip hit latency (AMAT)",
-  source = "Blem Sec. 4.3.2 caching (L1360); GPUPerf AMAT = t_mem x miss ratio + hit latency",
-  inputs = { "N_off_chip", "N_mem" }, params = { "t_hit" },
+  description = "only N_off_chip of the N_mem accesses go off chip; the rest take the on-chip hit latency (AMAT): "
+    .. "t_l1 for the N_L1 served by L1, t_l2 for the others when N_L1 is given, else t_hit",
+  source = "Blem Sec. 4.3.2 caching (L1360); GPUPerf AMAT = t_mem x miss ratio + hit latency; the L1/L2 split "
+    .. "is gpush's",
+  inputs = { "N_off_chip", "N_mem", "N_L1" }, params = { "t_hit", "t_l1", "t_l2" },
   memory = function(s)
     local i = s.input
     s.q.miss = i.N_mem > 0 and math.min(1, i.N_off_chip / i.N_mem) or 1
-    s.q.hit_lat = s.hw.t_hit
+    local hits = i.N_mem - math.min(i.N_mem, i.N_off_chip)
+    if i.N_L1 and hits > 0 then
+      local l1 = math.min(hits, i.N_L1)
+      s.q.hit_lat = (l1 * s.hw.t_l1 + (hits - l1) * s.hw.t_l2) / hits
+    else
+      s.q.hit_lat = s.hw.t_hit
+    end
   end,
 }
 
@@ -333,17 +343,36 @@ local LOAD_CLASSES = { "ld_global", "ld_local", "tex", "atom_global", "ldgsts" }
 
 M.mshr = module {
   name = "mshr", adds = {},
-  description = "gpush: loads hold MSHRs, so at most mshrs / (load share x trans) accesses are in flight per SM",
+  description = "gpush: loads missing L1 hold MSHRs, so at most mshrs / (their share x trans) accesses are in "
+    .. "flight per SM",
   source = "gpush addition (DESIGN.md: MSHRs as servers, Little's law); not in the thesis",
-  inputs = { "n_i", "N_mem" }, params = { "mshrs" },
+  inputs = { "n_i", "N_mem", "R_mshr", "avg_trans_warp" }, params = { "mshrs" },
   memory = function(s)
-    local loads = 0
-    for _, class in ipairs(LOAD_CLASSES) do
-      loads = loads + (s.input.n_i[class] or 0)
+    local i, share = s.input, 1
+    if i.N_mem > 0 and i.R_mshr then -- requests holding an MSHR per transaction
+      share = math.min(1, i.R_mshr / (i.N_mem * i.avg_trans_warp))
+    elseif i.N_mem > 0 then
+      local loads = 0
+      for _, class in ipairs(LOAD_CLASSES) do
+        loads = loads + (i.n_i[class] or 0)
+      end
+      share = math.min(1, loads / i.N_mem)
     end
-    local share = s.input.N_mem > 0 and math.min(1, loads / s.input.N_mem) or 1
     s.q.load_share = share
     s.q.outstanding = share > 0 and s.hw.mshrs / share or math.huge
+  end,
+}
+
+M.l2 = module {
+  name = "l2", adds = {},
+  description = "gpush: the L2 slices serve l2_slices / l2_interval requests per cycle, so at most that rate x AMAT "
+    .. "/ (L2 requests per access) accesses are in flight per SM (like MWP_peak_BW for DRAM)",
+  source = "gpush addition (Little's law with the L2 slices as servers, as gpush.bounds' l2 bound); not in the thesis",
+  inputs = { "R_l2", "N_mem" }, params = { "l2_slices", "l2_interval" },
+  memory = function(s)
+    local q, i = s.q, s.input
+    q.l2_rate = s.hw.l2_slices / s.hw.l2_interval / q.active_sms
+    q.l2_per_access = i.N_mem > 0 and i.R_l2 / i.N_mem or 0
   end,
 }
 
@@ -366,7 +395,7 @@ M.launch = module {
 M.bases = { gpuperf = M.gpuperf, mwp_cwp = M.mwp_cwp }
 M.modules = {}
 for _, name in ipairs { "gpuperf", "mwp_cwp", "timing", "sfu", "sync", "branches", "banks", "multi_issue",
-  "coalescing", "caching", "mshr", "launch" } do
+  "coalescing", "caching", "mshr", "l2", "launch" } do
   M.modules[name] = M[name]
 end
 
@@ -431,11 +460,14 @@ function M.inputs_of(kernel, cfg, opts)
     if not mem then
       return nil, err
     end
-    local off = 0
+    local off, l1 = 0, 0
     for _, pc in pairs(mem.pcs) do
-      off = off + pc.dram
+      off, l1 = off + pc.dram, l1 + pc.l1_hits
     end
     inputs.N_off_chip = off / warps
+    inputs.N_L1 = l1 / warps
+    inputs.R_mshr = mem.mshr_requests / warps
+    inputs.R_l2 = mem.l2.accesses / warps
     inputs.B_off_chip = (mem.dram_bytes_read + mem.dram_bytes_written) / warps
   else
     inputs.N_off_chip = inputs.N_mem

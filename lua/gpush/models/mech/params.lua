@@ -161,6 +161,16 @@ mp { "t_hit", "number", unit = "cycles",
     end
     return (cfg.l1.cache_global and cfg.l1.size_kb > 0) and cfg.l1.latency or cfg.l2.latency
   end, from = "l1.latency or l2.latency" }
+mp { "t_l1", "number", unit = "cycles",
+  desc = "L1 hit latency (caching, when N_L1 is given: accesses served by L1)",
+  gpu = function(cfg) return cfg.l1.latency end, from = "l1.latency" }
+mp { "t_l2", "number", unit = "cycles",
+  desc = "L2 hit latency (caching, when N_L1 is given: on-chip accesses L1 does not serve)",
+  gpu = function(cfg) return cfg.l2.latency end, from = "l2.latency" }
+mp { "l2_slices", "int", unit = "slices", desc = "L2 slices, each serving one request per l2_interval (l2 module)",
+  gpu = function(cfg) return cfg.l2.slices end, from = "l2.slices" }
+mp { "l2_interval", "number", unit = "cycles", desc = "Cycles between requests one L2 slice accepts (l2 module)",
+  gpu = function(cfg) return cfg.l2.interval end, from = "l2.interval" }
 mp { "bw_gbs", "number", unit = "GB/s", desc = "BW_max: DRAM bandwidth (Table 4.2)",
   gpu = function(cfg) return cfg.dram.bandwidth_gbs end, from = "dram.bandwidth_gbs" }
 mp { "b", "int", unit = "bytes",
@@ -220,6 +230,12 @@ ip { "N_mem", "number", unit = "instructions", min = 0,
   desc = "N_mem: memory instructions per warp that leave the SM (global, local, texture, atomics)" }
 ip { "N_off_chip", "number", unit = "instructions", min = 0,
   desc = "N_off_chip: memory instructions per warp served off chip" }
+ip { "N_L1", "number", unit = "instructions", min = 0, optional = true,
+  desc = "Memory instructions per warp served by L1 (measured from CC 2.0; else every on-chip hit takes t_hit)" }
+ip { "R_mshr", "number", unit = "requests", min = 0, optional = true,
+  desc = "Load requests per warp that miss L1 and hold an MSHR (measured from CC 2.0; else loads x avg_trans_warp)" }
+ip { "R_l2", "number", unit = "requests", min = 0,
+  desc = "L2 requests per warp (loads missing L1, stores, atomics, L1 victims; measured from CC 2.0)" }
 ip { "avg_trans_warp", "number", unit = "transactions", min = 1,
   desc = "Transactions per memory instruction under the core's coalescing rule" }
 ip { "B_off_chip", "number", unit = "bytes", min = 0, optional = true,
