@@ -241,6 +241,19 @@ describe("gpush.models.mech.mcore", function()
     assert.is_near(0.5, plain.quantities.load_share, 1e-12)
   end)
 
+  it("never ends a kernel before its longest dependence path (paths)", function()
+    local inputs = with(CASE, { W_SM = 4, warps = 8, blocks = 2, N_mem = 0, T_path = 900 })
+    -- GPUPerf alone: 10 instructions x 4 warps x 20 / min(1 x 4, 20 / 4) = 200 cycles
+    assert.is_near(200, assert(toy({}, "gpuperf"):predict(inputs)).cycles, 1e-9)
+    local r = assert(toy({ "paths" }, "gpuperf"):predict(inputs))
+    assert.is_near(900, r.cycles, 1e-9)
+    assert.is_near(700, r.modules.paths, 1e-9)
+    -- the kernel launch comes on top of the path; a shorter path adds nothing
+    local launched = assert(toy({ "launch", "paths" }, "gpuperf", { "launch.kernel_cycles=50" }):predict(inputs))
+    assert.is_near(950, launched.cycles, 1e-9)
+    assert.are.equal(0, assert(toy({ "paths" }, "gpuperf"):predict(with(inputs, { T_path = 150 }))).modules.paths)
+  end)
+
   it("derives the M-core's hardware from the GPU preset and takes its keys", function()
     local k = assert(mcore.core("gtx660ti"))
     local cfg = assert(config.load("gtx660ti"))

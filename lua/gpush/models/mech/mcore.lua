@@ -22,6 +22,7 @@
 --                 (coalescing), the off-chip share and hit latency
 --                 (caching), transactions in flight per SM (mshr)
 --   amat, mwp, cwp, itilp, itmlp, cycles_per_inst   set by the bases
+local bounds = require "gpush.bounds"
 local config = require "gpush.config"
 local text = require "gpush.text"
 local framework = require "gpush.models.mech.framework"
@@ -376,6 +377,22 @@ M.l2 = module {
   end,
 }
 
+M.paths = module {
+  name = "paths", adds = { "comp" },
+  description = "gpush: no kernel ends before T_path, its longest dependence path (the longest warp's, or the "
+    .. "block slots' Little's law), however well the mean warp overlaps",
+  source = "gpush addition (gpush.bounds' latency and blocks bounds, docs/bounds.md); not in the thesis, whose "
+    .. "bases model the mean warp",
+  inputs = { "T_path" }, params = {},
+  overlap = function(s)
+    local t = s.terms
+    local extra = s.input.T_path + (s.q.kernel_launch or 0) - (t.comp + t.mem + t.control - t.overlap)
+    if extra > 0 then
+      s:add("comp", extra, "longest dependence path beyond T")
+    end
+  end,
+}
+
 M.launch = module {
   name = "launch", adds = { "comp" },
   description = "gpush: the kernel launch and each wave of thread blocks cost fixed cycles (not overlapped)",
@@ -386,6 +403,7 @@ M.launch = module {
     local waves = math.ceil(s.input.warps / (q.N * q.active_sms) - 1e-9)
     q.waves = waves
     local cycles = s.hw.launch_cycles + waves * s.hw.block_launch_cycles
+    q.kernel_launch = s.hw.launch_cycles
     if cycles > 0 then
       s:add("comp", cycles, "launch + waves x block launch")
     end
@@ -395,7 +413,7 @@ M.launch = module {
 M.bases = { gpuperf = M.gpuperf, mwp_cwp = M.mwp_cwp }
 M.modules = {}
 for _, name in ipairs { "gpuperf", "mwp_cwp", "timing", "sfu", "sync", "branches", "banks", "multi_issue",
-  "coalescing", "caching", "mshr", "l2", "launch" } do
+  "coalescing", "caching", "mshr", "l2", "launch", "paths" } do
   M.modules[name] = M[name]
 end
 
@@ -473,6 +491,11 @@ function M.inputs_of(kernel, cfg, opts)
     inputs.N_off_chip = inputs.N_mem
     inputs.B_off_chip = mix.transaction_bytes / warps
   end
+  local floor, floor_err = bounds.kernel(kernel, cfg, cache)
+  if not floor then
+    return nil, floor_err
+  end
+  inputs.T_path = math.max(floor.cycles.latency, floor.cycles.blocks)
   local warnings = {}
   if info.warnings ~= "" then
     warnings[1] = info.warnings

@@ -236,6 +236,8 @@ ip { "R_mshr", "number", unit = "requests", min = 0, optional = true,
   desc = "Load requests per warp that miss L1 and hold an MSHR (measured from CC 2.0; else loads x avg_trans_warp)" }
 ip { "R_l2", "number", unit = "requests", min = 0,
   desc = "L2 requests per warp (loads missing L1, stores, atomics, L1 victims; measured from CC 2.0)" }
+ip { "T_path", "number", unit = "cycles", min = 0,
+  desc = "The kernel's longest dependence path: the longest warp's, or the block slots' (gpush.bounds latency, blocks)" }
 ip { "avg_trans_warp", "number", unit = "transactions", min = 1,
   desc = "Transactions per memory instruction under the core's coalescing rule" }
 ip { "B_off_chip", "number", unit = "bytes", min = 0, optional = true,
