@@ -58,8 +58,23 @@ describe("scenarios/mech_vs_sim.lua", function()
     code, _, err = helper.gpush_run { "scenarios/mech_vs_sim.lua", "--shard", "1/2" }
     assert.are.equal(2, code)
     assert.matches("--shard is not supported here", err, 1, true)
+    code, _, err = helper.gpush_run { "scenarios/mech_vs_sim.lua", "--quiet", "--config" }
+    assert.are.equal(2, code)
+    assert.matches("mech_vs_sim: --config expects a value", err, 1, true)
     code, _, err = helper.gpush_run { "scenarios/mech_vs_sim.lua", "--config", "nope", "--quiet" }
     assert.are.equal(2, code)
     assert.matches("nope", err, 1, true)
+  end)
+end)
+
+describe("gpush.scenario_args.take", function()
+  it("splits a scenario's own option from the engine's, the last value winning", function()
+    local take = require("gpush.scenario_args").take
+    local value, rest = take({ [0] = "s.lua", "--jobs", "2", "--config", "a", "--quiet", "--config", "b" }, "--config",
+      "x")
+    assert.are.equal("b", value)
+    assert.are.same({ [0] = "s.lua", "--jobs", "2", "--quiet" }, rest)
+    assert.are.equal("x", (take({ "--quiet" }, "--config", "x")))
+    assert.are.same({ nil, "--config expects a value" }, { take({ "--config" }, "--config", "x") })
   end)
 end)
