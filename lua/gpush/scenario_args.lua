@@ -49,25 +49,44 @@ function M.parse(args)
   return opts
 end
 
+-- A scenario's own option `name` taking one value (the last given wins),
+-- split from the engine's options: returns the value (or `default`) and the
+-- other arguments (with [0] kept) for M.parse; or nil and a message when the
+-- option has no value.
+function M.take(args, name, default)
+  local value, rest, i = default, { [0] = args[0] }, 1
+  while i <= #args do
+    if args[i] == name then
+      if args[i + 1] == nil then
+        return nil, ("%s expects a value"):format(name)
+      end
+      value, i = args[i + 1], i + 2
+    else
+      rest[#rest + 1], i = args[i], i + 1
+    end
+  end
+  return value, rest
+end
+
 -- A scenario that compares across every kernel takes the options above
 -- without --shard, plus options of its own with one value each (`own`
 -- maps an option to the field it fills, e.g. { ["--config"] = "config" }).
 -- Returns opts (opts.out defaulting to `default_out`) or nil, message;
 -- --help is left to the caller (opts.help).
 function M.parse_whole(args, own, default_out)
-  local rest = { [0] = args[0] }
-  local mine = {}
-  local i = 1
-  while i <= #args do
-    local field = own[args[i]]
-    if field then
-      if args[i + 1] == nil then
-        return nil, ("%s expects a value"):format(args[i])
-      end
-      mine[field], i = args[i + 1], i + 2
-    else
-      rest[#rest + 1], i = args[i], i + 1
+  local rest, mine = args, {}
+  local names = {}
+  for option in pairs(own) do
+    names[#names + 1] = option
+  end
+  table.sort(names)
+  for _, option in ipairs(names) do
+    local value
+    value, rest = M.take(rest, option)
+    if type(rest) == "string" then
+      return nil, rest
     end
+    mine[own[option]] = value
   end
   local opts, problem = M.parse(rest)
   if not opts then
