@@ -30,10 +30,14 @@ describe("scenarios/gpumech_vs_sim.lua", function()
       assert.is_near((r.cycles - r.sim_cycles) / r.sim_cycles, r.difference, 1 / r.sim_cycles + 1e-6)
       local key = r.preset .. "|" .. r.policy .. "|" .. r.model
       sums[key], counts[key] = (sums[key] or 0) + math.abs(r.difference), (counts[key] or 0) + 1
-      if r.kernel == "_Z10ffmaKerneli" and (r.model == "gpush" or r.model == "paper") then
-        -- one warp, a dependent FFMA chain: both models give N x L plus the same overheads (to
-        -- 12 cycles of the EXIT's drain on these presets)
-        assert.is_near(r.sim_cycles, r.cycles, 1e-3 * r.sim_cycles)
+      if r.kernel == "_Z10ffmaKerneli" and r.model == "gpush" then
+        -- one warp, a dependent FFMA chain: N x L plus the same overheads, the warp issuing at
+        -- most once a cycle as in the simulator (the CSV rounds to integers)
+        assert.is_near(r.sim_cycles, r.cycles, 0.5)
+      elseif r.kernel == "_Z10ffmaKerneli" and r.model == "paper" then
+        -- the paper's warp issues at its dual-issue scheduler's rate, half a cycle for each
+        -- instruction that issues right after its predecessor: 11.5 cycles short here
+        assert.is_near(r.sim_cycles - 11.5, r.cycles, 0.5)
       end
       -- the binding resource under gpush's equations only
       assert.are.equal(r.model == "gpush", r.bound ~= nil and r.bound ~= "", r.model)

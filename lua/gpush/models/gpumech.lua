@@ -211,8 +211,16 @@ function M.pc_params(kernel, cfg, mem, equations)
   return params
 end
 
--- Cycles per issue slot of one warp scheduler (the interval pass's unit).
-local function issue_cycles_of(cfg)
+-- Cycles between a warp's consecutive issues (the interval pass's unit):
+-- the paper's, one issue slot of its scheduler (1 / sm.issue_width);
+-- gpush's, at least a cycle, as the simulator's schedulers issue from
+-- sm.issue_width different warps a cycle (one instruction per warp) and
+-- the bounds' latency path assumes.  The scheduler's rate stays
+-- sm.issue_width in the multi-warp model (Eq. 7, the issue demand).
+local function issue_cycles_of(cfg, equations)
+  if equations == "gpush" then
+    return math.max(1 / cfg.sm.issue_width, 1)
+  end
   return 1 / cfg.sm.issue_width
 end
 
@@ -298,7 +306,7 @@ function M.prepare(kernel, cfg, opts)
   local pcs = M.pc_params(kernel, cfg, mem, equations)
   local warp, critical_or_err
   if equations == "gpush" then
-    warp, critical_or_err = M.select_blocks(kernel, pcs, opts.select, opts.seed, issue_cycles_of(cfg))
+    warp, critical_or_err = M.select_blocks(kernel, pcs, opts.select, opts.seed, issue_cycles_of(cfg, equations))
   else
     warp, critical_or_err = M.select(kernel, pcs, opts.select, opts.seed, issue_cycles_of(cfg))
   end
@@ -550,7 +558,7 @@ function M.predict(kernel, cfg, opts)
     return nil, err
   end
   local pcs = M.pc_params(kernel, cfg, mem, equations)
-  local issue_cycles = issue_cycles_of(cfg)
+  local issue_cycles = issue_cycles_of(cfg, equations)
   local warp, critical = representatives(kernel, pcs, opts, equations, issue_cycles)
   if not warp then
     return nil, critical
