@@ -439,6 +439,29 @@ static void test_saturated_dram_binds(void) {
   gp_iv_profile_free(&p);
 }
 
+/* A warp's issue spacing against its scheduler's rate: the paper's set
+ * needs them equal (1 / rate); gpush's lets a warp issue at most once a
+ * cycle on a dual-issue scheduler, never faster than the scheduler. */
+static void test_warp_issue_spacing(void) {
+  gp_iv_interval iv = iv_of(10, 5, 0);
+  gp_iv_profile p;
+  gp_mw_params par = params(GP_MW_RR, GP_MW_MT, 1);
+  gp_mw_result r;
+  gp_error err;
+  gp_iv_profile_init(&p, &A);
+  CHECK(gp_iv_profile_set(&p, &iv, 1, 1, 1, &err) == GP_OK); /* 1 cycle per issue */
+  par.issue_rate = 2;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "built at 1 cycles per issue, the model runs at issue rate 2") != NULL);
+  par.equations = GP_MW_EQ_GPUSH;
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_OK);
+  CHECK_NEAR(r.cycles, 15, 1e-9); /* one warp: its own 10 + 5 cycles */
+  CHECK_NEAR(r.base_cycles, 5, 1e-9); /* the scheduler's issue bound at 2 a cycle */
+  par.issue_rate = 0.5; /* a warp faster than its scheduler: refused */
+  CHECK(gp_mw_predict(&p, &par, &r, &err) == GP_ERR);
+  gp_iv_profile_free(&p);
+}
+
 /* A demand that sets the cycles and where its excess goes: 4 warps (GTO:
  * with no stall nothing interleaves), 100 instructions each, one SFU use
  * per warp in the representative warp, but the kernel's mean warp keeps
@@ -555,6 +578,7 @@ int main(void) {
   RUN(test_invariants);
   RUN(test_little_pointer_chase);
   RUN(test_saturated_dram_binds);
+  RUN(test_warp_issue_spacing);
   RUN(test_unit_demand);
   RUN(test_end_to_end);
   RUN(test_markov_model);
