@@ -98,20 +98,62 @@ describe("gpush.models.mech.dark_silicon: the model", function()
     assert.is_near(4 * 3.2e9 / (1 + t_of(4) * 0.325), pinf, 1e-2)
   end)
 
-  it("counts the most named cores per node by hand (Fig. 4.16)", function()
+  it("counts the most named cores per node by hand under the variant's 60 W budget (Fig. 4.16)", function()
     local by = {}
     for _, row in ipairs(ds.core_counts()) do
       by[row.scaling .. row.node_nm .. row.core] = row
     end
-    -- A8 at 8 nm: 111 / (7.5 / 32) = 473.6 by area; 125 / (0.8 x 0.12) = 1302 by power
+    -- A8 at 8 nm: 111 / (7.5 / 32) = 473.6 by area; 60 / (0.8 x 0.12) = 625 by power (ITRS),
+    -- 60 / (0.8 x 0.22) = 340.9 by power (conservative: the thesis prints 480, never power-limited)
     assert.are.same({ 473, "area" }, { by.itrs8S1.n, by.itrs8S1.limit })
-    assert.are.same({ 473, "area" }, { by.conservative8S1.n, by.conservative8S1.limit })
-    -- Xeon at 8 nm: 125 / (16.8 x 0.12) = 62.0 (ITRS), 125 / (16.8 x 0.22) = 33.8 (conservative)
-    assert.are.same({ 62, "power" }, { by.itrs8S3.n, by.itrs8S3.limit })
-    assert.are.same({ 33, "power" }, { by.conservative8S3.n, by.conservative8S3.limit })
-    -- at 45 nm every core is area-limited but the A8: 111 / 7.5 = 14.8
+    assert.are.same({ 340, "power" }, { by.conservative8S1.n, by.conservative8S1.limit })
+    -- Xeon at 8 nm: 60 / (16.8 x 0.12) = 29.8 (ITRS), 60 / (16.8 x 0.22) = 16.2 (conservative): the thesis's 29 and 16
+    assert.are.same({ 29, "power" }, { by.itrs8S3.n, by.itrs8S3.limit })
+    assert.are.same({ 16, "power" }, { by.conservative8S3.n, by.conservative8S3.limit })
+    -- at 45 nm the A8 is area-limited (111 / 7.5 = 14.8), the Nehalem power-limited (60 / 30 = 2 < 111 / 28.7)
     assert.are.same({ 14, "area" }, { by.itrs45S1.n, by.itrs45S1.limit })
-    assert.are.same({ 3, "area" }, { by.itrs45S4.n, by.itrs45S4.limit })
+    assert.are.same({ 2, "power" }, { by.itrs45S4.n, by.itrs45S4.limit })
+    -- with the Chapter 3 budget (125 W): 125 / (16.8 x 0.12) = 62.0 and 125 / (16.8 x 0.22) = 33.8 Xeons
+    local chapter3 = {}
+    for _, row in ipairs(ds.core_counts { params = { power_w = 125 }, nodes = { 8 } }) do
+      chapter3[row.scaling .. row.core] = row.n
+    end
+    assert.are.same({ 62, 33, 473 }, { chapter3.itrsS3, chapter3.conservativeS3, chapter3.conservativeS1 })
+  end)
+
+  it("back-solves the variant's power budget from Fig. 4.16's printed counts", function()
+    -- 29 <= P / (16.8 x 0.12) < 30 and 16 <= P / (16.8 x 0.22) < 17: P in [59.136, 60.48)
+    local lo, hi = ds.back_solve_power()
+    assert.is_near(16 * 16.8 * 0.22, lo, 1e-9)
+    assert.is_near(30 * 16.8 * 0.12, hi, 1e-9)
+    assert.is_true(ds.VARIANT_POWER_W >= lo and ds.VARIANT_POWER_W < hi)
+    assert.are.equal(60, ds.variant_params().power_w)
+    assert.are.equal(125, ds.params().power_w)
+    assert.are.equal(90, ds.variant_params({ power_w = 90 }).power_w)
+    -- no single budget also keeps the 480 A8s unlimited by power with conservative scaling (>= 84.48 W)
+    assert.is_nil(ds.back_solve_power { { scaling = "conservative", node_nm = 8, core = "S3", n = 16 },
+      { scaling = "conservative", node_nm = 8, core = "S1", n = 480 } })
+    assert.has_error(function() ds.back_solve_power { { scaling = "itrs", node_nm = 8, core = "S9", n = 1 } } end,
+      "dark_silicon.back_solve_power: unknown core 'S9'")
+  end)
+
+  it("reads a published dark fraction back to the frontier core it implies, by hand", function()
+    local p = ds.params()
+    -- q = 19 at 22 nm, ITRS: A = 0.0152 x 361 + 0.0265 x 19 + 7.4393 = 13.4300, P = 0.0002 x 6859 + 0.0009 x 361
+    -- + 0.3859 x 19 - 0.0301 = 8.9987; 1 - (125 / (8.9987 x 0.54)) / (111 / (13.4300 x 0.25)) = 0.2219
+    assert.is_near(1 - (125 / (8.9987 * 0.54)) / (111 / (13.43 * 0.25)), ds.full_chip_dark(p, "itrs", 22, 19), 1e-4)
+    assert.is_near(0.2219, ds.full_chip_dark(p, "itrs", 22, 19), 1e-4)
+    -- an Atom-class core never darkens a 22 nm chip: 125 / (2.3602 x 0.54) = 98 powered > 111 / (8.1462 x 0.25) = 54.5
+    assert.are.equal(0, ds.full_chip_dark(p, "itrs", 22, 6))
+    local q = ds.core_for_dark(p, "itrs", 22, 0.21)
+    assert.is_near(0.21, ds.full_chip_dark(p, "itrs", 22, q), 1e-9)
+    assert.is_true(q > 18 and q < 19)
+    local q8 = ds.core_for_dark(p, "itrs", 8, 0.5)
+    assert.is_true(q8 > 14 and q8 < 15.5)
+    local none, d_lo, d_hi = ds.core_for_dark(p, "itrs", 22, 0.9)
+    assert.is_nil(none)
+    assert.are.equal(0, d_lo)
+    assert.is_near(0.4019, d_hi, 1e-4)
   end)
 
   -- An independent enumeration of every design on a coarse frontier: for each

@@ -193,6 +193,40 @@ local function serves(core, role)
   return core.core == "S"
 end
 
+-- The dark fraction of a symmetric chip filled with frontier cores of score q
+-- at a node (the integer counts left out): the area budget holds
+-- area_mm2 / (A(q) x area factor) cores, the power budget powers
+-- power_w / (P(q) x power factor); dark = 1 - powered / held, at least 0.
+-- A closed form to read a published dark fraction back to the core size
+-- it implies (docs/darksilicon.md).
+function M.full_chip_dark(p, scaling, node_nm, q)
+  local f = M.factors(scaling, node_nm)
+  local held = p.area_mm2 / (M.area_frontier(q) * f.area)
+  local powered = p.power_w / (M.power_frontier(q) * f.power)
+  return math.max(0, 1 - powered / held)
+end
+
+-- The frontier score q in [lo, hi] (default: the frontier's range) whose
+-- full chip (M.full_chip_dark) has dark fraction `dark`, by bisection
+-- (P(q) / A(q) grows with q on the printed frontiers, so the dark fraction
+-- does); nil and the range's dark fractions when `dark` lies outside it.
+function M.core_for_dark(p, scaling, node_nm, dark, lo, hi)
+  lo, hi = lo or p.q_min, hi or p.q_max
+  local d_lo, d_hi = M.full_chip_dark(p, scaling, node_nm, lo), M.full_chip_dark(p, scaling, node_nm, hi)
+  if dark < d_lo or dark > d_hi then
+    return nil, d_lo, d_hi
+  end
+  for _ = 1, 200 do
+    local mid = (lo + hi) / 2
+    if M.full_chip_dark(p, scaling, node_nm, mid) < dark then
+      lo = mid
+    else
+      hi = mid
+    end
+  end
+  return (lo + hi) / 2
+end
+
 -- Scaling -----------------------------------------------------------------------------
 
 -- The factors of `scaling` ("itrs" or "conservative") at `node_nm`.
@@ -770,12 +804,58 @@ end
 
 -- Chapters 4-5 (thesis Sec. 4.5, Fig. 4.16) -------------------------------------------------
 
+-- Fig. 4.16's counts the thesis prints (L1414-1419): at 8 nm, 16 Xeons (S3)
+-- with conservative scaling and 29 with ITRS scaling, power-limited.  (Its
+-- 480 A8s at 8 nm are area-limited and say nothing of the power budget.)
+M.FIG_4_16 = {
+  { scaling = "conservative", node_nm = 8, core = "S3", n = 16 },
+  { scaling = "itrs", node_nm = 8, core = "S3", n = 29 },
+}
+
+-- The power budgets under which the most copies of each core in `counts`
+-- (default M.FIG_4_16) that fit are exactly the printed numbers when power
+-- limits them: n <= P / (TDP x power factor) < n + 1 for each, so P lies in
+-- [n x c, (n + 1) x c) with c = TDP x power factor; returns the
+-- intersection lo, hi (hi excluded), or nil when the counts disagree.
+function M.back_solve_power(counts)
+  local lo, hi = 0, math.huge
+  for _, row in ipairs(counts or M.FIG_4_16) do
+    local c = M.named_core(row.core)
+    if not c then
+      error(("dark_silicon.back_solve_power: unknown core '%s'"):format(tostring(row.core)), 2)
+    end
+    local per_core = c.power * M.factors(row.scaling, row.node_nm).power
+    lo, hi = math.max(lo, row.n * per_core), math.min(hi, (row.n + 1) * per_core)
+  end
+  if lo >= hi then
+    return nil
+  end
+  return lo, hi
+end
+
+-- The Chapters 4-5 variant's own power budget: 60 W, a round value inside
+-- the interval M.back_solve_power() gives for Fig. 4.16's counts
+-- ([59.14, 60.48) W; blem-spec H6).  The Chapter 3 projection keeps
+-- power_w (125 W, darksilicon.md).  An explicit params.power_w overrides it.
+M.VARIANT_POWER_W = 60
+
+-- Parameters of the Chapters 4-5 variant: `overrides` with the variant's
+-- power budget unless they set power_w.
+function M.variant_params(overrides)
+  local q = { power_w = M.VARIANT_POWER_W }
+  for k, v in pairs(overrides or {}) do
+    q[k] = v
+  end
+  return M.params(q)
+end
+
 -- The most copies of each named core (Table 2.4) a symmetric chip holds at
--- every node, and whether area or power decides it.  Returns rows
+-- every node under the variant's budgets (M.variant_params), and whether
+-- area or power decides it.  Returns rows
 -- { scaling, node_nm, core, n, n_area, n_power, limit }.
 function M.core_counts(opts)
   opts = opts or {}
-  local p = M.params(opts.params)
+  local p = M.variant_params(opts.params)
   local rows = {}
   for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
     for _, node_nm in ipairs(opts.nodes or M.NODES) do
@@ -831,7 +911,8 @@ function M.perturb(inputs, noise, draw, keep, unit)
 end
 
 -- The Chapters 4-5 variant (thesis L1397-1448, L1821): named cores only,
--- symmetric chips with the most copies of each core that fit per node, the
+-- symmetric chips with the most copies of each core that fit per node
+-- under the variant's budgets (M.variant_params: 60 W back-solved), the
 -- parallel fraction fixed at opts.f (default 0.99) for S-cores, and
 -- opts.noise (default 0) relative error on each workload input, drawn with
 -- opts.seed (default 1).  opts.perf(core, node, workload, n) -> P_1, P_inf
@@ -843,7 +924,7 @@ end
 -- calibration's notes.
 function M.variant(opts)
   opts = opts or {}
-  local p = M.params(opts.params)
+  local p = M.variant_params(opts.params)
   local f = opts.f or 0.99
   local noise, draw = opts.noise or 0, M.random(opts.seed or 1)
   local benchmarks = opts.benchmarks or M.benchmarks()
