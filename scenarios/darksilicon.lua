@@ -233,7 +233,32 @@ if i8 and c8 and i22 then
     { "8 nm geometric-mean speedup, ITRS", "7.9x", x2(i8.speedup) .. "x", against(7.9, i8.speedup) },
     { "8 nm geometric-mean speedup, conservative", "3.7x", x2(c8.speedup) .. "x", against(3.7, c8.speedup) },
     { "dark fraction at 22 nm, ITRS", "21%", pct(i22.dark_fraction), against(0.21, i22.dark_fraction) },
-    { "dark fraction at 8 nm, ITRS", "> 50%", pct(i8.dark_fraction), against(0.5, i8.dark_fraction) },
+    { "dark fraction at 8 nm, ITRS", "> 50%", pct(i8.dark_fraction),
+      i8.dark_fraction > 0.5 and "above 50%" or ("%.0f points below 50%%"):format(100 * (0.5 - i8.dark_fraction)) },
+    { "dynamic over symmetric at 8 nm, ITRS", "+10%", against(1, i8.by_topology.dynamic / i8.by_topology.symmetric),
+      "" },
+    { "dynamic over symmetric at 8 nm, conservative", "+10%",
+      against(1, c8.by_topology.dynamic / c8.by_topology.symmetric), "" },
+  })
+  -- The frontier core a chip must be filled with to be as dark as published
+  -- (closed form, dark_silicon.core_for_dark), next to the light cores of
+  -- gpush's best designs.
+  local function mean_light_q(node)
+    local sum = 0
+    for _, row in ipairs(node.benchmarks) do
+      sum = sum + tonumber(row.best.light:match("^F([%d.]+)$") or ds.named_core(row.best.light).q)
+    end
+    return sum / #node.benchmarks
+  end
+  local function implied(scaling, node_nm, dark)
+    local q = ds.core_for_dark(params, scaling, node_nm, dark)
+    return q and ("%.1f"):format(q) or "outside the frontier"
+  end
+  heading("### The core size a published dark fraction implies")
+  add_table({ "node", "published dark", "frontier core (SPECmark) whose full chip is that dark",
+    "mean light core of gpush's best designs" }, {
+    { "22 nm ITRS", "21%", implied("itrs", 22, 0.21), ("%.1f"):format(mean_light_q(i22)) },
+    { "8 nm ITRS", "> 50%", "> " .. implied("itrs", 8, 0.5), ("%.1f"):format(mean_light_q(i8)) },
   })
 end
 md[#md + 1] = ""
@@ -283,7 +308,8 @@ study_table("L2 share of the die (symmetric CPU, 45 nm; speedup relative to the 
 study_table("SMT (symmetric CPU, 8 nm ITRS; relative to one thread per core)", smt, "T =")
 study_table("GPU memory bandwidth (symmetric GPU-like, 45 nm; relative to 200 GB/s)", bw, "GB/s")
 
-heading("## Most cores of each named core per node (symmetric; Fig. 4.16)")
+heading(("## Most cores of each named core per node (symmetric; Fig. 4.16; %g W back-solved from the thesis's counts)")
+  :format(ds.variant_params(overrides).power_w))
 do
   local ids, seen, by = {}, {}, {}
   for _, row in ipairs(counts) do
@@ -311,7 +337,8 @@ do
   md[#md + 1] = "P: power decides the count (area otherwise)."
 end
 
-heading("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model)")
+heading(("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model; %g W)")
+  :format(ds.variant_params(overrides).power_w))
 do
   local rows = {}
   for _, s in ipairs(variant.summary) do

@@ -39,22 +39,22 @@ param { "area_mm2", "number", unit = "mm^2", default = 111, min = 1, max = 1e5,
 param { "power_w", "number", unit = "W", default = 125, min = 0.01, max = 1e5,
   desc = "Chip power budget for cores at every node (no uncore, no L2 power)",
   source = "darksilicon.md (secondary source)" }
-param { "bandwidth_gbs", "number", unit = "GB/s", default = 200, min = 0.001, max = 1e6,
-  desc = "Off-chip memory bandwidth BW_max (Eq. 3.4), every node and the baseline",
-  source = "thesis L881 (the GPU bandwidth study's baseline)" }
+param { "bandwidth_gbs", "number", unit = "GB/s", default = 21, min = 0.001, max = 1e6,
+  desc = "Off-chip memory bandwidth BW_max (Eq. 3.4) of every chip: the baseline's own, held fixed at every node",
+  source = "Table 2.4a (Nehalem i7-965: 21 GB/s); darksilicon.md's budgets leave the uncore out of the scaled design" }
 param { "bytes_per_access", "number", unit = "B", default = 64, min = 1, max = 4096,
   desc = "Bytes per off-chip access b (Eq. 3.4)", source = "assumption: one cache line" }
 param { "l1_kb", "number", unit = "KiB", default = 64, min = 0, max = 1e6,
   desc = "L1 data cache per core", source = "Table 2.4a" }
 param { "l2_mb", "number", unit = "MiB", default = 8, min = 0, max = 1e6,
-  desc = "Shared L2 (last-level) capacity at 45 nm with the default die share",
+  desc = "Shared L2 (last-level) capacity: the baseline's, at the default die share",
   source = "Table 2.4a: the baseline's 8 MB last-level cache" }
 param { "l2_share", "number", unit = "", default = 0.3, min = 0, max = 0.99,
   desc = "Share of the die (cores + L2) the L2 takes; the cores get area_mm2",
   source = "thesis L879 (30 % cache area)" }
-param { "l2_scaling", "bool", unit = "", default = true,
-  desc = "L2 capacity grows with density (l2_mb / area factor) since its die share is fixed",
-  source = "assumption" }
+param { "l2_scaling", "bool", unit = "", default = false,
+  desc = "L2 capacity grows with density (l2_mb / area factor); false: the baseline's L2 at every node",
+  source = "darksilicon.md: the budgets exclude L2/L3 and uncore; no reference scales them" }
 param { "t_l1", "number", unit = "cycles", default = 3, min = 0, max = 1e4,
   desc = "L1 access time", source = "thesis L845" }
 param { "t_l2", "number", unit = "cycles", default = 20, min = 0, max = 1e4,
