@@ -345,6 +345,18 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
       assert.is_true(a1[k] >= 0.8 * b[k] and a1[k] <= 1.2 * b[k], k)
       assert.are_not.equal(b[k], a1[k])
     end
+    -- nested records (a workload's S-core and M-core inputs) are perturbed too, counts kept whole
+    local w = { name = "k", f = 0.99, s = { N_I = 1000, ILP = 2.5 }, m = { warps = 64, N_I = 40 } }
+    local pw = ds.perturb(w, 0.2, ds.random(3), { f = true }, nil, { warps = true })
+    assert.are.same(pw, ds.perturb(w, 0.2, ds.random(3), { f = true }, nil, { warps = true }))
+    assert.are.equal(0.99, pw.f)
+    assert.are.equal(math.type(1), math.type(pw.m.warps))
+    for _, rec in ipairs { "s", "m" } do
+      for k, v in pairs(w[rec]) do
+        assert.is_true(pw[rec][k] >= 0.8 * v - 0.5 and pw[rec][k] <= 1.2 * v + 0.5, rec .. "." .. k)
+      end
+    end
+    assert.are.equal(1000, w.s.N_I) -- the input is left alone
     local draw, lo, hi = ds.random(1), 1, 0
     for _ = 1, 10000 do
       local u = draw()
@@ -376,6 +388,14 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
     local custom = ds.variant { benchmarks = subset(), scalings = { "itrs" }, nodes = { 8 }, cores = { "S3", "M3" },
       perf = function(_, _, _, n) return 1e9, n * 1e9 end }
     assert.are.equal(4, #custom.rows)
+    -- the custom model predicts the baseline too: 4 cores at 1e9 each, so S3's 29 cores at 8 nm (60 W)
+    -- give 1 / (0.01 / 1 + 0.99 / (29 / 4)) with f = 0.99
+    for _, row in ipairs(custom.rows) do
+      if row.core == "S3" then
+        assert.are.equal(29, row.n)
+        assert.is_near(1 / (0.01 + 0.99 * 4 / 29), row.speedup, 1e-12)
+      end
+    end
     assert.has_error(function() ds.variant { cores = { "M3" } } end,
       "dark_silicon.variant: the upper-bound model needs a score for core M3; pass opts.perf")
   end)

@@ -886,24 +886,35 @@ end
 -- Each numeric field of `inputs` (except those in `keep`) multiplied by a
 -- factor drawn uniformly from [1 - noise, 1 + noise], fields visited in
 -- sorted order so a seed gives the same draw everywhere (thesis L1821:
--- "a random amount of error between -20% to +20% to each term").  Rates
--- stay within [0, 1] where `unit` names them.
-function M.perturb(inputs, noise, draw, keep, unit)
+-- "a random amount of error between -20% to +20% to each term").  Nested
+-- tables (a workload's S-core and M-core input records, a class mix) are
+-- perturbed the same way, in the same sorted walk.  Rates stay within
+-- [0, 1] where `unit` names them; counts named in `integral` stay whole
+-- numbers (rounded, at least 1).
+function M.perturb(inputs, noise, draw, keep, unit, integral)
   local names = {}
   for k, v in pairs(inputs) do
-    if type(v) == "number" and not (keep and keep[k]) then
+    if (type(v) == "number" or type(v) == "table") and not (keep and keep[k]) then
       names[#names + 1] = k
     end
   end
-  table.sort(names)
+  table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
   local out = {}
   for k, v in pairs(inputs) do
     out[k] = v
   end
   for _, k in ipairs(names) do
-    local v = inputs[k] * (1 + noise * (2 * draw() - 1))
-    if unit and unit[k] then
-      v = math.max(0, math.min(1, v))
+    local v = inputs[k]
+    if type(v) == "table" then
+      v = M.perturb(v, noise, draw, keep, unit, integral)
+    else
+      v = v * (1 + noise * (2 * draw() - 1))
+      if unit and unit[k] then
+        v = math.max(0, math.min(1, v))
+      end
+      if integral and integral[k] then
+        v = math.max(1, math.floor(v + 0.5))
+      end
     end
     out[k] = v
   end
@@ -917,8 +928,11 @@ end
 -- opts.noise (default 0) relative error on each workload input, drawn with
 -- opts.seed (default 1).  opts.perf(core, node, workload, n) -> P_1, P_inf
 -- plugs in a core model; the default is the upper-bound model on named
--- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).
--- Returns rows { scaling, node_nm, benchmark, core, n, speedup,
+-- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).  The
+-- baseline's P_1, P_inf come from opts.baseline(workload), else from
+-- opts.perf on baseline_cores copies of baseline_core at 45 nm, else from
+-- the upper-bound model (M.baseline).  opts.integral names workload fields
+-- the noise keeps whole (M.perturb).  Returns rows { scaling, node_nm, benchmark, core, n, speedup,
 -- dark_fraction }, per (scaling, node, kind) the geometric mean of each
 -- benchmark's best core (summary), the perturbed workloads and the
 -- calibration's notes.
@@ -943,13 +957,29 @@ function M.variant(opts)
   end
   local workloads = {}
   for i, b in ipairs(benchmarks) do
-    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, { r_ls = true }) or b
+    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, { r_ls = true }, opts.integral) or b
     workloads[i] = w
   end
   local rows, summary, notes = {}, {}, {}
   local prepared = {}
+  local baseline = opts.baseline
+  if not baseline and opts.perf then
+    -- a custom core model predicts the baseline chip too: baseline_cores
+    -- copies of baseline_core at 45 nm
+    local b = M.named_core(p.baseline_core)
+    local entry = { id = b.id, label = b.id .. " " .. b.name, kind = "named", core = b.kind, q = b.q,
+      clock_ghz = b.clock_ghz, area = b.area, power = b.power, issue = b.issue }
+    baseline = function(w)
+      return opts.perf(entry, M.node(p, "itrs", 45), w, p.baseline_cores)
+    end
+  end
   for i, w in ipairs(workloads) do
-    local base_p1, base_pinf = M.baseline(p, w)
+    local base_p1, base_pinf
+    if baseline then
+      base_p1, base_pinf = baseline(w)
+    else
+      base_p1, base_pinf = M.baseline(p, w)
+    end
     local cpis, messages
     if not opts.perf then
       cpis, messages = M.calibrate(p, w, cores)
