@@ -334,9 +334,9 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
 
   it("perturbs each input term within +-20 % with a seeded, reproducible draw", function()
     local b = ds.benchmarks()[5]
-    local a1 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = true })
-    local a2 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = true })
-    local other = ds.perturb(b, 0.2, ds.random(8), { f = true }, { r_ls = true })
+    local a1 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = { min = 0, max = 1 } })
+    local a2 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = { min = 0, max = 1 } })
+    local other = ds.perturb(b, 0.2, ds.random(8), { f = true }, { r_ls = { min = 0, max = 1 } })
     assert.are.same(a1, a2)
     assert.are_not.same(a1, other)
     assert.are.equal(b.f, a1.f)
@@ -346,11 +346,18 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
       assert.are_not.equal(b[k], a1[k])
     end
     -- nested records (a workload's S-core and M-core inputs) are perturbed too, counts kept whole
-    local w = { name = "k", f = 0.99, s = { N_I = 1000, ILP = 2.5 }, m = { warps = 64, N_I = 40 } }
-    local pw = ds.perturb(w, 0.2, ds.random(3), { f = true }, nil, { warps = true })
-    assert.are.same(pw, ds.perturb(w, 0.2, ds.random(3), { f = true }, nil, { warps = true }))
+    local w = { name = "k", f = 0.99, s = { N_I = 1000, ILP = 2.5 }, m = { warps = 64, N_I = 40, MLP = 1 } }
+    local bounds = { warps = { min = 1, whole = true }, MLP = { min = 1 } }
+    local pw = ds.perturb(w, 0.2, ds.random(3), { f = true }, bounds)
+    assert.are.same(pw, ds.perturb(w, 0.2, ds.random(3), { f = true }, bounds))
     assert.are.equal(0.99, pw.f)
-    assert.are.equal(math.type(1), math.type(pw.m.warps))
+    assert.are.equal(math.floor(pw.m.warps), pw.m.warps)
+    assert.is_true(pw.m.MLP >= 1)
+    local low = 0 -- MLP = 1 drawn below 1 is held at its floor in some seed
+    for seed = 1, 20 do
+      low = low + (ds.perturb(w, 0.2, ds.random(seed), { f = true }, bounds).m.MLP == 1 and 1 or 0)
+    end
+    assert.is_true(low > 0)
     for _, rec in ipairs { "s", "m" } do
       for k, v in pairs(w[rec]) do
         assert.is_true(pw[rec][k] >= 0.8 * v - 0.5 and pw[rec][k] <= 1.2 * v + 0.5, rec .. "." .. k)

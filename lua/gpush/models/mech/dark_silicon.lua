@@ -888,10 +888,10 @@ end
 -- sorted order so a seed gives the same draw everywhere (thesis L1821:
 -- "a random amount of error between -20% to +20% to each term").  Nested
 -- tables (a workload's S-core and M-core input records, a class mix) are
--- perturbed the same way, in the same sorted walk.  Rates stay within
--- [0, 1] where `unit` names them; counts named in `integral` stay whole
--- numbers (rounded, at least 1).
-function M.perturb(inputs, noise, draw, keep, unit, integral)
+-- perturbed the same way, in the same sorted walk.  bounds[name] = { min =,
+-- max =, whole = } keeps a field in its range (rates in [0, 1], a count of
+-- at least one warp) and whole fields whole numbers.
+function M.perturb(inputs, noise, draw, keep, bounds)
   local names = {}
   for k, v in pairs(inputs) do
     if (type(v) == "number" or type(v) == "table") and not (keep and keep[k]) then
@@ -906,14 +906,15 @@ function M.perturb(inputs, noise, draw, keep, unit, integral)
   for _, k in ipairs(names) do
     local v = inputs[k]
     if type(v) == "table" then
-      v = M.perturb(v, noise, draw, keep, unit, integral)
+      v = M.perturb(v, noise, draw, keep, bounds)
     else
       v = v * (1 + noise * (2 * draw() - 1))
-      if unit and unit[k] then
-        v = math.max(0, math.min(1, v))
-      end
-      if integral and integral[k] then
-        v = math.max(1, math.floor(v + 0.5))
+      local range = bounds and bounds[k]
+      if range then
+        if range.whole then
+          v = math.floor(v + 0.5)
+        end
+        v = math.max(range.min or -math.huge, math.min(range.max or math.huge, v))
       end
     end
     out[k] = v
@@ -931,8 +932,8 @@ end
 -- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).  The
 -- baseline's P_1, P_inf come from opts.baseline(workload), else from
 -- opts.perf on baseline_cores copies of baseline_core at 45 nm, else from
--- the upper-bound model (M.baseline).  opts.integral names workload fields
--- the noise keeps whole (M.perturb).  Returns rows { scaling, node_nm, benchmark, core, n, speedup,
+-- the upper-bound model (M.baseline).  opts.bounds keeps perturbed workload
+-- fields in their ranges (M.perturb; default r_ls in [0, 1]).  Returns rows { scaling, node_nm, benchmark, core, n, speedup,
 -- dark_fraction }, per (scaling, node, kind) the geometric mean of each
 -- benchmark's best core (summary), the perturbed workloads and the
 -- calibration's notes.
@@ -957,7 +958,7 @@ function M.variant(opts)
   end
   local workloads = {}
   for i, b in ipairs(benchmarks) do
-    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, { r_ls = true }, opts.integral) or b
+    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, opts.bounds or { r_ls = { min = 0, max = 1 } }) or b
     workloads[i] = w
   end
   local rows, summary, notes = {}, {}, {}
