@@ -403,6 +403,15 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
         assert.is_near(1 / (0.01 + 0.99 * 4 / 29), row.speedup, 1e-12)
       end
     end
+    -- a core the model cannot run a workload on is left out of that workload's rows
+    local partial = ds.variant { benchmarks = subset(), scalings = { "itrs" }, nodes = { 8 }, cores = { "S3", "M3" },
+      perf = function(core, _, w, n)
+        if core.id == "M3" and w.name == "canneal" then
+          return nil
+        end
+        return 1e9, n * 1e9
+      end }
+    assert.are.equal(3, #partial.rows)
     assert.has_error(function() ds.variant { cores = { "M3" } } end,
       "dark_silicon.variant: the upper-bound model needs a score for core M3; pass opts.perf")
   end)

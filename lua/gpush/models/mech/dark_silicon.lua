@@ -928,7 +928,7 @@ end
 -- parallel fraction fixed at opts.f (default 0.99) for S-cores, and
 -- opts.noise (default 0) relative error on each workload input, drawn with
 -- opts.seed (default 1).  opts.perf(core, node, workload, n) -> P_1, P_inf
--- plugs in a core model; the default is the upper-bound model on named
+-- (or nil: the core cannot run the workload) plugs in a core model; the default is the upper-bound model on named
 -- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).  The
 -- baseline's P_1, P_inf come from opts.baseline(workload), else from
 -- opts.perf on baseline_cores copies of baseline_core at 45 nm, else from
@@ -1008,12 +1008,15 @@ function M.variant(opts)
               p1, pinf = topology.performance("symmetric", { n = n, light = pcn, light_serial = pc1,
                 bandwidth_serial = pb1, bandwidth_parallel = pbn })
             end
-            local row = { scaling = scaling, node_nm = node_nm, benchmark = pr.bench.name, core = c.id, kind = c.core,
-              n = n, speedup = topology.speedup(c.core == "S" and f or pr.bench.f, p1, pinf, pr.base_p1, pr.base_pinf),
-              dark_fraction = topology.dark_fraction("symmetric", sc, nil, node.budget) }
-            rows[#rows + 1] = row
-            if not best[c.core] or row.speedup > best[c.core].speedup then
-              best[c.core] = row
+            if p1 then -- a custom model returns nil for a workload the core cannot run
+              local row = { scaling = scaling, node_nm = node_nm, benchmark = pr.bench.name, core = c.id,
+                kind = c.core, n = n,
+                speedup = topology.speedup(c.core == "S" and f or pr.bench.f, p1, pinf, pr.base_p1, pr.base_pinf),
+                dark_fraction = topology.dark_fraction("symmetric", sc, nil, node.budget) }
+              rows[#rows + 1] = row
+              if not best[c.core] or row.speedup > best[c.core].speedup then
+                best[c.core] = row
+              end
             end
           end
         end
