@@ -1,13 +1,16 @@
 -- Dark silicon 45 -> 8 nm (Blem Ch. 2-3, ISCA 2011): projection tables, design studies and SVG plots.
 --
 --   gpush scenarios/darksilicon.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]
+--                                   [--kernels NAME,...]
 --
 -- Runs the upper-bound dark-silicon projection (gpush.models.mech.dark_silicon)
 -- for ITRS and conservative scaling, the Chapter 3 design studies (L2 share of
 -- the die, SMT threads per core, GPU memory bandwidth), the most cores of each
 -- named core per node (Fig. 4.16) and the Chapters 4-5 variant (named cores,
 -- symmetric, f = 0.99) without and with the thesis's +-20 % input noise over
--- N seeds (default 5).  Into DIR (default darksilicon_out) it writes
+-- N seeds (default 5), with the upper-bound model on PARSEC and with the
+-- custom S-core and M-core models (gpush.models.mech) on gpush suite kernels
+-- (--kernels, default stream_triad, sfu_heavy, divergent_loop, tiled_barrier).  Into DIR (default darksilicon_out) it writes
 --   darksilicon.csv            each benchmark's best design per scaling and node
 --   darksilicon_nodes.csv      the per-node summary (speedup, dark, cores, topology)
 --   darksilicon.md             every table, the published figures next to gpush's,
@@ -26,9 +29,10 @@ local core = require "gpush.core"
 local ds = require "gpush.models.mech.dark_silicon"
 
 local name = "darksilicon"
-local usage = ("usage: gpush scenarios/%s.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]\n"):format(name)
+local usage = ("usage: gpush scenarios/%s.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]\n" ..
+  "       [--kernels NAME,...]\n"):format(name)
 local opts, problem = cli.parse_args(arg, { ["--out"] = "=out", ["--quiet"] = "quiet", ["-p"] = "+overrides",
-  ["--noise-seeds"] = "=seeds", ["--help"] = "help", ["-h"] = "help" })
+  ["--noise-seeds"] = "=seeds", ["--kernels"] = "=kernels", ["--help"] = "help", ["-h"] = "help" })
 if not opts or #opts.words > 0 then
   io.stderr:write(name, ": ", problem or ("unexpected argument '" .. opts.words[1] .. "'"), "\n", usage)
   os.exit(2)
@@ -186,6 +190,25 @@ do
     x_label = "technology node (nm)", y_label = "cores", x_ticks = "data", log_y = true }))
 end
 local variant = ds.variant { params = overrides }
+-- the variant with the custom core models, on gpush suite kernels
+local workloads = require "gpush.workloads"
+local custom_list = {}
+for k in (opts.kernels or "stream_triad,sfu_heavy,divergent_loop,tiled_barrier"):gmatch("[^,]+") do
+  local desc = workloads.get(k)
+  if not desc then
+    io.stderr:write(name, ": no suite kernel '", k, "' (gpush workloads lists them)\n")
+    os.exit(2)
+  end
+  local w = assert(ds.custom_workload(assert(workloads.kernel(desc)), k))
+  custom_list[#custom_list + 1] = w
+end
+local custom_cores = { "S1", "S2", "S3", "S4+", "M1", "M2", "M3" }
+local custom = ds.variant { params = overrides, benchmarks = custom_list, perf = ds.custom_perf(), cores = custom_cores }
+local custom_noisy = {}
+for seed = 1, seeds do
+  custom_noisy[seed] = ds.variant { params = overrides, benchmarks = custom_list, perf = ds.custom_perf(),
+    cores = custom_cores, nodes = { 8 }, noise = 0.2, seed = seed, bounds = ds.custom_bounds() }
+end
 local noisy = {}
 for seed = 1, seeds do
   noisy[seed] = ds.variant { params = overrides, noise = 0.2, seed = seed }
@@ -358,7 +381,36 @@ do
   add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
     "median cores" }, rows)
   md[#md + 1] = ""
-  md[#md + 1] = "The custom S-core and M-core models of issue 16 plug in through dark_silicon.variant's `perf`."
+end
+
+heading(("## Chapters 4-5 variant with the custom core models (%g W; gpush suite kernels)")
+  :format(ds.variant_params(overrides).power_w))
+do
+  local rows = {}
+  for _, s in ipairs(custom.summary) do
+    if s.node_nm == 8 then
+      local lo, hi = math.huge, -math.huge
+      for _, v in ipairs(custom_noisy) do
+        for _, t in ipairs(v.summary) do
+          if t.scaling == s.scaling and t.kind == s.kind then
+            lo, hi = math.min(lo, t.speedup), math.max(hi, t.speedup)
+          end
+        end
+      end
+      rows[#rows + 1] = { s.scaling, s.kind .. "-cores", x2(s.speedup), ("%s - %s"):format(x2(lo), x2(hi)),
+        pct(s.dark_fraction), s.cores }
+    end
+  end
+  add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
+    "median cores" }, rows)
+  md[#md + 1] = ""
+  md[#md + 1] = "S-side inputs translated from each kernel's trace (Chapter 5, out-of-order target), M-side inputs"
+  md[#md + 1] = "measured by each M-core; speedup over four custom-model Nehalems at 45 nm (f = 0.99)."
+  for _, w in ipairs(custom_list) do
+    for _, skip in ipairs(w.skipped) do
+      md[#md + 1] = ("- %s does not run on %s"):format(w.name, skip)
+    end
+  end
 end
 
 heading("## Assumed inputs")

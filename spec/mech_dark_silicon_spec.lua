@@ -416,3 +416,67 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
       "dark_silicon.variant: the upper-bound model needs a score for core M3; pass opts.perf")
   end)
 end)
+
+describe("gpush.models.mech.dark_silicon: the Chapters 4-5 variant with the custom core models", function()
+  local workloads = require "gpush.workloads"
+  local mech = require "gpush.models.mech"
+  local function workload(name)
+    return assert(ds.custom_workload(assert(workloads.kernel(workloads.get(name))), name))
+  end
+
+  it("builds workloads: translated S-side inputs and each M-core's measured inputs", function()
+    local w = workload("sfu_heavy")
+    assert.are.equal(0.99, w.f)
+    assert.is_true(w.s.N_I > 0 and w.s.ILP == 6.2)
+    assert.is_nil(w.s.footprint_bytes) -- only what the S-core model declares
+    for _, preset in ipairs { "gt330", "gtx480", "gtx660ti" } do
+      assert.is_true(w.m[preset].warps >= 1, preset)
+    end
+  end)
+
+  it("predicts the baseline with the same model, and each chip by hand", function()
+    local w = workload("sfu_heavy")
+    local v = ds.variant { benchmarks = { w }, perf = ds.custom_perf(), cores = { "S4", "S3", "M3" },
+      scalings = { "itrs" }, nodes = { 45, 8 } }
+    local by = {}
+    for _, row in ipairs(v.rows) do
+      by[row.node_nm .. row.core] = row
+    end
+    -- 45 nm, 60 W: two Nehalems against the baseline's four, the same model on both: S_1 = 1, S_inf = 1 / 2
+    assert.are.equal(2, by["45S4"].n)
+    assert.is_near(1 / (0.01 + 0.99 * 2), by["45S4"].speedup, 1e-12)
+    -- 8 nm ITRS: 29 Xeons at 2.27 x 3.85 GHz; 14 Kepler SMs at 0.98 x 3.85 GHz
+    local t_base = assert(assert(mech.score.core("nehalem")):predict(w.s, { effects = false })).seconds
+    local xeon = assert(mech.score.core("xeon", { freq_ghz = 2.27 * 3.85 }))
+    local t_xeon = assert(xeon:predict(w.s, { effects = false })).seconds
+    assert.are.equal(29, by["8S3"].n)
+    assert.is_near(1 / (0.01 * t_xeon / t_base + 0.99 * 4 * t_xeon / (29 * t_base)), by["8S3"].speedup, 1e-9)
+    local kepler = assert(mech.mcore.core("gtx660ti", { ("clock.core_mhz=%.9g"):format(980 * 3.85), "sm.count=14" }))
+    local t_kepler = assert(kepler:predict(w.m.gtx660ti, { effects = false })).seconds
+    assert.are.equal(14, by["8M3"].n)
+    assert.is_near(1 / (0.01 * t_kepler / t_base + 0.99 * 4 * t_kepler / t_base), by["8M3"].speedup, 1e-9)
+    -- a faster clock never makes the Xeon slower, and its cycles never drop below the issue bound
+    assert.is_true(t_xeon < assert(assert(mech.score.core("xeon")):predict(w.s, { effects = false })).seconds)
+    local r = assert(xeon:predict(w.s, { effects = false }))
+    assert.is_true(r.cycles >= w.s.N_I / 4)
+  end)
+
+  it("adds +-20 % noise to every input term, reproducibly, inside the declared ranges", function()
+    local list = { workload("sfu_heavy"), workload("divergent_loop") }
+    local run = function(seed)
+      return ds.variant { benchmarks = list, perf = ds.custom_perf(), cores = { "S3", "M3" }, scalings = { "itrs" },
+        nodes = { 8 }, noise = 0.2, seed = seed, bounds = ds.custom_bounds() }
+    end
+    local a, b, c = run(2), run(2), run(3)
+    assert.are.same(a.summary, b.summary)
+    assert.are_not.same(a.summary, c.summary)
+    for _, w in ipairs(a.workloads) do
+      assert.are.equal(0.99, w.f)
+      assert.is_true(w.s.ILP >= 1)
+      for _, inputs in pairs(w.m) do
+        assert.is_true(inputs.MLP >= 1 and inputs.avg_trans_warp >= 1)
+        assert.are.equal(math.floor(inputs.warps), inputs.warps)
+      end
+    end
+  end)
+end)

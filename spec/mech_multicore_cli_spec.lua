@@ -127,6 +127,8 @@ describe("scenarios/darksilicon.lua", function()
     assert.matches("| dark fraction at 8 nm, ITRS | > 50% | 66% | above 50% |", md, 1, true)
     assert.matches("| 22 nm ITRS | 21% | 18.4 |", md, 1, true)
     assert.matches("Fig. 4.16; 60 W back-solved", md, 1, true)
+    assert.matches("## Chapters 4-5 variant with the custom core models (60 W; gpush suite kernels)", md, 1, true)
+    assert.matches("| itrs | S-cores | 20.35 |", md, 1, true)
     assert.matches("## Assumed inputs", md, 1, true)
     assert.matches("| power_w | 125 | W |", md, 1, true)
     local nodes = helper.read_file(dir .. "/darksilicon_nodes.csv")
@@ -158,6 +160,9 @@ describe("scenarios/translate.lua", function()
     -- the regime suite's stream_triad: 16384 warps of 8 trips of 9 instructions and EXIT
     assert.matches("| stream_triad | 16384 / 16384 | 73 | 73 | 24 | 24 | 0 | 0 |", out, 1, true)
     assert.matches("| stream_triad | Sandybridge (OoO) | 9568256 | 6.2 |", out, 1, true)
+    -- both sides predicted with the custom core models: saxpy on the FX 580 (translated), kernels measured
+    assert.matches("| saxpy | Sandybridge | [%d.e-]+ | quadro%-fx580 | translated %(unroll 4%), no paths module | [%d.e-]+ |", out)
+    assert.matches("| stream_triad | Sandybridge | [%d.e-]+ | gtx660ti | measured | [%d.e-]+ | [%d.]+x |", out)
     code, out = helper.gpush_run { "scenarios/translate.lua", "--kernels", "sfu_heavy", "--json" }
     assert.are.equal(0, code)
     local records = assert(json.decode(out))

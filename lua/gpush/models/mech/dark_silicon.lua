@@ -1040,4 +1040,115 @@ function M.variant(opts)
   return { rows = rows, summary = summary, workloads = workloads, notes = notes }
 end
 
+-- The custom core models in the Chapters 4-5 variant (thesis L1436-1448) ------------------
+
+-- Table 2.4's ids and issue 16's core presets (gpush.models.mech).
+M.CUSTOM_PRESETS = { S1 = "a8", S2 = "atom", S3 = "xeon", S4 = "nehalem", ["S4+"] = "sandybridge",
+  M1 = "gt330", M2 = "gtx480", M3 = "gtx660ti" }
+
+-- A perf function for M.variant over the custom S-core and M-core models.
+-- At a node a core keeps its microarchitecture and runs at its Table 2.4
+-- clock x the frequency factor (memory latency stays fixed in ns, as both
+-- models hold it).  S-core: one core runs the workload's S-side inputs in T
+-- seconds, P_1 = 1 / T and P_inf = n / T (the custom models drop Table
+-- 2.3's bandwidth min, L512, and have no cache contention between cores,
+-- L1380).  M-core: the model runs the kernel's measured inputs on a chip of
+-- n SMs (its warps spread over them), P_1 = P_inf = 1 / T: the M-core model
+-- has its own parallelism (L1448).  Rates are workloads per second, so S
+-- and M speedups over the same baseline compare.  nil where the core has
+-- no inputs for the workload (the kernel does not fit one of its SMs).
+function M.custom_perf()
+  local mech = require "gpush.models.mech"
+  local models = {}
+  local function model(core, node, n)
+    local preset = M.CUSTOM_PRESETS[core.id]
+    local key = ("%s %g %d"):format(core.id, node.freq, core.core == "M" and n or 1)
+    if not models[key] then
+      local m, err
+      if core.core == "S" then
+        m, err = mech.score.core(preset, { freq_ghz = core.clock_ghz * node.freq })
+      else
+        m, err = mech.mcore.core(preset, { ("clock.core_mhz=%.9g"):format(core.clock_ghz * 1000 * node.freq),
+          ("sm.count=%d"):format(n) })
+      end
+      if not m then
+        error(("dark_silicon.custom_perf: core %s (%s): %s"):format(core.id, preset, err), 0)
+      end
+      models[key] = m
+    end
+    return models[key]
+  end
+  return function(core, node, workload, n)
+    local inputs = core.core == "S" and workload.s or workload.m[M.CUSTOM_PRESETS[core.id]]
+    if not inputs then
+      return nil
+    end
+    local r, err = model(core, node, n):predict(inputs, { effects = false })
+    if not r then
+      error(("dark_silicon.custom_perf: %s on core %s: %s"):format(workload.name, core.id, err), 0)
+    end
+    if core.core == "S" then
+      return 1 / r.seconds, n / r.seconds
+    end
+    return 1 / r.seconds, 1 / r.seconds
+  end
+end
+
+-- A workload for custom_perf from a gpush kernel: s = the S-side inputs
+-- translated from the kernel's M-side record for an out-of-order target
+-- (Chapter 5; opts.simd_width, default 4), m[preset] = each M-core preset's
+-- inputs measured on the kernel (absent where it does not fit an SM), f =
+-- opts.f (default 0.99, the variant's).  Returns the workload, or nil and a
+-- message.
+function M.custom_workload(kernel, name, opts)
+  opts = opts or {}
+  local mech = require "gpush.models.mech"
+  local translate = require "gpush.models.mech.translate"
+  local declared = mech.params.inputs.by_name
+  local m_record, err = translate.m_record_from_kernel_info(kernel:info())
+  if not m_record then
+    return nil, err
+  end
+  local s_record, why = translate.m_to_s(m_record, { simd_width = opts.simd_width or 4, target = "ooo" })
+  if not s_record then
+    return nil, why
+  end
+  local s = {}
+  for k, v in pairs(s_record) do
+    if declared[k] then
+      s[k] = v
+    end
+  end
+  local w = { name = name, f = opts.f or 0.99, s = s, m = {}, skipped = {} }
+  for _, id in ipairs { "M1", "M2", "M3" } do
+    local preset = M.CUSTOM_PRESETS[id]
+    local model = assert(mech.mcore.core(preset))
+    local inputs, no = model:inputs(kernel)
+    if inputs then
+      w.m[preset] = inputs
+    else
+      w.skipped[#w.skipped + 1] = ("%s: %s"):format(id, no)
+    end
+  end
+  return w
+end
+
+-- The ranges M.perturb keeps custom workload inputs in: each declared
+-- input's (a rate in [0, 1], at least one warp, MLP and ILP at least 1);
+-- warps, blocks and resident warps stay whole.
+function M.custom_bounds()
+  local mech = require "gpush.models.mech"
+  local bounds = {}
+  for _, d in ipairs(mech.params.inputs.list) do
+    if d.min or d.max then
+      bounds[d.name] = { min = d.min, max = d.max }
+    end
+  end
+  for _, name in ipairs { "warps", "blocks", "W_SM" } do
+    bounds[name] = bounds[name] or { min = 1 }
+    bounds[name].whole = true
+  end
+  return bounds
+end
+
 return M
