@@ -317,9 +317,14 @@ describe("gpush sim command", function()
     code, out = helper.gpush_run { "sim", fixture, "--config", "gtx1080", "-p", "launch.kernel_cycles=0" }
     assert.are.equal(0, code)
     assert.truthy(out:match("every_producer%s+27%s"))
-    -- GPUMech's interval pass: issue slots of 0.5 cycle (issue width 2):
-    -- FFMA at 20, EXIT at 20.5, done at 26.5
+    -- GPUMech's interval pass, gpush's equations: a warp issues once a cycle, as in the
+    -- simulator: 27; the paper's: issue slots of 0.5 cycle (issue width 2), FFMA at 20,
+    -- EXIT at 20.5, done at 26.5
     code, out = helper.gpush_run { "gpumech", fixture, "--config", "gtx1080", "--json",
+      "-p", "launch.kernel_cycles=0" }
+    assert.are.equal(0, code)
+    assert.are.equal(27, require("gpush.json").decode(out)[1].cycles)
+    code, out = helper.gpush_run { "gpumech", fixture, "--config", "gtx1080", "--json", "--equations", "paper",
       "-p", "launch.kernel_cycles=0" }
     assert.are.equal(0, code)
     assert.are.equal(26.5, require("gpush.json").decode(out)[1].cycles)
