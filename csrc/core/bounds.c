@@ -107,7 +107,7 @@ static int line_shared(const counter *q, uint64_t line) {
  * without a request (every lane off, as predicated loads often are) 1, as
  * the simulator completes it; otherwise the slowest of its requests' floors:
  * a line no other request touches must come from DRAM (L2 + DRAM latency),
- * another may hit in L1 (classes L1 caches) or L2.  The per-PC mean (AMAT)
+ * another may hit in L1 (classes L1 caches) or L2 (when there are caches).  The per-PC mean (AMAT)
  * is no floor: the longest warp's loads may hit more often than the PC's
  * average over all warps (bfs on gtx660ti, docs/bounds.md). */
 static double memory_floor(const counter *q, uint64_t i) {
@@ -117,7 +117,8 @@ static double memory_floor(const counter *q, uint64_t i) {
   int through_l1 = mem->l1.size_bytes > 0 &&
                    (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
                     (c == GP_OP_LD_GLOBAL && mem->cache_global_in_l1));
-  double hit = through_l1 ? mem->l1_latency : mem->l2_latency, worst = 1;
+  double cold = mem->l2_latency + mem->dram_latency, worst = 1;
+  double hit = through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
   const gp_mem_record *r;
   uint32_t j;
   if (is_store(c))
@@ -126,9 +127,7 @@ static double memory_floor(const counter *q, uint64_t i) {
     return 1;
   r = &k->mem_records[k->mem[i]];
   for (j = 0; j < r->line_count; j++) {
-    double floor = line_shared(q, k->lines[r->line_start + j])
-                       ? hit
-                       : mem->l2_latency + mem->dram_latency;
+    double floor = line_shared(q, k->lines[r->line_start + j]) ? hit : cold;
     if (floor > worst)
       worst = floor;
   }
