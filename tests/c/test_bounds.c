@@ -195,6 +195,20 @@ static void test_bank_passes(void) {
   gp_kernel_free(k);
 }
 
+/* The simulator's configuration for machine m (GTO). */
+static gp_sim_config sim_config(const gp_bounds_machine *m) {
+  gp_sim_config sc;
+  memset(&sc, 0, sizeof sc);
+  sc.sms = m->sms, sc.schedulers = m->schedulers, sc.issue_width = m->issue_width;
+  sc.blocks_per_sm = m->blocks_per_sm, sc.policy = GP_SIM_GTO;
+  memcpy(sc.latency, m->latency, sizeof sc.latency);
+  memcpy(sc.interval, m->interval, sizeof sc.interval);
+  sc.shared_latency = m->shared_latency, sc.const_latency = m->const_latency;
+  sc.shared_banks = m->shared_banks, sc.shared_bank_bytes = m->shared_bank_bytes;
+  sc.memory = m->memory;
+  return sc;
+}
+
 /* The simulator on the same machine never beats the bounds (the DRAM's
  * against its last transfer: write-backs may drain after the kernel), and
  * comes within 10 % of the binding one: 64 blocks of 4 warps with a load, a 4-deep
@@ -217,14 +231,7 @@ static void test_simulator_respects_the_bounds(void) {
   int i;
   CHECK(count(k, &m, &c) == GP_OK);
   gp_bounds_compute(&c, &m, &b);
-  memset(&sc, 0, sizeof sc);
-  sc.sms = m.sms, sc.schedulers = m.schedulers, sc.issue_width = m.issue_width;
-  sc.blocks_per_sm = m.blocks_per_sm, sc.policy = GP_SIM_GTO;
-  memcpy(sc.latency, m.latency, sizeof sc.latency);
-  memcpy(sc.interval, m.interval, sizeof sc.interval);
-  sc.shared_latency = m.shared_latency, sc.const_latency = m.const_latency;
-  sc.shared_banks = m.shared_banks, sc.shared_bank_bytes = m.shared_bank_bytes;
-  sc.memory = m.memory;
+  sc = sim_config(&m);
   CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
   for (i = 0; i < GP_BOUND_COUNT; i++)
     if (i != GP_BOUND_DRAM) {
@@ -248,19 +255,11 @@ static void test_simulator_respects_the_bounds(void) {
 
 /* The simulator on machine m (GTO), cycles without the kernel launch. */
 static double simulate(const gp_kernel *k, const gp_bounds_machine *m) {
-  gp_sim_config sc;
+  gp_sim_config sc = sim_config(m);
   gp_sim_result r;
   gp_alloc a = gp_alloc_default();
   gp_error err;
   double cycles = -1;
-  memset(&sc, 0, sizeof sc);
-  sc.sms = m->sms, sc.schedulers = m->schedulers, sc.issue_width = m->issue_width;
-  sc.blocks_per_sm = m->blocks_per_sm, sc.policy = GP_SIM_GTO;
-  memcpy(sc.latency, m->latency, sizeof sc.latency);
-  memcpy(sc.interval, m->interval, sizeof sc.interval);
-  sc.shared_latency = m->shared_latency, sc.const_latency = m->const_latency;
-  sc.shared_banks = m->shared_banks, sc.shared_bank_bytes = m->shared_bank_bytes;
-  sc.memory = m->memory;
   if (gp_sim_run(k, &sc, &a, &r, &err) != GP_OK) {
     fprintf(stderr, "  %s\n", err.msg);
     return -1;
