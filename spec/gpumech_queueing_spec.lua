@@ -152,11 +152,10 @@ describe("gpush.gpumech (gpush's equations)", function()
 
   it("never predicts below a hard bound: the regime suite on four presets, 128 seeded variants on two", function()
     local bounds = require "gpush.bounds"
-    -- gpush.bounds' throughput bounds, which hold whatever the timing (mshr and l2 count
-    -- requests the timed mode merges into an outstanding MSHR, latency and blocks time loads at
-    -- their PCs' AMAT: docs/gpumech.md)
+    -- gpush.bounds' bounds that hold whatever the timing (mshr and l2 count requests the timed
+    -- mode merges into an outstanding MSHR: docs/bounds.md)
     local hard = { "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control", "shared", "lsu", "dram",
-      "dispatch" }
+      "latency", "blocks", "dispatch" }
     local raised = 0
     local function check(d, cfg)
       local k = assert(workloads.kernel(d))

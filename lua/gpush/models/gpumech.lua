@@ -494,16 +494,14 @@ end
 
 -- The first-principles bounds (gpush.bounds) a prediction under gpush's
 -- equations never undercuts, and the stack category that takes the cycles
--- one adds: the throughput bounds, counts over rates.  Not mshr and l2:
--- they count every L1-missing request, also those the timed mode merges
--- into an outstanding MSHR (gpush's own MSHR and L2 demands leave the
--- merges out); not latency and blocks: they time every load at its PC's
--- AMAT, and a warp whose loads hit is faster (docs/gpumech.md: the
--- simulator beats all four on some kernels; gpush's longest blocks stand
--- for the block-lifetime bound).
+-- one adds.  Not mshr and l2: they count every L1-missing request, also
+-- those the timed mode merges into an outstanding MSHR, so the simulator
+-- beats them on kernels that reuse lines (docs/bounds.md); gpush's own
+-- MSHR and L2 demands leave the merges out.
 local HARD_BOUNDS = {
   issue = "BASE", int = "PIPE", fma = "PIPE", fp64 = "FP64", sfu = "SFU", tensor = "PIPE", uniform = "PIPE",
-  control = "PIPE", shared = "BANK", lsu = "LSU", dram = "QUEUE", dispatch = "BASE",
+  control = "PIPE", shared = "BANK", lsu = "LSU", dram = "QUEUE", latency = "DEP", blocks = "DEP",
+  dispatch = "BASE",
 }
 
 -- Raises gpush's body cycles (launches included, the kernel launch apart) to
