@@ -10,7 +10,8 @@
 --       { path = "sm.max_warps", values = { 16, 32, 64 }, column = "warps_per_sm" },
 --       { path = "l1.mshrs", values = { 16, 64 } },
 --     },                                           -- or points = { {["l1.mshrs"] = 8}, ... }
---     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME"
+--     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME",
+--                                                  -- or {label = ..., descs = {...}} (generated kernels)
 --     models = { experiment.models.gpumech { policy = "rr" }, experiment.models.gpumech { policy = "gto" } },
 --     seed = 1,
 --   }
@@ -198,7 +199,14 @@ function M.new(def)
     wl = { wl }
   end
   if type(wl) ~= "table" or #wl == 0 then
-    fail("workloads must be a non-empty list of trace paths, 'suite' or 'suite:NAME'", 2)
+    fail("workloads must be a non-empty list of trace paths, 'suite', 'suite:NAME' or {label, descs}", 2)
+  end
+  for i, w in ipairs(wl) do
+    if type(w) == "table" and (type(w.label) ~= "string" or type(w.descs) ~= "table" or #w.descs == 0) then
+      fail(("workloads[%d]: a generated workload is {label = NAME, descs = {workload descriptions}}"):format(i), 2)
+    elseif type(w) ~= "table" and type(w) ~= "string" then
+      fail(("workloads[%d] must be a string or {label, descs}"):format(i), 2)
+    end
   end
   check_models(def.models)
   local seed = def.seed or 1
@@ -210,6 +218,7 @@ function M.new(def)
     preset = base.preset, overrides = overrides,
     parameters = parameters, workloads = { table.unpack(wl) }, models = { table.unpack(def.models) },
     seed = seed, summary = def.summary, reports = def.reports or {}, source = def.source,
+    notes = def.provenance,
   }, Sweep)
   sweep.points = expand_points(parameters, def.points)
   if #sweep.points == 0 then
@@ -258,9 +267,13 @@ function Sweep:describe()
   for i, point in ipairs(self.points) do
     points[i] = json.object(point)
   end
+  local workload_texts = {}
+  for i, w in ipairs(self.workloads) do
+    workload_texts[i] = M.workload_text(w)
+  end
   return {
     name = self.name, title = self.title, preset = self.preset, overrides = self.overrides,
-    parameters = parameters, points = points, workloads = self.workloads, models = models,
+    parameters = parameters, points = points, workloads = workload_texts, models = models,
     model_columns = model_columns,
     seed = self.seed, summary = self.summary, reports = self.reports,
     source_digest = self:source_digest(),
@@ -292,13 +305,31 @@ end
 
 -- Workloads -------------------------------------------------------------------------
 
+-- A workload as text: a string as given; generated kernels as their label,
+-- count and a hash of their descriptions (so the sweep's identity changes
+-- with any of them).
+function M.workload_text(w)
+  if type(w) == "string" then
+    return w
+  end
+  local hashes = {}
+  for i, desc in ipairs(w.descs) do
+    hashes[i] = workloads.hash(desc)
+  end
+  return ("%s (%d generated kernels, %s)"):format(w.label, #w.descs, core.digest(table.concat(hashes, ",")))
+end
+
 -- The kernels of every workload, listed from the headers only: {workload,
 -- position, kernel, launch} in workload order, then launch order.
 function M.list_kernels(sweep)
   local list = {}
   for _, input in ipairs(sweep.workloads) do
-    local suite_name = input:match("^suite:(.+)$")
-    if input == "suite" or suite_name then
+    local suite_name = type(input) == "string" and input:match("^suite:(.+)$")
+    if type(input) == "table" then
+      for i, desc in ipairs(input.descs) do
+        list[#list + 1] = { workload = input.label, position = i, kernel = desc.name, launch = i, desc = desc }
+      end
+    elseif input == "suite" or suite_name then
       local descs = workloads.suite
       if suite_name then
         local desc, err = workloads.get(suite_name)
@@ -792,9 +823,11 @@ local function command_line(args)
 end
 M.command_line = command_line
 
--- Provenance stamp of a sweep's outputs.
-function M.provenance(description, identity, base_hash, command)
-  return {
+-- Provenance stamp of a sweep's outputs; `notes` (the definition's
+-- `provenance` table, optional) adds lines of its own, such as a corpus's
+-- "simulated" marker.
+function M.provenance(description, identity, base_hash, command, notes)
+  local stamp = {
     gpush = core.version(),
     sweep = description.name,
     identity = identity,
@@ -805,6 +838,10 @@ function M.provenance(description, identity, base_hash, command)
     command = command,
     hashes = "config_hash (resolved configuration) and trace_hash (kernel content) per row",
   }
+  for k, v in pairs(notes or {}) do
+    stamp[k] = v
+  end
+  return stamp
 end
 
 -- Runs a sweep (or its shard).  opts: jobs (default 1; 0 = every core),
@@ -870,7 +907,123 @@ function M.run(sweep, opts)
   return results.new { columns = columns_for(description.parameters, description.models,
     description.model_columns, rows), rows = rows, failures = failures,
     incomplete = incomplete, extra = extra,
-    provenance = M.provenance(description, identity, config.hash(plan.base), command) }
+    provenance = M.provenance(description, identity, config.hash(plan.base), command, sweep.notes) }
+end
+
+-- Parallel map ----------------------------------------------------------------------
+
+-- Calls fn(i) for i = 1..n and returns the values in order, on `jobs`
+-- forked workers (worker j takes i = j, j + jobs, ...) with the engine's
+-- progress display; for work that is not a (kernel, model, point) sweep,
+-- such as training one model per base configuration.  Every value passes
+-- through the JSON encoding (numbers as %.17g, read back exactly), in
+-- process too, so any number of jobs gives the same values.  fn raises on
+-- failure; map raises "label: item i: message" after stopping the workers.
+-- opts: jobs (default 1; 0 = every core), quiet, label, progress_stream.
+function M.map(n, fn, opts)
+  opts = opts or {}
+  local jobs = opts.jobs or 1
+  if jobs == 0 then
+    jobs = core.proc_cpus()
+  end
+  jobs = math.max(1, math.min(jobs, n))
+  local label = opts.label or "map"
+  local progress = M.progress(n, { label = label, stream = opts.progress_stream, quiet = opts.quiet })
+  local values, problem = {}, nil
+  local function take(line)
+    local record = assert(json.decode(line))
+    if record.error then
+      problem = problem or ("%s: item %d: %s"):format(label, record.i, record.error)
+    else
+      values[record.i] = record.value
+    end
+    progress:step(record.error ~= nil)
+  end
+  local function encode(i)
+    local ok, value = pcall(fn, i)
+    if ok then
+      return json.encode { i = i, value = value }
+    end
+    return json.encode { i = i, error = tostring(value) }
+  end
+  local guard = core.sigint_catch()
+  local ok, err = pcall(function()
+    if jobs == 1 then
+      for i = 1, n do
+        if core.sigint_pending() or problem then
+          break
+        end
+        take(encode(i))
+      end
+      return
+    end
+    local workers = {}
+    for j = 1, jobs do
+      local pid, pipe = core.proc_fork()
+      if not pid then
+        error(label .. ": " .. pipe, 0)
+      end
+      if pid == 0 then
+        local done = pcall(function()
+          for i = j, n, jobs do
+            assert(pipe:write(encode(i) .. "\n"))
+          end
+        end)
+        pipe:close()
+        core.proc_exit(done and 0 or 1)
+      end
+      workers[#workers + 1] = { pid = pid, pipe = pipe, buffer = "", open = true }
+    end
+    while not core.sigint_pending() and not problem do
+      local open, pipes = {}, {}
+      for _, w in ipairs(workers) do
+        if w.open then
+          open[#open + 1], pipes[#pipes + 1] = w, w.pipe
+        end
+      end
+      if #open == 0 then
+        break
+      end
+      local ready = core.proc_poll(pipes, 1000)
+      for i, w in ipairs(open) do
+        if ready and ready[i] then
+          local chunk = assert(w.pipe:read())
+          if chunk == "" then
+            w.open = false
+            w.pipe:close()
+          else
+            w.buffer = w.buffer .. chunk
+            drain_lines(w, take)
+          end
+        end
+      end
+    end
+    for _, w in ipairs(workers) do
+      if w.open then
+        core.proc_kill(w.pid, "TERM")
+        w.pipe:close()
+      end
+      core.proc_wait(w.pid)
+    end
+  end)
+  local interrupted = core.sigint_pending()
+  guard:release()
+  if not ok then
+    error(err, 0)
+  end
+  progress:finish()
+  if problem then
+    error(problem, 0)
+  end
+  if interrupted then
+    error(label .. ": interrupted (SIGINT)", 0)
+  end
+  for i = 1, n do
+    if values[i] == nil then
+      error(("%s: item %d was never computed (a worker died)"):format(label, i), 0)
+    end
+  end
+  return values
 end
 
 -- Outputs --------------------------------------------------------------------------

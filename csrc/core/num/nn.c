@@ -8,7 +8,33 @@
 #include <math.h>
 #include <string.h>
 
-static double sigmoid(double z) { return 1.0 / (1.0 + exp(-z)); }
+/* exp(x) computed here rather than by the C library, so trained weights do
+ * not depend on which libm (or which of its CPU-specific variants) a
+ * machine has: x = k ln 2 + r with |r| <= ln 2 / 2 (ln 2 split in two parts
+ * so k ln 2 is exact), exp(r) by its Taylor polynomial to degree 13 in
+ * Horner form (truncation below 1e-17 relative), times 2^k built from its
+ * exponent bits (x is held to [-708, 708], where 2^k stays normal). */
+static double exp_fixed(double x) {
+  static const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  static const double c[14] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720,
+                               1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800,
+                               1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
+  double r, p, scale;
+  long k;
+  uint64_t bits;
+  int i;
+  x = x > 708 ? 708 : (x < -708 ? -708 : x);
+  k = (long)(x * 1.44269504088896338700 + (x >= 0 ? 0.5 : -0.5));
+  r = (x - (double)k * ln2_hi) - (double)k * ln2_lo;
+  p = c[13];
+  for (i = 12; i >= 0; i--)
+    p = p * r + c[i];
+  bits = (uint64_t)(k + 1023) << 52;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+static double sigmoid(double z) { return 1.0 / (1.0 + exp_fixed(-z)); }
 
 /* The cross-entropy of output y against target bit t, with y kept off 0
  * and 1 so a saturated output cannot give log(0). */
@@ -112,65 +138,148 @@ void gp_nn_train_opts_default(gp_nn_train_opts *o) {
   o->weight_decay = 1e-4;
 }
 
-/* Adds one example's gradient of the cross-entropy to grad (laid out as the
- * weights); returns its loss.  With sigmoid outputs and one-hot targets the
- * output error term is out - target; the hidden one is backpropagated
- * through the sigmoid's derivative h (1 - h). */
-static double accumulate(const gp_nn *nn, const double *x, uint32_t label, double *hidden,
-                         double *out, double *delta_h, gp_nn *grad) {
-  size_t h, i, o;
-  double loss = 0;
-  gp_nn_forward(nn, x, hidden, out);
-  memset(delta_h, 0, nn->hidden * sizeof *delta_h);
-  for (o = 0; o < nn->out; o++) {
-    double y = out[o], d = y - (o == label ? 1.0 : 0.0);
-    const double *w = nn->w2 + o * nn->hidden;
-    double *g = grad->w2 + o * nn->hidden;
-    loss += cross_entropy(y, o == label);
-    grad->b2[o] += d;
-    for (h = 0; h < nn->hidden; h++) {
-      g[h] += d * hidden[h];
-      delta_h[h] += d * w[h];
+/* Training works on whole columns: the inputs, activations and error terms
+ * are stored transposed (one row of n values per node), so every inner loop
+ * runs over the n examples in memory order.  The full-batch gradient of the
+ * mean cross-entropy with sigmoid outputs and one-hot targets: the output
+ * error term is out - target, the hidden one is backpropagated through the
+ * sigmoid's derivative h (1 - h). */
+typedef struct batch {
+  size_t n;
+  double *xt;    /* in x n: the inputs, transposed */
+  double *ht;    /* hidden x n */
+  double *ot;    /* out x n: outputs, then their error terms */
+  double *dht;   /* hidden x n: hidden error terms */
+} batch;
+
+/* Forward pass over the batch into b->ht and b->ot. */
+static void batch_forward(const gp_nn *nn, batch *b) {
+  size_t h, j, o, i, n = b->n;
+  for (h = 0; h < nn->hidden; h++) {
+    double *z = b->ht + h * n;
+    const double *w = nn->w1 + h * nn->in;
+    for (i = 0; i < n; i++)
+      z[i] = nn->b1[h];
+    for (j = 0; j < nn->in; j++) {
+      const double *x = b->xt + j * n, wj = w[j];
+      for (i = 0; i < n; i++)
+        z[i] += wj * x[i];
     }
+    for (i = 0; i < n; i++)
+      z[i] = sigmoid(z[i]);
+  }
+  for (o = 0; o < nn->out; o++) {
+    double *z = b->ot + o * n;
+    const double *w = nn->w2 + o * nn->hidden;
+    for (i = 0; i < n; i++)
+      z[i] = nn->b2[o];
+    for (h = 0; h < nn->hidden; h++) {
+      const double *a = b->ht + h * n, wh = w[h];
+      for (i = 0; i < n; i++)
+        z[i] += wh * a[i];
+    }
+    for (i = 0; i < n; i++)
+      z[i] = sigmoid(z[i]);
+  }
+}
+
+/* Sums over the examples in four interleaved partial sums, combined in a
+ * fixed order: the same result every run, without one long chain of
+ * dependent additions. */
+static double dot(const double *a, const double *b, size_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i;
+  for (i = 0; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; i++)
+    s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+static double sum(const double *a, size_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i;
+  for (i = 0; i + 4 <= n; i += 4) {
+    s0 += a[i];
+    s1 += a[i + 1];
+    s2 += a[i + 2];
+    s3 += a[i + 3];
+  }
+  for (; i < n; i++)
+    s0 += a[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+/* The summed gradient over the batch into grad (laid out as the weights). */
+static void batch_gradient(const gp_nn *nn, const uint32_t *labels, batch *b, gp_nn *grad) {
+  size_t h, j, o, i, n = b->n;
+  for (o = 0; o < nn->out; o++) {
+    double *d = b->ot + o * n;
+    for (i = 0; i < n; i++)
+      d[i] -= labels[i] == o ? 1.0 : 0.0;
+    grad->b2[o] = sum(d, n);
+    for (h = 0; h < nn->hidden; h++)
+      grad->w2[o * nn->hidden + h] = dot(d, b->ht + h * n, n);
   }
   for (h = 0; h < nn->hidden; h++) {
-    double d = delta_h[h] * hidden[h] * (1 - hidden[h]);
-    double *g = grad->w1 + h * nn->in;
-    grad->b1[h] += d;
-    for (i = 0; i < nn->in; i++)
-      g[i] += d * x[i];
+    double *dh = b->dht + h * n;
+    const double *a = b->ht + h * n;
+    for (i = 0; i < n; i++)
+      dh[i] = 0;
+    for (o = 0; o < nn->out; o++) {
+      const double *d = b->ot + o * n, w = nn->w2[o * nn->hidden + h];
+      for (i = 0; i < n; i++)
+        dh[i] += w * d[i];
+    }
+    for (i = 0; i < n; i++)
+      dh[i] *= a[i] * (1 - a[i]);
+    grad->b1[h] = sum(dh, n);
+    for (j = 0; j < nn->in; j++)
+      grad->w1[h * nn->in + j] = dot(dh, b->xt + j * n, n);
   }
-  return loss;
 }
 
 int gp_nn_train(gp_nn *nn, const double *x, size_t n, const uint32_t *labels,
                 const gp_nn_train_opts *opts, gp_nn_train_result *result, gp_error *err) {
-  size_t count = weight_count(nn), i, e;
+  size_t count = weight_count(nn), i, j, e;
   size_t b1_from = nn->hidden * nn->in, w2_from = b1_from + nn->hidden;
   size_t b2_from = w2_from + nn->out * nn->hidden;
-  size_t scratch_n = 3 * count + 2 * nn->hidden + nn->out;
-  double *block, *m, *v, *hidden, *out, *delta_h, loss = 0, b1t = 1, b2t = 1;
+  size_t cols = nn->in + 2 * nn->hidden + nn->out;
+  size_t scratch_n;
+  double *block, *m, *v, b1t = 1, b2t = 1;
   gp_nn grad = *nn;
+  batch b;
   if (n == 0)
     return gp_error_set(err, "nn: no training examples");
   for (i = 0; i < n; i++)
     if (labels[i] >= nn->out)
       return gp_error_set(err, "nn: example %zu has label %u, the network has %zu outputs", i,
                           (unsigned)labels[i], nn->out);
+  if (n > SIZE_MAX / sizeof(double) / (cols + 3 * count))
+    return gp_error_set(err, "nn: %zu examples overflow", n);
+  scratch_n = 3 * count + cols * n;
   block = gp_malloc(&nn->alloc, scratch_n * sizeof *block);
   if (!block)
     return gp_error_set(err, "nn: out of memory training on %zu examples", n);
   memset(block, 0, scratch_n * sizeof *block);
   point_into(&grad, block);
   m = block + count, v = m + count;
-  hidden = v + count, out = hidden + nn->hidden, delta_h = out + nn->out;
+  b.n = n;
+  b.xt = v + count;
+  b.ht = b.xt + nn->in * n;
+  b.ot = b.ht + nn->hidden * n;
+  b.dht = b.ot + nn->out * n;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < nn->in; j++)
+      b.xt[j * n + i] = x[i * nn->in + j];
   for (e = 0; e < opts->epochs; e++) {
     double *w = nn->w1, *g = grad.w1, lr;
-    size_t j;
-    memset(grad.w1, 0, count * sizeof *grad.w1);
-    loss = 0;
-    for (i = 0; i < n; i++)
-      loss += accumulate(nn, x + i * nn->in, labels[i], hidden, out, delta_h, &grad);
+    batch_forward(nn, &b);
+    batch_gradient(nn, labels, &b, &grad);
     /* mean gradient, L2 on the weights (not the biases), one Adam step */
     b1t *= opts->beta1, b2t *= opts->beta2;
     lr = opts->learning_rate * sqrt(1 - b2t) / (1 - b1t);
@@ -183,14 +292,18 @@ int gp_nn_train(gp_nn *nn, const double *x, size_t n, const uint32_t *labels,
     }
   }
   if (result) {
-    size_t right = 0;
-    loss = 0;
+    size_t right = 0, o;
+    double loss = 0;
+    batch_forward(nn, &b);
     for (i = 0; i < n; i++) {
-      size_t o;
-      /* the classify scratch is hidden followed by out */
-      right += gp_nn_classify(nn, x + i * nn->in, hidden) == labels[i];
-      for (o = 0; o < nn->out; o++)
-        loss += cross_entropy(out[o], o == labels[i]);
+      size_t best = 0;
+      for (o = 0; o < nn->out; o++) {
+        double y = b.ot[o * n + i];
+        loss += cross_entropy(y, o == labels[i]);
+        if (y > b.ot[best * n + i])
+          best = o;
+      }
+      right += best == labels[i];
     }
     result->loss = loss / (double)n;
     result->accuracy = (double)right / (double)n;

@@ -352,6 +352,78 @@ function M.read_csv(path, opts)
   return M.from_csv(text, path, opts)
 end
 
+-- A kernel measured at one configuration, for a prediction: rows of
+-- `kernel`, `time_us` and/or `power_w`, and every counter in `features`
+-- (other columns, such as cus, core_mhz and mem_mhz, are ignored).
+-- Returns a list of {kernel, line, time_us, power_w, counters = {by
+-- name}} or nil and "FILE:LINE: ...".
+function M.read_base(path, features)
+  local f, err = io.open(path, "rb")
+  if not f then
+    return nil, err
+  end
+  local text = f:read("a")
+  f:close()
+  local records, comments, lines = csv.parse(text)
+  if not records then
+    return nil, path .. ": " .. comments
+  end
+  local header = records[1]
+  if not header then
+    return nil, path .. ": no header line"
+  end
+  local pos = {}
+  for i, column in ipairs(header) do
+    pos[column] = i
+  end
+  for _, need in ipairs { "kernel" } do
+    if not pos[need] then
+      return nil, ("%s:%d: no '%s' column"):format(path, lines[1], need)
+    end
+  end
+  if not pos.time_us and not pos.power_w then
+    return nil, ("%s:%d: no 'time_us' or 'power_w' column: the value at the base configuration to scale"):format(path,
+      lines[1])
+  end
+  for _, name in ipairs(features) do
+    if not pos[name] then
+      return nil, ("%s:%d: no counter column '%s' (the model reads %s)"):format(path, lines[1], name,
+        table.concat(features, ", "))
+    end
+  end
+  local rows = {}
+  for i = 2, #records do
+    local r = records[i]
+    local where = ("%s:%d"):format(path, lines[i])
+    if not (#r == 1 and r[1] == "") then
+      if #r ~= #header then
+        return nil, ("%s: %d fields, the header has %d"):format(where, #r, #header)
+      end
+      local row = { kernel = r[pos.kernel], line = lines[i], counters = {} }
+      for _, q in ipairs(M.QUANTITIES) do
+        if pos[q.column] and r[pos[q.column]] ~= "" then
+          row[q.column], err = number_cell(r[pos[q.column]], where, q.column, "a positive number (" .. q.what .. ")",
+            true)
+          if not row[q.column] then
+            return nil, err
+          end
+        end
+      end
+      for _, name in ipairs(features) do
+        row.counters[name], err = number_cell(r[pos[name]], where, name, "a number", false)
+        if not row.counters[name] then
+          return nil, err
+        end
+      end
+      rows[#rows + 1] = row
+    end
+  end
+  if #rows == 0 then
+    return nil, path .. ": no data rows"
+  end
+  return rows
+end
+
 -- Writing ---------------------------------------------------------------------------
 
 -- The CSV text of a dataset, comment lines first (comments: a list of
