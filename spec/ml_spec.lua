@@ -1,0 +1,178 @@
+-- gpush.ml: the simulated corpus on the experiment engine (cache, marker,
+-- determinism over workers), the evaluation protocol (split, per-base
+-- models, the oracle) and the `gpush ml` command.  The corpus spec builds
+-- the documented "ci" grid (2 x 2 x 2 configurations) over every kernel of
+-- the family, about a minute on two cores; under the sanitizers it takes
+-- the first twelve kernels only.
+local corpus = require "gpush.ml.corpus"
+local evaluate = require "gpush.ml.evaluate"
+local experiment = require "gpush.experiment"
+local helper = require "spec_helper"
+local json = require "gpush.json"
+
+local SANITIZED = os.getenv("GPUSH_SANITIZED") == "1"
+
+describe("gpush.ml.evaluate", function()
+  it("splits kernels 80/20 by a seed, the same on every run", function()
+    local train, valid = evaluate.split(120, 1)
+    assert.are.equal(96, #train)
+    assert.are.equal(24, #valid)
+    local seen = {}
+    for _, list in ipairs { train, valid } do
+      for i, k in ipairs(list) do
+        assert.is_nil(seen[k])
+        seen[k] = true
+        if i > 1 then
+          assert.is_true(list[i - 1] < k)
+        end
+      end
+    end
+    for k = 1, 120 do
+      assert.is_true(seen[k])
+    end
+    assert.are.same({ evaluate.split(120, 1) }, { train, valid })
+    local _, other = evaluate.split(120, 2)
+    assert.are_not.same(valid, other)
+    local t108, v108 = evaluate.split(108, 1) -- the paper's 108 kernels: 86 and 22
+    assert.are.equal(86, #t108)
+    assert.are.equal(22, #v108)
+  end)
+
+  it("maps over workers with the values of an in-process run", function()
+    local f = function(i)
+      return { i = i, third = i / 3, list = { i, i * i } }
+    end
+    local one = experiment.map(7, f, { jobs = 1, quiet = true })
+    local two = experiment.map(7, f, { jobs = 2, quiet = true })
+    assert.are.same(one, two)
+    assert.are.equal(7 / 3, two[7].third)
+    assert.has_error(function()
+      experiment.map(3, function(i) if i == 2 then error("boom", 0) end return i end, { jobs = 2, quiet = true, label = "m" })
+    end, "m: item 2: boom")
+  end)
+end)
+
+describe("gpush.ml.corpus", function()
+  local descs = corpus.kernels()
+  if SANITIZED then
+    descs = { table.unpack(descs, 1, 12) }
+  end
+  local cache = helper.temp_dir()
+  local ds, info
+
+  it("builds a SIMULATED corpus of at least 120 kernels on the ci grid, cached by a hash of its inputs", function()
+    assert.is_true(#corpus.kernels() >= 120)
+    ds, info = assert(corpus.load { grid = "ci", descs = descs, jobs = 2, quiet = true, cache_dir = cache })
+    assert.is_false(info.cached)
+    assert.matches("^" .. cache:gsub("%p", "%%%0") .. "/ml%-corpus%-ci%-%x+%.csv$", info.path)
+    assert.matches("not measured on a GPU", ds.simulated, 1, true)
+    assert.are.same(corpus.GRIDS.ci, ds.grid)
+    assert.are.same({ "time", "power" }, ds.quantities)
+    assert.are.equal(21, #ds.features)
+    assert.is_true(#ds.kernels >= (SANITIZED and 10 or 110)) -- the launch-overhead filter drops few
+    -- power never below the configuration's clock and memory-interface floor (no activity)
+    for k = 1, #ds.kernels do
+      for g = 1, ds:config_count() do
+        local c = ds:config(g)
+        assert.is_true(ds:value("time", k, g) > 0)
+        assert.is_true(ds:value("power", k, g) > 7 * c.mem_mhz / 1000 + 0.6 * c.cus * c.core_mhz / 1000 * (0.85 / 1.175) ^ 2)
+      end
+    end
+    -- the second load reads the cache; other kernels or another grid are another file
+    local again, info2 = assert(corpus.load { grid = "ci", descs = descs, quiet = true, cache_dir = cache })
+    assert.is_true(info2.cached)
+    assert.are.equal(info.path, info2.path)
+    assert.are.same(ds.values, again.values)
+    assert.are_not.equal(corpus.key(corpus.GRIDS.ci, descs), corpus.key(corpus.GRIDS.ci, { descs[1] }))
+    assert.are_not.equal(corpus.key(corpus.GRIDS.ci, descs), corpus.key(corpus.GRIDS.default, descs))
+  end)
+
+  it("gives the same bytes with one worker and with two", function()
+    local few = { table.unpack(descs, 1, 4) }
+    local one = assert(corpus.run { grid = { cus = { 8, 32 }, core_mhz = { 1000 }, mem_mhz = { 475, 1375 } },
+      descs = few, jobs = 1, quiet = true, command = "spec" })
+    local two = assert(corpus.run { grid = { cus = { 8, 32 }, core_mhz = { 1000 }, mem_mhz = { 475, 1375 } },
+      descs = few, jobs = 2, quiet = true, command = "spec" })
+    assert.are.equal(one:to_csv(), two:to_csv())
+  end)
+
+  it("meets the accuracy targets on the ci grid and shows the oracle gap", function()
+    assert.is_not_nil(ds, "needs the corpus of the first test")
+    local r = evaluate.run(ds, { k = 12, jobs = 2, quiet = true, train_error = true })
+    assert.are.equal(8, #r.bases)
+    -- the issue's targets at K = 12: at most 12 % (performance) and 8 % (power)
+    assert.is_true(r.mean.time <= 0.12, r.mean.time)
+    assert.is_true(r.mean.power <= 0.08, r.mean.power)
+    -- clusters carry information: one cluster (the average surface) errs more
+    local flat = evaluate.run(ds, { k = 1, jobs = 2, quiet = true, bases = { r.bases[1].config, r.bases[8].config } })
+    assert.is_true(flat.bases[1].time.mean > r.bases[1].time.mean)
+    assert.is_true(flat.bases[2].time.mean > r.bases[8].time.mean)
+    -- the oracle (each training kernel in its own k-means cluster) never errs more than the network on
+    -- the training set; the histogram counts every validation pair
+    for _, b in ipairs(r.bases) do
+      assert.is_true(b.time.oracle_mean <= b.time.train_mean + 1e-12)
+      local n = 0
+      for _, c in ipairs(b.time.histogram) do
+        n = n + c
+      end
+      assert.are.equal(#r.valid * 7, n)
+    end
+    -- deterministic whatever the number of workers
+    local again = evaluate.run(ds, { k = 12, jobs = 1, quiet = true, train_error = true })
+    assert.are.same(r.mean, again.mean)
+  end)
+
+  it("serves `gpush ml evaluate --json` and train / predict / info end to end", function()
+    local dir = helper.temp_dir()
+    local env = { XDG_CACHE_HOME = dir .. "/cache" }
+    local data = dir .. "/corpus.csv"
+    assert(ds:write_csv(data))
+    local code, out, err = helper.gpush_run({ "ml", "evaluate", "--data", data, "--json", "--jobs", "2", "--quiet",
+      "--bases", "top" }, env)
+    assert.are.equal(0, code, err)
+    local r = assert(json.decode(out))
+    assert.are.equal(12, r.k)
+    assert.is_true(r.mean_abs_error > 0 and r.mean_abs_error < 0.2)
+    assert.is_true(r.power_mean_abs_error > 0 and r.power_mean_abs_error < 0.2)
+    assert.are.equal(1, r.bases)
+    assert.matches("\n# simulated: gpush's abstract simulator", "\n" .. helper.read_file(data), 1, true)
+    code, out, err = helper.gpush_run({ "ml", "train", "--data", data, "--k", "6", "--out", dir .. "/m.gsm" }, env)
+    assert.are.equal(0, code, err)
+    assert.matches("trained time and power on %d+ kernels of .* %(SIMULATED%) at base 32/1000/1375, k = 6", out)
+    code, out = helper.gpush_run({ "ml", "info", dir .. "/m.gsm" }, env)
+    assert.are.equal(0, code)
+    assert.matches("time %+ power model, base 32/1000/1375, k = 6, 21 counters", out)
+    -- a kernel's row at the base, predicted at two targets; the base itself comes back unchanged
+    local k = ds.kernels[1]
+    local g = ds:config_index(2, 2, 2)
+    local header, row = { "kernel", "time_us", "power_w" }, { k, ds:value("time", 1, g), ds:value("power", 1, g) }
+    for i, f in ipairs(ds.features) do
+      header[#header + 1], row[#row + 1] = f, ds:counters_at(1, g)[i]
+    end
+    local csv = require "gpush.report.csv"
+    local base_csv = helper.write_temp(csv.line(header) .. "\n" .. csv.line(row, #header) .. "\n", ".csv")
+    code, out, err = helper.gpush_run({ "ml", "predict", "--model", dir .. "/m.gsm", "--counters", base_csv,
+      "--target", "32/1000/1375", "--target", "8/300/475", "--json" }, env)
+    assert.are.equal(0, code, err)
+    local p = assert(json.decode(out))
+    assert.are.equal(2, #p.predictions)
+    assert.are.equal(ds:value("time", 1, g), p.predictions[1].time_us)
+    assert.are.equal(ds:value("power", 1, g), p.predictions[1].power_w)
+    assert.is_true(p.predictions[2].time_us > p.predictions[1].time_us) -- a quarter of the CUs, slower clocks
+    assert.is_true(p.predictions[2].power_w < p.predictions[1].power_w)
+    -- errors: usage (exit 2) and bad input (exit 1, file and line)
+    code, _, err = helper.gpush_run({ "ml", "evaluate", "--k", "zero" }, env)
+    assert.are.equal(2, code)
+    assert.matches("--k expects a whole number of at least 1, got 'zero'", err, 1, true)
+    code, _, err = helper.gpush_run({ "ml", "evalute" }, env)
+    assert.are.equal(2, code)
+    assert.matches("did you mean 'evaluate'", err, 1, true)
+    local bad = helper.write_temp("kernel,time_us," .. table.concat(ds.features, ",") .. "\nk,-1" .. (","):rep(#ds.features) .. "\n", ".csv")
+    code, _, err = helper.gpush_run({ "ml", "predict", "--model", dir .. "/m.gsm", "--counters", bad }, env)
+    assert.are.equal(1, code)
+    assert.matches(bad:gsub("%p", "%%%0") .. ":2: column 'time_us': expected a positive number", err)
+    code, _, err = helper.gpush_run({ "ml", "predict", "--model", base_csv, "--counters", base_csv }, env)
+    assert.are.equal(1, code)
+    assert.matches("not a gpush surface model", err, 1, true)
+  end)
+end)
