@@ -9,7 +9,7 @@
 -- the cartesian product of DRAM bandwidth {96,144,192,288} GB/s x MSHRs per
 -- SM {8,16,32,64} (16 points), and two models:
 -- GPUMech (GTO) and examples/models/bottleneck.lua, a model module written in
--- Lua, plugged in through a small adapter.  Into DIR (default
+-- Lua, registered with gpush.models through a small adapter.  Into DIR (default
 -- custom_sweep_out) it writes the workload as DIR/csr_gather.gpt (the sweep
 -- reads it like any trace, so --jobs workers and the provenance hashes see
 -- the same kernel), the results as custom_sweep.csv, .json and .md, and two
@@ -22,6 +22,7 @@
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local core = require "gpush.core"
+local models = require "gpush.models"
 local svg = require "gpush.report.svg"
 
 local here = (arg[0] or ""):match("^(.*)/[^/]*$") or "."
@@ -89,7 +90,7 @@ end
 -- names the columns and adds `dominant` (the bound that binds, upper case:
 -- DRAM and MSHR mean what they mean in GPUMech's CPI stack) so one summary
 -- column serves both models.
-local bottleneck_model = {
+models.register("bottleneck", {
   name = "bottleneck",
   columns = { "cycles", "time_us", "ipc", "dominant", "waves", "bounds.issue", "bounds.dram", "bounds.mshr",
     "bounds.latency" },
@@ -102,7 +103,7 @@ local bottleneck_model = {
     return { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, dominant = r.bound:upper(), waves = r.waves,
       bounds = r.bounds }
   end,
-}
+})
 
 local sweep = experiment.new {
   name = NAME,
@@ -113,7 +114,7 @@ local sweep = experiment.new {
     { path = "l1.mshrs", values = { 8, 16, 32, 64 }, column = "mshrs" },
   },
   workloads = workloads,
-  models = { experiment.models.gpumech { policy = "gto" }, bottleneck_model },
+  models = { models.get("gpumech", { policy = "gto" }), models.get("bottleneck") },
   seed = 1,
   summary = {
     objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",

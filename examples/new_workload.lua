@@ -10,6 +10,7 @@
 -- checks it (unknown classes, missing streams) with messages that say what
 -- to fix, and the C generator makes the kernel deterministically.
 local gpush = require "gpush"
+local models = require "gpush.models"
 
 local opts = assert(require("gpush.cli").parse_args(arg, { ["--config"] = "=config", ["--grid"] = "=grid" }))
 local cfg = assert(gpush.config.load(opts.config or "gtx1080"))
@@ -40,15 +41,16 @@ local stencil = {
   },
 }
 
+local gpumech, sim = assert(models.family("gpumech")), assert(models.family("sim"))
 local kernel = assert(gpush.workloads.kernel(stencil))
 local info = kernel:info()
 print(("%s: %d blocks x %d threads, %d warp instructions, on '%s'"):format(info.kernel,
   info.thread_blocks, stencil.block, info.warp_instructions, cfg._name))
 print(("%-22s %12s %10s %8s  %s"):format("model", "cycles", "time us", "IPC", "CPI stack / stalls"))
 for _, policy in ipairs { "rr", "gto" } do
-  local r = assert(gpush.gpumech.predict(kernel, cfg, { policy = policy }))
+  local r = assert(gpumech.predict(kernel, cfg, { policy = policy }))
   local parts = {}
-  for _, name in ipairs { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" } do
+  for _, name in ipairs(gpumech.STACK) do
     if r.stack[name] >= 0.005 then
       parts[#parts + 1] = ("%s %.2f"):format(name, r.stack[name])
     end
@@ -56,5 +58,5 @@ for _, policy in ipairs { "rr", "gto" } do
   print(("%-22s %12.0f %10.2f %8.3f  %s"):format("GPUMech " .. policy:upper(), r.cycles, r.time_us, r.ipc,
     table.concat(parts, " ")))
 end
-local s = assert(gpush.sim.run(kernel, cfg, { policy = "gto" }))
+local s = assert(sim.run(kernel, cfg, { policy = "gto" }))
 print(("%-22s %12.0f %10.2f %8.3f"):format("simulator GTO", s.cycles, s.time_us, s.ipc))

@@ -192,9 +192,10 @@ end)
 describe("experiment.models.sim", function()
   local gpush = require "gpush"
   local svg = require "gpush.report.svg"
+  local sim_family = assert(require("gpush.models").family("sim"))
 
   it("maps the largest non-issuing stall reason to a bottleneck label", function()
-    local d = experiment.sim_dominant
+    local d = sim_family.dominant
     assert.are.equal("MEM", d { issued = 50, dependence = 20, memory = 30, idle = 1 })
     assert.are.equal("DEP", d { issued = 50, dependence = 30, memory = 20 })
     assert.are.equal("DEP", d { issued = 1, dependence = 5, memory = 5 }) -- a tie goes to the earlier reason
@@ -203,13 +204,13 @@ describe("experiment.models.sim", function()
     assert.are.equal("BASE", d { issued = 7, memory = 0 })
     -- every stall reason has its own label, and only issuing is BASE
     local labels = {}
-    for _, reason in ipairs(experiment.SIM_STALLS) do
-      local label = experiment.SIM_STALL_LABELS[reason]
+    for _, reason in ipairs(sim_family.STALL_REASONS) do
+      local label = sim_family.STALL_LABELS[reason]
       assert.is_nil(labels[label], label)
       labels[label] = reason
       assert.are.equal(reason == "issued" and "BASE" or label, d { issued = 1, [reason] = 2 })
     end
-    assert.are.equal(9, #experiment.SIM_STALLS)
+    assert.are.equal(9, #sim_family.STALL_REASONS)
   end)
 
   it("returns stall shares that split the scheduler cycles, a CPI in that unit and the bottleneck", function()
@@ -221,7 +222,7 @@ describe("experiment.models.sim", function()
       local row = assert(model.run(kernel, cfg))
       local r = assert(gpush.sim.run(kernel, cfg, { policy = "gto" }))
       local total, largest = 0, 0
-      for _, reason in ipairs(experiment.SIM_STALLS) do
+      for _, reason in ipairs(sim_family.STALL_REASONS) do
         local share = row["stall_" .. reason]
         assert.is_true(share >= 0 and share <= 1, reason)
         assert.is_near(r.stalls[reason] / r.counts.scheduler_cycles, share, 1e-12)
@@ -231,8 +232,8 @@ describe("experiment.models.sim", function()
         end
       end
       assert.is_near(1, total, 1e-12)
-      assert.are.equal(experiment.sim_dominant(r.stalls), row.dominant)
-      assert.are.equal(largest, row["stall_" .. experiment.SIM_STALLS[({ DEP = 2, MEM = 3, LSU = 4, SFU = 5,
+      assert.are.equal(sim_family.dominant(r.stalls), row.dominant)
+      assert.are.equal(largest, row["stall_" .. sim_family.STALL_REASONS[({ DEP = 2, MEM = 3, LSU = 4, SFU = 5,
         UNIT = 6, BARRIER = 7, NO_WARP = 8, IDLE = 9 })[row.dominant]]])
       -- scheduler cycles per warp instruction: no more than every scheduler of every SM for the
       -- whole kernel; issuing cycles per instruction between 1 / issue width and 1

@@ -261,11 +261,9 @@ int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
     return GP_ERR;
   for (i = 0; i < d->body_len; i++)
     mem_per_trip += gp_op_is_memory(d->body[i].op_class);
-  k = gp_malloc(alloc, sizeof *k);
+  k = gp_kernel_new(alloc);
   if (k == NULL)
     return gp_error_set(err, "synthetic kernel '%s': out of memory", d->name);
-  memset(k, 0, sizeof *k);
-  k->alloc = *alloc;
   snprintf(k->name, sizeof k->name, "%s", d->name);
   memcpy(k->grid, d->grid, sizeof k->grid);
   memcpy(k->block, d->block, sizeof k->block);

@@ -17,10 +17,11 @@
  * and reads only its header, gp_trace_load() parses that launch's body.  At
  * most one launch is in memory at a time.
  *
- * Files: trace_io.c (line input: plain, gzip, xz, memory), trace_parse.c
- * (the text reader), trace_opcodes.c (classes), trace_deps.c (scoreboard),
- * trace_coalesce.c (lines and sectors), trace_reader.c (kernelslist.g
- * streaming).  docs/traces.md describes the layout and the known limits.
+ * Files: trace_kernel.c (a kernel's allocation and release), trace_io.c
+ * (line input: plain, gzip, xz, memory), trace_parse.c (the text reader),
+ * trace_gpt.c (the .gpt binary), trace_write.c (text output),
+ * trace_opcodes.c (classes), trace_deps.c (scoreboard), trace_coalesce.c
+ * (lines and sectors), trace_reader.c (kernelslist.g streaming).  docs/traces.md describes the layout and the known limits.
  */
 #ifndef GP_TRACE_H
 #define GP_TRACE_H
@@ -161,6 +162,13 @@ typedef struct gp_static_inst {
   uint8_t generic;    /* generic address space, resolved per instruction */
 } gp_static_inst;
 
+/* One slot of the parser's PC -> static index table: open addressing over
+ * (pc + 1) keys, 0 = empty. */
+typedef struct gp_pc_slot {
+  uint64_t key;
+  uint32_t index;
+} gp_pc_slot;
+
 typedef struct gp_kernel {
   gp_alloc alloc;
   /* header */
@@ -213,13 +221,16 @@ typedef struct gp_kernel {
   /* capacities (private) */
   size_t cap_insts, cap_mem, cap_addr, cap_lines, cap_statics, cap_strings;
   size_t cap_warps;
-  void *pc_table; /* PC -> static index hash (private) */
+  gp_pc_slot *pc_table; /* PC -> static index hash (private to trace_parse.c) */
   size_t pc_table_cap;
   /* a kernel loaded from .gpt points into this read-only mapping */
   void *mapping;
   size_t mapping_bytes;
 } gp_kernel;
 
+/* A new empty kernel (every field zero) using `alloc`, or NULL when out of
+ * memory; gp_kernel_free releases it and whatever it owns (trace_kernel.c). */
+gp_kernel *gp_kernel_new(const gp_alloc *alloc);
 void gp_kernel_free(gp_kernel *k);
 
 /* Parses a whole .traceg held in memory (header and body); `name` is used in
@@ -261,7 +272,6 @@ int gp_gpt_is(const char *path);
  * patch files; the .gpt fuzzer, so mutated images reach the index checks).
  * GP_ERR when the image is shorter than a header or its header_bytes. */
 int gp_gpt_seal(unsigned char *image, size_t size);
-void gp_gpt_unmap(void *mapping, size_t bytes);
 
 /* Parses one trace file (plain, .gz, .xz, or a .gpt) into a new kernel. */
 int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,

@@ -168,8 +168,6 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
   return GP_OK;
 }
 
-void gp_gpt_unmap(void *mapping, size_t bytes) { munmap(mapping, bytes); }
-
 int gp_gpt_seal(unsigned char *image, size_t size) {
   gpt_header h;
   if (size < sizeof h)
@@ -288,13 +286,11 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
     munmap(map, (size_t)st.st_size);
     return gp_error_set(err, "%s: checksum mismatch: the file is corrupt", path);
   }
-  k = gp_malloc(alloc, sizeof *k);
+  k = gp_kernel_new(alloc);
   if (k == NULL) {
     munmap(map, (size_t)st.st_size);
     return gp_error_set(err, "%s: out of memory", path);
   }
-  memset(k, 0, sizeof *k);
-  k->alloc = *alloc;
   k->mapping = map;
   k->mapping_bytes = (size_t)st.st_size;
   memcpy(k->name, h->name, sizeof k->name);

@@ -296,12 +296,6 @@ static int reserve_insts(parser *ps, size_t need) {
   return GP_OK;
 }
 
-/* PC -> static index, open addressing over (pc + 1) keys (0 = empty). */
-typedef struct pc_slot {
-  uint64_t key;
-  uint32_t index;
-} pc_slot;
-
 static uint64_t mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
@@ -312,7 +306,7 @@ static uint64_t mix64(uint64_t x) {
 static int pc_table_grow(parser *ps) {
   gp_kernel *k = ps->k;
   size_t ncap = k->pc_table_cap ? k->pc_table_cap * 2 : 1024, i;
-  pc_slot *old = k->pc_table, *fresh = gp_malloc(&k->alloc, ncap * sizeof *fresh);
+  gp_pc_slot *old = k->pc_table, *fresh = gp_malloc(&k->alloc, ncap * sizeof *fresh);
   if (fresh == NULL)
     return fail(ps, "out of memory");
   memset(fresh, 0, ncap * sizeof *fresh);
@@ -335,7 +329,7 @@ static int pc_table_grow(parser *ps) {
 static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
                         uint32_t line_num, uint32_t *out) {
   gp_kernel *k = ps->k;
-  pc_slot *table;
+  gp_pc_slot *table;
   size_t j;
   gp_static_inst *s;
   gp_opcode_info info;
@@ -1037,53 +1031,13 @@ static int read_body(parser *ps, int began) {
   return finish_warnings(ps);
 }
 
-static gp_kernel *kernel_new(const gp_alloc *alloc) {
-  gp_kernel *k = gp_malloc(alloc, sizeof *k);
-  if (k != NULL) {
-    memset(k, 0, sizeof *k);
-    k->alloc = *alloc;
-    k->trace_version = 0;
-  }
-  return k;
-}
-
-void gp_kernel_free(gp_kernel *k) {
-  gp_alloc a;
-  if (k == NULL)
-    return;
-  a = k->alloc;
-  if (k->mapping != NULL) { /* arrays live in the .gpt mapping */
-    gp_gpt_unmap(k->mapping, k->mapping_bytes);
-    gp_free(&a, k, sizeof *k);
-    return;
-  }
-  gp_free(&a, k->warp_start, k->cap_warps * sizeof *k->warp_start);
-  gp_free(&a, k->warp_len, k->cap_warps * sizeof *k->warp_len);
-  gp_free(&a, k->op_class, k->cap_insts);
-  gp_free(&a, k->active, k->cap_insts);
-  gp_free(&a, k->flags, k->cap_insts);
-  gp_free(&a, k->width, k->cap_insts);
-  gp_free(&a, k->pc_index, k->cap_insts * sizeof *k->pc_index);
-  gp_free(&a, k->dep, k->cap_insts * sizeof *k->dep);
-  gp_free(&a, k->dep_load, k->cap_insts * sizeof *k->dep_load);
-  gp_free(&a, k->mem, k->cap_insts * sizeof *k->mem);
-  gp_free(&a, k->mem_records, k->cap_mem * sizeof *k->mem_records);
-  gp_free(&a, k->addresses, k->cap_addr * sizeof *k->addresses);
-  gp_free(&a, k->lines, k->cap_lines * sizeof *k->lines);
-  gp_free(&a, k->sector_masks, k->cap_lines);
-  gp_free(&a, k->statics, k->cap_statics * sizeof *k->statics);
-  gp_free(&a, k->strings, k->cap_strings);
-  gp_free(&a, k->pc_table, k->pc_table_cap * sizeof(pc_slot));
-  gp_free(&a, k, sizeof *k);
-}
-
 /* Parses header and body from an open line input into a new kernel. */
 static int parse_kernel(gp_line_input *in, const gp_alloc *alloc,
                         gp_kernel **out, gp_error *err) {
   parser ps;
   int began;
   memset(&ps, 0, sizeof ps);
-  ps.k = kernel_new(alloc);
+  ps.k = gp_kernel_new(alloc);
   ps.in = in;
   ps.err = err;
   if (ps.k == NULL)

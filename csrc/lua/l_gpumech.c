@@ -39,10 +39,10 @@
  *       -- baseline); returns the instruction count
  */
 #include "compat.h"
-#include "interval.h"
-#include "kmeans.h"
+#include "gpumech/interval.h"
+#include "num/kmeans.h"
 #include "l_core.h"
-#include "multiwarp.h"
+#include "gpumech/multiwarp.h"
 #include "trace.h"
 
 #include <string.h>

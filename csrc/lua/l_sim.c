@@ -21,7 +21,7 @@
  */
 #include "compat.h"
 #include "l_core.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <string.h>
 

@@ -24,7 +24,7 @@
 
 #include "compat.h"
 #include "l_core.h"
-#include "surface.h"
+#include "surface/surface.h"
 
 #include <math.h>
 #include <string.h>

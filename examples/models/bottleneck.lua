@@ -17,9 +17,11 @@
 -- table with `name`, `prepare(kernel, base_cfg)` for work that does not depend
 -- on the swept parameters (computed once per kernel), and
 -- `run(kernel, cfg, prepared, cache)` returning at least `cycles`, `time_us`
--- and `ipc` (plus anything else worth a column); gpush.experiment and the
--- example scripts call it exactly like the built-in models.
-local gpumech = require "gpush.gpumech"
+-- and `ipc` (plus anything else worth a column): the model contract of
+-- gpush.models.  Registered there (models.register("bottleneck", module)),
+-- gpush.experiment and the example scripts call it exactly like the built-in
+-- models.
+local gpumech = assert(require("gpush.models").family("gpumech"))
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 

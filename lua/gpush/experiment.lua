@@ -12,19 +12,15 @@
 --     },                                           -- or points = { {["l1.mshrs"] = 8}, ... }
 --     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME",
 --                                                  -- or {label = ..., descs = {...}} (generated kernels)
---     models = { experiment.models.gpumech { policy = "rr" }, experiment.models.gpumech { policy = "gto" } },
+--     models = { models.get("gpumech", { policy = "rr" }), models.get("gpumech", { policy = "gto" }) },
 --     seed = 1,
 --   }
 --   local results = assert(experiment.run(sweep, { jobs = 2 }))
 --   results:write_csv("out.csv")
 --
--- A model is { name = ..., prepare = function(kernel, base_cfg, cache, ctx)
--- (optional: per-kernel work independent of the varied parameters, done
--- once per kernel), run = function(kernel, cfg, prepared, cache, ctx) ->
--- result table, columns = {...} (optional order of its result fields) }.
--- `cache` is one table per kernel shared by every model and point (GPUMech
--- keeps its memory replays there); ctx = { seed, workload, kernel, launch }.
--- prepare and run signal failure by raising or returning nil, message.
+-- `models` is a list of models following the contract of gpush.models
+-- (name, run, optional prepare and columns): models.get(NAME, opts) for a
+-- registered family, or any table that follows it.
 --
 -- Tasks are (kernel, model, point) in that nesting order, numbered 1..T; the
 -- rows come out in task order whatever runs them.  A shard i/N takes the
@@ -39,6 +35,7 @@ local core = require "gpush.core"
 local csv = require "gpush.report.csv"
 local json = require "gpush.json"
 local markdown = require "gpush.report.markdown"
+local models = require "gpush.models"
 local results = require "gpush.results"
 local trace = require "gpush.trace"
 local workloads = require "gpush.workloads"
@@ -139,17 +136,15 @@ local function parameters_of_points(points)
   return list
 end
 
-local function check_models(models)
-  if type(models) ~= "table" or #models == 0 then
+local function check_models(list)
+  if type(list) ~= "table" or #list == 0 then
     fail("models must be a non-empty list of {name = ..., run = function ...}", 4)
   end
   local names = {}
-  for i, m in ipairs(models) do
-    if type(m) ~= "table" or type(m.name) ~= "string" or type(m.run) ~= "function" then
-      fail(("models[%d] needs a name (string) and run (function)"):format(i), 4)
-    end
-    if m.prepare ~= nil and type(m.prepare) ~= "function" then
-      fail(("model '%s': prepare must be a function"):format(m.name), 4)
+  for i, m in ipairs(list) do
+    local ok, problem = models.check(m, ("models[%d]"):format(i))
+    if not ok then
+      fail(problem, 4)
     end
     if names[m.name] then
       fail(("two models are named '%s'"):format(m.name), 4)
@@ -252,12 +247,12 @@ end
 -- The serializable description stored in every output (and what merge and
 -- the reports read back).
 function Sweep:describe()
-  local parameters, models = {}, {}
+  local parameters, model_names = {}, {}
   for i, p in ipairs(self.parameters) do
     parameters[i] = { path = p.path, column = p.column, values = p.values }
   end
   for i, m in ipairs(self.models) do
-    models[i] = m.name
+    model_names[i] = m.name
   end
   local model_columns = json.object()
   for _, m in ipairs(self.models) do
@@ -273,7 +268,7 @@ function Sweep:describe()
   end
   return {
     name = self.name, title = self.title, preset = self.preset, overrides = self.overrides,
-    parameters = parameters, points = points, workloads = workload_texts, models = models,
+    parameters = parameters, points = points, workloads = workload_texts, models = model_names,
     model_columns = model_columns,
     seed = self.seed, summary = self.summary, reports = self.reports,
     source_digest = self:source_digest(),
@@ -1395,139 +1390,8 @@ function M.report_end(label, res, err)
   return 0
 end
 
--- Models ----------------------------------------------------------------------------
-
-M.models = {}
-
-local STACK = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
-
--- The largest non-BASE component of a CPI stack (BASE when none is > 0).
-function M.dominant(stack)
-  local best, value = "BASE", 0
-  for _, name in ipairs(STACK) do
-    if name ~= "BASE" and stack[name] > value then
-      best, value = name, stack[name]
-    end
-  end
-  return best
-end
-
--- GPUMech (gpush.gpumech) under a policy: the representative warp is chosen
--- once per kernel on the base configuration (shared by every GPUMech model
--- of the sweep through the kernel's cache), the memory replay is cached per
--- memory parameters.  Columns: cycles, time_us, ipc, cpi, the CPI stack
--- (cpi_base ... cpi_queue), achieved DRAM bandwidth (achieved_gbs: bytes the
--- functional memory model moved over the predicted time) and its share of
--- the configuration's peak (dram_util), the dominant bottleneck.
--- opts: policy "rr"|"gto", model (a gpumech.models key), select, name.
-function M.models.gpumech(opts)
-  opts = opts or {}
-  local gpumech, memsim = require "gpush.gpumech", require "gpush.memsim"
-  local policy = opts.policy or "rr"
-  local columns = { "cycles", "time_us", "ipc", "cpi" }
-  for _, s in ipairs(STACK) do
-    columns[#columns + 1] = "cpi_" .. s:lower()
-  end
-  for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "waves", "warnings" } do
-    columns[#columns + 1] = c
-  end
-  return {
-    name = opts.name or ("gpumech-" .. policy),
-    columns = columns,
-    prepare = function(kernel, base, cache, ctx)
-      local key = "gpumech.prepare/" .. (opts.select or "kmeans")
-      if not cache[key] then
-        cache[key] = { gpumech.prepare(kernel, base, { select = opts.select, seed = ctx.seed }) }
-      end
-      return cache[key][1], cache[key][2]
-    end,
-    run = function(kernel, cfg, prepared, cache)
-      local r, err = gpumech.predict(kernel, cfg, { policy = policy, model = opts.model, select = opts.select,
-        prepared = prepared, memory_cache = cache })
-      if not r then
-        return nil, err
-      end
-      local mem = assert(memsim.functional_cached(kernel, cfg, cache))
-      local seconds = r.time_us * 1e-6
-      local achieved = seconds > 0 and (mem.dram_bytes_read + mem.dram_bytes_written) / seconds / 1e9 or 0
-      local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, cpi = r.cpi, achieved_gbs = achieved,
-        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack), waves = r.waves,
-        warnings = table.concat(r.warnings, "; ") }
-      for _, s in ipairs(STACK) do
-        row["cpi_" .. s:lower()] = r.stack[s]
-      end
-      return row
-    end,
-  }
-end
-
--- The simulator's stall reasons (csrc/core/sim.h, gp_stall order: each
--- scheduler cycle goes to exactly one) and the bottleneck label of each.
--- `issued` is BASE, as in GPUMech's stack (Table III: 1 / issue rate per
--- instruction; a cycle that issues two instructions counts once, so issued
--- cycles per instruction are 1 / issue rate too).  `dependence` is DEP
--- (waiting for a compute producer: GPUMech's DEP).  `memory` (waiting for a
--- load) is MEM: what GPUMech splits into L1, L2, DRAM, MSHR and QUEUE, one
--- category here because the simulator does not record which level a load
--- waited on.  The rest have no GPUMech counterpart and keep their own
--- labels: a busy LSU, SFU or other unit (structural), a barrier, resident
--- warps with nothing left to issue (NO_WARP: a block's tail), no block
--- resident (IDLE: load imbalance and the kernel's tail).
-M.SIM_STALLS = require("gpush.sim").STALL_REASONS
-M.SIM_STALL_LABELS = { issued = "BASE", dependence = "DEP", memory = "MEM", lsu_busy = "LSU", sfu_busy = "SFU",
-  unit_busy = "UNIT", barrier = "BARRIER", no_eligible_warp = "NO_WARP", idle = "IDLE" }
-
--- The label of the largest non-issued stall reason (BASE when every cycle
--- issued), like M.dominant for a CPI stack; equal shares go to the first in
--- M.SIM_STALLS order.
-function M.sim_dominant(stalls)
-  local best, value = "issued", 0
-  for _, name in ipairs(M.SIM_STALLS) do
-    local v = stalls[name] or 0
-    if name ~= "issued" and v > value then
-      best, value = name, v
-    end
-  end
-  return M.SIM_STALL_LABELS[best]
-end
-
--- The abstract timing simulator (gpush.sim) under a policy ("lrr"|"gto"):
--- cycles, time_us, ipc, achieved_gbs, dram_util, cpi (scheduler cycles per
--- warp instruction: every SM's schedulers over the kernel, idle ones
--- included, divided by the warp instructions, the unit of GPUMech's
--- per-scheduler CPI), the dominant bottleneck (M.sim_dominant) and the
--- stall shares stall_<reason> (each reason's share of the scheduler cycles;
--- they sum to 1).  It has no per-kernel preparation; every point is a full
--- simulation.
-function M.models.sim(opts)
-  opts = opts or {}
-  local sim = require "gpush.sim"
-  local policy = opts.policy or "lrr"
-  local columns = { "cycles", "time_us", "ipc", "cpi", "achieved_gbs", "dram_util", "dominant" }
-  for _, s in ipairs(M.SIM_STALLS) do
-    columns[#columns + 1] = "stall_" .. s
-  end
-  return {
-    name = opts.name or ("sim-" .. policy),
-    columns = columns,
-    run = function(kernel, cfg)
-      local r, err = sim.run(kernel, cfg, { policy = policy })
-      if not r then
-        return nil, err
-      end
-      local scheduler_cycles = 0
-      for _, s in ipairs(M.SIM_STALLS) do
-        scheduler_cycles = scheduler_cycles + r.stalls[s]
-      end
-      local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, achieved_gbs = r.dram_gbs,
-        dram_util = r.dram_gbs / cfg.dram.bandwidth_gbs, dominant = M.sim_dominant(r.stalls),
-        cpi = r.warp_instructions > 0 and scheduler_cycles / r.warp_instructions or 0 }
-      for _, s in ipairs(M.SIM_STALLS) do
-        row["stall_" .. s] = scheduler_cycles > 0 and r.stalls[s] / scheduler_cycles or 0
-      end
-      return row
-    end,
-  }
-end
+-- Models: shorthand constructors over the registry, experiment.models.NAME(opts)
+-- = gpush.models.get(NAME, opts) (docs/models.md).
+M.models = models.by_name
 
 return M

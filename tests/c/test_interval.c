@@ -4,7 +4,7 @@
  * against the full issue array, totals-only runs, per-cause sums, and
  * Sec. V-B's AMAT example. */
 #include "gp_test.h"
-#include "interval.h"
+#include "gpumech/interval.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * gp_km_fit's centres (Wu et al.'s cluster sets): separated clusters
  * recovered with their means, restarts, duplicates and n < k. */
 #include "gp_test.h"
-#include "kmeans.h"
+#include "num/kmeans.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * described in markov.h) on small chains solved by hand, its single-thread
  * limit, monotonicity, and a seeded simulation of the same process. */
 #include "gp_test.h"
-#include "markov.h"
+#include "gpumech/markov.h"
 
 static gp_alloc A;
 

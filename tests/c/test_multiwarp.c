@@ -2,8 +2,8 @@
  * Fig. 9), the CPI stack by hand, Table II's models, and invariants over
  * seeded random profiles. */
 #include "gp_test.h"
-#include "multiwarp.h"
-#include "queue.h"
+#include "gpumech/multiwarp.h"
+#include "gpumech/queue.h"
 
 #include <string.h>
 

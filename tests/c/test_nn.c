@@ -2,8 +2,8 @@
  * XOR, a separable three-class problem, determinism, argmax ties, the
  * normalisation's clamping and degenerate features, and errors. */
 #include "gp_test.h"
-#include "minmax.h"
-#include "nn.h"
+#include "num/minmax.h"
+#include "num/nn.h"
 
 #include <math.h>
 #include <string.h>

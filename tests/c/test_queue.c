@@ -2,7 +2,7 @@
  * hand: Fig. 9, Eq. 19's closed form against its sum, Eq. 21's two caps,
  * Eq. 22's service time from Table I, and monotonicity over seeded inputs. */
 #include "gp_test.h"
-#include "queue.h"
+#include "gpumech/queue.h"
 
 #include <math.h>
 

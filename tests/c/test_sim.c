@@ -4,7 +4,7 @@
  * more SMs never slower, DRAM contention between SMs, determinism, the
  * per-class issue and lane counts. */
 #include "gp_test.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "synth.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * the two-level scheduler's active set, pick callbacks (order, errors), and
  * the per-PC stall breakdown. */
 #include "gp_test.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "synth.h"
 
 #include <string.h>

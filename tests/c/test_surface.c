@@ -6,7 +6,7 @@
  * the model file (bit-exact round trip, version, checksum, truncation),
  * and errors. */
 #include "gp_test.h"
-#include "surface.h"
+#include "surface/surface.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * AddressSanitizer sees any check that is missing.  Never crash, hang or
  * leak. */
 #include "gp_common.h"
-#include "surface.h"
+#include "surface/surface.h"
 
 #include <stddef.h>
 #include <stdint.h>

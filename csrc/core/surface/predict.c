@@ -4,7 +4,7 @@
  * value by the chosen centroids along the path; and the evaluation of
  * Sec. V (mean relative error over kernels and targets, Fig. 14's bins).
  */
-#include "minmax.h"
+#include "num/minmax.h"
 #include "surface.h"
 
 #include <math.h>

@@ -30,7 +30,7 @@
 #define GP_SURFACE_H
 
 #include "gp_common.h"
-#include "nn.h"
+#include "num/nn.h"
 
 enum { GP_SURF_CU = 0, GP_SURF_ENGINE = 1, GP_SURF_MEMORY = 2 };
 

@@ -3,9 +3,9 @@
  * III-D): cluster sets by k-means over the training kernels' scaling
  * values, centroids as the representative values, one classifier per set.
  */
-#include "kmeans.h"
-#include "minmax.h"
-#include "rng.h"
+#include "num/kmeans.h"
+#include "num/minmax.h"
+#include "num/rng.h"
 #include "surface.h"
 
 #include <math.h>

@@ -210,7 +210,7 @@ end
 -- interval pass reads.
 local function bench_gpumech(opts, out, err)
   local millions = opts.size_given and opts.size or 50
-  local gpumech = require "gpush.gpumech"
+  local gpumech = assert(require("gpush.models").family("gpumech"))
   local memsim = require "gpush.memsim"
   local config = require "gpush.config"
   local cfg = config.load("gtx1080")
@@ -250,7 +250,7 @@ end
 -- trip), next to a plain pass over the same instruction arrays.
 local function bench_sim(opts, out, err)
   local millions = opts.size_given and opts.size or 50
-  local sim = require "gpush.sim"
+  local sim = assert(require("gpush.models").family("sim"))
   local config = require "gpush.config"
   local cfg = config.load("gtx1080")
   local kernel = warp_kernel("sim", millions, 11, err)

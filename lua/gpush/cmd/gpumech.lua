@@ -8,11 +8,9 @@
 -- or `suite:NAME`.  Prints one row per launch, the application totals and
 -- each launch's CPI stack; --json prints one object per launch (kernel,
 -- launch, cycles, time_us, ipc, cpi, stack, ...).
-local gpumech = require "gpush.gpumech"
+local gpumech = assert(require("gpush.models").family("gpumech"))
 
 local M = {}
-
-local stack_order = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
 
 local spec = {
   prog = "gpumech",
@@ -43,7 +41,7 @@ usage: gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
   detail_label = "CPI stack",
   detail = function(r)
     local parts = {}
-    for _, name in ipairs(stack_order) do
+    for _, name in ipairs(gpumech.STACK) do
       if r.stack[name] > 0.0005 then
         parts[#parts + 1] = ("%s %.3f"):format(name, r.stack[name])
       end

@@ -8,7 +8,7 @@
 -- --json prints one object per launch (kernel, launch, cycles,
 -- warp_instructions, stalls, pc_stalls, line_stalls, sm_utilisation,
 -- counters, ...).
-local sim = require "gpush.sim"
+local sim = assert(require("gpush.models").family("sim"))
 
 local M = {}
 

@@ -21,9 +21,11 @@ local counters = require "gpush.ml.counters"
 local dataset = require "gpush.models.surface.dataset"
 local experiment = require "gpush.experiment"
 local json = require "gpush.json"
+local models = require "gpush.models"
 local power = require "gpush.ml.power"
-local sim = require "gpush.sim"
 local workloads = require "gpush.workloads"
+
+local sim = assert(models.family("sim"))
 
 local M = {}
 

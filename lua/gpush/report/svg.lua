@@ -1292,22 +1292,22 @@ local function fixed_text(fixed, sweep)
 end
 
 -- Colours of the simulator's stall stack, by the labels of
--- gpush.experiment.SIM_STALL_LABELS: the categories GPUMech shares keep
+-- gpush.models.sim.STALL_LABELS: the categories GPUMech shares keep
 -- their CPI-stack colours (MEM takes DRAM's), IDLE is pale.
 M.stall_colors = { BASE = M.cpi_colors.BASE, DEP = M.cpi_colors.DEP, MEM = M.cpi_colors.DRAM, LSU = "#D55E00",
   SFU = "#CC79A7", UNIT = "#56B4E9", BARRIER = "#009E73", NO_WARP = "#F0E442", IDLE = "#E0E0E0" }
 
 -- The simulator's stall stacks per kernel (rows with stall_* shares, from
--- gpush.experiment.models.sim): each stall reason's share of the scheduler
+-- the sim model family, gpush.models.sim): each stall reason's share of the scheduler
 -- cycles, so every bar is 1 high and every kernel's split stays readable
 -- (drawn in CPI units, one slow kernel flattens the others: the suite's
 -- divergent_gather runs at about 1000 scheduler cycles per warp
 -- instruction, the rest at 5 to 50).  The row's cpi column scales a share
 -- to GPUMech's CPI unit.
-local function stall_stacks(rows, bar, experiment)
+local function stall_stacks(rows, bar, sim)
   local categories, reason_of = {}, {}
-  for i, reason in ipairs(experiment.SIM_STALLS) do
-    categories[i] = experiment.SIM_STALL_LABELS[reason]
+  for i, reason in ipairs(sim.STALL_REASONS) do
+    categories[i] = sim.STALL_LABELS[reason]
     reason_of[categories[i]] = reason
   end
   local data = M.stack_data(rows, { group = "kernel", bar = bar, categories = categories,
@@ -1374,7 +1374,7 @@ function M.sweep_report(res, dir)
     end
     if #stall_rows > 0 then
       local ok, err = emit("stalls_" .. file_part(model), M.stacked_bars(stall_stacks(stall_rows, x.column,
-        require "gpush.experiment"),
+        assert(require("gpush.models").family("sim"))),
         { title = ("Stall stacks, %s%s"):format(model, at), x_label = x_label .. ", by kernel",
           y_label = "share of scheduler cycles" }))
       if not ok then

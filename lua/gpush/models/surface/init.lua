@@ -8,6 +8,8 @@
 --   model:predict(counters, base_time, { cus = 8, core_mhz = 500, mem_mhz = 775 })   -- time, same unit
 --   model:predict(counters, base_power, target, "power")
 --   assert(model:save("model.gsm")); model = assert(surface.load("model.gsm"))
+--   models.get("surface", { model = "model.gsm" })   -- a sweep model (M.new)
+--   models.family("surface")                         -- this module
 --
 -- A kernel measured once at the model's base configuration (its time, power
 -- and Table II counters there) is predicted at any configuration of the
@@ -258,6 +260,90 @@ function M.load(path)
   local bytes = f:read("a")
   f:close()
   return M.decode(bytes, path)
+end
+
+-- The sweep model ------------------------------------------------------------------
+
+-- A kernel "measured" on gpush's simulator at a configuration, as the
+-- simulated corpus measures it: time, activity power and Table II counters.
+function M.measure_simulated(kernel, cfg)
+  local sim = require("gpush.models").family("sim")
+  local r, err = sim.run(kernel, cfg, { policy = "lrr" })
+  if not r then
+    return nil, err
+  end
+  local counters = require("gpush.ml.counters").table_ii(r, cfg)
+  return { time_us = r.time_us, power_w = require("gpush.ml.power").estimate(cfg, r), counters = counters }
+end
+
+local DERIVED = {}
+for _, d in ipairs(require("gpush.schema").derived) do
+  DERIVED[d[1]] = true
+end
+
+-- cfg with its CU count and clocks set to `point` ({cus, core_mhz,
+-- mem_mhz}), everything else kept.
+local function at_point(cfg, point)
+  local config = require "gpush.config"
+  local overrides = {}
+  for path, v in pairs(config.flatten(cfg)) do
+    if not DERIVED[path] then
+      overrides[path] = v
+    end
+  end
+  overrides["sm.count"], overrides["clock.core_mhz"], overrides["clock.mem_mhz"] = point.cus, point.core_mhz,
+    point.mem_mhz
+  return config.load(nil, overrides)
+end
+
+-- The family's sweep model (gpush.models contract): each kernel is measured
+-- once at the model's base configuration (prepare: the sweep's base
+-- configuration with the model's CU count and clocks), then every point is
+-- predicted from that measurement; a point off the model's grid fails with
+-- a message.  opts: model (a trained model or a .gsm path; required),
+-- measure (function(kernel, cfg) -> {time_us, power_w, counters}; default
+-- M.measure_simulated), name (default "surface").  Columns: time_us,
+-- power_w (when the model has power), base_time_us.
+function M.new(opts)
+  opts = opts or {}
+  local model = opts.model
+  if type(model) == "string" then
+    local loaded, err = M.load(model)
+    if not loaded then
+      error("gpush.models.surface.new: " .. err, 2)
+    end
+    model = loaded
+  end
+  if getmetatable(model) ~= Model then
+    error("gpush.models.surface.new: opts.model must be a trained model or a .gsm path "
+      .. "(train one with `gpush ml train` or surface.train)", 2)
+  end
+  local measure = opts.measure or M.measure_simulated
+  local columns = { "time_us", "power_w", "base_time_us" }
+  return {
+    name = opts.name or "surface",
+    columns = columns,
+    prepare = function(kernel, base_cfg)
+      local cfg, err = at_point(base_cfg, model.base)
+      if not cfg then
+        return nil, err
+      end
+      return measure(kernel, cfg)
+    end,
+    run = function(_, cfg, measured)
+      local target = { cus = cfg.sm.count, core_mhz = cfg.clock.core_mhz, mem_mhz = cfg.clock.mem_mhz }
+      local row = { base_time_us = measured.time_us }
+      for _, q in ipairs(model.quantities) do
+        local column = q == "time" and "time_us" or "power_w"
+        local v, err = model:predict(measured.counters, measured[column], target, q)
+        if not v then
+          return nil, err
+        end
+        row[column] = v
+      end
+      return row
+    end,
+  }
 end
 
 return M

@@ -14,7 +14,7 @@
  *    barrier;
  *  - each scheduler issues from up to sm.issue_width different warps per
  *    cycle (one instruction per warp per cycle) by its policy (ScheduleWarp,
- *    line 9; sim_sched.c);
+ *    line 9; sched.c);
  *  - global, local and texture accesses go through memsim's timed mode: the
  *    LSU is busy one cycle per line request, the instruction completes when
  *    its last request returns; shared-memory accesses take the shared latency
@@ -29,12 +29,12 @@
  *    cost nothing.
  * The loop is event-driven: a scheduler is looked at only at the cycles it
  * can act (asleep in a tournament tree by wake-up cycle until then), in
- * SM-then-scheduler order within a cycle (sched_run_due in sim_sched.c), so
+ * SM-then-scheduler order within a cycle (sched_run_due in sched.c), so
  * memory requests reach memsim in time order.
  * A warp is done when its last result is ready; an SM's cycles are those of
  * its last warp; the kernel's are the slowest SM's plus the launch cost.
  */
-#include "sim_state.h"
+#include "state.h"
 
 #include <math.h>
 #include <string.h>

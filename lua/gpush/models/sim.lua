@@ -1,7 +1,9 @@
--- gpush.sim: the abstract timing simulator (GATSim-style) over a kernel and
--- a configuration.
+-- gpush.models.sim (also gpush.sim): the abstract timing simulator
+-- (GATSim-style) over a kernel and a configuration, a model family of
+-- gpush.models.
 --
 --   local r = assert(sim.run(kernel, cfg, { policy = "gto" }))
+--   models.get("sim", { policy = "gto" })   -- the sweep model (M.new)
 --   r.cycles, r.time_us, r.ipc, r.stalls.memory, r.sm_cycles, r.dram_gbs,
 --   r.pc_stalls, r.line_stalls, r.sm_utilisation, r.counters
 --
@@ -159,6 +161,75 @@ function M.run(kernel, cfg, opts)
       cfg.sm.count, params.blocks_per_sm)
   end
   return r
+end
+
+-- The sweep model (the contract in gpush.models) -----------------------------
+
+-- The bottleneck label of each stall reason (each scheduler cycle goes to
+-- exactly one reason, csrc/core/sim/sim.h's gp_stall order).  `issued` is
+-- BASE, as in GPUMech's stack (Table III: 1 / issue rate per instruction; a
+-- cycle that issues two instructions counts once, so issued cycles per
+-- instruction are 1 / issue rate too).  `dependence` is DEP (waiting for a
+-- compute producer: GPUMech's DEP).  `memory` (waiting for a load) is MEM:
+-- what GPUMech splits into L1, L2, DRAM, MSHR and QUEUE, one category here
+-- because the simulator does not record which level a load waited on.  The
+-- rest have no GPUMech counterpart and keep their own labels: a busy LSU,
+-- SFU or other unit (structural), a barrier, resident warps with nothing
+-- left to issue (NO_WARP: a block's tail), no block resident (IDLE: load
+-- imbalance and the kernel's tail).
+M.STALL_LABELS = { issued = "BASE", dependence = "DEP", memory = "MEM", lsu_busy = "LSU", sfu_busy = "SFU",
+  unit_busy = "UNIT", barrier = "BARRIER", no_eligible_warp = "NO_WARP", idle = "IDLE" }
+
+-- The label of the largest non-issued stall reason (BASE when every cycle
+-- issued), like gpumech.dominant for a CPI stack; equal shares go to the
+-- first in M.STALL_REASONS order.
+function M.dominant(stalls)
+  local best, value = "issued", 0
+  for _, name in ipairs(M.STALL_REASONS) do
+    local v = stalls[name] or 0
+    if name ~= "issued" and v > value then
+      best, value = name, v
+    end
+  end
+  return M.STALL_LABELS[best]
+end
+
+-- The simulator under a policy ("lrr"|"gto"), as a model of a sweep:
+-- cycles, time_us, ipc, achieved_gbs, dram_util, cpi (scheduler cycles per
+-- warp instruction: every SM's schedulers over the kernel, idle ones
+-- included, divided by the warp instructions, the unit of GPUMech's
+-- per-scheduler CPI), the dominant bottleneck (M.dominant) and the stall
+-- shares stall_<reason> (each reason's share of the scheduler cycles; they
+-- sum to 1).  It has no per-kernel preparation; every point is a full
+-- simulation.  opts: policy, name.
+function M.new(opts)
+  opts = opts or {}
+  local policy = opts.policy or "lrr"
+  local columns = { "cycles", "time_us", "ipc", "cpi", "achieved_gbs", "dram_util", "dominant" }
+  for _, s in ipairs(M.STALL_REASONS) do
+    columns[#columns + 1] = "stall_" .. s
+  end
+  return {
+    name = opts.name or ("sim-" .. policy),
+    columns = columns,
+    run = function(kernel, cfg)
+      local r, err = M.run(kernel, cfg, { policy = policy })
+      if not r then
+        return nil, err
+      end
+      local scheduler_cycles = 0
+      for _, s in ipairs(M.STALL_REASONS) do
+        scheduler_cycles = scheduler_cycles + r.stalls[s]
+      end
+      local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, achieved_gbs = r.dram_gbs,
+        dram_util = r.dram_gbs / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stalls),
+        cpi = r.warp_instructions > 0 and scheduler_cycles / r.warp_instructions or 0 }
+      for _, s in ipairs(M.STALL_REASONS) do
+        row["stall_" .. s] = scheduler_cycles > 0 and r.stalls[s] / scheduler_cycles or 0
+      end
+      return row
+    end,
+  }
 end
 
 return M

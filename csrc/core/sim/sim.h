@@ -5,9 +5,9 @@
  * initiation intervals, memory through memsim's timed mode, barriers, and
  * thread blocks dispatched to SMs as slots free.
  *
- * Files: sim.c (the event loop, blocks, warps, issue), sim_sched.c (each
+ * Files: sim.c (the event loop, blocks, warps, issue), sched.c (each
  * scheduler's ready and pending sets, the policies, stall reasons),
- * sim_out.c (per-PC and per-line stalls, counters); sim_state.h holds the
+ * out.c (per-PC and per-line stalls, counters); state.h holds the
  * state they share.  docs/sim.md describes the model and its deviations.
  */
 #ifndef GP_SIM_H

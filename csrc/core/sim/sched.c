@@ -1,5 +1,5 @@
 /*
- * sim_sched.c -- one warp scheduler: its ready and pending sets, the
+ * sched.c -- one warp scheduler: its ready and pending sets, the
  * policies (ScheduleWarp in GATSim's Algorithm 1, line 9) and the reason it
  * did not issue.
  *
@@ -31,7 +31,7 @@
  * the first warp in scan order with the highest; the cycles it waits are
  * charged to that warp's next PC.
  */
-#include "sim_state.h"
+#include "state.h"
 
 #include <math.h>
 #include <string.h>

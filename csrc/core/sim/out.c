@@ -1,7 +1,7 @@
 /*
- * sim_out.c -- the simulator's outputs: scheduler cycles charged to a stall
+ * out.c -- the simulator's outputs: scheduler cycles charged to a stall
  * reason overall, per SM and per static PC (out_charge, inline in
- * sim_state.h), and the per-source-line sums.
+ * state.h), and the per-source-line sums.
  *
  * A scheduler's reason holds from the cycle it was decided until the
  * scheduler looks again (nothing it depends on changes in between), so the
@@ -10,7 +10,7 @@
  * the next PC of the warp that gave the reason, idle and no-warp cycles to
  * no PC.
  */
-#include "sim_state.h"
+#include "state.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
- * sim_state.h -- the simulator's private state, shared by sim.c (event
- * loop, blocks, issue), sim_sched.c (per-scheduler sets and policies) and
- * sim_out.c (outputs).  Not part of the public API.
+ * state.h -- the simulator's private state, shared by sim.c (event
+ * loop, blocks, issue), sched.c (per-scheduler sets and policies) and
+ * out.c (outputs).  Not part of the public API.
  *
  * Every warp of a scheduler sits in exactly one place while it is live:
  *  - ready[u] (and ready_any): its producers are done, its next instruction
@@ -177,7 +177,7 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t);
 void sim_sleep(sim *s, uint32_t g, double wake);
 void sim_wake_sm(sim *s, uint32_t smi);
 
-/* sim_sched.c */
+/* sched.c */
 int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count);
 void sched_free(sim *s, sched_state *q);
 /* Looks at every scheduler due at cycle s->t (s->due_now), in
@@ -187,7 +187,7 @@ int sched_run_due(sim *s, int *issued);
  * barrier, or issued a long-latency load): two-level bookkeeping. */
 void sched_leave_active(sched_state *q, uint32_t pos);
 
-/* sim_out.c */
+/* out.c */
 int out_finish(sim *s);
 
 /* Adds a pending warp to the scheduler's pending list, kept sorted latest

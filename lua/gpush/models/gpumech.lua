@@ -1,8 +1,9 @@
--- gpush.gpumech: GPUMech (Huang et al., MICRO 2014) over a kernel and a
--- configuration.
+-- gpush.models.gpumech (also gpush.gpumech): GPUMech (Huang et al., MICRO
+-- 2014) over a kernel and a configuration, a model family of gpush.models.
 --
 --   local r = assert(gpumech.predict(kernel, cfg, { policy = "gto" }))
 --   r.cycles, r.time_us, r.ipc, r.cpi, r.stack.DRAM, r.representative_warp
+--   models.get("gpumech", { policy = "gto" })   -- the sweep model (M.new)
 --
 -- The steps (paper section in brackets):
 --  1. memory behaviour per static PC from the functional memory model: the
@@ -30,6 +31,9 @@ local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
 local M = {}
+
+-- The CPI stack of Table III, in the order every table and plot shows it.
+M.STACK = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE" }
 
 -- The comparison models of Table II, by the name the C core knows them.
 M.models = {
@@ -255,6 +259,67 @@ function M.predict(kernel, cfg, opts)
     nonoverlapped = first.nonoverlapped, mshr_delay = first.mshr_delay, dram_delay = first.dram_delay,
     markov = first.markov,
     warnings = validity_warnings(info, cfg, blocks_per_sm, capped, bandwidth_bound),
+  }
+end
+
+-- The sweep model (the contract in gpush.models) -----------------------------
+
+-- The largest non-BASE component of a CPI stack (BASE when none is > 0).
+function M.dominant(stack)
+  local best, value = "BASE", 0
+  for _, name in ipairs(M.STACK) do
+    if name ~= "BASE" and stack[name] > value then
+      best, value = name, stack[name]
+    end
+  end
+  return best
+end
+
+-- GPUMech under a policy, as a model of a sweep: the representative warp is
+-- chosen once per kernel on the base configuration (shared by every GPUMech
+-- model of the sweep through the kernel's cache), the memory replay is
+-- cached per memory parameters.  Columns: cycles, time_us, ipc, cpi, the CPI
+-- stack (cpi_base ... cpi_queue), achieved DRAM bandwidth (achieved_gbs:
+-- bytes the functional memory model moved over the predicted time) and its
+-- share of the configuration's peak (dram_util), the dominant bottleneck.
+-- opts: policy "rr"|"gto", model (a key of M.models), select, name.
+function M.new(opts)
+  opts = opts or {}
+  local policy = opts.policy or "rr"
+  local columns = { "cycles", "time_us", "ipc", "cpi" }
+  for _, s in ipairs(M.STACK) do
+    columns[#columns + 1] = "cpi_" .. s:lower()
+  end
+  for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "waves", "warnings" } do
+    columns[#columns + 1] = c
+  end
+  return {
+    name = opts.name or ("gpumech-" .. policy),
+    columns = columns,
+    prepare = function(kernel, base, cache, ctx)
+      local key = "gpumech.prepare/" .. (opts.select or "kmeans")
+      if not cache[key] then
+        cache[key] = { M.prepare(kernel, base, { select = opts.select, seed = ctx.seed }) }
+      end
+      return cache[key][1], cache[key][2]
+    end,
+    run = function(kernel, cfg, prepared, cache)
+      local r, err = M.predict(kernel, cfg, { policy = policy, model = opts.model, select = opts.select,
+        prepared = prepared, memory_cache = cache })
+      if not r then
+        return nil, err
+      end
+      local mem = assert(memsim.functional_cached(kernel, cfg, cache))
+      local seconds = r.time_us * 1e-6
+      local achieved = seconds > 0 and (mem.dram_bytes_read + mem.dram_bytes_written) / seconds / 1e9 or 0
+      local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, cpi = r.cpi, achieved_gbs = achieved,
+        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack), waves = r.waves,
+        warnings = table.concat(r.warnings, "; ") }
+      for _, s in ipairs(M.STACK) do
+        row["cpi_" .. s:lower()] = r.stack[s]
+      end
+      return row
+    end,
   }
 end
 

@@ -1,0 +1,11 @@
+-- gpush.gpumech: an alias of gpush.models.gpumech (GPUMech, the model family
+-- under lua/gpush/models/), kept so scripts written against it keep working:
+--
+--   local gpumech = require "gpush.gpumech"
+--   local r = assert(gpumech.predict(kernel, cfg, { policy = "gto" }))
+--
+-- New code reaches models through the registry (gpush.models, docs/models.md).
+-- The alias is a folder's init.lua rather than gpush/gpumech.lua so that git
+-- sees the old file as moved to models/gpumech.lua and carries edits made on
+-- other branches across the move.
+return require "gpush.models.gpumech"

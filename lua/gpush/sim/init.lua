@@ -1,0 +1,12 @@
+-- gpush.sim: an alias of gpush.models.sim (the abstract timing simulator, the
+-- model family under lua/gpush/models/), kept so scripts written against it
+-- keep working:
+--
+--   local sim = require "gpush.sim"
+--   local r = assert(sim.run(kernel, cfg, { policy = "gto" }))
+--
+-- New code reaches models through the registry (gpush.models, docs/models.md).
+-- The alias is a folder's init.lua rather than gpush/sim.lua so that git
+-- sees the old file as moved to models/sim.lua and carries edits made on
+-- other branches across the move.
+return require "gpush.models.sim"
