@@ -8,7 +8,7 @@
  *   ds:fill("counters", flat)      -- kernels x configurations x features (NaN: none)
  *   m = core.surface_train(ds, {quantity = q, name = "time", kernels = {...},
  *         base = {c, e, m}, features = {names}, k, seed, restarts, max_iter,
- *         epochs, learning_rate, weight_decay})        -- nil, message on bad data
+ *         epochs, learning_rate, weight_decay, stop_early})  -- nil, message on bad data
  *   m:info()  m:classify(counters)  m:predict(counters, base_value, {c, e, m})
  *   m:evaluate(ds, kernels, {quantity = q, oracle = bool})
  *     -> {mean, max, count, histogram = {11 bins}, per_kernel = {...}}
@@ -279,6 +279,7 @@ static int surface_train(lua_State *L) {
   o.nn.epochs = (unsigned)int_field(L, 2, "epochs", o.nn.epochs);
   o.nn.learning_rate = num_field(L, 2, "learning_rate", o.nn.learning_rate);
   o.nn.weight_decay = num_field(L, 2, "weight_decay", o.nn.weight_decay);
+  o.nn.stop_when_separated = (int)int_field(L, 2, "stop_early", o.nn.stop_when_separated);
   if (gp_surf_train(d, (uint32_t)q - 1, name, kernels, (uint32_t)n, base, names, names_len, &o,
                     &alloc, &m, &err) != GP_OK) {
     lua_pushnil(L);

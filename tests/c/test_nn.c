@@ -72,6 +72,16 @@ static void test_three_classes(void) {
   CHECK(gp_nn_train(&again, x, 30, y, &o, NULL, &err) == GP_OK);
   CHECK(memcmp(nn.w1, again.w1, (2 * 3 + 3 + 3 * 3 + 3) * sizeof(double)) == 0);
   gp_nn_free(&again);
+  /* stopping once every example is classified right: fewer epochs, the
+   * same accuracy; without the flag every epoch runs */
+  CHECK_EQ_INT(r.epochs, o.epochs);
+  o.stop_when_separated = 1;
+  CHECK(gp_nn_init(&again, &A, 2, 3, 3, 1, &err) == GP_OK);
+  CHECK(gp_nn_train(&again, x, 30, y, &o, &r, &err) == GP_OK);
+  CHECK(r.epochs < o.epochs);
+  CHECK_EQ_INT(r.epochs % 25, 0);
+  CHECK_NEAR(r.accuracy, 1.0, 0);
+  gp_nn_free(&again);
   /* another seed starts elsewhere */
   CHECK(gp_nn_init(&again, &A, 2, 3, 3, 2, &err) == GP_OK);
   CHECK(memcmp(nn.w1, again.w1, 6 * sizeof(double)) != 0);

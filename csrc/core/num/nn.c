@@ -130,12 +130,13 @@ size_t gp_nn_classify(const gp_nn *nn, const double *x, double *scratch) {
 }
 
 void gp_nn_train_opts_default(gp_nn_train_opts *o) {
-  o->epochs = 1500;
-  o->learning_rate = 0.02;
+  o->epochs = 1000;
+  o->learning_rate = 0.1;
   o->beta1 = 0.9;
   o->beta2 = 0.999;
   o->epsilon = 1e-8;
   o->weight_decay = 1e-4;
+  o->stop_when_separated = 0;
 }
 
 /* Training works on whole columns: the inputs, activations and error terms
@@ -214,6 +215,20 @@ static double sum(const double *a, size_t n) {
   return (s0 + s1) + (s2 + s3);
 }
 
+/* The number of examples whose largest output (ties: the lowest index) is
+ * their label, from the last forward pass. */
+static size_t batch_correct(const gp_nn *nn, const uint32_t *labels, const batch *b) {
+  size_t i, o, right = 0, n = b->n;
+  for (i = 0; i < n; i++) {
+    size_t best = 0;
+    for (o = 1; o < nn->out; o++)
+      if (b->ot[o * n + i] > b->ot[best * n + i])
+        best = o;
+    right += best == labels[i];
+  }
+  return right;
+}
+
 /* The summed gradient over the batch into grad (laid out as the weights). */
 static void batch_gradient(const gp_nn *nn, const uint32_t *labels, batch *b, gp_nn *grad) {
   size_t h, j, o, i, n = b->n;
@@ -279,6 +294,8 @@ int gp_nn_train(gp_nn *nn, const double *x, size_t n, const uint32_t *labels,
   for (e = 0; e < opts->epochs; e++) {
     double *w = nn->w1, *g = grad.w1, lr;
     batch_forward(nn, &b);
+    if (opts->stop_when_separated && e % 25 == 0 && e > 0 && batch_correct(nn, labels, &b) == n)
+      break;
     batch_gradient(nn, labels, &b, &grad);
     /* mean gradient, L2 on the weights (not the biases), one Adam step */
     b1t *= opts->beta1, b2t *= opts->beta2;
@@ -292,21 +309,15 @@ int gp_nn_train(gp_nn *nn, const double *x, size_t n, const uint32_t *labels,
     }
   }
   if (result) {
-    size_t right = 0, o;
+    size_t o;
     double loss = 0;
     batch_forward(nn, &b);
-    for (i = 0; i < n; i++) {
-      size_t best = 0;
-      for (o = 0; o < nn->out; o++) {
-        double y = b.ot[o * n + i];
-        loss += cross_entropy(y, o == labels[i]);
-        if (y > b.ot[best * n + i])
-          best = o;
-      }
-      right += best == labels[i];
-    }
+    for (i = 0; i < n; i++)
+      for (o = 0; o < nn->out; o++)
+        loss += cross_entropy(b.ot[o * n + i], o == labels[i]);
     result->loss = loss / (double)n;
-    result->accuracy = (double)right / (double)n;
+    result->accuracy = (double)batch_correct(nn, labels, &b) / (double)n;
+    result->epochs = e;
   }
   gp_free(&nn->alloc, block, scratch_n * sizeof *block);
   return GP_OK;

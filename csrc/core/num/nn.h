@@ -43,11 +43,14 @@ void gp_nn_forward(const gp_nn *nn, const double *x, double *hidden, double *out
 size_t gp_nn_classify(const gp_nn *nn, const double *x, double *scratch);
 
 typedef struct gp_nn_train_opts {
-  unsigned epochs;      /* full-batch passes (default 1500) */
-  double learning_rate; /* Adam step size (default 0.02) */
+  unsigned epochs;      /* full-batch passes at most (default 1000) */
+  double learning_rate; /* Adam step size (default 0.1) */
   double beta1, beta2;  /* Adam moment decay (0.9, 0.999) */
   double epsilon;       /* Adam denominator guard (1e-8) */
   double weight_decay;  /* L2 penalty on the weights, not the biases (1e-4) */
+  int stop_when_separated; /* 1: stop early once every example's largest
+                              output is its label (checked every 25 epochs;
+                              default 0) */
 } gp_nn_train_opts;
 
 void gp_nn_train_opts_default(gp_nn_train_opts *o);
@@ -55,6 +58,7 @@ void gp_nn_train_opts_default(gp_nn_train_opts *o);
 typedef struct gp_nn_train_result {
   double loss;      /* mean cross-entropy per example after the last epoch */
   double accuracy;  /* share of examples whose argmax is their label */
+  unsigned epochs;  /* epochs run (fewer than asked when stopped early) */
 } gp_nn_train_result;
 
 /* Trains on n examples (x: n x in, row-major) with class labels in

@@ -136,7 +136,8 @@ typedef struct gp_surf_train_opts {
   gp_nn_train_opts nn;   /* the classifiers' training */
 } gp_surf_train_opts;
 
-/* k = 12, seed = 1, restarts = 10, max_iter = 100, gp_nn_train_opts_default. */
+/* k = 12, seed = 1, restarts = 10, max_iter = 100, gp_nn_train_opts_default
+ * with stop_when_separated = 1. */
 void gp_surf_train_opts_default(gp_surf_train_opts *o);
 
 /* Builds a model of quantity q of the dataset from the n kernels listed

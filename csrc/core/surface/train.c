@@ -17,6 +17,7 @@ void gp_surf_train_opts_default(gp_surf_train_opts *o) {
   o->restarts = 10;
   o->max_iter = 100;
   gp_nn_train_opts_default(&o->nn);
+  o->nn.stop_when_separated = 1; /* the classifier's job is the argmax */
 }
 
 void gp_surf_model_free(gp_surf_model *m) {

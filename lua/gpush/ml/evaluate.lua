@@ -94,7 +94,7 @@ end
 local function evaluate_base(ds, base, train, valid, opts)
   local model, err = surface.train(ds, { base = base, kernels = train, k = opts.k, seed = opts.seed,
     epochs = opts.epochs, learning_rate = opts.learning_rate, weight_decay = opts.weight_decay,
-    restarts = opts.restarts })
+    restarts = opts.restarts, stop_early = opts.stop_early })
   if not model then
     error(err, 0)
   end
@@ -131,7 +131,8 @@ function M.run(ds, opts)
     bases = M.all_configs(ds)
   end
   local settings = { k = k, seed = opts.seed or 1, train_error = opts.train_error, epochs = opts.epochs,
-    learning_rate = opts.learning_rate, weight_decay = opts.weight_decay, restarts = opts.restarts }
+    learning_rate = opts.learning_rate, weight_decay = opts.weight_decay, restarts = opts.restarts,
+    stop_early = opts.stop_early }
   local per_base = experiment.map(#bases, function(i)
     return evaluate_base(ds, bases[i], train, valid, settings)
   end, { jobs = opts.jobs, quiet = opts.quiet, label = opts.label or ("ml evaluate k=" .. k),

@@ -30,8 +30,8 @@ M.TABLE_II = dataset.TABLE_II
 M.FILE_EXTENSION = ".gsm"
 
 -- Training options and their defaults (docs/ml.md says why each).
-M.DEFAULTS = { k = 12, seed = 1, restarts = 10, max_iter = 100, epochs = 1500, learning_rate = 0.02,
-  weight_decay = 1e-4 }
+M.DEFAULTS = { k = 12, seed = 1, restarts = 10, max_iter = 100, epochs = 1000, learning_rate = 0.1,
+  weight_decay = 1e-4, stop_early = 1 }
 
 local Model = {}
 Model.__index = Model
@@ -112,7 +112,8 @@ function M.train(ds, opts)
       base = { c, e, m }, features = ds.features, k = opts.k or M.DEFAULTS.k, seed = opts.seed or M.DEFAULTS.seed,
       restarts = opts.restarts or M.DEFAULTS.restarts, max_iter = opts.max_iter or M.DEFAULTS.max_iter,
       epochs = opts.epochs or M.DEFAULTS.epochs, learning_rate = opts.learning_rate or M.DEFAULTS.learning_rate,
-      weight_decay = opts.weight_decay or M.DEFAULTS.weight_decay })
+      weight_decay = opts.weight_decay or M.DEFAULTS.weight_decay,
+      stop_early = opts.stop_early or M.DEFAULTS.stop_early })
     if not part then
       local kernel = ds.kernels[tonumber(train_err:match("kernel (%d+)") or 0)]
       if kernel then -- the core numbers kernels; name it
