@@ -19,8 +19,8 @@ local cli = require "gpush.cli"
 local core = require "gpush.core"
 local corpus = require "gpush.ml.corpus"
 local evaluate = require "gpush.ml.evaluate"
+local dataset = require "gpush.ml.dataset"
 local report = require "gpush.ml.report"
-local surface = require "gpush.models.surface"
 
 local usage = "usage: gpush scenarios/ml_scaling.lua [--data CSV | --grid default|full|ci] [--k K] [--ks LIST]\n"
   .. "       [--split-seed S] [--seed S] [--jobs N] [--out DIR] [--quiet]\n"
@@ -71,7 +71,7 @@ local function main(args)
   local jobs = numbers.jobs or core.proc_cpus()
   local ds, info
   if opts.data then
-    ds, info = surface.dataset.read_csv(opts.data)
+    ds, info = dataset.read_csv(opts.data)
   else
     ds, info = corpus.load { grid = opts.grid or "default", jobs = jobs, quiet = opts.quiet }
   end

@@ -3,7 +3,7 @@
 -- with exact answers, the model file (bit-exact round trip, another version
 -- refused), the activity power model by hand, and the Table II counters.
 local surface = require "gpush.models.surface"
-local dataset = require "gpush.models.surface.dataset"
+local dataset = require "gpush.ml.dataset"
 local helper = require "spec_helper"
 
 -- Three families on a 3 x 3 x 2 grid: compute-bound (work / (CUs x
@@ -38,7 +38,7 @@ local function family_csv(kernels, extra_line)
   return table.concat(lines, "\n") .. "\n"
 end
 
-describe("gpush.models.surface.dataset", function()
+describe("gpush.ml.dataset", function()
   it("reads a dataset CSV: grid, kernels, quantities, counters, the simulated marker", function()
     local ds = assert(dataset.from_csv(family_csv(6), "f.csv"))
     assert.are.same(GRID, ds.grid)

@@ -352,7 +352,7 @@ local function bench_ml(opts, out, err)
   out:write(("ml: %s corpus (SIMULATED), %d kernels x %d configurations, %d counters (one core)\n"):format(grid,
     #ds.kernels, ds:config_count(), #ds.features))
   out:write(("  train         %8.2f s   time + power model, k = 12, base %s, %d training kernels\n"):format(train_s,
-    surface.dataset.config_text(base), #train))
+    require("gpush.ml.dataset").config_text(base), #train))
   out:write(("  plain loop    %8.1f M pairs/s   (baseline: one pass over the counters, base times and targets)\n")
     :format(n / plain_s / 1e6))
   out:write(("  predict       %8.1f M pairs/s   = %.3f x the plain loop (%d kernels classified once, %d targets each)\n")

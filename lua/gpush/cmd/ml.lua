@@ -3,6 +3,7 @@
 local cli = require "gpush.cli"
 local corpus = require "gpush.ml.corpus"
 local csv = require "gpush.report.csv"
+local dataset = require "gpush.ml.dataset"
 local evaluate = require "gpush.ml.evaluate"
 local json = require "gpush.json"
 local surface = require "gpush.models.surface"
@@ -117,7 +118,7 @@ end
 -- "default") from the cache, built when missing.
 local function load_data(opts, err)
   if opts.data then
-    return surface.dataset.read_csv(opts.data)
+    return dataset.read_csv(opts.data)
   end
   local ds, info = corpus.load { grid = opts.grid or "default", jobs = opts.jobs or 2, quiet = opts.quiet,
     force = opts.force }
@@ -173,7 +174,7 @@ local function train_cmd(opts, out, err)
   end
   out:write(("trained %s on %d kernels of %s%s at base %s, k = %d: %s\n"):format(
     table.concat(model.quantities, " and "), #model.trained_on, ds.source,
-    ds.simulated and " (SIMULATED)" or "", surface.dataset.config_text(model.base), model.k, opts.out))
+    ds.simulated and " (SIMULATED)" or "", dataset.config_text(model.base), model.k, opts.out))
   return 0
 end
 
@@ -204,7 +205,7 @@ local function predict_cmd(opts, out, err)
     err:write("gpush ml predict: ", load_err, "\n")
     return 1
   end
-  local rows, read_err = surface.dataset.read_base(opts.counters, model.features)
+  local rows, read_err = dataset.read_base(opts.counters, model.features)
   if not rows then
     err:write("gpush ml predict: ", read_err, "\n")
     return 1
@@ -231,7 +232,7 @@ local function predict_cmd(opts, out, err)
     out:write(json.encode({ base = model.base, model = opts.model, predictions = results }, true), "\n")
     return 0
   end
-  out:write(("predicted from base %s by %s\n"):format(surface.dataset.config_text(model.base), opts.model))
+  out:write(("predicted from base %s by %s\n"):format(dataset.config_text(model.base), opts.model))
   local fmt = "%-28s %5s %8s %8s %14s %10s\n"
   out:write(fmt:format("kernel", "CUs", "core MHz", "mem MHz", "time (us)", "power (W)"))
   for _, r in ipairs(results) do
@@ -284,7 +285,7 @@ local function info_cmd(opts, out, err)
     return 1
   end
   out:write(("%s: %s model, base %s, k = %d, %d counters (%s)\n"):format(path, table.concat(model.quantities, " + "),
-    surface.dataset.config_text(model.base), model.k, #model.features, table.concat(model.features, ", ")))
+    dataset.config_text(model.base), model.k, #model.features, table.concat(model.features, ", ")))
   out:write(("grid: CUs %s; engine MHz %s; memory MHz %s\n"):format(table.concat(model.grid.cus, " "),
     table.concat(model.grid.core_mhz, " "), table.concat(model.grid.mem_mhz, " ")))
   for _, q in ipairs(model.quantities) do

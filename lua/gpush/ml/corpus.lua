@@ -18,7 +18,7 @@
 local config = require "gpush.config"
 local core = require "gpush.core"
 local counters = require "gpush.ml.counters"
-local dataset = require "gpush.models.surface.dataset"
+local dataset = require "gpush.ml.dataset"
 local experiment = require "gpush.experiment"
 local json = require "gpush.json"
 local models = require "gpush.models"

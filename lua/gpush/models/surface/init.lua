@@ -3,7 +3,7 @@
 -- Using Machine Learning", HPCA 2015; docs/ml.md).
 --
 --   local surface = require "gpush.models.surface"
---   local ds = assert(surface.dataset.read_csv("corpus.csv"))
+--   local ds = assert(require("gpush.ml.dataset").read_csv("corpus.csv"))
 --   local model = assert(surface.train(ds, { base = { cus = 32, core_mhz = 1000, mem_mhz = 1375 }, k = 12 }))
 --   model:predict(counters, base_time, { cus = 8, core_mhz = 500, mem_mhz = 775 })   -- time, same unit
 --   model:predict(counters, base_power, target, "power")
@@ -20,13 +20,48 @@
 -- The numerics are in C (csrc/core/num, csrc/core/surface); this module
 -- composes them.  Models never require the experiment engine.
 local core = require "gpush.core"
-local dataset = require "gpush.models.surface.dataset"
 
 local M = {}
 
 M.name = "surface"
-M.dataset = dataset
-M.TABLE_II = dataset.TABLE_II
+
+-- Table II's 22 classifier features, in the paper's order: the counter
+-- names a dataset's columns use (gpush.ml.dataset, docs/ml.md).
+M.TABLE_II = { "VALUInsts", "SALUInsts", "VFetchInsts", "SFetchInsts", "VWriteInsts", "LDSInsts",
+  "VALUUtilization", "VALUBusy", "SALUBusy", "CacheHit", "MemUnitBusy", "MemUnitStalled",
+  "WriteUnitStalled", "LDSBankConflict", "Occupancy", "V_IPC", "MemTime", "FetchPerLoadByte",
+  "WritePerStoreByte", "NumWorkGroups", "ReadBandwidth", "WriteBandwidth" }
+
+-- The grid axes: a grid's field and what it is.
+M.AXES = {
+  { key = "cus", what = "CU (SM) count" },
+  { key = "core_mhz", what = "engine (core) clock in MHz" },
+  { key = "mem_mhz", what = "memory clock in MHz" },
+}
+
+-- The indices of a configuration {cus, core_mhz, mem_mhz} on a grid
+-- {cus = {...}, core_mhz = {...}, mem_mhz = {...}}, or nil and a message
+-- naming the axis whose value is not on the grid.
+function M.locate(grid, config)
+  local idx = {}
+  for i, axis in ipairs(M.AXES) do
+    local want = config[axis.key]
+    for j, v in ipairs(grid[axis.key]) do
+      if v == want then
+        idx[i] = j
+      end
+    end
+    if not idx[i] then
+      local values = {}
+      for j, v in ipairs(grid[axis.key]) do
+        values[j] = ("%.15g"):format(v)
+      end
+      return nil, ("%s %s is not on the grid (%s); the models do not extrapolate"):format(axis.key,
+        ("%.15g"):format(tonumber(want) or 0 / 0), table.concat(values, ", "))
+    end
+  end
+  return idx[1], idx[2], idx[3]
+end
 M.FILE_EXTENSION = ".gsm"
 
 -- Training options and their defaults (docs/ml.md says why each).
@@ -83,7 +118,7 @@ end
 function M.train(ds, opts)
   opts = opts or {}
   if type(ds) ~= "table" or not ds.core then
-    error("gpush.models.surface.train: expected a dataset (surface.dataset.read_csv)", 2)
+    error("gpush.models.surface.train: expected a dataset (gpush.ml.dataset.read_csv)", 2)
   end
   for key, v in pairs(opts) do
     if M.DEFAULTS[key] ~= nil and (type(v) ~= "number" or v < 0 or (key ~= "learning_rate" and key ~= "weight_decay"
@@ -169,7 +204,7 @@ function Model:predict(counters, base_value, target, quantity)
   if not list then
     return nil, err
   end
-  local c, e, m = dataset.locate(self.grid, target)
+  local c, e, m = M.locate(self.grid, target)
   if not c then
     return nil, "surface: target: " .. e
   end

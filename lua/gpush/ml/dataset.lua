@@ -1,4 +1,4 @@
--- gpush.models.surface.dataset: the data Wu et al.'s scaling-surface models
+-- gpush.ml.dataset: the data Wu et al.'s scaling-surface models
 -- learn from (HPCA 2015, Sec. III-A, Fig. 3): per kernel and configuration
 -- (CU count, engine clock, memory clock) the execution time, optionally the
 -- power, and the performance counters (Table II) measured there.
@@ -19,14 +19,11 @@
 -- axes' values.  Bad input gives nil and "FILE:LINE: what was expected".
 local core = require "gpush.core"
 local csv = require "gpush.report.csv"
+local surface = require "gpush.models.surface"
 
 local M = {}
 
--- Table II's 22 classifier features, in the paper's order.
-M.TABLE_II = { "VALUInsts", "SALUInsts", "VFetchInsts", "SFetchInsts", "VWriteInsts", "LDSInsts",
-  "VALUUtilization", "VALUBusy", "SALUBusy", "CacheHit", "MemUnitBusy", "MemUnitStalled",
-  "WriteUnitStalled", "LDSBankConflict", "Occupancy", "V_IPC", "MemTime", "FetchPerLoadByte",
-  "WritePerStoreByte", "NumWorkGroups", "ReadBandwidth", "WriteBandwidth" }
+M.TABLE_II = surface.TABLE_II
 
 -- The modelled quantities: name, CSV column, unit; time is required.
 M.QUANTITIES = {
@@ -34,12 +31,7 @@ M.QUANTITIES = {
   { name = "power", column = "power_w", unit = "W", what = "average dynamic power in watts" },
 }
 
--- The grid axes: dataset field, CSV column, what it is.
-M.AXES = {
-  { key = "cus", what = "CU (SM) count" },
-  { key = "core_mhz", what = "engine (core) clock in MHz" },
-  { key = "mem_mhz", what = "memory clock in MHz" },
-}
+M.AXES = surface.AXES
 
 local Dataset = {}
 Dataset.__index = Dataset
@@ -81,31 +73,8 @@ function M.config_text(config)
   return ("%s/%s/%s"):format(csv.number(config.cus), csv.number(config.core_mhz), csv.number(config.mem_mhz))
 end
 
--- The indices of a configuration {cus, core_mhz, mem_mhz} (numbers), or
--- nil and a message naming the axis whose value is not on the grid.
-function M.locate(grid, config)
-  local idx = {}
-  for i, axis in ipairs(M.AXES) do
-    local want = config[axis.key]
-    for j, v in ipairs(grid[axis.key]) do
-      if v == want then
-        idx[i] = j
-      end
-    end
-    if not idx[i] then
-      local values = {}
-      for j, v in ipairs(grid[axis.key]) do
-        values[j] = csv.number(v)
-      end
-      return nil, ("%s %s is not on the grid (%s); the models do not extrapolate"):format(axis.key,
-        tostring(want), table.concat(values, ", "))
-    end
-  end
-  return idx[1], idx[2], idx[3]
-end
-
 function Dataset:locate(config)
-  return M.locate(self.grid, config)
+  return surface.locate(self.grid, config)
 end
 
 function Dataset:kernel_index(name)
