@@ -659,6 +659,38 @@ local function drain_lines(worker, take)
   end
 end
 
+-- One round of reading the open workers' pipes (waiting up to a second):
+-- complete lines go to take, a closed pipe marks its worker done.  Returns
+-- false when no worker is open any more.
+local function poll_round(workers, take)
+  local open, pipes = {}, {}
+  for _, w in ipairs(workers) do
+    if w.open then
+      open[#open + 1], pipes[#pipes + 1] = w, w.pipe
+    end
+  end
+  if #open == 0 then
+    return false
+  end
+  local ready, err = core.proc_poll(pipes, 1000)
+  if not ready and err ~= "interrupted" then
+    error("gpush.experiment: " .. err, 0)
+  end
+  for i, w in ipairs(open) do
+    if ready and ready[i] then
+      local chunk = assert(w.pipe:read())
+      if chunk == "" then
+        w.open = false
+        w.pipe:close()
+      else
+        w.buffer = w.buffer .. chunk
+        drain_lines(w, take)
+      end
+    end
+  end
+  return true
+end
+
 local function start_worker(plan, first, last, stride)
   local pid, pipe = core.proc_fork()
   if not pid then
@@ -701,36 +733,7 @@ local function run_workers(plan, first, last, jobs, c)
   end
   local incomplete
   local ok, loop_err = pcall(function()
-    while true do
-      local open = {}
-      for _, w in ipairs(workers) do
-        if w.open then
-          open[#open + 1] = w
-        end
-      end
-      if #open == 0 or core.sigint_pending() then
-        break
-      end
-      local pipes = {}
-      for i, w in ipairs(open) do
-        pipes[i] = w.pipe
-      end
-      local ready, err = core.proc_poll(pipes, 1000)
-      if not ready and err ~= "interrupted" then
-        error("gpush.experiment: " .. err, 0)
-      end
-      for i, w in ipairs(open) do
-        if ready and ready[i] then
-          local chunk = assert(w.pipe:read())
-          if chunk == "" then
-            w.open = false
-            w.pipe:close()
-          else
-            w.buffer = w.buffer .. chunk
-            drain_lines(w, c.take)
-          end
-        end
-      end
+    while not core.sigint_pending() and poll_round(workers, c.take) do
     end
   end)
   if core.sigint_pending() then
@@ -969,29 +972,7 @@ function M.map(n, fn, opts)
       end
       workers[#workers + 1] = { pid = pid, pipe = pipe, buffer = "", open = true }
     end
-    while not core.sigint_pending() and not problem do
-      local open, pipes = {}, {}
-      for _, w in ipairs(workers) do
-        if w.open then
-          open[#open + 1], pipes[#pipes + 1] = w, w.pipe
-        end
-      end
-      if #open == 0 then
-        break
-      end
-      local ready = core.proc_poll(pipes, 1000)
-      for i, w in ipairs(open) do
-        if ready and ready[i] then
-          local chunk = assert(w.pipe:read())
-          if chunk == "" then
-            w.open = false
-            w.pipe:close()
-          else
-            w.buffer = w.buffer .. chunk
-            drain_lines(w, take)
-          end
-        end
-      end
+    while not core.sigint_pending() and not problem and poll_round(workers, take) do
     end
     for _, w in ipairs(workers) do
       if w.open then

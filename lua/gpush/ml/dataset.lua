@@ -311,13 +311,21 @@ function M.from_csv(text, name, opts)
   return from_records(records, lines, comments, name, opts)
 end
 
-function M.read_csv(path, opts)
+local function read_text(path)
   local f, err = io.open(path, "rb")
   if not f then
     return nil, err
   end
   local text = f:read("a")
   f:close()
+  return text
+end
+
+function M.read_csv(path, opts)
+  local text, err = read_text(path)
+  if not text then
+    return nil, err
+  end
   return M.from_csv(text, path, opts)
 end
 
@@ -327,12 +335,10 @@ end
 -- Returns a list of {kernel, line, time_us, power_w, counters = {by
 -- name}} or nil and "FILE:LINE: ...".
 function M.read_base(path, features)
-  local f, err = io.open(path, "rb")
-  if not f then
+  local text, err = read_text(path)
+  if not text then
     return nil, err
   end
-  local text = f:read("a")
-  f:close()
   local records, comments, lines = csv.parse(text)
   if not records then
     return nil, path .. ": " .. comments
@@ -396,11 +402,14 @@ end
 -- Writing ---------------------------------------------------------------------------
 
 -- The CSV text of a dataset, comment lines first (comments: a list of
--- strings, each written as "# text").
+-- strings, each written as "# text"; by default the ones read, less a
+-- results file's "format:" and "types:" lines, which described its columns).
 function Dataset:to_csv(comments)
   local out = {}
   for _, c in ipairs(comments or self.comments or {}) do
-    out[#out + 1] = "# " .. c
+    if comments or not (c:match("^format:") or c:match("^types:")) then
+      out[#out + 1] = "# " .. c
+    end
   end
   local header = { "kernel", "cus", "core_mhz", "mem_mhz" }
   for _, q in ipairs(M.QUANTITIES) do

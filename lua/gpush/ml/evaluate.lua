@@ -92,9 +92,11 @@ end
 -- quantity (and, with opts.train_error, the training kernels' error with
 -- the classifiers and with the oracle).  A JSON-friendly table.
 local function evaluate_base(ds, base, train, valid, opts)
-  local model, err = surface.train(ds, { base = base, kernels = train, k = opts.k, seed = opts.seed,
-    epochs = opts.epochs, learning_rate = opts.learning_rate, weight_decay = opts.weight_decay,
-    restarts = opts.restarts, stop_early = opts.stop_early })
+  local train_opts = { base = base, kernels = train }
+  for key, v in pairs(opts.train) do
+    train_opts[key] = v
+  end
+  local model, err = surface.train(ds, train_opts)
   if not model then
     error(err, 0)
   end
@@ -130,14 +132,17 @@ function M.run(ds, opts)
   if bases == "all" then
     bases = M.all_configs(ds)
   end
-  local settings = { k = k, seed = opts.seed or 1, train_error = opts.train_error, epochs = opts.epochs,
-    learning_rate = opts.learning_rate, weight_decay = opts.weight_decay, restarts = opts.restarts,
-    stop_early = opts.stop_early }
+  local settings = { train = { k = k, seed = opts.seed or 1 }, train_error = opts.train_error }
+  for key in pairs(surface.DEFAULTS) do -- every training option given
+    if key ~= "k" and key ~= "seed" then
+      settings.train[key] = opts[key]
+    end
+  end
   local per_base = experiment.map(#bases, function(i)
     return evaluate_base(ds, bases[i], train, valid, settings)
   end, { jobs = opts.jobs, quiet = opts.quiet, label = opts.label or ("ml evaluate k=" .. k),
     progress_stream = opts.progress_stream })
-  local result = { k = k, split_seed = split_seed, seed = settings.seed, bases = per_base, mean = {},
+  local result = { k = k, split_seed = split_seed, seed = settings.train.seed, bases = per_base, mean = {},
     histogram = {}, train = {}, valid = {}, quantities = ds.quantities }
   for i, t in ipairs(train) do
     result.train[i] = ds.kernels[t]
