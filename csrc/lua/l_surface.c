@@ -10,7 +10,7 @@
  *         base = {c, e, m}, features = {names}, k, seed, restarts, max_iter,
  *         epochs, learning_rate, weight_decay, stop_early})  -- nil, message on bad data
  *   m:info()  m:classify(counters)  m:predict(counters, base_value, {c, e, m})
- *   m:evaluate(ds, kernels, {quantity = q, oracle = bool})
+ *   m:evaluate(ds, kernels, {quantity = q, choice = "classifier"|"oracle"|"nearest"})
  *     -> {mean, max, count, histogram = {11 bins}, per_kernel = {...}}
  *   m:assignments()                -- per training kernel, its clusters per set
  *   bytes = core.surface_encode({m, ...}); list = core.surface_decode(bytes, name)
@@ -394,22 +394,23 @@ static int model_evaluate(lua_State *L) {
   uint32_t *kernels;
   double *per_kernel;
   size_t n, i;
+  static const char *const choices[] = {"classifier", "oracle", "nearest", NULL};
   lua_Integer q = 1;
-  int oracle = 0;
+  int how = GP_SURF_CLASSIFIER;
   lua_newtable(L);
   lua_pushvalue(L, 3);
   lua_setfield(L, -2, "kernels");
   kernels = read_indices(L, lua_gettop(L), "kernels", d->kernels, &n);
   if (lua_istable(L, 4)) {
     q = int_field(L, 4, "quantity", 1);
-    gpc_getfield(L, 4, "oracle");
-    oracle = lua_toboolean(L, -1);
+    gpc_getfield(L, 4, "choice");
+    how = luaL_checkoption(L, -1, "classifier", choices);
     lua_pop(L, 1);
   }
   luaL_argcheck(L, q >= 1 && q <= d->quantities, 4, "surface: quantity out of range");
   per_kernel = scratch(L, n * sizeof *per_kernel);
-  if (gp_surf_evaluate(m, d, (uint32_t)q - 1, kernels, (uint32_t)n, oracle, per_kernel, &ev,
-                       &err) != GP_OK) {
+  if (gp_surf_evaluate(m, d, (uint32_t)q - 1, kernels, (uint32_t)n, (gp_surf_choice)how,
+                       per_kernel, &ev, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
     return 2;

@@ -187,16 +187,25 @@ static void test_train_families(void) {
   CHECK_NEAR(m->fmax[1], 0.95, 0);
   /* families 0 and 1 are separable, so their centroids predict every
    * member exactly; family 2 shares one scaling shape too */
-  CHECK(gp_surf_evaluate(m, &d, 0, kernels, NK, 0, NULL, &ev, &err) == GP_OK);
+  CHECK(gp_surf_evaluate(m, &d, 0, kernels, NK, GP_SURF_CLASSIFIER, NULL, &ev, &err) == GP_OK);
   CHECK_EQ_INT(ev.count, NK * 35);
   CHECK(ev.mean < 1e-12);
   CHECK_EQ_INT(ev.histogram[0], NK * 35);
+  /* k-means converged: every training kernel's own cluster is its nearest
+   * centroid, so the nearest-centroid choice errs exactly as the oracle */
+  {
+    gp_surf_eval oracle, nearest;
+    CHECK(gp_surf_evaluate(m, &d, 0, kernels, NK, GP_SURF_ORACLE, NULL, &oracle, &err) == GP_OK);
+    CHECK(gp_surf_evaluate(m, &d, 0, kernels, NK, GP_SURF_NEAREST, NULL, &nearest, &err) == GP_OK);
+    CHECK(oracle.mean == nearest.mean);
+    CHECK(oracle.max == nearest.max);
+  }
   gp_surf_model_free(m);
   /* the power quantity trains from the same counters */
   CHECK(gp_surf_train(&d, 1, "power", kernels, NK, base, NAMES, NAMES_LEN, &o, &A, &m, &err) ==
         GP_OK);
   CHECK(strcmp(m->quantity, "power") == 0);
-  CHECK(gp_surf_evaluate(m, &d, 1, kernels, NK, 1, NULL, &ev, &err) == GP_OK);
+  CHECK(gp_surf_evaluate(m, &d, 1, kernels, NK, GP_SURF_ORACLE, NULL, &ev, &err) == GP_OK);
   CHECK(ev.mean < 0.05);
   gp_surf_model_free(m);
   gp_surf_data_free(&d);
@@ -248,12 +257,12 @@ static void test_oracle_by_hand(void) {
   o.k = 6;
   CHECK(gp_surf_train(&d, 0, "time", kernels, 6, base, NAMES, NAMES_LEN, &o, &A, &m, &err) ==
         GP_OK);
-  CHECK(gp_surf_evaluate(m, &d, 0, kernels, 6, 1, per_kernel, &ev, &err) == GP_OK);
+  CHECK(gp_surf_evaluate(m, &d, 0, kernels, 6, GP_SURF_ORACLE, per_kernel, &ev, &err) == GP_OK);
   CHECK(ev.mean < 1e-14);
   CHECK(per_kernel[5] < 1e-14);
   /* the oracle knows training kernels only */
   kernels[0] = 3;
-  CHECK(gp_surf_evaluate(m, &d, 0, kernels, 1, 1, NULL, &ev, &err) == GP_ERR);
+  CHECK(gp_surf_evaluate(m, &d, 0, kernels, 1, GP_SURF_ORACLE, NULL, &ev, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "kernel 4 is not one");
   gp_surf_model_free(m);
   gp_surf_data_free(&d);

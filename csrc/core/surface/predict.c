@@ -58,13 +58,45 @@ static int same_grid(const gp_surf_grid *a, const gp_surf_grid *b) {
   return 1;
 }
 
-/* The kernel's clusters: its own k-means ones (oracle) or the classifiers'. */
-static int choose(const gp_surf_model *m, const gp_surf_data *d, uint32_t kernel, int oracle,
-                  uint32_t *choice, gp_error *err) {
+/* Per set, the centroid nearest the kernel's own scaling values of
+ * quantity q (ties: the lower cluster). */
+static void nearest_centroids(const gp_surf_model *m, const gp_surf_data *d, uint32_t q,
+                              uint32_t kernel, uint32_t *choice) {
+  double v[GP_SURF_MAX_AXIS * GP_SURF_MAX_AXIS * 2];
+  const double *t = gp_surf_data_tensor(d, q, kernel);
+  uint32_t s, c;
+  size_t j;
+  for (s = 0; s < m->nsets; s++) {
+    const gp_surf_set *set = &m->sets[s];
+    double best = 0;
+    if (s + 1 < m->nsets)
+      gp_surf_freq_values(&d->grid, t, s, v);
+    else
+      gp_surf_cu_values(&d->grid, t, m->base[GP_SURF_ENGINE], m->base[GP_SURF_MEMORY], v);
+    choice[s] = 0;
+    for (c = 0; c < set->k; c++) {
+      double e = 0;
+      for (j = 0; j < set->dim; j++) {
+        double diff = v[j] - set->centroids[(size_t)c * set->dim + j];
+        e += diff * diff;
+      }
+      if (c == 0 || e < best)
+        best = e, choice[s] = c;
+    }
+  }
+}
+
+/* The kernel's clusters as `how` says. */
+static int choose(const gp_surf_model *m, const gp_surf_data *d, uint32_t q, uint32_t kernel,
+                  gp_surf_choice how, uint32_t *choice, gp_error *err) {
   size_t g = gp_surf_config_index(&d->grid, m->base[0], m->base[1], m->base[2]);
   const double *c;
   uint32_t i;
-  if (oracle) {
+  if (how == GP_SURF_NEAREST) {
+    nearest_centroids(m, d, q, kernel, choice);
+    return GP_OK;
+  }
+  if (how == GP_SURF_ORACLE) {
     for (i = 0; i < m->trained; i++)
       if (m->train_kernels[i] == kernel) {
         memcpy(choice, m->train_assign + (size_t)i * m->nsets, m->nsets * sizeof *choice);
@@ -93,8 +125,8 @@ static void add_error(gp_surf_eval *out, double e) {
 }
 
 int gp_surf_evaluate(const gp_surf_model *m, const gp_surf_data *d, uint32_t q,
-                     const uint32_t *kernels, uint32_t n, int oracle, double *per_kernel,
-                     gp_surf_eval *out, gp_error *err) {
+                     const uint32_t *kernels, uint32_t n, gp_surf_choice how,
+                     double *per_kernel, gp_surf_eval *out, gp_error *err) {
   uint32_t choice[GP_SURF_MAX_AXIS + 1], i, target[3];
   size_t base = gp_surf_config_index(&m->grid, m->base[0], m->base[1], m->base[2]);
   memset(out, 0, sizeof *out);
@@ -110,7 +142,7 @@ int gp_surf_evaluate(const gp_surf_model *m, const gp_surf_data *d, uint32_t q,
     if (kernels[i] >= d->kernels)
       return gp_error_set(err, "surface: kernel %u of a dataset of %u", (unsigned)kernels[i] + 1,
                           (unsigned)d->kernels);
-    if (choose(m, d, kernels[i], oracle, choice, err) != GP_OK)
+    if (choose(m, d, q, kernels[i], how, choice, err) != GP_OK)
       return GP_ERR;
     t = gp_surf_data_tensor(d, q, kernels[i]);
     base_value = t[base];

@@ -177,6 +177,17 @@ void gp_surf_predict_batch(const gp_surf_model *m, const double *counters,
 
 #define GP_SURF_BINS 11 /* [0,10%), [10,20%), ..., [90,100%), >= 100% (Fig. 14) */
 
+/* How gp_surf_evaluate picks a kernel's clusters. */
+typedef enum gp_surf_choice {
+  GP_SURF_CLASSIFIER, /* the networks, from the base counters (the model's use) */
+  GP_SURF_ORACLE,     /* the kernel's own k-means clusters (Sec. V-B2; training
+                         kernels only) */
+  GP_SURF_NEAREST     /* per set the centroid nearest the kernel's own scaling
+                         values (Euclidean, ties to the lower cluster): what a
+                         perfect classifier could pick for any kernel, so the
+                         clustering error of unseen kernels */
+} gp_surf_choice;
+
 typedef struct gp_surf_eval {
   double mean;            /* mean |predicted - measured| / measured */
   double max;
@@ -186,13 +197,11 @@ typedef struct gp_surf_eval {
 
 /* Predicts quantity q of the n listed kernels (dataset indices) from the
  * model's base to every other configuration of the grid and compares with
- * the dataset (Sec. V-A: the base is not a target).  oracle: use each
- * kernel's own k-means clusters instead of the classifiers (Sec. V-B2; only
- * for kernels the model was trained on).  per_kernel (n, may be NULL):
- * each kernel's mean error. */
+ * the dataset (Sec. V-A: the base is not a target), the clusters picked as
+ * `how` says.  per_kernel (n, may be NULL): each kernel's mean error. */
 int gp_surf_evaluate(const gp_surf_model *m, const gp_surf_data *d, uint32_t q,
-                     const uint32_t *kernels, uint32_t n, int oracle, double *per_kernel,
-                     gp_surf_eval *out, gp_error *err);
+                     const uint32_t *kernels, uint32_t n, gp_surf_choice how,
+                     double *per_kernel, gp_surf_eval *out, gp_error *err);
 
 /* The model file (model_io.c): "GPSURFMD", a format version, the payload's
  * length and digest, then the models.  gp_surf_encode writes count models

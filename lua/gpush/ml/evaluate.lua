@@ -90,7 +90,8 @@ end
 
 -- Trains one model at `base` and evaluates it: validation error per
 -- quantity (and, with opts.train_error, the training kernels' error with
--- the classifiers and with the oracle).  A JSON-friendly table.
+-- the classifiers and with the oracle, and the validation kernels' error
+-- with their nearest centroids).  A JSON-friendly table.
 local function evaluate_base(ds, base, train, valid, opts)
   local train_opts = { base = base, kernels = train }
   for key, v in pairs(opts.train) do
@@ -106,8 +107,9 @@ local function evaluate_base(ds, base, train, valid, opts)
     out[q] = { mean = ev.mean, max = ev.max, count = ev.count, histogram = ev.histogram }
     if opts.train_error then
       local nn = assert(model:evaluate(ds, train, q))
-      local oracle = assert(model:evaluate(ds, train, q, { oracle = true }))
-      out[q].train_mean, out[q].oracle_mean = nn.mean, oracle.mean
+      local oracle = assert(model:evaluate(ds, train, q, { choice = "oracle" }))
+      local nearest = assert(model:evaluate(ds, valid, q, { choice = "nearest" }))
+      out[q].train_mean, out[q].oracle_mean, out[q].nearest_mean = nn.mean, oracle.mean, nearest.mean
     end
   end
   return out

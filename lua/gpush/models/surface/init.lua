@@ -222,9 +222,11 @@ end
 
 -- Evaluates quantity `quantity` on kernels (indices or names) of dataset
 -- ds: every other configuration of the grid is a target (Sec. V-A).
--- opts.oracle: the k-means clusters instead of the classifiers (training
--- kernels only).  Returns {mean, max, count, histogram, per_kernel} or nil,
--- message.
+-- opts.choice: "classifier" (default: the networks), "oracle" (each
+-- training kernel's own k-means clusters, Sec. V-B2) or "nearest" (per set
+-- the centroid nearest the kernel's own scaling values: the best any
+-- classifier could do, for any kernel).  Returns {mean, max, count,
+-- histogram, per_kernel} or nil, message.
 function Model:evaluate(ds, kernels, quantity, opts)
   local list, err = kernel_indices(ds, kernels)
   if not list then
@@ -236,7 +238,7 @@ function Model:evaluate(ds, kernels, quantity, opts)
   if not part or not qi then
     return nil, ("surface: no '%s' in the model or the dataset"):format(quantity)
   end
-  return part:evaluate(ds:core(), list, { quantity = qi, oracle = opts and opts.oracle })
+  return part:evaluate(ds:core(), list, { quantity = qi, choice = opts and opts.choice })
 end
 
 -- Per set (CU counts' frequency sets, then the CU set): {k, dim}.
