@@ -98,6 +98,11 @@ end
 
 local function wrap(parts, order)
   local first = parts[order[1]]:info()
+  for _, axis in ipairs(M.AXES) do -- the core's doubles back to whole numbers where they are
+    for i, v in ipairs(first.grid[axis.key]) do
+      first.grid[axis.key][i] = math.tointeger(v) or v
+    end
+  end
   local model = setmetatable({ parts = parts, quantities = order, grid = first.grid, features = first.features,
     k = first.k }, Model)
   model.base = { cus = first.grid.cus[first.base[1]], core_mhz = first.grid.core_mhz[first.base[2]],
