@@ -23,6 +23,8 @@ local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local core = require "gpush.core"
 local models = require "gpush.models"
+local scenario_args = require "gpush.scenario_args"
+local summary = require "gpush.report.summary"
 local svg = require "gpush.report.svg"
 
 local here = (arg[0] or ""):match("^(.*)/[^/]*$") or "."
@@ -33,7 +35,7 @@ local NAME = "custom_sweep"
 local usage = ("usage: gpush %s [--out DIR] [--jobs N] [--quiet] [--traces PATH ...] [-p key=value ...]\n")
   :format(arg[0] or "examples/custom_sweep.lua")
 
-local opts, problem = experiment.parse_options(arg)
+local opts, problem = scenario_args.parse(arg)
 if opts and opts.shard then
   opts, problem = nil, "--shard needs experiment.main (see scenarios/kepler_sweep.lua)"
 end
@@ -144,7 +146,7 @@ line_plot("bandwidth", "dram_gbs", { mshrs = 32 }, "Time against DRAM bandwidth 
 line_plot("mshrs", "mshrs", { dram_gbs = 192 }, "Time against MSHRs per SM at 192 GB/s", "MSHRs per SM (l1.mshrs)")
 
 if not opts.quiet then
-  print(table.concat(experiment.summary_markdown(res), "\n"))
+  print(table.concat(summary.lines(res), "\n"))
   print("Wrote " .. table.concat(written, ", ") .. ".")
 end
 os.exit(experiment.report_end(NAME, res, io.stderr))

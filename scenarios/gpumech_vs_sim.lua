@@ -18,6 +18,7 @@
 -- and DIR/gpumech_vs_sim.md (default DIR: gpumech_vs_sim_out).
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
+local scenario_args = require "gpush.scenario_args"
 
 local PAIRS = { { gpumech = "rr", sim = "lrr", label = "RR/LRR" }, { gpumech = "gto", sim = "gto", label = "GTO" } }
 local USAGE = "usage: gpush scenarios/gpumech_vs_sim.lua [--config NAME] [--traces PATH ...] [--out DIR] "
@@ -40,7 +41,7 @@ do
     end
   end
 end
-local opts, problem = experiment.parse_options(rest)
+local opts, problem = scenario_args.parse(rest)
 if not opts then
   usage(problem)
 elseif opts.help then

@@ -23,8 +23,9 @@
 --   report_gallery_index.md      the roofline and tornado tables and the file list
 -- -p overrides apply to every point, the roofline and the tornado's base.
 local experiment = require "gpush.experiment"
+local scenario_args = require "gpush.scenario_args"
 local config = require "gpush.config"
-local gpumech = require "gpush.gpumech"
+local gpumech = assert(require("gpush.models").family("gpumech"))
 local roofline = require "gpush.roofline"
 local svg = require "gpush.report.svg"
 local tornado = require "gpush.report.tornado"
@@ -38,8 +39,8 @@ local TORNADO_RANGES = { { "sm.max_warps", 32, 64 }, { "l1.mshrs", 16, 64 }, { "
   { "clock.core_mhz", 700, 1100 }, { "l2.latency", 150, 250 } }
 
 local name = "report_gallery"
-local usage = ("usage: gpush scenarios/%s.lua %s\n"):format(name, experiment.OPTIONS_USAGE)
-local opts, problem = experiment.parse_options(arg)
+local usage = ("usage: gpush scenarios/%s.lua %s\n"):format(name, scenario_args.USAGE)
+local opts, problem = scenario_args.parse(arg)
 if not opts or opts.shard then
   io.stderr:write(name, ": ", problem or "--shard is not supported here (the gallery is one small run)", "\n", usage)
   os.exit(experiment.EXIT_USAGE)
@@ -77,7 +78,7 @@ local sweep = experiment.new {
   seed = 1,
   summary = { objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",
     baseline = BASE_POINT },
-  reports = { "gpush.report.svg:sweep_report" },
+  reports = { "gpush.report.sweep:svg" },
   source = arg[0],
 }
 local res = check(experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg }))

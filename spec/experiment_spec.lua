@@ -191,7 +191,7 @@ end)
 
 describe("experiment.models.sim", function()
   local gpush = require "gpush"
-  local svg = require "gpush.report.svg"
+  local sweep_report = require "gpush.report.sweep"
   local sim_family = assert(require("gpush.models").family("sim"))
 
   it("maps the largest non-issuing stall reason to a bottleneck label", function()
@@ -253,7 +253,7 @@ describe("experiment.models.sim", function()
       stall_unit_busy = 0, stall_barrier = 0, stall_no_eligible_warp = 0, stall_idle = 0.125 }
     local res = results.new { columns = {}, rows = { row }, extra = { sweep = { name = "s", models = { "sim-gto" },
       parameters = { { path = "sm.max_warps", column = "warps", values = { 8 } } } } } }
-    local paths = assert(svg.sweep_report(res, dir))
+    local paths = assert(sweep_report.svg(res, dir))
     assert.are.same({ dir .. "/s_stalls_sim-gto.svg", dir .. "/s_cycles.svg" }, paths)
     local text = helper.read_file(paths[1])
     local drawn = {}

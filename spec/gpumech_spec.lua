@@ -161,6 +161,17 @@ describe("gpush.gpumech", function()
     assert.are.equal("gpumech: kernel 'fma_compute' does not fit on one SM of 'gtx480' (limit: threads)", err)
   end)
 
+  it("names the parameter the binding cannot read (the shared field reader)", function()
+    local core = require "gpush.core"
+    local profile = core.gpumech_profile_of({ { insts = 4, stall_cycles = 0 } }, 1)
+    assert.has_error(function() profile:predict { warps = "many" } end,
+      "gpumech: parameter 'warps' must be a number")
+    -- a boolean reads as 0 or 1, an absent field takes its default
+    assert.are.equal(profile:predict { warps = true }.cycles, profile:predict {}.cycles)
+    assert.has_error(function() core.memsim_functional(small("fma_compute", 1), { l1_bytes = -1 }) end,
+      "memsim: parameter 'l1_bytes' must not be negative")
+  end)
+
   it("runs every shared real trace end to end", function()
     if not helper.have_shared_traces() then
       pending("../shared/traces not found: the real-trace checks are skipped")

@@ -166,7 +166,7 @@ describe("gpush.roofline.sweep_report", function()
       summary = { objective = "cycles", baseline = { dram_gbs = 96 } } }
     local res = assert(experiment.run(sweep, { jobs = 1, quiet = true }))
     local dir = helper.temp_dir()
-    local paths = assert(roofline.sweep_report(res, dir))
+    local paths = assert(require("gpush.report.sweep").roofline(res, dir))
     assert.are.same({ dir .. "/roof_roofline.svg" }, paths)
     local text = helper.read_file(paths[1])
     assert.matches("FP32 roofline at dram_gbs 96", text, 1, true)

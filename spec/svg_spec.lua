@@ -528,7 +528,7 @@ describe("plot data from result rows", function()
       parameters = { { path = "sm.max_warps", column = "warps", values = { 8, 16 } },
         { path = "dram.bandwidth_gbs", column = "bw", values = { 96, 192 } } },
       summary = { baseline = { bw = 96 } } } } }
-    local paths = assert(svg.sweep_report(res, dir))
+    local paths = assert(require("gpush.report.sweep").svg(res, dir))
     assert.same({ dir .. "/s_cpi_gto.svg", dir .. "/s_cycles.svg", dir .. "/s_heatmap_k1.svg",
       dir .. "/s_heatmap_k2.svg" }, paths)
     local root = parse_xml(helper.read_file(paths[1]))

@@ -2,6 +2,7 @@
  * l_core.c -- luaopen_gpush_core: the table every gpush Lua module uses to
  * reach the C core.  Each binding file (l_<type>.c) exports one
  * gpl_open_<type>(L) that adds its functions to the table on top of the stack.
+ * The field readers and setters every binding file shares live here too.
  */
 #include "compat.h"
 #include "gp_common.h"
@@ -32,4 +33,45 @@ void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_C
   lua_pushcfunction(L, gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
+}
+
+/* t[field] as a number, `def` when absent, a boolean as 0 or 1; anything
+ * else raises "<who>: parameter '<field>' must be a number", and so does a
+ * negative value when nonneg is set. */
+static double read_number(lua_State *L, int t, const char *field, double def, const char *who,
+                          int nonneg) {
+  double v;
+  gpc_getfield(L, t, field);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return def;
+  }
+  if (lua_type(L, -1) == LUA_TBOOLEAN)
+    v = lua_toboolean(L, -1);
+  else if (lua_type(L, -1) == LUA_TNUMBER)
+    v = lua_tonumber(L, -1);
+  else
+    return luaL_error(L, "%s: parameter '%s' must be a number", who, field);
+  lua_pop(L, 1);
+  if (nonneg && v < 0)
+    return luaL_error(L, "%s: parameter '%s' must not be negative", who, field);
+  return v;
+}
+
+double gpl_opt_number(lua_State *L, int t, const char *field, double def, const char *who) {
+  return read_number(L, t, field, def, who, 0);
+}
+
+double gpl_opt_nonneg(lua_State *L, int t, const char *field, double def, const char *who) {
+  return read_number(L, t, field, def, who, 1);
+}
+
+void gpl_set_number(lua_State *L, const char *field, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, field);
+}
+
+void gpl_set_integer(lua_State *L, const char *field, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, field);
 }

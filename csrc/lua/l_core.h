@@ -33,6 +33,16 @@ void gpl_read_memory_params(lua_State *L, int t, struct gp_timed_config *c,
 /* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
 struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
 
+/* Field readers shared by every binding file: t[field] as a number (`def`
+ * when absent, a boolean as 0 or 1); any other type raises
+ * "<who>: parameter '<field>' must be a number", with `who` the model
+ * ("memsim", "sim", "gpumech").  gpl_opt_nonneg also refuses negatives. */
+double gpl_opt_number(lua_State *L, int t, const char *field, double def, const char *who);
+double gpl_opt_nonneg(lua_State *L, int t, const char *field, double def, const char *who);
+/* Set field = v in the table on top of the stack. */
+void gpl_set_number(lua_State *L, const char *field, double v);
+void gpl_set_integer(lua_State *L, const char *field, lua_Integer v);
+
 /* Registers a userdata type: a metatable `name` with __index = methods and
  * __gc = gc. */
 void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc);

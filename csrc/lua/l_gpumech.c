@@ -1,6 +1,6 @@
 /*
- * l_gpumech.c -- GPUMech's analytical core (interval.h, kmeans.h,
- * multiwarp.h) from Lua.
+ * l_gpumech.c -- GPUMech's analytical core (csrc/core/gpumech/: gpumech.h
+ * over a traced kernel, interval.h, multiwarp.h) from Lua.
  *
  *   pcs = { latency = {...}, l1_miss_reqs = {...}, dram_reqs = {...},
  *           mix_l1 = {...}, mix_l2 = {...}, mix_dram = {...} }
@@ -39,23 +39,12 @@
  *       -- baseline); returns the instruction count
  */
 #include "compat.h"
-#include "gpumech/interval.h"
-#include "num/kmeans.h"
+#include "gpumech/gpumech.h"
 #include "l_core.h"
-#include "gpumech/multiwarp.h"
-#include "trace.h"
 
 #include <string.h>
 
 #define PROFILE_MT "gpush.gpumech_profile"
-
-/* The interval pass's per-PC inputs, read from a Lua table of lists.  The
- * arrays live in userdata on the Lua stack until the call returns. */
-typedef struct pc_arrays {
-  double *latency, *l1_miss, *dram, *mem_insts, *mix;
-  int32_t *cause;
-  uint32_t n;
-} pc_arrays;
 
 static double *new_array(lua_State *L, size_t n) {
   return lua_newuserdata(L, (n + 1) * sizeof(double));
@@ -83,50 +72,24 @@ static void read_list(lua_State *L, int t, const char *field, double *v, uint32_
   lua_pop(L, 1);
 }
 
-/* Cause ids are static PC indices; a PC's cause-mix row is its miss-event
- * distribution (Sec. VII), zero for compute PCs (DEP). */
-static void read_pcs(lua_State *L, int t, const gp_kernel *k, pc_arrays *p) {
-  uint32_t i;
+/* The per-PC inputs from the PC table at t, in userdata arrays that live on
+ * the Lua stack until the call returns. */
+static void read_pcs(lua_State *L, int t, const gp_kernel *k, gp_gm_pcs *p) {
   luaL_checktype(L, t, LUA_TTABLE);
   p->n = k->static_count;
   p->latency = new_array(L, p->n);
-  p->l1_miss = new_array(L, p->n);
-  p->dram = new_array(L, p->n);
+  p->l1_miss_reqs = new_array(L, p->n);
+  p->dram_reqs = new_array(L, p->n);
   p->mem_insts = new_array(L, p->n);
   p->mix = new_array(L, (size_t)p->n * GP_MW_MIX_N);
   p->cause = lua_newuserdata(L, (p->n + 1) * sizeof *p->cause);
   read_list(L, t, "latency", p->latency, p->n, 1, 0);
-  read_list(L, t, "l1_miss_reqs", p->l1_miss, p->n, 1, 1);
-  read_list(L, t, "dram_reqs", p->dram, p->n, 1, 1);
+  read_list(L, t, "l1_miss_reqs", p->l1_miss_reqs, p->n, 1, 1);
+  read_list(L, t, "dram_reqs", p->dram_reqs, p->n, 1, 1);
   read_list(L, t, "mix_l1", p->mix + GP_MW_MIX_L1, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_l2", p->mix + GP_MW_MIX_L2, p->n, GP_MW_MIX_N, 1);
   read_list(L, t, "mix_dram", p->mix + GP_MW_MIX_DRAM, p->n, GP_MW_MIX_N, 1);
-  for (i = 0; i < p->n; i++) {
-    p->mix[(size_t)i * GP_MW_MIX_N + GP_MW_MIX_DEP] = 0;
-    p->mem_insts[i] = gp_op_is_memory(k->statics[i].op_class) ? 1 : 0;
-    p->cause[i] = (int32_t)i;
-  }
-}
-
-/* One warp of the kernel as the interval pass's input. */
-static void input_of(const gp_kernel *k, uint64_t w, const pc_arrays *p, double issue_cycles,
-                     int totals_only, gp_iv_input *in) {
-  uint64_t start = k->warp_start[w];
-  memset(in, 0, sizeof *in);
-  in->count = k->warp_len[w];
-  in->pc = k->pc_index + start;
-  in->dep[0] = k->dep + start;
-  in->dep[1] = k->dep_load + start;
-  in->latency = p->latency;
-  in->cause = p->cause;
-  in->ncause = p->n ? p->n : 1;
-  in->issue_cycles = issue_cycles;
-  in->totals_only = totals_only;
-  if (!totals_only) {
-    in->mem_insts = p->mem_insts;
-    in->l1_miss_reqs = p->l1_miss;
-    in->dram_reqs = p->dram;
-  }
+  gp_gm_pcs_fill_static(k, p);
 }
 
 static double check_issue_cycles(lua_State *L, int arg) {
@@ -135,89 +98,56 @@ static double check_issue_cycles(lua_State *L, int arg) {
   return c;
 }
 
-static void set_number(lua_State *L, const char *field, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, field);
-}
-
 /* The representative warp's candidates: every warp's totals (Eq. 4-5). */
 static int gpumech_features(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   double issue_cycles = check_issue_cycles(L, 3);
   gp_alloc alloc = gp_alloc_default();
-  gp_iv_profile prof;
+  gp_gm_feature *f;
   gp_error err;
-  pc_arrays p;
-  uint64_t w;
-  int n = 0;
+  gp_gm_pcs p;
+  size_t n, i;
   read_pcs(L, 2, k, &p);
-  lua_createtable(L, (int)k->warps, 0);
-  gp_iv_profile_init(&prof, &alloc);
-  for (w = 0; w < k->warps; w++) {
-    gp_iv_input in;
-    if (k->warp_len[w] == 0)
-      continue;
-    input_of(k, w, &p, issue_cycles, 1, &in);
-    if (gp_iv_run(&prof, &in, NULL, &err) != GP_OK) {
-      gp_iv_profile_free(&prof);
-      return luaL_error(L, "gpumech: %s", err.msg);
-    }
+  f = lua_newuserdata(L, ((size_t)k->warps + 1) * sizeof *f);
+  if (gp_gm_features(k, &p, issue_cycles, &alloc, f, &n, &err) != GP_OK)
+    return luaL_error(L, "gpumech: %s", err.msg);
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
     lua_createtable(L, 0, 4);
-    lua_pushinteger(L, (lua_Integer)w);
+    lua_pushinteger(L, (lua_Integer)f[i].warp);
     lua_setfield(L, -2, "warp");
-    set_number(L, "warp_perf", gp_iv_warp_perf(&prof));
-    set_number(L, "insts", (double)prof.insts);
-    set_number(L, "total_cycles", prof.total_cycles);
-    gpc_rawseti(L, -2, ++n);
+    gpl_set_number(L, "warp_perf", f[i].warp_perf);
+    gpl_set_number(L, "insts", f[i].insts);
+    gpl_set_number(L, "total_cycles", f[i].total_cycles);
+    gpc_rawseti(L, -2, (int)i + 1);
   }
-  gp_iv_profile_free(&prof);
   return 1;
 }
 
-static double number_field(lua_State *L, int t, const char *name, double def) {
-  double v;
-  gpc_getfield(L, t, name);
-  v = lua_isnil(L, -1) ? def : lua_tonumber(L, -1);
-  lua_pop(L, 1);
-  return v;
-}
-
-/* Sec. III-C: k-means over Eq. 6's features, or Fig. 7's MAX / MIN (by
- * warp performance, as the paper ranks them) / a seeded RANDOM pick. */
+/* Sec. III-C / Fig. 7 (gp_gm_select) over the features table at 1. */
 static int gpumech_select(lua_State *L) {
   static const char *const methods[] = {"kmeans", "max", "min", "random", NULL};
+  static const gp_gm_select_method method_ids[] = {GP_GM_SELECT_KMEANS, GP_GM_SELECT_MAX,
+                                                   GP_GM_SELECT_MIN, GP_GM_SELECT_RANDOM};
   int method = luaL_checkoption(L, 2, "kmeans", methods);
   lua_Integer seed = luaL_optinteger(L, 3, 1);
   gp_alloc alloc = gp_alloc_default();
+  gp_gm_feature *f;
+  gp_error err;
   size_t n, i, best;
-  double *perf, *insts;
   luaL_checktype(L, 1, LUA_TTABLE);
   n = gpc_rawlen(L, 1);
   luaL_argcheck(L, n > 0, 1, "gpumech: no warps to select from");
-  perf = new_array(L, n);
-  insts = new_array(L, n);
+  f = lua_newuserdata(L, (n + 1) * sizeof *f);
   for (i = 0; i < n; i++) {
     gpc_rawgeti(L, 1, i + 1);
-    perf[i] = number_field(L, -1, "warp_perf", 0);
-    insts[i] = number_field(L, -1, "insts", 0);
+    memset(&f[i], 0, sizeof f[i]);
+    f[i].warp_perf = gpl_opt_number(L, -1, "warp_perf", 0, "gpumech");
+    f[i].insts = gpl_opt_number(L, -1, "insts", 0, "gpumech");
     lua_pop(L, 1);
   }
-  if (method == 0) {
-    double *features = new_array(L, 2 * n);
-    gp_km_opts opts;
-    gp_km_result r;
-    gp_error err;
-    gp_km_opts_default(&opts);
-    opts.seed = (uint64_t)seed;
-    gp_km_warp_features(features, n, perf, insts);
-    if (gp_km_run(features, n, 2, &opts, &alloc, NULL, NULL, &r, &err) != GP_OK)
-      return luaL_error(L, "gpumech: %s", err.msg);
-    best = r.representative;
-  } else {
-    static const gp_km_pick picks[] = {GP_KM_PICK_MAX, GP_KM_PICK_MAX, GP_KM_PICK_MIN,
-                                       GP_KM_PICK_RANDOM};
-    best = gp_km_pick_index(perf, n, picks[method], (uint64_t)seed);
-  }
+  if (gp_gm_select(f, n, method_ids[method], (uint64_t)seed, &alloc, &best, &err) != GP_OK)
+    return luaL_error(L, "gpumech: %s", err.msg);
   lua_pushinteger(L, (lua_Integer)best + 1);
   return 1;
 }
@@ -260,16 +190,14 @@ static int gpumech_profile(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   lua_Integer w = luaL_checkinteger(L, 2);
   double issue_cycles = check_issue_cycles(L, 4);
-  pc_arrays p;
-  gp_iv_input in;
+  gp_gm_pcs p;
   gp_error err;
   l_profile *lp;
   size_t bytes;
   luaL_argcheck(L, w >= 0 && (uint64_t)w < k->warps, 2, "gpumech: warp index out of range");
   read_pcs(L, 3, k, &p);
   lp = new_profile(L);
-  input_of(k, (uint64_t)w, &p, issue_cycles, 0, &in);
-  if (gp_iv_run(&lp->prof, &in, NULL, &err) != GP_OK)
+  if (gp_gm_profile(&lp->prof, k, (uint64_t)w, &p, issue_cycles, &err) != GP_OK)
     return luaL_error(L, "gpumech: %s", err.msg);
   bytes = (size_t)p.n * GP_MW_MIX_N * sizeof *lp->mix;
   if (bytes > 0) {
@@ -296,16 +224,16 @@ static int gpumech_profile_of(lua_State *L) {
     double insts;
     gpc_rawgeti(L, 1, i + 1);
     luaL_argcheck(L, lua_istable(L, -1), 1, "gpumech: a list of interval tables expected");
-    insts = number_field(L, -1, "insts", 0);
+    insts = gpl_opt_number(L, -1, "insts", 0, "gpumech");
     luaL_argcheck(L, insts >= 0 && insts == (double)(uint64_t)insts, 1,
                   "gpumech: interval insts must be a whole number >= 0");
     memset(&iv[i], 0, sizeof iv[i]);
     iv[i].insts = (uint64_t)insts;
-    iv[i].stall_cycles = number_field(L, -1, "stall_cycles", 0);
+    iv[i].stall_cycles = gpl_opt_number(L, -1, "stall_cycles", 0, "gpumech");
     iv[i].cause = iv[i].stall_cycles > 0 ? 0 : -1;
-    iv[i].mem_insts = number_field(L, -1, "mem_insts", 0);
-    iv[i].l1_miss_reqs = number_field(L, -1, "l1_miss_reqs", 0);
-    iv[i].dram_reqs = number_field(L, -1, "dram_reqs", 0);
+    iv[i].mem_insts = gpl_opt_number(L, -1, "mem_insts", 0, "gpumech");
+    iv[i].l1_miss_reqs = gpl_opt_number(L, -1, "l1_miss_reqs", 0, "gpumech");
+    iv[i].dram_reqs = gpl_opt_number(L, -1, "dram_reqs", 0, "gpumech");
     lua_pop(L, 1);
   }
   lp = new_profile(L);
@@ -317,11 +245,11 @@ static int gpumech_profile_of(lua_State *L) {
 static int profile_summary(lua_State *L) {
   const gp_iv_profile *p = &check_profile(L, 1)->prof;
   lua_createtable(L, 0, 6);
-  set_number(L, "insts", (double)p->insts);
-  set_number(L, "stall_cycles", p->stall_cycles);
-  set_number(L, "stall_events", (double)p->stall_events);
-  set_number(L, "total_cycles", p->total_cycles);
-  set_number(L, "issue_cycles", p->issue_cycles);
+  gpl_set_number(L, "insts", (double)p->insts);
+  gpl_set_number(L, "stall_cycles", p->stall_cycles);
+  gpl_set_number(L, "stall_events", (double)p->stall_events);
+  gpl_set_number(L, "total_cycles", p->total_cycles);
+  gpl_set_number(L, "issue_cycles", p->issue_cycles);
   lua_pushinteger(L, (lua_Integer)p->count);
   lua_setfield(L, -2, "intervals");
   return 1;
@@ -336,13 +264,13 @@ static int profile_intervals(lua_State *L) {
     lua_createtable(L, 0, 7);
     lua_pushinteger(L, (lua_Integer)iv->first + 1);
     lua_setfield(L, -2, "first");
-    set_number(L, "insts", (double)iv->insts);
-    set_number(L, "stall_cycles", iv->stall_cycles);
+    gpl_set_number(L, "insts", (double)iv->insts);
+    gpl_set_number(L, "stall_cycles", iv->stall_cycles);
     lua_pushinteger(L, (lua_Integer)iv->cause + 1); /* 1-based static PC, 0: none */
     lua_setfield(L, -2, "cause_pc");
-    set_number(L, "mem_insts", iv->mem_insts);
-    set_number(L, "l1_miss_reqs", iv->l1_miss_reqs);
-    set_number(L, "dram_reqs", iv->dram_reqs);
+    gpl_set_number(L, "mem_insts", iv->mem_insts);
+    gpl_set_number(L, "l1_miss_reqs", iv->l1_miss_reqs);
+    gpl_set_number(L, "dram_reqs", iv->dram_reqs);
     gpc_rawseti(L, -2, i + 1);
   }
   return 1;
@@ -385,15 +313,16 @@ static void read_predict_params(lua_State *L, int t, const l_profile *lp, gp_mw_
   memset(par, 0, sizeof *par);
   par->model = model_ids[option_field(L, t, "model", models, 4)];
   par->policy = option_field(L, t, "policy", policies, 0) == 1 ? GP_MW_GTO : GP_MW_RR;
-  par->warps = number_field(L, t, "warps", 1);
-  par->issue_rate = number_field(L, t, "issue_rate", 1 / lp->prof.issue_cycles);
-  par->issue_prob = number_field(L, t, "issue_prob", 0);
-  par->warps_per_sm = number_field(L, t, "warps_per_sm", 0);
-  par->mshrs = number_field(L, t, "mshrs", 1);
-  par->avg_miss_latency_cycles = number_field(L, t, "avg_miss_latency", 0);
-  par->sms_with_blocks = number_field(L, t, "sms_with_blocks", 1);
-  par->dram_service_cycles = number_field(L, t, "dram_service_cycles", 0);
-  par->kernel_dram_reqs_per_warp = number_field(L, t, "kernel_dram_reqs_per_warp", 0);
+  par->warps = gpl_opt_number(L, t, "warps", 1, "gpumech");
+  par->issue_rate = gpl_opt_number(L, t, "issue_rate", 1 / lp->prof.issue_cycles, "gpumech");
+  par->issue_prob = gpl_opt_number(L, t, "issue_prob", 0, "gpumech");
+  par->warps_per_sm = gpl_opt_number(L, t, "warps_per_sm", 0, "gpumech");
+  par->mshrs = gpl_opt_number(L, t, "mshrs", 1, "gpumech");
+  par->avg_miss_latency_cycles = gpl_opt_number(L, t, "avg_miss_latency", 0, "gpumech");
+  par->sms_with_blocks = gpl_opt_number(L, t, "sms_with_blocks", 1, "gpumech");
+  par->dram_service_cycles = gpl_opt_number(L, t, "dram_service_cycles", 0, "gpumech");
+  par->kernel_dram_reqs_per_warp =
+      gpl_opt_number(L, t, "kernel_dram_reqs_per_warp", 0, "gpumech");
   par->cause_mix = lp->mix_rows >= lp->prof.ncause ? lp->mix : NULL;
 }
 
@@ -403,7 +332,7 @@ static void push_stack(lua_State *L, const double *stack) {
   int j;
   lua_createtable(L, 0, GP_MW_STACK_N);
   for (j = 0; j < GP_MW_STACK_N; j++)
-    set_number(L, names[j], stack[j]);
+    gpl_set_number(L, names[j], stack[j]);
 }
 
 /* Table II's models over this profile for one warp scheduler. */
@@ -416,27 +345,27 @@ static int profile_predict(lua_State *L) {
   if (gp_mw_predict(&lp->prof, &par, &r, &err) != GP_OK)
     return luaL_error(L, "gpumech: %s", err.msg);
   lua_createtable(L, 0, 14);
-  set_number(L, "cycles", r.cycles);
-  set_number(L, "cpi", r.cpi);
-  set_number(L, "ipc", r.ipc);
-  set_number(L, "base_cycles", r.base_cycles);
-  set_number(L, "nonoverlapped", r.nonoverlapped);
-  set_number(L, "remaining_stall_cycles", r.remaining_stall_cycles);
-  set_number(L, "mshr_delay", r.mshr_cycles);
-  set_number(L, "dram_delay", r.dram_cycles);
-  set_number(L, "issue_prob", r.issue_prob);
+  gpl_set_number(L, "cycles", r.cycles);
+  gpl_set_number(L, "cpi", r.cpi);
+  gpl_set_number(L, "ipc", r.ipc);
+  gpl_set_number(L, "base_cycles", r.base_cycles);
+  gpl_set_number(L, "nonoverlapped", r.nonoverlapped);
+  gpl_set_number(L, "remaining_stall_cycles", r.remaining_stall_cycles);
+  gpl_set_number(L, "mshr_delay", r.mshr_cycles);
+  gpl_set_number(L, "dram_delay", r.dram_cycles);
+  gpl_set_number(L, "issue_prob", r.issue_prob);
   lua_pushboolean(L, r.dram_rho_capped + r.dram_delay_capped > 0);
   lua_setfield(L, -2, "dram_capped");
   lua_pushboolean(L, r.issue_bound);
   lua_setfield(L, -2, "issue_bound");
   lua_pushboolean(L, r.bandwidth_bound);
   lua_setfield(L, -2, "bandwidth_bound");
-  set_number(L, "dram_transfer_cycles", r.dram_transfer_cycles);
+  gpl_set_number(L, "dram_transfer_cycles", r.dram_transfer_cycles);
   if (par.model == GP_MW_MARKOV) {
     lua_createtable(L, 0, 3);
-    set_number(L, "p_stall", r.markov_p_stall);
-    set_number(L, "stall_slots", r.markov_stall_slots);
-    set_number(L, "ipc", r.markov_ipc);
+    gpl_set_number(L, "p_stall", r.markov_p_stall);
+    gpl_set_number(L, "stall_slots", r.markov_stall_slots);
+    gpl_set_number(L, "ipc", r.markov_ipc);
     lua_setfield(L, -2, "markov");
   }
   push_stack(L, r.stack);

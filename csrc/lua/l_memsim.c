@@ -28,25 +28,6 @@
 
 #include <string.h>
 
-static lua_Number num(lua_State *L, int t, const char *field, lua_Number def) {
-  lua_Number v;
-  gpc_getfield(L, t, field);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return def;
-  }
-  if (lua_type(L, -1) == LUA_TBOOLEAN)
-    v = lua_toboolean(L, -1);
-  else if (lua_type(L, -1) == LUA_TNUMBER)
-    v = lua_tonumber(L, -1);
-  else
-    return luaL_error(L, "memsim: parameter '%s' must be a number", field);
-  lua_pop(L, 1);
-  if (v < 0)
-    return luaL_error(L, "memsim: parameter '%s' must not be negative", field);
-  return v;
-}
-
 static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) {
   lua_createtable(L, 0, 5);
   lua_pushinteger(L, (lua_Integer)s->accesses);
@@ -67,29 +48,29 @@ static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) 
 void gpl_read_memory_params(lua_State *L, int t, gp_timed_config *c, uint32_t *blocks_per_sm) {
   luaL_checktype(L, t, LUA_TTABLE);
   memset(c, 0, sizeof *c);
-  c->sms = (uint32_t)num(L, t, "sms", 1);
-  *blocks_per_sm = (uint32_t)num(L, t, "blocks_per_sm", 1);
-  c->mshrs_per_sm = (uint32_t)num(L, t, "mshrs", 32);
-  c->l1.size_bytes = (uint64_t)num(L, t, "l1_bytes", 0);
-  c->l1.line_bytes = (uint32_t)num(L, t, "l1_line", 128);
-  c->l1.ways = (uint32_t)num(L, t, "l1_ways", 4);
-  c->l1.sectored = (int)num(L, t, "l1_sectored", 0);
-  c->l1.write_back = (int)num(L, t, "l1_write_back", 0);
-  c->l2.size_bytes = (uint64_t)num(L, t, "l2_bytes", 0);
-  c->l2.line_bytes = (uint32_t)num(L, t, "l2_line", 128);
-  c->l2.ways = (uint32_t)num(L, t, "l2_ways", 8);
-  c->l2.sectored = (int)num(L, t, "l2_sectored", 0);
-  c->l2.write_back = (int)num(L, t, "l2_write_back", 1);
-  c->l2_slices = (uint32_t)num(L, t, "l2_slices", 1);
-  c->cache_global_in_l1 = (int)num(L, t, "cache_global", 1);
-  c->dram_access_bytes = (uint32_t)num(L, t, "dram_access_bytes", 32);
-  c->l1_latency = num(L, t, "l1_latency", 0);
-  c->l2_latency = num(L, t, "l2_latency", 0);
-  c->dram_latency = num(L, t, "dram_latency", 0);
-  c->l2_interval = num(L, t, "l2_interval", 1);
-  c->dram_channels = (uint32_t)num(L, t, "dram_channels", 1);
-  c->dram_bytes_per_cycle = num(L, t, "dram_bytes_per_cycle", 32);
-  c->cc1x = (int)num(L, t, "cc1x", 0);
+  c->sms = (uint32_t)gpl_opt_nonneg(L, t, "sms", 1, "memsim");
+  *blocks_per_sm = (uint32_t)gpl_opt_nonneg(L, t, "blocks_per_sm", 1, "memsim");
+  c->mshrs_per_sm = (uint32_t)gpl_opt_nonneg(L, t, "mshrs", 32, "memsim");
+  c->l1.size_bytes = (uint64_t)gpl_opt_nonneg(L, t, "l1_bytes", 0, "memsim");
+  c->l1.line_bytes = (uint32_t)gpl_opt_nonneg(L, t, "l1_line", 128, "memsim");
+  c->l1.ways = (uint32_t)gpl_opt_nonneg(L, t, "l1_ways", 4, "memsim");
+  c->l1.sectored = (int)gpl_opt_nonneg(L, t, "l1_sectored", 0, "memsim");
+  c->l1.write_back = (int)gpl_opt_nonneg(L, t, "l1_write_back", 0, "memsim");
+  c->l2.size_bytes = (uint64_t)gpl_opt_nonneg(L, t, "l2_bytes", 0, "memsim");
+  c->l2.line_bytes = (uint32_t)gpl_opt_nonneg(L, t, "l2_line", 128, "memsim");
+  c->l2.ways = (uint32_t)gpl_opt_nonneg(L, t, "l2_ways", 8, "memsim");
+  c->l2.sectored = (int)gpl_opt_nonneg(L, t, "l2_sectored", 0, "memsim");
+  c->l2.write_back = (int)gpl_opt_nonneg(L, t, "l2_write_back", 1, "memsim");
+  c->l2_slices = (uint32_t)gpl_opt_nonneg(L, t, "l2_slices", 1, "memsim");
+  c->cache_global_in_l1 = (int)gpl_opt_nonneg(L, t, "cache_global", 1, "memsim");
+  c->dram_access_bytes = (uint32_t)gpl_opt_nonneg(L, t, "dram_access_bytes", 32, "memsim");
+  c->l1_latency = gpl_opt_nonneg(L, t, "l1_latency", 0, "memsim");
+  c->l2_latency = gpl_opt_nonneg(L, t, "l2_latency", 0, "memsim");
+  c->dram_latency = gpl_opt_nonneg(L, t, "dram_latency", 0, "memsim");
+  c->l2_interval = gpl_opt_nonneg(L, t, "l2_interval", 1, "memsim");
+  c->dram_channels = (uint32_t)gpl_opt_nonneg(L, t, "dram_channels", 1, "memsim");
+  c->dram_bytes_per_cycle = gpl_opt_nonneg(L, t, "dram_bytes_per_cycle", 32, "memsim");
+  c->cc1x = (int)gpl_opt_nonneg(L, t, "cc1x", 0, "memsim");
 }
 
 static int memsim_functional(lua_State *L) {
@@ -108,10 +89,10 @@ static int memsim_functional(lua_State *L) {
   c.l1_latency = params.l1_latency, c.l2_latency = params.l2_latency;
   c.dram_latency = params.dram_latency;
   c.cc1x = params.cc1x;
-  c.shared_banks = (uint32_t)num(L, 2, "shared_banks", 32);
-  c.shared_bank_bytes = (uint32_t)num(L, 2, "shared_bank_bytes", 4);
-  c.shared_latency = num(L, 2, "shared_latency", 0);
-  c.const_latency = num(L, 2, "const_latency", 0);
+  c.shared_banks = (uint32_t)gpl_opt_nonneg(L, 2, "shared_banks", 32, "memsim");
+  c.shared_bank_bytes = (uint32_t)gpl_opt_nonneg(L, 2, "shared_bank_bytes", 4, "memsim");
+  c.shared_latency = gpl_opt_nonneg(L, 2, "shared_latency", 0, "memsim");
+  c.const_latency = gpl_opt_nonneg(L, 2, "const_latency", 0, "memsim");
   if (gp_memsim_functional(k, &c, &alloc, &r, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);

@@ -25,23 +25,6 @@
 
 #include <string.h>
 
-static double opt_number(lua_State *L, int t, const char *field, double def) {
-  double v;
-  gpc_getfield(L, t, field);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return def;
-  }
-  if (lua_type(L, -1) == LUA_TBOOLEAN)
-    v = lua_toboolean(L, -1);
-  else if (lua_type(L, -1) == LUA_TNUMBER)
-    v = lua_tonumber(L, -1);
-  else
-    return luaL_error(L, "sim: parameter '%s' must be a number", field);
-  lua_pop(L, 1);
-  return v;
-}
-
 /* Reads {class_name = value} into per-class values (default `def`). */
 static void read_classes(lua_State *L, int t, const char *field, double *out, double def) {
   int c;
@@ -50,7 +33,7 @@ static void read_classes(lua_State *L, int t, const char *field, double *out, do
   gpc_getfield(L, t, field);
   if (lua_istable(L, -1))
     for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-      out[c] = opt_number(L, lua_gettop(L), gp_op_class_name(c), def);
+      out[c] = gpl_opt_number(L, lua_gettop(L), gp_op_class_name(c), def, "sim");
   lua_pop(L, 1);
 }
 
@@ -69,11 +52,6 @@ typedef struct policy_call {
   lua_Integer chosen;
 } policy_call;
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-  lua_pushinteger(L, v);
-  lua_setfield(L, -2, k);
-}
-
 /* Runs under lua_pcall: builds the arguments, calls the user's function
  * (argument 1) and checks its answer. */
 static int run_policy(lua_State *L) {
@@ -81,18 +59,18 @@ static int run_policy(lua_State *L) {
   uint32_t i;
   lua_pushvalue(L, 1);
   lua_createtable(L, 0, 3);
-  set_int(L, "sm", pc->sm);
-  set_int(L, "scheduler", pc->sched);
+  gpl_set_integer(L, "sm", pc->sm);
+  gpl_set_integer(L, "scheduler", pc->sched);
   lua_pushnumber(L, pc->cycle);
   lua_setfield(L, -2, "cycle");
   lua_createtable(L, (int)pc->n, 0);
   for (i = 0; i < pc->n; i++) {
     const gp_sim_candidate *c = &pc->cand[i];
     lua_createtable(L, 0, 5);
-    set_int(L, "warp", c->warp);
-    set_int(L, "slot", c->slot);
-    set_int(L, "age", (lua_Integer)c->age);
-    set_int(L, "pc", (lua_Integer)pc->k->statics[c->pc_index].pc);
+    gpl_set_integer(L, "warp", c->warp);
+    gpl_set_integer(L, "slot", c->slot);
+    gpl_set_integer(L, "age", (lua_Integer)c->age);
+    gpl_set_integer(L, "pc", (lua_Integer)pc->k->statics[c->pc_index].pc);
     lua_pushstring(L, gp_op_class_name(c->op_class));
     lua_setfield(L, -2, "op");
     gpc_rawseti(L, -2, i + 1);
@@ -156,11 +134,11 @@ static void push_pc_stalls(lua_State *L, const gp_kernel *k, const gp_sim_result
     }
     lua_pushnumber(L, total);
     lua_setfield(L, -2, "total");
-    set_int(L, "pc", (lua_Integer)st->pc);
+    gpl_set_integer(L, "pc", (lua_Integer)st->pc);
     lua_pushstring(L, k->strings + st->opcode);
     lua_setfield(L, -2, "opcode");
     if (st->line_num > 0)
-      set_int(L, "line", st->line_num);
+      gpl_set_integer(L, "line", st->line_num);
     gpc_rawseti(L, -2, ++n);
   }
 }
@@ -170,7 +148,7 @@ static void push_line_stalls(lua_State *L, const gp_sim_result *r) {
   lua_createtable(L, (int)r->line_count, 0);
   for (i = 0; i < r->line_count; i++) {
     lua_createtable(L, 0, 3);
-    set_int(L, "line", r->lines[i]);
+    gpl_set_integer(L, "line", r->lines[i]);
     lua_pushnumber(L, push_stalls(L, r->line_stalls + (size_t)i * GP_STALL_COUNT));
     lua_insert(L, -2);
     lua_setfield(L, -3, "stalls");
@@ -188,11 +166,6 @@ static void push_class_counts(lua_State *L, const uint64_t *counts) {
   }
 }
 
-static void set_num(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
-
 static void push_counts(lua_State *L, const gp_sim_result *r) {
   const gp_sim_counters *c = &r->counters;
   lua_createtable(L, 0, 16);
@@ -200,22 +173,22 @@ static void push_counts(lua_State *L, const gp_sim_result *r) {
   lua_setfield(L, -2, "class_issued");
   push_class_counts(L, c->class_lanes);
   lua_setfield(L, -2, "class_lanes");
-  set_num(L, "lsu_busy_cycles", c->lsu_busy_cycles);
-  set_int(L, "bank_conflicts", (lua_Integer)c->bank_conflicts);
-  set_int(L, "bank_extra_passes", (lua_Integer)c->bank_extra_passes);
-  set_num(L, "resident_warp_cycles", c->resident_warp_cycles);
-  set_num(L, "scheduler_cycles", c->scheduler_cycles);
-  set_int(L, "l1_accesses", (lua_Integer)r->memory.l1.accesses);
-  set_int(L, "l1_hits", (lua_Integer)r->memory.l1.hits);
-  set_int(L, "l2_accesses", (lua_Integer)r->memory.l2.accesses);
-  set_int(L, "l2_hits", (lua_Integer)r->memory.l2.hits);
+  gpl_set_number(L, "lsu_busy_cycles", c->lsu_busy_cycles);
+  gpl_set_integer(L, "bank_conflicts", (lua_Integer)c->bank_conflicts);
+  gpl_set_integer(L, "bank_extra_passes", (lua_Integer)c->bank_extra_passes);
+  gpl_set_number(L, "resident_warp_cycles", c->resident_warp_cycles);
+  gpl_set_number(L, "scheduler_cycles", c->scheduler_cycles);
+  gpl_set_integer(L, "l1_accesses", (lua_Integer)r->memory.l1.accesses);
+  gpl_set_integer(L, "l1_hits", (lua_Integer)r->memory.l1.hits);
+  gpl_set_integer(L, "l2_accesses", (lua_Integer)r->memory.l2.accesses);
+  gpl_set_integer(L, "l2_hits", (lua_Integer)r->memory.l2.hits);
 }
 
 static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r, uint32_t sms) {
   uint32_t i;
   lua_createtable(L, 0, 16);
-  set_num(L, "cycles", r->cycles);
-  set_int(L, "issued", (lua_Integer)r->issued);
+  gpl_set_number(L, "cycles", r->cycles);
+  gpl_set_integer(L, "issued", (lua_Integer)r->issued);
   lua_createtable(L, (int)sms, 0);
   for (i = 0; i < sms; i++) {
     lua_pushnumber(L, r->sm_cycles[i]);
@@ -242,10 +215,10 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   lua_setfield(L, -2, "line_stalls");
   push_counts(L, r);
   lua_setfield(L, -2, "counts");
-  set_int(L, "dram_bytes_read", (lua_Integer)r->memory.dram_bytes_read);
-  set_int(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
-  set_int(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
-  set_num(L, "last_dram_done", r->memory.last_dram_done);
+  gpl_set_integer(L, "dram_bytes_read", (lua_Integer)r->memory.dram_bytes_read);
+  gpl_set_integer(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
+  gpl_set_integer(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
+  gpl_set_number(L, "last_dram_done", r->memory.last_dram_done);
 }
 
 /* Reads params.policy: a name or a function (left on the stack at *fn). */
@@ -277,19 +250,19 @@ static int sim_run(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   memset(&c, 0, sizeof c);
   memset(&call, 0, sizeof call);
-  c.sms = (uint32_t)opt_number(L, 2, "sms", 1);
-  c.schedulers = (uint32_t)opt_number(L, 2, "schedulers", 1);
-  c.issue_width = (uint32_t)opt_number(L, 2, "issue_width", 1);
-  c.blocks_per_sm = (uint32_t)opt_number(L, 2, "blocks_per_sm", 1);
-  c.active_warps = (uint32_t)opt_number(L, 2, "active_warps", 8);
+  c.sms = (uint32_t)gpl_opt_number(L, 2, "sms", 1, "sim");
+  c.schedulers = (uint32_t)gpl_opt_number(L, 2, "schedulers", 1, "sim");
+  c.issue_width = (uint32_t)gpl_opt_number(L, 2, "issue_width", 1, "sim");
+  c.blocks_per_sm = (uint32_t)gpl_opt_number(L, 2, "blocks_per_sm", 1, "sim");
+  c.active_warps = (uint32_t)gpl_opt_number(L, 2, "active_warps", 8, "sim");
   read_classes(L, 2, "latency", c.latency, 4);
   read_classes(L, 2, "interval", c.interval, 1);
-  c.shared_latency = opt_number(L, 2, "shared_latency", 20);
-  c.const_latency = opt_number(L, 2, "const_latency", 8);
-  c.shared_banks = (uint32_t)opt_number(L, 2, "shared_banks", 32);
-  c.shared_bank_bytes = (uint32_t)opt_number(L, 2, "shared_bank_bytes", 4);
-  c.block_launch_cycles = opt_number(L, 2, "block_launch_cycles", 0);
-  c.kernel_launch_cycles = opt_number(L, 2, "kernel_launch_cycles", 0);
+  c.shared_latency = gpl_opt_number(L, 2, "shared_latency", 20, "sim");
+  c.const_latency = gpl_opt_number(L, 2, "const_latency", 8, "sim");
+  c.shared_banks = (uint32_t)gpl_opt_number(L, 2, "shared_banks", 32, "sim");
+  c.shared_bank_bytes = (uint32_t)gpl_opt_number(L, 2, "shared_bank_bytes", 4, "sim");
+  c.block_launch_cycles = gpl_opt_number(L, 2, "block_launch_cycles", 0, "sim");
+  c.kernel_launch_cycles = gpl_opt_number(L, 2, "kernel_launch_cycles", 0, "sim");
   gpc_getfield(L, 2, "memory");
   luaL_argcheck(L, lua_istable(L, -1), 2, "a memory parameter table expected");
   {

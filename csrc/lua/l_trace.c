@@ -69,16 +69,6 @@ static void set_triple(lua_State *L, const char *field, const uint32_t v[3]) {
   lua_setfield(L, -2, field);
 }
 
-static void set_integer(lua_State *L, const char *field, double v) {
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setfield(L, -2, field);
-}
-
-static void set_number(lua_State *L, const char *field, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, field);
-}
-
 /* ---------------------------------------------------------------------------
  * Reader
  * ------------------------------------------------------------------------- */
@@ -108,8 +98,8 @@ static int reader_next(lua_State *L) {
     return 1;
   }
   lua_createtable(L, 0, 6);
-  set_integer(L, "index", info.index);
-  set_integer(L, "launch", info.launch_id);
+  gpl_set_integer(L, "index", info.index);
+  gpl_set_integer(L, "launch", info.launch_id);
   lua_pushstring(L, info.name);
   lua_setfield(L, -2, "kernel");
   lua_pushstring(L, info.path);
@@ -181,27 +171,27 @@ static int kernel_info(lua_State *L) {
   lua_createtable(L, 0, 24);
   lua_pushstring(L, k->name);
   lua_setfield(L, -2, "kernel");
-  set_integer(L, "launch", k->launch_id);
+  gpl_set_integer(L, "launch", k->launch_id);
   set_triple(L, "grid", k->grid);
   set_triple(L, "block", k->block);
-  set_integer(L, "thread_blocks", k->blocks);
-  set_integer(L, "warps_per_block", k->warps_per_block);
-  set_integer(L, "warps", k->warps);
-  set_integer(L, "warp_instructions", (double)k->insts);
-  set_integer(L, "registers_per_thread", k->nregs);
-  set_integer(L, "shared_bytes_per_block", k->shmem_bytes);
-  set_integer(L, "binary_version", k->binary_version);
-  set_integer(L, "trace_version", k->trace_version);
-  set_integer(L, "distinct_pcs", k->static_count);
-  set_integer(L, "memory_instructions", (double)mem_insts);
-  set_integer(L, "cache_lines", (double)lines);
-  set_integer(L, "sectors", (double)sectors);
+  gpl_set_integer(L, "thread_blocks", k->blocks);
+  gpl_set_integer(L, "warps_per_block", k->warps_per_block);
+  gpl_set_integer(L, "warps", k->warps);
+  gpl_set_integer(L, "warp_instructions", (lua_Integer)k->insts);
+  gpl_set_integer(L, "registers_per_thread", k->nregs);
+  gpl_set_integer(L, "shared_bytes_per_block", k->shmem_bytes);
+  gpl_set_integer(L, "binary_version", k->binary_version);
+  gpl_set_integer(L, "trace_version", k->trace_version);
+  gpl_set_integer(L, "distinct_pcs", k->static_count);
+  gpl_set_integer(L, "memory_instructions", (lua_Integer)mem_insts);
+  gpl_set_integer(L, "cache_lines", (lua_Integer)lines);
+  gpl_set_integer(L, "sectors", (lua_Integer)sectors);
   /* lines per memory instruction that reaches L1/L2 */
-  set_number(L, "transactions_per_memory_instruction",
+  gpl_set_number(L, "transactions_per_memory_instruction",
              requests ? (double)lines / (double)requests : 0.0);
-  set_number(L, "sectors_per_memory_instruction",
+  gpl_set_number(L, "sectors_per_memory_instruction",
              requests ? (double)sectors / (double)requests : 0.0);
-  set_number(L, "active_lane_efficiency",
+  gpl_set_number(L, "active_lane_efficiency",
              k->insts ? (double)lanes / (32.0 * (double)k->insts) : 0.0);
   lua_createtable(L, 0, GP_OP_CLASS_COUNT);
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
@@ -233,17 +223,17 @@ static int kernel_warp(lua_State *L) {
     uint64_t x = start + i;
     const gp_static_inst *s = &k->statics[k->pc_index[x]];
     lua_createtable(L, 0, 8);
-    set_integer(L, "pc", (double)s->pc);
+    gpl_set_integer(L, "pc", (lua_Integer)s->pc);
     lua_pushstring(L, k->strings + s->opcode);
     lua_setfield(L, -2, "opcode");
     lua_pushstring(L, gp_op_class_name(k->op_class[x]));
     lua_setfield(L, -2, "class");
-    set_integer(L, "active", k->active[x]);
-    set_integer(L, "dep", k->dep[x]);
-    set_integer(L, "dep_load", k->dep_load[x]);
+    gpl_set_integer(L, "active", k->active[x]);
+    gpl_set_integer(L, "dep", k->dep[x]);
+    gpl_set_integer(L, "dep_load", k->dep_load[x]);
     if (k->mem[x] != UINT32_MAX) {
-      set_integer(L, "lines", k->mem_records[k->mem[x]].line_count);
-      set_integer(L, "sectors", k->mem_records[k->mem[x]].sector_count);
+      gpl_set_integer(L, "lines", k->mem_records[k->mem[x]].line_count);
+      gpl_set_integer(L, "sectors", k->mem_records[k->mem[x]].sector_count);
     }
     gpc_rawseti(L, -2, i + 1);
   }
@@ -277,7 +267,7 @@ static int kernel_statics(lua_State *L) {
   for (i = 0; i < k->static_count; i++) {
     const gp_static_inst *st = &k->statics[i];
     lua_createtable(L, 0, 3);
-    set_integer(L, "pc", (double)st->pc);
+    gpl_set_integer(L, "pc", (lua_Integer)st->pc);
     lua_pushstring(L, k->strings + st->opcode);
     lua_setfield(L, -2, "opcode");
     lua_pushstring(L, gp_op_class_name(st->op_class));

@@ -4,6 +4,8 @@
 -- list of words after NAME; main returns an exit code (0 success, 1 model or
 -- input error, 2 usage error).  A new command is one line in M.commands and
 -- one module under gpush/cmd/; the C executable never changes.
+local text = require "gpush.text"
+
 local M = {}
 
 M.commands = {
@@ -23,6 +25,10 @@ M.commands = {
     summary = "scaling surfaces (Wu et al.): simulated corpus, train, predict, evaluate (docs/ml.md)" },
   { name = "merge", module = "gpush.cmd.merge",
     summary = "combine the partial results of a sharded sweep (--shard I/N) into its CSV/JSON/Markdown" },
+  { name = "multicore", module = "gpush.cmd.multicore",
+    summary = "Hill and Marty's best multicore speedup per topology (searching r finely)" },
+  { name = "darksilicon", module = "gpush.cmd.darksilicon",
+    summary = "dark-silicon projection 45 -> 8 nm: speedup, dark fraction, cores, topology per node" },
   { name = "bench", module = "gpush.cmd.bench",
     summary = "throughput benchmarks next to a same-run baseline (bench trace)" },
 }
@@ -32,37 +38,6 @@ local function find(name)
     if command.name == name then
       return command
     end
-  end
-end
-
--- Levenshtein distance, for "did you mean".
-function M.edit_distance(a, b)
-  local previous = {}
-  for j = 0, #b do
-    previous[j] = j
-  end
-  for i = 1, #a do
-    local current = { [0] = i }
-    for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-    end
-    previous = current
-  end
-  return previous[#b]
-end
-
--- The closest of `candidates` to `word`, if it is close enough to suggest.
-function M.closest(word, candidates)
-  local best, best_distance
-  for _, candidate in ipairs(candidates) do
-    local d = M.edit_distance(word, candidate)
-    if best_distance == nil or d < best_distance then
-      best, best_distance = candidate, d
-    end
-  end
-  if best and best_distance <= math.max(2, #word // 3) then
-    return best
   end
 end
 
@@ -116,6 +91,49 @@ function M.parse_args(args, options)
   return opts
 end
 
+-- Writes "PROG: message" and the usage to err; returns 2, the usage exit code.
+function M.usage_error(prog, usage, message, err)
+  err:write(prog, ": ", message, "\n", usage)
+  return 2
+end
+
+-- The shape of a subcommand with actions (gpush config show ..., gpush trace
+-- info ..., gpush bench sim ...): parses args with spec.options (plus --help
+-- and -h), checks them with spec.validate(opts) -> problem or nil when given,
+-- takes the first word as the action and returns
+-- spec.actions[action](opts, out, err), the exit code.  --help prints
+-- spec.usage (exit 0); a bad option, a failed check, an unknown or a missing
+-- action is a usage error naming spec.prog (exit 2).  spec.noun names an
+-- action in messages ("unknown benchmark 'x'"; default "action"),
+-- spec.missing is the message when none is given.
+function M.dispatch(spec, args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local options = { ["--help"] = "help", ["-h"] = "help" }
+  for option, dest in pairs(spec.options or {}) do
+    options[option] = dest
+  end
+  local opts, problem = M.parse_args(args, options)
+  if not opts then
+    return M.usage_error(spec.prog, spec.usage, problem, err)
+  end
+  if opts.help then
+    out:write(spec.usage)
+    return 0
+  end
+  problem = spec.validate and spec.validate(opts)
+  if problem then
+    return M.usage_error(spec.prog, spec.usage, problem, err)
+  end
+  local name = table.remove(opts.words, 1)
+  local action = name and spec.actions[name]
+  if not action then
+    local noun = spec.noun or "action"
+    return M.usage_error(spec.prog, spec.usage,
+      name and ("unknown %s '%s'"):format(noun, name) or spec.missing or ("an %s is needed"):format(noun), err)
+  end
+  return action(opts, out, err)
+end
+
 function M.help(out)
   out = out or io.stdout
   out:write("\ncommands:\n")
@@ -132,7 +150,7 @@ function M.main(name, args)
     for i, c in ipairs(M.commands) do
       names[i] = c.name
     end
-    local guess = M.closest(name, names)
+    local guess = text.closest(name, names)
     io.stderr:write(("gpush: unknown command or script '%s'%s\n"):format(name,
       guess and (" (did you mean '" .. guess .. "'?)") or ""))
     M.help(io.stderr)

@@ -16,7 +16,8 @@
 -- nil, message for bad input; misuse (a non-string name) raises.
 local core = require "gpush.core"
 local schema = require "gpush.schema"
-local closest = require("gpush.cli").closest
+local text = require "gpush.text"
+local closest = text.closest
 
 local M = {}
 
@@ -501,11 +502,7 @@ end
 -- A stable 64-bit FNV-1a hash of the resolved values, as 16 hex digits.
 function M.hash(cfg)
   local flat = M.flatten(cfg)
-  local keys = {}
-  for k in pairs(flat) do
-    keys[#keys + 1] = k
-  end
-  table.sort(keys)
+  local keys = text.sorted_keys(flat)
   local h = -3750763034362895579 -- 0xcbf29ce484222325, the FNV offset basis
   for _, k in ipairs(keys) do
     local line = k .. "=" .. canonical(flat[k]) .. "\n"

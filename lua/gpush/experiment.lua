@@ -29,16 +29,15 @@
 -- as one JSON line, so the parent holds every finished row at any moment.
 -- Every row passes through that encoding, in-process too, so --jobs J and
 -- --jobs 1 give the same bytes.
-local cli = require "gpush.cli"
 local config = require "gpush.config"
 local core = require "gpush.core"
 local csv = require "gpush.report.csv"
 local json = require "gpush.json"
-local markdown = require "gpush.report.markdown"
 local models = require "gpush.models"
 local results = require "gpush.results"
+local scenario_args = require "gpush.scenario_args"
+local summary = require "gpush.report.summary"
 local trace = require "gpush.trace"
-local workloads = require "gpush.workloads"
 
 local M = {}
 
@@ -57,10 +56,6 @@ Sweep.__index = Sweep
 
 local function fail(message, level)
   error("gpush.experiment: " .. message, level + 1)
-end
-
-local function value_text(v)
-  return type(v) == "number" and csv.number(v) or tostring(v)
 end
 
 local function check_parameter(p, i)
@@ -227,7 +222,7 @@ function Sweep:point_overrides(point)
   local list = { table.unpack(self.overrides) }
   for _, p in ipairs(self.parameters) do
     if point[p.column] ~= nil then
-      list[#list + 1] = p.path .. "=" .. value_text(point[p.column])
+      list[#list + 1] = p.path .. "=" .. csv.text(point[p.column])
     end
   end
   return list
@@ -238,7 +233,7 @@ function Sweep:point_text(point)
   local parts = {}
   for _, p in ipairs(self.parameters) do
     if point[p.column] ~= nil then
-      parts[#parts + 1] = p.column .. "=" .. value_text(point[p.column])
+      parts[#parts + 1] = p.column .. "=" .. csv.text(point[p.column])
     end
   end
   return table.concat(parts, " ")
@@ -314,81 +309,6 @@ function M.workload_text(w)
   return ("%s (%d generated kernels, %s)"):format(w.label, #w.descs, core.digest(table.concat(hashes, ",")))
 end
 
--- The kernels of every workload, listed from the headers only: {workload,
--- position, kernel, launch} in workload order, then launch order.
-function M.list_kernels(sweep)
-  local list = {}
-  for _, input in ipairs(sweep.workloads) do
-    local suite_name = type(input) == "string" and input:match("^suite:(.+)$")
-    if type(input) == "table" then
-      for i, desc in ipairs(input.descs) do
-        list[#list + 1] = { workload = input.label, position = i, kernel = desc.name, launch = i, desc = desc }
-      end
-    elseif input == "suite" or suite_name then
-      local descs = workloads.suite
-      if suite_name then
-        local desc, err = workloads.get(suite_name)
-        if not desc then
-          return nil, err
-        end
-        descs = { desc }
-      end
-      for i, desc in ipairs(descs) do
-        list[#list + 1] = { workload = input, position = i, kernel = desc.name, launch = i, desc = desc }
-      end
-    else
-      local t, err = trace.open(input)
-      if not t then
-        return nil, err
-      end
-      while true do
-        local launch, next_err = t.reader:next()
-        if not launch then
-          if next_err then
-            t:close()
-            return nil, next_err
-          end
-          break
-        end
-        list[#list + 1] = { workload = input, position = launch.index, kernel = launch.kernel,
-          launch = launch.launch }
-      end
-      t:close()
-    end
-  end
-  return list
-end
-
--- Loads kernels in list order, reading each trace once from its start.
-local function kernel_loader()
-  local open = {} -- workload -> {trace, position}
-  return function(entry)
-    if entry.desc then
-      return workloads.kernel(entry.desc)
-    end
-    local state = open[entry.workload]
-    if not state or state.position >= entry.position then
-      if state then
-        state.trace:close()
-      end
-      local t, err = trace.open(entry.workload)
-      if not t then
-        return nil, err
-      end
-      state = { trace = t, position = 0 }
-      open[entry.workload] = state
-    end
-    while state.position < entry.position do
-      local launch, err = state.trace.reader:next()
-      if not launch then
-        return nil, err or ("%s: launch %d is gone"):format(entry.workload, entry.position)
-      end
-      state.position = launch.index
-    end
-    return state.trace.reader:load()
-  end
-end
-
 -- Tasks -----------------------------------------------------------------------------
 
 -- Task t (1-based) as (kernel, model, point) indices.
@@ -443,7 +363,7 @@ end
 local function execute(plan, first, last, stride, emit, should_stop)
   local sweep = plan.sweep
   local n_models, n_points = #sweep.models, #sweep.points
-  local load = kernel_loader()
+  local load = trace.loader()
   local current, kernel, kernel_err, digest, cache, prepared
   for t = first, last, stride do
     if should_stop() then
@@ -600,7 +520,7 @@ local function make_plan(sweep)
   if not base then
     return nil, err
   end
-  local kernels, list_err = M.list_kernels(sweep)
+  local kernels, list_err = trace.list(sweep.workloads)
   if not kernels then
     return nil, list_err
   end
@@ -1004,130 +924,12 @@ end
 
 -- Outputs --------------------------------------------------------------------------
 
--- A row's point as "v1, v2, ..." in parameter order.
-local function point_values(description, row)
-  local parts = {}
-  for i, p in ipairs(description.parameters) do
-    parts[i] = value_text(row[p.column])
-  end
-  return table.concat(parts, ", ")
-end
-
--- The best-point table: for each kernel and model, the baseline point
--- (summary.baseline) and the point with the smallest summary.objective,
--- the value shown (summary.show) and the bottleneck column at both.
-local function best_point_table(res, d, s)
-  local objective, show, bottleneck = s.objective or "cycles", s.show or s.objective or "cycles", s.bottleneck
-  local label = s.label or show
-  local columns = {}
-  for i, p in ipairs(d.parameters) do
-    columns[i] = p.column
-  end
-  local headers = { "kernel", "model", "baseline " .. label }
-  if bottleneck then
-    headers[#headers + 1] = "baseline bottleneck"
-  end
-  for _, h in ipairs { ("best point (%s)"):format(table.concat(columns, ", ")), "best " .. label, "speed-up" } do
-    headers[#headers + 1] = h
-  end
-  if bottleneck then
-    headers[#headers + 1] = "best-point bottleneck"
-  end
-  local cells = {}
-  local fmt = s.format or "%.1f"
-  local function shown(r)
-    return type(r[show]) == "number" and fmt:format(r[show]) or r[show]
-  end
-  for _, g in ipairs(res:group("workload", "kernel", "launch", "model")) do
-    local base, best
-    for _, r in ipairs(g.rows.rows) do
-      local is_base = s.baseline ~= nil
-      for column, v in pairs(s.baseline or {}) do
-        is_base = is_base and r[column] == v
-      end
-      if is_base then
-        base = r
-      end
-      if type(r[objective]) == "number" and (not best or r[objective] < best[objective]) then
-        best = r
-      end
-    end
-    if best then
-      local row = { g.key.kernel, g.key.model, base and shown(base) or "-" }
-      if bottleneck then
-        row[#row + 1] = base and base[bottleneck] or "-"
-      end
-      row[#row + 1] = point_values(d, best)
-      row[#row + 1] = shown(best)
-      row[#row + 1] = base and ("%.2fx"):format(base[objective] / best[objective]) or "-"
-      if bottleneck then
-        row[#row + 1] = best[bottleneck]
-      end
-      cells[#cells + 1] = row
-    end
-  end
-  return markdown.table(headers, cells)
-end
-
--- Every row, without the provenance hashes.
-local function full_table(res)
-  local headers, cells = {}, {}
-  for _, c in ipairs(res.columns) do
-    if c ~= "config_hash" and c ~= "trace_hash" then
-      headers[#headers + 1] = c
-    end
-  end
-  for i, r in ipairs(res.rows) do
-    local row = {}
-    for j, c in ipairs(headers) do
-      row[j] = r[c]
-    end
-    cells[i] = row
-  end
-  return markdown.table(headers, cells)
-end
-
--- The Markdown summary: the sweep's shape, then the best-point table when
--- the sweep has a `summary` (else every row), then the failures.
-function M.summary_markdown(res)
-  local d = res.extra.sweep
-  local lines = { "# " .. d.title, "" }
-  local names = {}
-  for i, p in ipairs(d.parameters) do
-    local values = {}
-    for j, v in ipairs(p.values or {}) do
-      values[j] = value_text(v)
-    end
-    names[i] = p.column .. (#values > 0 and (" {" .. table.concat(values, ",") .. "}") or "")
-  end
-  local kernels = res:group("workload", "kernel", "launch")
-  lines[#lines + 1] = ("%d kernels x %d points (%s) x %d models = %d results, %d failed."):format(#kernels,
-    #d.points, table.concat(names, "; "), #d.models, #res.rows, #res.failures)
-  for _, note in ipairs(d.summary and d.summary.notes or {}) do
-    lines[#lines + 1] = note
-  end
-  lines[#lines + 1] = ""
-  if res.incomplete then
-    lines[#lines + 1] = "**Incomplete:** " .. res.incomplete .. "; the table covers the finished points only."
-    lines[#lines + 1] = ""
-  end
-  local table_lines = d.summary and best_point_table(res, d, d.summary) or full_table(res)
-  for _, l in ipairs(table_lines) do
-    lines[#lines + 1] = l
-  end
-  results.append_failures(lines, res.failures)
-  return lines
-end
-
--- The full Markdown file: the summary and the provenance stamp.
-function M.markdown_file(res)
-  local lines = M.summary_markdown(res)
-  lines[#lines + 1] = ""
-  for _, l in ipairs(markdown.stamp(res.provenance)) do
-    lines[#lines + 1] = l
-  end
-  return table.concat(lines, "\n") .. "\n"
-end
+-- Report functions that moved, by the names sweep definitions written before
+-- the move (and the shards they left, which gpush merge reports from) give.
+local MOVED_REPORTS = {
+  ["gpush.report.svg:sweep_report"] = "gpush.report.sweep:svg",
+  ["gpush.roofline:sweep_report"] = "gpush.report.sweep:roofline",
+}
 
 -- Writes DIR/NAME.csv, .json and .md (and runs the sweep's reports, each
 -- "module:function" called as f(results, dir) -> list of paths written);
@@ -1143,15 +945,7 @@ function M.write_outputs(res, dir)
   for _, step in ipairs {
     { base .. ".csv", function(path) return res:write_csv(path) end },
     { base .. ".json", function(path) return res:write_json(path) end },
-    { base .. ".md", function(path)
-      local f, open_err = io.open(path, "wb")
-      if not f then
-        return nil, open_err
-      end
-      f:write(M.markdown_file(res))
-      f:close()
-      return true
-    end },
+    { base .. ".md", function(path) return res:write(path, summary.file) end },
   } do
     local done, write_err = step[2](step[1])
     if not done then
@@ -1160,7 +954,7 @@ function M.write_outputs(res, dir)
     written[#written + 1] = step[1]
   end
   for _, spec in ipairs(res.extra.sweep.reports or {}) do
-    local module, fn = spec:match("^([%w_%.]+):([%w_]+)$")
+    local module, fn = (MOVED_REPORTS[spec] or spec):match("^([%w_%.]+):([%w_]+)$")
     local loaded, report = pcall(require, module or "")
     if not module or not loaded or type(report[fn]) ~= "function" then
       return nil, ("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec)
@@ -1255,41 +1049,7 @@ function M.merge(partials, names, command)
     extra = { sweep = d, identity = first.extra.identity, tasks = tasks, total_tasks = first.extra.total_tasks } }
 end
 
--- Command line ------------------------------------------------------------------------
-
-M.OPTIONS_USAGE = "[--traces PATH ...] [--out DIR] [--jobs N] [--quiet] [--shard I/N] [-p key=value ...]"
-
--- Parses the options every experiment scenario takes; returns opts or nil,
--- message.  opts.jobs: an integer (0 = every core), opts.shard {index, count}.
-function M.parse_options(args)
-  local opts, problem = cli.parse_args(args, { ["--traces"] = "+traces", ["--out"] = "=out",
-    ["--jobs"] = "=jobs", ["-j"] = "=jobs", ["--quiet"] = "quiet", ["-q"] = "quiet", ["--shard"] = "=shard",
-    ["-p"] = "+overrides", ["--help"] = "help", ["-h"] = "help" })
-  if not opts then
-    return nil, problem
-  end
-  if #opts.words > 0 then
-    return nil, ("unknown argument '%s'"):format(opts.words[1])
-  end
-  if opts.jobs then
-    local n = tonumber(opts.jobs)
-    if not n or math.type(n) ~= "integer" or n < 1 then
-      return nil, ("--jobs expects a whole number of workers (1 or more), got '%s'"):format(opts.jobs)
-    end
-    opts.jobs = n
-  else
-    opts.jobs = core.proc_cpus()
-  end
-  if opts.shard then
-    local i, n = opts.shard:match("^(%d+)/(%d+)$")
-    i, n = tonumber(i), tonumber(n)
-    if not i or n < 1 or i < 1 or i > n then
-      return nil, ("--shard expects I/N with 1 <= I <= N, got '%s'"):format(opts.shard)
-    end
-    opts.shard = { index = i, count = n }
-  end
-  return opts
-end
+-- Scenarios ---------------------------------------------------------------------------
 
 -- The whole life of an experiment scenario: parse args (the options above),
 -- apply --traces and -p to the definition, run, write the outputs (or the
@@ -1298,8 +1058,8 @@ end
 -- def is a sweep definition; def.default_out names the default folder.
 function M.main(def, args, out, err)
   out, err = out or io.stdout, err or io.stderr
-  local usage = ("usage: gpush %s %s\n"):format(args[0] or def.name, M.OPTIONS_USAGE)
-  local opts, problem = M.parse_options(args)
+  local usage = ("usage: gpush %s %s\n"):format(args[0] or def.name, scenario_args.USAGE)
+  local opts, problem = scenario_args.parse(args)
   if not opts then
     err:write(def.name, ": ", problem, "\n", usage)
     return M.EXIT_USAGE
@@ -1346,7 +1106,7 @@ function M.main(def, args, out, err)
     return M.EXIT_FAILED
   end
   if not opts.shard and not opts.quiet then
-    out:write(table.concat(M.summary_markdown(res), "\n"), "\n")
+    out:write(table.concat(summary.lines(res), "\n"), "\n")
   end
   if not opts.quiet then
     out:write("Wrote ", table.concat(written, ", "), ".\n")

@@ -11,6 +11,7 @@
 -- cycles.  Compute capability 1.x configurations have no caches.
 local core = require "gpush.core"
 local occupancy = require "gpush.occupancy"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -68,16 +69,7 @@ end
 
 -- A stable text of a parameter table, for cache keys.
 local function params_key(p)
-  local keys = {}
-  for k in pairs(p) do
-    keys[#keys + 1] = k
-  end
-  table.sort(keys)
-  local parts = {}
-  for i, k in ipairs(keys) do
-    parts[i] = k .. "=" .. tostring(p[k])
-  end
-  return table.concat(parts, ";")
+  return text.keyed(p)
 end
 
 -- The functional mode through a cache: sweeps that vary parameters the

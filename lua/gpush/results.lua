@@ -20,6 +20,7 @@
 local csv = require "gpush.report.csv"
 local json = require "gpush.json"
 local markdown = require "gpush.report.markdown"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -279,15 +280,6 @@ local function column_types(self)
   return types
 end
 
-local function sorted_keys(t)
-  local keys = {}
-  for k in pairs(t) do
-    keys[#keys + 1] = k
-  end
-  table.sort(keys)
-  return keys
-end
-
 local function one_line(s)
   return (tostring(s):gsub("\r?\n", " "))
 end
@@ -300,7 +292,7 @@ end
 
 function Results:to_csv()
   local lines = { "# format: " .. M.FORMAT }
-  for _, k in ipairs(sorted_keys(self.provenance)) do
+  for _, k in ipairs(text.sorted_keys(self.provenance)) do
     lines[#lines + 1] = ("# %s: %s"):format(k, one_line(self.provenance[k]))
   end
   if self.incomplete then
@@ -334,8 +326,15 @@ local function write_file(path, text)
   return true
 end
 
+-- Writes writer(self, opts), the text of one format (Results.to_csv, a
+-- report's function of the results such as gpush.report.summary.file, or a
+-- caller's own), to `path`; returns true, or nil and a message.
+function Results:write(path, writer, opts)
+  return write_file(path, writer(self, opts))
+end
+
 function Results:write_csv(path)
-  return write_file(path, self:to_csv())
+  return self:write(path, Results.to_csv)
 end
 
 local function read_file(path)
@@ -446,7 +445,7 @@ function Results:to_json()
 end
 
 function Results:write_json(path)
-  return write_file(path, self:to_json())
+  return self:write(path, Results.to_json)
 end
 
 -- Reads what to_json wrote; returns a Results or nil, message.
@@ -541,7 +540,7 @@ function M.append_failures(lines, failures)
 end
 
 function Results:write_markdown(path, opts)
-  return write_file(path, self:to_markdown(opts))
+  return self:write(path, Results.to_markdown, opts)
 end
 
 M.failure_text = failure_text

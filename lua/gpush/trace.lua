@@ -9,6 +9,7 @@
 -- (optionally .gz or .xz).  Only one launch is in memory at a time: the
 -- iterator loads a kernel when it is reached and drops it at the next step.
 local core = require "gpush.core"
+local workloads = require "gpush.workloads"
 
 local M = {}
 
@@ -99,7 +100,6 @@ end
 function M.kernels_of(input, spec)
   local suite_name = input:match("^suite:(.+)$")
   if input == "suite" or suite_name then
-    local workloads = require "gpush.workloads"
     local list = {}
     if suite_name then
       local desc, message = workloads.get(suite_name)
@@ -130,6 +130,85 @@ function M.kernels_of(input, spec)
     return nil, message
   end
   return t:kernels(spec)
+end
+
+-- The kernels of every input (trace paths, "suite", "suite:NAME", or
+-- generated kernels {label = ..., descs = {workload descriptions}}), listed
+-- from the headers only: {workload, position, kernel, launch} in input
+-- order, then launch order (what gpush.experiment plans a sweep over); or
+-- nil and a message.
+function M.list(inputs)
+  local list = {}
+  for _, input in ipairs(inputs) do
+    local suite_name = type(input) == "string" and input:match("^suite:(.+)$")
+    if type(input) == "table" then
+      for i, desc in ipairs(input.descs) do
+        list[#list + 1] = { workload = input.label, position = i, kernel = desc.name, launch = i, desc = desc }
+      end
+    elseif input == "suite" or suite_name then
+      local descs = workloads.suite
+      if suite_name then
+        local desc, err = workloads.get(suite_name)
+        if not desc then
+          return nil, err
+        end
+        descs = { desc }
+      end
+      for i, desc in ipairs(descs) do
+        list[#list + 1] = { workload = input, position = i, kernel = desc.name, launch = i, desc = desc }
+      end
+    else
+      local t, err = M.open(input)
+      if not t then
+        return nil, err
+      end
+      while true do
+        local launch, next_err = t.reader:next()
+        if not launch then
+          if next_err then
+            t:close()
+            return nil, next_err
+          end
+          break
+        end
+        list[#list + 1] = { workload = input, position = launch.index, kernel = launch.kernel,
+          launch = launch.launch }
+      end
+      t:close()
+    end
+  end
+  return list
+end
+
+-- A loader of M.list's entries: load(entry) -> kernel, or nil and a message.
+-- Entries taken in list order read each trace once from its start.
+function M.loader()
+  local open = {} -- workload -> {trace, position}
+  return function(entry)
+    if entry.desc then
+      return workloads.kernel(entry.desc)
+    end
+    local state = open[entry.workload]
+    if not state or state.position >= entry.position then
+      if state then
+        state.trace:close()
+      end
+      local t, err = M.open(entry.workload)
+      if not t then
+        return nil, err
+      end
+      state = { trace = t, position = 0 }
+      open[entry.workload] = state
+    end
+    while state.position < entry.position do
+      local launch, err = state.trace.reader:next()
+      if not launch then
+        return nil, err or ("%s: launch %d is gone"):format(entry.workload, entry.position)
+      end
+      state.position = launch.index
+    end
+    return state.trace.reader:load()
+  end
 end
 
 -- MemcpyHtoD lines of a kernelslist.g: count and total bytes.

@@ -21,7 +21,8 @@
 -- Generation is in C, deterministic for a seed.  The suite's kernels are the
 -- default workload of every scenario.
 local core = require "gpush.core"
-local closest = require("gpush.cli").closest
+local text = require "gpush.text"
+local closest = text.closest
 
 local M = {}
 
@@ -51,11 +52,7 @@ function M.compile(desc)
     error("gpush.workloads: a workload is a table, got " .. type(desc), 2)
   end
   local stream_index, streams = {}, {}
-  local names = {}
-  for name in pairs(desc.streams or {}) do
-    names[#names + 1] = name
-  end
-  table.sort(names)
+  local names = text.sorted_keys(desc.streams or {})
   for i, name in ipairs(names) do
     local s = desc.streams[name]
     if not stream_kinds[s.kind] then

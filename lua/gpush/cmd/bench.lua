@@ -360,37 +360,23 @@ local function bench_ml(opts, out, err)
   return 0
 end
 
-function M.main(args, out, err)
-  out, err = out or io.stdout, err or io.stderr
-  local what = args[1]
-  local opts, problem = require("gpush.cli").parse_args({ table.unpack(args, 2) },
-    { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" })
-  if not opts then
-    err:write("gpush bench: ", problem, "\n", usage)
-    return 2
-  end
+-- --size in megabytes (default 512): opts.size, and opts.size_given when set.
+local function check_size(opts)
   if opts.size then
     opts.size, opts.size_given = tonumber(opts.size), true
     if not opts.size or opts.size < 1 then
-      err:write("gpush bench: --size needs a number of megabytes (at least 1)\n", usage)
-      return 2
+      return "--size needs a number of megabytes (at least 1)"
     end
   else
     opts.size = 512
   end
-  if what == "trace" then
-    return bench_trace(opts, out, err)
-  elseif what == "memsim" then
-    return bench_memsim(opts, out, err)
-  elseif what == "gpumech" then
-    return bench_gpumech(opts, out, err)
-  elseif what == "sim" then
-    return bench_sim(opts, out, err)
-  elseif what == "ml" then
-    return bench_ml(opts, out, err)
-  end
-  err:write("gpush bench: ", what and ("unknown benchmark '" .. what .. "'") or "which benchmark?", "\n", usage)
-  return 2
+end
+
+function M.main(args, out, err)
+  return require("gpush.cli").dispatch({ prog = "gpush bench", usage = usage,
+    options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" }, validate = check_size,
+    actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim, ml = bench_ml },
+    noun = "benchmark", missing = "which benchmark?" }, args, out, err)
 end
 
 return M

@@ -5,6 +5,7 @@
 --   gpush config show NAME|PATH [-p k=v]... [--json]
 --   gpush config diff A B [-p k=v]...           what differs (overrides apply to B)
 --   gpush config import-accelsim DIR [-o OUT.yaml] [--name NAME]
+local cli = require "gpush.cli"
 local config = require "gpush.config"
 local json = require "gpush.json"
 
@@ -19,19 +20,7 @@ usage: gpush config describe
 ]]
 
 local function usage_error(message, err)
-  err:write("gpush config: ", message, "\n", usage)
-  return 2
-end
-
--- Splits args into positional words, -p overrides and flags.
-local function parse(args, err)
-  local opts, problem = require("gpush.cli").parse_args(args, {
-    ["-p"] = "+overrides", ["--json"] = "json", ["--help"] = "help", ["-h"] = "help",
-    ["-o"] = "=output", ["--name"] = "=name" })
-  if not opts then
-    return nil, usage_error(problem, err)
-  end
-  return opts
+  return cli.usage_error("gpush config", usage, message, err)
 end
 
 local function load_or_report(name, overrides, err)
@@ -148,28 +137,15 @@ end
 
 -- Entry point: gpush config ARGS... ; `out` and `err` default to stdout and stderr.
 function M.main(args, out, err)
-  out, err = out or io.stdout, err or io.stderr
-  local opts, code = parse(args, err)
-  if not opts then
-    return code
-  end
-  local action = table.remove(opts.words, 1)
-  if opts.help then
-    out:write(usage)
-    return 0
-  elseif action == "describe" then
-    out:write(config.describe())
-    return 0
-  elseif action == "list" then
-    return list(opts, out, err)
-  elseif action == "show" then
-    return show(opts, out, err)
-  elseif action == "diff" then
-    return diff(opts, out, err)
-  elseif action == "import-accelsim" then
-    return import_accelsim(opts, out, err)
-  end
-  return usage_error(action and ("unknown action '" .. action .. "'") or "an action is needed", err)
+  return cli.dispatch({ prog = "gpush config", usage = usage,
+    options = { ["-p"] = "+overrides", ["--json"] = "json", ["-o"] = "=output", ["--name"] = "=name" },
+    actions = {
+      describe = function(_, o)
+        o:write(config.describe())
+        return 0
+      end,
+      list = list, show = show, diff = diff, ["import-accelsim"] = import_accelsim,
+    } }, args, out, err)
 end
 
 return M

@@ -29,7 +29,6 @@ local OPTIONS = {
   ["-q"] = "quiet", ["--json"] = "json", ["--data"] = "=data", ["--base"] = "=base", ["--k"] = "=k",
   ["--seed"] = "=seed", ["--split-seed"] = "=split_seed", ["--kernels"] = "=kernels", ["--out"] = "=out",
   ["--model"] = "=model", ["--counters"] = "=counters", ["--target"] = "+targets", ["--bases"] = "=bases",
-  ["--help"] = "help", ["-h"] = "help",
 }
 
 -- Which options each subcommand takes (others are usage errors).
@@ -60,22 +59,23 @@ local function parse_config(text, option)
   return { cus = tonumber(c), core_mhz = tonumber(e), mem_mhz = tonumber(m) }
 end
 
--- Parses and checks the options of `sub`; numbers converted.
-local function parse(sub, args)
-  local opts, problem = cli.parse_args(args, OPTIONS)
-  if not opts then
-    return nil, problem
+-- Checks the options of the subcommand (the first word) and converts
+-- numbers in place; returns a problem for the usage, or nil.
+local function validate(opts)
+  local sub = opts.words[1]
+  if not ALLOWED[sub] then
+    return nil -- cli.dispatch reports the unknown subcommand
   end
   for key in pairs(opts) do
-    if key ~= "words" and key ~= "targets" and not ALLOWED[sub][key] and key ~= "help" then
-      return nil, ("'%s' does not take that option (%s)"):format(sub, key:gsub("_", "-"))
+    if key ~= "words" and key ~= "targets" and key ~= "help" and not ALLOWED[sub][key] then
+      return ("'%s' does not take --%s"):format(sub, (key:gsub("_", "-")))
     end
   end
   if #opts.targets > 0 and not ALLOWED[sub].targets then
-    return nil, ("'%s' does not take --target"):format(sub)
+    return ("'%s' does not take --target"):format(sub)
   end
-  if sub ~= "info" and #opts.words > 0 then
-    return nil, ("unknown argument '%s'"):format(opts.words[1])
+  if #opts.words > (sub == "info" and 2 or 1) then
+    return ("unknown argument '%s'"):format(opts.words[#opts.words])
   end
   local err
   for _, spec in ipairs { { "jobs", "--jobs", 1 }, { "k", "--k", 1 }, { "seed", "--seed", 0 },
@@ -83,35 +83,34 @@ local function parse(sub, args)
     if opts[spec[1]] then
       opts[spec[1]], err = whole(opts[spec[1]], spec[2], spec[3])
       if not opts[spec[1]] then
-        return nil, err
+        return err
       end
     end
   end
   if opts.grid and not corpus.GRIDS[opts.grid] then
-    return nil, ("--grid expects %s, got '%s'"):format(table.concat(corpus.GRID_NAMES, ", "), opts.grid)
+    return ("--grid expects %s, got '%s'"):format(table.concat(corpus.GRID_NAMES, ", "), opts.grid)
   end
   if opts.data and opts.grid then
-    return nil, "give --data or --grid, not both"
+    return "give --data or --grid, not both"
   end
   if opts.base then
     opts.base, err = parse_config(opts.base, "--base")
     if not opts.base then
-      return nil, err
+      return err
     end
   end
   for i, t in ipairs(opts.targets) do
     opts.targets[i], err = parse_config(t, "--target")
     if not opts.targets[i] then
-      return nil, err
+      return err
     end
   end
   if opts.kernels and opts.kernels ~= "all" and opts.kernels ~= "train" then
-    return nil, ("--kernels expects all or train, got '%s'"):format(opts.kernels)
+    return ("--kernels expects all or train, got '%s'"):format(opts.kernels)
   end
   if opts.bases and opts.bases ~= "all" and opts.bases ~= "top" then
-    return nil, ("--bases expects all or top, got '%s'"):format(opts.bases)
+    return ("--bases expects all or top, got '%s'"):format(opts.bases)
   end
-  return opts
 end
 
 -- The dataset: --data CSV, or the simulated corpus of --grid (default
@@ -298,33 +297,11 @@ local function info_cmd(opts, out, err)
   return 0
 end
 
-local COMMANDS = { corpus = corpus_cmd, train = train_cmd, predict = predict_cmd, evaluate = evaluate_cmd,
-  info = info_cmd }
-
 function M.main(args, out, err)
-  out, err = out or io.stdout, err or io.stderr
-  local sub = args[1]
-  if sub == nil or sub == "--help" or sub == "-h" then
-    (sub and out or err):write(usage)
-    return sub and 0 or 2
-  end
-  if not COMMANDS[sub] then
-    local names = { "corpus", "train", "predict", "evaluate", "info" }
-    local guess = cli.closest(sub, names)
-    err:write(("gpush ml: unknown subcommand '%s'%s\n"):format(sub, guess and (" (did you mean '" .. guess .. "'?)") or ""),
-      usage)
-    return 2
-  end
-  local opts, problem = parse(sub, { table.unpack(args, 2) })
-  if not opts then
-    err:write("gpush ml ", sub, ": ", problem, "\n", usage)
-    return 2
-  end
-  if opts.help then
-    out:write(usage)
-    return 0
-  end
-  return COMMANDS[sub](opts, out, err)
+  return cli.dispatch({ prog = "gpush ml", usage = usage, options = OPTIONS, validate = validate, noun = "subcommand",
+    missing = "which subcommand? (corpus, train, predict, evaluate, info)",
+    actions = { corpus = corpus_cmd, train = train_cmd, predict = predict_cmd, evaluate = evaluate_cmd,
+      info = info_cmd } }, args, out, err)
 end
 
 return M

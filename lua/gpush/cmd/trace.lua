@@ -5,6 +5,7 @@
 -- Prints one row per kernel launch and the application totals; with --json,
 -- a list with one object per launch (kernel, launch, then its fields), the
 -- shape every machine-readable gpush command follows.
+local cli = require "gpush.cli"
 local trace = require "gpush.trace"
 local json = require "gpush.json"
 local core = require "gpush.core"
@@ -22,17 +23,7 @@ usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
 ]==]
 
 local function usage_error(message, err)
-  err:write("gpush trace: ", message, "\n", usage)
-  return 2
-end
-
-local function parse(args, err)
-  local opts, problem = require("gpush.cli").parse_args(args, {
-    ["--json"] = "json", ["--kernel"] = "=kernel", ["--help"] = "help", ["-h"] = "help" })
-  if not opts then
-    return nil, usage_error(problem, err)
-  end
-  return opts
+  return cli.usage_error("gpush trace", usage, message, err)
 end
 
 local function mix_text(mix)
@@ -154,21 +145,9 @@ local function convert(opts, out, err)
 end
 
 function M.main(args, out, err)
-  out, err = out or io.stdout, err or io.stderr
-  local opts, code = parse(args, err)
-  if not opts then
-    return code
-  end
-  local action = table.remove(opts.words, 1)
-  if opts.help then
-    out:write(usage)
-    return 0
-  elseif action == "info" then
-    return info(opts, out, err)
-  elseif action == "convert" then
-    return convert(opts, out, err)
-  end
-  return usage_error(action and ("unknown action '" .. action .. "'") or "an action is needed", err)
+  return cli.dispatch({ prog = "gpush trace", usage = usage,
+    options = { ["--json"] = "json", ["--kernel"] = "=kernel" },
+    actions = { info = info, convert = convert } }, args, out, err)
 end
 
 return M

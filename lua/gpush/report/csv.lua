@@ -32,6 +32,12 @@ function M.number(n)
   end
 end
 
+-- A value as plain text: numbers as M.number writes them, anything else by
+-- tostring (a point's parameter values in overrides and summaries).
+function M.text(v)
+  return type(v) == "number" and M.number(v) or tostring(v)
+end
+
 function M.field(v)
   if v == nil then
     return ""

@@ -6,6 +6,7 @@
 --   markdown.stamp(provenance)          -- a "Provenance" section listing
 --                                       -- "key: `value`", keys sorted
 local csv = require "gpush.report.csv"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -36,13 +37,8 @@ end
 
 -- Provenance keys in a fixed order (sorted), so the stamp is stable.
 function M.stamp(provenance)
-  local keys = {}
-  for k in pairs(provenance) do
-    keys[#keys + 1] = k
-  end
-  table.sort(keys)
   local lines = { "## Provenance", "" }
-  for _, k in ipairs(keys) do
+  for _, k in ipairs(text.sorted_keys(provenance)) do
     lines[#lines + 1] = ("- %s: `%s`"):format(k, tostring(provenance[k]):gsub("`", "'"))
   end
   return lines

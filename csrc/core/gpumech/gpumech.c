@@ -1,0 +1,114 @@
+/*
+ * gpumech.c -- GPUMech over a traced kernel: per-PC inputs, one warp's
+ * interval-pass input, every warp's features, the representative warp and
+ * one warp's profile (gpumech.h).
+ */
+#include "gpumech.h"
+#include "num/kmeans.h"
+
+#include <string.h>
+
+void gp_gm_pcs_fill_static(const gp_kernel *k, gp_gm_pcs *p) {
+  uint32_t i;
+  for (i = 0; i < p->n; i++) {
+    p->mix[(size_t)i * GP_MW_MIX_N + GP_MW_MIX_DEP] = 0;
+    p->mem_insts[i] = gp_op_is_memory(k->statics[i].op_class) ? 1 : 0;
+    p->cause[i] = (int32_t)i;
+  }
+}
+
+void gp_gm_warp_input(const gp_kernel *k, uint64_t w, const gp_gm_pcs *p, double issue_cycles,
+                      int totals_only, gp_iv_input *in) {
+  uint64_t start = k->warp_start[w];
+  memset(in, 0, sizeof *in);
+  in->count = k->warp_len[w];
+  in->pc = k->pc_index + start;
+  in->dep[0] = k->dep + start;
+  in->dep[1] = k->dep_load + start;
+  in->latency = p->latency;
+  in->cause = p->cause;
+  in->ncause = p->n ? p->n : 1;
+  in->issue_cycles = issue_cycles;
+  in->totals_only = totals_only;
+  if (!totals_only) {
+    in->mem_insts = p->mem_insts;
+    in->l1_miss_reqs = p->l1_miss_reqs;
+    in->dram_reqs = p->dram_reqs;
+  }
+}
+
+/* One profile reused over the warps: Eq. 4's pass per warp, Eq. 5's
+ * performance and the totals kept per warp. */
+int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
+                   const gp_alloc *alloc, gp_gm_feature *out, size_t *count, gp_error *err) {
+  gp_iv_profile prof;
+  uint64_t w;
+  size_t n = 0;
+  gp_iv_profile_init(&prof, alloc);
+  for (w = 0; w < k->warps; w++) {
+    gp_iv_input in;
+    if (k->warp_len[w] == 0)
+      continue;
+    gp_gm_warp_input(k, w, p, issue_cycles, 1, &in);
+    if (gp_iv_run(&prof, &in, NULL, err) != GP_OK) {
+      gp_iv_profile_free(&prof);
+      return GP_ERR;
+    }
+    out[n].warp = w;
+    out[n].warp_perf = gp_iv_warp_perf(&prof);
+    out[n].insts = (double)prof.insts;
+    out[n].total_cycles = prof.total_cycles;
+    n++;
+  }
+  gp_iv_profile_free(&prof);
+  *count = n;
+  return GP_OK;
+}
+
+/* Sec. III-C: k-means over Eq. 6's features (warp performance, #insts,
+ * each divided by its mean), the representative nearest the largest
+ * cluster's centre; or Fig. 7's MAX / MIN by warp performance, as the paper
+ * ranks them, or a seeded RANDOM pick. */
+int gp_gm_select(const gp_gm_feature *f, size_t n, gp_gm_select_method method, uint64_t seed,
+                 const gp_alloc *alloc, size_t *best, gp_error *err) {
+  static const gp_km_pick picks[] = {GP_KM_PICK_MAX, GP_KM_PICK_MAX, GP_KM_PICK_MIN,
+                                     GP_KM_PICK_RANDOM};
+  size_t bytes = 4 * (n ? n : 1) * sizeof(double), i;
+  double *perf, *insts, *features;
+  int status = GP_OK;
+  if (n == 0)
+    return gp_error_set(err, "no warps to select from");
+  perf = gp_malloc(alloc, bytes);
+  if (perf == NULL)
+    return gp_error_set(err, "out of memory");
+  insts = perf + n;
+  features = insts + n;
+  for (i = 0; i < n; i++) {
+    perf[i] = f[i].warp_perf;
+    insts[i] = f[i].insts;
+  }
+  if (method == GP_GM_SELECT_KMEANS) {
+    gp_km_opts opts;
+    gp_km_result r;
+    gp_km_opts_default(&opts);
+    opts.seed = seed;
+    gp_km_warp_features(features, n, perf, insts);
+    status = gp_km_run(features, n, 2, &opts, alloc, NULL, NULL, &r, err);
+    if (status == GP_OK)
+      *best = r.representative;
+  } else {
+    *best = gp_km_pick_index(perf, n, picks[method], seed);
+  }
+  gp_free(alloc, perf, bytes);
+  return status;
+}
+
+int gp_gm_profile(gp_iv_profile *prof, const gp_kernel *k, uint64_t w, const gp_gm_pcs *p,
+                  double issue_cycles, gp_error *err) {
+  gp_iv_input in;
+  if (w >= k->warps)
+    return gp_error_set(err, "warp %llu out of range (the kernel has %u warps)",
+                        (unsigned long long)w, k->warps);
+  gp_gm_warp_input(k, w, p, issue_cycles, 0, &in);
+  return gp_iv_run(prof, &in, NULL, err);
+}

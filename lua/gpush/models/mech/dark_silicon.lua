@@ -1,0 +1,928 @@
+-- gpush.models.mech.dark_silicon: dark-silicon projections (Blem's thesis
+-- Sec. 2.4 and 3.3, after Esmaeilzadeh et al., ISCA 2011): device scaling
+-- 45 -> 8 nm (ITRS or conservative), the 45 nm Pareto frontiers of core
+-- power and area against SPECmark, chip area and power budgets, the
+-- upper-bound core model (gpush.models.mech.upper_bound) inside the
+-- multicore model (gpush.models.mech.topology), and an exhaustive search per
+-- node and benchmark over core type, core count, topology and organisation.
+--
+--   local ds = require "gpush.models.mech.dark_silicon"
+--   local r = ds.project { scalings = { "itrs" } }       -- every assumed input at its default
+--   for _, node in ipairs(r.nodes) do print(node.node_nm, node.speedup, node.dark_fraction) end
+--   ds.project { params = { power_w = 100 } }            -- any assumption overridden by name
+--
+-- Every assumed input is a declared parameter (M.PARAMS: name, type, unit,
+-- default, one-line description and where the value comes from);
+-- docs/darksilicon.md lists them with the reasons.  Speedups are over the
+-- 45 nm quad-core baseline (Eq. 2.1).
+local topology = require "gpush.models.mech.topology"
+local ub = require "gpush.models.mech.upper_bound"
+local scaling_data = require "gpush.models.mech.data.scaling"
+local named_cores = require "gpush.models.mech.data.named_cores"
+
+local M = {}
+
+M.NODES = scaling_data.nodes
+M.SCALINGS = { "itrs", "conservative" }
+
+-- Parameters -------------------------------------------------------------------------
+
+-- { name, type, unit =, default =, min =, max =, desc =, source = }
+M.PARAMS = {}
+local function param(spec)
+  M.PARAMS[#M.PARAMS + 1] = spec
+end
+
+param { "area_mm2", "number", unit = "mm^2", default = 111, min = 1, max = 1e5,
+  desc = "Chip area budget for cores (core + L1) at every node",
+  source = "darksilicon.md (secondary source): the 45 nm quad-core Nehalem's core area" }
+param { "power_w", "number", unit = "W", default = 125, min = 0.01, max = 1e5,
+  desc = "Chip power budget for cores at every node (no uncore, no L2 power)",
+  source = "darksilicon.md (secondary source)" }
+param { "bandwidth_gbs", "number", unit = "GB/s", default = 200, min = 0.001, max = 1e6,
+  desc = "Off-chip memory bandwidth BW_max (Eq. 3.4), every node and the baseline",
+  source = "thesis L881 (the GPU bandwidth study's baseline)" }
+param { "bytes_per_access", "number", unit = "B", default = 64, min = 1, max = 4096,
+  desc = "Bytes per off-chip access b (Eq. 3.4)", source = "assumption: one cache line" }
+param { "l1_kb", "number", unit = "KiB", default = 64, min = 0, max = 1e6,
+  desc = "L1 data cache per core", source = "Table 2.4a" }
+param { "l2_mb", "number", unit = "MiB", default = 8, min = 0, max = 1e6,
+  desc = "Shared L2 (last-level) capacity at 45 nm with the default die share",
+  source = "Table 2.4a: the baseline's 8 MB last-level cache" }
+param { "l2_share", "number", unit = "", default = 0.3, min = 0, max = 0.99,
+  desc = "Share of the die (cores + L2) the L2 takes; the cores get area_mm2",
+  source = "thesis L879 (30 % cache area)" }
+param { "l2_scaling", "bool", unit = "", default = true,
+  desc = "L2 capacity grows with density (l2_mb / area factor) since its die share is fixed",
+  source = "assumption" }
+param { "t_l1", "number", unit = "cycles", default = 3, min = 0, max = 1e4,
+  desc = "L1 access time", source = "thesis L845" }
+param { "t_l2", "number", unit = "cycles", default = 20, min = 0, max = 1e4,
+  desc = "L2 access time (fixed in cycles at every clock)", source = "thesis L845, L778" }
+param { "t_mem_ns", "number", unit = "ns", default = 62.5, min = 0, max = 1e5,
+  desc = "Memory access time, fixed in ns so its cycles grow with the clock",
+  source = "thesis L845 (200 cycles at 3.2 GHz), L778" }
+param { "cpu_threads", "int", unit = "threads", default = 1, min = 1, max = 64,
+  desc = "Threads per CPU-like core (SMT, no area or power cost)", source = "Table 2.1; thesis L885 for SMT" }
+param { "gpu_threads", "int", unit = "threads", default = 1024, min = 1, max = 65536,
+  desc = "Threads per GPU-like light core (T_M), sharing its L1", source = "thesis L770" }
+param { "q_min", "number", unit = "SPECmark", default = 6, min = 0.01, max = 1000,
+  desc = "Frontier's lowest core (Atom N450)", source = "thesis L659, Table 2.4a" }
+param { "q_max", "number", unit = "SPECmark", default = 36.5, min = 0.01, max = 1000,
+  desc = "Frontier's highest core (Nehalem i7-965); Algorithm 3.1's reference point",
+  source = "thesis L659, Table 2.4a" }
+param { "clock_min_ghz", "number", unit = "GHz", default = 1.66, min = 0.01, max = 100,
+  desc = "Clock of the frontier's lowest core", source = "Table 2.4a (Atom)" }
+param { "clock_max_ghz", "number", unit = "GHz", default = 3.2, min = 0.01, max = 100,
+  desc = "Clock of the frontier's highest core", source = "Table 2.4a (Nehalem)" }
+param { "frontier_points", "int", unit = "intervals", default = 30, min = 1, max = 10000,
+  desc = "Algorithm 3.1's nPoints: the frontier is searched at nPoints + 1 evenly spaced scores",
+  source = "assumption" }
+param { "initial_cpi", "number", unit = "cycles/inst", default = 1, min = 0.001, max = 1000,
+  desc = "Algorithm 3.1's l: CPI_exe of the reference (top) core", source = "assumption" }
+param { "baseline_core", "string", unit = "", default = "S4",
+  desc = "Named core of the 45 nm baseline chip (Table 2.4a id)", source = "thesis L544" }
+param { "baseline_cores", "int", unit = "cores", default = 4, min = 1, max = 4096,
+  desc = "Cores of the symmetric 45 nm baseline chip", source = "thesis L544" }
+param { "fused_overhead", "number", unit = "", default = 0, min = 0, max = 10,
+  desc = "Area a fusable light core adds, as a fraction of its own (tau)", source = "thesis L506 gives none" }
+
+local by_name = {}
+for _, spec in ipairs(M.PARAMS) do
+  by_name[spec[1]] = spec
+end
+
+-- The parameter values: defaults, with `overrides` (name -> value; strings
+-- as the command line gives them are converted) checked against their
+-- declarations.  Raises on an unknown name or a bad value, naming both.
+function M.params(overrides)
+  local p = {}
+  for _, spec in ipairs(M.PARAMS) do
+    p[spec[1]] = spec.default
+  end
+  for name, value in pairs(overrides or {}) do
+    local spec = by_name[name]
+    if not spec then
+      local names = {}
+      for i, s in ipairs(M.PARAMS) do
+        names[i] = s[1]
+      end
+      error(("dark_silicon: unknown parameter '%s' (one of: %s)"):format(tostring(name), table.concat(names, ", ")), 2)
+    end
+    local kind, v = spec[2], value
+    if kind == "bool" then
+      if type(v) == "string" then
+        v = ({ ["true"] = true, ["1"] = true, yes = true, ["false"] = false, ["0"] = false, no = false })[v]
+      end
+      if type(v) ~= "boolean" then
+        error(("dark_silicon: parameter %s must be true or false, got '%s'"):format(name, tostring(value)), 2)
+      end
+    elseif kind == "string" then
+      v = tostring(v)
+    else
+      v = tonumber(v)
+      if not v or v ~= v or (kind == "int" and v ~= math.floor(v)) or v < spec.min or v > spec.max then
+        error(("dark_silicon: parameter %s must be %s in [%g, %g] %s, got '%s'"):format(name,
+          kind == "int" and "an integer" or "a number", spec.min, spec.max, spec.unit, tostring(value)), 2)
+      end
+    end
+    p[name] = v
+  end
+  if p.q_max <= p.q_min then
+    error(("dark_silicon: q_max (%g) must be above q_min (%g)"):format(p.q_max, p.q_min), 2)
+  end
+  return p
+end
+
+-- Frontiers and cores -------------------------------------------------------------------
+
+-- The 45 nm Pareto frontiers (darksilicon.md): power in W and area in mm^2
+-- of the best core of SPECmark q.
+function M.power_frontier(q)
+  return 0.0002 * q ^ 3 + 0.0009 * q ^ 2 + 0.3859 * q - 0.0301
+end
+
+function M.area_frontier(q)
+  return 0.0152 * q ^ 2 + 0.0265 * q + 7.4393
+end
+
+-- A named core of Table 2.4 by id (S1 ... S4+, M1 ... M3).
+function M.named_core(id)
+  for _, c in ipairs(named_cores) do
+    if c.id == id then
+      return c
+    end
+  end
+end
+
+-- The candidate cores at 45 nm: the frontier at p.frontier_points + 1
+-- evenly spaced scores from q_min to q_max (clock linear in q, thesis L806),
+-- then the named cores of `chapter`'s dark-silicon study that have a score.
+-- Each: { id, label, kind = "frontier"|"named", core = "S"|"M"|nil (frontier
+-- cores serve as both), q, clock_ghz, area, power }.
+function M.cores(p, chapter)
+  local list = {}
+  for k = 0, p.frontier_points do
+    local q = p.q_min + (p.q_max - p.q_min) * k / p.frontier_points
+    list[#list + 1] = { id = ("F%.2f"):format(q), label = ("frontier q=%.2f"):format(q), kind = "frontier", q = q,
+      clock_ghz = ub.frontier_clock(q, p.q_min, p.q_max, p.clock_min_ghz, p.clock_max_ghz),
+      area = M.area_frontier(q), power = M.power_frontier(q) }
+  end
+  for _, c in ipairs(named_cores) do
+    local wanted = false
+    for _, ch in ipairs(c.chapters) do
+      wanted = wanted or ch == chapter
+    end
+    if wanted and c.q then
+      list[#list + 1] = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
+        clock_ghz = c.clock_ghz, area = c.area, power = c.power, issue = c.issue }
+    end
+  end
+  return list
+end
+
+-- Whether a candidate core can be a CPU-like light core, a GPU-like light
+-- core (M-core) or a heavy (single-threaded) core.
+local function serves(core, role)
+  if core.kind == "frontier" then
+    return true
+  end
+  if role == "gpu" then
+    return core.core == "M"
+  end
+  return core.core == "S"
+end
+
+-- Scaling -----------------------------------------------------------------------------
+
+-- The factors of `scaling` ("itrs" or "conservative") at `node_nm`.
+function M.factors(scaling, node_nm)
+  local rows = scaling_data[scaling]
+  if not rows then
+    error(("dark_silicon: unknown scaling '%s' (itrs or conservative)"):format(tostring(scaling)), 2)
+  end
+  for _, row in ipairs(rows) do
+    if row.node_nm == node_nm then
+      return row
+    end
+  end
+  error(("dark_silicon: no %s scaling factors for %s nm (nodes: %s)"):format(scaling, tostring(node_nm),
+    table.concat(M.NODES, ", ")), 2)
+end
+
+-- The chip at one node: scaling factors, budgets and the memory system.
+-- p may override area_mm2 and the L2 (the L2 study does).
+function M.node(p, scaling, node_nm)
+  local f = M.factors(scaling, node_nm)
+  local l2 = p.l2_mb * 1024 * 1024
+  if p.l2_scaling then
+    l2 = l2 / f.area
+  end
+  return { scaling = scaling, node_nm = node_nm, freq = f.freq, power = f.power, area = f.area,
+    budget = { area = p.area_mm2, power = p.power_w, fused_overhead = p.fused_overhead },
+    c_l1 = p.l1_kb * 1024, c_l2 = l2, t_l1 = p.t_l1, t_l2 = p.t_l2, t_mem_ns = p.t_mem_ns,
+    bandwidth_gbs = p.bandwidth_gbs, bytes = p.bytes_per_access }
+end
+
+-- A core's area and power at a node.
+local function scaled(core, node)
+  return { area = core.area * node.area, power = core.power * node.power }
+end
+
+-- Benchmarks ----------------------------------------------------------------------------
+
+M.BENCHMARK_FIELDS = { "name", "f", "r_ls", "alpha_l1", "beta_l1", "alpha_l2", "beta_l2" }
+
+-- Table B.1's PARSEC inputs (a fresh copy).
+function M.benchmarks()
+  local list = {}
+  for i, b in ipairs(require "gpush.models.mech.data.parsec") do
+    local copy = {}
+    for k, v in pairs(b) do
+      copy[k] = v
+    end
+    list[i] = copy
+  end
+  return list
+end
+
+local field_range = { f = { 0, 1 }, r_ls = { 0, 1 }, alpha_l1 = { 0, 100 }, beta_l1 = { 1e-12, 1e15 },
+  alpha_l2 = { 0, 100 }, beta_l2 = { 1e-12, 1e15 } }
+
+-- Reads benchmark inputs from a CSV file with the header
+-- name,f,r_ls,alpha_l1,beta_l1,alpha_l2,beta_l2 (Table B.1's columns; '#'
+-- lines are comments).  Returns the list, or nil and a message naming the
+-- file, the line and what was expected.
+function M.load_benchmarks(path)
+  local f, open_err = io.open(path, "r")
+  if not f then
+    return nil, ("%s: cannot open (%s)"):format(path, open_err)
+  end
+  local list, header, line_no = {}, nil, 0
+  for line in f:lines() do
+    line_no = line_no + 1
+    line = line:gsub("\r$", "")
+    if line:match("^%s*$") or line:match("^%s*#") then
+      goto continue
+    end
+    do
+      local cells = {}
+      for cell in (line .. ","):gmatch("([^,]*),") do
+        cells[#cells + 1] = cell:match("^%s*(.-)%s*$")
+      end
+      if not header then
+        if table.concat(cells, ",") ~= table.concat(M.BENCHMARK_FIELDS, ",") then
+          f:close()
+          return nil, ("%s:%d: expected the header '%s'"):format(path, line_no, table.concat(M.BENCHMARK_FIELDS, ","))
+        end
+        header = cells
+        goto continue
+      end
+      if #cells ~= #header then
+        f:close()
+        return nil, ("%s:%d: expected %d comma-separated fields, got %d"):format(path, line_no, #header, #cells)
+      end
+      local b = { name = cells[1] }
+      if b.name == "" then
+        f:close()
+        return nil, ("%s:%d: empty benchmark name"):format(path, line_no)
+      end
+      for i = 2, #header do
+        local key, v = header[i], tonumber(cells[i])
+        local range = field_range[key]
+        if not v or v ~= v or v < range[1] or v > range[2] then
+          f:close()
+          return nil, ("%s:%d: %s must be a number in [%g, %g], got '%s'"):format(path, line_no, key, range[1],
+            range[2], cells[i])
+        end
+        b[key] = v
+      end
+      list[#list + 1] = b
+    end
+    ::continue::
+  end
+  f:close()
+  if not header then
+    return nil, ("%s: empty file (expected the header '%s')"):format(path, table.concat(M.BENCHMARK_FIELDS, ","))
+  end
+  if #list == 0 then
+    return nil, ("%s: no benchmark rows after the header"):format(path)
+  end
+  return list
+end
+
+-- The core model at a node ------------------------------------------------------------------
+
+-- One core's performance P_C (Eq. 3.1-3.3) and the chip's bandwidth bound
+-- P_B (Eq. 3.4) for benchmark b on `node`, with `threads` threads on the
+-- core (sharing its L1) and `total` threads sharing the L2.
+local function core_at(node, b, core, cpi, threads, total)
+  local clock = core.clock_ghz * node.freq
+  local m1 = ub.miss(node.c_l1, threads, b.alpha_l1, b.beta_l1)
+  local m2 = ub.miss(node.c_l2, total, b.alpha_l2, b.beta_l2)
+  local t = ub.wait_cycles(m1, m2, node.t_l1, node.t_l2, node.t_mem_ns * clock)
+  return ub.performance(cpi, clock, threads, b.r_ls, t), ub.bandwidth(node.bandwidth_gbs, node.bytes, b.r_ls, m1, m2)
+end
+M.core_at = core_at
+
+-- Algorithm 3.1 for one benchmark: the CPI_exe of every core in `cores`
+-- (list from M.cores), calibrated at 45 nm single-threaded (T = 1, one core
+-- alone with the whole L2) against the frontier's top point (q_max at
+-- clock_max_ghz, CPI_exe = l).  A named core's CPI_exe never drops below
+-- 1 / its issue width: a core scored above what the blocking-memory model
+-- allows at its clock (the Sandybridge on a memory-bound benchmark) is held
+-- there, with a note.  Returns a table core id -> CPI_exe and the notes;
+-- raises if a core's score cannot be reached.
+function M.calibrate(p, b, cores)
+  local node = M.node(p, "itrs", 45)
+  local points = { { q = p.q_max, clock_ghz = p.clock_max_ghz } }
+  for i, c in ipairs(cores) do
+    points[i + 1] = { q = c.q, clock_ghz = c.clock_ghz, min_cpi = c.issue and 1 / c.issue or nil }
+  end
+  local cpis, notes = ub.calibrate(points, function(point, cpi)
+    return (core_at(node, b, point, cpi, 1, 1))
+  end, { top = 1, initial_cpi = p.initial_cpi })
+  if not cpis then
+    error(("dark_silicon: %s: %s"):format(b.name, notes), 0)
+  end
+  local by_id, messages = {}, {}
+  for i, c in ipairs(cores) do
+    by_id[c.id] = cpis[i + 1]
+  end
+  for i, note in ipairs(notes) do
+    local k = tonumber(note:match("^point (%d+)"))
+    messages[i] = ("%s: %s: %s"):format(b.name, cores[k - 1].id, note:gsub("^point %d+ ", ""))
+  end
+  return by_id, messages
+end
+
+-- Table 2.3 for a symmetric CPU chip of n copies of `core` (the baseline):
+-- P_1 and P_inf.
+local function symmetric_chip(node, b, core, cpi, n)
+  local pc1, pb1 = core_at(node, b, core, cpi, 1, 1)
+  local pcn, pbn = core_at(node, b, core, cpi, 1, n)
+  return topology.performance("symmetric", { n = n, light = pcn, light_serial = pc1, bandwidth_serial = pb1,
+    bandwidth_parallel = pbn })
+end
+
+-- The baseline chip's P_1 and P_inf for benchmark b (p.baseline_cores
+-- copies of the named core p.baseline_core at 45 nm), calibrated like the
+-- designs.
+function M.baseline(p, b)
+  local named = M.named_core(p.baseline_core)
+  if not named or not named.q then
+    error(("dark_silicon: baseline_core '%s' is not a named S-core of Table 2.4a (S1 ... S4+)")
+      :format(p.baseline_core), 2)
+  end
+  local core = { id = named.id, q = named.q, clock_ghz = named.clock_ghz, area = named.area, power = named.power }
+  local cpi = M.calibrate(p, b, { core })[core.id]
+  return symmetric_chip(M.node(p, "itrs", 45), b, core, cpi, p.baseline_cores)
+end
+
+-- The search ---------------------------------------------------------------------------------
+
+-- P_C and P_B of `n_max` chips with 1 ... n_max copies of a light core
+-- running `threads` threads each, plus `extra` threads (the asymmetric
+-- heavy core) on the L2: arrays pc[n], pb[n].
+local function light_arrays(node, b, core, cpi, threads, n_max, extra)
+  local pc, pb = {}, {}
+  for n = 1, n_max do
+    pc[n], pb[n] = core_at(node, b, core, cpi, threads, n * threads + extra)
+  end
+  return pc, pb
+end
+
+-- The best of 1 ... n chips: running maximum of P_inf and where it is.
+local function running_best(pinf)
+  local best, arg = {}, {}
+  for n = 1, #pinf do
+    if n == 1 or pinf[n] > best[n - 1] then
+      best[n], arg[n] = pinf[n], n
+    else
+      best[n], arg[n] = best[n - 1], arg[n - 1]
+    end
+  end
+  return best, arg
+end
+
+-- Keeps `design` in best[key] if it beats what is there.
+local function keep(best, key, design)
+  local old = best[key]
+  if not old or design.speedup > old.speedup then
+    best[key] = design
+  end
+end
+
+-- The exhaustive search for one benchmark on one node: every organisation
+-- (CPU-like, GPU-like), topology (Table 2.1), light core, heavy core (at
+-- least the light core's score) and light-core count that fits the budgets.
+-- `cores` from M.cores, `cpis` from M.calibrate, base_p1 / base_pinf from
+-- M.baseline.  opts.organizations / opts.topologies restrict the space;
+-- opts.threads overrides the threads per CPU-like core.  Returns the best
+-- design and a table "org/topology" -> that combination's best design.
+-- A design: { speedup, organization, topology, light, heavy, n, cores,
+-- dark_fraction, limit = "area"|"power", p1, pinf }.
+function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
+  opts = opts or {}
+  local orgs = opts.organizations or topology.ORGANIZATIONS
+  local topologies = {}
+  for _, name in ipairs(opts.topologies or topology.NAMES) do
+    topologies[topology.check(name)] = true
+  end
+  local budget = node.budget
+  local best = {}
+  local function record(org, name, light, heavy, n, p1, pinf)
+    local ls, hs = scaled(light, node), heavy and scaled(heavy, node)
+    local _, n_area, n_power = topology.max_cores(name, ls, hs, budget)
+    local design = { speedup = topology.speedup(b.f, p1, pinf, base_p1, base_pinf), organization = org,
+      topology = name, light = light.id, heavy = heavy and heavy.id, n = n,
+      cores = n + ((name == "asymmetric" or name == "dynamic") and 1 or 0),
+      dark_fraction = topology.dark_fraction(name, ls, hs, budget), limit = n_area <= n_power and "area" or "power",
+      p1 = p1, pinf = pinf }
+    keep(best, org .. "/" .. name, design)
+  end
+  -- the serial phase: one thread alone on the chip
+  local heavies = {}
+  for _, c in ipairs(cores) do
+    if serves(c, "cpu") then
+      local pc1, pb1 = core_at(node, b, c, cpis[c.id], 1, 1)
+      heavies[#heavies + 1] = { core = c, scaled = scaled(c, node), p1 = math.min(pc1, pb1) }
+    end
+  end
+  for _, org in ipairs(orgs) do
+    local threads = org == "cpu" and (opts.threads or p.cpu_threads) or p.gpu_threads
+    -- the heavy core's P_C in an asymmetric chip's parallel phase, per heavy
+    -- core and light-core count (up to the most light cores any chip holds)
+    local heavy_parallel, n_most = {}, 0
+    for _, light in ipairs(cores) do
+      if serves(light, org) then
+        n_most = math.max(n_most, (topology.max_cores("symmetric", scaled(light, node), nil, budget)))
+      end
+    end
+    for _, light in ipairs(cores) do
+      if serves(light, org) then
+        local ls = scaled(light, node)
+        local n_cap = topology.max_cores("symmetric", ls, nil, budget)
+        if n_cap >= 1 then
+          local pc, pb = light_arrays(node, b, light, cpis[light.id], threads, n_cap, 0)
+          local pinf = {}
+          for n = 1, n_cap do
+            pinf[n] = math.min(n * pc[n], pb[n])
+          end
+          local upto, arg = running_best(pinf)
+          if topologies.symmetric then
+            local pc1, pb1 = core_at(node, b, light, cpis[light.id], 1, 1) -- serial: one thread on one light core
+            record(org, "symmetric", light, nil, arg[n_cap], math.min(pc1, pb1), upto[n_cap])
+          end
+          local pca, pba -- asymmetric: the heavy core's thread also shares the L2
+          for _, h in ipairs(heavies) do
+            local heavy = h.core
+            if heavy.q >= light.q then
+              if topologies.dynamic then
+                local n = topology.max_cores("dynamic", ls, h.scaled, budget)
+                if n >= 1 then
+                  record(org, "dynamic", light, heavy, arg[n], h.p1, upto[n])
+                end
+              end
+              if topologies.fused then
+                local n = topology.max_cores("fused", ls, h.scaled, budget)
+                local n_min = math.max(1, math.ceil(h.scaled.area / ls.area - 1e-9))
+                if n >= n_min then
+                  local at, value = arg[n], upto[n]
+                  if at < n_min then -- the running best lies below the fused core's floor
+                    at, value = n_min, pinf[n_min]
+                    for k = n_min + 1, n do
+                      if pinf[k] > value then
+                        at, value = k, pinf[k]
+                      end
+                    end
+                  end
+                  record(org, "fused", light, heavy, at, h.p1, value)
+                end
+              end
+              if topologies.asymmetric then
+                local n = topology.max_cores("asymmetric", ls, h.scaled, budget)
+                if n >= 1 then
+                  if not pca then
+                    pca, pba = light_arrays(node, b, light, cpis[light.id], threads, n_cap, 1)
+                  end
+                  local ph = heavy_parallel[heavy.id]
+                  if not ph then
+                    ph = {}
+                    for k = 1, n_most do
+                      ph[k] = core_at(node, b, heavy, cpis[heavy.id], 1, k * threads + 1)
+                    end
+                    heavy_parallel[heavy.id] = ph
+                  end
+                  local at, value = 0, -1
+                  for k = 1, n do
+                    local v = math.min(ph[k] + k * pca[k], pba[k])
+                    if v > value then
+                      at, value = k, v
+                    end
+                  end
+                  record(org, "asymmetric", light, heavy, at, h.p1, value)
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  local overall
+  for _, org in ipairs(orgs) do
+    for _, name in ipairs(topology.NAMES) do
+      local d = best[org .. "/" .. name]
+      if d and (not overall or d.speedup > overall.speedup) then
+        overall = d
+      end
+    end
+  end
+  return overall, best
+end
+
+-- Summaries ------------------------------------------------------------------------------
+
+function M.geomean(values)
+  local sum = 0
+  for _, v in ipairs(values) do
+    sum = sum + math.log(v)
+  end
+  return math.exp(sum / #values)
+end
+
+local function mean(values)
+  local sum = 0
+  for _, v in ipairs(values) do
+    sum = sum + v
+  end
+  return sum / #values
+end
+
+-- The lower median.
+local function median(values)
+  local sorted = {}
+  for i, v in ipairs(values) do
+    sorted[i] = v
+  end
+  table.sort(sorted)
+  return sorted[(#sorted + 1) // 2]
+end
+
+-- The most frequent of `values`, ties broken by the order of `order`.
+local function mode(values, order)
+  local count = {}
+  for _, v in ipairs(values) do
+    count[v] = (count[v] or 0) + 1
+  end
+  local best
+  for _, v in ipairs(order) do
+    if count[v] and (not best or count[v] > count[best]) then
+      best = v
+    end
+  end
+  return best
+end
+
+-- Per-benchmark preparation shared by every node: CPI_exe of every core and
+-- the baseline's performance; returns the cores, the per-benchmark list and
+-- the calibration's notes.
+function M.prepare(p, benchmarks, chapter)
+  local cores = M.cores(p, chapter or 3)
+  local prepared, notes = {}, {}
+  for i, b in ipairs(benchmarks) do
+    local base_p1, base_pinf = M.baseline(p, b)
+    local cpis, messages = M.calibrate(p, b, cores)
+    prepared[i] = { bench = b, cpis = cpis, base_p1 = base_p1, base_pinf = base_pinf }
+    table.move(messages, 1, #messages, #notes + 1, notes)
+  end
+  return cores, prepared, notes
+end
+
+-- One node's projection over the prepared benchmarks: per benchmark the
+-- best design, and the summary row (docs/darksilicon.md states the rule):
+-- speedup = geometric mean of the best speedups, dark_fraction = mean of
+-- the best designs' dark fractions, cores = lower median of their core
+-- counts, topology and organization = the most frequent; by_topology holds
+-- the geometric mean of each topology's best (either organisation).
+function M.project_node(p, scaling, node_nm, cores, prepared, opts)
+  local node = M.node(p, scaling, node_nm)
+  local speedups, darks, counts, topos, orgs, rows = {}, {}, {}, {}, {}, {}
+  local per_topology = {}
+  for i, pr in ipairs(prepared) do
+    local best, by = M.search(p, node, pr.bench, cores, pr.cpis, pr.base_p1, pr.base_pinf, opts)
+    if not best then
+      error(("dark_silicon: no design fits the budgets at %s nm (%s) for %s"):format(node_nm, scaling,
+        pr.bench.name), 0)
+    end
+    speedups[i], darks[i], counts[i], topos[i], orgs[i] = best.speedup, best.dark_fraction, best.cores,
+      best.topology, best.organization
+    rows[i] = { benchmark = pr.bench.name, best = best, by = by }
+    for _, name in ipairs(topology.NAMES) do
+      local top
+      for _, org in ipairs(topology.ORGANIZATIONS) do
+        local d = by[org .. "/" .. name]
+        if d and (not top or d.speedup > top.speedup) then
+          top = d
+        end
+      end
+      if top then
+        per_topology[name] = per_topology[name] or {}
+        table.insert(per_topology[name], top.speedup)
+      end
+    end
+  end
+  local by_topology = {}
+  for _, name in ipairs(topology.NAMES) do
+    if per_topology[name] and #per_topology[name] == #prepared then
+      by_topology[name] = M.geomean(per_topology[name])
+    end
+  end
+  return { node_nm = node_nm, scaling = scaling, speedup = M.geomean(speedups), dark_fraction = mean(darks),
+    cores = median(counts), topology = mode(topos, topology.NAMES), organization = mode(orgs, topology.ORGANIZATIONS),
+    by_topology = by_topology, benchmarks = rows }
+end
+
+-- The projection: opts.params (overrides by name), opts.scalings (default
+-- both), opts.nodes (default 45 ... 8), opts.benchmarks (default Table
+-- B.1), opts.progress(done, total, what) called after each node.  Returns
+-- { params, nodes = { one row per scaling and node, in that order }, notes
+-- = the calibration's notes }.
+function M.project(opts)
+  opts = opts or {}
+  local p = M.params(opts.params)
+  local benchmarks = opts.benchmarks or M.benchmarks()
+  local scalings = opts.scalings or M.SCALINGS
+  local nodes = opts.nodes or M.NODES
+  local cores, prepared, notes = M.prepare(p, benchmarks, 3)
+  local result = { params = p, nodes = {}, notes = notes }
+  local total = #scalings * #nodes
+  for _, scaling in ipairs(scalings) do
+    for _, node_nm in ipairs(nodes) do
+      result.nodes[#result.nodes + 1] = M.project_node(p, scaling, node_nm, cores, prepared, opts.search)
+      if opts.progress then
+        opts.progress(#result.nodes, total, ("%s %d nm"):format(scaling, node_nm))
+      end
+    end
+  end
+  return result
+end
+
+-- Chapter 3 design studies (thesis L873-885) -----------------------------------------------
+
+-- A copy of parameter table p with `changes` applied (no re-validation:
+-- the callers change values they computed).
+local function with(p, changes)
+  local q = {}
+  for k, v in pairs(p) do
+    q[k] = v
+  end
+  for k, v in pairs(changes) do
+    q[k] = v
+  end
+  return q
+end
+
+-- Runs `points` (list of { label value, parameter changes, search opts })
+-- for every benchmark at one node and returns rows { benchmark, value,
+-- speedup, design } plus, per benchmark, the best value.  The baseline
+-- and every CPI_exe come from the unchanged parameters.
+local function study(opts, points, defaults)
+  local p = M.params(opts.params)
+  local benchmarks = opts.benchmarks or M.benchmarks()
+  local cores, prepared = M.prepare(p, benchmarks, 3)
+  local scaling, node_nm = opts.scaling or defaults.scaling, opts.node_nm or defaults.node_nm
+  local rows, best = {}, {}
+  for _, point in ipairs(points) do
+    local q = with(p, point.changes or {})
+    local node = M.node(q, scaling, node_nm)
+    for _, pr in ipairs(prepared) do
+      local design = M.search(q, node, pr.bench, cores, pr.cpis, pr.base_p1, pr.base_pinf, point.search)
+      local row = { benchmark = pr.bench.name, value = point.value, speedup = design and design.speedup or 0,
+        design = design }
+      rows[#rows + 1] = row
+      local b = best[pr.bench.name]
+      if not b or row.speedup > b.speedup then
+        best[pr.bench.name] = row
+      end
+    end
+  end
+  return { scaling = scaling, node_nm = node_nm, rows = rows, best = best, benchmarks = benchmarks }
+end
+
+-- The speedup of each row over the row of the same benchmark at `value`.
+local function relative_to(result, value)
+  local ref = {}
+  for _, row in ipairs(result.rows) do
+    if row.value == value then
+      ref[row.benchmark] = row.speedup
+    end
+  end
+  for _, row in ipairs(result.rows) do
+    row.ratio = row.speedup / ref[row.benchmark]
+  end
+  return result
+end
+
+-- Fig. 3.5(a): a symmetric CPU at 45 nm (opts.node_nm, opts.scaling) as the
+-- L2's share of a fixed die varies (opts.shares, default 0 ... 0.9).  The
+-- die is area_mm2 / (1 - l2_share); the L2 holds l2_mb at l2_share and
+-- scales with its area; L2 power and latency changes are ignored (as the
+-- thesis does).  rows[i].ratio: speedup over the default share.
+function M.l2_study(opts)
+  opts = opts or {}
+  local p = M.params(opts.params)
+  local die = p.area_mm2 / (1 - p.l2_share)
+  local points = {}
+  for i, share in ipairs(opts.shares or { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9 }) do
+    points[i] = { value = share, changes = { area_mm2 = die * (1 - share), l2_mb = p.l2_mb * share / p.l2_share },
+      search = { organizations = { "cpu" }, topologies = { "symmetric" } } }
+  end
+  return relative_to(study(opts, points, { scaling = "itrs", node_nm = 45 }), p.l2_share)
+end
+
+-- Fig. 3.5(b): a symmetric GPU-like chip at 45 nm as the memory bandwidth
+-- grows (opts.bandwidths, default 200 ... 3200 GB/s); ratio over the first.
+function M.bandwidth_study(opts)
+  opts = opts or {}
+  local bandwidths = opts.bandwidths or { 200, 400, 800, 1600, 3200 }
+  local points = {}
+  for i, bw in ipairs(bandwidths) do
+    points[i] = { value = bw, changes = { bandwidth_gbs = bw },
+      search = { organizations = { "gpu" }, topologies = { "symmetric" } } }
+  end
+  return relative_to(study(opts, points, { scaling = "itrs", node_nm = 45 }), bandwidths[1])
+end
+
+-- SMT (thesis L885): a symmetric CPU with opts.threads (default 1, 2, 4, 8)
+-- threads per core at no area or power cost, at opts.node_nm (default 8 nm,
+-- ITRS); the threads share the core's L1 and everyone's L2.  ratio: over
+-- one thread per core.
+function M.smt_study(opts)
+  opts = opts or {}
+  local points = {}
+  for i, t in ipairs(opts.threads or { 1, 2, 4, 8 }) do
+    points[i] = { value = t, search = { organizations = { "cpu" }, topologies = { "symmetric" }, threads = t } }
+  end
+  return relative_to(study(opts, points, { scaling = "itrs", node_nm = 8 }), 1)
+end
+
+-- Chapters 4-5 (thesis Sec. 4.5, Fig. 4.16) -------------------------------------------------
+
+-- The most copies of each named core (Table 2.4) a symmetric chip holds at
+-- every node, and whether area or power decides it.  Returns rows
+-- { scaling, node_nm, core, n, n_area, n_power, limit }.
+function M.core_counts(opts)
+  opts = opts or {}
+  local p = M.params(opts.params)
+  local rows = {}
+  for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
+    for _, node_nm in ipairs(opts.nodes or M.NODES) do
+      local node = M.node(p, scaling, node_nm)
+      for _, c in ipairs(named_cores) do
+        local n, n_area, n_power = topology.max_cores("symmetric", scaled(c, node), nil, node.budget)
+        rows[#rows + 1] = { scaling = scaling, node_nm = node_nm, core = c.id, n = n, n_area = n_area,
+          n_power = n_power, limit = n_area <= n_power and "area" or "power" }
+      end
+    end
+  end
+  return rows
+end
+
+-- A seeded uniform generator in [0, 1) (Park-Miller minimal standard,
+-- exact in doubles, so Lua 5.4 and LuaJIT draw the same numbers).
+function M.random(seed)
+  local state = math.floor(seed or 1) % 2147483647
+  if state <= 0 then
+    state = state + 2147483646
+  end
+  return function()
+    state = (16807 * state) % 2147483647
+    return (state - 1) / 2147483646
+  end
+end
+
+-- Each numeric field of `inputs` (except those in `keep`) multiplied by a
+-- factor drawn uniformly from [1 - noise, 1 + noise], fields visited in
+-- sorted order so a seed gives the same draw everywhere (thesis L1821:
+-- "a random amount of error between -20% to +20% to each term").  Rates
+-- stay within [0, 1] where `unit` names them.
+function M.perturb(inputs, noise, draw, keep, unit)
+  local names = {}
+  for k, v in pairs(inputs) do
+    if type(v) == "number" and not (keep and keep[k]) then
+      names[#names + 1] = k
+    end
+  end
+  table.sort(names)
+  local out = {}
+  for k, v in pairs(inputs) do
+    out[k] = v
+  end
+  for _, k in ipairs(names) do
+    local v = inputs[k] * (1 + noise * (2 * draw() - 1))
+    if unit and unit[k] then
+      v = math.max(0, math.min(1, v))
+    end
+    out[k] = v
+  end
+  return out
+end
+
+-- The Chapters 4-5 variant (thesis L1397-1448, L1821): named cores only,
+-- symmetric chips with the most copies of each core that fit per node, the
+-- parallel fraction fixed at opts.f (default 0.99) for S-cores, and
+-- opts.noise (default 0) relative error on each workload input, drawn with
+-- opts.seed (default 1).  opts.perf(core, node, workload, n) -> P_1, P_inf
+-- plugs in a core model; the default is the upper-bound model on named
+-- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).
+-- Returns rows { scaling, node_nm, benchmark, core, n, speedup,
+-- dark_fraction }, per (scaling, node, kind) the geometric mean of each
+-- benchmark's best core (summary), the perturbed workloads and the
+-- calibration's notes.
+function M.variant(opts)
+  opts = opts or {}
+  local p = M.params(opts.params)
+  local f = opts.f or 0.99
+  local noise, draw = opts.noise or 0, M.random(opts.seed or 1)
+  local benchmarks = opts.benchmarks or M.benchmarks()
+  local ids = opts.cores or { "S1", "S2", "S3", "S4+", "M1" }
+  local cores = {}
+  for i, id in ipairs(ids) do
+    local c = M.named_core(id)
+    if not c then
+      error(("dark_silicon.variant: unknown core '%s' (Table 2.4 ids S1 ... S4+, M1 ... M3)"):format(id), 2)
+    end
+    if not opts.perf and not c.q then
+      error(("dark_silicon.variant: the upper-bound model needs a score for core %s; pass opts.perf"):format(id), 2)
+    end
+    cores[i] = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
+      clock_ghz = c.clock_ghz, area = c.area, power = c.power, issue = c.issue }
+  end
+  local workloads = {}
+  for i, b in ipairs(benchmarks) do
+    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, { r_ls = true }) or b
+    workloads[i] = w
+  end
+  local rows, summary, notes = {}, {}, {}
+  local prepared = {}
+  for i, w in ipairs(workloads) do
+    local base_p1, base_pinf = M.baseline(p, w)
+    local cpis, messages
+    if not opts.perf then
+      cpis, messages = M.calibrate(p, w, cores)
+      table.move(messages, 1, #messages, #notes + 1, notes)
+    end
+    prepared[i] = { bench = w, cpis = cpis, base_p1 = base_p1, base_pinf = base_pinf }
+  end
+  for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
+    for _, node_nm in ipairs(opts.nodes or M.NODES) do
+      local node = M.node(p, scaling, node_nm)
+      local best_of = { S = {}, M = {} }
+      for _, pr in ipairs(prepared) do
+        local best = {}
+        for _, c in ipairs(cores) do
+          local sc = scaled(c, node)
+          local n = topology.max_cores("symmetric", sc, nil, node.budget)
+          if n >= 1 then
+            local p1, pinf
+            if opts.perf then
+              p1, pinf = opts.perf(c, node, pr.bench, n)
+            else
+              local threads = c.core == "M" and p.gpu_threads or p.cpu_threads
+              local pc1, pb1 = core_at(node, pr.bench, c, pr.cpis[c.id], 1, 1)
+              local pcn, pbn = core_at(node, pr.bench, c, pr.cpis[c.id], threads, n * threads)
+              p1, pinf = topology.performance("symmetric", { n = n, light = pcn, light_serial = pc1,
+                bandwidth_serial = pb1, bandwidth_parallel = pbn })
+            end
+            local row = { scaling = scaling, node_nm = node_nm, benchmark = pr.bench.name, core = c.id, kind = c.core,
+              n = n, speedup = topology.speedup(c.core == "S" and f or pr.bench.f, p1, pinf, pr.base_p1, pr.base_pinf),
+              dark_fraction = topology.dark_fraction("symmetric", sc, nil, node.budget) }
+            rows[#rows + 1] = row
+            if not best[c.core] or row.speedup > best[c.core].speedup then
+              best[c.core] = row
+            end
+          end
+        end
+        for kind, row in pairs(best) do
+          table.insert(best_of[kind], row)
+        end
+      end
+      for _, kind in ipairs { "S", "M" } do
+        local list = best_of[kind]
+        if #list > 0 then
+          local speedups, darks, counts = {}, {}, {}
+          for i, row in ipairs(list) do
+            speedups[i], darks[i], counts[i] = row.speedup, row.dark_fraction, row.n
+          end
+          summary[#summary + 1] = { scaling = scaling, node_nm = node_nm, kind = kind, speedup = M.geomean(speedups),
+            dark_fraction = mean(darks), cores = median(counts) }
+        end
+      end
+    end
+  end
+  return { rows = rows, summary = summary, workloads = workloads, notes = notes }
+end
+
+return M

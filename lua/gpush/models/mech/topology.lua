@@ -1,0 +1,275 @@
+-- gpush.models.mech.topology: the multicore model of Blem's thesis Chapter 2
+-- (Table 2.1 topologies, Table 2.3 serial and parallel performance, Eq. 2.1
+-- speedup, area and power constraints deciding the core count) and Hill and
+-- Marty's "Amdahl's Law in the Multicore Era" formulas.
+--
+--   local topology = require "gpush.models.mech.topology"
+--   local p1, pinf = topology.performance("asymmetric", { n = 12, light = 2e9, heavy = 6e9,
+--     bandwidth_serial = 40e9, bandwidth_parallel = 30e9 })
+--   local s = topology.speedup(0.9, p1, pinf, base_p1, base_pinf)         -- Eq. 2.1
+--   local n = topology.max_cores("dynamic", light, heavy, { area = 111, power = 125 })
+--   local best = topology.hill_marty_best("symmetric", 0.975, 256)        -- 51.2
+--
+-- Topologies: symmetric (N light cores; the serial phase runs on one of
+-- them), asymmetric (one heavy core plus N light, all powered), dynamic (the
+-- heavy core runs serial phases, the N light cores parallel ones, never
+-- both powered), fused (the N light cores fuse into the serial core).  The
+-- organisation (CPU-like S-cores or GPU-like M-cores, Table 2.1b) only
+-- changes which core performance the caller passes in.
+local M = {}
+
+M.NAMES = { "symmetric", "asymmetric", "dynamic", "fused" }
+M.ORGANIZATIONS = { "cpu", "gpu" }
+
+local known = {}
+for i, name in ipairs(M.NAMES) do
+  known[name] = i
+end
+
+-- Raises unless `name` is one of M.NAMES.
+function M.check(name, level)
+  if not known[name] then
+    error(("topology: unknown topology '%s' (symmetric, asymmetric, dynamic or fused)"):format(tostring(name)),
+      (level or 1) + 1)
+  end
+  return name
+end
+
+local function number_field(t, key, fn)
+  local v = t[key]
+  if type(v) ~= "number" or v ~= v or v < 0 then
+    error(("topology.%s: %s must be a number >= 0, got %s"):format(fn, key, tostring(v)), 3)
+  end
+  return v
+end
+
+-- Table 2.3: serial (P_1) and parallel (P_inf) performance of a chip, in
+-- the caller's unit (instructions per second).  c holds
+--   n                   light cores
+--   light               P_C of one light core in the parallel phase (T_M threads for an M-core)
+--   light_serial        P_C of one light core running one thread (symmetric serial phase;
+--                       default `light`)
+--   heavy               P_C(q_H, 1) of the heavy (or fused) core (not symmetric)
+--   heavy_parallel      the heavy core's P_C in the parallel phase (asymmetric; default `heavy`)
+--   bandwidth_serial    P_B while one thread runs (default: no bound)
+--   bandwidth_parallel  P_B while all run (default: no bound)
+-- c.unbounded = true drops the min with P_B, as the thesis does for its
+-- custom and translated core models (L512).
+function M.performance(name, c)
+  M.check(name, 2)
+  local n = number_field(c, "n", "performance")
+  local light = number_field(c, "light", "performance")
+  local bw1 = c.bandwidth_serial or math.huge
+  local bwp = c.bandwidth_parallel or math.huge
+  if c.unbounded then
+    bw1, bwp = math.huge, math.huge
+  end
+  local serial, parallel
+  if name == "symmetric" then
+    serial = c.light_serial or light
+    parallel = n * light
+  else
+    serial = number_field(c, "heavy", "performance")
+    if name == "asymmetric" then
+      parallel = (c.heavy_parallel or serial) + n * light
+    else -- dynamic and fused: the heavy core is off (or fused apart) in parallel phases
+      parallel = n * light
+    end
+  end
+  return math.min(serial, bw1), math.min(parallel, bwp)
+end
+
+-- Eq. 2.1: speedup over a baseline chip whose serial and parallel
+-- performance are base_p1 and base_pinf: S_1 = P_1 / P_B1,
+-- S_inf = P_inf / P_Binf, speedup = 1 / ((1 - f) / S_1 + f / S_inf).
+function M.speedup(f, p1, pinf, base_p1, base_pinf)
+  if type(f) ~= "number" or f < 0 or f > 1 then
+    error(("topology.speedup: parallel fraction f must be in [0, 1], got %s"):format(tostring(f)), 2)
+  end
+  local s1, sinf = p1 / base_p1, pinf / base_pinf
+  local denominator = 0
+  if f < 1 then
+    denominator = denominator + (1 - f) / s1
+  end
+  if f > 0 then
+    denominator = denominator + f / sinf
+  end
+  return 1 / denominator
+end
+
+-- The light-core counts the area and the power budget each allow around a
+-- heavy core (see max_cores); n_power may be negative when the heavy core
+-- alone exceeds the power budget.  nil when the heavy core does not fit the
+-- area budget.
+local function budget_counts(name, light, heavy, budget)
+  local a_l, p_l = light.area, light.power
+  local area_left, power_left = budget.area, budget.power
+  if name == "fused" then
+    a_l = a_l * (1 + (budget.fused_overhead or 0))
+  end
+  if name ~= "symmetric" then
+    if heavy.area > budget.area then
+      return nil
+    end
+    if name == "asymmetric" or name == "dynamic" then
+      area_left = area_left - heavy.area
+    end
+    if name == "asymmetric" then
+      power_left = power_left - heavy.power
+    end
+  end
+  -- a tiny relative slack so a budget that is an exact multiple is not lost to rounding
+  local n_area = math.floor(area_left / a_l * (1 + 1e-12))
+  local n_power = p_l > 0 and math.floor(power_left / p_l * (1 + 1e-12)) or math.huge
+  return n_area, n_power, a_l
+end
+
+-- The most light cores a chip of `budget` (area in mm^2, power in W,
+-- fused_overhead: the fraction of a light core's area fusion adds, default
+-- 0) holds around a heavy core.  light and heavy are { area =, power = }
+-- (heavy ignored for symmetric).  Returns n, n_area, n_power: the count and
+-- the counts each budget alone allows; n = 0 when no light core fits (or,
+-- for asymmetric, dynamic and fused, when the heavy core itself does not).
+--   symmetric   N A_L <= area,          N P_L <= power
+--   asymmetric  A_H + N A_L <= area,    P_H + N P_L <= power
+--   dynamic     A_H + N A_L <= area,    max(P_H, N P_L) <= power
+--   fused       N A_L (1 + tau) <= area, max(P_H, N P_L) <= power,
+--               and the fused core is built from them: A_H <= N A_L
+-- (the fused core's floor is checked by fits(), not here).
+function M.max_cores(name, light, heavy, budget)
+  M.check(name, 2)
+  local n_area, n_power = budget_counts(name, light, heavy, budget)
+  if not n_area or (name ~= "symmetric" and heavy.power > budget.power) then
+    return 0, 0, 0
+  end
+  n_power = math.max(0, n_power)
+  return math.max(0, math.min(n_area, n_power)), n_area, n_power
+end
+
+-- Whether a design with n light cores satisfies every constraint of its
+-- topology (see max_cores), including the fused core's A_H <= N A_L.
+function M.fits(name, n, light, heavy, budget)
+  local n_max = M.max_cores(name, light, heavy, budget)
+  if n < 1 or n > n_max then
+    return false
+  end
+  if name == "fused" and heavy.area > n * light.area * (1 + 1e-12) then
+    return false
+  end
+  return true
+end
+
+-- The dark fraction of a core type and topology in a budget: the share of
+-- the area budget that must stay unpowered because of the power budget
+-- (thesis L612).  0 when area, not power, limits the light-core count;
+-- otherwise 1 - (area running in the parallel phase, with as many light
+-- cores as the power budget allows) / area budget.  The heavy core counts
+-- as running in parallel phases only in the asymmetric topology, and only
+-- if the power budget can run it.  nil when the heavy core does not fit the
+-- area budget.  Never falls as the power budget shrinks.
+function M.dark_fraction(name, light, heavy, budget)
+  M.check(name, 2)
+  local n_area, n_power, a_l = budget_counts(name, light, heavy, budget)
+  if not n_area then
+    return nil
+  end
+  n_power = math.max(0, n_power)
+  if n_area <= n_power then
+    return 0
+  end
+  local running = n_power * a_l
+  if name == "asymmetric" and heavy.power <= budget.power then
+    running = running + heavy.area
+  end
+  return math.max(0, math.min(1, 1 - running / budget.area))
+end
+
+-- Hill and Marty ---------------------------------------------------------------------
+
+-- Pollack's rule, Hill and Marty's perf(r).
+function M.pollack(r)
+  return math.sqrt(r)
+end
+
+-- Hill and Marty's speedup for n base-core equivalents (BCEs), parallel
+-- fraction f and r BCEs per (big) core:
+--   symmetric   1 / ((1 - f) / perf(r) + f r / (perf(r) n))
+--   asymmetric  1 / ((1 - f) / perf(r) + f / (perf(r) + n - r))
+--   dynamic     1 / ((1 - f) / perf(r) + f / n)
+-- (fused has no Hill-Marty formula: it belongs to Table 2.3.)
+function M.hill_marty(name, f, n, r, perf)
+  perf = perf or M.pollack
+  local p = perf(r)
+  if name == "symmetric" then
+    return 1 / ((1 - f) / p + f * r / (p * n))
+  elseif name == "asymmetric" then
+    return 1 / ((1 - f) / p + f / (p + n - r))
+  elseif name == "dynamic" then
+    return 1 / ((1 - f) / p + f / n)
+  end
+  error(("topology.hill_marty: no Hill-Marty formula for '%s' (symmetric, asymmetric or dynamic)")
+    :format(tostring(name)), 2)
+end
+
+M.HILL_MARTY = { "symmetric", "asymmetric", "dynamic" }
+
+-- The cores a Hill-Marty design with r BCEs per big core has:
+-- symmetric floor(n / r) cores of r BCEs; asymmetric one r-BCE core plus
+-- floor(n - r) 1-BCE cores; dynamic n 1-BCE cores (r of them fuse).
+function M.hill_marty_cores(name, n, r)
+  if name == "symmetric" then
+    return math.floor(n / r + 1e-9)
+  elseif name == "asymmetric" then
+    return 1 + math.floor(n - r + 1e-9)
+  end
+  return math.floor(n + 1e-9)
+end
+
+-- The r in [1, n] with the best Hill-Marty speedup: a grid of at most
+-- opts.grid points (default 100000; steps of 0.001 BCE when n is small),
+-- then golden-section refinement within one step of the grid's best, so r
+-- is found finely, not only at powers of two.  Returns
+-- { topology, f, n, best_r, cores, speedup }.
+function M.hill_marty_best(name, f, n, opts)
+  opts = opts or {}
+  if type(f) ~= "number" or f < 0 or f > 1 then
+    error(("topology.hill_marty_best: f must be in [0, 1], got %s"):format(tostring(f)), 2)
+  end
+  if type(n) ~= "number" or n < 1 then
+    error(("topology.hill_marty_best: n must be a number of BCEs >= 1, got %s"):format(tostring(n)), 2)
+  end
+  local function s(r)
+    return M.hill_marty(name, f, n, r, opts.perf)
+  end
+  local grid = opts.grid or 100000
+  local step = math.max(0.001, (n - 1) / grid)
+  local best_r, best = 1, s(1)
+  local r = 1
+  while r < n do
+    r = math.min(n, r + step)
+    local v = s(r)
+    if v > best then
+      best_r, best = r, v
+    end
+  end
+  -- golden-section search in [best_r - step, best_r + step] (clamped to [1, n])
+  local a, b = math.max(1, best_r - step), math.min(n, best_r + step)
+  local g = (math.sqrt(5) - 1) / 2
+  local c, d = b - g * (b - a), a + g * (b - a)
+  for _ = 1, 60 do
+    if s(c) > s(d) then
+      b = d
+    else
+      a = c
+    end
+    c, d = b - g * (b - a), a + g * (b - a)
+  end
+  local refined = (a + b) / 2
+  if s(refined) > best then
+    best_r, best = refined, s(refined)
+  end
+  return { topology = name, f = f, n = n, best_r = best_r, cores = M.hill_marty_cores(name, n, best_r),
+    speedup = best }
+end
+
+return M

@@ -1,0 +1,141 @@
+-- gpush.report.summary: the Markdown summary of a sweep's results (what a
+-- scenario prints and writes as NAME.md): the sweep's shape, the best-point
+-- table when the sweep defines a `summary` (else every row), the failures,
+-- and in the file the provenance stamp.  It reads the results only (rows and
+-- the sweep's description in extra.sweep), never the experiment engine.
+--
+--   local summary = require "gpush.report.summary"
+--   print(table.concat(summary.lines(res), "\n"))
+--   local text = summary.file(res)
+local csv = require "gpush.report.csv"
+local markdown = require "gpush.report.markdown"
+local results = require "gpush.results"
+
+local M = {}
+
+-- A row's point as "v1, v2, ..." in parameter order.
+local function point_values(description, row)
+  local parts = {}
+  for i, p in ipairs(description.parameters) do
+    parts[i] = csv.text(row[p.column])
+  end
+  return table.concat(parts, ", ")
+end
+
+-- The best-point table: for each kernel and model, the baseline point
+-- (summary.baseline) and the point with the smallest summary.objective,
+-- the value shown (summary.show) and the bottleneck column at both.
+local function best_point_table(res, d, s)
+  local objective, show, bottleneck = s.objective or "cycles", s.show or s.objective or "cycles", s.bottleneck
+  local label = s.label or show
+  local columns = {}
+  for i, p in ipairs(d.parameters) do
+    columns[i] = p.column
+  end
+  local headers = { "kernel", "model", "baseline " .. label }
+  if bottleneck then
+    headers[#headers + 1] = "baseline bottleneck"
+  end
+  for _, h in ipairs { ("best point (%s)"):format(table.concat(columns, ", ")), "best " .. label, "speed-up" } do
+    headers[#headers + 1] = h
+  end
+  if bottleneck then
+    headers[#headers + 1] = "best-point bottleneck"
+  end
+  local cells = {}
+  local fmt = s.format or "%.1f"
+  local function shown(r)
+    return type(r[show]) == "number" and fmt:format(r[show]) or r[show]
+  end
+  for _, g in ipairs(res:group("workload", "kernel", "launch", "model")) do
+    local base, best
+    for _, r in ipairs(g.rows.rows) do
+      local is_base = s.baseline ~= nil
+      for column, v in pairs(s.baseline or {}) do
+        is_base = is_base and r[column] == v
+      end
+      if is_base then
+        base = r
+      end
+      if type(r[objective]) == "number" and (not best or r[objective] < best[objective]) then
+        best = r
+      end
+    end
+    if best then
+      local row = { g.key.kernel, g.key.model, base and shown(base) or "-" }
+      if bottleneck then
+        row[#row + 1] = base and base[bottleneck] or "-"
+      end
+      row[#row + 1] = point_values(d, best)
+      row[#row + 1] = shown(best)
+      row[#row + 1] = base and ("%.2fx"):format(base[objective] / best[objective]) or "-"
+      if bottleneck then
+        row[#row + 1] = best[bottleneck]
+      end
+      cells[#cells + 1] = row
+    end
+  end
+  return markdown.table(headers, cells)
+end
+
+-- Every row, without the provenance hashes.
+local function full_table(res)
+  local headers, cells = {}, {}
+  for _, c in ipairs(res.columns) do
+    if c ~= "config_hash" and c ~= "trace_hash" then
+      headers[#headers + 1] = c
+    end
+  end
+  for i, r in ipairs(res.rows) do
+    local row = {}
+    for j, c in ipairs(headers) do
+      row[j] = r[c]
+    end
+    cells[i] = row
+  end
+  return markdown.table(headers, cells)
+end
+
+-- The Markdown summary: the sweep's shape, then the best-point table when
+-- the sweep has a `summary` (else every row), then the failures.
+function M.lines(res)
+  local d = res.extra.sweep
+  local lines = { "# " .. d.title, "" }
+  local names = {}
+  for i, p in ipairs(d.parameters) do
+    local values = {}
+    for j, v in ipairs(p.values or {}) do
+      values[j] = csv.text(v)
+    end
+    names[i] = p.column .. (#values > 0 and (" {" .. table.concat(values, ",") .. "}") or "")
+  end
+  local kernels = res:group("workload", "kernel", "launch")
+  lines[#lines + 1] = ("%d kernels x %d points (%s) x %d models = %d results, %d failed."):format(#kernels,
+    #d.points, table.concat(names, "; "), #d.models, #res.rows, #res.failures)
+  for _, note in ipairs(d.summary and d.summary.notes or {}) do
+    lines[#lines + 1] = note
+  end
+  lines[#lines + 1] = ""
+  if res.incomplete then
+    lines[#lines + 1] = "**Incomplete:** " .. res.incomplete .. "; the table covers the finished points only."
+    lines[#lines + 1] = ""
+  end
+  local table_lines = d.summary and best_point_table(res, d, d.summary) or full_table(res)
+  for _, l in ipairs(table_lines) do
+    lines[#lines + 1] = l
+  end
+  results.append_failures(lines, res.failures)
+  return lines
+end
+
+-- The full Markdown file: the summary and the provenance stamp.
+function M.file(res)
+  local lines = M.lines(res)
+  lines[#lines + 1] = ""
+  for _, l in ipairs(markdown.stamp(res.provenance)) do
+    lines[#lines + 1] = l
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M

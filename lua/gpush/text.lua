@@ -1,0 +1,62 @@
+-- gpush.text: small string helpers several modules share (config, workloads,
+-- results, the reports, the command line), kept here so none of them needs
+-- another's module for one function.
+--
+--   text.closest("sm.max_warp", { "sm.count", "sm.max_warps" })  --> "sm.max_warps"
+--   text.sorted_keys { b = 1, a = 2 }                             --> { "a", "b" }
+--   text.keyed { b = 1, a = 2 }                                   --> "a=2;b=1"
+local M = {}
+
+-- Levenshtein distance, for "did you mean".
+function M.edit_distance(a, b)
+  local previous = {}
+  for j = 0, #b do
+    previous[j] = j
+  end
+  for i = 1, #a do
+    local current = { [0] = i }
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+    end
+    previous = current
+  end
+  return previous[#b]
+end
+
+-- The closest of `candidates` to `word`, if it is close enough to suggest.
+function M.closest(word, candidates)
+  local best, best_distance
+  for _, candidate in ipairs(candidates) do
+    local d = M.edit_distance(word, candidate)
+    if best_distance == nil or d < best_distance then
+      best, best_distance = candidate, d
+    end
+  end
+  if best and best_distance <= math.max(2, #word // 3) then
+    return best
+  end
+end
+
+-- The keys of t, sorted (keys of one comparable type: all strings or all
+-- numbers), so that text built from a table is the same on every run.
+function M.sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do
+    keys[#keys + 1] = k
+  end
+  table.sort(keys)
+  return keys
+end
+
+-- "k1=v1;k2=v2" over t's keys in sorted order (sep defaults to ";"): a
+-- stable text key for a flat table of parameters.
+function M.keyed(t, sep)
+  local parts = {}
+  for i, k in ipairs(M.sorted_keys(t)) do
+    parts[i] = k .. "=" .. tostring(t[k])
+  end
+  return table.concat(parts, sep or ";")
+end
+
+return M
