@@ -175,6 +175,20 @@ function M.cache_dir()
   return base .. "/gpush"
 end
 
+-- A fingerprint of the code that makes a corpus: the first kernel's row at
+-- the grid's fastest configuration (simulator, counters and power model),
+-- so a change to any of them that moves a number names another cache file.
+local function probe(grid, descs, preset)
+  local cfg = assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
+    "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
+  local row = assert(M.model().run(assert(workloads.kernel(descs[1])), cfg))
+  local parts = {}
+  for _, column in ipairs(M.model().columns) do
+    parts[#parts + 1] = ("%s=%.17g"):format(column, row[column] or 0 / 0)
+  end
+  return core.digest(table.concat(parts, ";"))
+end
+
 -- The hash of everything a corpus depends on.
 function M.key(grid, descs, preset)
   local cfg = assert(config.load(preset or M.PRESET))
@@ -184,7 +198,7 @@ function M.key(grid, descs, preset)
   end
   return core.digest(json.encode { gpush = core.version(), preset = preset or M.PRESET,
     config = config.hash(cfg), grid = { grid.cus, grid.core_mhz, grid.mem_mhz }, kernels = hashes,
-    policy = M.POLICY, filter = M.MAX_LAUNCH_SHARE, columns = M.model().columns })
+    policy = M.POLICY, filter = M.MAX_LAUNCH_SHARE, columns = M.model().columns, probe = probe(grid, descs, preset) })
 end
 
 local function grid_label(name, grid)
