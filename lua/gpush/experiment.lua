@@ -38,6 +38,7 @@ local results = require "gpush.results"
 local scenario_args = require "gpush.scenario_args"
 local summary = require "gpush.report.summary"
 local trace = require "gpush.trace"
+local workloads = require "gpush.workloads"
 
 local M = {}
 
