@@ -140,6 +140,7 @@ function M.run(ds, opts)
       settings.train[key] = opts[key]
     end
   end
+  ds:core() -- built once here, inherited by the workers
   local per_base = experiment.map(#bases, function(i)
     return evaluate_base(ds, bases[i], train, valid, settings)
   end, { jobs = opts.jobs, quiet = opts.quiet, label = opts.label or ("ml evaluate k=" .. k),
