@@ -183,6 +183,28 @@ describe("gpush.ml.corpus", function()
     assert.matches("not a gpush surface model", err, 1, true)
   end)
 
+  it("runs as an experiment scenario, one shard of a cluster job at a time (scenarios/ml_corpus.lua)", function()
+    if SANITIZED then
+      pending("sanitizer run: the scenario filters all 120 kernels first; the plain run covers it")
+      return
+    end
+    local dir = helper.temp_dir()
+    local code, out, err = helper.gpush_run { "scenarios/ml_corpus.lua", "--grid", "ci", "--shard", "1/40", "--jobs", "1",
+      "--out", dir, "--quiet" }
+    assert.are.equal(0, code, err)
+    assert.are.equal("", out)
+    local part = assert(json.decode(helper.read_file(dir .. "/ml_corpus.shard-1-of-40.json")))
+    assert.matches("not measured on a GPU", part.provenance.simulated, 1, true)
+    assert.is_true(#part.rows >= 20)
+    local row = part.rows[1]
+    assert.are.equal(ds.kernels[1], row.kernel)
+    assert.are.equal(ds:value("time", 1, 1), row.time_us) -- the cached corpus's first value
+    assert.are.equal(ds:value("power", 1, 1), row.power_w)
+    code, _, err = helper.gpush_run { "scenarios/ml_corpus.lua", "--grid" }
+    assert.are.equal(2, code)
+    assert.matches("--grid needs a name", err, 1, true)
+  end)
+
   it("draws every evaluation figure with scenarios/ml_scaling.lua", function()
     if SANITIZED then
       pending("sanitizer run: the scenario's dozens of trainings run in the plain build only")
