@@ -167,6 +167,11 @@ describe("gpush.ml.corpus", function()
     assert.are.equal(ds:value("power", 1, g), p.predictions[1].power_w)
     assert.is_true(p.predictions[2].time_us > p.predictions[1].time_us) -- a quarter of the CUs, slower clocks
     assert.is_true(p.predictions[2].power_w < p.predictions[1].power_w)
+    -- the same kernel named in a dataset: the same numbers
+    code, out, err = helper.gpush_run({ "ml", "predict", "--model", dir .. "/m.gsm", "--data", data, "--kernel", k,
+      "--target", "8/300/475", "--json" }, env)
+    assert.are.equal(0, code, err)
+    assert.are.same(p.predictions[2], assert(json.decode(out)).predictions[1])
     -- errors: usage (exit 2) and bad input (exit 1, file and line)
     code, _, err = helper.gpush_run({ "ml", "evaluate", "--k", "zero" }, env)
     assert.are.equal(2, code)

@@ -7,6 +7,7 @@ local dataset = require "gpush.ml.dataset"
 local evaluate = require "gpush.ml.evaluate"
 local json = require "gpush.json"
 local surface = require "gpush.models.surface"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -14,7 +15,8 @@ local usage = [[
 usage: gpush ml corpus [--grid default|full|ci] [--jobs N] [--force] [--quiet] [--json]
        gpush ml train [--data CSV | --grid NAME] [--base CUS/CORE/MEM] [--k K] [--seed S]
                       [--kernels all|train] [--split-seed S] --out MODEL.gsm
-       gpush ml predict --model MODEL.gsm --counters CSV [--target CUS/CORE/MEM ...] [--json]
+       gpush ml predict --model MODEL.gsm (--counters CSV | [--data CSV | --grid NAME] --kernel NAME)
+                        [--target CUS/CORE/MEM ...] [--json]
        gpush ml evaluate [--data CSV | --grid NAME] [--k K] [--split-seed S] [--seed S]
                          [--bases all|top] [--jobs N] [--quiet] [--json]
        gpush ml info MODEL.gsm
@@ -29,6 +31,7 @@ local OPTIONS = {
   ["-q"] = "quiet", ["--json"] = "json", ["--data"] = "=data", ["--base"] = "=base", ["--k"] = "=k",
   ["--seed"] = "=seed", ["--split-seed"] = "=split_seed", ["--kernels"] = "=kernels", ["--out"] = "=out",
   ["--model"] = "=model", ["--counters"] = "=counters", ["--target"] = "+targets", ["--bases"] = "=bases",
+  ["--kernel"] = "=kernel",
 }
 
 -- Which options each subcommand takes (others are usage errors).
@@ -36,7 +39,8 @@ local ALLOWED = {
   corpus = { grid = true, jobs = true, force = true, quiet = true, json = true },
   train = { data = true, grid = true, base = true, k = true, seed = true, kernels = true, split_seed = true,
     out = true, jobs = true, quiet = true },
-  predict = { model = true, counters = true, targets = true, json = true },
+  predict = { model = true, counters = true, targets = true, json = true, data = true, grid = true, kernel = true,
+    quiet = true },
   evaluate = { data = true, grid = true, k = true, split_seed = true, seed = true, bases = true, jobs = true,
     quiet = true, json = true },
   info = {},
@@ -135,6 +139,7 @@ local function corpus_cmd(opts, out, err)
     return 1
   end
   local summary = { path = info.path, cached = info.cached, build_seconds = info.seconds, kernels = #ds.kernels,
+    kernel_names = ds.kernels,
     configurations = ds:config_count(), grid = ds.grid, features = ds.features, simulated = ds.simulated }
   if opts.json then
     out:write(json.encode(summary, true), "\n")
@@ -194,9 +199,32 @@ local function targets_of(model, given)
   return list
 end
 
+-- A dataset kernel's row at the model's base: {kernel, time_us, power_w,
+-- counters by name}, or nil and a message.
+local function base_row(ds, name, model)
+  local k = ds:kernel_index(name)
+  if not k then
+    local guess = text.closest(name, ds.kernels)
+    return nil, ("no kernel '%s' in %s%s"):format(name, ds.source, guess and (" (did you mean '" .. guess .. "'?)") or "")
+  end
+  local c, e, m = ds:locate(model.base)
+  if not c then
+    return nil, ("the model's base is not on %s's grid: %s"):format(ds.source, e)
+  end
+  local g = ds:config_index(c, e, m)
+  local row = { kernel = name, line = 0, time_us = ds:value("time", k, g),
+    power_w = ds:has("power") and ds:value("power", k, g) or nil, counters = {} }
+  local values = ds:counters_at(k, g)
+  for j, f in ipairs(ds.features) do
+    row.counters[f] = values[j]
+  end
+  return { row }
+end
+
 local function predict_cmd(opts, out, err)
-  if not opts.model or not opts.counters then
-    err:write("gpush ml predict: --model and --counters are required\n", usage)
+  if not opts.model or (opts.counters == nil) == (opts.kernel == nil) then
+    err:write("gpush ml predict: give --model, and --counters CSV or --kernel NAME (from --data or the corpus)\n",
+      usage)
     return 2
   end
   local model, load_err = surface.load(opts.model)
@@ -204,7 +232,17 @@ local function predict_cmd(opts, out, err)
     err:write("gpush ml predict: ", load_err, "\n")
     return 1
   end
-  local rows, read_err = dataset.read_base(opts.counters, model.features)
+  local rows, read_err
+  if opts.counters then
+    rows, read_err = dataset.read_base(opts.counters, model.features)
+  else
+    local ds, data_err = load_data(opts, err)
+    if ds then
+      rows, read_err = base_row(ds, opts.kernel, model)
+    else
+      read_err = data_err
+    end
+  end
   if not rows then
     err:write("gpush ml predict: ", read_err, "\n")
     return 1
@@ -218,7 +256,7 @@ local function predict_cmd(opts, out, err)
         if base then
           local v, p_err = model:predict(row.counters, base, target, q)
           if not v then
-            err:write(("gpush ml predict: %s:%d: %s\n"):format(opts.counters, row.line, p_err))
+            err:write(("gpush ml predict: %s:%d: %s\n"):format(opts.counters or opts.kernel, row.line, p_err))
             return 1
           end
           r[q == "time" and "time_us" or "power_w"] = v
