@@ -3,7 +3,8 @@
  *
  *   gpush SCRIPT [args]   run a Lua script; it sees `arg` as lua.c sets it
  *   gpush -e CODE         run a chunk of Lua
- *   gpush -i              interactive prompt
+ *   gpush -i              interactive prompt (line editing and history with
+ *                         libedit; Ctrl-C interrupts the running chunk)
  *   gpush --version       version, Lua version and where modules come from
  *   gpush --help          usage, and the subcommands gpush.cli knows
  *   gpush CMD [args]      subcommand: require("gpush.cli").main(CMD, args)
@@ -21,6 +22,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,10 @@
 #include "l_core.h"
 
 #include <lualib.h>
+
+#ifdef GPUSH_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
 
 #define EXIT_MODEL_ERROR 1
 #define EXIT_USAGE 2
@@ -254,23 +260,149 @@ static void print_results(lua_State *L, int base) {
   lua_settop(L, base);
 }
 
-/* A small interactive prompt: each line is tried as an expression first
- * ("return LINE"), then as a statement; incomplete chunks continue on the
- * next line. */
+/* ---------------------------------------------------------------------------
+ * The interactive prompt
+ * ------------------------------------------------------------------------- */
+
+/* Ctrl-C while a chunk runs stops the chunk, not the session (as lua.c
+ * does): the handler arms a hook that raises "interrupted" at the next Lua
+ * call, return or instruction count.  A signal handler can only reach the
+ * state through a static; it is set while a REPL chunk runs and NULL
+ * otherwise.  Work inside one C call (a model kernel) ends before the hook
+ * fires.  Ctrl-C at the prompt discards the line being typed. */
+static lua_State *volatile repl_running;
+static volatile sig_atomic_t repl_interrupted;
+
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, NULL, 0, 0);
+  luaL_error(L, "interrupted (Ctrl-C)");
+}
+
+static void on_interrupt(int sig) {
+  lua_State *L = repl_running;
+  (void)sig;
+  repl_interrupted = 1;
+  if (L != NULL)
+    lua_sethook(L, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+/* SIGINT (and SIGTERM's default stays) without SA_RESTART, so a read at the
+ * prompt returns and the line is discarded. */
+static void catch_interrupts(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+}
+
+#ifdef GPUSH_HAVE_LIBEDIT
+/* Where the prompt keeps its history: GPUSH_HISTORY, else ~/.gpush_history,
+ * else none. */
+static const char *history_file(char *buf, size_t size) {
+  const char *env = getenv("GPUSH_HISTORY"), *home = getenv("HOME");
+  if (env != NULL)
+    return *env ? env : NULL;
+  if (home == NULL || *home == '\0')
+    return NULL;
+  snprintf(buf, size, "%s/.gpush_history", home);
+  return buf;
+}
+#endif
+
+/* One line from the user without its newline, in a malloc'ed string (the
+ * caller frees it); NULL at end of input.  *interrupted is set when Ctrl-C
+ * ended the read.  With a terminal and libedit: line editing and history. */
+static char *read_line(const char *prompt, int editing, int *interrupted) {
+  char buf[4096];
+  size_t n;
+  if (repl_interrupted) { /* Ctrl-C between two reads: discard the chunk */
+    repl_interrupted = 0;
+    *interrupted = 1;
+    return NULL;
+  }
+#ifdef GPUSH_HAVE_LIBEDIT
+  if (editing) {
+    char *line = readline(prompt);
+    *interrupted = line == NULL && repl_interrupted;
+    repl_interrupted = 0;
+    return line;
+  }
+#else
+  (void)editing;
+#endif
+  fputs(prompt, stdout);
+  fflush(stdout);
+  if (fgets(buf, sizeof buf, stdin) == NULL) {
+    *interrupted = repl_interrupted && ferror(stdin);
+    repl_interrupted = 0;
+    clearerr(stdin);
+    return NULL;
+  }
+  *interrupted = 0;
+  repl_interrupted = 0;
+  n = strcspn(buf, "\n");
+  buf[n] = '\0';
+  return strdup(buf);
+}
+
+/* Runs the compiled chunk on top of the stack with Ctrl-C armed and prints
+ * its results. */
+static void run_repl_chunk(lua_State *L, int base) {
+  int ok;
+  repl_running = L;
+  ok = protected_call(L, 0, LUA_MULTRET);
+  repl_running = NULL;
+  repl_interrupted = 0;
+  lua_sethook(L, NULL, 0, 0);
+  if (ok)
+    print_results(L, base);
+}
+
+/* The interactive prompt: `gpush` is already a global (the module, whose
+ * submodules load on first use).  Each chunk is tried as an expression
+ * first ("return LINE"), then as a statement; an incomplete chunk continues
+ * on the next line ">> ".  Ctrl-C interrupts a running chunk or discards
+ * the chunk being typed; Ctrl-D leaves. */
 static int run_repl(lua_State *L) {
-  char line[4096];
-  fprintf(stdout, "gpush %s (%s) -- Ctrl-D to leave\n", gp_version(),
-          LUA_VERSION);
+  int editing = 0, interrupted;
+  char *line;
+#ifdef GPUSH_HAVE_LIBEDIT
+  char history_buf[PATH_MAX];
+  const char *history = NULL;
+  editing = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+  if (editing) {
+    history = history_file(history_buf, sizeof history_buf);
+    using_history();
+    if (history != NULL)
+      read_history(history);
+  }
+#endif
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "gpush");
+  if (protected_call(L, 1, 1))
+    lua_setglobal(L, "gpush");
+  catch_interrupts();
+  fprintf(stdout, "gpush %s (%s) -- `gpush` is loaded; Ctrl-C interrupts, Ctrl-D leaves\n",
+          gp_version(), LUA_VERSION);
   lua_pushliteral(L, "");
   for (;;) {
     int base, status;
     const char *code;
-    fputs(lua_rawlen(L, -1) ? ">> " : "> ", stdout);
-    fflush(stdout);
-    if (fgets(line, sizeof line, stdin) == NULL)
-      break;
+    line = read_line(lua_rawlen(L, -1) ? ">> " : "> ", editing, &interrupted);
+    if (line == NULL) {
+      if (!interrupted)
+        break;
+      fputs("\n", stdout);
+      lua_pop(L, 1);
+      lua_pushliteral(L, "");
+      continue;
+    }
     lua_pushstring(L, line);
-    lua_concat(L, 2);
+    lua_pushliteral(L, "\n");
+    lua_concat(L, 3);
+    free(line);
     code = lua_tostring(L, -1);
     base = lua_gettop(L);
     lua_pushfstring(L, "return %s", code);
@@ -290,22 +422,41 @@ static int run_repl(lua_State *L) {
       fprintf(stderr, "gpush: %s\n", msg);
       lua_pop(L, 1);
     } else if (status == LUA_OK) {
-      if (protected_call(L, 0, LUA_MULTRET))
-        print_results(L, base);
+      run_repl_chunk(L, base);
     }
+#ifdef GPUSH_HAVE_LIBEDIT
+    if (editing) {
+      char *entry = strdup(code);
+      size_t n = strlen(entry);
+      while (n > 0 && entry[n - 1] == '\n')
+        entry[--n] = '\0';
+      if (n > 0)
+        add_history(entry);
+      free(entry);
+    }
+#endif
     lua_settop(L, base - 1);
     lua_pushliteral(L, "");
   }
   fputc('\n', stdout);
+#ifdef GPUSH_HAVE_LIBEDIT
+  if (editing && history != NULL)
+    write_history(history);
+#endif
   return EXIT_SUCCESS;
 }
 
 static void print_version(lua_State *L) {
   const char *root;
+#ifdef GPUSH_HAVE_LIBEDIT
+  const char *editing = "libedit";
+#else
+  const char *editing = "none";
+#endif
   lua_getglobal(L, "gpush_module_root");
   root = lua_tostring(L, -1);
-  printf("gpush %s (%s; modules: %s)\n", gp_version(), LUA_VERSION,
-         root ? root : "not found");
+  printf("gpush %s (%s; line editing: %s; modules: %s)\n", gp_version(), LUA_VERSION,
+         editing, root ? root : "not found");
   lua_pop(L, 1);
 }
 

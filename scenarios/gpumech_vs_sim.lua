@@ -146,6 +146,9 @@ local provenance = {
     return table.concat(list, " ")
   end)(),
 }
+if res.incomplete then -- an interrupted run says so first in both files
+  table.insert(provenance, 1, ("incomplete: %s; %s"):format(res.incomplete, experiment.tasks_ran(res)))
+end
 
 local csv = assert(io.open(opts.out .. "/gpumech_vs_sim.csv", "w"))
 for _, line in ipairs(provenance) do
@@ -165,6 +168,11 @@ local lines = {
   "| source | launch | kernel | policy | GPUMech cycles | simulator cycles | difference |",
   "|---|---|---|---|---|---|---|",
 }
+if res.incomplete then
+  table.insert(lines, 3, ("**Incomplete run:** %s; %s; the tables cover the finished launches only."):format(
+    res.incomplete, experiment.tasks_ran(res)))
+  table.insert(lines, 4, "")
+end
 for _, r in ipairs(rows) do
   lines[#lines + 1] = ("| %s | %d | %s | %s | %.0f | %.0f | %+.1f%% |"):format(r.source, r.launch, r.kernel,
     r.policy, r.gpumech_cycles, r.sim_cycles, 100 * r.difference)

@@ -146,11 +146,14 @@ local base_cfg = check(config.load(PRESET, opts.overrides))
 local machine = roofline.machine(base_cfg)
 local flops, kernels = {}, {}
 for _, input in ipairs(sweep.workloads) do
-  local iter = check(trace.kernels_of(input))
+  local iter = check(trace.kernels_of(input, nil, { keep = true }))
   for launch, kernel in iter do
     local k = input .. "\0" .. launch.kernel .. "\0" .. tostring(launch.launch)
     flops[k] = roofline.kernel_flops(kernel, { max_warps = 256 })
-    kernels[#kernels + 1] = { key = k, kernel = kernel, name = launch.kernel }
+    kernels[#kernels + 1] = { key = k, kernel = #kernels == 0 and kernel or nil, name = launch.kernel }
+    if #kernels > 1 then
+      kernel:close() -- only the first is used again (the tornado below)
+    end
   end
 end
 local points, roof_lines = {}, {

@@ -35,6 +35,14 @@ describe("gpush installation #install", function()
     local out = must(q(gpush) .. " " .. q(script))
     assert.matches("660", out, 1, true)
     os.remove(script)
+    -- The scenarios and examples come along: `gpush scenarios` lists them
+    -- from anywhere, and one runs from the tree.
+    out = must(("cd / && %s scenarios"):format(q(gpush)))
+    assert.matches("kepler_sweep%.lua%s+Kepler design sweep", out)
+    local installed = work .. "/tree/share/lua/5.4/gpush/scenarios"
+    assert.matches("(in " .. installed .. ";", out, 1, true)
+    out = must(("cd %s && %s %s/../examples/new_workload.lua"):format(q(work), q(gpush), q(installed)))
+    assert.is_true(#out > 0)
     -- Plain lua5.4 loads the installed C module from the tree.
     out = must(("LUA_CPATH=%s/tree/lib/lua/5.4/?.so lua5.4 -e %s"):format(q(work),
       q("print(require('gpush.core').version())")))
@@ -48,6 +56,8 @@ describe("gpush installation #install", function()
     assert.matches("modules: " .. (work .. "/prefix/bin/../share/lua/5.4"):gsub("%p", "%%%0"), version)
     local out = must(q(gpush) .. " -e " .. q("print(require('gpush.config').load('gtx480').sm.count)"))
     assert.matches("^%d+\n$", out)
+    out = must(("cd / && %s scenarios"):format(q(gpush)))
+    assert.matches("(in " .. work .. "/prefix/share/lua/5.4/gpush/scenarios;", out, 1, true)
     out = must(("luajit -e %s"):format(q(("package.cpath=%q; print(require('gpush.core').version())")
       :format(work .. "/prefix/lib/lua/5.1/?.so"))))
     assert.are.equal(require("gpush.core").version() .. "\n", out)

@@ -99,7 +99,7 @@ describe("the embedded suite", function()
   end)
 
   it("fills several waves of a large GPU and shows each kernel's behaviour", function()
-    local code, out, err = helper.gpush_run { "workloads", "--json" }
+    local code, out, err = helper.gpush_run { "workloads", "--measure", "--json" }
     assert.are.equal(0, code, err)
     local rows = require("gpush.json").decode(out)
     local by = {}
@@ -114,6 +114,19 @@ describe("the embedded suite", function()
     assert.is_true(by.tiled_barrier.class_mix.barrier > 0)
     assert.is_true(by.tiled_barrier.class_mix.ld_shared > 0)
     assert.is_true(by.sfu_heavy.class_mix.sfu > by.sfu_heavy.class_mix.fp32)
+    -- the instant listing (from the descriptions) gives the generated counts:
+    -- exactly, or within 2 % for a trip count spread per warp
+    code, out = helper.gpush_run { "workloads", "--json" }
+    assert.are.equal(0, code)
+    for _, r in ipairs(require("gpush.json").decode(out)) do
+      local m = by[r.kernel]
+      local tolerance = r.exact and 0 or 0.02
+      assert.are.equal(m.warps, r.warps, r.kernel)
+      assert.is_true(math.abs(r.warp_instructions - m.warp_instructions) <= tolerance * m.warp_instructions, r.kernel)
+      assert.is_true(math.abs(r.memory_instructions - m.memory_instructions) <= tolerance * m.memory_instructions,
+        r.kernel)
+      assert.is_near(m.active_lane_efficiency, r.active_lane_efficiency, r.exact and 1e-9 or 0.02)
+    end
   end)
 
   it("reports an unknown workload with a suggestion", function()

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake pkg-config gcc make lua5.4 liblua5.4-dev luajit libluajit-5.1-dev
           lua-busted luarocks libyaml-dev zlib1g-dev liblzma-dev
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev libedit-dev cppcheck xz-utils)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -547,7 +547,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
         d = l2_and_dram(t, lines[j], mask, start, REQ_LOAD);
         mshr_busy(t, sm, entry, d);
       }
-      if (l1_ready && !is_store)
+      if (l1_ready) /* a load: stores and atomics took the branch above */
         *l1_ready = d; /* the L1 line (filled at lookup) holds data from d */
     }
   next:

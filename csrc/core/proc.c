@@ -16,13 +16,14 @@
 #include <unistd.h>
 
 /* The one static of the core: a signal handler receives no argument to
- * write through, so the Ctrl-C flag has to live here.  It holds a single
- * "SIGINT arrived" bit, set asynchronously and read by gp_sigint_pending. */
+ * write through, so the Ctrl-C flag has to live here.  It holds the first
+ * interrupting signal that arrived (SIGINT or SIGTERM), set asynchronously
+ * and read by gp_sigint_pending. */
 static volatile sig_atomic_t sigint_seen;
 
 static void on_sigint(int sig) {
-  (void)sig;
-  sigint_seen = 1;
+  if (sigint_seen == 0)
+    sigint_seen = sig;
 }
 
 static int set_cloexec(int fd) {
@@ -58,6 +59,8 @@ int gp_proc_fork(int64_t *pid, int *fd, gp_error *err) {
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGINT, &ignore, NULL);
+    ignore.sa_handler = SIG_DFL; /* the parent stops workers with SIGTERM */
+    sigaction(SIGTERM, &ignore, NULL);
     close(ends[0]);
     *pid = 0;
     *fd = ends[1];
@@ -166,11 +169,16 @@ int gp_sigint_catch(gp_sigint_saved *saved, gp_error *err) {
   sigint_seen = 0;
   if (sigaction(SIGINT, &action, &saved->action) != 0)
     return gp_error_set(err, "cannot catch SIGINT: %s", strerror(errno));
+  if (sigaction(SIGTERM, &action, &saved->term_action) != 0) {
+    sigaction(SIGINT, &saved->action, NULL);
+    return gp_error_set(err, "cannot catch SIGTERM: %s", strerror(errno));
+  }
   return GP_OK;
 }
 
-int gp_sigint_pending(void) { return sigint_seen != 0; }
+int gp_sigint_pending(void) { return (int)sigint_seen; }
 
 void gp_sigint_restore(const gp_sigint_saved *saved) {
   sigaction(SIGINT, &saved->action, NULL);
+  sigaction(SIGTERM, &saved->term_action, NULL);
 }

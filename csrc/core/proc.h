@@ -68,13 +68,16 @@ int64_t gp_proc_self(void);
 /* 1 when fd refers to a terminal. */
 int gp_proc_isatty(int fd);
 
-/* SIGINT without dying: gp_sigint_catch installs a handler that only sets a
- * flag (and clears the flag), saving the previous action in *saved;
- * gp_sigint_pending reads the flag; gp_sigint_restore puts the saved action
- * back.  The handler does not restart system calls, so a blocked
- * gp_proc_poll returns GP_PROC_INTERRUPTED. */
+/* SIGINT and SIGTERM without dying: gp_sigint_catch installs a handler for
+ * both that only records the signal (and clears the record), saving the
+ * previous actions in *saved; gp_sigint_pending returns the signal that
+ * arrived (SIGINT or SIGTERM; the first one counts), 0 when none did;
+ * gp_sigint_restore puts the saved actions back.  The handler does not
+ * restart system calls, so a blocked gp_proc_poll returns
+ * GP_PROC_INTERRUPTED.  Workers started by gp_proc_fork ignore SIGINT and
+ * take SIGTERM's default action, so the parent can stop them. */
 typedef struct gp_sigint_saved {
-  struct sigaction action;
+  struct sigaction action, term_action;
 } gp_sigint_saved;
 
 int gp_sigint_catch(gp_sigint_saved *saved, gp_error *err);

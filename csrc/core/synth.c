@@ -131,10 +131,10 @@ static uint64_t lane_address(const gp_synth_desc *d, uint32_t s, uint64_t w,
   case GP_STREAM_STRIDED:
     return st->base + ((g + epoch * total_threads) * st->stride) % st->footprint;
   case GP_STREAM_RANDOM:
-    elems = st->footprint / width ? st->footprint / width : 1;
+    elems = (st->footprint / width) ? st->footprint / width : 1;
     return st->base + (draw(d->seed, s, w, epoch, l) % elems) * width;
   case GP_STREAM_CHASE:
-    elems = st->footprint / width ? st->footprint / width : 1;
+    elems = (st->footprint / width) ? st->footprint / width : 1;
     return st->base + (draw(d->seed, s, w, epoch, 0) % elems) * width;
   case GP_STREAM_SHARED:
     return ((uint64_t)l * st->stride + epoch * width * 32) % st->footprint;
@@ -212,7 +212,7 @@ static int emit_memory(gp_kernel *k, const gp_synth_desc *d, const gp_synth_op *
   uint64_t lines[64];
   uint8_t masks[64];
   uint32_t l;
-  int n = 0;
+  int n;
   rec->addr_start = k->address_count;
   rec->addr_count = (uint8_t)lanes;
   rec->line_start = k->line_count;
@@ -297,6 +297,8 @@ int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
       for (i = 0; i < d->body_len; i++, j++) {
         const gp_synth_op *op = &d->body[i];
         uint64_t inst = k->insts++;
+        /* (cppcheck takes lanes_in_warp for 0; it is 1..32: warp_in_block < warps_per_block) */
+        /* cppcheck-suppress knownConditionTrueFalse */
         uint32_t lanes = op->active && op->active < lanes_in_warp ? op->active : lanes_in_warp;
         k->op_class[inst] = op->op_class;
         k->active[inst] = (uint8_t)lanes;

@@ -320,6 +320,12 @@ typedef struct gp_memcpy {
 /* The copies in list order (NULL when there are none); *count is set. */
 const gp_memcpy *gp_trace_memcpy_list(const gp_trace_reader *r,
                                       uint32_t *count);
+/* The input files: the trace files in launch order (NULL past the end), and
+ * the kernelslist.g read ("" when a single trace file was opened).  A writer
+ * checks its outputs against them so it never replaces its own input. */
+uint32_t gp_trace_file_count(const gp_trace_reader *r);
+const char *gp_trace_file(const gp_trace_reader *r, uint32_t i);
+const char *gp_trace_list_path(const gp_trace_reader *r);
 void gp_trace_close(gp_trace_reader *r);
 
 /* ---------------------------------------------------------------------------

@@ -11,11 +11,18 @@
  *            addresses u64[], lines u64[], sector_masks u8[],
  *            statics gp_static_inst[], strings char[]
  * The records are the C structs of trace.h as laid out on LP64 ABIs (sizes
- * checked below).  A 64-bit checksum of everything after the header guards
- * against truncation and corruption.  Loading maps the file read-only and
- * points the kernel's arrays into the mapping after checking every size,
- * offset and index, so a hostile file cannot make a model read out of
- * bounds.
+ * checked below).  Two 64-bit checksums cover every byte: one the header
+ * (with both checksum fields zero, padding included), one everything after
+ * it.  Loading maps the file read-only, checks the header's checksum and
+ * that its fields are consistent with each other, and (verify) the payload's
+ * checksum, that the header's counts describe the data (class counts,
+ * instructions per warp, memory records) and every index, before pointing
+ * the kernel's arrays into the mapping; a hostile file cannot make a model
+ * read out of bounds, and a tampered header cannot change a result.
+ *
+ * Format versions: 1 (checksum of the payload only), 2 (header checksum,
+ * CUDA stream id).  A file of another version is refused with the command
+ * that regenerates it (gpt_check_version); a bump changes GPT_VERSION only.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -30,12 +37,19 @@
 #include <unistd.h>
 
 #define GPT_MAGIC "GPUSHGPT"
-#define GPT_VERSION 1u
+#define GPT_VERSION 2u
 #define GPT_BOM 0x01020304u
 #define GPT_ALIGN 64u
 
 _Static_assert(sizeof(gp_mem_record) == 12, "gp_mem_record layout");
 _Static_assert(sizeof(gp_static_inst) == 24, "gp_static_inst layout");
+
+/* Upper bounds the header is checked against: the text reader's (trace_parse.c). */
+#define GPT_MAX_WARPS (16u * 1024u * 1024u)
+#define GPT_MAX_BLOCK_THREADS 4096u
+#define GPT_MAX_NREGS 255u
+#define GPT_MAX_SHMEM (1u << 30)
+#define GPT_HEADER_MAX 4096u
 
 enum {
   SEC_WARP_START, SEC_WARP_LEN, SEC_OP_CLASS, SEC_ACTIVE, SEC_FLAGS, SEC_WIDTH,
@@ -48,11 +62,13 @@ typedef struct gpt_header {
   uint32_t version, byte_order;
   uint32_t header_bytes, pad0;
   uint64_t checksum;                  /* of bytes [header_bytes, end) */
+  uint64_t header_checksum;           /* of bytes [0, header_bytes), both
+                                         checksum fields zero */
   uint64_t file_bytes;
   char name[256];
   uint32_t launch_id, grid[3], block[3], shmem_bytes, nregs;
   int32_t binary_version, trace_version, lineinfo, synthetic;
-  uint64_t shmem_base, local_base;
+  uint64_t shmem_base, local_base, stream_id;
   uint32_t blocks, warps_per_block, warps, mem_count;
   uint64_t insts, strings_len;
   uint32_t address_count, line_count, static_count, pad;
@@ -60,6 +76,8 @@ typedef struct gpt_header {
   char warnings[1024];
   uint64_t offset[SEC_COUNT], length[SEC_COUNT];
 } gpt_header;
+
+_Static_assert(sizeof(gpt_header) <= GPT_HEADER_MAX, "gpt_header size");
 
 /* The kernel's arrays and their byte lengths, in section order. */
 static void sections(const gp_kernel *k, const void *ptr[SEC_COUNT],
@@ -108,6 +126,19 @@ static uint64_t checksum(const unsigned char *p, uint64_t n) {
   return h ^ (h >> 32);
 }
 
+/* The checksum of the header as written: header_bytes bytes (the struct and
+ * its zero padding) with both checksum fields taken as zero. */
+static uint64_t header_checksum(const unsigned char *image, uint32_t header_bytes) {
+  unsigned char copy[GPT_HEADER_MAX];
+  gpt_header h;
+  memcpy(copy, image, header_bytes);
+  memcpy(&h, copy, sizeof h);
+  h.checksum = 0;
+  h.header_checksum = 0;
+  memcpy(copy, &h, sizeof h);
+  return checksum(copy, header_bytes);
+}
+
 int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
   gpt_header h;
   const void *ptr[SEC_COUNT];
@@ -129,7 +160,7 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
   h.binary_version = k->binary_version, h.trace_version = k->trace_version;
   h.lineinfo = k->lineinfo;
   h.synthetic = k->synthetic;
-  h.shmem_base = k->shmem_base, h.local_base = k->local_base;
+  h.shmem_base = k->shmem_base, h.local_base = k->local_base, h.stream_id = k->stream_id;
   h.blocks = k->blocks, h.warps_per_block = k->warps_per_block, h.warps = k->warps;
   h.mem_count = k->mem_count, h.insts = k->insts, h.strings_len = k->strings_len;
   h.address_count = k->address_count, h.line_count = k->line_count;
@@ -153,6 +184,11 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
     if (len[s] > 0)
       memcpy(payload + (h.offset[s] - h.header_bytes), ptr[s], (size_t)len[s]);
   h.checksum = checksum(payload, h.file_bytes - h.header_bytes);
+  {
+    unsigned char head[GPT_HEADER_MAX] = {0};
+    memcpy(head, &h, sizeof h);
+    h.header_checksum = header_checksum(head, h.header_bytes);
+  }
   f = fopen(path, "wb");
   if (f == NULL) {
     gp_free(&k->alloc, payload, (size_t)(h.file_bytes - h.header_bytes));
@@ -173,44 +209,92 @@ int gp_gpt_seal(unsigned char *image, size_t size) {
   if (size < sizeof h)
     return GP_ERR;
   memcpy(&h, image, sizeof h);
-  if (h.header_bytes > size)
+  if (h.header_bytes > size || h.header_bytes < sizeof h || h.header_bytes > GPT_HEADER_MAX)
     return GP_ERR;
   h.file_bytes = size;
   h.checksum = checksum(image + h.header_bytes, size - h.header_bytes);
   memcpy(image, &h, sizeof h);
+  h.header_checksum = header_checksum(image, h.header_bytes);
+  memcpy(image, &h, sizeof h);
   return GP_OK;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 int gp_gpt_is(const char *path) {
   char magic[8];
-  FILE *f = fopen(path, "rb");
-  int is = 0;
-  if (f != NULL) {
+  FILE *f;
+  int is = ends_with(path, ".gpt");
+  if (!is && (f = fopen(path, "rb")) != NULL) {
     is = fread(magic, 1, 8, f) == 8 && memcmp(magic, GPT_MAGIC, 8) == 0;
     fclose(f);
   }
   return is;
 }
 
-/* Checks that the header's counts and sections fit the file and each other. */
-static int check_header(const gpt_header *h, uint64_t size, const char *path,
+/* The one place that knows which versions this gpush reads and what to do
+ * with another: a later format change bumps GPT_VERSION and nothing else. */
+static int gpt_check_version(uint32_t version, const char *path, gp_error *err) {
+  if (version == GPT_VERSION)
+    return GP_OK;
+  return gp_error_set(err,
+                      "%s: .gpt format version %u, this gpush reads version %u: regenerate it "
+                      "from its trace with `gpush trace convert TRACE %s`",
+                      path, version, GPT_VERSION, path);
+}
+
+/* Checks the header's own fields against the bounds the text reader
+ * enforces and against each other (geometry, flags, strings). */
+static int check_header_fields(const gpt_header *h, const char *path, gp_error *err) {
+  uint64_t blocks = (uint64_t)h->grid[0] * h->grid[1] * h->grid[2];
+  uint64_t threads = (uint64_t)h->block[0] * h->block[1] * h->block[2];
+  const char *field = NULL;
+  if (h->grid[0] == 0 || h->grid[1] == 0 || h->grid[2] == 0 || blocks != h->blocks)
+    field = "grid";
+  else if (threads == 0 || threads > GPT_MAX_BLOCK_THREADS ||
+           h->warps_per_block != (threads + 31) / 32)
+    field = "block";
+  else if (h->warps != (uint64_t)h->blocks * h->warps_per_block || h->warps > GPT_MAX_WARPS)
+    field = "warps";
+  else if (h->nregs > GPT_MAX_NREGS)
+    field = "nregs";
+  else if (h->shmem_bytes > GPT_MAX_SHMEM)
+    field = "shmem_bytes";
+  else if (h->binary_version < 0 || h->binary_version > 1000)
+    field = "binary_version";
+  else if (h->trace_version < 0 || h->trace_version > 99)
+    field = "trace_version";
+  else if ((h->lineinfo != 0 && h->lineinfo != 1) || (h->synthetic != 0 && h->synthetic != 1))
+    field = "flags";
+  else if (memchr(h->name, '\0', sizeof h->name) == NULL)
+    field = "name";
+  else if (memchr(h->warnings, '\0', sizeof h->warnings) == NULL)
+    field = "warnings";
+  if (field != NULL)
+    return gp_error_set(err, "%s: header field '%s' is out of range or inconsistent", path, field);
+  return GP_OK;
+}
+
+/* Checks the header: its checksum, its fields, and that its counts and
+ * sections fit the file and each other. */
+static int check_header(const unsigned char *image, uint64_t size, const char *path,
                         gp_error *err) {
+  const gpt_header *h = (const gpt_header *)image;
   uint64_t expect[SEC_COUNT];
   int s;
-  if (memcmp(h->magic, GPT_MAGIC, 8) != 0)
-    return gp_error_set(err, "%s: not a gpush .gpt file (bad magic)", path);
-  if (h->byte_order != GPT_BOM)
-    return gp_error_set(err, "%s: written with another byte order; convert it from text on this machine", path);
-  if (h->version != GPT_VERSION)
-    return gp_error_set(err, "%s: .gpt format version %u, this gpush reads version %u", path,
-                        h->version, GPT_VERSION);
   if (h->file_bytes != size)
     return gp_error_set(err, "%s: truncated or extended: the header says %llu bytes, the file has %llu",
                         path, (unsigned long long)h->file_bytes, (unsigned long long)size);
-  if (h->header_bytes < sizeof *h || h->warps_per_block == 0 ||
-      h->warps != (uint64_t)h->blocks * h->warps_per_block || h->name[255] != '\0' ||
-      h->warnings[1023] != '\0')
+  if (h->header_bytes < sizeof *h || h->header_bytes > GPT_HEADER_MAX || h->header_bytes > size ||
+      h->header_bytes % GPT_ALIGN != 0)
     return gp_error_set(err, "%s: inconsistent header", path);
+  if (header_checksum(image, h->header_bytes) != h->header_checksum)
+    return gp_error_set(err, "%s: header checksum mismatch: the header is corrupt", path);
+  if (check_header_fields(h, path, err) != GP_OK)
+    return GP_ERR;
   expect[SEC_WARP_START] = (uint64_t)h->warps * 8;
   expect[SEC_WARP_LEN] = (uint64_t)h->warps * 4;
   expect[SEC_OP_CLASS] = expect[SEC_ACTIVE] = expect[SEC_FLAGS] = expect[SEC_WIDTH] = h->insts;
@@ -233,18 +317,37 @@ static int check_header(const gpt_header *h, uint64_t size, const char *path,
   return GP_OK;
 }
 
-/* Checks every index the models will follow. */
+/* Checks every index the models will follow, and that the header's counts
+ * describe the data: instructions per class, instructions over the warps,
+ * one memory record per memory instruction. */
 static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
-  uint64_t i;
-  for (i = 0; i < k->warps; i++)
+  uint64_t i, listed = 0, with_record = 0;
+  uint64_t counts[GP_OP_CLASS_COUNT] = {0};
+  int c;
+  for (i = 0; i < k->warps; i++) {
     if (k->warp_start[i] > k->insts || k->warp_len[i] > k->insts - k->warp_start[i])
       return gp_error_set(err, "%s: warp %llu points outside the instructions", path,
                           (unsigned long long)i);
+    listed += k->warp_len[i];
+  }
+  if (listed != k->insts)
+    return gp_error_set(err, "%s: header field 'insts' says %llu instructions, the warps hold %llu",
+                        path, (unsigned long long)k->insts, (unsigned long long)listed);
   for (i = 0; i < k->insts; i++) {
     if (k->op_class[i] >= GP_OP_CLASS_COUNT || k->pc_index[i] >= k->static_count ||
         (k->mem[i] != UINT32_MAX && k->mem[i] >= k->mem_count) || k->active[i] > 32)
       return gp_error_set(err, "%s: instruction %llu is corrupt", path, (unsigned long long)i);
+    counts[k->op_class[i]]++;
+    with_record += k->mem[i] != UINT32_MAX;
   }
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    if (counts[c] != k->class_counts[c])
+      return gp_error_set(err, "%s: header field 'class_counts' says %llu %s instructions, the data holds %llu",
+                          path, (unsigned long long)k->class_counts[c], gp_op_class_name(c),
+                          (unsigned long long)counts[c]);
+  if (with_record != k->mem_count)
+    return gp_error_set(err, "%s: header field 'mem_count' says %u memory records, %llu instructions have one",
+                        path, k->mem_count, (unsigned long long)with_record);
   for (i = 0; i < k->mem_count; i++) {
     const gp_mem_record *m = &k->mem_records[i];
     if (m->addr_start > k->address_count || m->addr_count > k->address_count - m->addr_start ||
@@ -259,6 +362,31 @@ static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
   return GP_OK;
 }
 
+/* Reads the magic, version and byte-order mark before anything else, so an
+ * empty file, a text trace named .gpt, a foreign byte order or an older
+ * version each get their own message. */
+static int read_prefix(int fd, const char *path, off_t size, gp_error *err) {
+  unsigned char prefix[16];
+  uint32_t version, bom;
+  ssize_t n = read(fd, prefix, sizeof prefix);
+  if (size == 0)
+    return gp_error_set(err, "%s: empty file: expected a gpush .gpt kernel", path);
+  if (n < 8 || memcmp(prefix, GPT_MAGIC, 8) != 0)
+    return gp_error_set(err, "%s: not a gpush .gpt file: it does not start with '%s' "
+                        "(text traces are named .traceg)", path, GPT_MAGIC);
+  if (n < 16)
+    return gp_error_set(err, "%s: too short for a .gpt file (%lld bytes)", path, (long long)size);
+  memcpy(&version, prefix + 8, 4);
+  memcpy(&bom, prefix + 12, 4);
+  if (bom != GPT_BOM)
+    return gp_error_set(err, "%s: written with another byte order; convert it from text on this machine", path);
+  if (gpt_check_version(version, path, err) != GP_OK)
+    return GP_ERR;
+  if (size < (off_t)sizeof(gpt_header))
+    return gp_error_set(err, "%s: too short for a .gpt file (%lld bytes)", path, (long long)size);
+  return GP_OK;
+}
+
 int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
                        int verify, gp_error *err) {
   struct stat st;
@@ -268,16 +396,16 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   gp_kernel *k;
   if (fd < 0)
     return gp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(gpt_header)) {
+  if (fstat(fd, &st) != 0 || read_prefix(fd, path, st.st_size, err) != GP_OK) {
     close(fd);
-    return gp_error_set(err, "%s: too short for a .gpt file", path);
+    return GP_ERR;
   }
   map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (map == MAP_FAILED)
     return gp_error_set(err, "%s: cannot map: %s", path, strerror(errno));
   h = (const gpt_header *)map;
-  if (check_header(h, (uint64_t)st.st_size, path, err) != GP_OK) {
+  if (check_header(map, (uint64_t)st.st_size, path, err) != GP_OK) {
     munmap(map, (size_t)st.st_size);
     return GP_ERR;
   }
@@ -300,6 +428,7 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   k->shmem_bytes = h->shmem_bytes, k->nregs = h->nregs;
   k->binary_version = h->binary_version, k->trace_version = h->trace_version;
   k->lineinfo = h->lineinfo, k->shmem_base = h->shmem_base, k->local_base = h->local_base;
+  k->stream_id = h->stream_id;
   k->synthetic = h->synthetic;
   k->blocks = h->blocks, k->warps_per_block = h->warps_per_block, k->warps = h->warps;
   k->insts = h->insts, k->mem_count = h->mem_count, k->address_count = h->address_count;

@@ -121,6 +121,27 @@ int gp_line_open(gp_line_input **out, const gp_alloc *alloc, const char *path,
   return GP_OK;
 }
 
+/* What an xz decoder failure means, for messages (liblzma's lzma_ret). */
+static const char *xz_failure(lzma_ret ret) {
+  switch (ret) {
+  case LZMA_BUF_ERROR:
+    return "the file ends in the middle of the xz stream: truncated";
+  case LZMA_DATA_ERROR:
+    return "the compressed data is corrupt";
+  case LZMA_FORMAT_ERROR:
+    return "not in the .xz format";
+  case LZMA_OPTIONS_ERROR:
+    return "compressed with options this liblzma does not support";
+  case LZMA_UNSUPPORTED_CHECK:
+    return "its integrity check is of a kind this liblzma cannot verify";
+  case LZMA_MEM_ERROR:
+  case LZMA_MEMLIMIT_ERROR:
+    return "out of memory while decompressing";
+  default:
+    return "the xz decoder failed";
+  }
+}
+
 /* Reads up to `room` decompressed bytes into dst; returns the count, 0 at
  * the end of input, or -1 with err set. */
 static long read_xz(gp_line_input *in, char *dst, size_t room, gp_error *err) {
@@ -140,8 +161,7 @@ static long read_xz(gp_line_input *in, char *dst, size_t room, gp_error *err) {
     if (ret == LZMA_STREAM_END) {
       in->xz_done = 1;
     } else if (ret != LZMA_OK) {
-      gp_error_set(err, "%s: xz data is corrupt or truncated (liblzma error %d)",
-                   in->name, (int)ret);
+      gp_error_set(err, "%s: cannot decompress: %s", in->name, xz_failure(ret));
       return -1;
     }
   }
@@ -168,9 +188,16 @@ static long fill(gp_line_input *in, gp_error *err) {
     const char *msg = n <= 0 ? gzerror(in->gz, &code) : NULL;
     /* zlib: at the end of input, Z_BUF_ERROR means the file ended in the
      * middle of a gzip stream (gzread documentation in zlib.h) */
-    if (n < 0 || (n == 0 && code == Z_BUF_ERROR)) {
-      gp_error_set(err, "%s: gzip data is corrupt or truncated (%s)", in->name,
-                   msg);
+    if (n == 0 && code == Z_BUF_ERROR) {
+      gp_error_set(err, "%s: cannot decompress: the file ends in the middle of the gzip stream: "
+                   "truncated", in->name);
+      return -1;
+    }
+    if (n < 0) {
+      /* zlib names the stream "<fd:N>" when opened from a descriptor */
+      const char *colon = msg != NULL && msg[0] == '<' ? strstr(msg, ">: ") : NULL;
+      gp_error_set(err, "%s: cannot decompress: the gzip data is corrupt (%s)", in->name,
+                   colon != NULL ? colon + 3 : (msg != NULL ? msg : "zlib error"));
       return -1;
     }
     return n;
@@ -203,7 +230,7 @@ int gp_line_next(gp_line_input *in, const char **line, size_t *len,
     found = next_from_buffer(in, line, len);
   } else {
     for (;;) {
-      char *start = in->buf + in->pos;
+      char *start = in->buf != NULL ? in->buf + in->pos : NULL; /* no buffer before the first read */
       char *nl = in->end > in->pos ? memchr(start, '\n', in->end - in->pos)
                                    : NULL;
       long n;

@@ -210,19 +210,21 @@ static int next_small(parser *ps, int64_t *out, int64_t hi, const char *what) {
   return next_dec(ps, out, 0, hi, what);
 }
 
-/* A register token "R12": its number (R255 is RZ), or GP_REG_RZ for other
- * operands (P0, UR4, ...), which never make a dependence. */
-static uint8_t register_number(const char *t, size_t len) {
+/* A register token "R12": its number (R255 is RZ), GP_REG_RZ for other
+ * operands (P0, UR4, RZ, ...), which never make a dependence, or -1 for an
+ * R followed by digits that is not R0-R255 (R256, R1000: no such register). */
+static int register_number(const char *t, size_t len) {
   unsigned n = 0;
   size_t i;
-  if (len < 2 || len > 4 || t[0] != 'R')
+  if (len < 2 || t[0] != 'R')
     return GP_REG_RZ;
   for (i = 1; i < len; i++) {
     if (t[i] < '0' || t[i] > '9')
       return GP_REG_RZ;
-    n = n * 10 + (unsigned)(t[i] - '0');
+    if (n <= GP_REG_RZ)
+      n = n * 10 + (unsigned)(t[i] - '0');
   }
-  return (uint8_t)(n > GP_REG_RZ ? GP_REG_RZ : n);
+  return n > GP_REG_RZ ? -1 : (int)n;
 }
 
 /* 1 when every byte is printable ASCII (opcodes are stored as C strings). */
@@ -468,6 +470,7 @@ static int parse_memory(parser *ps, int lanes, uint32_t inst,
 static int read_registers(parser *ps, int64_t n, uint8_t *regs,
                           const char *what) {
   int64_t i;
+  int reg;
   for (i = 0; i < n; i++) {
     const char *t;
     size_t len;
@@ -477,7 +480,14 @@ static int read_registers(parser *ps, int64_t n, uint8_t *regs,
                (long long)n, what, (long long)i);
       return fail(ps, msg);
     }
-    regs[i] = register_number(t, len);
+    reg = register_number(t, len);
+    if (reg < 0) {
+      char msg[120];
+      snprintf(msg, sizeof msg, "expected %s registers R0-R255 (R255 is RZ), found '%.*s'", what,
+               (int)(len > 20 ? 20 : len), t);
+      return fail(ps, msg);
+    }
+    regs[i] = (uint8_t)reg;
   }
   return GP_OK;
 }

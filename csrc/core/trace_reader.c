@@ -20,6 +20,7 @@
 struct gp_trace_reader {
   gp_alloc alloc;
   char dir[1024];
+  char list[1100];     /* the kernelslist.g read, "" for a single trace file */
   char **files;        /* trace files in launch order */
   uint32_t file_count, file_cap;
   uint32_t next;       /* index of the next launch to step to */
@@ -121,10 +122,51 @@ static int memcpy_line(gp_trace_reader *r, const char *line, size_t len,
   return GP_OK;
 }
 
+/* FNV-1a of a string, for the duplicate check. */
+static uint64_t hash_name(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+/* Refuses a list naming one trace file twice (each launch has its own
+ * file; a repeated name is a mistake that would model a launch twice) and
+ * a list naming none.  lines[i] is the list line of file i. */
+static int check_files(gp_trace_reader *r, const char *path, const uint64_t *lines,
+                       gp_error *err) {
+  size_t cap = 16, i;
+  uint32_t *slot, f;
+  int status = GP_OK;
+  if (r->file_count == 0)
+    return gp_error_set(err, "%s: lists no kernel trace file: expected one file name per launch", path);
+  while (cap < 2 * (size_t)r->file_count)
+    cap *= 2;
+  slot = gp_malloc(&r->alloc, cap * sizeof *slot);
+  if (slot == NULL)
+    return gp_error_set(err, "out of memory");
+  for (i = 0; i < cap; i++)
+    slot[i] = UINT32_MAX;
+  for (f = 0; f < r->file_count && status == GP_OK; f++) {
+    for (i = (size_t)hash_name(r->files[f]) & (cap - 1); slot[i] != UINT32_MAX; i = (i + 1) & (cap - 1)) {
+      if (strcmp(r->files[slot[i]], r->files[f]) == 0) {
+        status = gp_error_set(err, "%s:%llu: %s is listed again (first at line %llu): each launch needs its own trace file",
+                              path, (unsigned long long)lines[f], r->files[f],
+                              (unsigned long long)lines[slot[i]]);
+        break;
+      }
+    }
+    slot[i] = f;
+  }
+  gp_free(&r->alloc, slot, cap * sizeof *slot);
+  return status;
+}
+
 static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
   gp_line_input *in;
   const char *line;
-  size_t len;
+  size_t len, lines_cap = 0;
+  uint64_t *lines = NULL;
   int status;
   if (gp_line_open(&in, &r->alloc, path, err) != GP_OK)
     return GP_ERR;
@@ -143,18 +185,25 @@ static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
                             (int)(len > 60 ? 60 : len), line);
     } else {
       status = add_file(r, line, len, err);
+      if (status == GP_OK &&
+          gp_grow(&r->alloc, (void **)&lines, &lines_cap, r->file_count, sizeof *lines) != GP_OK)
+        status = gp_error_set(err, "out of memory");
+      if (status == GP_OK)
+        lines[r->file_count - 1] = gp_line_number(in);
     }
     if (status != GP_OK)
       break;
   }
   gp_line_close(in);
+  if (status != GP_ERR)
+    status = check_files(r, path, lines, err);
+  gp_free(&r->alloc, lines, lines_cap * sizeof *lines);
   return status == GP_ERR ? GP_ERR : GP_OK;
 }
 
 int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
                   const char *path, gp_error *err) {
   gp_trace_reader *r = gp_malloc(alloc, sizeof *r);
-  char list[1100];
   const char *slash;
   int status;
   if (r == NULL)
@@ -164,12 +213,13 @@ int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
   r->current = -1;
   if (is_dir(path)) {
     snprintf(r->dir, sizeof r->dir, "%s", path);
-    snprintf(list, sizeof list, "%s/kernelslist.g", path);
-    status = read_list(r, list, err);
+    snprintf(r->list, sizeof r->list, "%s/kernelslist.g", path);
+    status = read_list(r, r->list, err);
   } else if (ends_with(path, ".g")) {
     slash = strrchr(path, '/');
     snprintf(r->dir, sizeof r->dir, "%.*s", slash ? (int)(slash - path) : 1,
              slash ? path : ".");
+    snprintf(r->list, sizeof r->list, "%s", path);
     status = read_list(r, path, err);
   } else {
     FILE *f = fopen(path, "rb");
@@ -222,6 +272,14 @@ const gp_memcpy *gp_trace_memcpy_list(const gp_trace_reader *r,
   *count = r->memcpy_count;
   return r->memcpy_count ? r->copies : NULL;
 }
+
+uint32_t gp_trace_file_count(const gp_trace_reader *r) { return r->file_count; }
+
+const char *gp_trace_file(const gp_trace_reader *r, uint32_t i) {
+  return i < r->file_count ? r->files[i] : NULL;
+}
+
+const char *gp_trace_list_path(const gp_trace_reader *r) { return r->list; }
 
 void gp_trace_close(gp_trace_reader *r) {
   uint32_t i;

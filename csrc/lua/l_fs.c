@@ -5,6 +5,12 @@
  *                                 -- or nil, message
  *   path = core.realpath(path)    -- canonical absolute path, or nil, message
  *   ok = core.mkdir(path)         -- true (also if it exists), or nil, message
+ *   st = core.stat(path)          -- {kind = "file"|"folder"|"other", dev, ino,
+ *                                 -- size}, or nil, message (the file's identity:
+ *                                 -- two paths name one file when dev and ino match)
+ *   path = core.temp_file(prefix) -- creates prefix .. "XXXXXX" (a new empty
+ *                                 -- file, mode from the umask); or nil, message
+ *   path = core.temp_folder(prefix) -- the same for a new folder
  *   t = core.now()                -- monotonic wall-clock seconds (benchmarks)
  *   bytes, lines = core.read_file_plain(path)  -- read it all once: the
  *                                 -- baseline a parser is compared to
@@ -22,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <stdio.h>
+#include <unistd.h>
 
 static int list_dir(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -74,6 +81,69 @@ static int make_dir(lua_State *L) {
   return 1;
 }
 
+static int file_stat(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", path, strerror(errno));
+    return 2;
+  }
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "folder" : "other");
+  lua_setfield(L, -2, "kind");
+  lua_pushinteger(L, (lua_Integer)st.st_dev);
+  lua_setfield(L, -2, "dev");
+  lua_pushinteger(L, (lua_Integer)st.st_ino);
+  lua_setfield(L, -2, "ino");
+  lua_pushinteger(L, (lua_Integer)st.st_size);
+  lua_setfield(L, -2, "size");
+  return 1;
+}
+
+/* The permissions a file created with `mode` gets under the current umask
+ * (mkstemp and mkdtemp create private entries; an output should not be). */
+static mode_t with_umask(mode_t mode) {
+  mode_t mask = umask(0);
+  umask(mask);
+  return mode & ~mask;
+}
+
+/* core.temp_file(prefix) / core.temp_folder(prefix): a new entry named
+ * prefix .. six random characters, for writing an output under a temporary
+ * name and renaming it into place once it is complete. */
+static int temp_entry(lua_State *L, int folder) {
+  size_t len;
+  const char *prefix = luaL_checklstring(L, 1, &len);
+  char *name = lua_newuserdata(L, len + 7);
+  memcpy(name, prefix, len);
+  memcpy(name + len, "XXXXXX", 7);
+  if (folder) {
+    if (mkdtemp(name) == NULL || chmod(name, with_umask(0777)) != 0)
+      goto fail;
+  } else {
+    int fd = mkstemp(name);
+    if (fd < 0)
+      goto fail;
+    if (fchmod(fd, with_umask(0666)) != 0) {
+      close(fd);
+      remove(name);
+      goto fail;
+    }
+    close(fd);
+  }
+  lua_pushstring(L, name);
+  return 1;
+fail:
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: cannot create a temporary %s: %s", prefix,
+                  folder ? "folder" : "file", strerror(errno));
+  return 2;
+}
+
+static int temp_file(lua_State *L) { return temp_entry(L, 0); }
+static int temp_folder(lua_State *L) { return temp_entry(L, 1); }
+
 static int now(lua_State *L) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -115,6 +185,9 @@ static const luaL_Reg fs_functions[] = {{"list_dir", list_dir},
                                         {"read_file_plain", read_file_plain},
                                         {"realpath", real_path},
                                         {"mkdir", make_dir},
+                                        {"stat", file_stat},
+                                        {"temp_file", temp_file},
+                                        {"temp_folder", temp_folder},
                                         {NULL, NULL}};
 
 void gpl_open_fs(lua_State *L) { luaL_setfuncs(L, fs_functions, 0); }

@@ -15,9 +15,10 @@
  *   n = core.proc_cpus()           -- online processors
  *   pid = core.proc_self()
  *   bool = core.proc_isatty(fd)    -- 0, 1 or 2
- *   guard = core.sigint_catch()    -- Ctrl-C sets a flag instead of killing;
- *   guard:release()                -- the previous action returns (also on GC)
- *   bool = core.sigint_pending()
+ *   guard = core.sigint_catch()    -- Ctrl-C (SIGINT) and SIGTERM set a flag
+ *                                  -- instead of killing;
+ *   guard:release()                -- the previous actions return (also on GC)
+ *   bool, name = core.sigint_pending()  -- name: "SIGINT" or "SIGTERM"
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -25,6 +26,7 @@
 #include "l_core.h"
 #include "proc.h"
 
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -200,9 +202,15 @@ static int guard_release(lua_State *L) {
   return 0;
 }
 
+/* core.sigint_pending(): false, or true and the signal's name ("SIGINT",
+ * "SIGTERM") once one arrived under a guard. */
 static int sigint_pending(lua_State *L) {
-  lua_pushboolean(L, gp_sigint_pending());
-  return 1;
+  int sig = gp_sigint_pending();
+  lua_pushboolean(L, sig != 0);
+  if (sig == 0)
+    return 1;
+  lua_pushstring(L, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  return 2;
 }
 
 static const luaL_Reg pipe_methods[] = {

@@ -6,12 +6,18 @@
  *                                           -- (nil, message on error)
  *   kernel = reader:load()                  -- the current launch; or nil, message
  *   count, bytes = reader:memcpy()          -- MemcpyHtoD lines of kernelslist.g
+ *   paths = reader:files()                  -- the input files: kernelslist.g (if
+ *                                           -- any), then the traces in launch order
  *   kernel = core.kernel_parse(text, name)  -- a whole .traceg held in a string
  *   kernel:info()                           -- summary table (see below)
  *   kernel:warp(w)                          -- one warp's instructions as tables
  *   kernel:write_text(path)                 -- Accel-Sim text; true or nil, message
  *   kernel:write_gpt(path)                  -- the .gpt binary; true or nil, message
  *   kernel:statics()                        -- static instructions: {pc, opcode, class}
+ *   kernel:close()                          -- frees the kernel's memory now (also
+ *                                           -- __close and __gc); a closed kernel
+ *                                           -- raises when used
+ *   kernel:is_closed()                      -- true once closed
  */
 #include "compat.h"
 #include "l_core.h"
@@ -43,6 +49,8 @@ static reader_box *check_reader(lua_State *L) {
 
 gp_kernel *gpl_check_kernel(lua_State *L, int index) {
   kernel_box *box = luaL_checkudata(L, index, KERNEL_TYPE);
+  if (box->kernel == NULL)
+    luaL_argerror(L, index, "the kernel is closed");
   return box->kernel;
 }
 
@@ -127,6 +135,23 @@ static int reader_memcpy(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)count);
   lua_pushinteger(L, (lua_Integer)bytes);
   return 2;
+}
+
+static int reader_files(lua_State *L) {
+  reader_box *box = check_reader(L);
+  const char *list = gp_trace_list_path(box->reader);
+  uint32_t i, n = gp_trace_file_count(box->reader);
+  int k = 0;
+  lua_createtable(L, (int)n + 1, 0);
+  if (list[0] != '\0') {
+    lua_pushstring(L, list);
+    gpc_rawseti(L, -2, ++k);
+  }
+  for (i = 0; i < n; i++) {
+    lua_pushstring(L, gp_trace_file(box->reader, i));
+    gpc_rawseti(L, -2, ++k);
+  }
+  return 1;
 }
 
 static int reader_close(lua_State *L) {
@@ -294,8 +319,19 @@ static int kernel_gc(lua_State *L) {
   return 0;
 }
 
+static int kernel_is_closed(lua_State *L) {
+  kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
+  lua_pushboolean(L, box->kernel == NULL);
+  return 1;
+}
+
 static int kernel_tostring(lua_State *L) {
-  gp_kernel *k = gpl_check_kernel(L, 1);
+  kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
+  gp_kernel *k = box->kernel;
+  if (k == NULL) {
+    lua_pushliteral(L, "gpush.kernel(closed)");
+    return 1;
+  }
   lua_pushfstring(L, "gpush.kernel(%s, %d warps, %d warp instructions)", k->name,
                   (int)k->warps, (int)k->insts);
   return 1;
@@ -304,6 +340,7 @@ static int kernel_tostring(lua_State *L) {
 static const luaL_Reg reader_methods[] = {{"next", reader_next},
                                           {"load", reader_load},
                                           {"memcpy", reader_memcpy},
+                                          {"files", reader_files},
                                           {"close", reader_close},
                                           {NULL, NULL}};
 
@@ -312,6 +349,8 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_text", kernel_write_text},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
+                                          {"close", kernel_gc},
+                                          {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};
 
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},
@@ -324,6 +363,8 @@ void gpl_open_trace(lua_State *L) {
   luaL_getmetatable(L, KERNEL_TYPE);
   lua_pushcfunction(L, kernel_tostring);
   lua_setfield(L, -2, "__tostring");
+  lua_pushcfunction(L, kernel_gc);
+  lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
   luaL_setfuncs(L, trace_functions, 0);
 }

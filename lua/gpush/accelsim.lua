@@ -24,43 +24,105 @@ local config = require "gpush.config"
 
 local M = {}
 
--- Reads "-option value..." lines; returns {option = {value=, line=}} in file order.
+-- Raises an import error (caught by M.import, which returns nil, message).
+local function refuse(message)
+  error({ import_error = message }, 0)
+end
+
+-- Reads "-option value..." lines; returns {option = {value=, line=, file=}}
+-- and the names in file order.  A value opened with '"' continues over the
+-- following lines up to its closing quote (GPGPU-Sim's -gpgpu_dram_timing_opt).
+-- Bytes that are not printable text, a line that is neither an option nor
+-- a comment, an unclosed quote and a file without any option are refused.
 local function read_options(path)
-  local f, err = io.open(path, "r")
+  local f, err = io.open(path, "rb")
   if not f then
     return nil, err
   end
   local options, order = {}, {}
-  local n = 0
+  local n, open_quote, open_name = 0, nil, nil
   for line in f:lines() do
     n = n + 1
-    local text = line:gsub("#.*$", ""):match("^%s*(.-)%s*$")
-    local name, value = text:match("^%-(%S+)%s*(.*)$")
-    if name then
-      if not options[name] then
-        order[#order + 1] = name
+    local bad = line:find("[^\t\r\32-\126]")
+    if bad then
+      f:close()
+      refuse(("%s:%d: expected an Accel-Sim configuration (text), found byte 0x%02x at column %d")
+        :format(path, n, line:byte(bad), bad))
+    end
+    if open_quote then
+      open_quote.value = open_quote.value .. " " .. line:match("^%s*(.-)%s*$")
+      if line:find('"', 1, true) then
+        open_quote = nil
       end
-      options[name] = { value = value, line = n, file = path }
+    else
+      local text = line:gsub("#.*$", ""):match("^%s*(.-)%s*$")
+      local name, value = text:match("^%-(%S+)%s*(.*)$")
+      if name then
+        if not options[name] then
+          order[#order + 1] = name
+        end
+        options[name] = { value = value, line = n, file = path }
+        local _, quotes = value:gsub('"', "")
+        if quotes % 2 == 1 then
+          open_quote, open_name = options[name], name
+        end
+      elseif text ~= "" then
+        f:close()
+        refuse(("%s:%d: expected '-option value' or a # comment, found '%s'"):format(path, n, text:sub(1, 60)))
+      end
     end
   end
   f:close()
+  if open_quote then
+    refuse(("%s:%d: -%s: the quoted value is never closed"):format(path, open_quote.line, open_name))
+  end
   return options, order
 end
 
-local function number(options, name)
+-- The option record, raising for one that is present but does not match
+-- `pattern` (its captures are returned).
+local function parsed(options, name, pattern, expected)
   local o = options[name]
-  return o and tonumber(o.value:match("^[%-%d%.]+"))
+  if not o then
+    return nil
+  end
+  local captures = { o.value:match(pattern) }
+  if #captures == 0 then
+    refuse(("%s:%d: -%s %s: expected %s"):format(o.file, o.line, name, o.value, expected))
+  end
+  return table.unpack(captures)
 end
 
--- "S:4:128:256,L:T:m:L:L,A:384:48,16:0,32" -> fields.
-local function cache_geometry(text)
+-- A number option: nil when absent, an error when present but not a number.
+local function number(options, name)
+  local text = parsed(options, name, "^([%-%+]?[%d%.]+[eE]?[%-%+]?%d*)$", "a number")
+  if text == nil then
+    return nil
+  end
+  local v = tonumber(text)
+  if v == nil then
+    local o = options[name]
+    refuse(("%s:%d: -%s %s: expected a number"):format(o.file, o.line, name, o.value))
+  end
+  return v
+end
+
+-- "S:4:128:256,L:T:m:L:L,A:384:48,16:0,32" -> fields; nil when the option
+-- is absent, an error naming it when it does not parse.
+local function cache_geometry(options, name)
+  local o = options[name]
+  if not o then
+    return nil
+  end
+  local text = o.value
   local parts = {}
   for part in (text .. ","):gmatch("([^,]*),") do
     parts[#parts + 1] = part
   end
-  local kind, sets, line, assoc = parts[1]:match("^(%a):(%d+):(%d+):(%d+)")
-  if not kind then
-    return nil
+  local kind, sets, line, assoc = parts[1]:match("^([SN]):(%d+):(%d+):(%d+)")
+  if not kind or not (parts[3] or ""):match("^%a:%d+:%d+") then
+    refuse(("%s:%d: -%s %s: expected a cache geometry such as S:4:128:64,L:T:m:L:L,A:512:8,16:0,32"
+      .. " (sets:line:ways, policies, MSHR type:entries:merge)"):format(o.file, o.line, name, text))
   end
   local policy = {}
   for p in (parts[2] or ""):gmatch("[^:]+") do
@@ -91,17 +153,17 @@ local function map(options, trace_options)
       local o = options[s] or trace_options[s]
       shown[i] = "-" .. s .. (o and (" " .. o.value) or "")
     end
-    out[path] = { value = value, source = table.concat(shown, ", ") }
+    out[path] = { value = value, source = table.concat(shown, ", "), options = sources }
   end
 
   local clusters, per_cluster = number(options, "gpgpu_n_clusters"), number(options, "gpgpu_n_cores_per_cluster") or 1
   set("sm.count", clusters and math.tointeger(clusters * per_cluster), "gpgpu_n_clusters", "gpgpu_n_cores_per_cluster")
-  local pipeline = options.gpgpu_shader_core_pipeline
-  if pipeline then
-    local threads, warp = pipeline.value:match("(%d+):(%d+)")
+  local threads, warp = parsed(options, "gpgpu_shader_core_pipeline", "^(%d+):(%d+)$",
+    "threads per SM:warp size, such as 2048:32")
+  if threads then
     threads, warp = tonumber(threads), tonumber(warp)
     set("sm.warp_size", math.tointeger(warp), "gpgpu_shader_core_pipeline")
-    set("sm.max_warps", math.tointeger(threads // warp), "gpgpu_shader_core_pipeline")
+    set("sm.max_warps", warp > 0 and math.tointeger(threads // warp) or 0, "gpgpu_shader_core_pipeline")
   end
   set("sm.max_blocks", math.tointeger(number(options, "gpgpu_shader_cta")), "gpgpu_shader_cta")
   set("sm.registers", math.tointeger(number(options, "gpgpu_shader_registers")), "gpgpu_shader_registers")
@@ -119,16 +181,19 @@ local function map(options, trace_options)
     set("gpu.compute_capability", number(options, "gpgpu_coalesce_arch") / 10, "gpgpu_coalesce_arch")
   end
 
-  local domains = options.gpgpu_clock_domains
-  local core_mhz
-  if domains then
-    local c, _, _, d = domains.value:match("([%d%.]+):([%d%.]+):([%d%.]+):([%d%.]+)")
-    core_mhz = tonumber(c)
+  local c, _, _, d = parsed(options, "gpgpu_clock_domains", "^([%d%.]+):([%d%.]+):([%d%.]+):([%d%.]+)$",
+    "four clocks in MHz, core:interconnect:L2:DRAM")
+  local core_mhz = tonumber(c)
+  if c then
+    if not (core_mhz and tonumber(d)) then
+      refuse(("%s:%d: -gpgpu_clock_domains %s: expected four clocks in MHz, core:interconnect:L2:DRAM")
+        :format(options.gpgpu_clock_domains.file, options.gpgpu_clock_domains.line, options.gpgpu_clock_domains.value))
+    end
     set("clock.core_mhz", core_mhz, "gpgpu_clock_domains")
     set("clock.mem_mhz", tonumber(d), "gpgpu_clock_domains")
   end
 
-  local dl1 = options["gpgpu_cache:dl1"] and cache_geometry(options["gpgpu_cache:dl1"].value)
+  local dl1 = cache_geometry(options, "gpgpu_cache:dl1")
   if dl1 then
     local unified = number(options, "gpgpu_unified_l1d_size")
     local size_kb = dl1.sets * dl1.line * dl1.assoc / 1024
@@ -158,7 +223,7 @@ local function map(options, trace_options)
   set("shared.banks", math.tointeger(number(options, "gpgpu_shmem_num_banks")), "gpgpu_shmem_num_banks")
 
   local n_mem, n_sub = number(options, "gpgpu_n_mem"), number(options, "gpgpu_n_sub_partition_per_mchannel") or 1
-  local dl2 = options["gpgpu_cache:dl2"] and cache_geometry(options["gpgpu_cache:dl2"].value)
+  local dl2 = cache_geometry(options, "gpgpu_cache:dl2")
   if dl2 and n_mem then
     set("l2.size_kb", dl2.sets * dl2.line * dl2.assoc * n_mem * n_sub / 1024, "gpgpu_cache:dl2", "gpgpu_n_mem",
       "gpgpu_n_sub_partition_per_mchannel")
@@ -184,11 +249,7 @@ local function map(options, trace_options)
 
   -- trace.config: latency,initiation per class; specialised units by name
   local function pair(name)
-    local o = trace_options[name]
-    if not o then
-      return nil
-    end
-    local l, i = o.value:match("([%d%.]+)%s*,%s*([%d%.]+)")
+    local l, i = parsed(trace_options, name, "^([%d%.]+)%s*,%s*([%d%.]+)$", "latency,initiation interval")
     return tonumber(l), tonumber(i)
   end
   local classes = { int = "int", sp = "fp32", dp = "fp64", sfu = "sfu", tensor = "tensor" }
@@ -217,36 +278,71 @@ local function map(options, trace_options)
   return out, used
 end
 
--- Imports the configuration in `dir`; returns the preset YAML text and a
--- report {mapped = n, defaulted = {paths}, unmapped = {options}}, or nil, message.
-function M.import(dir, name)
+-- The option (and its file:line) a mapped parameter came from, for messages.
+local function origin(options, trace_options, sources)
+  for _, name in ipairs(sources) do
+    local o = options[name] or trace_options[name]
+    if o then
+      return ("%s:%d: -%s %s"):format(o.file, o.line, name, o.value)
+    end
+  end
+end
+
+-- Checks the mapped values with the schema, as a YAML load would: raises
+-- naming the Accel-Sim option that gave a value gpush cannot use.
+local function validate(values, options, trace_options)
+  local flat = {}
+  for path, v in pairs(values) do
+    if config.declaration(path) then
+      flat[path] = v.value
+    end
+  end
+  local ok, message = config.load(nil, flat)
+  if ok then
+    return
+  end
+  local path = message:match("parameter '([^']+)'")
+  local from = path and values[path] and origin(options, trace_options, values[path].options)
+  refuse(("%s gives %s: %s"):format(from or "the configuration", path and ("%s = %s"):format(path,
+    config.format_value(values[path] and values[path].value)) or "values",
+    (message:gsub("^%-p [^:]*: ", ""):gsub(" of 'defaults'", ""))))
+end
+
+local function import(dir, name)
   local options, order = read_options(dir .. "/gpgpusim.config")
   if not options then
-    return nil, ("%s/gpgpusim.config: cannot read (%s)"):format(dir, order)
+    refuse(("%s/gpgpusim.config: cannot read (%s)"):format(dir, order))
   end
-  local trace_options, trace_order = read_options(dir .. "/trace.config")
-  trace_options, trace_order = trace_options or {}, trace_order or {}
+  if #order == 0 then
+    refuse(("%s/gpgpusim.config: no options: expected an Accel-Sim configuration ('-option value' lines)")
+      :format(dir))
+  end
+  local trace_options, trace_order = {}, {}
+  if io.open(dir .. "/trace.config", "r") then
+    trace_options, trace_order = read_options(dir .. "/trace.config")
+  end
   local values, used = map(options, trace_options)
   name = name or dir:match("([^/]+)/*$")
   values["gpu.name"] = { value = name .. " (imported from Accel-Sim)", source = "the configuration's folder name" }
+  validate(values, options, trace_options)
 
   local lines = {
     ("# %s: imported by `gpush config import-accelsim` from %s"):format(name, dir),
     "# Each value names the Accel-Sim option it came from; parameters the configuration",
-    "# does not give keep gpush's defaults (marked). Options gpush does not model are",
-    "# listed at the end.",
+    "# does not give are assumed: they keep gpush's defaults, marked 'assumed'. Options",
+    "# gpush does not model are listed at the end.",
   }
-  local report = { mapped = 0, defaulted = {}, unmapped = {} }
+  local report = { mapped = 0, assumed = {}, unmapped = {} }
   lines[#lines + 1] = config.to_yaml(function(path, decl)
     if values[path] then
       report.mapped = report.mapped + 1
       return values[path].value
     end
-    report.defaulted[#report.defaulted + 1] = path
+    report.assumed[#report.assumed + 1] = path
     return decl.default
   end, function(path)
     return values[path] and ("from " .. values[path].source)
-      or "gpush default: not in the Accel-Sim configuration"
+      or "assumed: gpush default, not in the Accel-Sim configuration"
   end)
   lines[#lines + 1] = ""
   lines[#lines + 1] = "# Accel-Sim options not mapped to gpush parameters:"
@@ -261,6 +357,22 @@ function M.import(dir, name)
   list_unmapped(options, order, "gpgpusim.config")
   list_unmapped(trace_options, trace_order, "trace.config")
   return table.concat(lines, "\n") .. "\n", report
+end
+
+-- Imports the configuration in `dir`; returns the preset YAML text and a
+-- report {mapped = n, assumed = {paths}, unmapped = {options}}, or nil and
+-- a message naming the file, the line and the option: an option present
+-- but unparsable, a value the schema refuses, a file that is not a
+-- configuration.  Nothing is guessed: an absent option is listed as assumed.
+function M.import(dir, name)
+  local ok, text, report = pcall(import, dir, name)
+  if ok then
+    return text, report
+  end
+  if type(text) == "table" and text.import_error then
+    return nil, text.import_error
+  end
+  error(text, 0)
 end
 
 return M

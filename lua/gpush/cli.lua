@@ -102,7 +102,7 @@ end
 -- and -h), checks them with spec.validate(opts) -> problem or nil when given,
 -- takes the first word as the action and returns
 -- spec.actions[action](opts, out, err), the exit code.  --help prints
--- spec.usage (exit 0); a bad option, a failed check, an unknown or a missing
+-- spec.usage and spec.help (exit 0); a bad option, a failed check, an unknown or a missing
 -- action is a usage error naming spec.prog (exit 2).  spec.noun names an
 -- action in messages ("unknown benchmark 'x'"; default "action"),
 -- spec.missing is the message when none is given.
@@ -117,7 +117,7 @@ function M.dispatch(spec, args, out, err)
     return M.usage_error(spec.prog, spec.usage, problem, err)
   end
   if opts.help then
-    out:write(spec.usage)
+    out:write(spec.usage, spec.help or "") -- spec.help: what the options mean
     return 0
   end
   problem = spec.validate and spec.validate(opts)

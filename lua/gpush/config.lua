@@ -131,7 +131,7 @@ local function coerce(p, v)
       return nil
     end
   elseif kind == "number" then
-    if type(v) ~= "number" or v ~= v then
+    if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
       return nil
     end
   elseif kind == "bool" then
@@ -297,7 +297,8 @@ local function read_file_layer(file)
   local layer = new_layer(file, stem(file))
   layer.positions = positions
   if tree == core.yaml_null then
-    return layer
+    error({ config_error = ("%s:1:1: configuration '%s' is empty: expected 'preset: NAME' and/or parameters"
+      .. " (gpush config describe lists them)"):format(file, layer.config_name) }, 0)
   end
   if type(tree) ~= "table" or (#tree > 0) then
     error({ config_error = ("%s:1:1: configuration '%s': expected a mapping of parameters, got %s")
@@ -399,6 +400,27 @@ local function compute_derived(values)
   end
 end
 
+-- The parameter each solvable derived value rewrites -> the derived path.
+local derived_solves = {}
+for _, d in ipairs(schema.derived) do
+  if d.solves then
+    derived_solves[d.solves] = d[1]
+  end
+end
+
+-- The derived values a configuration was resolved with, per configuration
+-- table (weak keys), so M.check can tell a derived value set from Lua from
+-- one that went stale because its inputs changed.
+local snapshot = setmetatable({}, { __mode = "k" })
+
+local function derived_values(values)
+  local out = {}
+  for _, d in ipairs(schema.derived) do
+    out[d[1]] = values[d[1]]
+  end
+  return out
+end
+
 -- Builds the nested table from flat values.
 local function nest(values)
   local cfg = {}
@@ -424,6 +446,7 @@ local function resolve(name_or_path, overrides)
   end
   local sources = {}
   local config_name = "defaults"
+  local given = {}
   if name_or_path ~= nil then
     local file, err = locate(name_or_path)
     if not file then
@@ -433,8 +456,13 @@ local function resolve(name_or_path, overrides)
     for _, layer in ipairs(layers) do
       apply(values, layer)
       sources[#sources + 1] = layer.file
+      for path in pairs(layer.values) do
+        given[path] = true
+      end
     end
     config_name = layers[#layers].config_name
+  else
+    sources[1] = "the schema defaults (gpush config describe)"
   end
   if overrides and next(overrides) ~= nil then
     apply(values, override_layer(overrides, config_name))
@@ -443,6 +471,20 @@ local function resolve(name_or_path, overrides)
   local cfg = nest(values)
   cfg._name = config_name
   cfg._sources = sources
+  -- a file chain without a shipped preset at its base: the parameters it
+  -- does not give come from the schema defaults, listed here for messages
+  if name_or_path ~= nil then
+    local defaulted = {}
+    for _, p in ipairs(schema.params) do
+      if not given[p[1]] and not (derived_solves[p[1]] and given[derived_solves[p[1]]]) then
+        defaulted[#defaulted + 1] = p[1]
+      end
+    end
+    if #defaulted > 0 then
+      cfg._defaulted = defaulted
+    end
+  end
+  snapshot[cfg] = derived_values(values)
   return cfg
 end
 
@@ -467,6 +509,69 @@ function M.load(name_or_path, overrides)
   error(result, 0)
 end
 
+-- Checks a configuration table before a model reads it, with the rules a
+-- YAML file goes through: every parameter present, of its type and in its
+-- range (NaN and infinities refused).  A derived value changed in the table
+-- is solved for the parameter it derives from where the schema allows
+-- (dram.bandwidth_gbs -> clock.mem_mhz) and refused otherwise; derived
+-- values are then recomputed from their inputs and written back, so a
+-- table changed from Lua never carries a stale one.  Returns cfg; raises a
+-- message naming the parameter and the configuration (`level` as error's).
+function M.check(cfg, level)
+  level = (level or 1) + 1
+  if type(cfg) ~= "table" then
+    error(("expected a configuration (gpush.config.load), got %s"):format(type(cfg)), level)
+  end
+  local name = type(cfg._name) == "string" and cfg._name or "(a table)"
+  local values, flat = {}, M.flatten(cfg)
+  for _, p in ipairs(schema.params) do
+    local v = flat[p[1]]
+    if v == nil then
+      error(("parameter '%s' of '%s' is missing: expected %s (configurations come from gpush.config.load)")
+        :format(p[1], name, expectation(p)), level)
+    end
+    values[p[1]] = coerce(p, v)
+    if values[p[1]] == nil then
+      error(("parameter '%s' of '%s': expected %s, got %s"):format(p[1], name, expectation(p), format_value(v)),
+        level)
+    end
+  end
+  local before = snapshot[cfg]
+  for _, d in ipairs(schema.derived) do
+    local v = flat[d[1]]
+    if before and v ~= before[d[1]] then
+      if not d.solve then
+        error(("parameter '%s' of '%s' is derived (%s) and cannot be set; set %s instead")
+          :format(d[1], name, d.desc, d.from), level)
+      end
+      if coerce(d, v) == nil then
+        error(("parameter '%s' of '%s': expected %s, got %s"):format(d[1], name, expectation(d), format_value(v)),
+          level)
+      end
+      d.solve(v, function(k) return values[k] end, function(k, solved)
+        values[k] = coerce(params[k], solved)
+        if values[k] == nil then
+          error(("parameter '%s' of '%s' = %s solves to %s = %s: expected %s"):format(d[1], name,
+            format_value(v), k, format_value(solved), expectation(params[k])), level + 1)
+        end
+      end)
+    end
+  end
+  compute_derived(values)
+  for path, v in pairs(values) do
+    local node, parts = cfg, {}
+    for part in path:gmatch("[^.]+") do
+      parts[#parts + 1] = part
+    end
+    for i = 1, #parts - 1 do
+      node = node[parts[i]]
+    end
+    node[parts[#parts]] = v
+  end
+  snapshot[cfg] = derived_values(values)
+  return cfg
+end
+
 -- The flat view {["sm.count"] = 7, ...} of a resolved config (schema and
 -- derived parameters only).
 function M.flatten(cfg)
@@ -474,7 +579,11 @@ function M.flatten(cfg)
   for _, path in ipairs(all_paths) do
     local node = cfg
     for part in path:gmatch("[^.]+") do
-      node = node and node[part]
+      if type(node) == "table" then
+        node = node[part]
+      else
+        node = nil
+      end
     end
     flat[path] = node
   end

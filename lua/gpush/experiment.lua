@@ -36,6 +36,7 @@ local json = require "gpush.json"
 local models = require "gpush.models"
 local results = require "gpush.results"
 local scenario_args = require "gpush.scenario_args"
+local staging = require "gpush.staging"
 local summary = require "gpush.report.summary"
 local trace = require "gpush.trace"
 local workloads = require "gpush.workloads"
@@ -45,6 +46,7 @@ local M = {}
 M.EXIT_FAILED = 1
 M.EXIT_USAGE = 2
 M.EXIT_INTERRUPTED = 130 -- 128 + SIGINT, as shells report Ctrl-C
+M.EXIT_TERMINATED = 143 -- 128 + SIGTERM
 
 -- Columns every row starts with, and the provenance ones it ends with.
 M.KEY_COLUMNS = { "workload", "kernel", "launch", "model" }
@@ -368,13 +370,15 @@ local function execute(plan, first, last, stride, emit, should_stop)
   local current, kernel, kernel_err, digest, cache, prepared
   for t = first, last, stride do
     if should_stop() then
-      return
+      break
     end
     local k, m, p = decode_task(t, n_models, n_points)
     local entry, model, point = plan.kernels[k], sweep.models[m], sweep.points[p]
     if k ~= current then
+      if kernel then
+        kernel:close() -- one launch in memory at a time
+      end
       current, kernel, cache, prepared = k, nil, {}, {}
-      collectgarbage()
       local ok, loaded, err = pcall(load, entry)
       kernel, kernel_err = ok and loaded or nil, ok and err or loaded
       digest = kernel and core.kernel_digest(kernel)
@@ -424,11 +428,16 @@ local function execute(plan, first, last, stride, emit, should_stop)
         params[column] = v
       end
       emit(json.encode { task = t, failure = { workload = entry.workload, kernel = entry.kernel,
-        launch = entry.launch, model = model.name, params = params,
+        launch = entry.launch, model = model.name, params = params, cause = message,
         message = ("%s [%s] at %s: %s"):format(entry.kernel, model.name, sweep:point_text(point), message) } })
     end
   end
+  if kernel then
+    kernel:close()
+  end
 end
+
+local tasks_ran -- set with the outputs below
 
 -- Progress ----------------------------------------------------------------------------
 
@@ -562,9 +571,16 @@ local function collector(progress)
   return c
 end
 
+-- "interrupted (SIGINT)" or "interrupted (SIGTERM)" once either arrived
+-- under the run's guard, else nil.
+local function interruption()
+  local pending, signal = core.sigint_pending()
+  return pending and ("interrupted (%s)"):format(signal) or nil
+end
+
 local function run_in_process(plan, first, last, c)
   execute(plan, first, last, 1, c.take, core.sigint_pending)
-  return core.sigint_pending() and "interrupted (SIGINT)" or nil
+  return interruption()
 end
 
 -- Splits complete lines off a worker's buffer.
@@ -657,9 +673,7 @@ local function run_workers(plan, first, last, jobs, c)
     while not core.sigint_pending() and poll_round(workers, c.take) do
     end
   end)
-  if core.sigint_pending() then
-    incomplete = "interrupted (SIGINT)"
-  end
+  incomplete = interruption() or incomplete
   for _, w in ipairs(workers) do
     if w.open then
       core.proc_kill(w.pid, "TERM")
@@ -932,17 +946,84 @@ local MOVED_REPORTS = {
   ["gpush.roofline:sweep_report"] = "gpush.report.sweep:roofline",
 }
 
+-- "N of M tasks ran" (gpush.report.summary)
+tasks_ran = summary.tasks_ran
+M.tasks_ran = tasks_ran
+
+-- Marks a report file of an incomplete run so it cannot pass for a finished
+-- study: an SVG gets a red line of text along its bottom edge, a Markdown
+-- or CSV file a first line.  Other files are left as they are.
+local function mark_partial(path, note)
+  local f = io.open(path, "rb")
+  if not f then
+    return
+  end
+  local text = f:read("a")
+  f:close()
+  if path:match("%.svg$") then
+    local height = tonumber(text:match('<svg[^>]-height="([%d%.]+)"')) or 20
+    local banner = ('<text x="6" y="%g" font-family="sans-serif" font-size="13" font-weight="bold" '
+      .. 'fill="#c00000">INCOMPLETE RUN: %s</text>\n'):format(height - 6, note:gsub("&", "&amp;"):gsub("<", "&lt;"))
+    text = text:gsub("</svg>%s*$", function(close) return banner .. close end)
+  elseif path:match("%.md$") then
+    text = ("**Incomplete run:** %s.\n\n"):format(note) .. text
+  elseif path:match("%.csv$") then
+    text = ("# incomplete: %s\n"):format(note) .. text
+  else
+    return
+  end
+  f = io.open(path, "wb")
+  if f then
+    f:write(text)
+    f:close()
+  end
+end
+
+-- The files of one sweep's outputs: what its last run wrote, recorded in
+-- DIR/.NAME.outputs so the next run removes exactly those before moving
+-- its own in (stale plots of an earlier, larger run never sit next to a new
+-- partial one; other files in DIR are left alone).
+local function manifest_path(dir, name)
+  return ("%s/.%s.outputs"):format(dir, name)
+end
+
+local function previous_outputs(dir, name)
+  local names = {}
+  local f = io.open(manifest_path(dir, name), "r")
+  if f then
+    for line in f:lines() do
+      if line ~= "" and not line:find("/", 1, true) then
+        names[#names + 1] = line
+      end
+    end
+    f:close()
+  end
+  return names
+end
+
 -- Writes DIR/NAME.csv, .json and .md (and runs the sweep's reports, each
 -- "module:function" called as f(results, dir) -> list of paths written);
--- returns the list of paths, or nil and a message.
-function M.write_outputs(res, dir)
-  local ok, err = core.mkdir(dir)
-  if not ok then
-    return nil, err
+-- returns the list of paths, or nil and a message.  Everything is written
+-- into a fresh folder beside DIR (opts.stage: one made earlier) and moved
+-- into DIR at the end, after the files of the sweep's previous run there
+-- are removed; nothing is left half-written.  A result of an incomplete
+-- run marks every file it writes, the reports' SVGs included.
+function M.write_outputs(res, dir, opts)
+  local stage = opts and opts.stage
+  if not stage then
+    local stage_err
+    stage, stage_err = staging.folder(dir)
+    if not stage then
+      return nil, stage_err
+    end
   end
   local name = res.extra.sweep.name
-  local base = dir .. "/" .. name
-  local written = {}
+  local base = stage.path .. "/" .. name
+  local files = {}
+  local function fail(message)
+    stage:abort()
+    return nil, message
+  end
   for _, step in ipairs {
     { base .. ".csv", function(path) return res:write_csv(path) end },
     { base .. ".json", function(path) return res:write_json(path) end },
@@ -950,23 +1031,43 @@ function M.write_outputs(res, dir)
   } do
     local done, write_err = step[2](step[1])
     if not done then
-      return nil, write_err
+      return fail(write_err)
     end
-    written[#written + 1] = step[1]
+    files[#files + 1] = step[1]:match("[^/]+$")
   end
   for _, spec in ipairs(res.extra.sweep.reports or {}) do
     local module, fn = (MOVED_REPORTS[spec] or spec):match("^([%w_%.]+):([%w_]+)$")
     local loaded, report = pcall(require, module or "")
     if not module or not loaded or type(report[fn]) ~= "function" then
-      return nil, ("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec)
+      return fail(("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec))
     end
-    local paths, report_err = report[fn](res, dir)
+    local paths, report_err = report[fn](res, stage.path)
     if not paths then
-      return nil, ("report '%s': %s"):format(spec, tostring(report_err))
+      return fail(("report '%s': %s"):format(spec, tostring(report_err)))
     end
     for _, p in ipairs(paths) do
-      written[#written + 1] = p
+      local file = p:match("[^/]+$")
+      if res.incomplete then
+        mark_partial(stage.path .. "/" .. file, ("%s: %s"):format(res.incomplete, tasks_ran(res)))
+      end
+      files[#files + 1] = file
     end
+  end
+  local manifest = io.open(stage.path .. "/" .. manifest_path("", name):sub(2), "w")
+  if manifest then
+    manifest:write(table.concat(files, "\n"), "\n")
+    manifest:close()
+  end
+  for _, old in ipairs(previous_outputs(dir, name)) do
+    os.remove(dir .. "/" .. old)
+  end
+  local moved, move_err = stage:commit()
+  if not moved then
+    return nil, move_err
+  end
+  local written = {}
+  for i, file in ipairs(files) do
+    written[i] = dir:gsub("/+$", "") .. "/" .. file
   end
   return written
 end
@@ -983,6 +1084,81 @@ end
 -- of different sweeps, duplicate and missing shards, incomplete shards and
 -- kernels whose content differs between shards.  Returns Results or nil,
 -- message.
+-- True when v is a list whose items are all of Lua type `kind`.
+local function list_of(v, kind)
+  if type(v) ~= "table" then
+    return false
+  end
+  for _, x in ipairs(v) do
+    if type(x) ~= kind then
+      return false
+    end
+  end
+  return true
+end
+
+-- What is wrong with a sweep description (Sweep:describe()) read from a
+-- file, or nil: the fields the merge, the Markdown and the reports read.
+local function description_problem(d)
+  if type(d) ~= "table" then
+    return "\"sweep\" is not an object"
+  end
+  if type(d.name) ~= "string" or not d.name:match("^[%w_%-]+$") then
+    return "the sweep's name must be a word (letters, digits, _ and -)"
+  end
+  if type(d.preset) ~= "string" or not list_of(d.overrides or {}, "string") then
+    return "the sweep's preset must be a name and its overrides strings"
+  end
+  if not list_of(d.models, "string") or not list_of(d.workloads, "string") or not list_of(d.reports or {}, "string") then
+    return "the sweep's models, workloads and reports must be lists of names"
+  end
+  if not list_of(d.parameters, "table") or not list_of(d.points, "table") then
+    return "the sweep's parameters and points must be lists of objects"
+  end
+  for _, p in ipairs(d.parameters) do
+    if type(p.path) ~= "string" or type(p.column) ~= "string" then
+      return "each of the sweep's parameters needs a path and a column"
+    end
+  end
+  if type(d.model_columns) ~= "table" then
+    return "the sweep description has no model_columns"
+  end
+  for _, columns in pairs(d.model_columns) do
+    if not list_of(columns, "string") then
+      return "the sweep's model_columns must be lists of column names"
+    end
+  end
+  if d.title ~= nil and type(d.title) ~= "string" then
+    return "the sweep's title must be text"
+  end
+end
+
+-- What is wrong with the parts of a partial result merge reads (shard,
+-- identity, tasks, the sweep description), or nil.
+local function partial_problem(p)
+  local x = p.extra
+  local shard = x.shard
+  if type(shard) ~= "table" or math.type(shard.index) ~= "integer" or math.type(shard.count) ~= "integer"
+      or shard.count < 1 or shard.index < 1 or shard.index > shard.count then
+    return "\"shard\" must be {\"index\": I, \"count\": N} with 1 <= I <= N"
+  end
+  if type(x.identity) ~= "string" then
+    return "\"identity\" must be a string"
+  end
+  if type(x.tasks) ~= "table" or #x.tasks ~= #p.rows then
+    return "\"tasks\" must give one task number per row"
+  end
+  for _, t in ipairs(x.tasks) do
+    if math.type(t) ~= "integer" then
+      return "\"tasks\" must hold task numbers"
+    end
+  end
+  if math.type(x.total_tasks) ~= "integer" then
+    return "\"total_tasks\" must be an integer"
+  end
+  return description_problem(x.sweep)
+end
+
 function M.merge(partials, names, command)
   if #partials == 0 then
     return nil, "no partial results given"
@@ -994,6 +1170,10 @@ function M.merge(partials, names, command)
     local shard = p.extra.shard
     if not shard or not p.extra.identity or not p.extra.sweep then
       return nil, ("%s is not a shard's partial result (no \"shard\" and \"identity\")"):format(name)
+    end
+    local problem = partial_problem(p)
+    if problem then
+      return nil, ("%s: %s"):format(name, problem)
     end
     if p.extra.identity ~= first.extra.identity then
       return nil, ("%s and %s belong to different sweeps (identity %s, sweep '%s' vs identity %s, sweep '%s'): "
@@ -1052,11 +1232,138 @@ end
 
 -- Scenarios ---------------------------------------------------------------------------
 
+-- Explicit points with duplicates removed (first kept), in order.
+local function dedupe_points(points)
+  local seen, out = {}, {}
+  for _, point in ipairs(points) do
+    local keys = {}
+    for k in pairs(point) do
+      keys[#keys + 1] = k
+    end
+    table.sort(keys)
+    for i, k in ipairs(keys) do
+      keys[i] = k .. "=" .. csv.text(point[k])
+    end
+    local key = table.concat(keys, ";")
+    if not seen[key] then
+      seen[key] = true
+      out[#out + 1] = point
+    end
+  end
+  return out
+end
+
+-- The -p overrides of a scenario against its swept parameters.  An
+-- override of a swept parameter replaces that axis with its one value (the
+-- sweep ran unchanged before, while the provenance claimed the override),
+-- and the notes say so; an override of a parameter a swept one rewrites
+-- (clock.mem_mhz when dram.bandwidth_gbs is swept, and the reverse) would be
+-- overwritten at every point, so it is refused.  Returns the definition to
+-- run (a copy) and the notes, or nil and a message.
+function M.apply_overrides(def, overrides)
+  local d = {}
+  for k, v in pairs(def) do
+    d[k] = v
+  end
+  local base = type(def.base) == "string" and { preset = def.base } or def.base
+  d.base = { preset = base.preset, overrides = { table.unpack(base.overrides or {}) } }
+  local swept, by_path = {}, {}
+  for i, p in ipairs(def.parameters or {}) do
+    local path = p.path or p[1]
+    swept[path] = i
+    by_path[path] = p
+  end
+  for _, point in ipairs(def.points or {}) do
+    for path in pairs(point) do
+      swept[path] = swept[path] or true
+    end
+  end
+  local linked = {}
+  for _, dv in ipairs(require("gpush.schema").derived) do
+    if dv.solves then
+      linked[dv[1]], linked[dv.solves] = dv.solves, dv[1]
+    end
+  end
+  local notes = {}
+  local parameters = def.parameters and { table.unpack(def.parameters) } or nil
+  local points = def.points and {} or nil
+  for i, point in ipairs(def.points or {}) do
+    points[i] = {}
+    for k, v in pairs(point) do
+      points[i][k] = v
+    end
+  end
+  for _, o in ipairs(overrides) do
+    local path, text = tostring(o):match("^%s*(.-)%s*=%s*(.-)%s*$")
+    if path and swept[path] then
+      local value = core.yaml_scalar(text)
+      if points then
+        for _, point in ipairs(points) do
+          if point[path] ~= nil then
+            point[path] = value
+          end
+        end
+      end
+      if type(swept[path]) == "number" and parameters then
+        local p = by_path[path]
+        local old = {}
+        for j, v in ipairs(p.values or p[2] or {}) do
+          old[j] = csv.text(v)
+        end
+        parameters[swept[path]] = { path = path, values = { value }, column = p.column }
+        notes[#notes + 1] = ("-p %s replaces the swept values {%s} of %s: one value on that axis"):format(o,
+          table.concat(old, ", "), path)
+      else
+        notes[#notes + 1] = ("-p %s sets %s at every point of the sweep"):format(o, path)
+      end
+    elseif path and linked[path] and swept[linked[path]] then
+      return nil, ("-p %s would be overwritten at every point: the sweep varies %s, which sets %s;"
+        .. " give -p %s=VALUE to fix that axis instead"):format(o, linked[path], path, linked[path])
+    else
+      table.insert(d.base.overrides, o)
+    end
+  end
+  d.parameters, d.points = parameters, points and dedupe_points(points) or nil
+  return d, notes
+end
+
+-- Checks the output folder before the first point runs and makes the
+-- fresh folder the outputs are written into (moved into place at the end):
+-- an --out that is a file, a folder that cannot be created or written is
+-- refused now rather than after the whole sweep.  Returns the stage, or
+-- nil and a message.
+local function prepare_output(dir, shard_file)
+  local st = core.stat(dir)
+  if st and st.kind ~= "folder" then
+    return nil, ("--out %s exists and is not a folder"):format(dir)
+  end
+  if not st then
+    local ok, err = core.mkdir(dir)
+    if not ok then
+      return nil, ("--out: %s"):format(err)
+    end
+  end
+  if shard_file then
+    return staging.file(shard_file)
+  end
+  return staging.folder(dir)
+end
+
+-- A warning when more workers are asked for than the machine has cores.
+local function jobs_warning(jobs)
+  local cpus = core.proc_cpus()
+  if jobs > cpus then
+    return ("--jobs %d is more than the %d cores here: the workers share them, each point runs slower"
+      .. " and the sweep ends no sooner"):format(jobs, cpus)
+  end
+end
+
 -- The whole life of an experiment scenario: parse args (the options above),
--- apply --traces and -p to the definition, run, write the outputs (or the
--- shard's partial), print the summary.  Returns the exit code: 0, 1 (some
--- points failed, or a run error), 2 (usage), 130 (interrupted).
--- def is a sweep definition; def.default_out names the default folder.
+-- apply --traces and -p to the definition, check --out, run, write the
+-- outputs (or the shard's partial), print the summary.  Returns the exit
+-- code: 0, 1 (some points failed, or a run error), 2 (usage), 130
+-- (interrupted by SIGINT), 143 (by SIGTERM).  def is a sweep definition;
+-- def.default_out names the default folder.
 function M.main(def, args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local usage = ("usage: gpush %s %s\n"):format(args[0] or def.name, scenario_args.USAGE)
@@ -1069,38 +1376,52 @@ function M.main(def, args, out, err)
     out:write(usage)
     return 0
   end
-  local d = {}
-  for k, v in pairs(def) do
-    d[k] = v
+  local d, notes = M.apply_overrides(def, opts.overrides)
+  if not d then
+    err:write(def.name, ": ", notes, "\n")
+    return M.EXIT_USAGE
+  end
+  for _, note in ipairs(notes) do
+    err:write(def.name, ": note: ", note, "\n")
+  end
+  local warning = jobs_warning(opts.jobs)
+  if warning then
+    err:write(def.name, ": warning: ", warning, "\n")
   end
   if #opts.traces > 0 then
     d.workloads = opts.traces
   end
-  local base = type(def.base) == "string" and { preset = def.base } or def.base
-  d.base = { preset = base.preset, overrides = { table.unpack(base.overrides or {}) } }
-  for _, o in ipairs(opts.overrides) do
-    table.insert(d.base.overrides, o)
-  end
   d.source = d.source or args[0]
   local sweep = M.new(d)
   local dir = opts.out or def.default_out or (def.name .. "_out")
-  local res, run_err = M.run(sweep, { jobs = opts.jobs, shard = opts.shard, quiet = opts.quiet, command = args })
-  if not res then
+  local shard_file = opts.shard and M.shard_path(dir, sweep.name, opts.shard.index, opts.shard.count)
+  local stage, stage_err = prepare_output(dir, shard_file)
+  if not stage then
+    err:write(def.name, ": ", stage_err, "\n")
+    return M.EXIT_FAILED
+  end
+  local ok, res, run_err = pcall(M.run, sweep, { jobs = opts.jobs, shard = opts.shard, quiet = opts.quiet,
+    command = args })
+  if not ok or not res then
+    stage:abort()
+    if not ok then
+      error(res, 0)
+    end
     err:write(def.name, ": ", run_err, "\n")
     return M.EXIT_FAILED
   end
   local written, write_err
   if opts.shard then
-    local ok, mkdir_err = core.mkdir(dir)
-    local path = M.shard_path(dir, sweep.name, opts.shard.index, opts.shard.count)
-    if ok then
-      ok, write_err = res:write_json(path)
+    local done
+    done, write_err = res:write_json(stage.path)
+    if done then
+      done, write_err = stage:commit()
     else
-      write_err = mkdir_err
+      stage:abort()
     end
-    written = ok and { path } or nil
+    written = done and { shard_file } or nil
   else
-    written, write_err = M.write_outputs(res, dir)
+    written, write_err = M.write_outputs(res, dir, { stage = stage })
   end
   if not written then
     err:write(def.name, ": ", write_err, "\n")
@@ -1115,13 +1436,33 @@ function M.main(def, args, out, err)
   return M.report_end(def.name, res, err)
 end
 
--- Prints failures and the interruption note; returns the exit code.
+-- Prints failures (each distinct cause once, with how many points it
+-- failed) and the interruption note; returns the exit code.
 function M.report_end(label, res, err)
+  local order, by_cause = {}, {}
   for _, f in ipairs(res.failures) do
-    err:write(label, ": failed: ", f.message, "\n")
+    local cause = f.cause or f.message
+    if not by_cause[cause] then
+      by_cause[cause] = { first = f.message, count = 0 }
+      order[#order + 1] = cause
+    end
+    by_cause[cause].count = by_cause[cause].count + 1
+  end
+  for _, cause in ipairs(order) do
+    local c = by_cause[cause]
+    if c.count == 1 then
+      err:write(label, ": failed: ", c.first, "\n")
+    else
+      local first = c.first:sub(-#cause - 2) == ": " .. cause and c.first:sub(1, -#cause - 3) or c.first
+      err:write(("%s: failed %d times: %s (the first: %s)\n"):format(label, c.count, cause, first))
+    end
   end
   if res.incomplete then
-    err:write(("%s: %s; wrote the %d finished rows, marked incomplete\n"):format(label, res.incomplete, #res.rows))
+    err:write(("%s: %s; %s; wrote the %d finished rows, every file marked incomplete\n"):format(label,
+      res.incomplete, tasks_ran(res), #res.rows))
+    if res.incomplete:find("SIGTERM", 1, true) then
+      return M.EXIT_TERMINATED
+    end
     return res.incomplete:find("SIGINT", 1, true) and M.EXIT_INTERRUPTED or M.EXIT_FAILED
   end
   if #res.failures > 0 then

@@ -168,12 +168,14 @@ local function decode_number(text, pos)
   if not s or s == "" or s == "-" then
     decode_error(text, pos, "unexpected character '" .. text:sub(pos, pos) .. "'")
   end
-  local n = math.tointeger(tonumber(s)) or tonumber(s)
-  if s:find("[.eE]") then
-    n = tonumber(s) + 0.0
-  end
+  local n = tonumber(s)
   if n == nil then
     decode_error(text, pos, "bad number '" .. s .. "'")
+  end
+  if s:find("[.eE]") then
+    n = n + 0.0
+  else
+    n = math.tointeger(n) or n
   end
   return n, pos + #s
 end

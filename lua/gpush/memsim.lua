@@ -11,12 +11,14 @@
 -- cycles.  Compute capability 1.x configurations have no caches.
 local core = require "gpush.core"
 local occupancy = require "gpush.occupancy"
+local config = require "gpush.config"
 local text = require "gpush.text"
 
 local M = {}
 
 -- The flat parameters of the C model for a configuration and a kernel.
 function M.params(cfg, kernel)
+  config.check(cfg, 3)
   local blocks = occupancy.for_kernel(cfg, kernel)
   local no_caches = cfg.gpu.compute_capability < 2
   return {

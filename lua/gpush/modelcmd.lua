@@ -3,7 +3,8 @@
 -- --json, load the configuration once, run the model on every selected
 -- launch, and print either one JSON object per launch or a table with
 -- totals.  A command gives a spec:
---   prog, usage, policies (allowed --policy values), options (extra
+--   prog, usage (the synopsis), help (what the options mean, printed by
+--   --help after the synopsis), policies (allowed --policy values), options (extra
 --   cli.parse_args entries), run(kernel, cfg, opts) -> row or nil, message,
 --   title(rows, cfg) -> first line, extra = {label, format(row)} (one numeric
 --   column after IPC), detail(row) -> the last column's text.
@@ -14,6 +15,20 @@ local trace = require "gpush.trace"
 
 local M = {}
 
+-- The options every model command takes, for its --help.
+M.COMMON_HELP = [==[
+  PATH          what to model: a trace (a kernelslist.g, a folder holding
+                one, a .traceg, .traceg.gz, .traceg.xz or .gpt file), `suite`
+                (every kernel of the embedded synthetic suite) or
+                `suite:NAME` (one of them; `gpush workloads` lists them)
+  --config NAME a shipped preset (`gpush config list`) or a YAML file
+  -p KEY=VALUE  override one parameter (repeatable; `gpush config describe`)
+  --kernel SPEC the launches to model: comma-separated launch ids, ranges
+                LOW-HIGH and kernel names (exact, or any name containing it)
+  --json        one JSON object per launch instead of the table
+Exit codes: 0, 1 (bad input or a model error), 2 (usage).
+]==]
+
 function M.main(spec, args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local options = { ["--json"] = "json", ["--help"] = "help", ["-h"] = "help", ["--config"] = "=config",
@@ -22,17 +37,18 @@ function M.main(spec, args, out, err)
     options[option] = dest
   end
   local prefix = "gpush " .. spec.prog .. ": "
+  local usage = spec.usage .. ("(gpush %s --help explains every option)\n"):format(spec.prog)
   local opts, problem = cli.parse_args(args, options)
   if not opts then
-    err:write(prefix, problem, "\n", spec.usage)
+    err:write(prefix, problem, "\n", usage)
     return 2
   end
   if opts.help then
-    out:write(spec.usage)
+    out:write(spec.usage, spec.help or "")
     return 0
   end
   if #opts.words ~= 1 or not opts.config then
-    err:write(prefix, "give one PATH and --config NAME\n", spec.usage)
+    err:write(prefix, "give one PATH and --config NAME\n", usage)
     return 2
   end
   if opts.policy then
@@ -55,6 +71,10 @@ function M.main(spec, args, out, err)
     err:write(prefix, cfg_err, "\n")
     return 1
   end
+  if cfg._defaulted then
+    err:write(prefix, ("note: '%s' has no preset: %d parameters take the schema defaults (gpush config show %s"
+      .. " lists them; 'preset: NAME' inherits a shipped GPU)\n"):format(cfg._name, #cfg._defaulted, opts.config))
+  end
   local iter, message = trace.kernels_of(opts.words[1], opts.kernel)
   if not iter then
     err:write(prefix, message, "\n")
@@ -64,6 +84,7 @@ function M.main(spec, args, out, err)
   local ok, failure = pcall(function()
     for launch, kernel in iter do
       local row, run_err = spec.run(kernel, cfg, opts)
+      kernel:close()
       if not row then
         error(run_err, 0)
       end

@@ -423,6 +423,8 @@ end
 
 -- JSON --------------------------------------------------------------------------------
 
+local shape_problem
+
 function Results:to_table()
   local t = {}
   for k, v in pairs(self.extra) do
@@ -448,6 +450,62 @@ function Results:write_json(path)
   return self:write(path, Results.to_json)
 end
 
+-- What is wrong with the shape of a decoded results file, or nil: columns
+-- a list of strings, rows a list of objects of scalars, provenance an
+-- object of scalars, failures a list of objects with a message, incomplete
+-- a string (or null).
+local function is_scalar(v)
+  local kind = type(v)
+  return kind == "string" or kind == "number" or kind == "boolean" or v == json.null
+end
+
+shape_problem = function(t)
+  for i, c in ipairs(t.columns) do
+    if type(c) ~= "string" then
+      return ("\"columns\" item %d is not a string"):format(i)
+    end
+  end
+  if #t.columns ~= 0 and next(t.columns, #t.columns) ~= nil or (#t.columns == 0 and next(t.columns) ~= nil) then
+    return "\"columns\" is not a list"
+  end
+  if (#t.rows == 0 and next(t.rows) ~= nil) or (#t.rows > 0 and next(t.rows, #t.rows) ~= nil) then
+    return "\"rows\" is not a list"
+  end
+  for i, row in ipairs(t.rows) do
+    if type(row) ~= "table" then
+      return ("row %d is not an object"):format(i)
+    end
+    for k, v in pairs(row) do
+      if type(k) ~= "string" or not is_scalar(v) then
+        return ("row %d, column '%s': expected a number, string or boolean"):format(i, tostring(k))
+      end
+    end
+  end
+  if t.provenance ~= nil then
+    if type(t.provenance) ~= "table" then
+      return "\"provenance\" is not an object"
+    end
+    for k, v in pairs(t.provenance) do
+      if not is_scalar(v) then
+        return ("provenance '%s' is not a string or number"):format(tostring(k))
+      end
+    end
+  end
+  if t.failures ~= nil then
+    if type(t.failures) ~= "table" then
+      return "\"failures\" is not a list"
+    end
+    for i, f in ipairs(t.failures) do
+      if type(f) ~= "table" or type(f.message) ~= "string" then
+        return ("failure %d has no message"):format(i)
+      end
+    end
+  end
+  if t.incomplete ~= nil and t.incomplete ~= json.null and type(t.incomplete) ~= "string" then
+    return "\"incomplete\" is not a string"
+  end
+end
+
 -- Reads what to_json wrote; returns a Results or nil, message.
 function M.from_json(text, name)
   name = name or "json"
@@ -460,6 +518,10 @@ function M.from_json(text, name)
   end
   if type(t.rows) ~= "table" or type(t.columns) ~= "table" then
     return nil, name .. ": missing \"rows\" or \"columns\""
+  end
+  local problem = shape_problem(t)
+  if problem then
+    return nil, ("%s: %s"):format(name, problem)
   end
   local extra = {}
   for k, v in pairs(t) do
@@ -534,8 +596,20 @@ function M.append_failures(lines, failures)
   lines[#lines + 1] = ""
   lines[#lines + 1] = ("## Failed points (%d)"):format(#failures)
   lines[#lines + 1] = ""
+  -- one line per distinct cause when failures carry one (experiment runs)
+  local order, count = {}, {}
   for _, f in ipairs(failures) do
-    lines[#lines + 1] = "- " .. failure_text(f):gsub("|", "\\|")
+    local key = type(f.cause) == "string" and f.cause or failure_text(f)
+    if not count[key] then
+      order[#order + 1] = { key = key, first = f }
+      count[key] = 0
+    end
+    count[key] = count[key] + 1
+  end
+  for _, o in ipairs(order) do
+    local text = count[o.key] > 1 and ("%d points: %s (the first: %s)"):format(count[o.key], one_line(o.key),
+      failure_text(o.first)) or failure_text(o.first)
+    lines[#lines + 1] = "- " .. text:gsub("|", "\\|")
   end
 end
 

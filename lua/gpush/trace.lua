@@ -6,8 +6,12 @@
 --   end
 --
 -- A path is a kernelslist.g, a folder holding one, or a single .traceg
--- (optionally .gz or .xz).  Only one launch is in memory at a time: the
--- iterator loads a kernel when it is reached and drops it at the next step.
+-- (optionally .gz, .xz or .gpt).  Only one launch is in memory at a time:
+-- the iterator loads a kernel when it is reached and closes it (frees its
+-- memory) at the next step, before loading the next, so peak memory follows
+-- the largest launch, not the file.  A caller that keeps kernels beyond
+-- their step passes { keep = true } and closes them itself (kernel:close(),
+-- or `local k <close> = kernel`; the collector frees them otherwise).
 local core = require "gpush.core"
 local workloads = require "gpush.workloads"
 
@@ -35,7 +39,8 @@ end
 
 -- A launch filter from a spec: nil (all), a number (launch id), or a string
 -- of comma-separated items, each a launch id, a range "3-5", or a kernel
--- name (an exact name, or any name containing it).
+-- name (an exact name, or any name containing it).  A range that runs
+-- backwards ("5-3") raises.
 function M.filter(spec)
   if spec == nil or spec == "" then
     return function() return true end
@@ -52,6 +57,9 @@ function M.filter(spec)
     local lo, hi = item:match("^(%d+)%-(%d+)$")
     if lo then
       lo, hi = tonumber(lo), tonumber(hi)
+      if lo > hi then
+        error(("--kernel %s: the range %s runs backwards: expected LOW-HIGH (%d-%d)"):format(spec, item, hi, lo), 0)
+      end
       tests[#tests + 1] = function(l) return l.launch >= lo and l.launch <= hi end
     elseif item:match("^%d+$") then
       local id = tonumber(item)
@@ -71,10 +79,17 @@ function M.filter(spec)
 end
 
 -- Iterates (launch, kernel) over the launches matching `spec`; a launch that
--- cannot be read raises its message (file:line: what was expected).
-function Trace:kernels(spec)
+-- cannot be read raises its message (file:line: what was expected).  Each
+-- kernel is closed at the next step unless opts.keep.
+function Trace:kernels(spec, opts)
   local keep = M.filter(spec)
+  local previous
+  local closes = not (opts and opts.keep)
   return function()
+    if previous and closes then
+      previous:close()
+    end
+    previous = nil
     while true do
       local launch, err = self.reader:next()
       if launch == nil then
@@ -88,6 +103,7 @@ function Trace:kernels(spec)
         if not kernel then
           error(load_err, 0)
         end
+        previous = kernel
         return launch, kernel
       end
     end
@@ -96,8 +112,13 @@ end
 
 -- The (launch, kernel) pairs of an input: a trace path, "suite" (every
 -- embedded synthetic kernel) or "suite:NAME"; returns an iterator, or nil
--- and a message.  A kernel that cannot be read raises its message.
-function M.kernels_of(input, spec)
+-- and a message.  A kernel that cannot be read raises its message.  Each
+-- kernel is closed at the next step unless opts.keep (see Trace:kernels).
+function M.kernels_of(input, spec, opts)
+  local filter_ok, filter_err = pcall(M.filter, spec)
+  if not filter_ok then
+    return nil, filter_err
+  end
   local suite_name = input:match("^suite:(.+)$")
   if input == "suite" or suite_name then
     local list = {}
@@ -110,8 +131,13 @@ function M.kernels_of(input, spec)
     else
       list = workloads.suite
     end
-    local i, keep = 0, M.filter(spec)
+    local i, keep, previous = 0, M.filter(spec), nil
+    local closes = not (opts and opts.keep)
     return function()
+      if previous and closes then
+        previous:close()
+      end
+      previous = nil
       while i < #list do
         i = i + 1
         local launch = { launch = i, kernel = list[i].name }
@@ -120,6 +146,7 @@ function M.kernels_of(input, spec)
           if not kernel then
             error(message, 0)
           end
+          previous = kernel
           return launch, kernel
         end
       end
@@ -129,7 +156,28 @@ function M.kernels_of(input, spec)
   if not t then
     return nil, message
   end
-  return t:kernels(spec)
+  return t:kernels(spec, opts)
+end
+
+-- The files an input reads: its kernelslist.g (if any) and its trace files;
+-- {} for the synthetic suite.  Returns nil, message when the input cannot be
+-- opened.
+function M.input_files(input)
+  if input == "suite" or input:match("^suite:") then
+    return {}
+  end
+  local t, message = M.open(input)
+  if not t then
+    return nil, message
+  end
+  local files = t.reader:files()
+  t:close()
+  return files
+end
+
+-- The input files of this trace (see M.input_files).
+function Trace:files()
+  return self.reader:files()
 end
 
 -- The kernels of every input (trace paths, "suite", "suite:NAME", or

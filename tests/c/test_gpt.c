@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static gp_kernel *make_kernel(void) {
   static const gp_synth_stream s[2] = {{GP_STREAM_RANDOM, 0x100000, 1 << 24, 4, 1},
@@ -108,13 +109,108 @@ static void expect_refused(const char *dir, long offset, int byte, long truncate
   CHECK_STR_CONTAINS(err.msg, message);
 }
 
+/* The byte offset of the header's nregs field: found by writing a kernel
+ * whose nregs is a marker value and searching the header for it. */
+static long offsetof_nregs(void) {
+  static long offset = -1;
+  if (offset < 0) {
+    gp_kernel *k = make_kernel();
+    char path[] = "/tmp/gpush_gpt_nregs_XXXXXX";
+    unsigned char head[512];
+    uint32_t marker = 0x00c0ffeeu;
+    gp_error err;
+    int fd = mkstemp(path);
+    long i;
+    FILE *f;
+    close(fd);
+    k->nregs = marker;
+    gp_kernel_write_gpt(k, path, &err);
+    f = fopen(path, "rb");
+    CHECK(fread(head, 1, sizeof head, f) == sizeof head);
+    fclose(f);
+    remove(path);
+    for (i = 0; i + 4 <= (long)sizeof head && offset < 0; i++)
+      if (memcmp(head + i, &marker, 4) == 0)
+        offset = i;
+    gp_kernel_free(k);
+  }
+  return offset;
+}
+
+/* A header changed and re-sealed (both checksums right) is still refused
+ * when a field disagrees with the data or with the other fields. */
+static void expect_resealed_refused(const char *dir, long offset, uint32_t value, const char *message) {
+  char good[256], bad[256];
+  unsigned char *data;
+  long n;
+  FILE *f;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  snprintf(good, sizeof good, "%s/k.gpt", dir);
+  snprintf(bad, sizeof bad, "%s/bad.gpt", dir);
+  n = file_size(good);
+  data = malloc((size_t)n);
+  f = fopen(good, "rb");
+  CHECK(fread(data, 1, (size_t)n, f) == (size_t)n);
+  fclose(f);
+  memcpy(data + offset, &value, 4);
+  CHECK(gp_gpt_seal(data, (size_t)n) == GP_OK);
+  f = fopen(bad, "wb");
+  fwrite(data, 1, (size_t)n, f);
+  fclose(f);
+  free(data);
+  CHECK(gp_kernel_load_gpt(&k, &a, bad, 1, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, message);
+}
+
+static void test_resealed_headers(const char *dir) {
+  long nregs = offsetof_nregs();
+  /* layout after nregs: binary_version, trace_version, lineinfo, synthetic */
+  expect_resealed_refused(dir, nregs, 300, "bad.gpt: header field 'nregs' is out of range");
+  expect_resealed_refused(dir, nregs - 4, 1u << 31, "bad.gpt: header field 'shmem_bytes'");
+  expect_resealed_refused(dir, nregs - 8, 97, "bad.gpt: header field 'block'");      /* block z */
+  expect_resealed_refused(dir, nregs - 24, 7, "bad.gpt: header field 'grid'");       /* grid y */
+  expect_resealed_refused(dir, nregs + 12, 2, "bad.gpt: header field 'flags'");      /* lineinfo */
+}
+
+static void test_header_only_load(const char *dir) {
+  char path[256];
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel header;
+  gp_kernel *k = make_kernel();
+  snprintf(path, sizeof path, "%s/k.gpt", dir);
+  CHECK(gp_trace_parse_header(&header, &a, path, &err) == GP_OK);
+  CHECK(strcmp(header.name, "gpt-test") == 0);
+  CHECK_EQ_INT(header.grid[0], 3);
+  /* the stream id survives (format version 2) */
+  k->stream_id = 77;
+  snprintf(path, sizeof path, "%s/s.gpt", dir);
+  CHECK(gp_kernel_write_gpt(k, path, &err) == GP_OK);
+  gp_kernel_free(k);
+  k = NULL;
+  CHECK(gp_kernel_load_gpt(&k, &a, path, 1, &err) == GP_OK);
+  if (k != NULL) {
+    CHECK_EQ_INT(k->stream_id, 77);
+    gp_kernel_free(k);
+  }
+}
+
 static void test_damaged_files(const char *dir) {
   char path[256];
   long n;
   snprintf(path, sizeof path, "%s/k.gpt", dir);
   n = file_size(path);
-  expect_refused(dir, 0, 'X', -1, "bad.gpt: not a gpush .gpt file (bad magic)");
-  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 1");
+  expect_refused(dir, 0, 'X', -1, "bad.gpt: not a gpush .gpt file: it does not start with 'GPUSHGPT'");
+  expect_refused(dir, 8, 1, -1,
+                 "bad.gpt: .gpt format version 1, this gpush reads version 2: regenerate it from its "
+                 "trace with `gpush trace convert TRACE ");
+  expect_refused(dir, 12, 9, -1, "bad.gpt: written with another byte order");
+  expect_refused(dir, -1, 0, 0, "bad.gpt: empty file: expected a gpush .gpt kernel");
+  /* every header byte counts: the register count, the name, a class count */
+  expect_refused(dir, offsetof_nregs(), 56, -1, "bad.gpt: header checksum mismatch: the header is corrupt");
+  expect_refused(dir, 64, 'Y', -1, "bad.gpt: header checksum mismatch");
   expect_refused(dir, -1, 0, n - 64, "bad.gpt: truncated or extended");
   expect_refused(dir, n - 200, 0x5a, -1, "bad.gpt: checksum mismatch: the file is corrupt");
   expect_refused(dir, -1, 0, 10, "bad.gpt: too short for a .gpt file");
@@ -128,6 +224,10 @@ int main(void) {
   test_round_trip(dir);
   gp_test_current = "test_damaged_files";
   test_damaged_files(dir);
+  gp_test_current = "test_resealed_headers";
+  test_resealed_headers(dir);
+  gp_test_current = "test_header_only_load";
+  test_header_only_load(dir);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   CHECK(system(cmd) == 0);
   return gp_test_finish();

@@ -71,10 +71,14 @@ static void test_sigint_flag(void) {
   CHECK(gp_sigint_catch(&saved, &err) == GP_OK);
   CHECK_EQ_INT(gp_sigint_pending(), 0);
   raise(SIGINT); /* would end the test without the handler */
-  CHECK_EQ_INT(gp_sigint_pending(), 1);
+  CHECK_EQ_INT(gp_sigint_pending(), SIGINT);
+  raise(SIGTERM); /* caught too; the first signal is the one reported */
+  CHECK_EQ_INT(gp_sigint_pending(), SIGINT);
   gp_sigint_restore(&saved);
   CHECK(gp_sigint_catch(&saved, &err) == GP_OK); /* catching again clears it */
   CHECK_EQ_INT(gp_sigint_pending(), 0);
+  raise(SIGTERM); /* SIGTERM behaves as SIGINT does */
+  CHECK_EQ_INT(gp_sigint_pending(), SIGTERM);
   gp_sigint_restore(&saved);
   CHECK_EQ_INT(gp_proc_poll(fd, &ready, 1, 10, &err), 0); /* timeout, nothing ready */
   close(fd[0]);

@@ -365,7 +365,45 @@ static void test_gzip_xz_and_kernelslist(void) {
     {
       gp_kernel *k = NULL;
       CHECK(gp_trace_parse_file(&k, &a, path, &err) == GP_ERR);
-      CHECK_STR_CONTAINS(err.msg, "xz data is corrupt or truncated");
+      CHECK_STR_CONTAINS(err.msg, "k3.traceg.xz: cannot decompress: the file ends in the middle of the xz "
+                                  "stream: truncated");
+    }
+    /* a corrupted byte in the middle: the data error, named */
+    out[out_len / 2] ^= 0x55;
+    snprintf(path, sizeof path, "%s/k4.traceg.xz", dir);
+    write_file(path, out, out_len);
+    {
+      gp_kernel *k = NULL;
+      CHECK(gp_trace_parse_file(&k, &a, path, &err) == GP_ERR);
+      CHECK_STR_CONTAINS(err.msg, "k4.traceg.xz: cannot decompress: the compressed data is corrupt");
+    }
+  }
+  /* truncated and corrupt gzip: named, without zlib's "<fd:N>" */
+  {
+    char gz_path[300];
+    FILE *f;
+    unsigned char buf[4096];
+    size_t n;
+    snprintf(path, sizeof path, "%s/k1.traceg.gz", dir);
+    f = fopen(path, "rb");
+    n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    snprintf(gz_path, sizeof gz_path, "%s/k5.traceg.gz", dir);
+    write_file(gz_path, buf, n - 12);
+    {
+      gp_kernel *k = NULL;
+      CHECK(gp_trace_parse_file(&k, &a, gz_path, &err) == GP_ERR);
+      CHECK_STR_CONTAINS(err.msg, "k5.traceg.gz: cannot decompress: the file ends in the middle of the gzip "
+                                  "stream: truncated");
+      CHECK(strstr(err.msg, "<fd:") == NULL);
+    }
+    buf[12] ^= 0xff, buf[13] ^= 0xff;
+    write_file(gz_path, buf, n);
+    {
+      gp_kernel *k = NULL;
+      CHECK(gp_trace_parse_file(&k, &a, gz_path, &err) == GP_ERR);
+      CHECK_STR_CONTAINS(err.msg, "k5.traceg.gz: cannot decompress: the gzip data is corrupt (");
+      CHECK(strstr(err.msg, "<fd:") == NULL);
     }
   }
   /* a kernelslist with copies, walked launch by launch */

@@ -23,6 +23,27 @@ usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench ml [--grid default|ci] [--size M] [--json]   (M: million predictions, default 4)
 ]]
 
+local help = [[
+Throughput benchmarks, each printed next to a baseline measured in the same
+run on the same data (the memory-bound limit a model cannot beat), on one
+core.  Timings depend on the machine's load: compare the ratios.
+  trace    writes a synthetic trace of --size MB (default 512) to a temporary
+           file (or reads PATH) and times a plain read of the file, the text
+           parse and the .gpt load; --keep leaves the file behind
+  memsim   the memory model's functional and timed modes on a synthetic
+           kernel of --size million memory instructions, against a plain pass
+           over its line arrays
+  gpumech  the interval pass and the whole GPUMech prediction on --size
+           million warp instructions, against a plain pass over the arrays
+  sim      the abstract simulator (LRR and GTO) on --size million warp
+           instructions, against the same plain pass
+  ml       the scaling-surface model on the SIMULATED corpus of --grid (built
+           and cached on first use): the time to train one time + power model,
+           and (kernel, target) predictions per second, about --size million,
+           against a plain loop over the same arrays
+  --json   a list of {name, value, unit, baseline, ratio} objects
+]]
+
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
 -- memory, barriers) scaled to about `mb` megabytes of text.
 local function bench_workload(blocks)
@@ -376,7 +397,7 @@ function M.main(args, out, err)
   return require("gpush.cli").dispatch({ prog = "gpush bench", usage = usage,
     options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" }, validate = check_size,
     actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim, ml = bench_ml },
-    noun = "benchmark", missing = "which benchmark?" }, args, out, err)
+    noun = "benchmark", missing = "which benchmark?", help = help }, args, out, err)
 end
 
 return M

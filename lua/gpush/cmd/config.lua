@@ -37,8 +37,15 @@ local function show_text(cfg, out)
   for _, source in ipairs(cfg._sources) do
     out:write("# from ", source, "\n")
   end
+  local defaulted = {}
+  for _, path in ipairs(cfg._defaulted or {}) do
+    defaulted[path] = true
+  end
   out:write(config.to_yaml(function(path) return flat[path] end,
-    function(_, decl) return decl.unit ~= "" and decl.unit or decl[2] end))
+    function(path, decl)
+      local unit = decl.unit ~= "" and decl.unit or decl[2]
+      return defaulted[path] and (unit .. "; schema default (no preset)") or unit
+    end))
   out:write("# derived:\n")
   for _, path in ipairs(config.paths()) do
     local decl = config.declaration(path)
@@ -109,29 +116,53 @@ local function list(_, out)
   return 0
 end
 
+-- Writes `text` to `target` through a staged file, refusing to replace the
+-- configuration being read; true or nil, message.
+local function write_import(target, text, dir)
+  local staging = require "gpush.staging"
+  for _, input in ipairs({ dir .. "/gpgpusim.config", dir .. "/trace.config" }) do
+    if staging.same(input, target) then
+      return nil, ("-o %s is the input %s: give another output file"):format(target, input)
+    end
+  end
+  local stage, stage_err = staging.file(target)
+  if not stage then
+    return nil, stage_err
+  end
+  local f, message = io.open(stage.path, "w")
+  if not f then
+    stage:abort()
+    return nil, message
+  end
+  f:write(text)
+  f:close()
+  return stage:commit()
+end
+
 local function import_accelsim(opts, out, err)
   if #opts.words ~= 1 then
     return usage_error("import-accelsim needs the folder holding gpgpusim.config", err)
   end
-  local text, report = require("gpush.accelsim").import(opts.words[1], opts.name)
+  local dir = opts.words[1]:gsub("(.)/+$", "%1")
+  local text, report = require("gpush.accelsim").import(dir, opts.name)
   if not text then
     err:write("gpush config: ", report, "\n")
     return 1
   end
   local target = opts.output
   if target then
-    local f, message = io.open(target, "w")
-    if not f then
+    local ok, message = write_import(target, text, dir)
+    if not ok then
       err:write("gpush config: ", message, "\n")
       return 1
     end
-    f:write(text)
-    f:close()
   else
     out:write(text)
   end
-  err:write(("gpush config: mapped %d parameters; %d keep gpush defaults; %d Accel-Sim options not mapped (listed at the end of the %s)\n")
-    :format(report.mapped, #report.defaulted, #report.unmapped, target and "file" or "output"))
+  err:write(("gpush config: mapped %d parameters; %d Accel-Sim options not mapped (listed at the end of the %s);"
+    .. " %d assumed, not in the configuration (gpush defaults): %s\n")
+    :format(report.mapped, #report.unmapped, target and "file" or "output", #report.assumed,
+      table.concat(report.assumed, ", ")))
   return 0
 end
 

@@ -19,6 +19,20 @@ usage: gpush gpumech PATH --config NAME [-p key=value ...] [--policy rr|gto]
                      [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
                      [--select kmeans|max|min|random] [--kernel SPEC] [--json]
 ]==],
+  help = [==[
+Predicts each launch's cycles, IPC and CPI stack with GPUMech (interval
+analysis of a representative warp, multithreading, MSHR and DRAM queueing;
+docs/gpumech.md).
+  --policy      warp scheduling: rr (round robin, default) or gto
+                (greedy then oldest)
+  --model       gpumech (= mt_mshr_band, the default): the full model;
+                mt_mshr: without DRAM bandwidth queueing; mt: multithreading
+                only; markov: Chen and Aamodt's Markov chain; naive: one
+                warp's interval cycles (the paper's Table II comparisons)
+  --select      how the representative warp is chosen: kmeans (default: the
+                warp nearest the centre of the largest cluster), max or min
+                (the slowest or fastest warp), random (seeded)
+]==] .. require("gpush.modelcmd").COMMON_HELP,
   policies = { "rr", "gto" },
   options = { ["--model"] = "=model", ["--select"] = "=select" },
   validate = function(opts)

@@ -7,7 +7,8 @@ local core = require "gpush.core"
 local M = {}
 
 -- The scenarios folder: the argument, ./scenarios, or next to the modules
--- root of a source or build tree.
+-- root: beside lua/ in a source or build tree, gpush/scenarios under the
+-- modules of an installed tree (cmake --install, luarocks make).
 local function find_dir(given)
   if given then
     return given
@@ -21,13 +22,32 @@ local function find_dir(given)
     if core.list_dir(beside) then
       return beside
     end
+    local installed = root .. "/gpush/scenarios"
+    if core.list_dir(installed) then
+      return installed
+    end
   end
 end
 
+M.usage = [[
+usage: gpush scenarios [DIR]
+  Lists the runnable studies (Lua scripts) in DIR with the one-line
+  description each starts with.  DIR defaults to ./scenarios, else the
+  scenarios beside gpush's modules: the source tree's, or share/lua/5.4/gpush/
+  scenarios of a `cmake --install` or `luarocks make` tree (examples beside).  Run one with `gpush DIR/NAME.lua [options]`; each
+  takes --help.  A scenario writes its outputs to --out DIR, by default to
+  NAME_out/ in the current folder (git ignores *_out/ in a checkout).
+]]
+
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
-  if #args > 1 then
-    err:write("usage: gpush scenarios [DIR]\n")
+  if args[1] == "--help" or args[1] == "-h" then
+    out:write(M.usage)
+    return 0
+  end
+  if #args > 1 or (args[1] and args[1]:match("^%-")) then
+    err:write("gpush scenarios: ", #args > 1 and "give at most one DIR" or ("unknown option '" .. args[1] .. "'"),
+      "\n", M.usage)
     return 2
   end
   local dir = find_dir(args[1])
@@ -47,6 +67,7 @@ function M.main(args, out, err)
       out:write(("%-20s %s\n"):format(name, summary))
     end
   end
+  out:write(("(in %s; run one with: gpush %s/NAME.lua --help)\n"):format(dir, dir))
   return 0
 end
 

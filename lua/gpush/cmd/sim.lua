@@ -19,6 +19,15 @@ local spec = {
   usage = [==[
 usage: gpush sim PATH --config NAME [-p key=value ...] [--policy lrr|gto|two-level] [--kernel SPEC] [--json]
 ]==],
+  help = [==[
+Simulates each launch warp by warp (GATSim-style abstract timing: every SM's
+schedulers, the shared memory hierarchy in timed mode; docs/sim.md) and
+prints cycles, IPC, the achieved DRAM bandwidth and where the scheduler
+cycles went (issued, dependence, memory, unit busy, barrier, idle).
+  --policy      warp scheduling: lrr (loose round robin, default), gto
+                (greedy then oldest) or two-level (an active set of
+                sm.active_warps warps per scheduler)
+]==] .. require("gpush.modelcmd").COMMON_HELP,
   policies = { "lrr", "gto", "two-level" },
   run = function(kernel, cfg, opts)
     return sim.run(kernel, cfg, { policy = opts.policy })

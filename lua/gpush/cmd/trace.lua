@@ -9,17 +9,28 @@ local cli = require "gpush.cli"
 local trace = require "gpush.trace"
 local json = require "gpush.json"
 local core = require "gpush.core"
+local staging = require "gpush.staging"
 
 local M = {}
 
 local usage = [==[
 usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
        gpush trace convert IN OUT [--kernel NAME|ID|A-B[,...]]
-  PATH and IN: a kernelslist.g, a folder holding one, or a .traceg (.gz, .xz);
-  IN may also be suite (every embedded synthetic kernel) or suite:NAME.
+  PATH and IN: a kernelslist.g, a folder holding one, or a .traceg (.gz, .xz)
+  or .gpt file; IN may also be suite (every embedded synthetic kernel) or
+  suite:NAME.
   OUT: a .traceg (Accel-Sim text, version 5) or .gpt (gpush binary) file for
-  a single launch, otherwise a folder that receives kernel-N.traceg files and
-  their kernelslist.g.
+  a single launch; otherwise a folder (an existing one, a path ending in '/'
+  or a name without an extension) that receives kernel-N.traceg files and
+  their kernelslist.g.  OUT is written under a temporary name and moved into
+  place when complete; an OUT that is the input (or its folder) is refused.
+  .gpt keeps everything the models read.  The text writer keeps per warp
+  instruction its PC, opcode, active-lane count, memory width, addresses and
+  dependences shorter than 63 instructions; it drops the original register
+  numbers (reallocated from the dependences), longer dependences and those
+  on producers that write no register (stores, branches), which lanes were
+  active (the lowest lanes are written), source line numbers, the version-5
+  immediates, the CUDA stream id and the MemcpyHtoD lines of a kernelslist.g.
 ]==]
 
 local function usage_error(message, err)
@@ -52,6 +63,7 @@ local function info(opts, out, err)
   local ok, iter_err = pcall(function()
     for _, kernel in t:kernels(opts.kernel) do
       rows[#rows + 1] = kernel:info()
+      kernel:close()
     end
   end)
   if not ok then
@@ -98,49 +110,108 @@ local function check(ok, message)
   return ok
 end
 
+-- What OUT names: "file" (.traceg or .gpt, one launch) or "folder" (an
+-- existing folder, a path ending in '/', or a name without an extension);
+-- nil and a message for anything else (out.txt, a .traceg.gz).
+local function output_kind(output)
+  local st = core.stat(output)
+  if st and st.kind == "folder" or output:match("/$") then
+    return "folder"
+  elseif output:match("%.traceg$") or output:match("%.gpt$") then
+    return "file"
+  elseif output:match("%.[^/.]*$") then
+    return nil, ("OUT '%s': expected a .traceg or .gpt file (one launch) or a folder"
+      .. " (an existing one, or a path ending in '/'); the writer writes neither compressed text"
+      .. " nor other formats"):format(output)
+  end
+  return "folder"
+end
+
+-- Refuses an OUT that would replace one of the input's files: the same file
+-- (through links too) or, for a folder, the folder the input's files are in.
+local function check_not_input(input, output, kind)
+  local files, message = trace.input_files(input)
+  if not files then
+    return nil, message
+  end
+  local target = staging.identity(output)
+  if not target then
+    return true
+  end
+  for _, file in ipairs(files) do
+    local other = kind == "file" and staging.identity(file) or staging.identity((staging.split(file)))
+    if other == target then
+      return nil, ("OUT '%s' is %s '%s': converting would replace the trace it reads;"
+        .. " give another OUT"):format(output, kind == "file" and "the input" or "the folder of the input", file)
+    end
+  end
+  return true
+end
+
+-- Writes one kernel to `path` in the format `name` says (.gpt or text).
+local function write_kernel(kernel, path, name)
+  if name:match("%.gpt$") then
+    return kernel:write_gpt(path)
+  end
+  return kernel:write_text(path)
+end
+
 local function convert(opts, out, err)
   if #opts.words ~= 2 then
     return usage_error("convert needs IN and OUT", err)
   end
   local input, output = opts.words[1], opts.words[2]
+  local kind, kind_err = output_kind(output)
+  if not kind then
+    return usage_error(kind_err, err)
+  end
+  local safe, unsafe_err = check_not_input(input, output, kind)
+  if not safe then
+    err:write("gpush trace: ", unsafe_err, "\n")
+    return 1
+  end
   local iter, message = trace.kernels_of(input, opts.kernel)
   if not iter then
     err:write("gpush trace: ", message, "\n")
     return 1
   end
-  local written = {}
+  local stage, stage_err = (kind == "file" and staging.file or staging.folder)(output)
+  if not stage then
+    err:write("gpush trace: ", stage_err, "\n")
+    return 1
+  end
+  local written, notes = {}, {}
   local ok, problem = pcall(function()
-    local single = output:match("%.traceg$") or output:match("%.gpt$")
-    if not single then
-      check(core.mkdir(output))
-    end
     for launch, kernel in iter do
-      if single and #written == 1 then
+      if kind == "file" and #written == 1 then
         error(("%s holds more than one launch: give a folder as OUT, or --kernel"):format(input), 0)
       end
-      local path = single and output or ("%s/kernel-%d.traceg"):format(output, #written + 1)
-      if path:match("%.gpt$") then
-        check(kernel:write_gpt(path))
-      else
-        check(kernel:write_text(path))
-      end
-      written[#written + 1] = path:match("[^/]+$")
-      out:write(("wrote %s (%s, launch %d)\n"):format(path, launch.kernel, launch.launch))
+      local name = kind == "file" and output or ("kernel-%d.traceg"):format(#written + 1)
+      check(write_kernel(kernel, kind == "file" and stage.path or (stage.path .. "/" .. name), name))
+      kernel:close()
+      written[#written + 1] = name
+      notes[#notes + 1] = ("wrote %s (%s, launch %d)\n"):format(
+        kind == "file" and output or (output:gsub("/+$", "") .. "/" .. name), launch.kernel, launch.launch)
     end
-    if not single and #written > 0 then
-      local list = check(io.open(output .. "/kernelslist.g", "w"))
+    if kind == "folder" and #written > 0 then
+      local list = check(io.open(stage.path .. "/kernelslist.g", "w"))
       list:write(table.concat(written, "\n"), "\n")
       list:close()
     end
   end)
+  if ok and #written == 0 then
+    ok, problem = false, ("no launch in %s matches --kernel %s"):format(input, tostring(opts.kernel))
+  end
+  if ok then
+    ok, problem = stage:commit()
+  else
+    stage:abort()
+  end
   if not ok then
     err:write("gpush trace: ", tostring(problem), "\n")
     return 1
   end
-  if #written == 0 then
-    err:write(("gpush trace: no launch in %s matches --kernel %s\n"):format(input, tostring(opts.kernel)))
-    return 1
-  end
+  out:write(table.concat(notes))
   return 0
 end
 

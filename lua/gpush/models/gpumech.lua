@@ -27,6 +27,7 @@
 -- representative warp once; predict(..., {prepared = p}) then reruns only
 -- the memory model and that warp's interval pass.
 local core = require "gpush.core"
+local config = require "gpush.config"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
@@ -115,6 +116,7 @@ end
 -- Selects the representative warp once, for predictions across configurations.
 function M.prepare(kernel, cfg, opts)
   opts = opts or {}
+  config.check(cfg, 2)
   local mem, err = memsim.functional(kernel, cfg)
   if not mem then
     return nil, err
@@ -195,6 +197,7 @@ end
 -- memory_cache (a table reused across calls: see memsim.functional_cached).
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
+  config.check(cfg, 2)
   local policy, model_name = check_options(opts)
   local info = kernel:info()
   local blocks_per_sm, limit = occupancy.for_kernel(cfg, kernel)

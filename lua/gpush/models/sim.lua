@@ -17,6 +17,7 @@
 -- for global/local/texture accesses, shared.latency with bank passes, and
 -- const.latency.  Thread blocks fill SMs at the configuration's occupancy.
 local core = require "gpush.core"
+local config = require "gpush.config"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
@@ -135,6 +136,7 @@ function M.run(kernel, cfg, opts)
   if type(policy) ~= "function" and not builtin[policy] then
     error(("gpush.sim.run: policy must be 'lrr', 'gto', 'two-level' or a function, got '%s'"):format(tostring(policy)), 2)
   end
+  config.check(cfg, 2)
   local info = kernel:info()
   local params = M.params(cfg, kernel, policy)
   if params.blocks_per_sm == 0 then

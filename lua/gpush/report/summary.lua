@@ -96,8 +96,17 @@ local function full_table(res)
   return markdown.table(headers, cells)
 end
 
--- The Markdown summary: the sweep's shape, then the best-point table when
--- the sweep has a `summary` (else every row), then the failures.
+-- How much of the sweep a result holds: "N of M tasks ran" (M: the whole
+-- sweep, or the shard's slice).
+function M.tasks_ran(res)
+  local shard = res.extra.shard
+  local total = shard and (shard.last_task - shard.first_task + 1) or res.extra.total_tasks or 0
+  return ("%d of %d tasks ran"):format(#res.rows + #res.failures, total)
+end
+
+-- The Markdown summary: the sweep's shape (and, for an incomplete run, how
+-- many tasks ran), then the best-point table when the sweep has a `summary`
+-- (else every row), then the failures.
 function M.lines(res)
   local d = res.extra.sweep
   local lines = { "# " .. d.title, "" }
@@ -110,8 +119,9 @@ function M.lines(res)
     names[i] = p.column .. (#values > 0 and (" {" .. table.concat(values, ",") .. "}") or "")
   end
   local kernels = res:group("workload", "kernel", "launch")
-  lines[#lines + 1] = ("%d kernels x %d points (%s) x %d models = %d results, %d failed."):format(#kernels,
-    #d.points, table.concat(names, "; "), #d.models, #res.rows, #res.failures)
+  lines[#lines + 1] = ("%d kernels x %d points (%s) x %d models = %d results, %d failed%s."):format(#kernels,
+    #d.points, table.concat(names, "; "), #d.models, #res.rows, #res.failures,
+    res.incomplete and ("; INCOMPLETE: %s (%s)"):format(M.tasks_ran(res), res.incomplete) or "")
   for _, note in ipairs(d.summary and d.summary.notes or {}) do
     lines[#lines + 1] = note
   end

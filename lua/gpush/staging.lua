@@ -1,0 +1,113 @@
+-- gpush.staging: outputs written under a temporary name in the folder they
+-- belong to and moved into place only once complete, so a failed or
+-- interrupted command never leaves a partial file behind, and never replaces
+-- its own input.
+--
+--   local stage = assert(staging.file("out.gpt"))       -- stage.path: write here
+--   ... write stage.path ...
+--   assert(stage:commit())                              -- or stage:abort()
+--
+--   local stage = assert(staging.folder("results"))     -- stage.path: a fresh folder
+--   ... write files into stage.path ...
+--   assert(stage:commit())    -- each file moved into results/ (created if needed)
+local core = require "gpush.core"
+
+local M = {}
+
+-- The folder part of a path ("." for a bare name) and the last component.
+local function split(path)
+  local trimmed = path:gsub("/+$", "")
+  if trimmed == "" then
+    return "/", ""
+  end
+  local dir, base = trimmed:match("^(.*)/([^/]*)$")
+  if not dir then
+    return ".", trimmed
+  end
+  return dir == "" and "/" or dir, base
+end
+M.split = split
+
+-- The identity of an existing file or folder ("dev:ino"), or nil.
+function M.identity(path)
+  local st = core.stat(path)
+  return st and (st.dev .. ":" .. st.ino)
+end
+
+-- True when both paths exist and name the same file (through links too).
+function M.same(a, b)
+  local ia = M.identity(a)
+  return ia ~= nil and ia == M.identity(b)
+end
+
+local Stage = {}
+Stage.__index = Stage
+
+-- A staged single file: stage.path is a new empty file beside `target`.
+function M.file(target)
+  local dir, base = split(target)
+  local path, err = core.temp_file(dir .. "/." .. base .. ".tmp-")
+  if not path then
+    return nil, err
+  end
+  return setmetatable({ path = path, target = target }, Stage)
+end
+
+-- A staged folder: stage.path is a new empty folder beside `target`; commit
+-- moves its files into `target` (created when missing), replacing files of
+-- the same name and leaving others alone.
+function M.folder(target)
+  local dir, base = split(target)
+  local path, err = core.temp_folder(dir .. "/." .. base .. ".tmp-")
+  if not path then
+    return nil, err
+  end
+  return setmetatable({ path = path, target = target, is_folder = true }, Stage)
+end
+
+-- Moves the staged output into place; true, or nil and a message (the
+-- staged output is then removed).
+function Stage:commit()
+  if not self.is_folder then
+    local ok, err = os.rename(self.path, self.target)
+    if not ok then
+      self:abort()
+      return nil, ("%s: cannot move into place: %s"):format(self.target, err)
+    end
+    return true
+  end
+  local st = core.stat(self.target)
+  if not st then
+    local ok, err = os.rename(self.path, self.target)
+    if not ok then
+      self:abort()
+      return nil, ("%s: cannot move into place: %s"):format(self.target, err)
+    end
+    return true
+  end
+  if st.kind ~= "folder" then
+    self:abort()
+    return nil, ("%s: exists and is not a folder"):format(self.target)
+  end
+  for _, name in ipairs(core.list_dir(self.path) or {}) do
+    local ok, err = os.rename(self.path .. "/" .. name, self.target .. "/" .. name)
+    if not ok then
+      self:abort()
+      return nil, ("%s/%s: cannot move into place: %s"):format(self.target, name, err)
+    end
+  end
+  os.remove(self.path)
+  return true
+end
+
+-- Removes the staged output.
+function Stage:abort()
+  if self.is_folder then
+    for _, name in ipairs(core.list_dir(self.path) or {}) do
+      os.remove(self.path .. "/" .. name)
+    end
+  end
+  os.remove(self.path)
+end
+
+return M

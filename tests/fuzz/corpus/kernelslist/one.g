@@ -1,0 +1,3 @@
+# comment
+
+k1.traceg
