@@ -15,6 +15,9 @@
 --    "increment": l1.latency and l2.latency are totals seen by the warp,
 --    dram.latency_ns is the increment beyond an L2 miss, in nanoseconds so
 --    core-clock sweeps do not scale it.
+--  * A parameter marked `optional = true` (the power.* group of the activity
+--    power model) may be left out of a preset: it then takes its default and
+--    is not reported as a defaulted or assumed parameter.
 --  * Derived values are computed here and never given in a config: see
 --    M.derived.  Setting a derived value that has a `solve` rewrites the
 --    parameter it derives from (setting dram.bandwidth_gbs solves for
