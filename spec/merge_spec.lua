@@ -127,6 +127,19 @@ describe("gpush merge", function()
     code, _, err = helper.gpush_run { "merge", p1, broken, p3 }
     assert.are.equal(1, code)
     assert.matches("kernel 'sfu_heavy' of suite:sfu_heavy differs between shards", err, 1, true)
+    -- shards naming a function that no module declares as a sweep report run nothing
+    local forged = {}
+    for i, p in ipairs { p1, p2, p3 } do
+      part = assert(results.read_json(p))
+      part.extra.sweep.reports = { "gpush.text:closest" }
+      forged[i] = dir .. "/forged-" .. i .. ".json"
+      assert(part:write_json(forged[i]))
+    end
+    code, _, err = helper.gpush_run { "merge", "--out", dir .. "/forged", forged[1], forged[2], forged[3] }
+    assert.are.equal(1, code)
+    assert.matches("report 'gpush.text:closest': gpush.text.sweep_reports does not list 'closest' as a sweep report",
+      err, 1, true)
+    assert.is_nil(core.stat(dir .. "/forged/kepler_sweep.csv"))
     -- a single run's JSON is no partial; an unreadable file names itself
     code, _, err = helper.gpush_run { "merge", dir .. "/single/kepler_sweep.json" }
     assert.are.equal(1, code)

@@ -1038,8 +1038,13 @@ function M.write_outputs(res, dir, opts)
   for _, spec in ipairs(res.extra.sweep.reports or {}) do
     local module, fn = (MOVED_REPORTS[spec] or spec):match("^([%w_%.]+):([%w_]+)$")
     local loaded, report = pcall(require, module or "")
-    if not module or not loaded or type(report[fn]) ~= "function" then
+    if not module or not loaded or type(report) ~= "table" or type(report[fn]) ~= "function" then
       return fail(("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec))
+    end
+    -- The list may come from a shard file: run only what a module declares.
+    if type(report.sweep_reports) ~= "table" or report.sweep_reports[fn] ~= true then
+      return fail(("report '%s': %s.sweep_reports does not list '%s' as a sweep report")
+        :format(spec, module, fn))
     end
     local paths, report_err = report[fn](res, stage.path)
     if not paths then

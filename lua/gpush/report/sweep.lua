@@ -99,6 +99,10 @@ end
 --   NAME_cycles.svg     cycles of every kernel and model,
 -- and with the first two parameters, NAME_heatmap_KERNEL.svg: the first
 -- model's cycles per kernel.  Returns the paths written, or nil, message.
+-- The functions a sweep's `reports` list may name (the engine runs no other,
+-- since the list may come from a shard file).
+M.sweep_reports = { svg = true, roofline = true }
+
 function M.svg(res, dir)
   local sweep = res.extra and res.extra.sweep
   if type(sweep) ~= "table" or type(sweep.parameters) ~= "table" or #sweep.parameters == 0 then
