@@ -94,16 +94,15 @@ end
 -- column serves both models.
 models.register("bottleneck", {
   name = "bottleneck",
-  columns = { "cycles", "time_us", "ipc", "dominant", "waves", "bounds.issue", "bounds.dram", "bounds.mshr",
-    "bounds.latency" },
+  columns = { "cycles", "time_us", "ipc", "dominant", "bounds.issue", "bounds.dram", "bounds.mshr",
+    "bounds.latency", "bounds.blocks" },
   prepare = bottleneck.prepare,
   run = function(kernel, cfg, prepared, cache)
     local r, err = bottleneck.run(kernel, cfg, prepared, cache)
     if not r then
       return nil, err
     end
-    return { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, dominant = r.bound:upper(), waves = r.waves,
-      bounds = r.bounds }
+    return { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, dominant = r.bound:upper(), bounds = r.bounds }
   end,
 })
 

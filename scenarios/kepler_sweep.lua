@@ -1,14 +1,17 @@
--- Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth on the GTX 660 Ti, GPUMech RR and GTO, the simulator.
+-- Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth on the GTX 660 Ti over the regime suite, GPUMech RR and GTO, the simulator, the bounds.
 --
 --   gpush scenarios/kepler_sweep.lua [--traces PATH ...] [--out DIR] [--jobs N] [--quiet]
 --                                    [--shard I/N] [-p key=value ...]
 --
 -- The main job.  Starting from the `gtx660ti` preset it sweeps warps per SM
--- {8,16,24,32,48,64} x MSHRs per SM {16,32,64} x DRAM bandwidth {96,144,192}
--- GB/s (54 points) over the embedded synthetic suite (or the workloads given
--- with --traces: trace paths, `suite` or `suite:NAME`), predicting every
--- point with GPUMech under round-robin and greedy-then-oldest scheduling
--- and simulating it with the abstract timing simulator (greedy-then-oldest).
+-- {8,16,24,32,48,64} x MSHRs per SM {32,64,128} x DRAM bandwidth {96,144,192}
+-- GB/s (54 points) over the embedded regime suite (one kernel per
+-- bottleneck: docs/workloads.md; or the workloads given with --traces: trace
+-- paths, `suite`, `suite:NAME`, `variants`), predicting every point with
+-- GPUMech under round-robin and greedy-then-oldest scheduling, simulating it
+-- with the abstract timing simulator (greedy-then-oldest), and computing its
+-- first-principles bounds (the cycles no model may beat, and which binds:
+-- the summary's `bounds` rows name the binding bound at the baseline).
 -- It runs on the experiment engine (gpush.experiment, docs/experiments.md):
 -- --jobs N worker processes (default: every core), --shard I/N for one
 -- slice of a cluster job (then `gpush merge`), -p overrides on every point.
@@ -19,8 +22,8 @@
 -- dominant bottleneck per model) and SVG plots (GPUMech's CPI stacks, the
 -- simulator's stall stacks, cycles, heat maps, the roofline of the baseline
 -- point with every kernel and model on it), and prints the summary.
--- Default DIR: kepler_sweep_out.  The whole suite takes about 70 s on
--- two cores (--jobs 2), most of it the simulator (docs/experiments.md).
+-- Default DIR: kepler_sweep_out.  The whole suite takes about 25 s on
+-- two idle cores (--jobs 2), most of it the simulator (docs/experiments.md).
 local experiment = require "gpush.experiment"
 
 -- The models side by side, one column group each.  The simulator runs
@@ -28,11 +31,13 @@ local experiment = require "gpush.experiment"
 -- column group, so sim-gto is that model's reference point for point, and
 -- the scheduler GPGPU-Sim/Accel-Sim configure for the Kepler-to-Pascal
 -- generation (the SM6_TITANX reference config sets -gpgpu_scheduler gto).
--- One simulator policy keeps the job within two minutes on two cores.
+-- The bounds (gpush.bounds) are the floor every model's cycles must stay
+-- above, and name the bottleneck from first principles.
 local MODELS = {
   experiment.models.gpumech { policy = "rr" },
   experiment.models.gpumech { policy = "gto" },
   experiment.models.sim { policy = "gto" },
+  experiment.models.bounds {},
 }
 
 -- Reports written after the CSV, JSON and Markdown (also by `gpush merge`):
@@ -44,11 +49,11 @@ local REPORTS = { "gpush.report.svg:sweep_report", "gpush.roofline:sweep_report"
 
 local sweep = {
   name = "kepler_sweep",
-  title = "Kepler sweep (GTX 660 Ti): GPUMech RR and GTO, simulator GTO",
+  title = "Kepler sweep (GTX 660 Ti) over the regime suite: GPUMech RR and GTO, simulator GTO, bounds",
   base = { preset = "gtx660ti" },
   parameters = {
     { path = "sm.max_warps", values = { 8, 16, 24, 32, 48, 64 }, column = "warps_per_sm" },
-    { path = "l1.mshrs", values = { 16, 32, 64 }, column = "mshrs" },
+    { path = "l1.mshrs", values = { 32, 64, 128 }, column = "mshrs" },
     { path = "dram.bandwidth_gbs", values = { 96, 144, 192 }, column = "dram_gbs" },
   },
   workloads = { "suite" },
@@ -56,13 +61,15 @@ local sweep = {
   seed = 1,
   summary = {
     objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",
-    baseline = { warps_per_sm = 64, mshrs = 32, dram_gbs = 144 },
+    baseline = { warps_per_sm = 64, mshrs = 64, dram_gbs = 144 },
     notes = {
-      "The baseline is the preset's own point (64 warps/SM, 32 MSHRs, 144 GB/s); the best point has the fewest",
+      "The baseline is the preset's own point (64 warps/SM, 64 MSHRs, 144 GB/s); the best point has the fewest",
       "cycles. For GPUMech the bottleneck is the largest non-BASE component of its CPI stack (Table III);",
       "for sim-gto it is the simulator's largest stall reason other than issuing: DEP (compute dependence),",
       "MEM (waiting for a load: GPUMech's L1+L2+DRAM+MSHR+QUEUE together), LSU/SFU/UNIT (a busy unit),",
-      "BARRIER, NO_WARP (resident warps done) or IDLE (no block resident).",
+      "BARRIER, NO_WARP (resident warps done) or IDLE (no block resident). For bounds it is the first-principles",
+      "bound that binds (docs/bounds.md: ISSUE, the pipes INT/FMA/FP64/SFU, SHARED, LSU, L2, DRAM, MSHR,",
+      "LATENCY, BLOCKS); its time is the least any model may predict.",
     },
   },
   reports = REPORTS,

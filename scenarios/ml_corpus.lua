@@ -15,8 +15,14 @@ local corpus = require "gpush.ml.corpus"
 local experiment = require "gpush.experiment"
 
 local args, grid = { [0] = arg[0] }, "default"
+local sizing = {} -- --jobs and --quiet serve the kernels' sizing too (and stay for the sweep)
 local i = 1
 while i <= #arg do
+  if arg[i] == "--jobs" then
+    sizing.jobs = tonumber(arg[i + 1])
+  elseif arg[i] == "--quiet" then
+    sizing.quiet = true
+  end
   if arg[i] == "--grid" then
     grid = arg[i + 1]
     if not grid then
@@ -29,7 +35,7 @@ while i <= #arg do
     i = i + 1
   end
 end
-local def, err = corpus.definition { grid = grid }
+local def, err = corpus.definition { grid = grid, jobs = sizing.jobs and math.tointeger(sizing.jobs), quiet = sizing.quiet }
 if not def then
   io.stderr:write("ml_corpus: ", tostring(err), "\n")
   os.exit(2)

@@ -5,7 +5,7 @@
 -- A demonstration of gpush's reports (docs/reports.md) on a sweep small
 -- enough to read: starting from the `gtx660ti` preset it sweeps warps per SM
 -- {8,16,32,64} x DRAM bandwidth {96,144,192} GB/s over three suite kernels
--- (stream_triad, fma_compute, cache_reuse; or the workloads of --traces),
+-- (stream_triad, fma_compute, l2_resident; or the workloads of --traces),
 -- with GPUMech (GTO) and the abstract simulator (GTO) side by side, on the
 -- experiment engine.  Into DIR (default report_gallery_out) it writes the
 -- sweep's CSV, JSON and Markdown, and
@@ -73,7 +73,7 @@ local sweep = experiment.new {
     { path = "sm.max_warps", values = { 8, 16, 32, 64 }, column = "warps_per_sm" },
     { path = "dram.bandwidth_gbs", values = { 96, 144, 192 }, column = "dram_gbs" },
   },
-  workloads = #opts.traces > 0 and opts.traces or { "suite:stream_triad", "suite:fma_compute", "suite:cache_reuse" },
+  workloads = #opts.traces > 0 and opts.traces or { "suite:stream_triad", "suite:fma_compute", "suite:l2_resident" },
   models = { experiment.models.gpumech { policy = "gto" }, experiment.models.sim { policy = "gto" } },
   seed = 1,
   summary = { objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",

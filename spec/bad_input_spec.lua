@@ -112,7 +112,7 @@ describe("bad input: trace convert outputs", function()
 end)
 
 describe("bad input: .gpt files", function()
-  -- The byte offset of the header's nregs field (format version 2): magic 8,
+  -- The byte offset of the header's nregs field (format versions 2 and 3): magic 8,
   -- version, byte order, header bytes, pad (4 each), three 64-bit fields,
   -- the name (256), launch id, grid and block (4 each).
   local NREGS = 8 + 16 + 24 + 256 + 4 + 12 + 12 + 4
@@ -130,7 +130,8 @@ describe("bad input: .gpt files", function()
     assert.are.equal(0, (gpush("trace", "convert", "suite:stream_triad", file)))
     local code, out = gpush("gpumech", file, "--config", "gtx660ti", "--json")
     assert.are.equal(0, code)
-    assert.are.equal(510406, math.floor(require("gpush.json").decode(out)[1].cycles))
+    -- issue 15's regime suite: stream_triad streams 192 MB (510406 cycles for the old 37.7 MB one)
+    assert.are.equal(1593919, math.floor(require("gpush.json").decode(out)[1].cycles))
     patch(file, NREGS, string.pack("<I4", 56))
     for _, command in ipairs({ { "gpumech", file, "--config", "gtx660ti" }, { "sim", file, "--config", "gtx660ti" },
                                { "trace", "info", file } }) do
@@ -158,11 +159,14 @@ describe("bad input: .gpt files", function()
       .. " (text traces are named .traceg)\n"):format(text), err)
     local old = dir .. "/old.gpt"
     assert.are.equal(0, (gpush("trace", "convert", fixtures .. "/kernel-1.traceg", old)))
-    patch(old, 8, string.pack("<I4", 1))
-    code, _, err = gpush("trace", "info", old)
-    assert.are.equal(1, code)
-    assert.are.equal(("gpush trace: %s: .gpt format version 1, this gpush reads version 2: regenerate it from"
-      .. " its trace with `gpush trace convert TRACE %s`\n"):format(old, old), err)
+    -- 1: no header checksum; 2: the nearest producer and load producer only
+    for _, version in ipairs({ 1, 2 }) do
+      patch(old, 8, string.pack("<I4", version))
+      code, _, err = gpush("trace", "info", old)
+      assert.are.equal(1, code)
+      assert.are.equal(("gpush trace: %s: .gpt format version %d, this gpush reads version 3: regenerate it from"
+        .. " its trace with `gpush trace convert TRACE %s`\n"):format(old, version, old), err)
+    end
     os.remove(empty)
     os.execute("rm -rf " .. dir)
   end)
@@ -199,7 +203,8 @@ describe("bad input: config import-accelsim", function()
     local out = dir .. "/small.yaml"
     local _, code, _, err = import(good, "-o", out)
     assert.are.equal(0, code, err)
-    assert.matches("; 51 assumed, not in the configuration %(gpush defaults%): gpu%.compute_capability, sm%.max_blocks, ", err)
+    -- 52: issue 15's l1.unified_kb is a parameter the importer does not map
+    assert.matches("; 52 assumed, not in the configuration %(gpush defaults%): gpu%.compute_capability, sm%.max_blocks, ", err)
     local text = helper.read_file(out)
     assert.matches("count: 4%s+# from %-gpgpu_n_clusters 4, %-gpgpu_n_cores_per_cluster 1", text)
     assert.matches("latency: %d+%s+# assumed: gpush default, not in the Accel%-Sim configuration", text)
@@ -464,7 +469,8 @@ describe("bad input: asking for help", function()
       { { "sim", "-h" }, { "--policy", "two-level", "`suite`", "--config NAME" } },
       { { "bench", "--help" }, { "trace", "memsim", "gpumech", "sim", "--json", "baseline" } },
       { { "bench", "sim", "--help" }, { "--size" } },
-      { { "workloads", "--help" }, { "--measure", "suite:NAME" } },
+      { { "workloads", "--help" }, { "--measure", "suite:NAME", "--variants", "--config NAME" } },
+      { { "bounds", "--help" }, { "DRAM bytes / bandwidth", "variants:NAME", "--kernel SPEC" } },
       { { "scenarios", "--help" }, { "NAME_out/", "share/lua/5.4/gpush/" } },
       { { "trace", "--help" }, { "convert IN OUT", "drops" } },
     }) do

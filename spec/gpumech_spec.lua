@@ -4,13 +4,11 @@ local config = require "gpush.config"
 local workloads = require "gpush.workloads"
 local helper = require "spec_helper"
 
+-- The former suite's kernels (fixed inputs: spec/fixtures/legacy_suite.lua)
+-- at a small grid.
+local legacy = require "fixtures.legacy_suite"
 local function small(name, grid)
-  local d = {}
-  for k, v in pairs(workloads.get(name)) do
-    d[k] = v
-  end
-  d.grid = grid or 96
-  return assert(workloads.kernel(d))
+  return assert(workloads.kernel(legacy.get(name, grid or 96)))
 end
 
 local function stack_sum(r)

@@ -20,7 +20,7 @@ describe("gpush.core under LuaJIT", function()
       .. "warp = 0\ninsts = 2\n0010 ffffffff 1 R2 IADD3 0 0\n0020 ffffffff 1 R3 FFMA 2 R2 R2 0\n#END_TB\n"
     local code, out, err = helper.run(("luajit -e %s"):format(helper.shell_quote(
       ("package.cpath=%q; local k = assert(require('gpush.core').kernel_parse(%q, 'j')); "
-        .. "local i = k:info(); print(i.warp_instructions, i.class_mix.fp32, k:warp(0)[2].dep)")
+        .. "local i = k:info(); print(i.warp_instructions, i.class_mix.fp32, k:warp(0)[2].deps[1])")
         :format(helper.build_dir .. "/lib/lua/5.1/?.so", text))))
     assert.are.equal(0, code, err)
     assert.are.equal("2\t1\t1\n", out)

@@ -151,13 +151,14 @@ describe("scenarios/translate.lua", function()
     assert.are.equal(0, code, err)
     assert.matches("| gpush, unroll 1 | 8000 | 1000 | 0 | 20 | 4 | 2 |", out, 1, true)
     assert.matches("| gpush, unroll 4 | 32000 | 4000 | 0 | 5 | 1 | 0.5 |", out, 1, true)
-    assert.matches("| stream_triad | 24576 / 24576 | 25 | 25 | 12 | 12 | 0 | 0 |", out, 1, true)
-    assert.matches("| stream_triad | Sandybridge (OoO) | 4915200 | 6.2 |", out, 1, true)
+    -- the regime suite's stream_triad: 16384 warps of 8 trips of 9 instructions and EXIT
+    assert.matches("| stream_triad | 16384 / 16384 | 73 | 73 | 24 | 24 | 0 | 0 |", out, 1, true)
+    assert.matches("| stream_triad | Sandybridge (OoO) | 9568256 | 6.2 |", out, 1, true)
     code, out = helper.gpush_run { "scenarios/translate.lua", "--kernels", "sfu_heavy", "--json" }
     assert.are.equal(0, code)
     local records = assert(json.decode(out))
     assert.are.equal(8000, records.saxpy.m_unroll1.warps)
-    assert.are.equal(24, records.sfu_heavy.m.N_SFU)
+    assert.are.equal(48, records.sfu_heavy.m.N_SFU) -- 12 trips of 4 MUFU
     code, _, err = helper.gpush_run { "scenarios/translate.lua", "--kernels", "nope" }
     assert.are.equal(1, code)
     assert.matches("no suite kernel 'nope'", err, 1, true)

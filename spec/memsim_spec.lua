@@ -3,13 +3,11 @@ local memsim = require "gpush.memsim"
 local config = require "gpush.config"
 local workloads = require "gpush.workloads"
 
+-- The former suite's kernels (fixed inputs: spec/fixtures/legacy_suite.lua)
+-- at a small grid.
+local legacy = require "fixtures.legacy_suite"
 local function small(name, grid)
-  local d = {}
-  for k, v in pairs(workloads.get(name)) do
-    d[k] = v
-  end
-  d.grid = grid or 64
-  return assert(workloads.kernel(d))
+  return assert(workloads.kernel(legacy.get(name, grid or 64)))
 end
 
 local function helper_shared()
@@ -85,7 +83,7 @@ describe("gpush.memsim functional mode", function()
     local r = assert(memsim.functional(small("tiled_barrier"), config.load("gtx1080")))
     assert.are.equal(0, r.bank_conflicts) -- the tile is read at unit stride
     local d = {}
-    for k, v in pairs(workloads.get("tiled_barrier")) do
+    for k, v in pairs(legacy.get("tiled_barrier")) do
       d[k] = v
     end
     d.grid = 16
@@ -129,7 +127,7 @@ end)
 describe("gpush.memsim timed replay", function()
   it("never beats the configured DRAM bandwidth; MSHRs bound what a stream gets", function()
     local k = small("stream_triad", 256)
-    local cfg = config.load("gtx660ti")
+    local cfg = config.load("gtx660ti", { "l1.mshrs=32" }) -- GPUMech Table I's count
     local r = assert(memsim.timed_replay(k, cfg))
     assert.is_true(r.dram_gbs <= cfg.dram.bandwidth_gbs * (1 + 1e-9))
     -- Little's law: 7 SMs x 32 MSHRs x 128 B per round trip of L2 + DRAM

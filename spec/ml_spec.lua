@@ -194,7 +194,7 @@ describe("gpush.ml.corpus", function()
       return
     end
     local dir = helper.temp_dir()
-    local code, out, err = helper.gpush_run { "scenarios/ml_corpus.lua", "--grid", "ci", "--shard", "1/40", "--jobs", "1",
+    local code, out, err = helper.gpush_run { "scenarios/ml_corpus.lua", "--grid", "ci", "--shard", "1/40", "--jobs", "2",
       "--out", dir, "--quiet" }
     assert.are.equal(0, code, err)
     assert.are.equal("", out)

@@ -66,6 +66,25 @@ describe("gpush.models", function()
   end)
 end)
 
+describe("gpush.models.bounds", function()
+  it("runs the first-principles bounds as a sweep model: the cycles no model beats and what binds", function()
+    local config = require "gpush.config"
+    local workloads = require "gpush.workloads"
+    local m = models.get("bounds")
+    assert.are.equal("bounds", m.name)
+    local kernel = assert(workloads.kernel(workloads.get("sfu_heavy")))
+    local cfg = config.load("gtx1080")
+    local r = assert(m.run(kernel, cfg))
+    local b = assert(require("gpush.bounds").kernel(kernel, cfg))
+    assert.are.equal(b.total, r.cycles)
+    assert.are.equal("sfu", r.bound)
+    assert.are.equal("SFU", r.dominant)
+    assert.are.equal("SFU", models.family("bounds").dominant(r.bounds))
+    local sim = assert(models.get("sim", { policy = "gto" }).run(kernel, cfg))
+    assert.is_true(sim.cycles >= r.cycles)
+  end)
+end)
+
 describe("gpush.models.gpumech categories", function()
   local gpumech = models.family("gpumech")
 

@@ -4,9 +4,9 @@ local helper = require "spec_helper"
 describe("scenarios/kepler_sweep.lua", function()
   local results = require "gpush.results"
 
-  it("sweeps 54 points x GPUMech RR, GTO and the simulator and writes CSV, JSON, Markdown and SVG", function()
+  it("sweeps 54 points x GPUMech RR, GTO, the simulator and the bounds and writes CSV, JSON, Markdown and SVG", function()
     local dir = helper.temp_dir()
-    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:stream_triad",
+    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:divergent_gather",
       "--out", dir, "--quiet" }
     assert.are.equal(0, code, err)
     assert.are.equal("", err) -- --quiet
@@ -17,12 +17,14 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.matches("workload,kernel,launch,model,warps_per_sm,mshrs,dram_gbs,cycles,time_us,ipc,cpi,cpi_base,cpi_dep,"
       .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,achieved_gbs,dram_util,dominant,waves,warnings,stall_issued,"
       .. "stall_dependence,stall_memory,stall_lsu_busy,stall_sfu_busy,stall_unit_busy,stall_barrier,"
-      .. "stall_no_eligible_warp,stall_idle,config_hash,trace_hash", csv, 1, true)
+      .. "stall_no_eligible_warp,stall_idle,bound,bounds.issue,bounds.int,bounds.fma,bounds.fp64,bounds.sfu,"
+      .. "bounds.tensor,bounds.uniform,bounds.control,bounds.shared,bounds.lsu,bounds.l2,bounds.dram,bounds.mshr,"
+      .. "bounds.latency,bounds.blocks,bounds.dispatch,config_hash,trace_hash", csv, 1, true)
     local t = assert(results.read_csv(dir .. "/kepler_sweep.csv"))
-    assert.are.equal(162, #t.rows)
+    assert.are.equal(216, #t.rows)
     local per_model, by = {}, {}
     for _, row in ipairs(t.rows) do
-      assert.are.equal("stream_triad", row.kernel)
+      assert.are.equal("divergent_gather", row.kernel)
       per_model[row.model] = (per_model[row.model] or 0) + 1
       by[("%s %d/%d/%d"):format(row.model, row.warps_per_sm, row.mshrs, row.dram_gbs)] = row
       if row.model == "sim-gto" then
@@ -41,23 +43,34 @@ describe("scenarios/kepler_sweep.lua", function()
         assert.is_nil(row.stall_issued)
       end
     end
-    assert.are.same({ ["gpumech-rr"] = 54, ["gpumech-gto"] = 54, ["sim-gto"] = 54 }, per_model)
+    assert.are.same({ ["gpumech-rr"] = 54, ["gpumech-gto"] = 54, ["sim-gto"] = 54, bounds = 54 }, per_model)
+    -- the simulator never beats the bounds at any point
+    for key, row in pairs(by) do
+      if row.model == "sim-gto" then
+        assert.is_true(row.cycles >= by["bounds " .. key:match("%S+$")].cycles, key)
+      end
+    end
+    -- divergent_gather on gtx660ti: 32 MSHRs per SM bind (Little's law)
+    assert.are.equal("MSHR", by["bounds 64/64/144"].dominant)
+    assert.are.equal("mshr", by["bounds 64/64/144"].bound)
     -- more DRAM bandwidth never slower at a fixed (warps, MSHRs) point, in either model
     assert.is_true(by["gpumech-rr 64/32/192"].cycles <= by["gpumech-rr 64/32/96"].cycles)
-    -- stream_triad waits on DRAM at the preset's point in the simulator too
-    assert.are.equal("MEM", by["sim-gto 64/32/144"].dominant)
+    -- divergent_gather waits on memory at the preset's point in the simulator
+    assert.are.equal("MEM", by["sim-gto 64/64/144"].dominant)
     local md = helper.read_file(dir .. "/kepler_sweep.md")
     assert.matches("1 kernels x 54 points", md, 1, true)
-    assert.matches("x 3 models = 162 results, 0 failed", md, 1, true)
-    assert.matches("| stream_triad | gpumech-rr | ", md, 1, true)
-    assert.matches("| stream_triad | gpumech-gto | ", md, 1, true)
-    -- the simulator's row names its bottleneck at the baseline and the best point
-    assert.matches("| stream_triad | sim%-gto | [%d.]+ | MEM | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
+    assert.matches("x 4 models = 216 results, 0 failed", md, 1, true)
+    assert.matches("| divergent_gather | gpumech-rr | ", md, 1, true)
+    assert.matches("| divergent_gather | gpumech-gto | ", md, 1, true)
+    -- the simulator's row names its bottleneck at the baseline and the best point, the bounds' row the
+    -- bound that binds
+    assert.matches("| divergent_gather | sim%-gto | [%d.]+ | MEM | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
+    assert.matches("| divergent_gather | bounds | [%d.]+ | MSHR | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
     assert.matches('"format": "gpush.results/1"', helper.read_file(dir .. "/kepler_sweep.json"), 1, true)
-    -- the simulator's stall stacks: one bar per warps/SM value at the baseline (32 MSHRs, 144 GB/s), the
+    -- the simulator's stall stacks: one bar per warps/SM value at the baseline (64 MSHRs, 144 GB/s), the
     -- stall shares of the row, summing to 1 each
     local svg = helper.read_file(dir .. "/kepler_sweep_stalls_sim-gto.svg")
-    assert.matches("Stall stacks, sim-gto at mshrs 32, dram_gbs 144", svg, 1, true)
+    assert.matches("Stall stacks, sim-gto at mshrs 64, dram_gbs 144", svg, 1, true)
     assert.matches("share of scheduler cycles", svg, 1, true)
     local drawn, bars = {}, 0
     for category, value in svg:gmatch('class="segment" data%-category="(%u[%u_]*)" data%-value="([^"]+)"') do
@@ -67,8 +80,8 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.are.equal(6, bars)
     local base, mem = 0, 0
     for _, w in ipairs { 8, 16, 24, 32, 48, 64 } do
-      base = base + by[("sim-gto %d/32/144"):format(w)].stall_issued
-      mem = mem + by[("sim-gto %d/32/144"):format(w)].stall_memory
+      base = base + by[("sim-gto %d/64/144"):format(w)].stall_issued
+      mem = mem + by[("sim-gto %d/64/144"):format(w)].stall_memory
     end
     assert.is_near(base, drawn.BASE, 1e-5)
     assert.is_near(mem, drawn.MEM, 1e-5)
@@ -79,7 +92,7 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.is_near(6, total, 1e-4)
     assert.matches('data-category="MEM"', svg, 1, true)
     assert.is_nil(svg:find('data-category="L2"', 1, true))
-    for _, name in ipairs { "cpi_gpumech-rr", "cpi_gpumech-gto", "cycles", "heatmap_stream_triad_1", "roofline" } do
+    for _, name in ipairs { "cpi_gpumech-rr", "cpi_gpumech-gto", "cycles", "heatmap_divergent_gather_1", "roofline" } do
       assert.matches("<svg", helper.read_file(("%s/kepler_sweep_%s.svg"):format(dir, name)), 1, true)
     end
     assert.is_nil(io.open(dir .. "/kepler_sweep_cpi_sim-gto.svg"))
@@ -88,12 +101,12 @@ describe("scenarios/kepler_sweep.lua", function()
 
   it("prints the summary, reports progress on stderr, applies -p to every point and rejects bad arguments", function()
     local dir = helper.temp_dir()
-    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:stream_triad",
+    local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:divergent_gather",
       "--out", dir, "-p", "clock.core_mhz=1200", "--jobs", "1" }
     assert.are.equal(0, code, err)
-    assert.matches("| stream_triad | gpumech-gto | ", out, 1, true)
-    assert.matches("| stream_triad | sim-gto | ", out, 1, true)
-    assert.matches("kepler_sweep: 162 of 162 done in", err, 1, true)
+    assert.matches("| divergent_gather | gpumech-gto | ", out, 1, true)
+    assert.matches("| divergent_gather | sim-gto | ", out, 1, true)
+    assert.matches("kepler_sweep: 216 of 216 done in", err, 1, true)
     assert.matches("# base: gtx660ti clock.core_mhz=1200 (config hash", helper.read_file(dir .. "/kepler_sweep.csv"),
       1, true)
     code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--bogus" }

@@ -12,7 +12,7 @@ local helper = require "spec_helper"
 local START_SECONDS = 30  -- for the node to become idle
 local JOB_SECONDS = 120   -- for the array and the merge to finish
 local SHARDS = 3
-local SWEEP_ARGS = { "--traces", "suite:stream_triad" }
+local SWEEP_ARGS = { "--traces", "suite:pointer_chase" }
 local q = helper.shell_quote
 
 local function absolute(path)
@@ -128,13 +128,13 @@ describe("Slurm job array #slurm", function()
     local reference, single_command = lines_but_command(single .. "/kepler_sweep.csv")
     assert.matches("^# command: gpush merge ", merged_command)
     assert.matches("^# command: gpush scenarios/kepler_sweep.lua ", single_command)
-    -- stream_triad x 54 points x 2 GPUMech policies at least, plus the
+    -- pointer_chase x 54 points x 2 GPUMech policies at least, plus the
     -- stamp and the header.
     local rows = 0
     for _, line in ipairs(reference) do
-      rows = rows + (line:find("^suite:stream_triad,") and 1 or 0)
+      rows = rows + (line:find("^suite:pointer_chase,") and 1 or 0)
     end
-    assert.is_true(rows >= 108, ("only %d stream_triad rows in the single-process CSV"):format(rows))
+    assert.is_true(rows >= 108, ("only %d pointer_chase rows in the single-process CSV"):format(rows))
     assert.are.equal(#reference, #merged)
     for i = 1, #reference do
       assert.are.equal(reference[i], merged[i], ("line %d differs"):format(i))

@@ -36,8 +36,8 @@ describe("gpush.trace", function()
     assert.are.equal(3, #w)
     assert.are.equal("LDG.E.128", w[1].opcode)
     assert.are.equal(4, w[1].lines)
-    assert.are.equal(1, w[2].dep)        -- R5..R7 come from the .128 load
-    assert.are.equal(1, w[2].dep_load)
+    assert.are.same({ 1 }, w[2].deps)    -- R5..R7 come from the .128 load
+    assert.are.same({ 1 }, w[2].load_deps)
     assert.are.equal("barrier", w[3].class)
     assert.are.equal(0, #k:warp(2))       -- block 1 is not in the trace
     assert.has_error(function() k:warp(4) end)
@@ -154,7 +154,7 @@ describe("gpush trace convert", function()
     local dir = helper.temp_dir()
     local code, out = helper.gpush_run { "trace", "convert", "suite", dir .. "/all", "--kernel", "1-2" }
     assert.are.equal(0, code)
-    assert.matches("kernel%-2%.traceg %(stream_triad, launch 2%)", out)
+    assert.matches("kernel%-2%.traceg %(fma_compute, launch 2%)", out)
     local list = assert(io.open(dir .. "/all/kernelslist.g")):read("a")
     assert.are.equal("kernel-1.traceg\nkernel-2.traceg\n", list)
     local err

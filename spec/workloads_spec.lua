@@ -24,10 +24,22 @@ describe("gpush.workloads", function()
     local w = k:warp(1)
     assert.are.equal("LDG.E", w[1].opcode)
     assert.are.equal("FFMA", w[2].opcode)
-    assert.are.equal(1, w[2].dep)
-    assert.are.equal(1, w[2].dep_load)
-    assert.are.equal(0, w[3].dep_load)
+    assert.are.same({ 1 }, w[2].deps)
+    assert.are.same({ 1 }, w[2].load_deps)
+    assert.are.same({}, w[3].load_deps)
     assert.are.equal("EXIT", w[10].opcode)
+  end)
+
+  it("keeps every producer an instruction lists", function()
+    local k = assert(workloads.kernel(small {
+      body = { { "sfu" }, { "fp32" }, { "fp32", dep = { 1, 2 } }, { "ld_global", stream = "a" },
+        { "int", dep = { 1, 3 } } } }))
+    local w = k:warp(0)
+    assert.are.same({ 1, 2 }, w[3].deps)         -- the FADD and the MUFU
+    assert.are.same({ 1, 3 }, w[5].deps)         -- the load and the FFMA
+    assert.are.same({ 1 }, w[5].load_deps)
+    -- the second trip's FFMA: a producer in the previous trip
+    assert.are.same({ 1, 2 }, w[8].deps)
   end)
 
   it("places coalesced lanes on consecutive words: one line, four sectors", function()
@@ -93,20 +105,131 @@ describe("gpush.workloads", function()
 end)
 
 describe("the embedded suite", function()
-  it("has the eight kernels every model is exercised with", function()
-    assert.are.same({ "fma_compute", "stream_triad", "pointer_chase", "divergent_gather",
-      "divergent_loop", "tiled_barrier", "cache_reuse", "sfu_heavy" }, workloads.names())
+  local bounds = require "gpush.bounds"
+  local config = require "gpush.config"
+  local sim = require "gpush.sim"
+
+  local function contains(list, x)
+    for _, y in ipairs(list) do
+      if y == x then
+        return true
+      end
+    end
+    return false
+  end
+
+  it("has one kernel per bottleneck regime, each named by what it is", function()
+    assert.are.same({ "issue_mix", "fma_compute", "fma_chain", "sfu_heavy", "fp64_heavy", "shared_bandwidth",
+      "shared_conflicts", "tiled_barrier", "l1_resident", "l2_resident", "stream_triad", "pointer_chase",
+      "divergent_gather", "divergent_loop", "atomic_histogram", "tiny_blocks" }, workloads.names())
+    for _, d in ipairs(workloads.suite) do
+      assert.is_string(d.regime)
+      assert.is_true(#d.claim.bounds > 0 and #d.claim.stalls > 0, d.name)
+    end
   end)
 
-  it("fills several waves of a large GPU and shows each kernel's behaviour", function()
-    local code, out, err = helper.gpush_run { "workloads", "--measure", "--json" }
+  -- Every base kernel on gtx1080: the bound that binds is the claimed one,
+  -- the simulator takes at most 1.3 x its cycles (the bound limits the run),
+  -- the simulator's bottleneck is the claimed stall, and the description's
+  -- own bound (without building the kernel) binds the same way.
+  it("is limited on gtx1080 by what each kernel claims, in the bounds and in the simulator", function()
+    local cfg = config.load("gtx1080")
+    for _, d in ipairs(workloads.suite) do
+      local kernel = assert(workloads.kernel(d))
+      local b = assert(bounds.kernel(kernel, cfg))
+      assert.is_true(contains(d.claim.bounds, b.binds), ("%s: %s binds"):format(d.name, b.binds))
+      local r = assert(sim.run(kernel, cfg, { policy = "gto" }))
+      assert.is_true(r.cycles >= b.total * 0.999 or b.binds == "dram",
+        ("%s: simulated %.0f below the bound %.0f"):format(d.name, r.cycles, b.total))
+      assert.is_true(r.cycles <= 1.3 * b.total,
+        ("%s: simulated %.0f, %.2f x the %s bound"):format(d.name, r.cycles, r.cycles / b.total, b.binds))
+      local total, largest, value = 0, nil, -1
+      for _, reason in ipairs(sim.STALL_REASONS) do
+        total = total + r.stalls[reason]
+        if reason ~= "issued" and r.stalls[reason] > value then
+          largest, value = reason, r.stalls[reason]
+        end
+      end
+      local issuing = contains(d.claim.stalls, "issued") and r.stalls.issued > 0.5 * total
+      assert.is_true(issuing or contains(d.claim.stalls, largest),
+        ("%s: the simulator's largest stall is %s"):format(d.name, largest))
+      local from_desc = assert(workloads.bound(d, cfg))
+      assert.is_true(contains(d.claim.bounds, from_desc.binds),
+        ("%s: the description's bound %s"):format(d.name, from_desc.binds))
+      -- exact counts: instructions, LSU requests, bank passes
+      for _, field in ipairs { "insts", "lsu_cycles", "shared_passes" } do
+        assert.is_true(math.abs(from_desc.counts[field] - b.counts[field]) <= 0.02 * math.max(1, b.counts[field]),
+          ("%s: %s %.0f from the description, %.0f from the kernel"):format(d.name, field,
+            from_desc.counts[field], b.counts[field]))
+      end
+    end
+  end)
+
+  -- The one known exception: on rtx3070, whose L1 takes the 128 KB the
+  -- kernel's (absent) shared memory leaves, memsim finds l2_resident's warps
+  -- rereading lines of their own SM's L1 within a trip (83 % hits), which
+  -- the description's capacity model (a 512 KB hot set against a 128 KB L1:
+  -- misses) does not see; the kernel is then DRAM-bound, not L2-bound.
+  local KNOWN = { ["rtx3070 l2_resident"] = true }
+
+  it("computes each kernel's bound from its description, as the built kernel's on six presets", function()
+    local agree, total = 0, 0
+    for _, preset in ipairs { "gtx1080", "gtx660ti", "gtx480", "rtx3070", "a100", "h100-pcie" } do
+      local cfg = config.load(preset)
+      for _, d in ipairs(workloads.suite) do
+        -- stream_triad, the largest, is checked on gtx1080 above
+        if d.name ~= "stream_triad" and not KNOWN[preset .. " " .. d.name] then
+          local from_kernel = assert(bounds.kernel(assert(workloads.kernel(d)), cfg))
+          local from_desc = assert(workloads.bound(d, cfg))
+          total = total + 1
+          -- the same bound, or two within 5 % of each other
+          if from_desc.binds == from_kernel.binds
+            or from_kernel.cycles[from_desc.binds] >= 0.95 * from_kernel.bound then
+            agree = agree + 1
+          end
+        end
+      end
+    end
+    assert.are.equal(total, agree)
+  end)
+
+  it("lists each kernel's regime, flop/byte, footprint and binding bound quickly, without building it", function()
+    local code, out, err = helper.gpush_run { "workloads", "--json" }
     assert.are.equal(0, code, err)
     local rows = require("gpush.json").decode(out)
+    assert.are.equal(16, #rows)
     local by = {}
     for _, r in ipairs(rows) do
       by[r.kernel] = r
-      -- an H100 holds 114 SMs x 8 blocks of 256 threads per wave
-      assert.is_true(r.thread_blocks >= 3 * 114 * 8, r.kernel)
+      assert.is_string(r.regime)
+      assert.is_string(r.bound)
+      assert.is_true(r.bound_cycles > 0)
+    end
+    -- 128 FFMA (2 FLOP per lane) per 4-byte load per lane: 64 FLOP per byte
+    assert.are.equal(64, by.fma_compute.flop_per_byte)
+    -- 3 arrays x 2048 blocks x 256 threads x 8 trips x 16 B = 192 MB
+    assert.are.equal(3 * 64 * (1 << 20), by.stream_triad.footprint_bytes)
+    assert.are.equal("dram", by.stream_triad.bound)
+    assert.are.equal("fp64", by.fp64_heavy.bound)
+    assert.are.equal(require("gpush.json").null, by.issue_mix.flop_per_byte) -- no DRAM bytes
+    code, out = helper.gpush_run { "workloads", "--config", "gtx660ti", "-p", "l1.mshrs=32" }
+    assert.are.equal(0, code)
+    assert.truthy(out:match("pointer_chase%s+latency%s+%d+%s+%d+%s+[%d.]+%s+[%d.]+ [KM]B%s+mshr"))
+    code, _, err = helper.gpush_run { "workloads", "--seed", "x" }
+    assert.are.equal(2, code)
+    assert.truthy(err:find("--seed must be an integer", 1, true))
+  end)
+
+  -- --measure generates every kernel: what the generated kernels do, and
+  -- the instant listing's counts checked against them
+  it("measures each kernel's behaviour with --measure, as the instant listing describes it", function()
+    local code, out, err = helper.gpush_run { "workloads", "--measure", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = require("gpush.json").decode(out)
+    assert.are.equal(16, #rows)
+    local by = {}
+    for _, r in ipairs(rows) do
+      by[r.kernel] = r
     end
     assert.is_true(by.fma_compute.class_mix.fp32 > 10 * by.fma_compute.memory_instructions)
     assert.is_true(by.divergent_gather.transactions_per_memory_instruction > 10)
@@ -133,5 +256,59 @@ describe("the embedded suite", function()
     local w, err = workloads.get("stream_triadd")
     assert.is_nil(w)
     assert.matches("no workload 'stream_triadd' in the suite %(did you mean 'stream_triad'%?%)", err)
+  end)
+end)
+
+describe("gpush.workloads.variants", function()
+  local config = require "gpush.config"
+
+  it("gives at least 120 distinct, small kernels over every regime by default", function()
+    local list = workloads.variants {}
+    assert.is_true(#list >= 120)
+    local seen, regimes = {}, {}
+    for _, d in ipairs(list) do
+      local key = workloads.hash { d.base, d.params }
+      assert.is_nil(seen[key], d.name)
+      seen[key] = true
+      regimes[d.base] = (regimes[d.base] or 0) + 1
+    end
+    for _, entry in ipairs(workloads.regimes) do
+      assert.is_true((regimes[entry.name] or 0) >= 7, entry.name)
+    end
+    -- small enough for corpora: at most 260 K warp instructions (gtx1080's
+    -- simulator: about 40 ms of CPU or less, docs/workloads.md)
+    local cfg = config.load("gtx1080")
+    for _, d in ipairs(list) do
+      local b = assert(workloads.bound(d, cfg))
+      assert.is_true(b.counts.insts <= 260000, d.name)
+    end
+  end)
+
+  it("is deterministic for a seed and changes with it", function()
+    local a, b = workloads.variants { seed = 3, count = 20 }, workloads.variants { seed = 3, count = 20 }
+    assert.are.same(a, b)
+    local ka, kb = assert(workloads.kernel(a[5])), assert(workloads.kernel(b[5]))
+    assert.are.same(ka:info(), kb:info())
+    assert.are.same(ka:warp(3), kb:warp(3))
+    local c = workloads.variants { seed = 4, count = 20 }
+    assert.are_not.same(a[5].params, c[5].params)
+    assert.are.equal("issue_mix.v1", a[1].name)
+    assert.are.equal("fma_compute.v1", a[2].name)
+  end)
+
+  it("selects regimes and base kernels, and explains misuse", function()
+    local list = workloads.variants { regimes = { "dram", "pointer_chase" }, per = 3 }
+    assert.are.equal(6, #list)
+    for _, d in ipairs(list) do
+      assert.is_true(d.base == "stream_triad" or d.base == "pointer_chase")
+    end
+    assert.has_error(function() workloads.variants { regimes = { "nope" } } end,
+      "gpush.workloads.variants: no regime or base kernel 'nope'")
+    assert.has_error(function() workloads.variants { count = -1 } end,
+      "gpush.workloads.variants: count must be a non-negative integer")
+    -- as workloads of any command
+    local code, out = helper.gpush_run { "sim", "variants:sfu", "--config", "gtx1080" }
+    assert.are.equal(0, code)
+    assert.truthy(out:find("sfu_heavy.v8", 1, true))
   end)
 end)

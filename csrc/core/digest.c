@@ -107,8 +107,7 @@ uint64_t gp_digest_kernel(const gp_kernel *k) {
     gp_digest_add(&d, k->flags, n);
     gp_digest_add(&d, k->width, n);
     gp_digest_add(&d, k->pc_index, n * sizeof *k->pc_index);
-    gp_digest_add(&d, k->dep, n * sizeof *k->dep);
-    gp_digest_add(&d, k->dep_load, n * sizeof *k->dep_load);
+    gp_digest_add(&d, k->deps, n * GP_DEPS * sizeof *k->deps);
   }
   add_memory(&d, k);
   add_statics(&d, k);

@@ -166,7 +166,10 @@ typedef struct gp_pc_memory {
 typedef struct gp_memsim_result {
   gp_pc_memory *pcs;           /* kernel.static_count entries */
   uint32_t pc_count;
-  uint64_t load_l1_misses;     /* load requests that miss L1: they take MSHRs */
+  uint64_t load_l1_misses;     /* load and atomic requests that miss L1 */
+  uint64_t mshr_requests;      /* load requests (not atomics) that miss L1: the
+                                  timed mode gives each an MSHR unless it merges */
+  uint64_t mshr_dram_requests; /* ... of which also miss L2 */
   uint64_t dram_requests;      /* requests reaching DRAM, stores included */
   uint64_t dram_bytes_read, dram_bytes_written;
   uint64_t bank_conflicts;     /* shared-memory passes beyond the first */

@@ -91,12 +91,14 @@ static int request(gp_func *f, int op, uint32_t sm, uint64_t line, uint8_t mask)
     return res == GP_CACHE_HIT || cfg->l2.write_back || l2->sets == 0 ? LEVEL_L2 : LEVEL_DRAM;
   }
   f->out.load_l1_misses++;
+  f->out.mshr_requests += op != GP_OP_ATOM_GLOBAL;
   l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
   res = gp_cache_access(l2, line, mask, op == GP_OP_ATOM_GLOBAL);
   if (l2->evicted && l2->evicted_dirty)
     f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
   if (res == GP_CACHE_HIT)
     return LEVEL_L2;
+  f->out.mshr_dram_requests += op != GP_OP_ATOM_GLOBAL;
   f->out.dram_requests += dram_chunks(f, l2->missing, &f->out.dram_bytes_read);
   return LEVEL_DRAM;
 }

@@ -156,8 +156,7 @@ static int alloc_arrays(gp_kernel *k, uint64_t insts, uint64_t mem_insts,
   k->flags = gp_malloc(a, k->cap_insts);
   k->width = gp_malloc(a, k->cap_insts);
   k->pc_index = gp_malloc(a, k->cap_insts * sizeof *k->pc_index);
-  k->dep = gp_malloc(a, k->cap_insts * sizeof *k->dep);
-  k->dep_load = gp_malloc(a, k->cap_insts * sizeof *k->dep_load);
+  k->deps = gp_malloc(a, k->cap_insts * GP_DEPS * sizeof *k->deps);
   k->mem = gp_malloc(a, k->cap_insts * sizeof *k->mem);
   k->mem_records = gp_malloc(a, k->cap_mem * sizeof *k->mem_records);
   k->addresses = gp_malloc(a, k->cap_addr * sizeof *k->addresses);
@@ -167,7 +166,7 @@ static int alloc_arrays(gp_kernel *k, uint64_t insts, uint64_t mem_insts,
   k->warp_len = gp_malloc(a, warps * sizeof *k->warp_len);
   k->statics = gp_malloc(a, statics * sizeof *k->statics);
   if (!k->op_class || !k->active || !k->flags || !k->width || !k->pc_index ||
-      !k->dep || !k->dep_load || !k->mem || !k->mem_records || !k->addresses ||
+      !k->deps || !k->mem || !k->mem_records || !k->addresses ||
       !k->lines || !k->sector_masks || !k->warp_start || !k->warp_len || !k->statics)
     return gp_error_set(err, "synthetic kernel '%s': out of memory", k->name);
   return GP_OK;
@@ -252,6 +251,27 @@ static int emit_memory(gp_kernel *k, const gp_synth_desc *d, const gp_synth_op *
   return GP_OK;
 }
 
+/* Instruction `inst`, the j-th of its warp, waits for the producers its op
+ * names (those inside the warp), packed as the trace reader packs them. */
+static void set_deps(gp_kernel *k, const gp_synth_op *op, uint64_t inst, uint64_t j) {
+  uint64_t writer[GP_DEPS];
+  uint8_t cls[GP_DEPS];
+  gp_dep d;
+  int n = 0, x;
+  if (op->dep[0] == 0) {
+    memset(k->deps + inst * GP_DEPS, 0, GP_DEPS * sizeof *k->deps);
+    return;
+  }
+  for (x = 0; x < GP_DEPS && op->dep[x] != 0; x++)
+    if (op->dep[x] <= j) {
+      writer[n] = inst - op->dep[x];
+      cls[n++] = k->op_class[inst - op->dep[x]];
+    }
+  gp_deps_pack(inst, writer, cls, n, &d);
+  memcpy(k->deps + inst * GP_DEPS, d.dist, sizeof d.dist);
+  k->flags[inst] = (uint8_t)(k->flags[inst] | d.loads << GP_INST_LOAD_SHIFT);
+}
+
 int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
                       const gp_synth_desc *d, gp_error *err) {
   uint64_t warps = 0, max_insts = 0, mem_per_trip = 0, w, total_threads;
@@ -306,15 +326,7 @@ int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
         k->width[inst] = k->statics[i].width;
         k->pc_index[inst] = i;
         k->mem[inst] = UINT32_MAX;
-        k->dep[inst] = k->dep_load[inst] = 0;
-        if (op->dep && op->dep <= j) {
-          uint64_t producer = inst - op->dep;
-          k->dep[inst] = op->dep;
-          if (gp_op_is_load(k->op_class[producer])) {
-            k->dep_load[inst] = op->dep;
-            k->flags[inst] |= GP_INST_DEP_ON_LOAD;
-          }
-        }
+        set_deps(k, op, inst, j);
         if (gp_op_is_memory(op->op_class) &&
             emit_memory(k, d, op, w, t, lanes, inst, total_threads, err) != GP_OK) {
           gp_kernel_free(k);
@@ -330,7 +342,7 @@ int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
     k->width[k->insts] = 4;
     k->pc_index[k->insts] = d->body_len;
     k->mem[k->insts] = UINT32_MAX;
-    k->dep[k->insts] = k->dep_load[k->insts] = 0;
+    memset(k->deps + k->insts * GP_DEPS, 0, GP_DEPS * sizeof *k->deps);
     k->class_counts[GP_OP_BRANCH]++;
     k->insts++;
     k->warp_len[w] = (uint32_t)(k->insts - start);

@@ -34,8 +34,9 @@ typedef struct gp_synth_op {
   uint8_t width;    /* bytes per lane for memory classes (1..16) */
   uint8_t stream;   /* memory stream index */
   uint8_t active;   /* active lanes (1..32; 0 means all) */
-  uint16_t dep;     /* distance back to the producer in the dynamic stream
-                       (0: none); loop-carried when it reaches before the
+  uint16_t dep[GP_DEPS]; /* distances back to its producers in the dynamic
+                       stream (0: none; entries after the first 0 are
+                       ignored); loop-carried when one reaches before the
                        body's start */
 } gp_synth_op;
 

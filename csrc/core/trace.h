@@ -6,8 +6,8 @@
  * of all warps are concatenated in trace order; warp w (global index: block
  * index x warps per block + warp id) owns instructions
  * [warp_start[w], warp_start[w] + warp_len[w]).  Per warp instruction the kernel keeps
- * 16 bytes (op class, active lanes, flags, data width, static-PC index, two
- * dependence distances and the index of its memory record); memory
+ * 20 bytes (op class, active lanes, flags, data width, static-PC index, the
+ * distances to up to GP_DEPS producers and the index of its memory record); memory
  * instructions also own a record with their lane addresses and their
  * coalesced 128 B lines with a 32 B sector mask per line, computed once at
  * load time.
@@ -103,37 +103,55 @@ gp_opcode_info gp_opcode_classify(const char *opcode, size_t len,
  * Dependences: the per-warp register scoreboard (trace_deps.c)
  * ------------------------------------------------------------------------- */
 
-/* Last writer (instruction index) of R0..R254 and whether it was a load. */
+/* Producers kept per warp instruction: the distinct earlier instructions of
+ * its warp that wrote one of its source registers. */
+#define GP_DEPS 4
+
+/* Last writer (instruction index) of R0..R254 and its opcode class. */
 typedef struct gp_scoreboard {
   uint64_t last_writer[256];
-  uint8_t writer_is_load[256];
+  uint8_t writer_class[256];
 } gp_scoreboard;
 
-/* One instruction's dependences: backward distances (0 = none, saturating
- * at 65535) to the nearest producer of any source and to the nearest load
- * producer; on_load = 1 when the nearest producer is a load. */
+/* One instruction's producers: backward distances (saturating at 65535),
+ * distinct, nearest first, 0 after the last; bit j of `loads` says
+ * dist[j]'s producer is a load; `dropped` counts producers not kept (more
+ * than GP_DEPS left after gp_deps_pack's reduction). */
 typedef struct gp_dep {
-  uint16_t dep, dep_load;
-  uint8_t on_load;
+  uint16_t dist[GP_DEPS];
+  uint8_t loads;
+  uint8_t dropped;
 } gp_dep;
 
 /* Clears the scoreboard at the start of a warp. */
 void gp_scoreboard_reset(gp_scoreboard *sb);
 /* Instruction `inst` (its index; increases by one per instruction of the
- * warp) reads srcs[0..nsrc) and writes, for each listed destination d,
- * registers d .. d + dest_regs - 1.  Register numbers >= GP_REG_RZ are
- * ignored.  Fills *out. */
+ * warp) of class op_class reads srcs[0..nsrc) and writes, for each listed
+ * destination d, registers d .. d + dest_regs - 1.  Register numbers >=
+ * GP_REG_RZ are ignored.  Fills *out with every producer of its sources
+ * (gp_deps_pack). */
 void gp_scoreboard_step(gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs,
                         int nsrc, const uint8_t *dests, int ndest,
-                        int dest_regs, int is_load, gp_dep *out);
+                        int dest_regs, int op_class, gp_dep *out);
+/* Packs the producers of instruction `inst`: writer[0..n) are their
+ * instruction indices (< inst, repeats allowed), cls[] their classes.
+ * Among producers of one fixed-latency class (compute classes and LDC) only
+ * the nearest is kept: issued later with the same latency, it is never
+ * ready earlier.  When more than GP_DEPS remain, variable-latency
+ * producers (memory) are kept first, then the nearest; the rest are
+ * counted in out->dropped. */
+void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
+                  gp_dep *out);
 
 /* ---------------------------------------------------------------------------
  * The kernel
  * ------------------------------------------------------------------------- */
 
 /* Flag bits of gp_kernel.flags[i]. */
-#define GP_INST_DEP_ON_LOAD 0x01 /* the nearest producer is a load */
 #define GP_INST_NO_MEMORY 0x02   /* memory class with an empty mask */
+#define GP_INST_LOAD_SHIFT 4     /* bit 4 + j: producer j (deps[GP_DEPS x i + j]) is a load */
+#define GP_INST_LOAD_DEPS 0xf0
+#define GP_INST_LOAD(j) (1u << (GP_INST_LOAD_SHIFT + (j)))
 
 /* Register R255 is RZ: reads as zero, writes are dropped. */
 #define GP_REG_RZ 255
@@ -190,15 +208,16 @@ typedef struct gp_kernel {
   /* per warp: instructions [warp_start[w], warp_start[w] + warp_len[w]) */
   uint64_t *warp_start;
   uint32_t *warp_len;           /* 0 for a warp the trace does not list */
-  /* per warp instruction (structure of arrays, 16 bytes) */
+  /* per warp instruction (structure of arrays, 20 bytes) */
   uint64_t insts;
   uint8_t *op_class;
   uint8_t *active;              /* active lanes (popcount of the mask) */
   uint8_t *flags;               /* GP_INST_* */
   uint8_t *width;               /* bytes per lane for memory instructions */
   uint32_t *pc_index;           /* into statics */
-  uint16_t *dep;                /* distance to the nearest producer, 0 none */
-  uint16_t *dep_load;           /* distance to the nearest load producer */
+  uint16_t *deps;               /* GP_DEPS per instruction: distances to its
+                                   producers, nearest first, 0 after the last
+                                   (gp_dep.dist); flags bits say which are loads */
   uint32_t *mem;                /* index into mem_records, UINT32_MAX none */
   /* memory */
   gp_mem_record *mem_records;
@@ -232,6 +251,11 @@ typedef struct gp_kernel {
  * memory; gp_kernel_free releases it and whatever it owns (trace_kernel.c). */
 gp_kernel *gp_kernel_new(const gp_alloc *alloc);
 void gp_kernel_free(gp_kernel *k);
+
+/* Instruction i's nearest producer: its distance (0: none). */
+uint16_t gp_kernel_dep(const gp_kernel *k, uint64_t i);
+/* Instruction i's nearest producer that is a load: its distance (0: none). */
+uint16_t gp_kernel_dep_load(const gp_kernel *k, uint64_t i);
 
 /* Parses a whole .traceg held in memory (header and body); `name` is used in
  * messages.  On success *out is a new kernel (free with gp_kernel_free). */

@@ -6,8 +6,8 @@
  *            mark, the kernel's scalar fields, and per section its offset
  *            and length in bytes
  *   sections warp_start u64[warps], warp_len u32[warps], op_class u8[insts],
- *            active u8[], flags u8[], width u8[], pc_index u32[], dep u16[],
- *            dep_load u16[], mem u32[], mem_records gp_mem_record[],
+ *            active u8[], flags u8[], width u8[], pc_index u32[],
+ *            deps u16[GP_DEPS x insts], mem u32[], mem_records gp_mem_record[],
  *            addresses u64[], lines u64[], sector_masks u8[],
  *            statics gp_static_inst[], strings char[]
  * The records are the C structs of trace.h as laid out on LP64 ABIs (sizes
@@ -20,9 +20,11 @@
  * the kernel's arrays into the mapping; a hostile file cannot make a model
  * read out of bounds, and a tampered header cannot change a result.
  *
- * Format versions: 1 (checksum of the payload only), 2 (header checksum,
- * CUDA stream id).  A file of another version is refused with the command
- * that regenerates it (gpt_check_version); a bump changes GPT_VERSION only.
+ * Format versions: 1 (checksum of the payload only; the nearest producer
+ * and the nearest load producer per instruction), 2 (header checksum, CUDA
+ * stream id), 3 (every producer: GP_DEPS distances per instruction).  A file of another version is
+ * refused with the command that regenerates it (gpt_check_version); a bump
+ * changes GPT_VERSION only.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,7 +39,7 @@
 #include <unistd.h>
 
 #define GPT_MAGIC "GPUSHGPT"
-#define GPT_VERSION 2u
+#define GPT_VERSION 3u
 #define GPT_BOM 0x01020304u
 #define GPT_ALIGN 64u
 
@@ -53,7 +55,7 @@ _Static_assert(sizeof(gp_static_inst) == 24, "gp_static_inst layout");
 
 enum {
   SEC_WARP_START, SEC_WARP_LEN, SEC_OP_CLASS, SEC_ACTIVE, SEC_FLAGS, SEC_WIDTH,
-  SEC_PC_INDEX, SEC_DEP, SEC_DEP_LOAD, SEC_MEM, SEC_MEM_RECORDS, SEC_ADDRESSES,
+  SEC_PC_INDEX, SEC_DEPS, SEC_MEM, SEC_MEM_RECORDS, SEC_ADDRESSES,
   SEC_LINES, SEC_SECTOR_MASKS, SEC_STATICS, SEC_STRINGS, SEC_COUNT
 };
 
@@ -89,8 +91,7 @@ static void sections(const gp_kernel *k, const void *ptr[SEC_COUNT],
   ptr[SEC_FLAGS] = k->flags, len[SEC_FLAGS] = k->insts;
   ptr[SEC_WIDTH] = k->width, len[SEC_WIDTH] = k->insts;
   ptr[SEC_PC_INDEX] = k->pc_index, len[SEC_PC_INDEX] = k->insts * 4;
-  ptr[SEC_DEP] = k->dep, len[SEC_DEP] = k->insts * 2;
-  ptr[SEC_DEP_LOAD] = k->dep_load, len[SEC_DEP_LOAD] = k->insts * 2;
+  ptr[SEC_DEPS] = k->deps, len[SEC_DEPS] = k->insts * GP_DEPS * 2;
   ptr[SEC_MEM] = k->mem, len[SEC_MEM] = k->insts * 4;
   ptr[SEC_MEM_RECORDS] = k->mem_records, len[SEC_MEM_RECORDS] = (uint64_t)k->mem_count * 12;
   ptr[SEC_ADDRESSES] = k->addresses, len[SEC_ADDRESSES] = (uint64_t)k->address_count * 8;
@@ -299,7 +300,7 @@ static int check_header(const unsigned char *image, uint64_t size, const char *p
   expect[SEC_WARP_LEN] = (uint64_t)h->warps * 4;
   expect[SEC_OP_CLASS] = expect[SEC_ACTIVE] = expect[SEC_FLAGS] = expect[SEC_WIDTH] = h->insts;
   expect[SEC_PC_INDEX] = expect[SEC_MEM] = h->insts * 4;
-  expect[SEC_DEP] = expect[SEC_DEP_LOAD] = h->insts * 2;
+  expect[SEC_DEPS] = h->insts * GP_DEPS * 2;
   expect[SEC_MEM_RECORDS] = (uint64_t)h->mem_count * 12;
   expect[SEC_ADDRESSES] = (uint64_t)h->address_count * 8;
   expect[SEC_LINES] = (uint64_t)h->line_count * 8;
@@ -317,9 +318,26 @@ static int check_header(const unsigned char *image, uint64_t size, const char *p
   return GP_OK;
 }
 
+/* Checks that every dependence distance stays inside its warp: a producer
+ * is at most the instruction's position in the warp back (the scoreboard is
+ * per warp), and the distances are packed (none after the first zero). */
+static int check_deps(const gp_kernel *k, const char *path, gp_error *err) {
+  uint64_t w, j;
+  int d;
+  for (w = 0; w < k->warps; w++)
+    for (j = 0; j < k->warp_len[w]; j++) {
+      const uint16_t *dist = &k->deps[(k->warp_start[w] + j) * GP_DEPS];
+      for (d = 0; d < GP_DEPS; d++)
+        if (dist[d] > j || (d > 0 && dist[d] != 0 && dist[d - 1] == 0))
+          return gp_error_set(err, "%s: instruction %llu has a dependence outside its warp",
+                              path, (unsigned long long)(k->warp_start[w] + j));
+    }
+  return GP_OK;
+}
+
 /* Checks every index the models will follow, and that the header's counts
  * describe the data: instructions per class, instructions over the warps,
- * one memory record per memory instruction. */
+ * one memory record per memory instruction, dependences inside the warp. */
 static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
   uint64_t i, listed = 0, with_record = 0;
   uint64_t counts[GP_OP_CLASS_COUNT] = {0};
@@ -333,6 +351,8 @@ static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
   if (listed != k->insts)
     return gp_error_set(err, "%s: header field 'insts' says %llu instructions, the warps hold %llu",
                         path, (unsigned long long)k->insts, (unsigned long long)listed);
+  if (check_deps(k, path, err) != GP_OK)
+    return GP_ERR;
   for (i = 0; i < k->insts; i++) {
     if (k->op_class[i] >= GP_OP_CLASS_COUNT || k->pc_index[i] >= k->static_count ||
         (k->mem[i] != UINT32_MAX && k->mem[i] >= k->mem_count) || k->active[i] > 32)
@@ -444,8 +464,7 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   k->flags = AT(SEC_FLAGS);
   k->width = AT(SEC_WIDTH);
   k->pc_index = AT(SEC_PC_INDEX);
-  k->dep = AT(SEC_DEP);
-  k->dep_load = AT(SEC_DEP_LOAD);
+  k->deps = AT(SEC_DEPS);
   k->mem = AT(SEC_MEM);
   k->mem_records = AT(SEC_MEM_RECORDS);
   k->addresses = AT(SEC_ADDRESSES);

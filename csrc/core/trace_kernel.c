@@ -36,8 +36,7 @@ void gp_kernel_free(gp_kernel *k) {
   gp_free(&a, k->flags, k->cap_insts);
   gp_free(&a, k->width, k->cap_insts);
   gp_free(&a, k->pc_index, k->cap_insts * sizeof *k->pc_index);
-  gp_free(&a, k->dep, k->cap_insts * sizeof *k->dep);
-  gp_free(&a, k->dep_load, k->cap_insts * sizeof *k->dep_load);
+  gp_free(&a, k->deps, k->cap_insts * GP_DEPS * sizeof *k->deps);
   gp_free(&a, k->mem, k->cap_insts * sizeof *k->mem);
   gp_free(&a, k->mem_records, k->cap_mem * sizeof *k->mem_records);
   gp_free(&a, k->addresses, k->cap_addr * sizeof *k->addresses);

@@ -46,6 +46,7 @@ typedef struct parser {
   uint64_t remaining;         /* instructions still expected for the warp */
   uint64_t declared;
   gp_scoreboard sb;
+  uint64_t deps_dropped;      /* instructions with more producers than GP_DEPS */
   int any_unknown;
   uint64_t blocks_seen;       /* "thread block =" lines */
 } parser;
@@ -290,10 +291,15 @@ static int reserve_insts(parser *ps, size_t need) {
   REGROW(flags);
   REGROW(width);
   REGROW(pc_index);
-  REGROW(dep);
-  REGROW(dep_load);
   REGROW(mem);
 #undef REGROW
+  {
+    void *n = gp_realloc(&k->alloc, k->deps, k->cap_insts * GP_DEPS * sizeof *k->deps,
+                         cap * GP_DEPS * sizeof *k->deps);
+    if (n == NULL)
+      return fail(ps, "out of memory");
+    k->deps = n;
+  }
   k->cap_insts = cap;
   return GP_OK;
 }
@@ -585,11 +591,10 @@ static int parse_instruction(parser *ps) {
   k->op_class[inst] = op_class;
   k->class_counts[op_class]++;
   gp_scoreboard_step(&ps->sb, inst, srcs, (int)nsrc, dsts, (int)ndst,
-                     s->dest_regs, gp_op_is_load(op_class), &dep);
-  k->dep[inst] = dep.dep;
-  k->dep_load[inst] = dep.dep_load;
-  if (dep.on_load)
-    k->flags[inst] |= GP_INST_DEP_ON_LOAD;
+                     s->dest_regs, op_class, &dep);
+  memcpy(k->deps + inst * GP_DEPS, dep.dist, sizeof dep.dist);
+  k->flags[inst] |= (uint8_t)(dep.loads << GP_INST_LOAD_SHIFT);
+  ps->deps_dropped += dep.dropped > 0;
   k->insts++;
   k->warp_len[ps->warp]++;
   ps->remaining--;
@@ -916,13 +921,23 @@ static int width_checked(const char *op) {
 
 /* The kernel's warnings, once per opcode: unknown opcodes (classed as
  * integer ALU) and memory instructions whose mem_width disagrees with the
- * opcode suffix (mem_width is used).  One pass over the instructions counts
- * both per static instruction; PCs with the same opcode text are summed. */
+ * opcode suffix (mem_width is used), and the instructions whose producers
+ * did not all fit in GP_DEPS.  One pass over the instructions counts the
+ * first two per static instruction; PCs with the same opcode text are
+ * summed. */
 static int finish_warnings(parser *ps) {
   gp_kernel *k = ps->k;
   uint64_t *unknown, *mismatch, i;
   uint32_t s, t;
   size_t bytes = (size_t)k->static_count * sizeof(uint64_t);
+  if (ps->deps_dropped > 0) {
+    char text[200];
+    snprintf(text, sizeof text,
+             "%llu instructions have more than %d producers of distinct classes; the "
+             "memory producers and then the nearest were kept",
+             (unsigned long long)ps->deps_dropped, GP_DEPS);
+    add_warning(k, text);
+  }
   if (k->static_count == 0)
     return GP_OK;
   unknown = gp_malloc(&k->alloc, 2 * bytes);

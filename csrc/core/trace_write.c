@@ -5,7 +5,7 @@
  * written back.  The kernel keeps dependences as distances, not registers,
  * so the writer allocates registers: instruction j of a warp writes the
  * 4-register block R(4 x (j mod 63)) (wide results fit in the block), and
- * reads the blocks of its producers at distance `dep` and `dep_load`.  Read
+ * reads the blocks of its producers (deps).  Read
  * back, the writer's text gives the same dependences for distances below 63;
  * longer ones (and producers that write no register: stores, branches) are
  * dropped.  Active lanes are written as the lowest lanes of the mask, and
@@ -67,14 +67,11 @@ static void write_instruction(const gp_kernel *k, uint64_t i, uint64_t j, FILE *
   const gp_static_inst *s = &k->statics[k->pc_index[i]];
   int c = k->op_class[i];
   uint32_t mask = k->active[i] >= 32 ? 0xffffffffu : ((1u << k->active[i]) - 1u);
-  int srcs[2], nsrc = 0;
-  uint64_t producers[2];
+  int srcs[GP_DEPS], nsrc = 0;
   int d;
-  producers[0] = k->dep[i];
-  producers[1] = k->dep_load[i];
-  for (d = 0; d < 2; d++) {
-    uint64_t dist = producers[d];
-    if (dist == 0 || dist >= REG_BLOCKS || dist > j || (d == 1 && dist == producers[0]))
+  for (d = 0; d < GP_DEPS; d++) {
+    uint64_t dist = k->deps[i * GP_DEPS + d];
+    if (dist == 0 || dist >= REG_BLOCKS || dist > j)
       continue;
     if (!writes_register(k->op_class[i - dist]))
       continue;

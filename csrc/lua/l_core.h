@@ -22,6 +22,7 @@ void gpl_open_sim(lua_State *L);
 void gpl_open_proc(lua_State *L);
 void gpl_open_digest(lua_State *L);
 void gpl_open_surface(lua_State *L);
+void gpl_open_bounds(lua_State *L);
 
 struct gp_kernel;
 /* Pushes a kernel as gpush.kernel userdata, which owns and frees it. */
@@ -30,8 +31,21 @@ struct gp_timed_config;
 /* Reads a memory-parameter table (see l_memsim.c) at index t. */
 void gpl_read_memory_params(lua_State *L, int t, struct gp_timed_config *c,
                             uint32_t *blocks_per_sm);
+struct gp_bounds_machine;
+/* {class_name = number} at t[field] into out[GP_OP_CLASS_COUNT] (absent:
+ * def). */
+void gpl_read_classes(lua_State *L, int t, const char *field, double *out, double def,
+                      const char *who);
+/* The machine parameters the simulator and the bounds share (sms,
+ * schedulers, issue_width, blocks_per_sm, latency, interval, shared_*,
+ * const_latency, *_launch_cycles, memory = {...}) from the table at t. */
+void gpl_read_machine(lua_State *L, int t, struct gp_bounds_machine *m, const char *who);
 /* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
 struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
+/* gpl_check_kernel, and kernel:close() raises until gpl_release_kernel: for a
+ * C call that runs Lua code (a policy function) while it reads the kernel. */
+struct gp_kernel *gpl_hold_kernel(lua_State *L, int index);
+void gpl_release_kernel(lua_State *L, int index);
 
 /* Field readers shared by every binding file: t[field] as a number (`def`
  * when absent, a boolean as 0 or 1); any other type raises
@@ -59,6 +73,7 @@ void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_C
     gpl_open_proc(L);                                                          \
     gpl_open_digest(L);                                                        \
     gpl_open_surface(L);                                                       \
+    gpl_open_bounds(L);                                                        \
   } while (0)
 
 #endif

@@ -377,7 +377,7 @@ static int kernel_inst_scan(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   uint64_t i, sum = 0;
   for (i = 0; i < k->insts; i++)
-    sum += k->pc_index[i] + k->dep[i] + k->dep_load[i];
+    sum += k->pc_index[i] + k->deps[i * GP_DEPS];
   lua_pushinteger(L, (lua_Integer)k->insts);
   lua_pushinteger(L, (lua_Integer)(sum & 0x7fffffff));
   return 2;

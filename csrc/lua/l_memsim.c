@@ -9,7 +9,8 @@
  *   cache_global, dram_access_bytes, l1_latency, l2_latency, dram_latency
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
  *   l2_hits, dram, requests, l1_miss_requests, dram_requests, amat}
- *   (memory PCs only) }, load_l1_misses,
+ *   (memory PCs only) }, load_l1_misses, mshr_requests (load requests,
+ *   not atomics, missing L1), mshr_dram_requests (those also missing L2),
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
  *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
  * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency, const_latency.
@@ -134,6 +135,10 @@ static int memsim_functional(lua_State *L) {
   lua_setfield(L, -2, "pcs");
   lua_pushinteger(L, (lua_Integer)r.load_l1_misses);
   lua_setfield(L, -2, "load_l1_misses");
+  lua_pushinteger(L, (lua_Integer)r.mshr_requests);
+  lua_setfield(L, -2, "mshr_requests");
+  lua_pushinteger(L, (lua_Integer)r.mshr_dram_requests);
+  lua_setfield(L, -2, "mshr_dram_requests");
   lua_pushinteger(L, (lua_Integer)r.dram_requests);
   lua_setfield(L, -2, "dram_requests");
   lua_pushinteger(L, (lua_Integer)r.dram_bytes_read);

@@ -19,23 +19,12 @@
  *   counters of gp_sim_counters and the cache statistics},
  *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, last_dram_done
  */
+#include "bounds.h"
 #include "compat.h"
 #include "l_core.h"
 #include "sim/sim.h"
 
 #include <string.h>
-
-/* Reads {class_name = value} into per-class values (default `def`). */
-static void read_classes(lua_State *L, int t, const char *field, double *out, double def) {
-  int c;
-  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-    out[c] = def;
-  gpc_getfield(L, t, field);
-  if (lua_istable(L, -1))
-    for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-      out[c] = gpl_opt_number(L, lua_gettop(L), gp_op_class_name(c), def, "sim");
-  lua_pop(L, 1);
-}
 
 /* ---------------------------------------------------------------------------
  * A Lua function as the scheduling policy
@@ -241,7 +230,9 @@ static gp_sim_policy read_policy(lua_State *L, int *fn) {
 
 static int sim_run(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
+  int status;
   gp_sim_config c;
+  gp_bounds_machine m;
   gp_sim_result r;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
@@ -250,27 +241,17 @@ static int sim_run(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   memset(&c, 0, sizeof c);
   memset(&call, 0, sizeof call);
-  c.sms = (uint32_t)gpl_opt_number(L, 2, "sms", 1, "sim");
-  c.schedulers = (uint32_t)gpl_opt_number(L, 2, "schedulers", 1, "sim");
-  c.issue_width = (uint32_t)gpl_opt_number(L, 2, "issue_width", 1, "sim");
-  c.blocks_per_sm = (uint32_t)gpl_opt_number(L, 2, "blocks_per_sm", 1, "sim");
+  gpl_read_machine(L, 2, &m, "sim");
+  c.sms = m.sms, c.schedulers = m.schedulers, c.issue_width = m.issue_width;
+  c.blocks_per_sm = m.blocks_per_sm;
   c.active_warps = (uint32_t)gpl_opt_number(L, 2, "active_warps", 8, "sim");
-  read_classes(L, 2, "latency", c.latency, 4);
-  read_classes(L, 2, "interval", c.interval, 1);
-  c.shared_latency = gpl_opt_number(L, 2, "shared_latency", 20, "sim");
-  c.const_latency = gpl_opt_number(L, 2, "const_latency", 8, "sim");
-  c.shared_banks = (uint32_t)gpl_opt_number(L, 2, "shared_banks", 32, "sim");
-  c.shared_bank_bytes = (uint32_t)gpl_opt_number(L, 2, "shared_bank_bytes", 4, "sim");
-  c.block_launch_cycles = gpl_opt_number(L, 2, "block_launch_cycles", 0, "sim");
-  c.kernel_launch_cycles = gpl_opt_number(L, 2, "kernel_launch_cycles", 0, "sim");
-  gpc_getfield(L, 2, "memory");
-  luaL_argcheck(L, lua_istable(L, -1), 2, "a memory parameter table expected");
-  {
-    uint32_t unused_blocks;
-    gpl_read_memory_params(L, lua_gettop(L), &c.memory, &unused_blocks);
-  }
-  lua_pop(L, 1);
-  c.memory.sms = c.sms;
+  memcpy(c.latency, m.latency, sizeof c.latency);
+  memcpy(c.interval, m.interval, sizeof c.interval);
+  c.shared_latency = m.shared_latency, c.const_latency = m.const_latency;
+  c.shared_banks = m.shared_banks, c.shared_bank_bytes = m.shared_bank_bytes;
+  c.block_launch_cycles = m.block_launch_cycles;
+  c.kernel_launch_cycles = m.kernel_launch_cycles;
+  c.memory = m.memory;
   c.policy = read_policy(L, &fn);
   if (c.policy == GP_SIM_CALLBACK) {
     luaL_checkstack(L, 8, "sim: policy function");
@@ -278,7 +259,10 @@ static int sim_run(lua_State *L) {
     call.L = L, call.k = k, call.runner = lua_gettop(L), call.fn = fn;
     c.pick = pick_lua, c.pick_ctx = &call;
   }
-  if (gp_sim_run(k, &c, &alloc, &r, &err) != GP_OK) {
+  gpl_hold_kernel(L, 1);
+  status = gp_sim_run(k, &c, &alloc, &r, &err);
+  gpl_release_kernel(L, 1);
+  if (status != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
     return 2;

@@ -7,7 +7,8 @@
  *     streams = { {kind = "coalesced", base = 0x10000000, footprint = 1 << 26,
  *                  stride = 4, reuse = 1}, ... },
  *     body = { {class = "ld_global", width = 4, stream = 1},
- *              {class = "fp32", dep = 1, active = 32}, ... },
+ *              {class = "fp32", dep = 1, active = 32},
+ *              {class = "fp32", dep = {1, 3}}, ... },   -- every producer
  *   }                                   -- or nil, message
  *
  * gpush.workloads checks descriptions with friendly messages first; the C
@@ -63,6 +64,31 @@ static int class_by_name(const char *name) {
     if (strcmp(gp_op_class_name(c), name) == 0)
       return c;
   return -1;
+}
+
+/* t.dep: a distance or a list of up to GP_DEPS distances (1..65535). */
+static void read_deps(lua_State *L, int t, int inst, uint16_t dep[GP_DEPS]) {
+  size_t n, j;
+  memset(dep, 0, GP_DEPS * sizeof *dep);
+  gpc_getfield(L, t, "dep");
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    dep[0] = (uint16_t)opt_field(L, t, "dep", 0, 0, 65535);
+    return;
+  }
+  n = gpc_rawlen(L, -1);
+  if (n > GP_DEPS)
+    luaL_error(L, "synthetic kernel: instruction %d lists %d producers, at most %d", inst, (int)n,
+               GP_DEPS);
+  for (j = 0; j < n; j++) {
+    gpc_rawgeti(L, -1, j + 1);
+    if (!gpc_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > 65535)
+      luaL_error(L, "synthetic kernel: instruction %d: dep[%d] must be an integer from 1 to 65535",
+                 inst, (int)j + 1);
+    dep[j] = (uint16_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 static int synth(lua_State *L) {
@@ -130,7 +156,7 @@ static int synth(lua_State *L) {
     body[i].width = (uint8_t)opt_field(L, t, "width", 4, 1, 16);
     body[i].stream = (uint8_t)(opt_field(L, t, "stream", 1, 1, GP_SYNTH_MAX_STREAMS) - 1);
     body[i].active = (uint8_t)opt_field(L, t, "active", 0, 0, 32);
-    body[i].dep = (uint16_t)opt_field(L, t, "dep", 0, 0, 65535);
+    read_deps(L, t, (int)i + 1, body[i].dep);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);

@@ -16,7 +16,9 @@
  *   kernel:statics()                        -- static instructions: {pc, opcode, class}
  *   kernel:close()                          -- frees the kernel's memory now (also
  *                                           -- __close and __gc); a closed kernel
- *                                           -- raises when used
+ *                                           -- raises when used; a kernel held by a
+ *                                           -- running C call (a simulation calling
+ *                                           -- a Lua policy) raises instead of closing
  *   kernel:is_closed()                      -- true once closed
  */
 #include "compat.h"
@@ -36,6 +38,7 @@ typedef struct reader_box {
 
 typedef struct kernel_box {
   gp_kernel *kernel;
+  unsigned holds; /* running C calls that use the kernel and may run Lua code */
 } kernel_box;
 
 static gp_alloc default_allocator(void) { return gp_alloc_default(); }
@@ -54,6 +57,16 @@ gp_kernel *gpl_check_kernel(lua_State *L, int index) {
   return box->kernel;
 }
 
+gp_kernel *gpl_hold_kernel(lua_State *L, int index) {
+  gp_kernel *k = gpl_check_kernel(L, index);
+  ((kernel_box *)lua_touserdata(L, index))->holds++;
+  return k;
+}
+
+void gpl_release_kernel(lua_State *L, int index) {
+  ((kernel_box *)lua_touserdata(L, index))->holds--;
+}
+
 static int push_failure(lua_State *L, const char *message) {
   lua_pushnil(L);
   lua_pushstring(L, message);
@@ -63,6 +76,7 @@ static int push_failure(lua_State *L, const char *message) {
 void gpl_push_kernel(lua_State *L, gp_kernel *k) {
   kernel_box *box = lua_newuserdata(L, sizeof *box);
   box->kernel = k;
+  box->holds = 0;
   luaL_getmetatable(L, KERNEL_TYPE);
   lua_setmetatable(L, -2);
 }
@@ -233,8 +247,27 @@ static int kernel_info(lua_State *L) {
   return 1;
 }
 
+/* Sets deps and load_deps of the table on top for instruction x. */
+static void push_deps(lua_State *L, const gp_kernel *k, uint64_t x) {
+  int j, n = 0, nl = 0;
+  lua_createtable(L, GP_DEPS, 0);
+  lua_createtable(L, 0, 0);
+  for (j = 0; j < GP_DEPS && k->deps[x * GP_DEPS + j] != 0; j++) {
+    lua_pushinteger(L, k->deps[x * GP_DEPS + j]);
+    gpc_rawseti(L, -3, ++n);
+    if (k->flags[x] & (1u << (GP_INST_LOAD_SHIFT + j))) {
+      lua_pushinteger(L, k->deps[x * GP_DEPS + j]);
+      gpc_rawseti(L, -2, ++nl);
+    }
+  }
+  lua_setfield(L, -3, "load_deps");
+  lua_setfield(L, -2, "deps");
+}
+
 /* kernel:warp(w): the instructions of global warp w (0-based) as a list of
- * {pc=, opcode=, class=, active=, dep=, dep_load=, lines=, sectors=}. */
+ * {pc=, opcode=, class=, active=, deps = {distance, ...} (its producers,
+ * nearest first), load_deps = {distance, ...} (those that are loads),
+ * lines=, sectors=}. */
 static int kernel_warp(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   lua_Integer w = luaL_checkinteger(L, 2);
@@ -254,8 +287,7 @@ static int kernel_warp(lua_State *L) {
     lua_pushstring(L, gp_op_class_name(k->op_class[x]));
     lua_setfield(L, -2, "class");
     gpl_set_integer(L, "active", k->active[x]);
-    gpl_set_integer(L, "dep", k->dep[x]);
-    gpl_set_integer(L, "dep_load", k->dep_load[x]);
+    push_deps(L, k, x);
     if (k->mem[x] != UINT32_MAX) {
       gpl_set_integer(L, "lines", k->mem_records[k->mem[x]].line_count);
       gpl_set_integer(L, "sectors", k->mem_records[k->mem[x]].sector_count);
@@ -319,6 +351,17 @@ static int kernel_gc(lua_State *L) {
   return 0;
 }
 
+/* kernel:close(): refused while a C call holds the kernel, since the call
+ * would go on reading freed memory (__gc cannot run then: the call keeps the
+ * kernel on its stack). */
+static int kernel_close(lua_State *L) {
+  kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
+  if (box->holds > 0)
+    return luaL_error(L, "kernel:close(): the kernel is in use by a running simulation "
+                         "(called from its policy function); close it after sim returns");
+  return kernel_gc(L);
+}
+
 static int kernel_is_closed(lua_State *L) {
   kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
   lua_pushboolean(L, box->kernel == NULL);
@@ -349,7 +392,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_text", kernel_write_text},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
-                                          {"close", kernel_gc},
+                                          {"close", kernel_close},
                                           {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};
 
@@ -363,7 +406,7 @@ void gpl_open_trace(lua_State *L) {
   luaL_getmetatable(L, KERNEL_TYPE);
   lua_pushcfunction(L, kernel_tostring);
   lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, kernel_gc);
+  lua_pushcfunction(L, kernel_close);
   lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
   luaL_setfuncs(L, trace_functions, 0);

@@ -15,7 +15,9 @@
 --    allocation, write-allocate (N none), set indexing; then MSHR
 --    type:entries:merge.  dl2 describes one memory sub-partition.
 --  * with -gpgpu_unified_l1d_size the L1 gets what the shared-memory carve-out
---    (-gpgpu_shmem_size) leaves; otherwise the dl1 geometry gives its size.
+--    (-gpgpu_shmem_size) leaves (with -gpgpu_adaptive_cache_config 1 also
+--    l1.unified_kb: what the kernel's own shared memory leaves); otherwise
+--    the dl1 geometry gives its size.
 --  * -gpgpu_clock_domains core:interconnect:L2:DRAM in MHz; DRAM bandwidth is
 --    n_mem x dram_buswidth bytes x DRAM clock x dram_data_command_freq_ratio.
 --  * -dram_latency and -gpgpu_l2_rop_latency are in core cycles; the DRAM one
@@ -200,6 +202,10 @@ local function map(options, trace_options)
     if unified and shmem then
       size_kb = unified - shmem / 1024
       set("l1.size_kb", size_kb, "gpgpu_unified_l1d_size", "gpgpu_shmem_size")
+      if number(options, "gpgpu_adaptive_cache_config") == 1 then
+        -- adaptive: the L1 takes what the kernel's shared memory leaves
+        set("l1.unified_kb", unified, "gpgpu_unified_l1d_size", "gpgpu_adaptive_cache_config")
+      end
       set("l1.ways", math.tointeger(math.max(1, size_kb * 1024 // (dl1.sets * dl1.line))), "gpgpu_cache:dl1",
         "gpgpu_unified_l1d_size", "gpgpu_shmem_size")
     else

@@ -10,7 +10,7 @@
 --       { path = "sm.max_warps", values = { 16, 32, 64 }, column = "warps_per_sm" },
 --       { path = "l1.mshrs", values = { 16, 64 } },
 --     },                                           -- or points = { {["l1.mshrs"] = 8}, ... }
---     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME",
+--     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME", "variants", "variants:NAME",
 --                                                  -- or {label = ..., descs = {...}} (generated kernels)
 --     models = { models.get("gpumech", { policy = "rr" }), models.get("gpumech", { policy = "gto" }) },
 --     seed = 1,
@@ -34,10 +34,13 @@ local core = require "gpush.core"
 local csv = require "gpush.report.csv"
 local json = require "gpush.json"
 local models = require "gpush.models"
+local outputs = require "gpush.sweep_outputs"
+local progress = require "gpush.progress"
 local results = require "gpush.results"
 local scenario_args = require "gpush.scenario_args"
 local staging = require "gpush.staging"
 local summary = require "gpush.report.summary"
+local sweep_merge = require "gpush.sweep_merge"
 local trace = require "gpush.trace"
 local workloads = require "gpush.workloads"
 
@@ -49,8 +52,18 @@ M.EXIT_INTERRUPTED = 130 -- 128 + SIGINT, as shells report Ctrl-C
 M.EXIT_TERMINATED = 143 -- 128 + SIGTERM
 
 -- Columns every row starts with, and the provenance ones it ends with.
-M.KEY_COLUMNS = { "workload", "kernel", "launch", "model" }
-M.STAMP_COLUMNS = { "config_hash", "trace_hash" }
+M.KEY_COLUMNS = outputs.KEY_COLUMNS
+M.STAMP_COLUMNS = outputs.STAMP_COLUMNS
+
+-- The parts that live in their own modules, under the names scripts use:
+-- experiment.progress(total, opts) (gpush.progress), write_outputs(res,
+-- dir, opts) and shard_path (gpush.sweep_outputs), merge (gpush.sweep_merge),
+-- tasks_ran (gpush.report.summary).
+M.progress = progress.new
+M.write_outputs = outputs.write
+M.shard_path = outputs.shard_path
+M.merge = sweep_merge.merge
+M.tasks_ran = summary.tasks_ran
 
 local Sweep = {}
 Sweep.__index = Sweep
@@ -192,7 +205,7 @@ function M.new(def)
     wl = { wl }
   end
   if type(wl) ~= "table" or #wl == 0 then
-    fail("workloads must be a non-empty list of trace paths, 'suite', 'suite:NAME' or {label, descs}", 2)
+    fail("workloads must be a non-empty list of trace paths, 'suite', 'suite:NAME', 'variants', 'variants:NAME' or {label, descs}", 2)
   end
   for i, w in ipairs(wl) do
     if type(w) == "table" and (type(w.label) ~= "string" or type(w.descs) ~= "table" or #w.descs == 0) then
@@ -437,91 +450,6 @@ local function execute(plan, first, last, stride, emit, should_stop)
   end
 end
 
-local tasks_ran -- set with the outputs below
-
--- Progress ----------------------------------------------------------------------------
-
-local Progress = {}
-Progress.__index = Progress
-
--- A progress reporter for `total` tasks: a redrawn bar with rate and ETA
--- when the stream is a terminal, a plain line every `interval` seconds
--- (default 5) otherwise, nothing when quiet.  opts: label, stream (default
--- io.stderr), tty (default: whether stderr is a terminal), quiet, clock.
-function M.progress(total, opts)
-  opts = opts or {}
-  local stream = opts.stream or io.stderr
-  local tty = opts.tty
-  if tty == nil then
-    tty = stream == io.stderr and core.proc_isatty(2)
-  end
-  local clock = opts.clock or core.now
-  local p = setmetatable({ total = total, done = 0, failed = 0, label = opts.label or "sweep",
-    stream = stream, tty = tty, quiet = opts.quiet, clock = clock, interval = opts.interval or 5 }, Progress)
-  p.started = clock()
-  p.last = p.started
-  return p
-end
-
-local function duration(seconds)
-  if seconds >= 3600 then
-    return ("%dh%02dm"):format(seconds // 3600, seconds % 3600 // 60)
-  elseif seconds >= 60 then
-    return ("%dm%02ds"):format(seconds // 60, math.floor(seconds % 60))
-  end
-  return ("%.0fs"):format(seconds)
-end
-
-function Progress:status()
-  local elapsed = self.clock() - self.started
-  local rate = elapsed > 0 and self.done / elapsed or 0
-  local eta = rate > 0 and (self.total - self.done) / rate or 0
-  return rate, eta, elapsed
-end
-
-function Progress:draw(final)
-  local rate, eta, elapsed = self:status()
-  local failed = self.failed > 0 and (", %d failed"):format(self.failed) or ""
-  if self.tty then
-    local width = 30
-    local filled = self.total > 0 and math.floor(width * self.done / self.total) or width
-    self.stream:write(("\r%s [%s%s] %d/%d %5.1f/s ETA %s%s\027[K"):format(self.label, ("#"):rep(filled),
-      ("."):rep(width - filled), self.done, self.total, rate, duration(eta), failed))
-    if final then
-      self.stream:write("\n")
-    end
-  elseif final then
-    self.stream:write(("%s: %d of %d done in %s (%.1f/s)%s\n"):format(self.label, self.done, self.total,
-      duration(elapsed), rate, failed))
-  else
-    self.stream:write(("%s: %d of %d (%.0f%%), %.1f/s, ETA %s%s\n"):format(self.label, self.done, self.total,
-      self.total > 0 and 100 * self.done / self.total or 100, rate, duration(eta), failed))
-  end
-  self.stream:flush()
-end
-
--- Counts one finished task (failed or not) and redraws when due.
-function Progress:step(failed)
-  self.done = self.done + 1
-  if failed then
-    self.failed = self.failed + 1
-  end
-  if self.quiet then
-    return
-  end
-  local now = self.clock()
-  if now - self.last >= (self.tty and 0.1 or self.interval) then
-    self.last = now
-    self:draw(false)
-  end
-end
-
-function Progress:finish()
-  if not self.quiet then
-    self:draw(true)
-  end
-end
-
 -- Running ---------------------------------------------------------------------------
 
 -- Resolves the base and every point's configuration, lists the kernels.
@@ -696,50 +624,6 @@ local function run_workers(plan, first, last, jobs, c)
   return incomplete
 end
 
--- The columns of the rows, in a fixed order: keys, parameters, each
--- model's declared columns, any other result fields (sorted), stamps.
--- `model_columns` maps a model name to its declared columns.
-local function columns_for(parameters, model_names, model_columns, rows)
-  local columns, seen = {}, {}
-  for _, c in ipairs(M.STAMP_COLUMNS) do
-    seen[c] = true
-  end
-  local function add(c)
-    if not seen[c] then
-      seen[c] = true
-      columns[#columns + 1] = c
-    end
-  end
-  for _, c in ipairs(M.KEY_COLUMNS) do
-    add(c)
-  end
-  for _, p in ipairs(parameters) do
-    add(p.column)
-  end
-  for _, name in ipairs(model_names) do
-    for _, c in ipairs(model_columns[name] or {}) do
-      add(c)
-    end
-  end
-  local extra = {}
-  for _, row in ipairs(rows) do
-    for k in pairs(row) do
-      if not seen[k] then
-        extra[#extra + 1] = k
-        seen[k] = true
-      end
-    end
-  end
-  table.sort(extra)
-  for _, c in ipairs(extra) do
-    columns[#columns + 1] = c
-  end
-  for _, c in ipairs(M.STAMP_COLUMNS) do
-    columns[#columns + 1] = c
-  end
-  return columns
-end
-
 -- The command line of this process, as words.
 local function command_line(args)
   args = args or _G.arg
@@ -837,7 +721,7 @@ function M.run(sweep, opts)
   if shard then
     extra.shard = { index = shard.index, count = shard.count, first_task = first, last_task = last }
   end
-  return results.new { columns = columns_for(description.parameters, description.models,
+  return results.new { columns = outputs.columns(description.parameters, description.models,
     description.model_columns, rows), rows = rows, failures = failures,
     incomplete = incomplete, extra = extra,
     provenance = M.provenance(description, identity, config.hash(plan.base), command, sweep.notes) }
@@ -937,400 +821,7 @@ function M.map(n, fn, opts)
   return values
 end
 
--- Outputs --------------------------------------------------------------------------
-
--- Report functions that moved, by the names sweep definitions written before
--- the move (and the shards they left, which gpush merge reports from) give.
-local MOVED_REPORTS = {
-  ["gpush.report.svg:sweep_report"] = "gpush.report.sweep:svg",
-  ["gpush.roofline:sweep_report"] = "gpush.report.sweep:roofline",
-}
-
--- "N of M tasks ran" (gpush.report.summary)
-tasks_ran = summary.tasks_ran
-M.tasks_ran = tasks_ran
-
--- Marks a report file of an incomplete run so it cannot pass for a finished
--- study: an SVG gets a red line of text along its bottom edge, a Markdown
--- or CSV file a first line.  Other files are left as they are.
-local function mark_partial(path, note)
-  local f = io.open(path, "rb")
-  if not f then
-    return
-  end
-  local text = f:read("a")
-  f:close()
-  if path:match("%.svg$") then
-    local height = tonumber(text:match('<svg[^>]-height="([%d%.]+)"')) or 20
-    local banner = ('<text x="6" y="%g" font-family="sans-serif" font-size="13" font-weight="bold" '
-      .. 'fill="#c00000">INCOMPLETE RUN: %s</text>\n'):format(height - 6, note:gsub("&", "&amp;"):gsub("<", "&lt;"))
-    text = text:gsub("</svg>%s*$", function(close) return banner .. close end)
-  elseif path:match("%.md$") then
-    text = ("**Incomplete run:** %s.\n\n"):format(note) .. text
-  elseif path:match("%.csv$") then
-    text = ("# incomplete: %s\n"):format(note) .. text
-  else
-    return
-  end
-  f = io.open(path, "wb")
-  if f then
-    f:write(text)
-    f:close()
-  end
-end
-
--- The files of one sweep's outputs: what its last run wrote, recorded in
--- DIR/.NAME.outputs so the next run removes exactly those before moving
--- its own in (stale plots of an earlier, larger run never sit next to a new
--- partial one; other files in DIR are left alone).
-local function manifest_path(dir, name)
-  return ("%s/.%s.outputs"):format(dir, name)
-end
-
-local function previous_outputs(dir, name)
-  local names = {}
-  local f = io.open(manifest_path(dir, name), "r")
-  if f then
-    for line in f:lines() do
-      if line ~= "" and not line:find("/", 1, true) then
-        names[#names + 1] = line
-      end
-    end
-    f:close()
-  end
-  return names
-end
-
--- Writes DIR/NAME.csv, .json and .md (and runs the sweep's reports, each
--- "module:function" called as f(results, dir) -> list of paths written);
--- returns the list of paths, or nil and a message.  Everything is written
--- into a fresh folder beside DIR (opts.stage: one made earlier) and moved
--- into DIR at the end, after the files of the sweep's previous run there
--- are removed; nothing is left half-written.  A result of an incomplete
--- run marks every file it writes, the reports' SVGs included.
-function M.write_outputs(res, dir, opts)
-  local stage = opts and opts.stage
-  if not stage then
-    local stage_err
-    stage, stage_err = staging.folder(dir)
-    if not stage then
-      return nil, stage_err
-    end
-  end
-  local name = res.extra.sweep.name
-  local base = stage.path .. "/" .. name
-  local files = {}
-  local function fail(message)
-    stage:abort()
-    return nil, message
-  end
-  for _, step in ipairs {
-    { base .. ".csv", function(path) return res:write_csv(path) end },
-    { base .. ".json", function(path) return res:write_json(path) end },
-    { base .. ".md", function(path) return res:write(path, summary.file) end },
-  } do
-    local done, write_err = step[2](step[1])
-    if not done then
-      return fail(write_err)
-    end
-    files[#files + 1] = step[1]:match("[^/]+$")
-  end
-  for _, spec in ipairs(res.extra.sweep.reports or {}) do
-    local module, fn = (MOVED_REPORTS[spec] or spec):match("^([%w_%.]+):([%w_]+)$")
-    local loaded, report = pcall(require, module or "")
-    if not module or not loaded or type(report) ~= "table" or type(report[fn]) ~= "function" then
-      return fail(("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec))
-    end
-    -- The list may come from a shard file: run only what a module declares.
-    if type(report.sweep_reports) ~= "table" or report.sweep_reports[fn] ~= true then
-      return fail(("report '%s': %s.sweep_reports does not list '%s' as a sweep report")
-        :format(spec, module, fn))
-    end
-    local paths, report_err = report[fn](res, stage.path)
-    if not paths then
-      return fail(("report '%s': %s"):format(spec, tostring(report_err)))
-    end
-    for _, p in ipairs(paths) do
-      local file = p:match("[^/]+$")
-      if res.incomplete then
-        mark_partial(stage.path .. "/" .. file, ("%s: %s"):format(res.incomplete, tasks_ran(res)))
-      end
-      files[#files + 1] = file
-    end
-  end
-  local manifest = io.open(stage.path .. "/" .. manifest_path("", name):sub(2), "w")
-  if manifest then
-    manifest:write(table.concat(files, "\n"), "\n")
-    manifest:close()
-  end
-  for _, old in ipairs(previous_outputs(dir, name)) do
-    os.remove(dir .. "/" .. old)
-  end
-  local moved, move_err = stage:commit()
-  if not moved then
-    return nil, move_err
-  end
-  local written = {}
-  for i, file in ipairs(files) do
-    written[i] = dir:gsub("/+$", "") .. "/" .. file
-  end
-  return written
-end
-
--- DIR/NAME.shard-I-of-N.json
-function M.shard_path(dir, name, index, count)
-  return ("%s/%s.shard-%d-of-%d.json"):format(dir, name, index, count)
-end
-
--- Merging ---------------------------------------------------------------------------
-
--- Combines partial results (each a Results read from a shard file, with
--- its file name in `names`) into the single-run Results; refuses partials
--- of different sweeps, duplicate and missing shards, incomplete shards and
--- kernels whose content differs between shards.  Returns Results or nil,
--- message.
--- True when v is a list whose items are all of Lua type `kind`.
-local function list_of(v, kind)
-  if type(v) ~= "table" then
-    return false
-  end
-  for _, x in ipairs(v) do
-    if type(x) ~= kind then
-      return false
-    end
-  end
-  return true
-end
-
--- What is wrong with a sweep description (Sweep:describe()) read from a
--- file, or nil: the fields the merge, the Markdown and the reports read.
-local function description_problem(d)
-  if type(d) ~= "table" then
-    return "\"sweep\" is not an object"
-  end
-  if type(d.name) ~= "string" or not d.name:match("^[%w_%-]+$") then
-    return "the sweep's name must be a word (letters, digits, _ and -)"
-  end
-  if type(d.preset) ~= "string" or not list_of(d.overrides or {}, "string") then
-    return "the sweep's preset must be a name and its overrides strings"
-  end
-  if not list_of(d.models, "string") or not list_of(d.workloads, "string") or not list_of(d.reports or {}, "string") then
-    return "the sweep's models, workloads and reports must be lists of names"
-  end
-  if not list_of(d.parameters, "table") or not list_of(d.points, "table") then
-    return "the sweep's parameters and points must be lists of objects"
-  end
-  for _, p in ipairs(d.parameters) do
-    if type(p.path) ~= "string" or type(p.column) ~= "string" then
-      return "each of the sweep's parameters needs a path and a column"
-    end
-  end
-  if type(d.model_columns) ~= "table" then
-    return "the sweep description has no model_columns"
-  end
-  for _, columns in pairs(d.model_columns) do
-    if not list_of(columns, "string") then
-      return "the sweep's model_columns must be lists of column names"
-    end
-  end
-  if d.title ~= nil and type(d.title) ~= "string" then
-    return "the sweep's title must be text"
-  end
-end
-
--- What is wrong with the parts of a partial result merge reads (shard,
--- identity, tasks, the sweep description), or nil.
-local function partial_problem(p)
-  local x = p.extra
-  local shard = x.shard
-  if type(shard) ~= "table" or math.type(shard.index) ~= "integer" or math.type(shard.count) ~= "integer"
-      or shard.count < 1 or shard.index < 1 or shard.index > shard.count then
-    return "\"shard\" must be {\"index\": I, \"count\": N} with 1 <= I <= N"
-  end
-  if type(x.identity) ~= "string" then
-    return "\"identity\" must be a string"
-  end
-  if type(x.tasks) ~= "table" or #x.tasks ~= #p.rows then
-    return "\"tasks\" must give one task number per row"
-  end
-  for _, t in ipairs(x.tasks) do
-    if math.type(t) ~= "integer" then
-      return "\"tasks\" must hold task numbers"
-    end
-  end
-  if math.type(x.total_tasks) ~= "integer" then
-    return "\"total_tasks\" must be an integer"
-  end
-  return description_problem(x.sweep)
-end
-
-function M.merge(partials, names, command)
-  if #partials == 0 then
-    return nil, "no partial results given"
-  end
-  local first = partials[1]
-  local by_index, count = {}, nil
-  for i, p in ipairs(partials) do
-    local name = names[i]
-    local shard = p.extra.shard
-    if not shard or not p.extra.identity or not p.extra.sweep then
-      return nil, ("%s is not a shard's partial result (no \"shard\" and \"identity\")"):format(name)
-    end
-    local problem = partial_problem(p)
-    if problem then
-      return nil, ("%s: %s"):format(name, problem)
-    end
-    if p.extra.identity ~= first.extra.identity then
-      return nil, ("%s and %s belong to different sweeps (identity %s, sweep '%s' vs identity %s, sweep '%s'): "
-        .. "same definition, workloads, models and gpush version needed"):format(names[1], name,
-        first.extra.identity, first.extra.sweep.name, p.extra.identity, p.extra.sweep.name)
-    end
-    count = count or shard.count
-    if shard.count ~= count then
-      return nil, ("%s is shard %d of %d, but %s is of %d"):format(name, shard.index, shard.count, names[1], count)
-    end
-    if by_index[shard.index] then
-      return nil, ("%s and %s are both shard %d of %d"):format(names[by_index[shard.index]], name, shard.index, count)
-    end
-    if p.incomplete then
-      return nil, ("%s (shard %d of %d) is incomplete: %s; run that shard again"):format(name, shard.index, count,
-        p.incomplete)
-    end
-    by_index[shard.index] = i
-  end
-  local missing = {}
-  for index = 1, count do
-    if not by_index[index] then
-      missing[#missing + 1] = tostring(index)
-    end
-  end
-  if #missing > 0 then
-    return nil, ("missing shard%s %s of %d"):format(#missing > 1 and "s" or "", table.concat(missing, ", "), count)
-  end
-  local rows, failures, tasks, digests = {}, {}, {}, {}
-  for index = 1, count do
-    local p = partials[by_index[index]]
-    for j, row in ipairs(p.rows) do
-      local key = ("%s\0%s"):format(tostring(row.workload), tostring(row.launch))
-      if digests[key] and digests[key] ~= row.trace_hash then
-        return nil, ("kernel '%s' of %s differs between shards (trace hash %s vs %s)"):format(row.kernel,
-          row.workload, digests[key], row.trace_hash)
-      end
-      digests[key] = row.trace_hash
-      rows[#rows + 1] = row
-      tasks[#tasks + 1] = p.extra.tasks[j]
-    end
-    for _, f in ipairs(p.failures) do
-      failures[#failures + 1] = f
-    end
-  end
-  local d = first.extra.sweep
-  local provenance = {}
-  for k, v in pairs(first.provenance) do
-    provenance[k] = v
-  end
-  provenance.command = command
-  return results.new { columns = columns_for(d.parameters, d.models, d.model_columns, rows),
-    rows = rows, failures = failures, provenance = provenance,
-    extra = { sweep = d, identity = first.extra.identity, tasks = tasks, total_tasks = first.extra.total_tasks } }
-end
-
 -- Scenarios ---------------------------------------------------------------------------
-
--- Explicit points with duplicates removed (first kept), in order.
-local function dedupe_points(points)
-  local seen, out = {}, {}
-  for _, point in ipairs(points) do
-    local keys = {}
-    for k in pairs(point) do
-      keys[#keys + 1] = k
-    end
-    table.sort(keys)
-    for i, k in ipairs(keys) do
-      keys[i] = k .. "=" .. csv.text(point[k])
-    end
-    local key = table.concat(keys, ";")
-    if not seen[key] then
-      seen[key] = true
-      out[#out + 1] = point
-    end
-  end
-  return out
-end
-
--- The -p overrides of a scenario against its swept parameters.  An
--- override of a swept parameter replaces that axis with its one value (the
--- sweep ran unchanged before, while the provenance claimed the override),
--- and the notes say so; an override of a parameter a swept one rewrites
--- (clock.mem_mhz when dram.bandwidth_gbs is swept, and the reverse) would be
--- overwritten at every point, so it is refused.  Returns the definition to
--- run (a copy) and the notes, or nil and a message.
-function M.apply_overrides(def, overrides)
-  local d = {}
-  for k, v in pairs(def) do
-    d[k] = v
-  end
-  local base = type(def.base) == "string" and { preset = def.base } or def.base
-  d.base = { preset = base.preset, overrides = { table.unpack(base.overrides or {}) } }
-  local swept, by_path = {}, {}
-  for i, p in ipairs(def.parameters or {}) do
-    local path = p.path or p[1]
-    swept[path] = i
-    by_path[path] = p
-  end
-  for _, point in ipairs(def.points or {}) do
-    for path in pairs(point) do
-      swept[path] = swept[path] or true
-    end
-  end
-  local linked = {}
-  for _, dv in ipairs(require("gpush.schema").derived) do
-    if dv.solves then
-      linked[dv[1]], linked[dv.solves] = dv.solves, dv[1]
-    end
-  end
-  local notes = {}
-  local parameters = def.parameters and { table.unpack(def.parameters) } or nil
-  local points = def.points and {} or nil
-  for i, point in ipairs(def.points or {}) do
-    points[i] = {}
-    for k, v in pairs(point) do
-      points[i][k] = v
-    end
-  end
-  for _, o in ipairs(overrides) do
-    local path, text = tostring(o):match("^%s*(.-)%s*=%s*(.-)%s*$")
-    if path and swept[path] then
-      local value = core.yaml_scalar(text)
-      if points then
-        for _, point in ipairs(points) do
-          if point[path] ~= nil then
-            point[path] = value
-          end
-        end
-      end
-      if type(swept[path]) == "number" and parameters then
-        local p = by_path[path]
-        local old = {}
-        for j, v in ipairs(p.values or p[2] or {}) do
-          old[j] = csv.text(v)
-        end
-        parameters[swept[path]] = { path = path, values = { value }, column = p.column }
-        notes[#notes + 1] = ("-p %s replaces the swept values {%s} of %s: one value on that axis"):format(o,
-          table.concat(old, ", "), path)
-      else
-        notes[#notes + 1] = ("-p %s sets %s at every point of the sweep"):format(o, path)
-      end
-    elseif path and linked[path] and swept[linked[path]] then
-      return nil, ("-p %s would be overwritten at every point: the sweep varies %s, which sets %s;"
-        .. " give -p %s=VALUE to fix that axis instead"):format(o, linked[path], path, linked[path])
-    else
-      table.insert(d.base.overrides, o)
-    end
-  end
-  d.parameters, d.points = parameters, points and dedupe_points(points) or nil
-  return d, notes
-end
 
 -- Checks the output folder before the first point runs and makes the
 -- fresh folder the outputs are written into (moved into place at the end):
@@ -1381,7 +872,7 @@ function M.main(def, args, out, err)
     out:write(usage)
     return 0
   end
-  local d, notes = M.apply_overrides(def, opts.overrides)
+  local d, notes = scenario_args.apply_overrides(def, opts.overrides)
   if not d then
     err:write(def.name, ": ", notes, "\n")
     return M.EXIT_USAGE
@@ -1464,7 +955,7 @@ function M.report_end(label, res, err)
   end
   if res.incomplete then
     err:write(("%s: %s; %s; wrote the %d finished rows, every file marked incomplete\n"):format(label,
-      res.incomplete, tasks_ran(res), #res.rows))
+      res.incomplete, summary.tasks_ran(res), #res.rows))
     if res.incomplete:find("SIGTERM", 1, true) then
       return M.EXIT_TERMINATED
     end

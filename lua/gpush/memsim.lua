@@ -16,6 +16,25 @@ local text = require "gpush.text"
 
 local M = {}
 
+-- The L1 capacity in bytes for `blocks` resident blocks of `shared` bytes of
+-- shared memory each: l1.size_kb, or with l1.unified_kb what the blocks'
+-- shared memory leaves of the combined capacity (at least l1.size_kb).
+function M.l1_bytes(cfg, blocks, shared)
+  local fixed = math.floor(cfg.l1.size_kb * 1024)
+  local unified = math.floor((cfg.l1.unified_kb or 0) * 1024)
+  if unified <= 0 then
+    return fixed
+  end
+  return math.max(fixed, unified - blocks * (shared or 0))
+end
+
+local function shared_per_block(kernel)
+  if type(kernel) == "table" then
+    return kernel.shared_bytes or 0
+  end
+  return kernel:info().shared_bytes_per_block or 0
+end
+
 -- The flat parameters of the C model for a configuration and a kernel.
 function M.params(cfg, kernel)
   config.check(cfg, 3)
@@ -24,7 +43,7 @@ function M.params(cfg, kernel)
   return {
     sms = cfg.sm.count,
     blocks_per_sm = math.max(1, blocks),
-    l1_bytes = no_caches and 0 or math.floor(cfg.l1.size_kb * 1024),
+    l1_bytes = no_caches and 0 or M.l1_bytes(cfg, math.max(1, blocks), shared_per_block(kernel)),
     l1_line = cfg.l1.line_bytes, l1_ways = cfg.l1.ways, l1_sectored = cfg.l1.sectored,
     l1_write_back = cfg.l1.write_policy == "write_back",
     l2_bytes = no_caches and 0 or math.floor(cfg.l2.size_kb * 1024),
@@ -69,9 +88,24 @@ function M.timed_replay(kernel, cfg)
   return result
 end
 
--- A stable text of a parameter table, for cache keys.
-local function params_key(p)
-  return text.keyed(p)
+-- A stable text of a parameter table, for cache keys (nested tables
+-- flattened with dotted keys; fields named in `skip` left out).
+function M.params_key(p, skip)
+  local parts = {}
+  local function walk(t, prefix)
+    for _, k in ipairs(text.sorted_keys(t)) do
+      local name = prefix .. k
+      if not (skip and skip[name]) then
+        if type(t[k]) == "table" then
+          walk(t[k], name .. ".")
+        else
+          parts[#parts + 1] = name .. "=" .. tostring(t[k])
+        end
+      end
+    end
+  end
+  walk(p, "")
+  return table.concat(parts, ";")
 end
 
 -- The functional mode through a cache: sweeps that vary parameters the
@@ -80,7 +114,7 @@ end
 -- entries are keyed by the kernel and every parameter the replay reads.
 function M.functional_cached(kernel, cfg, cache)
   local params = M.params(cfg, kernel)
-  local key = tostring(kernel) .. "|" .. params_key(params)
+  local key = tostring(kernel) .. "|" .. M.params_key(params)
   local hit = cache[key]
   if hit then
     return hit

@@ -19,8 +19,11 @@ local M = {}
 M.COMMON_HELP = [==[
   PATH          what to model: a trace (a kernelslist.g, a folder holding
                 one, a .traceg, .traceg.gz, .traceg.xz or .gpt file), `suite`
-                (every kernel of the embedded synthetic suite) or
-                `suite:NAME` (one of them; `gpush workloads` lists them)
+                (every kernel of the embedded synthetic suite),
+                `suite:NAME` (one of them; `gpush workloads` lists them),
+                `variants` or `variants:NAME` (the suite's seeded variants:
+                all, or one base kernel's or regime's; `gpush workloads
+                --variants` lists them)
   --config NAME a shipped preset (`gpush config list`) or a YAML file
   -p KEY=VALUE  override one parameter (repeatable; `gpush config describe`)
   --kernel SPEC the launches to model: comma-separated launch ids, ranges
@@ -51,7 +54,10 @@ function M.main(spec, args, out, err)
     err:write(prefix, "give one PATH and --config NAME\n", usage)
     return 2
   end
-  if opts.policy then
+  if opts.policy and #spec.policies == 0 then
+    err:write(prefix, "takes no --policy\n", spec.usage)
+    return 2
+  elseif opts.policy then
     local allowed = false
     for _, p in ipairs(spec.policies) do
       allowed = allowed or p == opts.policy

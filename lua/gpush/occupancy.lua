@@ -48,8 +48,12 @@ function M.blocks_per_sm(cfg, kernel)
   return math.max(0, math.tointeger(best) or 0), why, limits
 end
 
--- The same for a gpush kernel (trace or synthetic).
+-- The same for a gpush kernel (trace or synthetic), or for a geometry table
+-- as blocks_per_sm takes it.
 function M.for_kernel(cfg, kernel)
+  if type(kernel) == "table" then
+    return M.blocks_per_sm(cfg, kernel)
+  end
   local info = kernel:info()
   return M.blocks_per_sm(cfg, {
     threads = info.block[1] * info.block[2] * info.block[3],

@@ -5,8 +5,12 @@
 --   opts.traces, opts.out, opts.jobs, opts.quiet, opts.shard, opts.overrides, opts.help
 --
 -- docs/experiments.md ("Running a scenario") describes them.
+--
+--   local def2, notes = scenario_args.apply_overrides(def, opts.overrides)
 local cli = require "gpush.cli"
 local core = require "gpush.core"
+local csv = require "gpush.report.csv"
+local schema = require "gpush.schema"
 
 local M = {}
 
@@ -42,6 +46,101 @@ function M.parse(args)
     opts.shard = { index = i, count = n }
   end
   return opts
+end
+
+-- Explicit points with duplicates removed (first kept), in order.
+local function dedupe_points(points)
+  local seen, out = {}, {}
+  for _, point in ipairs(points) do
+    local keys = {}
+    for k in pairs(point) do
+      keys[#keys + 1] = k
+    end
+    table.sort(keys)
+    for i, k in ipairs(keys) do
+      keys[i] = k .. "=" .. csv.text(point[k])
+    end
+    local key = table.concat(keys, ";")
+    if not seen[key] then
+      seen[key] = true
+      out[#out + 1] = point
+    end
+  end
+  return out
+end
+
+-- The -p overrides of a scenario against its swept parameters.  An
+-- override of a swept parameter replaces that axis with its one value (the
+-- sweep ran unchanged before, while the provenance claimed the override),
+-- and the notes say so; an override of a parameter a swept one rewrites
+-- (clock.mem_mhz when dram.bandwidth_gbs is swept, and the reverse) would be
+-- overwritten at every point, so it is refused.  Returns the definition to
+-- run (a copy) and the notes, or nil and a message.
+function M.apply_overrides(def, overrides)
+  local d = {}
+  for k, v in pairs(def) do
+    d[k] = v
+  end
+  local base = type(def.base) == "string" and { preset = def.base } or def.base
+  d.base = { preset = base.preset, overrides = { table.unpack(base.overrides or {}) } }
+  local swept, by_path = {}, {}
+  for i, p in ipairs(def.parameters or {}) do
+    local path = p.path or p[1]
+    swept[path] = i
+    by_path[path] = p
+  end
+  for _, point in ipairs(def.points or {}) do
+    for path in pairs(point) do
+      swept[path] = swept[path] or true
+    end
+  end
+  local linked = {}
+  for _, dv in ipairs(schema.derived) do
+    if dv.solves then
+      linked[dv[1]], linked[dv.solves] = dv.solves, dv[1]
+    end
+  end
+  local notes = {}
+  local parameters = def.parameters and { table.unpack(def.parameters) } or nil
+  local points = def.points and {} or nil
+  for i, point in ipairs(def.points or {}) do
+    points[i] = {}
+    for k, v in pairs(point) do
+      points[i][k] = v
+    end
+  end
+  for _, o in ipairs(overrides) do
+    local path, text = tostring(o):match("^%s*(.-)%s*=%s*(.-)%s*$")
+    if path and swept[path] then
+      local value = core.yaml_scalar(text)
+      if points then
+        for _, point in ipairs(points) do
+          if point[path] ~= nil then
+            point[path] = value
+          end
+        end
+      end
+      if type(swept[path]) == "number" and parameters then
+        local p = by_path[path]
+        local old = {}
+        for j, v in ipairs(p.values or p[2] or {}) do
+          old[j] = csv.text(v)
+        end
+        parameters[swept[path]] = { path = path, values = { value }, column = p.column }
+        notes[#notes + 1] = ("-p %s replaces the swept values {%s} of %s: one value on that axis"):format(o,
+          table.concat(old, ", "), path)
+      else
+        notes[#notes + 1] = ("-p %s sets %s at every point of the sweep"):format(o, path)
+      end
+    elseif path and linked[path] and swept[linked[path]] then
+      return nil, ("-p %s would be overwritten at every point: the sweep varies %s, which sets %s;"
+        .. " give -p %s=VALUE to fix that axis instead"):format(o, linked[path], path, linked[path])
+    else
+      table.insert(d.base.overrides, o)
+    end
+  end
+  d.parameters, d.points = parameters, points and dedupe_points(points) or nil
+  return d, notes
 end
 
 return M

@@ -95,6 +95,8 @@ end
 -- L1 data cache (per SM) ---------------------------------------------------------
 param { "l1.size_kb", "number", unit = "KiB", default = 32, min = 0, max = 4096,
   desc = "L1 data cache per SM; 0 means no L1" }
+param { "l1.unified_kb", "number", unit = "KiB", default = 0, min = 0, max = 4096,
+  desc = "L1 and shared memory share this capacity per SM (Volta on): L1 gets what the resident blocks' shared memory leaves, at least l1.size_kb; 0: L1 is l1.size_kb" }
 param { "l1.line_bytes", "int", unit = "bytes", default = 128, min = 16, max = 1024,
   desc = "L1 line size" }
 param { "l1.sector_bytes", "int", unit = "bytes", default = 32, min = 4, max = 1024,

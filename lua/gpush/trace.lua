@@ -110,27 +110,21 @@ function Trace:kernels(spec, opts)
   end
 end
 
--- The (launch, kernel) pairs of an input: a trace path, "suite" (every
--- embedded synthetic kernel) or "suite:NAME"; returns an iterator, or nil
--- and a message.  A kernel that cannot be read raises its message.  Each
--- kernel is closed at the next step unless opts.keep (see Trace:kernels).
+-- The (launch, kernel) pairs of an input: a trace path, or a synthetic
+-- workload name ("suite", "suite:NAME", "variants", "variants:NAME": see
+-- gpush.workloads.resolve); returns an iterator, or nil and a message.  A
+-- kernel that cannot be read raises its message.  Each kernel is closed at
+-- the next step unless opts.keep (see Trace:kernels).
 function M.kernels_of(input, spec, opts)
   local filter_ok, filter_err = pcall(M.filter, spec)
   if not filter_ok then
     return nil, filter_err
   end
-  local suite_name = input:match("^suite:(.+)$")
-  if input == "suite" or suite_name then
-    local list = {}
-    if suite_name then
-      local desc, message = workloads.get(suite_name)
-      if not desc then
-        return nil, message
-      end
-      list[1] = desc
-    else
-      list = workloads.suite
-    end
+  local list, problem = workloads.resolve(input)
+  if problem then
+    return nil, problem
+  end
+  if list then
     local i, keep, previous = 0, M.filter(spec), nil
     local closes = not (opts and opts.keep)
     return function()
@@ -160,10 +154,14 @@ function M.kernels_of(input, spec, opts)
 end
 
 -- The files an input reads: its kernelslist.g (if any) and its trace files;
--- {} for the synthetic suite.  Returns nil, message when the input cannot be
--- opened.
+-- {} for a synthetic workload (suite, suite:NAME, variants, variants:NAME).
+-- Returns nil, message when the input cannot be opened.
 function M.input_files(input)
-  if input == "suite" or input:match("^suite:") then
+  local list, problem = workloads.resolve(input)
+  if problem then
+    return nil, problem
+  end
+  if list then
     return {}
   end
   local t, message = M.open(input)
@@ -180,30 +178,23 @@ function Trace:files()
   return self.reader:files()
 end
 
--- The kernels of every input (trace paths, "suite", "suite:NAME", or
--- generated kernels {label = ..., descs = {workload descriptions}}), listed
+-- The kernels of every input (trace paths, "suite", "suite:NAME",
+-- "variants", "variants:NAME", or generated kernels {label = ...,
+-- descs = {workload descriptions}}), listed
 -- from the headers only: {workload, position, kernel, launch} in input
 -- order, then launch order (what gpush.experiment plans a sweep over); or
 -- nil and a message.
 function M.list(inputs)
   local list = {}
   for _, input in ipairs(inputs) do
-    local suite_name = type(input) == "string" and input:match("^suite:(.+)$")
-    if type(input) == "table" then
-      for i, desc in ipairs(input.descs) do
-        list[#list + 1] = { workload = input.label, position = i, kernel = desc.name, launch = i, desc = desc }
-      end
-    elseif input == "suite" or suite_name then
-      local descs = workloads.suite
-      if suite_name then
-        local desc, err = workloads.get(suite_name)
-        if not desc then
-          return nil, err
-        end
-        descs = { desc }
-      end
+    local descs, problem = workloads.resolve(input)
+    if problem then
+      return nil, problem
+    end
+    if descs then
+      local label = type(input) == "table" and input.label or input
       for i, desc in ipairs(descs) do
-        list[#list + 1] = { workload = input, position = i, kernel = desc.name, launch = i, desc = desc }
+        list[#list + 1] = { workload = label, position = i, kernel = desc.name, launch = i, desc = desc }
       end
     else
       local t, err = M.open(input)

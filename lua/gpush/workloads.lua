@@ -13,14 +13,24 @@
 --   })
 --
 -- A body entry is { class, dep = distance back to its producer in the warp's
--- instruction stream (0: none; reaching before the body's start means the
+-- instruction stream, or a list of up to four distances (every producer:
+-- dep = { 1, 3 }; 0: none; reaching before the body's start means the
 -- previous trip), width = bytes per lane (memory), stream = name, active =
 -- lanes (0/absent: all) }.  Streams: coalesced, strided (stride bytes between
 -- lanes), random (gather over the footprint), chase (one random address per
 -- warp: pointer chasing), shared (a shared-memory tile; stride between lanes).
--- Generation is in C, deterministic for a seed.  The suite's kernels are the
--- default workload of every scenario.
+-- Generation is in C, deterministic for a seed.
+--
+-- The embedded suite (M.suite) has one kernel per bottleneck regime, each
+-- named by what it is and carrying its regime and claim (the bound that
+-- binds on gtx1080, gpush.workloads.regimes); M.bound computes a
+-- description's bounds without building it (gpush.workloads.analytic), and
+-- M.variants generates seeded families of the suite's kernels for studies
+-- and corpora.  docs/workloads.md describes all of it.
+local analytic = require "gpush.workloads.analytic"
+local bounds = require "gpush.bounds"
 local core = require "gpush.core"
+local regimes = require "gpush.workloads.regimes"
 local text = require "gpush.text"
 local closest = text.closest
 
@@ -123,133 +133,39 @@ function M.hash(desc)
   return ("%016x"):format(h)
 end
 
--- The embedded suite ---------------------------------------------------------------
---
--- Each kernel is large enough to fill several waves of a large GPU (3072
--- blocks of 256 threads: about 3.4 waves of an H100's 114 SMs at 8 blocks
--- per SM) and stresses one behaviour the models must capture.
+-- The embedded suite -------------------------------------------------------
 
-local MB = 1 << 20
-local big = { grid = 3072, block = 256, regs = 32 }
-
-local function suite_kernel(t)
-  for k, v in pairs(big) do
-    if t[k] == nil then
-      t[k] = v
-    end
+-- A regime entry's parameters: its defaults overridden by p.
+local function params_of(entry, p)
+  local out = {}
+  for k, v in pairs(entry.defaults) do
+    out[k] = v
   end
-  return t
+  for k, v in pairs(p or {}) do
+    out[k] = v
+  end
+  return out
 end
 
-M.suite = {
-  suite_kernel {
-    name = "fma_compute", seed = 11, trips = 8,
-    summary = "compute-bound: four independent FFMA chains, one coalesced load per trip",
-    streams = { a = { kind = "coalesced", footprint = 64 * MB } },
-    body = {
-      { "ld_global", stream = "a" },
-      { "fp32", dep = 1 }, { "fp32" }, { "fp32" }, { "fp32" },
-      { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 },
-      { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 },
-      { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 },
-      { "int" },
-    },
-  },
-  suite_kernel {
-    name = "stream_triad", seed = 12, trips = 4,
-    summary = "bandwidth-bound: a[i] = b[i] + s * c[i] over 3 x 256 MB",
-    streams = {
-      b = { kind = "coalesced", base = 0x100000000, footprint = 256 * MB },
-      c = { kind = "coalesced", base = 0x200000000, footprint = 256 * MB },
-      a = { kind = "coalesced", base = 0x300000000, footprint = 256 * MB },
-    },
-    body = {
-      { "ld_global", stream = "b" },
-      { "ld_global", stream = "c" },
-      { "fp32", dep = 1 },
-      { "st_global", stream = "a", dep = 1 },
-      { "int" }, { "branch" },
-    },
-  },
-  suite_kernel {
-    name = "pointer_chase", seed = 13, trips = 12,
-    summary = "latency-bound: each load's address comes from the previous load",
-    streams = { list = { kind = "chase", footprint = 512 * MB, reuse = 1 } },
-    body = {
-      { "ld_global", stream = "list", width = 8, dep = 1 },
-      { "imad", dep = 1 },
-      { "int", dep = 1 },
-    },
-  },
-  suite_kernel {
-    name = "divergent_gather", seed = 14, trips = 4,
-    summary = "memory-divergent gather like kmeans invert_mapping: 32 random lines per load",
-    streams = {
-      idx = { kind = "coalesced", footprint = 32 * MB },
-      table = { kind = "random", base = 0x100000000, footprint = 128 * MB },
-      out = { kind = "strided", base = 0x200000000, footprint = 128 * MB, stride = 128 },
-    },
-    body = {
-      { "ld_global", stream = "idx" },
-      { "imad", dep = 1 },
-      { "ld_global", stream = "table", dep = 1 },
-      { "fp32", dep = 1 },
-      { "st_global", stream = "out", dep = 1 },
-      { "int" },
-    },
-  },
-  suite_kernel {
-    name = "divergent_loop", seed = 15, trips = 4, trip_spread = 28,
-    summary = "control-divergent loop: trip counts differ per warp, half the lanes idle in the branch",
-    streams = { a = { kind = "coalesced", footprint = 64 * MB } },
-    body = {
-      { "ld_global", stream = "a" },
-      { "int", dep = 1 },
-      { "branch", dep = 1 },
-      { "fp32", dep = 3, active = 16 }, { "fp32", dep = 1, active = 16 }, { "fp32", dep = 1, active = 16 },
-      { "branch" },
-    },
-  },
-  suite_kernel {
-    name = "tiled_barrier", seed = 16, trips = 4, shmem = 8192,
-    summary = "matrix-multiply tiles: global loads to shared memory, barriers, shared-memory FMAs",
-    streams = {
-      a = { kind = "coalesced", footprint = 64 * MB },
-      b = { kind = "strided", base = 0x100000000, footprint = 64 * MB, stride = 4 },
-      tile = { kind = "shared", footprint = 8192, stride = 4 },
-    },
-    body = {
-      { "ld_global", stream = "a" }, { "ld_global", stream = "b" },
-      { "st_shared", stream = "tile", dep = 2 }, { "st_shared", stream = "tile", dep = 2 },
-      { "barrier" },
-      { "ld_shared", stream = "tile" }, { "ld_shared", stream = "tile" }, { "fp32", dep = 1 },
-      { "ld_shared", stream = "tile" }, { "ld_shared", stream = "tile" }, { "fp32", dep = 1 },
-      { "ld_shared", stream = "tile" }, { "ld_shared", stream = "tile" }, { "fp32", dep = 1 },
-      { "ld_shared", stream = "tile" }, { "ld_shared", stream = "tile" }, { "fp32", dep = 1 },
-      { "barrier" },
-    },
-  },
-  suite_kernel {
-    name = "cache_reuse", seed = 17, trips = 8,
-    summary = "cache-friendly: four trips reread the same lines of a 256 KB working set",
-    streams = { hot = { kind = "coalesced", footprint = 256 * 1024, reuse = 4 } },
-    body = {
-      { "ld_global", stream = "hot" }, { "fp32", dep = 1 },
-      { "ld_global", stream = "hot" }, { "fp32", dep = 1 },
-      { "int" },
-    },
-  },
-  suite_kernel {
-    name = "sfu_heavy", seed = 18, trips = 6,
-    summary = "SFU-heavy: reciprocal/exp chains through the special-function unit",
-    streams = { a = { kind = "coalesced", footprint = 64 * MB } },
-    body = {
-      { "ld_global", stream = "a" },
-      { "sfu", dep = 1 }, { "fp32", dep = 1 }, { "sfu", dep = 1 }, { "fp32", dep = 1 },
-      { "sfu" }, { "sfu" }, { "fp32", dep = 2 },
-    },
-  },
-}
+-- The description of a regime's kernel at parameters p, with its metadata.
+local function described(entry, p, name)
+  local d = entry.make(p)
+  d.name = name
+  d.regime = entry.regime
+  d.base = entry.name
+  d.summary = entry.summary
+  d.claim = entry.claim
+  d.params = p
+  return d
+end
+
+M.regimes = regimes.list
+
+-- The base kernels, one per regime entry, at their default parameters.
+M.suite = {}
+for i, entry in ipairs(regimes.list) do
+  M.suite[i] = described(entry, params_of(entry), entry.name)
+end
 
 local by_name = {}
 for _, w in ipairs(M.suite) do
@@ -274,6 +190,170 @@ function M.get(name)
   local guess = closest(name, M.names())
   return nil, ("no workload '%s' in the suite%s; it has %s"):format(name,
     guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(M.names(), ", "))
+end
+
+-- A base kernel at other parameters: workloads.make("l2_resident", { grid = 40 }).
+function M.make(name, p)
+  for _, entry in ipairs(regimes.list) do
+    if entry.name == name then
+      return described(entry, params_of(entry, p), name)
+    end
+  end
+  local _, message = M.get(name)
+  error("gpush.workloads.make: " .. message, 2)
+end
+
+-- Bounds from a description --------------------------------------------------
+
+-- A description's first-principles bounds on a configuration, computed from
+-- the description alone (nothing is generated): gpush.bounds' report plus
+-- `info` (footprint: distinct bytes touched, dram_bytes, flops,
+-- flop_per_byte).  A block that does not fit on an SM is nil, message.
+function M.bound(desc, cfg)
+  local geometry = analytic.geometry(desc)
+  local occupancy = require "gpush.occupancy"
+  local fits, limit = occupancy.blocks_per_sm(cfg, geometry)
+  if fits == 0 then
+    return nil, ("workload '%s' does not fit on one SM of '%s' (limit: %s)"):format(desc.name or "?",
+      cfg._name or "?", tostring(limit))
+  end
+  local counts, info = analytic.counts(desc, cfg)
+  local r = bounds.compute(counts, cfg, geometry)
+  r.info = info
+  return r
+end
+
+-- Variants -------------------------------------------------------------------
+
+-- splitmix64: the next state and a well-mixed 64-bit value.
+local function splitmix(state)
+  state = state + 0x9e3779b97f4a7c15
+  local z = state
+  z = (z ~ (z >> 30)) * 0xbf58476d1ce4e5b9
+  z = (z ~ (z >> 27)) * 0x94d049bb133111eb
+  return state, z ~ (z >> 31)
+end
+
+-- A uniform integer in [lo, hi] from the generator table g.
+local function draw(g, lo, hi)
+  local value
+  g.state, value = splitmix(g.state)
+  return lo + (value >> 1) % (hi - lo + 1)
+end
+
+local function draw_params(entry, g)
+  local p = params_of(entry)
+  local names = {}
+  for k in pairs(entry.ranges) do
+    names[#names + 1] = k
+  end
+  table.sort(names)
+  for _, k in ipairs(names) do
+    local range = entry.ranges[k]
+    if range.values then
+      p[k] = range.values[draw(g, 1, #range.values)]
+    else
+      p[k] = draw(g, range[1], range[2])
+    end
+  end
+  p.seed = draw(g, 1, 1 << 30)
+  return p
+end
+
+-- A seeded, deterministic family of the suite's kernels for studies and
+-- corpora.  opts: seed (default 1), count (default 8 per regime entry:
+-- 128), regimes (base kernel or regime names; default all), per (variants
+-- per entry, instead of count).  Each variant is a description like the
+-- suite's (name "<base>.v<n>", regime, base, claim, params) with parameters
+-- drawn from its entry's ranges: grid, block, registers and shared memory
+-- (so occupancy varies), trips and the regime's intensity knobs.  Variants
+-- are distinct (no two have the same parameters) and small: each simulates
+-- in about 40 ms or less on one core.
+function M.variants(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    error("gpush.workloads.variants: expected an options table, got " .. type(opts), 2)
+  end
+  local chosen = {}
+  if opts.regimes then
+    for _, want in ipairs(opts.regimes) do
+      local found = false
+      for _, entry in ipairs(regimes.list) do
+        if entry.name == want or entry.regime == want then
+          chosen[#chosen + 1], found = entry, true
+        end
+      end
+      if not found then
+        error(("gpush.workloads.variants: no regime or base kernel '%s'"):format(tostring(want)), 2)
+      end
+    end
+  else
+    chosen = regimes.list
+  end
+  local per = opts.per
+  local count = opts.count or (per and per * #chosen) or 8 * #chosen
+  if math.type(count) ~= "integer" or count < 0 then
+    error("gpush.workloads.variants: count must be a non-negative integer", 2)
+  end
+  local g = { state = math.tointeger(opts.seed or 1) or error("gpush.workloads.variants: seed must be an integer", 2) }
+  local out, seen, numbered = {}, {}, {}
+  local attempts = 0
+  while #out < count do
+    local entry = chosen[#out % #chosen + 1]
+    local p = draw_params(entry, g)
+    local key = entry.name .. M.hash(p)
+    attempts = attempts + 1
+    if not seen[key] then
+      seen[key] = true
+      numbered[entry.name] = (numbered[entry.name] or 0) + 1
+      local d = described(entry, p, ("%s.v%d"):format(entry.name, numbered[entry.name]))
+      d.variant = numbered[entry.name]
+      out[#out + 1] = d
+    elseif attempts > 100 * (count + 1) then
+      error(("gpush.workloads.variants: only %d distinct variants of these regimes"):format(#out), 2)
+    end
+  end
+  return out
+end
+
+-- The descriptions a workload input names: "suite" (the base kernels),
+-- "suite:NAME" (one), "variants" (variants{}) or "variants:NAME" (the
+-- default variants of one base kernel or regime), or a generated workload
+-- {label = NAME, descs = {descriptions}} (its descs).  Returns the list; nil
+-- when the input is not a workload name (a trace path); nil, message for
+-- an unknown NAME.
+function M.resolve(input)
+  if type(input) == "table" then
+    return input.descs
+  end
+  local kind, name = input:match("^(suite):(.+)$")
+  if not kind then
+    kind, name = input:match("^(variants):(.+)$")
+  end
+  kind = kind or ((input == "suite" or input == "variants") and input)
+  if not kind then
+    return nil
+  end
+  if kind == "suite" then
+    if not name then
+      return M.suite
+    end
+    local desc, message = M.get(name)
+    if not desc then
+      return nil, message
+    end
+    return { desc }
+  end
+  if not name then
+    return M.variants {}
+  end
+  for _, entry in ipairs(regimes.list) do
+    if entry.name == name or entry.regime == name then
+      return M.variants { regimes = { name }, per = 8 }
+    end
+  end
+  local _, message = M.get(name)
+  return nil, message:gsub("^no workload", "no variants of")
 end
 
 return M

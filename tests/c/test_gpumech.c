@@ -51,7 +51,7 @@ static void pcs_of(const gp_kernel *k, pcs_store *s, double lat) {
 }
 
 static void test_static_inputs(void) {
-  const gp_synth_op body[] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_INT, 0, 0, 0, 1}};
+  const gp_synth_op body[] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_INT, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, body, 2, 3, 0);
   pcs_store s;
   uint32_t i;
@@ -75,7 +75,7 @@ static void test_static_inputs(void) {
  * later and its result is ready at 4N + 1: N + 1 instructions in 4N + 1
  * cycles, warp performance (Eq. 5) (N + 1) / (4N + 1). */
 static void test_features_and_profile(void) {
-  const gp_synth_op body[] = {{GP_OP_INT, 0, 0, 0, 1}};
+  const gp_synth_op body[] = {{GP_OP_INT, 0, 0, 0, {1}}};
   gp_kernel *k = make(6, body, 1, 10, 7);
   gp_gm_feature f[6];
   gp_iv_profile prof;

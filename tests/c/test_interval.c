@@ -5,6 +5,7 @@
  * Sec. V-B's AMAT example. */
 #include "gp_test.h"
 #include "gpumech/interval.h"
+#include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -314,7 +315,47 @@ static void test_amat(void) {
   CHECK_NEAR(gp_amat_cycles(frac, lat, 3), 150, 1e-12);
 }
 
+/* A kernel's producers as the glue passes them (GP_DEPS interleaved
+ * slots): MUFU R1; FADD R2; FFMA R3, R1, R2 at latencies 20, 4, 4 issue at
+ * 0, 1 and 20 (the MUFU's result, not the FADD's at 5): 24 cycles. */
+static void test_kernel_producers(void) {
+  static const char text[] =
+      "-kernel name = p\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+      "0000 ffffffff 1 R1 MUFU.RCP 1 R0 0\n"
+      "0010 ffffffff 1 R2 FADD 1 R0 0\n"
+      "0020 ffffffff 1 R3 FFMA 3 R1 R2 R2 0\n"
+      "#END_TB\n";
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  gp_iv_input in;
+  gp_iv_profile p;
+  double lat[3] = {20, 4, 4}, issue[3];
+  int j;
+  CHECK(gp_kernel_parse_buffer(&k, &a, text, strlen(text), "p.traceg", &err) == GP_OK);
+  if (k == NULL)
+    return;
+  memset(&in, 0, sizeof in);
+  in.count = k->insts;
+  in.pc = k->pc_index;
+  for (j = 0; j < GP_DEPS; j++)
+    in.dep[j] = k->deps + j;
+  in.dep_stride = GP_DEPS;
+  in.deps_packed = 1;
+  in.latency = lat;
+  in.issue_cycles = 1;
+  gp_iv_profile_init(&p, &a);
+  CHECK(gp_iv_run(&p, &in, issue, &err) == GP_OK);
+  CHECK_NEAR(issue[2], 20, 1e-12);
+  CHECK_NEAR(p.total_cycles, 24, 1e-12);
+  gp_iv_profile_free(&p);
+  gp_kernel_free(k);
+}
+
 int main(void) {
+  RUN(test_kernel_producers);
   A = gp_alloc_default();
   RUN(test_chain);
   RUN(test_independent);

@@ -230,7 +230,7 @@ static void test_slice_hash_spreads_strides(void) {
  * goes to DRAM, nine hit L2: AMAT = (9 x 120 + 1 x 420) / 10 = 150. */
 static void test_functional_amat_example(void) {
   gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x1000, 1 << 20, 4, 10}};
-  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}};
   gp_synth_desc d;
   gp_memsim_config cfg;
   gp_memsim_result r;
@@ -278,7 +278,7 @@ static void test_functional_amat_example(void) {
 static void test_functional_cc1x_and_banks(void) {
   gp_synth_stream s[2] = {{GP_STREAM_COALESCED, 0x1004, 1 << 20, 4, 1},
                           {GP_STREAM_SHARED, 0, 4096, 8, 1}};
-  gp_synth_op body[2] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_LD_SHARED, 4, 1, 0, 0}};
+  gp_synth_op body[2] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_LD_SHARED, 4, 1, 0, {0}}};
   gp_synth_desc d;
   gp_memsim_config cfg;
   gp_memsim_result r;

@@ -64,7 +64,7 @@ static void done(gp_sim_result *r, const gp_kernel *k, uint32_t sms) {
 /* One warp, a dependent chain of 10 FFMAs of latency 4 (then EXIT at latency
  * 1): exactly 10 x 4 cycles, plus the launch costs. */
 static void test_chain_takes_n_times_l(void) {
-  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, 1}};
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, 32, 10, body, 1, NULL, 0);
   gp_sim_config c = config(1, 1, 1);
   gp_sim_result r = run(k, &c);
@@ -82,7 +82,7 @@ static void test_chain_takes_n_times_l(void) {
  * cycle: LRR interleaves them (all done by the last cycles), GTO runs the
  * oldest to its end first. */
 static void test_lrr_and_gto_order(void) {
-  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = make(1, 128, 7, body, 1, NULL, 0); /* 7 INT + EXIT = 8 per warp */
   gp_sim_config c = config(1, 1, 1);
   gp_sim_result r = run(k, &c);
@@ -136,7 +136,7 @@ static void test_barrier(void) {
 /* Two blocks on one SM: with room for both they overlap; with one slot the
  * second waits for the first (a second wave). */
 static void test_occupancy_adds_waves(void) {
-  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, 1}};
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(2, 32, 10, body, 1, NULL, 0);
   gp_sim_config c = config(1, 1, 2);
   gp_sim_result both = run(k, &c), one;
@@ -151,8 +151,8 @@ static void test_occupancy_adds_waves(void) {
 
 static void test_more_sms_never_slower(void) {
   gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 22, 4, 1}};
-  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
-                         {GP_OP_SFU, 0, 0, 0, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_SFU, 0, 0, 0, {1}}};
   gp_kernel *k = make(8, 128, 4, body, 3, s, 1);
   double last = 1e300;
   uint32_t sms;
@@ -174,7 +174,7 @@ static void test_more_sms_never_slower(void) {
  * streaming alone the same per-SM work. */
 static void test_sms_contend_for_dram(void) {
   gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 24, 4, 1}};
-  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}};
   gp_kernel *one_block = make(1, 256, 16, body, 1, s, 1);
   gp_kernel *two_blocks = make(2, 256, 16, body, 1, s, 1);
   gp_sim_config c1 = config(1, 1, 1), c2 = config(2, 1, 1);
@@ -192,7 +192,7 @@ static void test_sms_contend_for_dram(void) {
  * 96 i + w, the last EXIT at 767 (done 768).  GTO: warp w runs at
  * 8 w .. 8 w + 7, so the last warp's last INT issues at 766 (done 770). */
 static void test_two_word_scheduler(void) {
-  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = make(3, 1024, 7, body, 1, NULL, 0);
   gp_sim_config c = config(1, 1, 3);
   gp_sim_result r = run(k, &c);
@@ -216,7 +216,7 @@ static void test_two_word_scheduler(void) {
  * one chain of 10 FFMAs per SM: every SM takes exactly 40 cycles, the
  * waiting cycles are dependence stalls (9 x 3 per SM). */
 static void test_many_schedulers(void) {
-  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, 1}};
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(80, 32, 10, body, 1, NULL, 0);
   gp_sim_config c = config(80, 1, 1);
   gp_sim_result r = run(k, &c);
@@ -233,7 +233,7 @@ static void test_many_schedulers(void) {
 /* Per-class issue and active-lane counts: 2 warps x 3 trips of an FP32 on 8
  * lanes and an INT on all 32 (plus the generator's EXIT per warp). */
 static void test_class_counts(void) {
-  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 8, 0}, {GP_OP_INT, 0, 0, 0, 0}};
+  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 8, {0}}, {GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = make(1, 64, 3, body, 2, NULL, 0);
   gp_sim_config c = config(1, 1, 1);
   gp_sim_result r = run(k, &c);
@@ -251,8 +251,65 @@ static void test_class_counts(void) {
   gp_kernel_free(k);
 }
 
+/* MUFU R1; FADD R2; FFMA R3, R1, R2 (a trace): the FFMA waits for the
+ * MUFU's 20 cycles, not the FADD's 4: it issues at 20 and is done at 24
+ * (waiting for the nearest producer only, it would issue at 5). */
+static void test_waits_for_every_producer(void) {
+  static const char text[] =
+      "-kernel name = p\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+      "0000 ffffffff 1 R1 MUFU.RCP 1 R0 0\n"
+      "0010 ffffffff 1 R2 FADD 1 R0 0\n"
+      "0020 ffffffff 1 R3 FFMA 3 R1 R2 R2 0\n"
+      "#END_TB\n";
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  gp_sim_config c = config(1, 1, 1);
+  gp_sim_result r;
+  CHECK(gp_kernel_parse_buffer(&k, &a, text, strlen(text), "p.traceg", &err) == GP_OK);
+  if (k == NULL)
+    return;
+  c.latency[GP_OP_SFU] = 20;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 24, 1e-9);
+  CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 18, 1e-9); /* cycles 2 to 19 */
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
+/* Block dispatch is serialised per SM: four one-warp blocks of a 2-FFMA
+ * chain (8 cycles each, EXIT at latency 1) with launch cost 10 start at 10,
+ * 20, 30 and 40 on one SM with four slots, so the last is done at 48; on
+ * four SMs each starts at 10 and the kernel takes 18.  Without a cost the
+ * four warps share the SM's one scheduler: 12 instructions, the last EXIT
+ * issued at 11, done at 12. */
+static void test_block_dispatch_is_serialised(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(4, 32, 2, body, 1, NULL, 0);
+  gp_sim_config c = config(1, 1, 4);
+  gp_sim_result r;
+  c.block_launch_cycles = 10;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 48, 1e-9);
+  done(&r, k, 1);
+  c = config(4, 1, 4);
+  c.block_launch_cycles = 10;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 18, 1e-9);
+  done(&r, k, 4);
+  c = config(1, 1, 4);
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 12, 1e-9);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_chain_takes_n_times_l);
+  RUN(test_block_dispatch_is_serialised);
+  RUN(test_waits_for_every_producer);
   RUN(test_lrr_and_gto_order);
   RUN(test_barrier);
   RUN(test_occupancy_adds_waves);

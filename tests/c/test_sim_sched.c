@@ -159,7 +159,7 @@ static gp_kernel *synth(uint32_t threads, uint32_t trips, const gp_synth_op *bod
 /* Six warps of independent INTs: LRR gives every warp one issue in every
  * six consecutive issues, one per cycle. */
 static void test_lrr_fairness(void) {
-  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = synth(6 * 32, 9, body, 1);
   gp_sim_config c = config();
   gp_sim_result r;
@@ -183,11 +183,11 @@ static void test_lrr_fairness(void) {
  * load's consumer is next, so the warp is not ready); a warp comes back when
  * its load has returned.  LRR interleaves instead. */
 static void test_two_level_active_set(void) {
-  gp_synth_op body[5] = {{GP_OP_INT, 0, 0, 0, 0},
-                         {GP_OP_INT, 0, 0, 0, 0},
-                         {GP_OP_LD_GLOBAL, 4, 0, 0, 0},
-                         {GP_OP_INT, 0, 0, 0, 1},
-                         {GP_OP_INT, 0, 0, 0, 0}};
+  gp_synth_op body[5] = {{GP_OP_INT, 0, 0, 0, {0}},
+                         {GP_OP_INT, 0, 0, 0, {0}},
+                         {GP_OP_LD_GLOBAL, 4, 0, 0, {0}},
+                         {GP_OP_INT, 0, 0, 0, {1}},
+                         {GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = synth(3 * 32, 1, body, 5);
   gp_sim_config c = config();
   gp_sim_result r;
@@ -246,7 +246,7 @@ static int pick_youngest(void *ctx, uint32_t sm, uint32_t sched, double cycle,
 }
 
 static void test_callback_policy(void) {
-  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = synth(3 * 32, 2, body, 1);
   gp_sim_config c = config();
   gp_sim_result r;
@@ -281,8 +281,8 @@ static void test_callback_policy(void) {
 /* Two schedulers, issue width 2: the per-SM and per-PC stalls each add up
  * to every scheduler's cycles. */
 static void test_stall_sums(void) {
-  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
-                         {GP_OP_SFU, 0, 0, 0, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_SFU, 0, 0, 0, {1}}};
   gp_kernel *k = synth(256, 6, body, 3);
   gp_sim_config c = config();
   gp_sim_result r;

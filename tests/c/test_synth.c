@@ -37,9 +37,9 @@ static gp_synth_desc base_desc(const gp_synth_op *body, uint32_t n,
 
 static void test_coalesced_addresses_and_dependences(void) {
   gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x1000, 1 << 20, 4, 1}};
-  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, 0},
-                         {GP_OP_FP32, 0, 0, 0, 1},
-                         {GP_OP_FP32, 0, 0, 16, 3}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}},
+                         {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_FP32, 0, 0, 16, {3}}};
   gp_synth_desc d = base_desc(body, 3, s, 1);
   gp_kernel *k = generate(&d);
   const gp_mem_record *m;
@@ -59,17 +59,17 @@ static void test_coalesced_addresses_and_dependences(void) {
   CHECK_EQ_INT(k->addresses[m->addr_start], 0x1000 + (32 + 128) * 4);
   /* dependences: the FFMA waits on the load; the third op (dep 3) is
    * loop-carried: none in trip 0, the previous trip's third op in trip 1 */
-  CHECK_EQ_INT(k->dep[1], 1);
-  CHECK_EQ_INT(k->dep_load[1], 1);
-  CHECK_EQ_INT(k->dep[2], 0);
-  CHECK_EQ_INT(k->dep[5], 3);
+  CHECK_EQ_INT(gp_kernel_dep(k, 1), 1);
+  CHECK_EQ_INT(gp_kernel_dep_load(k, 1), 1);
+  CHECK_EQ_INT(gp_kernel_dep(k, 2), 0);
+  CHECK_EQ_INT(gp_kernel_dep(k, 5), 3);
   CHECK_EQ_INT(k->active[2], 16);
   CHECK_EQ_INT(k->op_class[6], GP_OP_BRANCH);
   gp_kernel_free(k);
 }
 
 static void test_invalid_descriptions(void) {
-  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 3, 0, 0, 0}};
+  gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 3, 0, 0, {0}}};
   gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0, 1 << 20, 4, 1}};
   gp_synth_desc d = base_desc(body, 1, s, 1);
   gp_alloc a = gp_alloc_default();
@@ -102,10 +102,10 @@ static void test_text_round_trip(void) {
   gp_synth_stream s[3] = {{GP_STREAM_RANDOM, 0x100000, 1 << 24, 4, 1},
                           {GP_STREAM_SHARED, 0, 4096, 8, 1},
                           {GP_STREAM_STRIDED, 0x900000, 1 << 24, 64, 2}};
-  gp_synth_op body[7] = {{GP_OP_LD_GLOBAL, 16, 0, 0, 0}, {GP_OP_FP32, 0, 0, 0, 1},
-                         {GP_OP_ST_SHARED, 8, 1, 0, 1},  {GP_OP_BARRIER, 0, 0, 0, 0},
-                         {GP_OP_LD_SHARED, 4, 1, 7, 0},  {GP_OP_IMAD, 0, 0, 0, 4},
-                         {GP_OP_ST_GLOBAL, 4, 2, 0, 1}};
+  gp_synth_op body[7] = {{GP_OP_LD_GLOBAL, 16, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_ST_SHARED, 8, 1, 0, {1}},  {GP_OP_BARRIER, 0, 0, 0, {0}},
+                         {GP_OP_LD_SHARED, 4, 1, 7, {0}},  {GP_OP_IMAD, 0, 0, 0, {4}},
+                         {GP_OP_ST_GLOBAL, 4, 2, 0, {1}}};
   gp_synth_desc d = base_desc(body, 7, s, 3);
   gp_kernel *k = generate(&d), *back = NULL;
   gp_alloc a = gp_alloc_default();
@@ -129,7 +129,8 @@ static void test_text_round_trip(void) {
   CHECK_EQ_INT(back->line_count, k->line_count);
   for (i = 0; i < k->insts; i++) {
     if (back->op_class[i] != k->op_class[i] || back->active[i] != k->active[i] ||
-        back->dep[i] != k->dep[i] || back->dep_load[i] != k->dep_load[i]) {
+        memcmp(back->deps + i * GP_DEPS, k->deps + i * GP_DEPS, GP_DEPS * 2) != 0 ||
+        (back->flags[i] & GP_INST_LOAD_DEPS) != (k->flags[i] & GP_INST_LOAD_DEPS)) {
       fprintf(stderr, "  instruction %llu differs after a round trip\n", (unsigned long long)i);
       CHECK(0);
       break;

@@ -68,18 +68,22 @@ static void test_version4_modes_and_dependences(void) {
   CHECK_EQ_INT(k->op_class[2], GP_OP_FP32);
   CHECK_EQ_INT(k->op_class[5], GP_OP_IMAD);
   /* the .128 load writes R4..R7: both readers depend on it, at distance 1 and 2 */
-  CHECK_EQ_INT(k->dep[0], 0);
-  CHECK_EQ_INT(k->dep[1], 1);
-  CHECK_EQ_INT(k->dep_load[1], 1);
-  CHECK(k->flags[1] & GP_INST_DEP_ON_LOAD);
-  CHECK_EQ_INT(k->dep[2], 2);
-  CHECK_EQ_INT(k->dep_load[2], 2);
+  CHECK_EQ_INT(gp_kernel_dep(k, 0), 0);
+  CHECK_EQ_INT(gp_kernel_dep(k, 1), 1);
+  CHECK_EQ_INT(gp_kernel_dep_load(k, 1), 1);
+  CHECK(k->flags[1] & GP_INST_LOAD(0));
+  CHECK_EQ_INT(gp_kernel_dep(k, 2), 2);
+  CHECK_EQ_INT(gp_kernel_dep_load(k, 2), 2);
   /* RZ (R255) is never a dependence */
-  CHECK_EQ_INT(k->dep[4], 0);
-  /* IMAD reads R10 (load, distance 2) and R11 (ALU, distance 1): nearest is 1 */
-  CHECK_EQ_INT(k->dep[5], 1);
-  CHECK_EQ_INT(k->dep_load[5], 2);
-  CHECK(!(k->flags[5] & GP_INST_DEP_ON_LOAD));
+  CHECK_EQ_INT(gp_kernel_dep(k, 4), 0);
+  /* IMAD reads R10 (load, distance 2) and R11 (ALU, distance 1): both
+   * producers, the nearest first */
+  CHECK_EQ_INT(gp_kernel_dep(k, 5), 1);
+  CHECK_EQ_INT(gp_kernel_dep_load(k, 5), 2);
+  CHECK_EQ_INT(k->deps[5 * GP_DEPS + 1], 2);
+  CHECK_EQ_INT(k->deps[5 * GP_DEPS + 2], 0);
+  CHECK(!(k->flags[5] & GP_INST_LOAD(0)));
+  CHECK(k->flags[5] & GP_INST_LOAD(1));
   /* mode 1: 32 lanes x 16 B from 0x1000 = 512 B = 4 lines of 4 sectors */
   CHECK_EQ_INT(k->active[0], 32);
   CHECK_EQ_INT(k->mem_records[k->mem[0]].addr_count, 32);
@@ -168,7 +172,7 @@ static void test_pre3_and_lineinfo(void) {
     CHECK_EQ_INT(k->insts, 2);
     CHECK_EQ_INT(k->active[0], 16);
     CHECK_EQ_INT(k->op_class[1], GP_OP_ST_SHARED);
-    CHECK_EQ_INT(k->dep[1], 1);
+    CHECK_EQ_INT(gp_kernel_dep(k, 1), 1);
     /* 16 lanes x 4 B stride 4 from ...880: one line, sectors 0 and 1 */
     CHECK_EQ_INT(k->mem_records[k->mem[0]].line_count, 1);
     CHECK_EQ_INT(k->sector_masks[k->mem_records[k->mem[0]].line_start], 3);
@@ -328,7 +332,7 @@ static void check_two_inst_kernel(const char *path) {
   }
   CHECK(strcmp(k->name, "zipped") == 0);
   CHECK_EQ_INT(k->insts, 2);
-  CHECK_EQ_INT(k->dep[1], 1);
+  CHECK_EQ_INT(gp_kernel_dep(k, 1), 1);
   gp_kernel_free(k);
 }
 

@@ -120,17 +120,17 @@ static void test_pre3_fixture(void) {
   CHECK_EQ_INT(k->op_class[0], GP_OP_OTHER); /* SHFL */
   CHECK_EQ_INT(k->op_class[2], GP_OP_IMAD);
   CHECK_EQ_INT(k->op_class[3], GP_OP_LD_GLOBAL);
-  CHECK_EQ_INT(k->dep[3], 1); /* reads R30 of IMAD.WIDE */
+  CHECK_EQ_INT(gp_kernel_dep(k, 3), 1); /* reads R30 of IMAD.WIDE */
   CHECK_EQ_INT(k->op_class[4], GP_OP_ST_SHARED);
-  CHECK_EQ_INT(k->dep[4], 1); /* reads R8 of the load */
-  CHECK(k->flags[4] & GP_INST_DEP_ON_LOAD);
+  CHECK_EQ_INT(gp_kernel_dep(k, 4), 1); /* reads R8 of the load */
+  CHECK(k->flags[4] & GP_INST_LOAD(0));
   CHECK_EQ_INT(k->op_class[5], GP_OP_BARRIER);
   CHECK_EQ_INT(k->op_class[6], GP_OP_LD_SHARED);
   CHECK_EQ_INT(k->mem_records[k->mem[6]].addr_count, 16);
   CHECK_EQ_INT(k->addresses[k->mem_records[k->mem[6]].addr_start + 15], 0); /* stride 0 */
   /* FFMA reads R145 and R147, written by the LDS.U.128 into R144..R147 */
-  CHECK_EQ_INT(k->dep[7], 1);
-  CHECK_EQ_INT(k->dep_load[7], 1);
+  CHECK_EQ_INT(gp_kernel_dep(k, 7), 1);
+  CHECK_EQ_INT(gp_kernel_dep_load(k, 7), 1);
   /* 16 lanes x 4 B from ...880: one line, sectors 0 and 1 */
   CHECK_EQ_INT(k->mem_records[k->mem[3]].line_count, 1);
   CHECK_EQ_INT(k->sector_masks[k->mem_records[k->mem[3]].line_start], 0x3);
@@ -185,9 +185,9 @@ static void test_kernelslist_fixture(void) {
     CHECK_EQ_INT(k->static_count, 5);     /* PC 0x08 is shared by both warps */
     CHECK_EQ_INT(k->statics[3].line_num, 15);
     CHECK_EQ_INT(k->op_class[1], GP_OP_IMAD); /* XMAD on Pascal */
-    CHECK_EQ_INT(k->dep[2], 1);
-    CHECK_EQ_INT(k->dep[3], 1);
-    CHECK(k->flags[3] & GP_INST_DEP_ON_LOAD);
+    CHECK_EQ_INT(gp_kernel_dep(k, 2), 1);
+    CHECK_EQ_INT(gp_kernel_dep(k, 3), 1);
+    CHECK(k->flags[3] & GP_INST_LOAD(0));
     CHECK_EQ_INT(k->active[4], 16);
     gp_kernel_free(k);
     k = NULL;
@@ -209,8 +209,8 @@ static void test_kernelslist_fixture(void) {
     CHECK_EQ_INT(k->sector_masks[m->line_start], 0x5);
     CHECK_EQ_INT(m->sector_count, 2);
     /* DFMA reads R2 and R3 (the .64 load wrote both) and R1 (LDC) */
-    CHECK_EQ_INT(k->dep[2], 1);
-    CHECK(k->flags[2] & GP_INST_DEP_ON_LOAD);
+    CHECK_EQ_INT(gp_kernel_dep(k, 2), 1);
+    CHECK(k->flags[2] & GP_INST_LOAD(0));
     CHECK(strcmp(opcode_of(k, 2), "DFMA") == 0);
     gp_kernel_free(k);
   }
@@ -255,7 +255,7 @@ static void check_pre3(const char *path) {
   CHECK(k != NULL);
   if (k != NULL) {
     CHECK_EQ_INT(k->insts, 8);
-    CHECK_EQ_INT(k->dep[7], 1);
+    CHECK_EQ_INT(gp_kernel_dep(k, 7), 1);
     CHECK_EQ_INT(k->mem_count, 3);
     gp_kernel_free(k);
   }
@@ -336,7 +336,7 @@ static void test_warnings_once_per_opcode(void) {
     fprintf(stderr, "  warnings: %s\n", k->warnings);
   CHECK_EQ_INT(k->class_counts[GP_OP_INT], 4);
   CHECK_EQ_INT(k->width[4], 4);
-  CHECK_EQ_INT(k->dep[3], 3);
+  CHECK_EQ_INT(gp_kernel_dep(k, 3), 3);
   gp_kernel_free(k);
 }
 

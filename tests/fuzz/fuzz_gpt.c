@@ -2,8 +2,9 @@
  * Each input is re-sealed (length and checksum) so mutations get past the
  * checksum to the header and index checks, written to a scratch file and
  * loaded with verification.  A kernel that loads is walked through every
- * index the models follow, so AddressSanitizer sees any check that is
- * missing.  Never crash, hang or leak. */
+ * index the models follow (dependences to their producers included), so
+ * AddressSanitizer sees any check that is missing.  Never crash, hang or
+ * leak. */
 #include "gp_common.h"
 #include "trace.h"
 
@@ -20,10 +21,13 @@ static volatile uint64_t sink;
 
 static void walk(const gp_kernel *k) {
   uint64_t w, i, sum = 0;
+  int d;
   for (w = 0; w < k->warps; w++)
     for (i = k->warp_start[w]; i < k->warp_start[w] + k->warp_len[w]; i++) {
       const gp_static_inst *st = &k->statics[k->pc_index[i]];
       sum += k->op_class[i] + k->active[i] + k->strings[st->opcode];
+      for (d = 0; d < GP_DEPS; d++) /* a producer: inside the warp (loader-checked) */
+        sum += k->op_class[i - k->deps[i * GP_DEPS + d]];
       if (k->mem[i] != UINT32_MAX) {
         const gp_mem_record *m = &k->mem_records[k->mem[i]];
         if (m->addr_count)

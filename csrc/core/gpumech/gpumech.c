@@ -20,11 +20,15 @@ void gp_gm_pcs_fill_static(const gp_kernel *k, gp_gm_pcs *p) {
 void gp_gm_warp_input(const gp_kernel *k, uint64_t w, const gp_gm_pcs *p, double issue_cycles,
                       int totals_only, gp_iv_input *in) {
   uint64_t start = k->warp_start[w];
+  int j;
   memset(in, 0, sizeof *in);
   in->count = k->warp_len[w];
   in->pc = k->pc_index + start;
-  in->dep[0] = k->dep + start;
-  in->dep[1] = k->dep_load + start;
+  /* every producer: the kernel's GP_DEPS slots, interleaved, nearest first */
+  for (j = 0; j < GP_DEPS && j < GP_IV_MAX_SRC; j++)
+    in->dep[j] = k->deps + start * GP_DEPS + j;
+  in->dep_stride = GP_DEPS;
+  in->deps_packed = 1;
   in->latency = p->latency;
   in->cause = p->cause;
   in->ncause = p->n ? p->n : 1;

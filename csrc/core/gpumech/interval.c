@@ -87,7 +87,7 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
   const double *memw = in->mem_insts, *l1r = in->l1_miss_reqs, *drr = in->dram_reqs;
   const uint16_t *deps[GP_IV_MAX_SRC];
   double *issue;
-  size_t mask, ndep = 0, j, ncause;
+  size_t mask, ndep = 0, j, ncause, stride = in->dep_stride ? in->dep_stride : 1;
   int store = !in->totals_only;
   double slot = in->issue_cycles, prev = 0, prev_ii = 0, last_done = 0;
   int32_t prev_cause = 0, last_done_cause = 0;
@@ -128,7 +128,9 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
     /* Eq. 4 with the project's latency convention: a producer p releases
      * its consumer at issue(p) + L(p) (done_cycle + 1 = issue + L) */
     for (j = 0; j < ndep; j++) {
-      uint64_t d = deps[j][k];
+      uint64_t d = deps[j][k * stride];
+      if (d == 0 && in->deps_packed)
+        break;
       if (d != 0 && d <= k) {
         uint64_t pk = k - d;
         size_t pidx = pcs ? pcs[pk] : (size_t)pk;

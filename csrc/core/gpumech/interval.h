@@ -30,9 +30,13 @@ typedef struct gp_iv_input {
   const uint32_t *pc;                 /* static PC index per instruction, or NULL */
   /* Backward distances to producers, one array per source slot, NULL when
    * unused; 0 = no producer; a distance reaching before the warp's first
-   * instruction is ignored.  (The trace gives two: nearest producer and
-   * nearest load producer.) */
+   * instruction is ignored.  Instruction k's entry of slot j is
+   * dep[j][k x dep_stride] (dep_stride 0 means 1).  (A kernel gives
+   * GP_DEPS slots interleaved: dep[j] = deps + j, dep_stride = GP_DEPS.) */
   const uint16_t *dep[GP_IV_MAX_SRC];
+  size_t dep_stride;
+  int deps_packed;                    /* 1: an instruction's slots fill from dep[0] on and a
+                                         0 ends them (a kernel's are), so the pass stops there */
   const double *latency;              /* cycles, issue to dependent issue (required) */
   const double *ii;                   /* initiation interval in cycles: the warp's next
                                          instruction issues no earlier than this after

@@ -6,9 +6,9 @@
  * after SM (Algorithm 1); gpush runs one time-ordered loop over all SMs so
  * they contend for L2 and DRAM together, and replaces GATSim's one-thread
  * pre-characterisation with per-instruction timing from the configuration:
- *  - an instruction issues when its producers' results are ready (the
- *    trace's nearest-producer and nearest-load-producer distances: a
- *    dependent instruction issues L cycles after its producer; Algorithm 1
+ *  - an instruction issues when all its producers' results are ready (the
+ *    trace's distances to every producer: a dependent instruction issues
+ *    L cycles after its producer; Algorithm 1
  *    line 7's l_{s,p} = 0), its unit is free (initiation interval per unit,
  *    per scheduler: FUFree in line 7), and its warp is not waiting at a
  *    barrier;
@@ -23,7 +23,8 @@
  *  - BAR.SYNC holds a warp until every live warp of its block arrives;
  *    DEPBAR waits for the warp's outstanding LDGSTS copies;
  *  - thread blocks go to SMs round-robin up to occupancy, then each freed
- *    slot takes the next block after block_launch_cycles;
+ *    slot takes the next block; each SM's dispatcher launches one block at
+ *    a time, block_launch_cycles each (serialised per SM);
  *  - time advances one cycle after an issue (line 21) and otherwise jumps to
  *    the earliest cycle any scheduler can issue (line 23), so idle cycles
  *    cost nothing.
@@ -48,26 +49,6 @@ const char *gp_stall_name(int s) {
   return s >= 0 && s < GP_STALL_COUNT ? stall_names[s] : "invalid";
 }
 
-static int unit_of(int c) {
-  switch (c) {
-  case GP_OP_INT:
-    return UNIT_INT;
-  case GP_OP_FP32:
-  case GP_OP_IMAD:
-    return UNIT_FMA;
-  case GP_OP_FP64:
-    return UNIT_FP64;
-  case GP_OP_SFU:
-    return UNIT_SFU;
-  case GP_OP_TENSOR:
-    return UNIT_TENSOR;
-  case GP_OP_UNIFORM:
-    return UNIT_UNIFORM;
-  default:
-    return gp_op_is_memory(c) || c == GP_OP_LD_CONST ? UNIT_LSU : UNIT_OTHER;
-  }
-}
-
 /* Each class's unit, kind, latency and unit occupancy, looked up once per
  * run. */
 static void classify(sim *s) {
@@ -86,7 +67,7 @@ static void classify(sim *s) {
     if (gp_op_is_load(c) && gp_op_uses_cache(c)) /* two-level's long-latency loads */
       kind |= KIND_LONG;
     s->kind[c] = (uint8_t)kind;
-    s->unit_of[c] = (uint8_t)unit_of(c);
+    s->unit_of[c] = (uint8_t)gp_op_unit(c);
     s->latency[c] = cfg->latency[c];
     s->busy[c] = cfg->interval[c] > 0 ? cfg->interval[c] : 1;
   }
@@ -159,18 +140,16 @@ static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
   }
   __builtin_prefetch(&k->pc_index[i + n - 1]);
   __builtin_prefetch(&k->mem[i + n - 1]);
-  __builtin_prefetch(&k->dep[i]);
-  __builtin_prefetch(&k->dep[i + n - 1]);
-  __builtin_prefetch(&k->dep_load[i]);
-  __builtin_prefetch(&k->dep_load[i + n - 1]);
+  for (x = 0; x < n; x += 8)
+    __builtin_prefetch(&k->deps[(i + x) * GP_DEPS]);
+  __builtin_prefetch(&k->deps[(i + n - 1) * GP_DEPS]);
   __builtin_prefetch(&k->op_class[i + n - 1]);
   __builtin_prefetch(&k->flags[i + n - 1]);
   for (x = 0; x < n; x++) {
     packed_inst *p = &w->chunk[x];
     p->pc_index = k->pc_index[i + x];
     p->mem = k->mem[i + x];
-    p->dep = k->dep[i + x];
-    p->dep_load = k->dep_load[i + x];
+    memcpy(p->deps, k->deps + (i + x) * GP_DEPS, sizeof p->deps);
     p->op_class = k->op_class[i + x];
     p->flags = k->flags[i + x];
   }
@@ -179,33 +158,27 @@ static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
 }
 
 /* When instruction `next` of warp w may issue as far as its producers go,
- * and whether the last producer is a load.  Computed once, right after the
+ * and whether the producer it waits for last is a load.  Computed once, right after the
  * warp's previous issue: nothing else changes it.  Inline: once per issue. */
 static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
   const packed_inst *p;
   uint64_t i = w->next;
   double ready = w->not_before, r;
-  int on_load = 0;
+  int on_load = 0, j;
   if (w->chunk_left == 0)
     fill_chunk(s, w);
   else
     w->cur++, w->chunk_left--;
   p = w->cur;
-  /* a producer before the warp's first instruction reads a ring entry not
-   * written yet (the ring is longer than any distance, so the dep entries
-   * before i are distinct): 0, never later */
-  if (p->dep) {
-    r = w->done[(i - p->dep) & s->ring_mask];
+  /* every producer (nearest first, 0 after the last); one before the
+   * warp's first instruction reads a ring entry not written yet (the ring is
+   * longer than any distance, so the entries before i are distinct): 0,
+   * never later */
+  for (j = 0; j < GP_DEPS && p->deps[j] != 0; j++) {
+    r = w->done[(i - p->deps[j]) & s->ring_mask];
     if (r > ready) {
       ready = r;
-      on_load = (p->flags & GP_INST_DEP_ON_LOAD) != 0;
-    }
-  }
-  if (p->dep_load) {
-    r = w->done[(i - p->dep_load) & s->ring_mask];
-    if (r > ready) {
-      ready = r;
-      on_load = 1;
+      on_load = (p->flags >> (GP_INST_LOAD_SHIFT + j)) & 1;
     }
   }
   if (p->op_class == GP_OP_DEPBAR && w->ldgsts_done > ready) {
@@ -287,12 +260,18 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
   return GP_OK;
 }
 
-/* Gives a free slot the next block, launched block_launch_cycles after
- * `when`; a block whose warps the trace does not list finishes at once. */
+/* Gives a free slot the next block.  The SM's dispatcher launches one block
+ * at a time: a block starts block_launch_cycles after the later of `when`
+ * (its slot is free) and the SM's previous launch, so n blocks on an SM take
+ * at least n x block_launch_cycles.  A block whose warps the trace does not
+ * list finishes at once (its launch still takes the dispatcher's time). */
 static int place(sim *s, uint32_t smi, uint32_t slot, double when) {
-  block_slot *b = &s->sms[smi].slots[slot];
+  sm_state *sm = &s->sms[smi];
+  block_slot *b = &sm->slots[slot];
   while (s->next_block < s->k->blocks) {
-    if (dispatch(s, smi, slot, s->next_block++, when + s->cfg->block_launch_cycles) != GP_OK)
+    double start = (when > sm->dispatch_free ? when : sm->dispatch_free) + s->cfg->block_launch_cycles;
+    sm->dispatch_free = start;
+    if (dispatch(s, smi, slot, s->next_block++, start) != GP_OK)
       return GP_ERR;
     if (b->live > 0)
       return GP_OK;
@@ -481,20 +460,18 @@ static void free_sim(sim *s) {
 /* The completion ring of every warp holds more entries than the longest
  * dependence distance of the kernel (the next power of two), so a warp's
  * ring stays a few cache lines however long the warp runs.  The OR of all
- * distances has the longest one's top bit, which is all the size needs (four
- * distances at a time in a 64-bit word). */
+ * distances has the longest one's top bit, which is all the size needs (an
+ * instruction's four distances at a time in a 64-bit word). */
 static void size_rings(sim *s) {
   const gp_kernel *k = s->k;
-  uint64_t i, ring = 1, four = 0, bits;
-  for (i = 0; i + 4 <= k->insts; i += 4) {
-    uint64_t d, l;
-    memcpy(&d, k->dep + i, sizeof d);
-    memcpy(&l, k->dep_load + i, sizeof l);
-    four |= d | l;
+  uint64_t i, ring = 1, all = 0, bits;
+  _Static_assert(GP_DEPS == 4, "one 64-bit word holds an instruction's distances");
+  for (i = 0; i < k->insts; i++) {
+    uint64_t d;
+    memcpy(&d, k->deps + i * GP_DEPS, sizeof d);
+    all |= d;
   }
-  bits = (four | four >> 16 | four >> 32 | four >> 48) & 0xffff;
-  for (; i < k->insts; i++)
-    bits |= (uint64_t)k->dep[i] | k->dep_load[i];
+  bits = (all | all >> 16 | all >> 32 | all >> 48) & 0xffff;
   while (ring <= bits)
     ring *= 2;
   s->ring_mask = ring - 1;

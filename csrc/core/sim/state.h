@@ -17,12 +17,17 @@
 #ifndef GP_SIM_STATE_H
 #define GP_SIM_STATE_H
 
+#include "bounds.h"
 #include "sim.h"
 
 #include <stddef.h>
 
-enum { UNIT_INT, UNIT_FMA, UNIT_FP64, UNIT_SFU, UNIT_TENSOR, UNIT_UNIFORM, UNIT_OTHER, UNIT_LSU,
-       UNIT_COUNT }; /* eligible() spells out the eight */
+/* The functional units of bounds.h's gp_op_unit, one of each per
+ * scheduler. */
+enum { UNIT_INT = GP_UNIT_INT, UNIT_FMA = GP_UNIT_FMA, UNIT_FP64 = GP_UNIT_FP64,
+       UNIT_SFU = GP_UNIT_SFU, UNIT_TENSOR = GP_UNIT_TENSOR, UNIT_UNIFORM = GP_UNIT_UNIFORM,
+       UNIT_OTHER = GP_UNIT_CONTROL, UNIT_LSU = GP_UNIT_LSU,
+       UNIT_COUNT = GP_UNIT_COUNT }; /* eligible() spells out the eight */
 
 /* Bitmaps of a scheduler, each `words` 64-bit words, in sched_state.bits. */
 enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_BARRIER, SET_ACTIVE, SET_SCRATCH,
@@ -39,12 +44,12 @@ typedef struct pend_entry {
 
 /* The trace data of one instruction the simulator reads at every issue,
  * copied from the kernel's arrays a chunk at a time per warp: hundreds of
- * warps each walking six arrays would thrash the caches; one 16-byte record
+ * warps each walking six arrays would thrash the caches; one 20-byte record
  * each does not.  (Active lanes are counted after the run; the lane width,
  * for shared-memory bank passes only, is read from the trace.) */
 typedef struct packed_inst {
   uint32_t pc_index, mem;
-  uint16_t dep, dep_load;
+  uint16_t deps[GP_DEPS];  /* the kernel's, nearest first, 0 after the last */
   uint8_t op_class, flags;
 } packed_inst;
 
@@ -69,7 +74,7 @@ typedef struct warp_state {
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
   uint8_t op_class;        /* of its record's, read at every pick and issue) */
   uint8_t chunk_left;      /* records in the chunk after cur */
-  uint8_t on_load;         /* the last producer of the next instruction is a load */
+  uint8_t on_load;         /* the producer the next instruction waits for last is a load */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
   /* the completion ring when it is short (the usual case), next to them */
@@ -117,6 +122,7 @@ typedef struct sm_state {
   block_slot *slots;
   sched_state *scheds;
   double finish;
+  double dispatch_free;    /* when the SM's block dispatcher launched its last block */
 } sm_state;
 
 typedef struct sim {

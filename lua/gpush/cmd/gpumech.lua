@@ -4,8 +4,8 @@
 --                 [--model gpumech|mt_mshr_band|mt_mshr|mt|markov|naive]
 --                 [--select kmeans|max|min|random] [--kernel SPEC] [--json]
 --
--- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`
--- or `suite:NAME`.  Prints one row per launch, the application totals and
+-- PATH is a trace (kernelslist.g, folder, .traceg[.gz|.xz], .gpt), `suite`,
+-- `suite:NAME`, `variants` or `variants:NAME`.  Prints one row per launch, the application totals and
 -- each launch's CPI stack; --json prints one object per launch (kernel,
 -- launch, cycles, time_us, ipc, cpi, stack, ...).
 local gpumech = assert(require("gpush.models").family("gpumech"))

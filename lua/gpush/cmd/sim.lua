@@ -3,8 +3,9 @@
 --   gpush sim PATH --config NAME [-p key=value ...] [--policy lrr|gto|two-level]
 --             [--kernel SPEC] [--json]
 --
--- PATH is a trace, `suite` or `suite:NAME`.  Prints per-launch cycles, time,
--- IPC, achieved DRAM bandwidth and the stall breakdown per scheduler cycle;
+-- PATH is a trace, `suite`, `suite:NAME`, `variants` or `variants:NAME`.
+-- Prints per-launch cycles, time, IPC, achieved DRAM bandwidth and the
+-- stall breakdown per scheduler cycle;
 -- --json prints one object per launch (kernel, launch, cycles,
 -- warp_instructions, stalls, pc_stalls, line_stalls, sm_utilisation,
 -- counters, ...).

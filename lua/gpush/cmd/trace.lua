@@ -17,8 +17,8 @@ local usage = [==[
 usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
        gpush trace convert IN OUT [--kernel NAME|ID|A-B[,...]]
   PATH and IN: a kernelslist.g, a folder holding one, or a .traceg (.gz, .xz)
-  or .gpt file; IN may also be suite (every embedded synthetic kernel) or
-  suite:NAME.
+  or .gpt file; IN may also be suite (every embedded synthetic kernel),
+  suite:NAME, variants (the suite's seeded variants) or variants:NAME.
   OUT: a .traceg (Accel-Sim text, version 5) or .gpt (gpush binary) file for
   a single launch; otherwise a folder (an existing one, a path ending in '/'
   or a name without an extension) that receives kernel-N.traceg files and

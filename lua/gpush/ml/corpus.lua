@@ -48,10 +48,16 @@ M.GRIDS = {
 }
 M.GRID_NAMES = { "default", "full", "ci" }
 
--- Kernels whose time at the fastest configuration is more than this share
--- launch overhead are dropped (the analogue of the paper's 1 ms rule,
--- L244): their surfaces say little beyond the launch cost.
+-- Sizing (the analogue of the paper's 1 ms rule, L244): the variants are
+-- sized for a 20-SM GPU and most would be mostly launch overhead on 32 CUs
+-- at 1 GHz, so each kernel's grid is multiplied until the launch is at most
+-- TARGET_LAUNCH_SHARE of its time at the grid's fastest configuration (at
+-- most SIZING_ROUNDS simulations, the grid at most MAX_GRID_SCALE times its
+-- own); a kernel still more than MAX_LAUNCH_SHARE launch overhead is dropped.
+M.TARGET_LAUNCH_SHARE = 1 / 3
 M.MAX_LAUNCH_SHARE = 0.5
+M.SIZING_ROUNDS = 4
+M.MAX_GRID_SCALE = 64
 
 local function grid_of(grid)
   if type(grid) == "table" then
@@ -64,49 +70,27 @@ local function grid_of(grid)
   return g
 end
 
--- The kernel family: a seeded set of variants of the embedded suite, each
--- simulating in tens of milliseconds, spanning compute-, latency-,
--- bandwidth-, cache- and barrier-bound behaviour.
+-- The kernel family: issue 15's seeded variants of the regime suite
+-- (gpush.workloads.variants: 8 per regime entry, 128 over 16 regimes,
+-- compute-, latency-, SFU-, FP64-, shared-, cache-, DRAM-, divergence-,
+-- atomics- and launch-bound), before sizing (M.size).  opts: seed
+-- (default 1), count (default 128).
 function M.kernels(opts)
   opts = opts or {}
-  local descs = {}
-  local shapes = {
-    { grid = 192, block = 256, trips = 1.0 }, { grid = 320, block = 128, trips = 1.0 },
-    { grid = 64, block = 256, trips = 2.0 }, { grid = 640, block = 64, trips = 0.5 },
-    { grid = 40, block = 512, trips = 1.0 },
-  }
-  local scales = { 0.25, 1, 4 }
-  local seed = opts.seed or 1
-  for _, base in ipairs(workloads.suite) do
-    for _, shape in ipairs(shapes) do
-      for fi, footprint in ipairs(scales) do
-        local d = {}
-        for key, v in pairs(base) do
-          d[key] = v
-        end
-        local heavy = base.name == "divergent_gather"
-        d.name = ("%s_g%d_b%d_f%d"):format(base.name, shape.grid, shape.block, fi)
-        d.grid = heavy and math.max(8, shape.grid // 4) or shape.grid
-        d.block = shape.block
-        d.trips = math.max(1, math.floor(base.trips * shape.trips + 0.5))
-        d.seed = seed * 1000 + #descs
-        d.streams = {}
-        for name, s in pairs(base.streams) do
-          local copy = {}
-          for key, v in pairs(s) do
-            copy[key] = v
-          end
-          if copy.kind ~= "shared" and copy.footprint then
-            copy.footprint = math.max(64 * 1024, math.floor(copy.footprint * footprint / 16))
-          end
-          d.streams[name] = copy
-        end
-        d.summary = nil
-        descs[#descs + 1] = d
-      end
-    end
+  return workloads.variants { seed = opts.seed or 1, count = opts.count }
+end
+
+-- A variant with its grid multiplied by `scale` (same name and parameters
+-- otherwise; the scale is kept as grid_scale).
+local function scaled(d, scale)
+  local p = {}
+  for key, v in pairs(d.params) do
+    p[key] = v
   end
-  return descs
+  p.grid = d.params.grid * scale
+  local out = workloads.make(d.base, p)
+  out.name, out.variant, out.grid_scale = d.name, d.variant, scale
+  return out
 end
 
 -- The sweep's model: the simulator, then the Table II counters and the
@@ -132,24 +116,48 @@ function M.model()
   }
 end
 
--- The kernels to keep: those whose time at the grid's fastest configuration
--- is at most MAX_LAUNCH_SHARE launch overhead (one simulation each).
-function M.filter(descs, grid, preset)
-  local fastest = { "sm.count=" .. grid.cus[#grid.cus], "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz],
-    "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }
-  local cfg = assert(config.load(preset or M.PRESET, fastest))
+-- How much one kernel's grid is multiplied (see TARGET_LAUNCH_SHARE):
+-- simulated at the fastest configuration `cfg`, the grid multiplied by
+-- ceil(wanted work / simulated work) until the launch share is at most the
+-- target.  Returns {scale, share} or raises.
+local function sizing(d, cfg)
   local launch_us = cfg.launch.kernel_cycles / cfg.clock.core_mhz
-  local kept, dropped = {}, {}
-  for _, d in ipairs(descs) do
-    local kernel = assert(workloads.kernel(d))
-    local r, err = sim.run(kernel, cfg, { policy = M.POLICY })
-    if not r then
-      return nil, ("%s: %s"):format(d.name, err)
+  local wanted_us = launch_us * (1 / M.TARGET_LAUNCH_SHARE - 1)
+  local sized, scale, share = d, 1, 1
+  for round = 1, M.SIZING_ROUNDS do
+    local r = assert(sim.run(assert(workloads.kernel(sized)), cfg, { policy = M.POLICY }))
+    share = launch_us / r.time_us
+    local grow = math.min(math.ceil(wanted_us / math.max(r.time_us - launch_us, 1e-3)), M.MAX_GRID_SCALE // scale)
+    if share <= M.TARGET_LAUNCH_SHARE or round == M.SIZING_ROUNDS or not d.params or grow <= 1 then
+      break
     end
-    if launch_us / r.time_us > M.MAX_LAUNCH_SHARE then
+    scale = scale * grow
+    sized = scaled(d, scale)
+  end
+  return { scale = scale, share = share }
+end
+
+-- The kernels sized for the grid, one simulation round per kernel on
+-- opts.jobs workers (experiment.map; opts.quiet): the sized descriptions
+-- and the names of those dropped (still above MAX_LAUNCH_SHARE), or nil
+-- and a message.
+function M.size(descs, grid, preset, opts)
+  opts = opts or {}
+  local cfg = assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
+    "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
+  local ok, sizes = pcall(experiment.map, #descs, function(i)
+    return sizing(descs[i], cfg)
+  end, { jobs = opts.jobs, quiet = opts.quiet, label = "sizing the corpus's kernels",
+    progress_stream = opts.progress_stream })
+  if not ok then
+    return nil, tostring(sizes)
+  end
+  local kept, dropped = {}, {}
+  for i, d in ipairs(descs) do
+    if sizes[i].share > M.MAX_LAUNCH_SHARE then
       dropped[#dropped + 1] = d.name
     else
-      kept[#kept + 1] = d
+      kept[#kept + 1] = sizes[i].scale > 1 and scaled(d, sizes[i].scale) or d
     end
   end
   return kept, dropped
@@ -198,7 +206,8 @@ function M.key(grid, descs, preset)
   end
   return core.digest(json.encode { gpush = core.version(), preset = preset or M.PRESET,
     config = config.hash(cfg), grid = { grid.cus, grid.core_mhz, grid.mem_mhz }, kernels = hashes,
-    policy = M.POLICY, filter = M.MAX_LAUNCH_SHARE, columns = M.model().columns, probe = probe(grid, descs, preset) })
+    policy = M.POLICY, sizing = { M.TARGET_LAUNCH_SHARE, M.MAX_LAUNCH_SHARE, M.SIZING_ROUNDS, M.MAX_GRID_SCALE },
+    columns = M.model().columns, probe = probe(grid, descs, preset) })
 end
 
 local function grid_label(name, grid)
@@ -208,9 +217,10 @@ local function grid_label(name, grid)
 end
 
 -- The experiment definition of the corpus (for experiment.new or
--- experiment.main): its kernels filtered first, the "simulated" marker and
+-- experiment.main): its kernels sized first (M.size), the "simulated" marker and
 -- the grid in the provenance.  opts: grid (a name or {cus, core_mhz,
--- mem_mhz}), descs (default M.kernels()), preset.  Returns the definition,
+-- mem_mhz}), descs (default M.kernels()), preset, and jobs and quiet for
+-- the sizing.  Returns the definition,
 -- or nil and a message.
 function M.definition(opts)
   opts = opts or {}
@@ -219,12 +229,18 @@ function M.definition(opts)
     return nil, err
   end
   local preset = opts.preset or M.PRESET
-  local kept, dropped = M.filter(opts.descs or M.kernels(), grid, preset)
+  local kept, dropped = M.size(opts.descs or M.kernels(), grid, preset, opts)
   if not kept then
     return nil, dropped
   end
   if #kept == 0 then
     return nil, "every kernel is mostly launch overhead at the grid's fastest configuration"
+  end
+  local scales = {}
+  for _, d in ipairs(kept) do
+    if d.grid_scale then
+      scales[#scales + 1] = ("%s x%d"):format(d.name, d.grid_scale)
+    end
   end
   return {
     name = M.NAME,
@@ -242,6 +258,8 @@ function M.definition(opts)
       simulated = ("gpush's abstract simulator (%s scheduling) on the %s preset with the activity power model "
         .. "(gpush.ml.power); not measured on a GPU"):format(M.POLICY, preset),
       grid = grid_label(opts.grid, grid),
+      sized = ("grids multiplied until the launch is at most %.2f of the time at the fastest configuration: %s")
+        :format(M.TARGET_LAUNCH_SHARE, #scales > 0 and table.concat(scales, ", ") or "none"),
       dropped = #dropped > 0 and ("%d kernels mostly launch overhead at the fastest configuration: %s")
         :format(#dropped, table.concat(dropped, " ")) or "none",
     },

@@ -20,12 +20,15 @@
 --     DRAM queueing over the SMs holding blocks (Eq. 21-23) [IV];
 --  5. kernel cycles: thread-block waves over the SMs at the configuration's
 --     occupancy, each modelled with the warps resident on the busiest SM
---     (sub-wave kernels are the normal case), summed, plus launch overheads;
+--     (sub-wave kernels are the normal case) plus that SM's serialised block
+--     launches (its blocks x launch.block_cycles), summed, plus the kernel
+--     launch;
 --  6. the CPI stack of Table III (BASE, DEP, L1, L2, DRAM, MSHR, QUEUE), in
 --     the units of the CPI and summing to it [VII].
 -- Reuse across configurations (Sec. VI-D): prepare() selects the
 -- representative warp once; predict(..., {prepared = p}) then reruns only
 -- the memory model and that warp's interval pass.
+local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
 local memsim = require "gpush.memsim"
@@ -47,11 +50,7 @@ M.models = {
 }
 
 -- Opcode classes without a pipeline of their own use ops.other.
-local pipeline = {
-  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "branch", other = "other", barrier = "other",
-  barrier_arrive = "other", depbar = "other",
-}
+local pipeline = bounds.PIPELINE
 
 -- Per static PC (steps 1-2): latency in cycles; expected L1-missing load
 -- requests (MSHR users, Eq. 18) and DRAM accesses (stores and write-backs
@@ -140,7 +139,7 @@ local function waves_of(kernel_info, cfg, blocks_per_sm)
   local shapes = {}
   local function shape(count, in_wave)
     local busiest = math.ceil(in_wave / sms)
-    shapes[#shapes + 1] = { count = count, blocks = in_wave,
+    shapes[#shapes + 1] = { count = count, blocks = in_wave, blocks_on_sm = busiest,
       warps_on_sm = busiest * kernel_info.warps_per_block, cores = math.min(sms, in_wave) }
   end
   if full > 0 then
@@ -241,12 +240,13 @@ function M.predict(kernel, cfg, opts)
       kernel_dram_reqs_per_warp = dram_reqs_per_warp,
     }
     r.warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers)
-    cycles = cycles + w.count * r.cycles
+    -- each SM launches its blocks of the wave one at a time (launch.block_cycles each)
+    cycles = cycles + w.count * (r.cycles + w.blocks_on_sm * cfg.launch.block_cycles)
     capped = capped or r.dram_capped
     bandwidth_bound = bandwidth_bound or r.bandwidth_bound
     first = first or r
   end
-  cycles = cycles + cfg.launch.kernel_cycles + waves * cfg.launch.block_cycles
+  cycles = cycles + cfg.launch.kernel_cycles
   local summary = profile:summary()
   return {
     kernel = info.kernel, launch = info.launch, model = model_name, policy = policy,

@@ -35,6 +35,7 @@ local builtin = {
   gpumech = "gpush.models.gpumech", -- GPUMech (Huang et al., MICRO 2014): docs/gpumech.md
   sim = "gpush.models.sim",         -- the abstract timing simulator (GATSim-style): docs/sim.md
   surface = "gpush.models.surface", -- scaling surfaces (Wu et al., HPCA 2015): docs/ml.md
+  bounds = "gpush.models.bounds",   -- first-principles lower bounds (gpush.bounds): docs/bounds.md
 }
 
 local registered = {} -- name -> family module

@@ -16,35 +16,20 @@
 -- and .interval (barriers and DEPBAR use ops.other), the timed memory model
 -- for global/local/texture accesses, shared.latency with bank passes, and
 -- const.latency.  Thread blocks fill SMs at the configuration's occupancy.
+local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
-local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
 local M = {}
 
-local pipeline = {
-  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "branch", other = "other", barrier = "other",
-  barrier_arrive = "other", depbar = "other",
-}
-
--- The simulator's parameters for a configuration and kernel.
+-- The simulator's parameters for a configuration and kernel: the machine
+-- (gpush.bounds.machine, which the bounds share) and the policy.
 function M.params(cfg, kernel, policy)
-  local latency, interval = {}, {}
-  for class, ops in pairs(pipeline) do
-    latency[class] = cfg.ops[ops].latency
-    interval[class] = cfg.ops[ops].interval
-  end
-  return {
-    sms = cfg.sm.count, schedulers = cfg.sm.schedulers, issue_width = cfg.sm.issue_width,
-    blocks_per_sm = (occupancy.for_kernel(cfg, kernel)),
-    policy = policy or "lrr", active_warps = cfg.sm.active_warps, latency = latency, interval = interval,
-    shared_latency = cfg.shared.latency, const_latency = cfg.const.latency,
-    shared_banks = cfg.shared.banks, shared_bank_bytes = cfg.shared.bank_bytes,
-    block_launch_cycles = cfg.launch.block_cycles, kernel_launch_cycles = cfg.launch.kernel_cycles,
-    memory = memsim.timed_params(cfg, kernel),
-  }
+  local p = bounds.machine(cfg, kernel)
+  p.policy = policy or "lrr"
+  p.active_warps = cfg.sm.active_warps
+  return p
 end
 
 local builtin = { lrr = true, gto = true, ["two-level"] = true }

@@ -1,0 +1,284 @@
+/*
+ * bounds.c -- first-principles lower bounds on a kernel's cycles (bounds.h
+ * lists them; docs/bounds.md states their assumptions).
+ *
+ * gp_bounds_count is one pass over the kernel: per warp, its dependence
+ * path under the simulator's own issue rules with nothing else running
+ * (in order, one instruction per cycle, a producer's result ready at its
+ * issue + latency, a unit free again after its initiation interval), which
+ * no schedule can beat; per instruction, its LSU occupancy as the simulator
+ * charges it.  Memory latencies are memsim's per-PC means (AMAT), which
+ * makes the path bounds hold in expectation over memsim's level mix.
+ */
+#include "bounds.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const bound_names[GP_BOUND_COUNT] = {
+    "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control",
+    "shared", "lsu", "l2", "dram", "mshr", "latency", "blocks", "dispatch"};
+
+const char *gp_bound_name(int bound) {
+  return bound >= 0 && bound < GP_BOUND_COUNT ? bound_names[bound] : "invalid";
+}
+
+int gp_op_unit(int c) {
+  switch (c) {
+  case GP_OP_INT:
+    return GP_UNIT_INT;
+  case GP_OP_FP32:
+  case GP_OP_IMAD:
+    return GP_UNIT_FMA;
+  case GP_OP_FP64:
+    return GP_UNIT_FP64;
+  case GP_OP_SFU:
+    return GP_UNIT_SFU;
+  case GP_OP_TENSOR:
+    return GP_UNIT_TENSOR;
+  case GP_OP_UNIFORM:
+    return GP_UNIT_UNIFORM;
+  default:
+    return gp_op_is_memory(c) || c == GP_OP_LD_CONST ? GP_UNIT_LSU : GP_UNIT_CONTROL;
+  }
+}
+
+/* ---------------------------------------------------------------------------
+ * Counting
+ * ------------------------------------------------------------------------- */
+
+static int is_shared(int c) {
+  return c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
+}
+
+static int is_store(int c) { return c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL; }
+
+/* The latency of static instruction `pc` of class c on the dependence
+ * path: compute classes their latency; cache-using loads, atomics and
+ * texture memsim's AMAT (the mean over the levels that served the PC:
+ * since a path is a maximum of sums of latencies, Jensen's inequality makes
+ * the path at mean latencies a lower bound on the mean path); stores 0
+ * (done once accepted); shared memory its latency (plus the passes, per
+ * instruction in lsu_cycles); constant loads theirs; a memory PC memsim
+ * never saw (empty masks) 1. */
+static double pc_latency(const gp_bounds_machine *m, const gp_memsim_result *mem, uint32_t pc,
+                         int c) {
+  const gp_pc_memory *p = &mem->pcs[pc];
+  if (c == GP_OP_LD_CONST)
+    return m->const_latency;
+  if (!gp_op_uses_cache(c))
+    return gp_op_is_memory(c) ? m->shared_latency : m->latency[c];
+  if (is_store(c))
+    return 0;
+  return p->instructions > 0 ? p->amat : 1;
+}
+
+/* What a pass over the kernel keeps. */
+typedef struct counter {
+  const gp_kernel *k;
+  const gp_bounds_machine *m;
+  double *pc_lat;   /* per static PC: latency floor */
+  double *done;     /* ring of result-ready cycles, indexed by position in the warp */
+  uint64_t mask;
+  gp_bounds_counts *out;
+} counter;
+
+/* Instruction i's LSU occupancy and, for shared memory, its bank passes
+ * (the simulator's charges: one cycle per line request, one per bank
+ * pass, the class's interval otherwise); *lat gets its latency when it
+ * depends on the instruction (shared memory: + one cycle per extra pass). */
+static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, double *lat) {
+  const gp_kernel *k = q->k;
+  const gp_bounds_machine *m = q->m;
+  int c = k->op_class[i];
+  *passes_out = 0;
+  if (k->mem[i] != UINT32_MAX) {
+    const gp_mem_record *r = &k->mem_records[k->mem[i]];
+    if (gp_op_uses_cache(c) && r->line_count > 0)
+      return r->line_count;
+    if (is_shared(c)) {
+      uint32_t passes = gp_shared_passes(k->addresses + r->addr_start, r->addr_count,
+                                         k->width[i], m->shared_banks, m->shared_bank_bytes);
+      if (passes < 1)
+        passes = 1;
+      *passes_out = passes;
+      *lat += passes - 1;
+      return passes;
+    }
+  } else if (is_shared(c)) {
+    *passes_out = 1;
+    return 1;
+  }
+  return m->interval[c] > 0 ? m->interval[c] : 1;
+}
+
+/* Warp g's dependence path (cycles from its first issue to its last
+ * result) with nothing else running; adds its instructions' LSU cycles and
+ * bank passes to the counts. */
+static double warp_path(counter *q, uint64_t g) {
+  const gp_kernel *k = q->k;
+  const gp_bounds_machine *m = q->m;
+  uint64_t start = k->warp_start[g], n = k->warp_len[g], x;
+  double unit_free[GP_UNIT_COUNT], t = 0, end = 0;
+  memset(unit_free, 0, sizeof unit_free);
+  for (x = 0; x < n; x++) {
+    uint64_t i = start + x;
+    int c = k->op_class[i], u = gp_op_unit(c);
+    double lat = q->pc_lat[k->pc_index[i]], busy, passes;
+    const uint16_t *d = k->deps + i * GP_DEPS;
+    int j;
+    if (x > 0)
+      t += 1; /* one instruction per warp per cycle */
+    for (j = 0; j < GP_DEPS && d[j] != 0; j++)
+      if (d[j] <= x) {
+        uint64_t p = x - d[j];
+        double ready = q->done[p & q->mask];
+        if (ready > t)
+          t = ready;
+      }
+    if (unit_free[u] > t)
+      t = unit_free[u];
+    if (u == GP_UNIT_LSU) {
+      busy = lsu_cycles(q, i, &passes, &lat);
+      q->out->lsu_cycles += busy;
+      q->out->shared_passes += passes;
+    } else {
+      busy = m->interval[c] > 0 ? m->interval[c] : 1;
+    }
+    unit_free[u] = t + busy;
+    q->done[x & q->mask] = t + lat;
+    if (t + lat > end)
+      end = t + lat;
+  }
+  return end;
+}
+
+/* Result ring: longer than the kernel's longest dependence distance. */
+static uint64_t ring_size(const gp_kernel *k) {
+  uint64_t i, ring = 1;
+  uint16_t bits = 0;
+  for (i = 0; i < k->insts * GP_DEPS; i++)
+    bits |= k->deps[i];
+  while (ring <= bits)
+    ring *= 2;
+  return ring;
+}
+
+void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *c) {
+  memset(c, 0, sizeof *c);
+  c->sms = m->sms;
+  c->blocks_per_sm = m->blocks_per_sm;
+  c->l1 = m->memory.l1, c->l2 = m->memory.l2, c->l2_slices = m->memory.l2_slices;
+  c->cache_global_in_l1 = m->memory.cache_global_in_l1;
+  c->dram_access_bytes = m->memory.dram_access_bytes;
+  c->l1_latency = m->memory.l1_latency, c->l2_latency = m->memory.l2_latency;
+  c->dram_latency = m->memory.dram_latency;
+  c->cc1x = m->memory.cc1x;
+  c->shared_banks = m->shared_banks, c->shared_bank_bytes = m->shared_bank_bytes;
+  c->shared_latency = m->shared_latency, c->const_latency = m->const_latency;
+}
+
+int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
+                    const gp_memsim_result *mem, const gp_alloc *alloc,
+                    gp_bounds_counts *out, gp_error *err) {
+  counter q;
+  uint64_t ring = ring_size(k), b, w;
+  uint32_t s;
+  int c;
+  memset(out, 0, sizeof *out);
+  if (mem == NULL || mem->pc_count != k->static_count)
+    return gp_error_set(err, "bounds: the memory result has %u static instructions, the kernel %u",
+                        mem ? mem->pc_count : 0, k->static_count);
+  memset(&q, 0, sizeof q);
+  q.k = k, q.m = m, q.out = out, q.mask = ring - 1;
+  q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
+  q.done = gp_malloc(alloc, ring * sizeof *q.done);
+  if (q.pc_lat == NULL || q.done == NULL) {
+    gp_free(alloc, q.pc_lat, (k->static_count + 1) * sizeof *q.pc_lat);
+    gp_free(alloc, q.done, ring * sizeof *q.done);
+    return gp_error_set(err, "bounds: out of memory");
+  }
+  for (s = 0; s < k->static_count; s++)
+    q.pc_lat[s] = pc_latency(m, mem, s, k->statics[s].op_class);
+  out->blocks = k->blocks;
+  out->insts = (double)k->insts;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    out->class_insts[c] = (double)k->class_counts[c];
+  out->min_block_insts = k->blocks > 0 ? INFINITY : 0;
+  for (b = 0; b < k->blocks; b++) {
+    double block_path = 0, block_insts = 0;
+    for (w = 0; w < k->warps_per_block; w++) {
+      uint64_t g = b * k->warps_per_block + w;
+      double path = warp_path(&q, g);
+      block_insts += k->warp_len[g];
+      if (path > block_path)
+        block_path = path;
+    }
+    if (block_path > out->longest_path)
+      out->longest_path = block_path;
+    out->block_paths += block_path + m->block_launch_cycles;
+    if (block_insts < out->min_block_insts)
+      out->min_block_insts = block_insts;
+  }
+  out->l2_requests = (double)mem->l2.accesses;
+  out->mshr_requests = (double)mem->mshr_requests;
+  out->mshr_dram_requests = (double)mem->mshr_dram_requests;
+  out->dram_bytes = (double)(mem->dram_bytes_read + mem->dram_bytes_written);
+  gp_free(alloc, q.pc_lat, (k->static_count + 1) * sizeof *q.pc_lat);
+  gp_free(alloc, q.done, ring * sizeof *q.done);
+  return GP_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * The bounds
+ * ------------------------------------------------------------------------- */
+
+/* a / b, infinite when b is not positive and a is. */
+static double ratio(double a, double b) {
+  if (a <= 0)
+    return 0;
+  return b > 0 ? a / b : INFINITY;
+}
+
+void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp_bounds *out) {
+  double sms = c->blocks < m->sms ? c->blocks : m->sms;
+  double units = sms * m->schedulers, per_sm_issue = (double)m->schedulers * m->issue_width;
+  double unit_cycles[GP_UNIT_COUNT], most_blocks;
+  const gp_timed_config *mem = &m->memory;
+  int k;
+  memset(out, 0, sizeof *out);
+  out->sms_used = sms;
+  memset(unit_cycles, 0, sizeof unit_cycles);
+  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
+    if (gp_op_unit(k) != GP_UNIT_LSU)
+      unit_cycles[gp_op_unit(k)] += c->class_insts[k] * (m->interval[k] > 0 ? m->interval[k] : 1);
+  /* the SM with the most blocks holds ceil(blocks / sm count) of them */
+  most_blocks = m->sms > 0 ? ceil(c->blocks / m->sms) : 0;
+  out->cycles[GP_BOUND_ISSUE] = ratio(c->insts, sms * per_sm_issue);
+  if (ratio(most_blocks * c->min_block_insts, per_sm_issue) > out->cycles[GP_BOUND_ISSUE])
+    out->cycles[GP_BOUND_ISSUE] = ratio(most_blocks * c->min_block_insts, per_sm_issue);
+  out->cycles[GP_BOUND_INT] = ratio(unit_cycles[GP_UNIT_INT], units);
+  out->cycles[GP_BOUND_FMA] = ratio(unit_cycles[GP_UNIT_FMA], units);
+  out->cycles[GP_BOUND_FP64] = ratio(unit_cycles[GP_UNIT_FP64], units);
+  out->cycles[GP_BOUND_SFU] = ratio(unit_cycles[GP_UNIT_SFU], units);
+  out->cycles[GP_BOUND_TENSOR] = ratio(unit_cycles[GP_UNIT_TENSOR], units);
+  out->cycles[GP_BOUND_UNIFORM] = ratio(unit_cycles[GP_UNIT_UNIFORM], units);
+  out->cycles[GP_BOUND_CONTROL] = ratio(unit_cycles[GP_UNIT_CONTROL], units);
+  out->cycles[GP_BOUND_SHARED] = ratio(c->shared_passes, units);
+  out->cycles[GP_BOUND_LSU] = ratio(c->lsu_cycles, units);
+  out->cycles[GP_BOUND_L2] = ratio(c->l2_requests * mem->l2_interval, mem->l2_slices);
+  out->cycles[GP_BOUND_DRAM] = ratio(c->dram_bytes, mem->dram_bytes_per_cycle);
+  /* Little's law: each MSHR serves one request per round trip */
+  out->cycles[GP_BOUND_MSHR] =
+      ratio(c->mshr_requests * mem->l2_latency + c->mshr_dram_requests * mem->dram_latency,
+            sms * mem->mshrs_per_sm);
+  out->cycles[GP_BOUND_LATENCY] = c->longest_path;
+  out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * m->blocks_per_sm);
+  out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->block_launch_cycles;
+  out->binds = 0;
+  for (k = 1; k < GP_BOUND_COUNT; k++)
+    if (out->cycles[k] > out->cycles[out->binds])
+      out->binds = k;
+  out->bound = out->cycles[out->binds];
+  out->total = out->bound + m->kernel_launch_cycles;
+}

@@ -1,0 +1,128 @@
+/*
+ * bounds.h -- first-principles lower bounds on a kernel's cycles: the one
+ * place the specs, the docs, the workload suite and GPUMech compute them.
+ *
+ * API
+ *   gp_bounds_machine    the GPU as the models see it (gp_sim_config's
+ *                        fields without the scheduling policy)
+ *   gp_bounds_counts     what a kernel asks of the machine
+ *   gp_bounds_count()    fills the counts from a kernel and memsim's
+ *                        functional result (one pass over the kernel)
+ *   gp_bounds_compute()  every bound in cycles and the one that binds
+ *   gp_bound_name()      "issue", "dram", ... (GP_BOUND_* order)
+ *   gp_op_unit()         the functional unit a class issues to (GP_UNIT_*)
+ *   gp_bounds_memsim_config()  the functional memory configuration of a
+ *                        machine, for the memsim run gp_bounds_count needs
+ * A caller that knows the counts another way (a synthetic kernel's
+ * descriptor, gpush.workloads) fills gp_bounds_counts itself and calls
+ * gp_bounds_compute: the formulas live only in bounds.c.
+ *
+ * The bounds, in cycles of the kernel body (the launch overhead is
+ * reported apart).  SMs = the SMs that get a block, min(sm count, blocks);
+ * "per scheduler" units are those of gp_op_unit, one per scheduler:
+ *   issue    insts / (SMs x schedulers x issue_width), and at least
+ *            ceil(blocks / sm count) x the smallest block's insts /
+ *            (schedulers x issue_width) on the SM with the most blocks
+ *   int, fma, fp64, sfu, tensor, uniform, control
+ *            sum over the unit's classes of insts x interval
+ *            / (SMs x schedulers)
+ *   shared   shared-memory bank passes / (SMs x schedulers)
+ *   lsu      LSU cycles (line requests, bank passes, one interval per
+ *            other LSU instruction) / (SMs x schedulers)
+ *   l2       L2 requests x l2_interval / slices
+ *   dram     DRAM bytes (read + written) / DRAM bytes per cycle: the
+ *            DRAM's busy time; a kernel may end while the write-backs of
+ *            its last dirty L2 victims still drain (nothing waits for them)
+ *   mshr     Little's law with the MSHRs as servers: (L1-missing load
+ *            requests x l2_latency + those missing L2 x dram_latency)
+ *            / (SMs x MSHRs per SM)
+ *   latency  the longest warp's dependence path: in order, one
+ *            instruction per cycle, each waiting for its producers
+ *            (issue + latency) and its unit (initiation interval), memory
+ *            at its PC's AMAT from memsim (a bound on the mean path, by
+ *            Jensen: a path is a maximum of sums of latencies)
+ *   blocks   block slots as servers: sum over blocks of (longest warp
+ *            path + block launch cycles) / (SMs x blocks per SM)
+ *   dispatch each SM launches its blocks one at a time: ceil(blocks / sm
+ *            count) x block launch cycles
+ * The binding bound is the largest (ties: the first in GP_BOUND_* order).
+ * docs/bounds.md states each with its assumptions.
+ */
+#ifndef GP_BOUNDS_H
+#define GP_BOUNDS_H
+
+#include "memsim.h"
+#include "trace.h"
+
+/* Functional units, one of each per scheduler (the simulator's). */
+enum {
+  GP_UNIT_INT, GP_UNIT_FMA, GP_UNIT_FP64, GP_UNIT_SFU, GP_UNIT_TENSOR, GP_UNIT_UNIFORM,
+  GP_UNIT_CONTROL, /* branch, other, barriers, DEPBAR */
+  GP_UNIT_LSU,     /* every memory class and LDC */
+  GP_UNIT_COUNT
+};
+
+/* The unit an opcode class issues to. */
+int gp_op_unit(int op_class);
+
+enum {
+  GP_BOUND_ISSUE, GP_BOUND_INT, GP_BOUND_FMA, GP_BOUND_FP64, GP_BOUND_SFU, GP_BOUND_TENSOR,
+  GP_BOUND_UNIFORM, GP_BOUND_CONTROL, GP_BOUND_SHARED, GP_BOUND_LSU, GP_BOUND_L2,
+  GP_BOUND_DRAM, GP_BOUND_MSHR, GP_BOUND_LATENCY, GP_BOUND_BLOCKS, GP_BOUND_DISPATCH,
+  GP_BOUND_COUNT
+};
+
+/* "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control",
+ * "shared", "lsu", "l2", "dram", "mshr", "latency", "blocks"; "invalid". */
+const char *gp_bound_name(int bound);
+
+typedef struct gp_bounds_machine {
+  uint32_t sms, schedulers, issue_width;
+  uint32_t blocks_per_sm;              /* occupancy */
+  double latency[GP_OP_CLASS_COUNT];   /* producer issue to consumer issue */
+  double interval[GP_OP_CLASS_COUNT];  /* cycles a unit needs per warp instruction */
+  double shared_latency, const_latency;
+  uint32_t shared_banks, shared_bank_bytes;
+  double block_launch_cycles, kernel_launch_cycles;
+  gp_timed_config memory;              /* MSHRs, latencies, L2 slices, DRAM */
+} gp_bounds_machine;
+
+typedef struct gp_bounds_counts {
+  double blocks;                       /* thread blocks */
+  double insts;                        /* warp instructions */
+  double min_block_insts;              /* warp instructions of the smallest block */
+  double class_insts[GP_OP_CLASS_COUNT];
+  double lsu_cycles;                   /* LSU occupancy summed over instructions */
+  double shared_passes;                /* shared-memory bank passes */
+  double l2_requests;                  /* requests the L2 slices accept */
+  double mshr_requests;                /* load requests missing L1 (each holds an MSHR) */
+  double mshr_dram_requests;           /* ... of which also miss L2 */
+  double dram_bytes;                   /* read + written */
+  double longest_path;                 /* cycles: the longest warp's dependence path */
+  double block_paths;                  /* cycles: sum over blocks of the longest warp path */
+} gp_bounds_counts;
+
+typedef struct gp_bounds {
+  double cycles[GP_BOUND_COUNT];       /* each bound */
+  int binds;                           /* GP_BOUND_* of the largest */
+  double bound;                        /* cycles[binds] */
+  double total;                        /* bound + kernel launch cycles */
+  double sms_used;                     /* min(sm count, blocks) */
+} gp_bounds;
+
+/* The counts of kernel k on machine m, with memory traffic from memsim's
+ * functional result `mem` (run on the same kernel and machine).  GP_ERR
+ * only when out of memory or when mem does not belong to the kernel. */
+int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
+                    const gp_memsim_result *mem, const gp_alloc *alloc,
+                    gp_bounds_counts *out, gp_error *err);
+
+/* The functional-mode configuration of machine m (its caches, latencies,
+ * shared memory and occupancy), for gp_memsim_functional. */
+void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *out);
+
+/* Every bound from the counts.  Never fails: zero SMs, schedulers or
+ * bandwidth give infinite bounds for what needs them. */
+void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp_bounds *out);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * l_bounds.c -- the first-principles bounds from Lua (gpush.bounds wraps
+ * them).
+ *
+ *   r = core.bounds_kernel(kernel, params)   -- or nil, message
+ *   r = core.bounds_compute(counts, params)
+ * params: the simulator's machine parameters (gpl_read_machine: sms,
+ *   schedulers, issue_width, blocks_per_sm, latency, interval, shared_*,
+ *   const_latency, *_launch_cycles, memory = {...}).
+ * counts (bounds_compute's input, bounds_kernel's r.counts): blocks, insts,
+ *   min_block_insts, class_insts = {class = n}, lsu_cycles, shared_passes,
+ *   l2_requests, mshr_requests, mshr_dram_requests, dram_bytes,
+ *   longest_path, block_paths (absent fields are 0).
+ * r: cycles = {bound name = cycles}, binds = name, bound, total (with the
+ *   kernel launch), sms_used; bounds_kernel adds counts.
+ * bounds_kernel runs memsim's functional mode on the kernel for the memory
+ * traffic (gp_bounds_count), then gp_bounds_compute.
+ */
+#include "bounds.h"
+#include "compat.h"
+#include "l_core.h"
+
+#include <math.h>
+#include <string.h>
+
+static void set_num(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+
+static void push_counts(lua_State *L, const gp_bounds_counts *c) {
+  int k;
+  lua_createtable(L, 0, 12);
+  set_num(L, "blocks", c->blocks);
+  set_num(L, "insts", c->insts);
+  set_num(L, "min_block_insts", c->min_block_insts);
+  lua_createtable(L, 0, GP_OP_CLASS_COUNT);
+  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
+    set_num(L, gp_op_class_name(k), c->class_insts[k]);
+  lua_setfield(L, -2, "class_insts");
+  set_num(L, "lsu_cycles", c->lsu_cycles);
+  set_num(L, "shared_passes", c->shared_passes);
+  set_num(L, "l2_requests", c->l2_requests);
+  set_num(L, "mshr_requests", c->mshr_requests);
+  set_num(L, "mshr_dram_requests", c->mshr_dram_requests);
+  set_num(L, "dram_bytes", c->dram_bytes);
+  set_num(L, "longest_path", c->longest_path);
+  set_num(L, "block_paths", c->block_paths);
+}
+
+static void push_bounds(lua_State *L, const gp_bounds *b) {
+  int k;
+  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, GP_BOUND_COUNT);
+  for (k = 0; k < GP_BOUND_COUNT; k++)
+    set_num(L, gp_bound_name(k), b->cycles[k]);
+  lua_setfield(L, -2, "cycles");
+  lua_pushstring(L, gp_bound_name(b->binds));
+  lua_setfield(L, -2, "binds");
+  set_num(L, "bound", b->bound);
+  set_num(L, "total", b->total);
+  set_num(L, "sms_used", b->sms_used);
+}
+
+/* A count field: a finite number >= 0 (absent: 0). */
+static double count_field(lua_State *L, int t, const char *field) {
+  double v = gpl_opt_number(L, t, field, 0, "bounds");
+  if (!(v >= 0) || isinf(v))
+    return luaL_error(L, "bounds: count '%s' must be a finite number >= 0, got %f", field, v);
+  return v;
+}
+
+static int bounds_compute(lua_State *L) {
+  gp_bounds_machine m;
+  gp_bounds_counts c;
+  gp_bounds b;
+  int k;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  gpl_read_machine(L, 2, &m, "bounds");
+  memset(&c, 0, sizeof c);
+  c.blocks = count_field(L, 1, "blocks");
+  c.insts = count_field(L, 1, "insts");
+  c.min_block_insts = count_field(L, 1, "min_block_insts");
+  gpl_read_classes(L, 1, "class_insts", c.class_insts, 0, "bounds");
+  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
+    if (!(c.class_insts[k] >= 0) || isinf(c.class_insts[k]))
+      return luaL_error(L, "bounds: class_insts.%s must be a finite number >= 0",
+                        gp_op_class_name(k));
+  c.lsu_cycles = count_field(L, 1, "lsu_cycles");
+  c.shared_passes = count_field(L, 1, "shared_passes");
+  c.l2_requests = count_field(L, 1, "l2_requests");
+  c.mshr_requests = count_field(L, 1, "mshr_requests");
+  c.mshr_dram_requests = count_field(L, 1, "mshr_dram_requests");
+  c.dram_bytes = count_field(L, 1, "dram_bytes");
+  c.longest_path = count_field(L, 1, "longest_path");
+  c.block_paths = count_field(L, 1, "block_paths");
+  gp_bounds_compute(&c, &m, &b);
+  push_bounds(L, &b);
+  return 1;
+}
+
+static int bounds_kernel(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_bounds_machine m;
+  gp_memsim_config mc;
+  gp_memsim_result mem;
+  gp_bounds_counts c;
+  gp_bounds b;
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  int status;
+  gpl_read_machine(L, 2, &m, "bounds");
+  gp_bounds_memsim_config(&m, &mc);
+  if (gp_memsim_functional(k, &mc, &alloc, &mem, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  status = gp_bounds_count(k, &m, &mem, &alloc, &c, &err);
+  gp_memsim_result_free(&mem, &alloc);
+  if (status != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  gp_bounds_compute(&c, &m, &b);
+  push_bounds(L, &b);
+  push_counts(L, &c);
+  lua_setfield(L, -2, "counts");
+  return 1;
+}
+
+static const luaL_Reg bounds_functions[] = {
+    {"bounds_kernel", bounds_kernel}, {"bounds_compute", bounds_compute}, {NULL, NULL}};
+
+void gpl_open_bounds(lua_State *L) { luaL_setfuncs(L, bounds_functions, 0); }

@@ -1,0 +1,160 @@
+-- gpush.bounds: first-principles lower bounds on a kernel's cycles, and the
+-- one that binds.  The formulas live once, in C (csrc/core/bounds.c); this
+-- module builds the machine from a configuration and reports.
+--
+--   local b = assert(bounds.kernel(kernel, cfg))      -- from a built kernel
+--   b.binds, b.bound, b.total, b.cycles.dram, b.counts.dram_bytes
+--   local b = bounds.compute(counts, cfg, geometry)   -- from counts (a descriptor)
+--   print(bounds.format(b, cfg))
+--
+-- The bounds (docs/bounds.md; cycles of the kernel body, launch overhead
+-- apart): issue, the per-unit pipes (int, fma, fp64, sfu, tensor, uniform,
+-- control), shared (bank passes), lsu, l2 (request rate), dram (bytes /
+-- bandwidth), mshr (Little's law), latency (the longest warp's dependence
+-- path), blocks (block slots as servers) and dispatch (each SM launches
+-- its blocks one at a time, launch.block_cycles each).  `total` adds the kernel
+-- launch; no model may predict fewer cycles than `total`.
+local core = require "gpush.core"
+local memsim = require "gpush.memsim"
+local occupancy = require "gpush.occupancy"
+
+local M = {}
+
+-- The bounds in the C core's order (ties go to the first).
+M.NAMES = { "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control", "shared", "lsu",
+  "l2", "dram", "mshr", "latency", "blocks", "dispatch" }
+
+-- One line per bound: what it divides by what.
+M.DESCRIPTIONS = {
+  issue = "warp instructions / (SMs x schedulers x issue width)",
+  int = "integer ALU: instructions x interval / (SMs x schedulers)",
+  fma = "FP32 / IMAD pipe: instructions x interval / (SMs x schedulers)",
+  fp64 = "FP64 pipe: instructions x interval / (SMs x schedulers)",
+  sfu = "special-function unit: instructions x interval / (SMs x schedulers)",
+  tensor = "tensor pipe: instructions x interval / (SMs x schedulers)",
+  uniform = "uniform datapath: instructions x interval / (SMs x schedulers)",
+  control = "branch / other / barrier pipe: instructions x interval / (SMs x schedulers)",
+  shared = "shared-memory bank passes / (SMs x schedulers)",
+  lsu = "LSU cycles (line requests, bank passes, other) / (SMs x schedulers)",
+  l2 = "L2 requests x l2.interval / l2.slices",
+  dram = "DRAM bytes / DRAM bytes per cycle",
+  mshr = "Little's law: L1-missing load round trips / (SMs x l1.mshrs)",
+  latency = "the longest warp's dependence path (in order, one per cycle)",
+  blocks = "sum of block lifetimes / (SMs x blocks per SM)",
+  dispatch = "blocks of the busiest SM x launch.block_cycles (one launch at a time)",
+}
+
+-- Opcode classes without a pipeline of their own use ops.other.
+M.PIPELINE = {
+  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
+  uniform = "uniform", branch = "branch", other = "other", barrier = "other",
+  barrier_arrive = "other", depbar = "other",
+}
+
+-- The machine parameters of a configuration for a kernel (a gpush.kernel,
+-- or a geometry { threads =, registers =, shared_bytes = } for occupancy):
+-- the table core.sim_run and core.bounds_* read.
+function M.machine(cfg, kernel)
+  local latency, interval = {}, {}
+  for class, ops in pairs(M.PIPELINE) do
+    latency[class] = cfg.ops[ops].latency
+    interval[class] = cfg.ops[ops].interval
+  end
+  return {
+    sms = cfg.sm.count, schedulers = cfg.sm.schedulers, issue_width = cfg.sm.issue_width,
+    blocks_per_sm = (occupancy.for_kernel(cfg, kernel)),
+    latency = latency, interval = interval,
+    shared_latency = cfg.shared.latency, const_latency = cfg.const.latency,
+    shared_banks = cfg.shared.banks, shared_bank_bytes = cfg.shared.bank_bytes,
+    block_launch_cycles = cfg.launch.block_cycles, kernel_launch_cycles = cfg.launch.kernel_cycles,
+    memory = memsim.timed_params(cfg, kernel),
+  }
+end
+
+-- Adds what every report carries: the launch overhead, the time and the
+-- bounds ranked from the largest.
+local function finish(r, cfg, params)
+  r.launch = params.kernel_launch_cycles
+  r.blocks_per_sm = params.blocks_per_sm
+  r.time_us = r.total / cfg.clock.core_mhz
+  local ranked = {}
+  for i, name in ipairs(M.NAMES) do
+    ranked[i] = { name = name, cycles = r.cycles[name], order = i }
+  end
+  table.sort(ranked, function(a, b)
+    if a.cycles ~= b.cycles then
+      return a.cycles > b.cycles
+    end
+    return a.order < b.order
+  end)
+  r.ranked = ranked
+  return r
+end
+
+-- Machine parameters the counts do not depend on (only the formulas read
+-- them): a sweep over them reuses one kernel pass.
+local COUNT_FREE = {
+  schedulers = true, issue_width = true, kernel_launch_cycles = true, ["memory.mshrs"] = true,
+  ["memory.dram_bytes_per_cycle"] = true, ["memory.dram_channels"] = true, ["memory.l2_interval"] = true,
+}
+
+-- Every bound of a built kernel on a configuration (memory traffic from
+-- memsim's functional mode).  Returns the report or nil, message; a kernel
+-- that does not fit on an SM is an error.  `cache` (optional, any table the
+-- caller keeps per kernel) keeps the kernel's counts across configurations
+-- that differ only in what the counts do not read (MSHRs, DRAM bandwidth,
+-- schedulers, issue width, launch cost).
+function M.kernel(kernel, cfg, cache)
+  local params = M.machine(cfg, kernel)
+  if params.blocks_per_sm == 0 then
+    local _, limit = occupancy.for_kernel(cfg, kernel)
+    return nil, ("bounds: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
+      :format(kernel:info().kernel, cfg._name or "?", tostring(limit))
+  end
+  local key = cache and ("bounds|" .. tostring(kernel) .. "|" .. memsim.params_key(params, COUNT_FREE))
+  local counts = key and cache[key]
+  local r
+  if counts then
+    r = core.bounds_compute(counts, params)
+    r.counts = counts
+  else
+    local err
+    r, err = core.bounds_kernel(kernel, params)
+    if not r then
+      return nil, err
+    end
+    if key then
+      cache[key] = r.counts
+    end
+  end
+  return finish(r, cfg, params)
+end
+
+-- Every bound from counts the caller computed (see core.bounds_compute's
+-- fields in csrc/lua/l_bounds.c), for a kernel of `geometry` ({ threads =,
+-- registers =, shared_bytes = }) on a configuration.
+function M.compute(counts, cfg, geometry)
+  local params = M.machine(cfg, geometry)
+  if params.blocks_per_sm == 0 then
+    error(("gpush.bounds.compute: a block of %s threads does not fit on one SM of '%s'")
+      :format(tostring(geometry.threads), cfg._name or "?"), 2)
+  end
+  local r = core.bounds_compute(counts, params)
+  r.counts = counts
+  return finish(r, cfg, params)
+end
+
+-- A short text: every non-zero bound, largest first, the binding one marked.
+function M.format(r)
+  local lines = { ("bounds: %s binds at %.0f cycles (+ %.0f launch = %.0f)"):format(r.binds, r.bound,
+    r.launch, r.total) }
+  for _, b in ipairs(r.ranked) do
+    if b.cycles > 0 then
+      lines[#lines + 1] = ("  %s %-8s %14.0f  %s"):format(b.name == r.binds and "*" or " ", b.name, b.cycles,
+        M.DESCRIPTIONS[b.name])
+    end
+  end
+  return table.concat(lines, "\n")
+end
+
+return M

@@ -1,0 +1,53 @@
+-- gpush.models.bounds: the first-principles lower bounds (gpush.bounds,
+-- docs/bounds.md) as a model of a sweep: at every point the cycles no model
+-- may beat (the largest bound plus the launch) and the bound that binds.
+--
+--   local m = models.get("bounds")
+--   m.run(kernel, cfg) -> { cycles, time_us, ipc, bound, dominant, bounds = {name = cycles} }
+--
+-- dominant is the binding bound's name in upper case (DRAM, MSHR, ISSUE,
+-- LATENCY, ...: M.LABELS), the column every model's summary reads.
+local bounds = require "gpush.bounds"
+
+local M = {}
+
+M.NAMES = bounds.NAMES
+M.LABELS = {}
+for _, name in ipairs(bounds.NAMES) do
+  M.LABELS[name] = name:upper()
+end
+
+-- The label of a bounds table's largest entry (ties: the first in NAMES).
+function M.dominant(cycles)
+  local best, value = M.NAMES[1], -1
+  for _, name in ipairs(M.NAMES) do
+    if (cycles[name] or 0) > value then
+      best, value = name, cycles[name] or 0
+    end
+  end
+  return M.LABELS[best]
+end
+
+-- The model: opts.name (default "bounds").
+function M.new(opts)
+  opts = opts or {}
+  local columns = { "cycles", "time_us", "ipc", "bound", "dominant" }
+  for _, name in ipairs(M.NAMES) do
+    columns[#columns + 1] = "bounds." .. name
+  end
+  return {
+    name = opts.name or "bounds",
+    columns = columns,
+    run = function(kernel, cfg, _, cache)
+      local b, err = bounds.kernel(kernel, cfg, cache)
+      if not b then
+        return nil, err
+      end
+      local insts = b.counts.insts
+      return { cycles = b.total, time_us = b.time_us, ipc = b.total > 0 and insts / b.total or 0,
+        bound = b.binds, dominant = M.LABELS[b.binds], bounds = b.cycles }
+    end,
+  }
+end
+
+return M

@@ -1,0 +1,198 @@
+-- gpush.sweep_outputs: what a sweep's results look like on disk: the column
+-- order of its rows, DIR/NAME.csv, .json, .md and the reports' plots written
+-- through a staging folder (nothing half-written, an incomplete run's files
+-- marked), and the shard file names.  gpush.experiment re-exports
+-- write_outputs and shard_path (docs/experiments.md).
+local staging = require "gpush.staging"
+local summary = require "gpush.report.summary"
+
+local M = {}
+
+-- Columns every row starts with, and the provenance ones it ends with.
+M.KEY_COLUMNS = { "workload", "kernel", "launch", "model" }
+M.STAMP_COLUMNS = { "config_hash", "trace_hash" }
+
+-- The columns of the rows, in a fixed order: keys, parameters, each
+-- model's declared columns, any other result fields (sorted), stamps.
+-- `model_columns` maps a model name to its declared columns.
+function M.columns(parameters, model_names, model_columns, rows)
+  local columns, seen = {}, {}
+  for _, c in ipairs(M.STAMP_COLUMNS) do
+    seen[c] = true
+  end
+  local function add(c)
+    if not seen[c] then
+      seen[c] = true
+      columns[#columns + 1] = c
+    end
+  end
+  for _, c in ipairs(M.KEY_COLUMNS) do
+    add(c)
+  end
+  for _, p in ipairs(parameters) do
+    add(p.column)
+  end
+  for _, name in ipairs(model_names) do
+    for _, c in ipairs(model_columns[name] or {}) do
+      add(c)
+    end
+  end
+  local extra = {}
+  for _, row in ipairs(rows) do
+    for k in pairs(row) do
+      if not seen[k] then
+        extra[#extra + 1] = k
+        seen[k] = true
+      end
+    end
+  end
+  table.sort(extra)
+  for _, c in ipairs(extra) do
+    columns[#columns + 1] = c
+  end
+  for _, c in ipairs(M.STAMP_COLUMNS) do
+    columns[#columns + 1] = c
+  end
+  return columns
+end
+
+-- Report functions that moved, by the names sweep definitions written before
+-- the move (and the shards they left, which gpush merge reports from) give.
+local MOVED_REPORTS = {
+  ["gpush.report.svg:sweep_report"] = "gpush.report.sweep:svg",
+  ["gpush.roofline:sweep_report"] = "gpush.report.sweep:roofline",
+}
+
+-- Marks a report file of an incomplete run so it cannot pass for a finished
+-- study: an SVG gets a red line of text along its bottom edge, a Markdown
+-- or CSV file a first line.  Other files are left as they are.
+local function mark_partial(path, note)
+  local f = io.open(path, "rb")
+  if not f then
+    return
+  end
+  local text = f:read("a")
+  f:close()
+  if path:match("%.svg$") then
+    local height = tonumber(text:match('<svg[^>]-height="([%d%.]+)"')) or 20
+    local banner = ('<text x="6" y="%g" font-family="sans-serif" font-size="13" font-weight="bold" '
+      .. 'fill="#c00000">INCOMPLETE RUN: %s</text>\n'):format(height - 6, note:gsub("&", "&amp;"):gsub("<", "&lt;"))
+    text = text:gsub("</svg>%s*$", function(close) return banner .. close end)
+  elseif path:match("%.md$") then
+    text = ("**Incomplete run:** %s.\n\n"):format(note) .. text
+  elseif path:match("%.csv$") then
+    text = ("# incomplete: %s\n"):format(note) .. text
+  else
+    return
+  end
+  f = io.open(path, "wb")
+  if f then
+    f:write(text)
+    f:close()
+  end
+end
+
+-- The files of one sweep's outputs: what its last run wrote, recorded in
+-- DIR/.NAME.outputs so the next run removes exactly those before moving
+-- its own in (stale plots of an earlier, larger run never sit next to a new
+-- partial one; other files in DIR are left alone).
+local function manifest_path(dir, name)
+  return ("%s/.%s.outputs"):format(dir, name)
+end
+
+local function previous_outputs(dir, name)
+  local names = {}
+  local f = io.open(manifest_path(dir, name), "r")
+  if f then
+    for line in f:lines() do
+      if line ~= "" and not line:find("/", 1, true) then
+        names[#names + 1] = line
+      end
+    end
+    f:close()
+  end
+  return names
+end
+
+-- Writes DIR/NAME.csv, .json and .md (and runs the sweep's reports, each
+-- "module:function" called as f(results, dir) -> list of paths written);
+-- returns the list of paths, or nil and a message.  Everything is written
+-- into a fresh folder beside DIR (opts.stage: one made earlier) and moved
+-- into DIR at the end, after the files of the sweep's previous run there
+-- are removed; nothing is left half-written.  A result of an incomplete
+-- run marks every file it writes, the reports' SVGs included.
+function M.write(res, dir, opts)
+  local stage = opts and opts.stage
+  if not stage then
+    local stage_err
+    stage, stage_err = staging.folder(dir)
+    if not stage then
+      return nil, stage_err
+    end
+  end
+  local name = res.extra.sweep.name
+  local base = stage.path .. "/" .. name
+  local files = {}
+  local function fail(message)
+    stage:abort()
+    return nil, message
+  end
+  for _, step in ipairs {
+    { base .. ".csv", function(path) return res:write_csv(path) end },
+    { base .. ".json", function(path) return res:write_json(path) end },
+    { base .. ".md", function(path) return res:write(path, summary.file) end },
+  } do
+    local done, write_err = step[2](step[1])
+    if not done then
+      return fail(write_err)
+    end
+    files[#files + 1] = step[1]:match("[^/]+$")
+  end
+  for _, spec in ipairs(res.extra.sweep.reports or {}) do
+    local module, fn = (MOVED_REPORTS[spec] or spec):match("^([%w_%.]+):([%w_]+)$")
+    local loaded, report = pcall(require, module or "")
+    if not module or not loaded or type(report) ~= "table" or type(report[fn]) ~= "function" then
+      return fail(("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec))
+    end
+    -- The list may come from a shard file: run only what a module declares.
+    if type(report.sweep_reports) ~= "table" or report.sweep_reports[fn] ~= true then
+      return fail(("report '%s': %s.sweep_reports does not list '%s' as a sweep report")
+        :format(spec, module, fn))
+    end
+    local paths, report_err = report[fn](res, stage.path)
+    if not paths then
+      return fail(("report '%s': %s"):format(spec, tostring(report_err)))
+    end
+    for _, p in ipairs(paths) do
+      local file = p:match("[^/]+$")
+      if res.incomplete then
+        mark_partial(stage.path .. "/" .. file, ("%s: %s"):format(res.incomplete, summary.tasks_ran(res)))
+      end
+      files[#files + 1] = file
+    end
+  end
+  local manifest = io.open(stage.path .. "/" .. manifest_path("", name):sub(2), "w")
+  if manifest then
+    manifest:write(table.concat(files, "\n"), "\n")
+    manifest:close()
+  end
+  for _, old in ipairs(previous_outputs(dir, name)) do
+    os.remove(dir .. "/" .. old)
+  end
+  local moved, move_err = stage:commit()
+  if not moved then
+    return nil, move_err
+  end
+  local written = {}
+  for i, file in ipairs(files) do
+    written[i] = dir:gsub("/+$", "") .. "/" .. file
+  end
+  return written
+end
+
+-- DIR/NAME.shard-I-of-N.json
+function M.shard_path(dir, name, index, count)
+  return ("%s/%s.shard-%d-of-%d.json"):format(dir, name, index, count)
+end
+
+return M

@@ -1,0 +1,140 @@
+-- gpush.bounds: every bound of small kernels on shipped presets, computed by
+-- hand in the comments; counts given directly; bad input.
+local bounds = require "gpush.bounds"
+local config = require "gpush.config"
+local workloads = require "gpush.workloads"
+
+local function near(expected, actual, tol)
+  assert(math.abs(expected - actual) <= (tol or 1e-9),
+    ("expected %.6f, got %.6f"):format(expected, actual))
+end
+
+-- 80 blocks of 256 threads, 8 trips of four independent FFMA chains.
+local ffma = {
+  name = "ffma4", grid = 80, block = 256, regs = 32, trips = 8,
+  body = { { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 }, { "fp32", dep = 4 } },
+}
+
+describe("gpush.bounds", function()
+  it("computes an FFMA kernel's bounds on gtx1080 by hand", function()
+    local cfg = config.load("gtx1080")
+    local b = assert(bounds.kernel(assert(workloads.kernel(ffma)), cfg))
+    -- 640 warps x (32 FFMA + EXIT) = 21120 warp instructions
+    near(21120, b.counts.insts)
+    -- issue: 21120 / (20 SMs x 4 schedulers x 2) = 132
+    near(132, b.cycles.issue)
+    -- FMA pipe: 20480 x 1 cycle / (20 x 4) = 256: binds
+    near(256, b.cycles.fma)
+    -- a warp: chains of 6 cycles (FFMA latency), 8 trips: the last FFMA at
+    -- 7 x 6 + 3 = 45, done at 51; EXIT at 46 + 6 = 52
+    near(52, b.cycles.latency)
+    -- 8 blocks per SM (warps and registers), 80 blocks of path 52 over
+    -- 20 SMs x 8 slots: 26
+    assert.are.equal(8, b.blocks_per_sm)
+    near(26, b.cycles.blocks)
+    near(0, b.cycles.dram)
+    assert.are.equal("fma", b.binds)
+    near(256, b.bound)
+    near(5256, b.total) -- + launch.kernel_cycles 5000
+    near(5256 / 1607, b.time_us)
+    assert.are.equal("fma", b.ranked[1].name)
+    assert.truthy(bounds.format(b):find("fma binds at 256 cycles", 1, true))
+  end)
+
+  it("finds gtx660ti's loads MSHR-bound: Little's law with 32 MSHRs per SM", function()
+    local cfg = config.load("gtx660ti", { "l1.mshrs=32" })
+    local k = assert(workloads.kernel {
+      name = "loads", grid = 14, block = 256, trips = 4,
+      streams = { a = { kind = "coalesced", footprint = 64 << 20 } },
+      body = { { "ld_global", stream = "a" } },
+    })
+    local b = assert(bounds.kernel(k, cfg))
+    -- 14 x 8 warps x 4 loads, one fresh 128 B line each: all miss L1 (global
+    -- loads bypass it) and L2
+    near(448, b.counts.mshr_requests)
+    near(448, b.counts.mshr_dram_requests)
+    near(448 * 128, b.counts.dram_bytes)
+    -- round trip 200 + 200 ns x 0.915 GHz = 383 cycles; 7 SMs x 32 MSHRs
+    near(448 * 383 / (7 * 32), b.cycles.mshr, 1e-6)
+    -- DRAM: 57344 B / (144.192 GB/s / 0.915 GHz) = 363.9 cycles
+    near(57344 / (1502e6 * 24 * 4 / 915e6), b.cycles.dram, 1e-6)
+    assert.are.equal("mshr", b.binds)
+  end)
+
+  it("computes the same bounds from counts as from the kernel", function()
+    local cfg = config.load("gtx1080")
+    local k = assert(workloads.kernel(ffma))
+    local from_kernel = assert(bounds.kernel(k, cfg))
+    local from_counts = bounds.compute(from_kernel.counts, cfg, { threads = 256, registers = 32 })
+    for _, name in ipairs(bounds.NAMES) do
+      near(from_kernel.cycles[name], from_counts.cycles[name])
+    end
+    assert.are.equal(from_kernel.binds, from_counts.binds)
+    -- counts by hand: 1000 SFU instructions over 10 blocks on gtx1080
+    -- (interval 4): 4000 / (10 SMs x 4 schedulers) = 100
+    local b = bounds.compute({ blocks = 10, insts = 1000, class_insts = { sfu = 1000 } }, cfg,
+      { threads = 128 })
+    near(100, b.cycles.sfu)
+    assert.are.equal("sfu", b.binds)
+  end)
+
+  it("reports a kernel that does not fit and refuses bad counts", function()
+    local cfg = config.load("gtx1080")
+    local k = assert(workloads.kernel { name = "fat", grid = 1, block = 1024, regs = 255,
+      body = { { "fp32" } } })
+    local b, err = bounds.kernel(k, cfg)
+    assert.is_nil(b)
+    assert.truthy(err:find("does not fit", 1, true))
+    local ok, message = pcall(bounds.compute, { blocks = 1, dram_bytes = -5 }, cfg, { threads = 32 })
+    assert.is_false(ok)
+    assert.truthy(message:find("bounds: count 'dram_bytes' must be a finite number >= 0, got -5", 1, true))
+    assert.has_error(function()
+      bounds.compute({ blocks = 1, insts = "many" }, cfg, { threads = 32 })
+    end)
+  end)
+end)
+
+describe("gpush bounds", function()
+  local helper = require "spec_helper"
+
+  it("prints each launch's binding bound, and JSON", function()
+    local code, out = helper.gpush_run { "bounds", "suite:pointer_chase", "--config", "gtx660ti", "-p", "l1.mshrs=32" }
+    assert.are.equal(0, code)
+    assert.truthy(out:find("lower bounds on 'gtx660ti'", 1, true))
+    assert.truthy(out:match("pointer_chase%s+%d+%s+[%d.]+%s+[%d.]+%s+mshr"))
+    code, out = helper.gpush_run { "bounds", "suite:pointer_chase", "--config", "gtx660ti", "-p", "l1.mshrs=32",
+      "--json" }
+    assert.are.equal(0, code)
+    local rows = require("gpush.json").decode(out)
+    assert.are.equal("mshr", rows[1].binds)
+    assert.are.equal(rows[1].bound + 5000, rows[1].cycles)
+  end)
+
+  it("refuses --policy and a missing --config", function()
+    local code, _, err = helper.gpush_run { "bounds", "suite", "--config", "gtx1080", "--policy", "gto" }
+    assert.are.equal(2, code)
+    assert.truthy(err:find("takes no --policy", 1, true))
+    code = helper.gpush_run { "bounds", "suite" }
+    assert.are.equal(2, code)
+  end)
+end)
+
+describe("gpush.bounds with a cache", function()
+  it("reuses a kernel's counts across MSHRs and bandwidth, and recounts when occupancy changes", function()
+    local k = assert(workloads.kernel(workloads.get("pointer_chase")))
+    local cache = {}
+    for _, o in ipairs { { "l1.mshrs=16" }, { "l1.mshrs=64", "dram.bandwidth_gbs=96" }, { "sm.max_warps=16" } } do
+      local cfg = config.load("gtx660ti", o)
+      local cached = assert(bounds.kernel(k, cfg, cache))
+      local fresh = assert(bounds.kernel(k, cfg))
+      for _, name in ipairs(bounds.NAMES) do
+        assert.are.equal(fresh.cycles[name], cached.cycles[name], name)
+      end
+    end
+    local entries = 0
+    for _ in pairs(cache) do
+      entries = entries + 1
+    end
+    assert.are.equal(2, entries) -- one pass at 64 warps per SM, one at 16
+  end)
+end)

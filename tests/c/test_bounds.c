@@ -1,0 +1,273 @@
+/* The first-principles bounds (bounds.c): every formula on counts given by
+ * hand; the counts of small synthetic kernels computed by hand (dependence
+ * path with memory at its AMAT and a unit's initiation interval, LSU lines
+ * and bank passes, DRAM bytes, MSHR users); sub-wave kernels use only the
+ * SMs that get a block; the simulator never beats the non-DRAM bounds. */
+#include "bounds.h"
+#include "gp_test.h"
+#include "sim/sim.h"
+#include "synth.h"
+
+#include <math.h>
+#include <string.h>
+
+/* 4 SMs x 2 schedulers, issue width 1, 2 blocks per SM; latency 4 and
+ * interval 1 everywhere except SFU (20, 4) and FP64 (20, 8); L1 30, L2 100,
+ * DRAM +200 cycles, 8 MSHRs per SM, 2 L2 slices at 2 cycles per request,
+ * DRAM 32 B per cycle; global loads bypass L1. */
+static gp_bounds_machine machine(void) {
+  gp_bounds_machine m;
+  int i;
+  memset(&m, 0, sizeof m);
+  m.sms = 4, m.schedulers = 2, m.issue_width = 1, m.blocks_per_sm = 2;
+  for (i = 0; i < GP_OP_CLASS_COUNT; i++)
+    m.latency[i] = 4, m.interval[i] = 1;
+  m.latency[GP_OP_SFU] = 20, m.interval[GP_OP_SFU] = 4;
+  m.latency[GP_OP_FP64] = 20, m.interval[GP_OP_FP64] = 8;
+  m.shared_latency = 24, m.const_latency = 8, m.shared_banks = 32, m.shared_bank_bytes = 4;
+  m.memory.sms = 4, m.memory.mshrs_per_sm = 8;
+  m.memory.l1.size_bytes = 16384, m.memory.l1.line_bytes = 128, m.memory.l1.ways = 4;
+  m.memory.l2.size_bytes = 1 << 20, m.memory.l2.line_bytes = 128, m.memory.l2.ways = 8;
+  m.memory.l2.sectored = 1, m.memory.l2.write_back = 1, m.memory.l2_slices = 2;
+  m.memory.cache_global_in_l1 = 0;
+  m.memory.l1_latency = 30, m.memory.l2_latency = 100, m.memory.dram_latency = 200;
+  m.memory.l2_interval = 2, m.memory.dram_channels = 2, m.memory.dram_bytes_per_cycle = 32;
+  m.memory.dram_access_bytes = 32;
+  return m;
+}
+
+/* Every formula of bounds.h on counts given by hand. */
+static void test_formulas_by_hand(void) {
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  memset(&c, 0, sizeof c);
+  c.blocks = 16, c.insts = 1000, c.min_block_insts = 60;
+  c.class_insts[GP_OP_FP32] = 500, c.class_insts[GP_OP_IMAD] = 100;
+  c.class_insts[GP_OP_SFU] = 100, c.class_insts[GP_OP_INT] = 200;
+  c.class_insts[GP_OP_FP64] = 20, c.class_insts[GP_OP_BRANCH] = 80;
+  c.lsu_cycles = 640, c.shared_passes = 96, c.l2_requests = 300;
+  c.mshr_requests = 100, c.mshr_dram_requests = 50, c.dram_bytes = 6400;
+  c.longest_path = 500, c.block_paths = 16 * 450;
+  m.kernel_launch_cycles = 1000;
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_NEAR(b.sms_used, 4, 0);
+  CHECK_NEAR(b.cycles[GP_BOUND_ISSUE], 1000.0 / 8, 1e-9); /* > ceil(16/4) x 60 / 2 = 120 */
+  CHECK_NEAR(b.cycles[GP_BOUND_FMA], 600.0 / 8, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_SFU], 100.0 * 4 / 8, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_FP64], 20.0 * 8 / 8, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_INT], 200.0 / 8, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_CONTROL], 80.0 / 8, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_TENSOR], 0, 0);
+  CHECK_NEAR(b.cycles[GP_BOUND_SHARED], 96.0 / 8, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_LSU], 640.0 / 8, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_L2], 300.0 * 2 / 2, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 6400.0 / 32, 1e-9);
+  /* (100 x 100 + 50 x 200) / (4 SMs x 8 MSHRs) */
+  CHECK_NEAR(b.cycles[GP_BOUND_MSHR], 20000.0 / 32, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_LATENCY], 500, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], 16.0 * 450 / 8, 1e-9);
+  CHECK_EQ_INT(b.binds, GP_BOUND_BLOCKS);
+  CHECK_NEAR(b.bound, 900, 1e-9);
+  CHECK_NEAR(b.total, 1900, 1e-9);
+  /* fewer MSHRs: the MSHR bound takes over */
+  m.memory.mshrs_per_sm = 4;
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_EQ_INT(b.binds, GP_BOUND_MSHR);
+  CHECK_NEAR(b.bound, 1250, 1e-9);
+  CHECK(strcmp(gp_bound_name(b.binds), "mshr") == 0);
+}
+
+/* Three blocks on four SMs: three SMs do the work; the SM with the most
+ * blocks holds one, so the issue bound is one block's instructions. */
+static void test_sub_wave_uses_the_sms_with_blocks(void) {
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  memset(&c, 0, sizeof c);
+  c.blocks = 3, c.insts = 300, c.min_block_insts = 100;
+  c.class_insts[GP_OP_INT] = 300, c.dram_bytes = 960;
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_NEAR(b.sms_used, 3, 0);
+  CHECK_NEAR(b.cycles[GP_BOUND_ISSUE], 50, 1e-9); /* 300 / (3 x 2) = 100 / 2 */
+  CHECK_NEAR(b.cycles[GP_BOUND_INT], 50, 1e-9);
+  CHECK_EQ_INT(b.binds, GP_BOUND_ISSUE); /* ties go to the first */
+  /* five blocks: one SM holds two, so 2 x 100 / 2 beats 500 / 8 */
+  c.blocks = 5, c.insts = 500;
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_ISSUE], 100, 1e-9);
+  /* no block at all: every bound is 0 */
+  memset(&c, 0, sizeof c);
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_NEAR(b.bound, 0, 0);
+}
+
+static gp_kernel *make(uint32_t blocks, uint32_t threads, uint32_t trips, const gp_synth_op *body,
+                       uint32_t n, const gp_synth_stream *streams, uint32_t ns) {
+  gp_synth_desc d;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "bounds");
+  d.grid[0] = blocks, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = threads, d.block[1] = d.block[2] = 1;
+  d.trips = trips, d.body = body, d.body_len = n, d.streams = streams, d.stream_count = ns;
+  d.seed = 1;
+  if (gp_synth_generate(&k, &a, &d, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return k;
+}
+
+/* memsim's functional mode, then the counts. */
+static int count(const gp_kernel *k, const gp_bounds_machine *m, gp_bounds_counts *c) {
+  gp_alloc a = gp_alloc_default();
+  gp_memsim_config mc;
+  gp_memsim_result mem;
+  gp_error err;
+  int status;
+  gp_bounds_memsim_config(m, &mc);
+  if (gp_memsim_functional(k, &mc, &a, &mem, &err) != GP_OK) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return GP_ERR;
+  }
+  status = gp_bounds_count(k, m, &mem, &a, c, &err);
+  if (status != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  gp_memsim_result_free(&mem, &a);
+  return status;
+}
+
+/* One warp, two trips of LD; FFMA (dep 1); MUFU (dep 1), then EXIT.  Both
+ * loads miss everything (lines 0 and 1, L1 bypassed): AMAT 100 + 200.
+ *   LD0 0 | FFMA0 max(1, 0 + 300) = 300 | MUFU0 304 (SFU free at 308)
+ *   LD1 305 | FFMA1 605 | MUFU1 609 | EXIT 610
+ * last result: MUFU1 at 609 + 20 = 629. */
+static void test_path_by_hand(void) {
+  gp_synth_stream s = {GP_STREAM_COALESCED, 0, 1 << 20, 0, 1};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_SFU, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 32, 2, body, 3, &s, 1);
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.longest_path, 629, 1e-9);
+  CHECK_NEAR(c.block_paths, 629, 1e-9);
+  CHECK_NEAR(c.insts, 7, 0);
+  CHECK_NEAR(c.min_block_insts, 7, 0);
+  CHECK_NEAR(c.class_insts[GP_OP_SFU], 2, 0);
+  CHECK_NEAR(c.lsu_cycles, 2, 0);            /* one line each */
+  CHECK_NEAR(c.mshr_requests, 2, 0);
+  CHECK_NEAR(c.mshr_dram_requests, 2, 0);
+  CHECK_NEAR(c.l2_requests, 2, 0);
+  CHECK_NEAR(c.dram_bytes, 256, 0);          /* two lines of four sectors */
+  m.block_launch_cycles = 10;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.block_paths, 639, 1e-9);
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_EQ_INT(b.binds, GP_BOUND_LATENCY);
+  CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], 639.0 / 2, 1e-9); /* one SM with blocks, 2 slots */
+  CHECK_NEAR(b.bound, 629, 1e-9);
+  gp_kernel_free(k);
+}
+
+/* Shared-memory loads at an 8-byte stride with 4-byte words: lanes l and
+ * l + 16 share bank 2l mod 32 at different words, so 2 passes each, and an
+ * FFMA reading each: 3 trips give 6 LSU cycles, 6 passes, and the FFMA
+ * waits for the load's latency plus its extra pass (24 + 1):
+ *   LDS 0, FFMA 25 | LDS 26, FFMA 51 | LDS 52, FFMA 77 (done 81) | EXIT 78
+ * (done 82). */
+static void test_bank_passes(void) {
+  gp_synth_stream s = {GP_STREAM_SHARED, 0, 4096, 8, 1};
+  gp_synth_op body[2] = {{GP_OP_LD_SHARED, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 32, 3, body, 2, &s, 1);
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.shared_passes, 6, 0);
+  CHECK_NEAR(c.lsu_cycles, 6, 0);
+  CHECK_NEAR(c.longest_path, 82, 1e-9);
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_SHARED], 6.0 / 2, 1e-9); /* one SM, 2 schedulers */
+  CHECK_NEAR(b.cycles[GP_BOUND_LSU], 6.0 / 2, 1e-9);
+  gp_kernel_free(k);
+}
+
+/* The simulator on the same machine never beats the bounds (the DRAM's
+ * against its last transfer: write-backs may drain after the kernel), and
+ * comes within 10 % of the binding one: 64 blocks of 4 warps with a load, a 4-deep
+ * FFMA chain, an SFU op and a store. */
+static void test_simulator_respects_the_bounds(void) {
+  gp_synth_stream s[2] = {{GP_STREAM_COALESCED, 0, 1 << 22, 0, 1},
+                          {GP_STREAM_COALESCED, 1ull << 32, 1 << 22, 0, 1}};
+  gp_synth_op body[7] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_FP32, 0, 0, 0, {1}},      {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_FP32, 0, 0, 0, {1}},      {GP_OP_SFU, 0, 0, 0, {1}},
+                         {GP_OP_ST_GLOBAL, 4, 1, 0, {1}}};
+  gp_kernel *k = make(64, 128, 4, body, 7, s, 2);
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  gp_sim_config sc;
+  gp_sim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  int i;
+  CHECK(count(k, &m, &c) == GP_OK);
+  gp_bounds_compute(&c, &m, &b);
+  memset(&sc, 0, sizeof sc);
+  sc.sms = m.sms, sc.schedulers = m.schedulers, sc.issue_width = m.issue_width;
+  sc.blocks_per_sm = m.blocks_per_sm, sc.policy = GP_SIM_GTO;
+  memcpy(sc.latency, m.latency, sizeof sc.latency);
+  memcpy(sc.interval, m.interval, sizeof sc.interval);
+  sc.shared_latency = m.shared_latency, sc.const_latency = m.const_latency;
+  sc.shared_banks = m.shared_banks, sc.shared_bank_bytes = m.shared_bank_bytes;
+  sc.memory = m.memory;
+  CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
+  for (i = 0; i < GP_BOUND_COUNT; i++)
+    if (i != GP_BOUND_DRAM) {
+      if (!(r.cycles >= b.cycles[i]))
+        fprintf(stderr, "  %s: simulated %.1f < bound %.1f\n", gp_bound_name(i), r.cycles,
+                b.cycles[i]);
+      CHECK(r.cycles >= b.cycles[i]);
+    }
+  /* block slots bind: a trip is LD (AMAT 300: every line misses), four
+   * FFMAs (4 each), MUFU (20), then STG: 337 cycles; three trips, the
+   * fourth up to its MUFU's result (316 + 20) and EXIT (+ 1 + 4): 1352 per
+   * block; 64 x 1352 / (4 SMs x 2 slots) = 10816.  Simulated: 11314. */
+  CHECK_EQ_INT(b.binds, GP_BOUND_BLOCKS);
+  CHECK_NEAR(b.bound, 10816, 1e-6);
+  CHECK(r.cycles <= 1.1 * b.bound);
+  /* the DRAM bound is the DRAM's busy time: the last transfer ends after it */
+  CHECK(r.memory.last_dram_done >= b.cycles[GP_BOUND_DRAM]);
+  gp_sim_result_free(&r, &a);
+  gp_kernel_free(k);
+}
+
+/* A memory result of another kernel is refused. */
+static void test_mismatched_memory_result(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 32, 2, body, 1, NULL, 0);
+  gp_bounds_machine m = machine();
+  gp_memsim_result mem;
+  gp_bounds_counts c;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  memset(&mem, 0, sizeof mem);
+  mem.pc_count = 7;
+  CHECK(gp_bounds_count(k, &m, &mem, &a, &c, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "7 static instructions");
+  gp_kernel_free(k);
+}
+
+int main(void) {
+  RUN(test_formulas_by_hand);
+  RUN(test_sub_wave_uses_the_sms_with_blocks);
+  RUN(test_path_by_hand);
+  RUN(test_bank_passes);
+  RUN(test_simulator_respects_the_bounds);
+  RUN(test_mismatched_memory_result);
+  return gp_test_finish();
+}
