@@ -9,6 +9,7 @@ local evaluate = require "gpush.ml.evaluate"
 local experiment = require "gpush.experiment"
 local helper = require "spec_helper"
 local json = require "gpush.json"
+local workloads = require "gpush.workloads"
 
 local SANITIZED = os.getenv("GPUSH_SANITIZED") == "1"
 
@@ -69,7 +70,13 @@ describe("gpush.ml.corpus", function()
     assert.are.same(corpus.GRIDS.ci, ds.grid)
     assert.are.same({ "time", "power" }, ds.quantities)
     assert.are.equal(21, #ds.features)
-    assert.is_true(#ds.kernels >= (SANITIZED and 10 or 110)) -- the launch-overhead filter drops few
+    -- sizing multiplies grids instead of dropping kernels: every variant stays, and none is more
+    -- than half launch overhead (2000 cycles at 1000 MHz) at the fastest configuration
+    assert.are.equal(#descs, #ds.kernels)
+    local fastest = ds:config_count() -- the last configuration: every axis at its top
+    for k = 1, #ds.kernels do
+      assert.is_true(ds:value("time", k, fastest) >= 2 * 2.0, ds.kernels[k])
+    end
     -- power never below the configuration's clock and memory-interface floor (no activity)
     for k = 1, #ds.kernels do
       for g = 1, ds:config_count() do
@@ -85,6 +92,29 @@ describe("gpush.ml.corpus", function()
     assert.are.same(ds.values, again.values)
     assert.are_not.equal(corpus.key(corpus.GRIDS.ci, descs), corpus.key(corpus.GRIDS.ci, { descs[1] }))
     assert.are_not.equal(corpus.key(corpus.GRIDS.ci, descs), corpus.key(corpus.GRIDS.default, descs))
+  end)
+
+  it("multiplies a kernel's grid until the launch is a small share of its time", function()
+    local config = require "gpush.config"
+    local sim = require("gpush.models").family("sim")
+    -- issue_mix.v1 is nearly all launch on 32 CUs at 1 GHz; tiled_barrier.v1 runs 12 us
+    local few = { descs[1], descs[8] }
+    assert.are.same({ "issue_mix.v1", "tiled_barrier.v1" }, { few[1].name, few[2].name })
+    local sized, dropped = assert(corpus.size(few, corpus.GRIDS.ci, nil, { quiet = true }))
+    assert.are.same({}, dropped)
+    assert.are.equal(few[2], sized[2]) -- already long enough: the same description
+    assert.are.equal("issue_mix.v1", sized[1].name)
+    assert.is_true(sized[1].grid_scale > 1 and sized[1].grid_scale <= corpus.MAX_GRID_SCALE)
+    assert.are.equal(few[1].grid * sized[1].grid_scale, sized[1].grid)
+    assert.are.equal(few[1].block, sized[1].block)
+    local cfg = assert(config.load("hd7970", { "sm.count=32", "clock.core_mhz=1000", "clock.mem_mhz=1375" }))
+    local launch_us = cfg.launch.kernel_cycles / cfg.clock.core_mhz
+    local function share(d)
+      return launch_us / assert(sim.run(assert(workloads.kernel(d)), cfg, { policy = corpus.POLICY })).time_us
+    end
+    local before, after = share(few[1]), share(sized[1])
+    assert.is_true(before > 0.9, before)
+    assert.is_true(after <= corpus.MAX_LAUNCH_SHARE, after)
   end)
 
   it("gives the same bytes with one worker and with two", function()
@@ -142,6 +172,10 @@ describe("gpush.ml.corpus", function()
     assert.is_true(r.mean_abs_error > 0 and r.mean_abs_error < 0.2)
     assert.is_true(r.power_mean_abs_error > 0 and r.power_mean_abs_error < 0.2)
     assert.are.equal(1, r.bases)
+    -- one base: its own error is the mean
+    assert.are.same({ 32, 1000, 1375 }, { r.per_base[1].cus, r.per_base[1].core_mhz, r.per_base[1].mem_mhz })
+    assert.are.equal(r.mean_abs_error, r.per_base[1].mean_abs_error)
+    assert.are.equal(r.power_mean_abs_error, r.per_base[1].power_mean_abs_error)
     assert.matches("\n# simulated: gpush's abstract simulator", "\n" .. helper.read_file(data), 1, true)
     code, out, err = helper.gpush_run({ "ml", "train", "--data", data, "--k", "6", "--out", dir .. "/m.gsm" }, env)
     assert.are.equal(0, code, err)
@@ -190,7 +224,7 @@ describe("gpush.ml.corpus", function()
 
   it("runs as an experiment scenario, one shard of a cluster job at a time (scenarios/ml_corpus.lua)", function()
     if SANITIZED then
-      pending("sanitizer run: the scenario filters all 120 kernels first; the plain run covers it")
+      pending("sanitizer run: the scenario sizes all 128 kernels first; the plain run covers it")
       return
     end
     local dir = helper.temp_dir()

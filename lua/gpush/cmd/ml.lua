@@ -292,8 +292,14 @@ local function evaluate_cmd(opts, out, err)
     err:write("gpush ml evaluate: ", tostring(r), "\n")
     return 1
   end
+  local per_base = {}
+  for i, b in ipairs(r.bases) do
+    per_base[i] = { cus = b.config.cus, core_mhz = b.config.core_mhz, mem_mhz = b.config.mem_mhz,
+      mean_abs_error = b.time.mean, power_mean_abs_error = b.power and b.power.mean or json.null }
+  end
   local summary = { k = r.k, split_seed = r.split_seed, seed = r.seed, mean_abs_error = r.mean.time,
-    power_mean_abs_error = r.mean.power, bases = #r.bases, targets_per_base = ds:config_count() - 1,
+    power_mean_abs_error = r.mean.power, bases = #r.bases, per_base = per_base,
+    targets_per_base = ds:config_count() - 1,
     train_kernels = #r.train, validation_kernels = #r.valid, data = ds.source,
     simulated = ds.simulated or json.null, grid = ds.grid, histogram = r.histogram, bins = evaluate.BINS }
   if opts.json then

@@ -20,6 +20,7 @@
 local core = require "gpush.core"
 local csv = require "gpush.report.csv"
 local surface = require "gpush.models.surface"
+local text_util = require "gpush.text"
 
 local M = {}
 
@@ -35,15 +36,6 @@ M.AXES = surface.AXES
 
 local Dataset = {}
 Dataset.__index = Dataset
-
-local function sorted_keys(set)
-  local list = {}
-  for v in pairs(set) do
-    list[#list + 1] = v
-  end
-  table.sort(list)
-  return list
-end
 
 -- Configurations are numbered 1..G with the memory clock fastest, then the
 -- engine clock, then the CU count (the C core's order).
@@ -241,8 +233,8 @@ local function from_records(records, lines, comments, name, opts)
   end
   local ds = setmetatable({ source = name, comments = comments, features = features, kernels = kernel_order,
     index = {}, quantities = {}, values = {} }, Dataset)
-  ds.grid = { cus = sorted_keys(axis_values[1]), core_mhz = sorted_keys(axis_values[2]),
-    mem_mhz = sorted_keys(axis_values[3]) }
+  ds.grid = { cus = text_util.sorted_keys(axis_values[1]), core_mhz = text_util.sorted_keys(axis_values[2]),
+    mem_mhz = text_util.sorted_keys(axis_values[3]) }
   for _, c in ipairs(comments) do
     if c:match("^simulated:") then
       ds.simulated = c:match("^simulated:%s*(.*)$")

@@ -182,9 +182,11 @@ function M.findings(ds, main, sweep)
   out[#out + 1] = { finding = ("performance error falls from K = %d to about 8-12, then stays flat"):format(first),
     holds = e12 < e_first and math.abs(e_last - e12) <= 0.25 * e12 + 0.005, evidence = table.concat(listed, ", ") }
   local oracle = M.oracle_lines(sweep, "time")
-  local function gap_finding(what, nn_y, or_y)
+  -- the training oracle must also fall monotonically (wu-spec.md section 6,
+  -- Fig. 15); the nearest-centroid line of the validation set need not
+  local function gap_finding(what, nn_y, or_y, monotone_oracle)
     local monotone = true
-    for i = 2, #or_y do
+    for i = 2, monotone_oracle and #or_y or 0 do
       monotone = monotone and or_y[i] <= or_y[i - 1] + 1e-9
     end
     -- the gap must grow by at least 0.1 percentage point to count
@@ -193,9 +195,9 @@ function M.findings(ds, main, sweep)
         nn_y[1], nn_y[#nn_y], first, last) }
   end
   out[#out + 1] = gap_finding("on the training set the oracle's error decreases with K while the network's "
-    .. "flattens: the gap (classification error) grows", oracle.series[1].y, oracle.series[2].y)
+    .. "flattens: the gap (classification error) grows", oracle.series[1].y, oracle.series[2].y, true)
   out[#out + 1] = gap_finding("on the validation set, against each kernel's nearest centroids, the gap grows "
-    .. "with K", oracle.series[3].y, oracle.series[4].y)
+    .. "with K", oracle.series[3].y, oracle.series[4].y, false)
   -- memory-bound bases (slowest memory, most CUs, fastest engine) against the rest
   local g = ds.grid
   local errors = by_config(main, "time")
