@@ -30,16 +30,9 @@ local function usage(problem)
 end
 
 -- --config is this scenario's own option; the rest are the engine's.
-local preset, rest = "a100", { [0] = arg[0] }
-do
-  local i = 1
-  while i <= #arg do
-    if arg[i] == "--config" then
-      preset, i = arg[i + 1] or usage("--config expects a preset name"), i + 2
-    else
-      rest[#rest + 1], i = arg[i], i + 1
-    end
-  end
+local preset, rest = scenario_args.take(arg, "--config", "a100")
+if not preset then
+  usage(rest)
 end
 local opts, problem = scenario_args.parse(rest)
 if not opts then

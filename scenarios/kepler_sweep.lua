@@ -1,4 +1,4 @@
--- Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth on the GTX 660 Ti over the regime suite, GPUMech RR and GTO, the simulator, the bounds.
+-- Kepler design sweep: warps/SM x MSHRs x DRAM bandwidth on the GTX 660 Ti over the regime suite, GPUMech RR and GTO, the simulator, Blem's M-core, the bounds.
 --
 --   gpush scenarios/kepler_sweep.lua [--traces PATH ...] [--out DIR] [--jobs N] [--quiet]
 --                                    [--shard I/N] [-p key=value ...]
@@ -9,8 +9,10 @@
 -- bottleneck: docs/workloads.md; or the workloads given with --traces: trace
 -- paths, `suite`, `suite:NAME`, `variants`), predicting every point with
 -- GPUMech under round-robin and greedy-then-oldest scheduling, simulating it
--- with the abstract timing simulator (greedy-then-oldest), and computing its
--- first-principles bounds (the cycles no model may beat, and which binds:
+-- with the abstract timing simulator (greedy-then-oldest), predicting it with
+-- Blem's mechanistic M-core model (GPUPerf base, the GTX 660 Ti's modules;
+-- docs/mech.md), the model the thesis validated on this GPU, and computing
+-- its first-principles bounds (the cycles no model may beat, and which binds:
 -- the summary's `bounds` rows name the binding bound at the baseline).
 -- It runs on the experiment engine (gpush.experiment, docs/experiments.md):
 -- --jobs N worker processes (default: every core), --shard I/N for one
@@ -31,12 +33,15 @@ local experiment = require "gpush.experiment"
 -- column group, so sim-gto is that model's reference point for point, and
 -- the scheduler GPGPU-Sim/Accel-Sim configure for the Kepler-to-Pascal
 -- generation (the SM6_TITANX reference config sets -gpgpu_scheduler gto).
--- The bounds (gpush.bounds) are the floor every model's cycles must stay
--- above, and name the bottleneck from first principles.
+-- The M-core reuses GPUMech's memory replays (the kernel's cache) and costs
+-- little more than its equations (docs/mech.md: about 1 % of the job).  The
+-- bounds (gpush.bounds) are the floor every model's cycles must stay above,
+-- and name the bottleneck from first principles.
 local MODELS = {
   experiment.models.gpumech { policy = "rr" },
   experiment.models.gpumech { policy = "gto" },
   experiment.models.sim { policy = "gto" },
+  experiment.models.mcore {},
   experiment.models.bounds {},
 }
 
@@ -49,7 +54,7 @@ local REPORTS = { "gpush.report.svg:sweep_report", "gpush.roofline:sweep_report"
 
 local sweep = {
   name = "kepler_sweep",
-  title = "Kepler sweep (GTX 660 Ti) over the regime suite: GPUMech RR and GTO, simulator GTO, bounds",
+  title = "Kepler sweep (GTX 660 Ti) over the regime suite: GPUMech RR and GTO, simulator GTO, Blem M-core, bounds",
   base = { preset = "gtx660ti" },
   parameters = {
     { path = "sm.max_warps", values = { 8, 16, 24, 32, 48, 64 }, column = "warps_per_sm" },
@@ -67,7 +72,8 @@ local sweep = {
       "cycles. For GPUMech the bottleneck is the largest non-BASE component of its CPI stack (Table III);",
       "for sim-gto it is the simulator's largest stall reason other than issuing: DEP (compute dependence),",
       "MEM (waiting for a load: GPUMech's L1+L2+DRAM+MSHR+QUEUE together), LSU/SFU/UNIT (a busy unit),",
-      "BARRIER, NO_WARP (resident warps done) or IDLE (no block resident). For bounds it is the first-principles",
+      "BARRIER, NO_WARP (resident warps done) or IDLE (no block resident). For mcore (Blem's M-core) it is MEM",
+      "when its memory term exceeds its computation term, else COMP. For bounds it is the first-principles",
       "bound that binds (docs/bounds.md: ISSUE, the pipes INT/FMA/FP64/SFU, SHARED, LSU, L2, DRAM, MSHR,",
       "LATENCY, BLOCKS); its time is the least any model may predict.",
     },

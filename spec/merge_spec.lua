@@ -52,7 +52,7 @@ describe("gpush merge", function()
   it("writes exactly the single run's CSV, JSON and Markdown from the shards", function()
     local parts = dir .. "/parts/kepler_sweep.shard-%d-of-3.json"
     local out = run_ok { "merge", "--out", dir .. "/merged", parts:format(3), parts:format(1), parts:format(2) }
-    assert.matches("Merged 3 shards of 'kepler_sweep' (432 rows).", out, 1, true)
+    assert.matches("Merged 3 shards of 'kepler_sweep' (540 rows).", out, 1, true)
     for _, ext in ipairs { "csv", "json", "md" } do
       local single = helper.read_file(dir .. "/single/kepler_sweep." .. ext)
       local merged = helper.read_file(dir .. "/merged/kepler_sweep." .. ext)
@@ -70,13 +70,13 @@ describe("gpush merge", function()
     assert.is_true(svgs >= 3)
     local merged = assert(results.read_json(dir .. "/merged/kepler_sweep.json"))
     assert.matches("^gpush merge %-%-out ", merged.provenance.command)
-    assert.are.equal(432, #merged.rows)
-    -- a shard holds its slice only: 432 tasks (2 kernels x 4 models x 54 points) in three runs of 144
+    assert.are.equal(540, #merged.rows)
+    -- a shard holds its slice only: 540 tasks (2 kernels x 5 models x 54 points) in three runs of 180
     local first = assert(results.read_json(parts:format(1)))
-    assert.are.same({ index = 1, count = 3, first_task = 1, last_task = 144 }, first.extra.shard)
-    assert.are.equal(144, #first.rows)
-    assert.are.equal("sfu_heavy", first.rows[144].kernel)
-    assert.are.equal("sim-gto", first.rows[144].model)
+    assert.are.same({ index = 1, count = 3, first_task = 1, last_task = 180 }, first.extra.shard)
+    assert.are.equal(180, #first.rows)
+    assert.are.equal("sfu_heavy", first.rows[180].kernel)
+    assert.are.equal("mcore", first.rows[180].model)
     -- without --out, next to the first partial; --jobs 2 shards merge the same
     run_ok(sweep_args { "--out", dir .. "/par", "--quiet", "--jobs", "2", "--shard", "1/2" })
     run_ok(sweep_args { "--out", dir .. "/par", "--quiet", "--jobs", "2", "--shard", "2/2" })

@@ -4,7 +4,8 @@ local helper = require "spec_helper"
 describe("scenarios/kepler_sweep.lua", function()
   local results = require "gpush.results"
 
-  it("sweeps 54 points x GPUMech RR, GTO, the simulator and the bounds and writes CSV, JSON, Markdown and SVG", function()
+  it("sweeps 54 points x GPUMech RR, GTO, the simulator, the M-core and the bounds and writes CSV, JSON, Markdown and SVG",
+    function()
     local dir = helper.temp_dir()
     local code, out, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--traces", "suite:divergent_gather",
       "--out", dir, "--quiet" }
@@ -17,11 +18,11 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.matches("workload,kernel,launch,model,warps_per_sm,mshrs,dram_gbs,cycles,time_us,ipc,cpi,cpi_base,cpi_dep,"
       .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,achieved_gbs,dram_util,dominant,waves,warnings,stall_issued,"
       .. "stall_dependence,stall_memory,stall_lsu_busy,stall_sfu_busy,stall_unit_busy,stall_barrier,"
-      .. "stall_no_eligible_warp,stall_idle,bound,bounds.issue,bounds.int,bounds.fma,bounds.fp64,bounds.sfu,"
-      .. "bounds.tensor,bounds.uniform,bounds.control,bounds.shared,bounds.lsu,bounds.l2,bounds.dram,bounds.mshr,"
-      .. "bounds.latency,bounds.blocks,bounds.dispatch,config_hash,trace_hash", csv, 1, true)
+      .. "stall_no_eligible_warp,stall_idle,comp,mem,control,overlap,mwp,cwp,bound,bounds.issue,bounds.int,bounds.fma,"
+      .. "bounds.fp64,bounds.sfu,bounds.tensor,bounds.uniform,bounds.control,bounds.shared,bounds.lsu,bounds.l2,"
+      .. "bounds.dram,bounds.mshr,bounds.latency,bounds.blocks,bounds.dispatch,config_hash,trace_hash", csv, 1, true)
     local t = assert(results.read_csv(dir .. "/kepler_sweep.csv"))
-    assert.are.equal(216, #t.rows)
+    assert.are.equal(270, #t.rows)
     local per_model, by = {}, {}
     for _, row in ipairs(t.rows) do
       assert.are.equal("divergent_gather", row.kernel)
@@ -39,14 +40,21 @@ describe("scenarios/kepler_sweep.lua", function()
         assert.is_truthy(({ DEP = true, MEM = true, LSU = true, SFU = true, UNIT = true, BARRIER = true,
           NO_WARP = true, IDLE = true })[row.dominant], row.dominant)
         assert.is_nil(row.cpi_base)
+      elseif row.model == "mcore" then
+        -- Blem's M-core: cycles = comp + mem + control - overlap, its bottleneck MEM or COMP
+        assert.is_near(row.cycles, row.comp + row.mem + row.control - row.overlap, 1e-6 * row.cycles)
+        assert.is_truthy(({ MEM = true, COMP = true })[row.dominant], row.dominant)
+        assert.is_nil(row.cpi_base)
+        assert.is_nil(row.stall_issued)
       else
         assert.is_nil(row.stall_issued)
       end
     end
-    assert.are.same({ ["gpumech-rr"] = 54, ["gpumech-gto"] = 54, ["sim-gto"] = 54, bounds = 54 }, per_model)
-    -- the simulator never beats the bounds at any point
+    assert.are.same({ ["gpumech-rr"] = 54, ["gpumech-gto"] = 54, ["sim-gto"] = 54, mcore = 54, bounds = 54 },
+      per_model)
+    -- neither the simulator nor the M-core beats the bounds at any point
     for key, row in pairs(by) do
-      if row.model == "sim-gto" then
+      if row.model == "sim-gto" or row.model == "mcore" then
         assert.is_true(row.cycles >= by["bounds " .. key:match("%S+$")].cycles, key)
       end
     end
@@ -55,13 +63,16 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.are.equal("mshr", by["bounds 64/64/144"].bound)
     -- more DRAM bandwidth never slower at a fixed (warps, MSHRs) point, in either model
     assert.is_true(by["gpumech-rr 64/32/192"].cycles <= by["gpumech-rr 64/32/96"].cycles)
-    -- divergent_gather waits on memory at the preset's point in the simulator
+    assert.is_true(by["mcore 64/32/192"].cycles <= by["mcore 64/32/96"].cycles)
+    -- divergent_gather waits on memory at the preset's point in the simulator and the M-core
     assert.are.equal("MEM", by["sim-gto 64/64/144"].dominant)
+    assert.are.equal("MEM", by["mcore 64/64/144"].dominant)
     local md = helper.read_file(dir .. "/kepler_sweep.md")
     assert.matches("1 kernels x 54 points", md, 1, true)
-    assert.matches("x 4 models = 216 results, 0 failed", md, 1, true)
+    assert.matches("x 5 models = 270 results, 0 failed", md, 1, true)
     assert.matches("| divergent_gather | gpumech-rr | ", md, 1, true)
     assert.matches("| divergent_gather | gpumech-gto | ", md, 1, true)
+    assert.matches("| divergent_gather | mcore | ", md, 1, true)
     -- the simulator's row names its bottleneck at the baseline and the best point, the bounds' row the
     -- bound that binds
     assert.matches("| divergent_gather | sim%-gto | [%d.]+ | MEM | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
@@ -106,7 +117,8 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.are.equal(0, code, err)
     assert.matches("| divergent_gather | gpumech-gto | ", out, 1, true)
     assert.matches("| divergent_gather | sim-gto | ", out, 1, true)
-    assert.matches("kepler_sweep: 216 of 216 done in", err, 1, true)
+    assert.matches("| divergent_gather | mcore | ", out, 1, true)
+    assert.matches("kepler_sweep: 270 of 270 done in", err, 1, true)
     assert.matches("# base: gtx660ti clock.core_mhz=1200 (config hash", helper.read_file(dir .. "/kepler_sweep.csv"),
       1, true)
     code, _, err = helper.gpush_run { "scenarios/kepler_sweep.lua", "--bogus" }

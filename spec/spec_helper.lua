@@ -67,6 +67,25 @@ function M.temp_dir()
   return dir
 end
 
+-- A copy of table `t` with the fields of `changes` replaced.
+function M.with(t, changes)
+  local c = {}
+  for k, v in pairs(t) do
+    c[k] = v
+  end
+  for k, v in pairs(changes) do
+    c[k] = v
+  end
+  return c
+end
+
+-- A suite kernel with a smaller grid (default 96 blocks), for fast specs.
+function M.small_kernel(name, grid)
+  local workloads = require "gpush.workloads"
+  local d = M.with(assert(workloads.get(name)), { grid = grid or 96 })
+  return assert(workloads.kernel(d))
+end
+
 function M.have_shared_traces()
   local f = io.open(M.shared .. "/traces/SOURCES.md", "r")
   if f then

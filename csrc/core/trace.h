@@ -21,7 +21,9 @@
  * (line input: plain, gzip, xz, memory), trace_parse.c (the text reader),
  * trace_gpt.c (the .gpt binary), trace_write.c (text output),
  * trace_opcodes.c (classes), trace_deps.c (scoreboard), trace_coalesce.c
- * (lines and sectors), trace_reader.c (kernelslist.g streaming).  docs/traces.md describes the layout and the known limits.
+ * (lines and sectors), trace_reader.c (kernelslist.g streaming), trace_mix.c
+ * (ILP, MLP, divergence and transactions for the analytical models).
+ * docs/traces.md describes the layout and the known limits.
  */
 #ifndef GP_TRACE_H
 #define GP_TRACE_H
@@ -305,6 +307,35 @@ int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
  * no arrays; nothing to free). */
 int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
                           gp_error *err);
+
+/* ---------------------------------------------------------------------------
+ * Measures for analytical models (trace_mix.c)
+ * ------------------------------------------------------------------------- */
+
+typedef struct gp_mix_config {
+  int rule;                    /* coalescing: GP_CC1X_OFF (the trace's 128 B
+                                  lines, CC >= 2.0), GP_CC1X_12 or GP_CC1X_10
+                                  (memsim.h) */
+  uint32_t shared_banks, shared_bank_bytes;
+} gp_mix_config;
+
+typedef struct gp_mix {
+  uint32_t warps;              /* warps with at least one instruction */
+  uint64_t insts;              /* their warp instructions */
+  double divergence_extra;     /* sum of 1 - active / the warp's widest mask */
+  uint64_t ilp_levels;         /* sum over warps of in-order unit-latency levels */
+  uint64_t mem_insts;          /* cache-using memory instructions with a request */
+  uint64_t mem_rounds;         /* sum over warps of rounds of memory requests */
+  uint64_t transactions;       /* of mem_insts, under the rule */
+  uint64_t transaction_bytes;  /* 32 B sectors those transactions cover */
+  uint64_t shared_insts;       /* shared-memory instructions with addresses */
+  uint64_t shared_extra_passes; /* bank-conflict passes beyond the first */
+} gp_mix;
+
+/* One pass over every warp (see trace_mix.c for the definitions of ILP and
+ * MLP); *out is filled.  GP_ERR on an unknown rule or out of memory. */
+int gp_kernel_mix(const gp_kernel *k, const gp_mix_config *c, const gp_alloc *a, gp_mix *out,
+                  gp_error *err);
 
 /* ---------------------------------------------------------------------------
  * Streaming reader over kernelslist.g or one trace file

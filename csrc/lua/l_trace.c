@@ -14,6 +14,9 @@
  *   kernel:write_text(path)                 -- Accel-Sim text; true or nil, message
  *   kernel:write_gpt(path)                  -- the .gpt binary; true or nil, message
  *   kernel:statics()                        -- static instructions: {pc, opcode, class}
+ *   kernel:mix{rule=, banks=, bank_bytes=}  -- ILP, MLP, divergence, transactions
+ *                                           -- (trace_mix.c); rule "lines" (CC >= 2.0),
+ *                                           -- "cc12" or "cc10"; banks default 32 x 4 B
  *   kernel:close()                          -- frees the kernel's memory now (also
  *                                           -- __close and __gc); a closed kernel
  *                                           -- raises when used; a kernel held by a
@@ -23,6 +26,7 @@
  */
 #include "compat.h"
 #include "l_core.h"
+#include "memsim.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -380,6 +384,44 @@ static int kernel_tostring(lua_State *L) {
   return 1;
 }
 
+/* kernel:mix(opts): the totals of gp_kernel_mix (see trace.h). */
+static int kernel_mix(lua_State *L) {
+  static const char *const rules[] = {"lines", "cc12", "cc10", NULL};
+  static const int rule_values[] = {GP_CC1X_OFF, GP_CC1X_12, GP_CC1X_10};
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_alloc alloc = default_allocator();
+  gp_mix_config c;
+  gp_mix m;
+  gp_error err;
+  lua_Integer banks, bank_bytes;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  gpc_getfield(L, 2, "rule");       /* 3 */
+  gpc_getfield(L, 2, "banks");      /* 4 */
+  gpc_getfield(L, 2, "bank_bytes"); /* 5 */
+  c.rule = rule_values[luaL_checkoption(L, 3, "lines", rules)];
+  banks = luaL_optinteger(L, 4, 32);
+  bank_bytes = luaL_optinteger(L, 5, 4);
+  luaL_argcheck(L, banks >= 1 && banks <= 256, 2, "banks must be 1..256");
+  luaL_argcheck(L, bank_bytes >= 1 && bank_bytes <= 64, 2, "bank_bytes must be 1..64");
+  c.shared_banks = (uint32_t)banks;
+  c.shared_bank_bytes = (uint32_t)bank_bytes;
+  if (gp_kernel_mix(k, &c, &alloc, &m, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  lua_createtable(L, 0, 10);
+  gpl_set_integer(L, "warps", (lua_Integer)m.warps);
+  gpl_set_integer(L, "insts", (lua_Integer)m.insts);
+  gpl_set_number(L, "divergence_extra", m.divergence_extra);
+  gpl_set_integer(L, "ilp_levels", (lua_Integer)m.ilp_levels);
+  gpl_set_integer(L, "mem_insts", (lua_Integer)m.mem_insts);
+  gpl_set_integer(L, "mem_rounds", (lua_Integer)m.mem_rounds);
+  gpl_set_integer(L, "transactions", (lua_Integer)m.transactions);
+  gpl_set_integer(L, "transaction_bytes", (lua_Integer)m.transaction_bytes);
+  gpl_set_integer(L, "shared_insts", (lua_Integer)m.shared_insts);
+  gpl_set_integer(L, "shared_extra_passes", (lua_Integer)m.shared_extra_passes);
+  return 1;
+}
+
 static const luaL_Reg reader_methods[] = {{"next", reader_next},
                                           {"load", reader_load},
                                           {"memcpy", reader_memcpy},
@@ -392,6 +434,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_text", kernel_write_text},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
+                                          {"mix", kernel_mix},
                                           {"close", kernel_close},
                                           {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};

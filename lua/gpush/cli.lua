@@ -19,6 +19,8 @@ M.commands = {
     summary = "predict kernel cycles, IPC and CPI stacks with GPUMech (RR/GTO)" },
   { name = "sim", module = "gpush.cmd.sim",
     summary = "simulate kernels warp by warp (abstract timing, LRR/GTO): cycles and stalls" },
+  { name = "mech", module = "gpush.cmd.mech",
+    summary = "Blem's mechanistic S-core and M-core models: cycles, terms and module breakdown" },
   { name = "bounds", module = "gpush.cmd.bounds",
     summary = "first-principles lower bounds on kernel cycles (issue, pipes, DRAM, MSHRs, ...) and which binds" },
   { name = "scenarios", module = "gpush.cmd.scenarios",

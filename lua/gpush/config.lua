@@ -156,6 +156,7 @@ local function coerce(p, v)
   end
   return v
 end
+M.coerce = coerce
 
 -- Checks a value against its declaration; `at` names the path whose position
 -- the message points at (default: the parameter itself).

@@ -48,6 +48,25 @@ function M.parse(args)
   return opts
 end
 
+-- A scenario's own option `name` taking one value (the last given wins),
+-- split from the engine's options: returns the value (or `default`) and the
+-- other arguments (with [0] kept) for M.parse; or nil and a message when the
+-- option has no value.
+function M.take(args, name, default)
+  local value, rest, i = default, { [0] = args[0] }, 1
+  while i <= #args do
+    if args[i] == name then
+      if args[i + 1] == nil then
+        return nil, ("%s expects a value"):format(name)
+      end
+      value, i = args[i + 1], i + 2
+    else
+      rest[#rest + 1], i = args[i], i + 1
+    end
+  end
+  return value, rest
+end
+
 -- Explicit points with duplicates removed (first kept), in order.
 local function dedupe_points(points)
   local seen, out = {}, {}

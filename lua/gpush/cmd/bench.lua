@@ -20,6 +20,7 @@ usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench memsim [--size M] [--json]    (M: million memory instructions, default 10)
        gpush bench gpumech [--size M] [--json]   (M: million warp instructions, default 50)
        gpush bench sim [--size M] [--json]       (M: million warp instructions, default 50)
+       gpush bench mech [--size M] [--json]      (M: million warp instructions, default 50)
        gpush bench ml [--grid default|ci] [--size M] [--json]   (M: million predictions, default 4)
 ]]
 
@@ -37,6 +38,9 @@ core.  Timings depend on the machine's load: compare the ratios.
            million warp instructions, against a plain pass over the arrays
   sim      the abstract simulator (LRR and GTO) on --size million warp
            instructions, against the same plain pass
+  mech     Blem's M-core: its measuring pass over every warp (two coalescing
+           rules) and a whole prediction on --size million warp instructions,
+           against the same plain pass
   ml       the scaling-surface model on the SIMULATED corpus of --grid (built
            and cached on first use): the time to train one time + power model,
            and (kernel, target) predictions per second, about --size million,
@@ -303,6 +307,45 @@ local function bench_sim(opts, out, err)
   return 0
 end
 
+-- bench mech: the M-core's measuring pass over every warp (trace_mix.c,
+-- CC >= 2.0 lines and the CC 1.0/1.1 rule) and a whole M-core prediction
+-- (inputs measured, memory replay included), in warp instructions per
+-- second, next to a plain pass over the same arrays.
+local function bench_mech(opts, out, err)
+  local millions = opts.size_given and opts.size or 50
+  local mcore = assert(require("gpush.models").family("mcore"))
+  local kernel = warp_kernel("mech", millions, 7, err)
+  local t0 = core.now()
+  local insts = core.kernel_inst_scan(kernel)
+  local scan_s = core.now() - t0
+  local seconds = {}
+  for _, rule in ipairs { "lines", "cc10" } do
+    t0 = core.now()
+    assert(kernel:mix { rule = rule })
+    seconds[rule] = core.now() - t0
+  end
+  local m = assert(mcore.core("gtx660ti"))
+  t0 = core.now()
+  assert(m:predict(assert(m:inputs(kernel))))
+  seconds.predict = core.now() - t0
+  local labels = { lines = "mix pass, lines", cc10 = "mix pass, CC 1.0", predict = "whole prediction" }
+  local rows = { row("plain pass", insts / scan_s, "warp-inst/s", nil) }
+  for _, k in ipairs { "lines", "cc10", "predict" } do
+    rows[#rows + 1] = row(labels[k], insts / seconds[k], "warp-inst/s", insts / scan_s)
+  end
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("mech: %d warp instructions, gtx660ti M-core (one core)\n"):format(insts))
+  out:write(("  plain pass        %8.1f M warp-inst/s   (baseline: reading the arrays once)\n"):format(insts / scan_s / 1e6))
+  for _, k in ipairs { "lines", "cc10", "predict" } do
+    out:write(("  %-17s %8.1f M warp-inst/s   = %.3f x the plain pass\n"):format(labels[k], insts / seconds[k] / 1e6,
+      scan_s / seconds[k]))
+  end
+  return 0
+end
+
 -- bench ml: the scaling-surface model (Wu et al.) on the simulated corpus
 -- of --grid (default "default"; built and cached on first use): the time
 -- to train one time + power model at the grid's top configuration on the
@@ -395,8 +438,10 @@ end
 
 function M.main(args, out, err)
   return require("gpush.cli").dispatch({ prog = "gpush bench", usage = usage,
-    options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" }, validate = check_size,
-    actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim, ml = bench_ml },
+    options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" },
+    validate = check_size,
+    actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim,
+      mech = bench_mech, ml = bench_ml },
     noun = "benchmark", missing = "which benchmark?", help = help }, args, out, err)
 end
 
