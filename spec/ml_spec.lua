@@ -222,6 +222,31 @@ describe("gpush.ml.corpus", function()
     assert.matches("not a gpush surface model", err, 1, true)
   end)
 
+  it("benchmarks training and prediction with `gpush bench ml`, rows like the other benches", function()
+    if SANITIZED then
+      pending("sanitizer run: the spec's corpus has twelve kernels, bench ml reads the whole family's")
+      return
+    end
+    -- the corpus of the first test, where bench ml looks for it ($XDG_CACHE_HOME/gpush)
+    local dir = helper.temp_dir()
+    assert(require("gpush.core").mkdir(dir .. "/gpush"))
+    local f = assert(io.open(dir .. "/gpush/" .. info.path:match("[^/]+$"), "wb"))
+    f:write(helper.read_file(info.path))
+    f:close()
+    local code, out, err = helper.gpush_run({ "bench", "ml", "--grid", "ci", "--size", "1", "--json" },
+      { XDG_CACHE_HOME = dir })
+    assert.are.equal(0, code, err)
+    local rows = json.decode(out)
+    assert.are.same({ "train", "plain loop", "predict" }, { rows[1].name, rows[2].name, rows[3].name })
+    assert.are.same({ "s", "pairs/s", "pairs/s" }, { rows[1].unit, rows[2].unit, rows[3].unit })
+    assert.is_true(rows[1].value > 0)
+    assert.are.equal(rows[2].value, rows[3].baseline)
+    assert.is_near(rows[3].value / rows[3].baseline, rows[3].ratio, 1e-9)
+    code, _, err = helper.gpush_run { "bench", "ml", "--grid", "huge" }
+    assert.are.equal(2, code)
+    assert.matches("--grid expects default, full, ci, got 'huge'", err, 1, true)
+  end)
+
   it("runs as an experiment scenario, one shard of a cluster job at a time (scenarios/ml_corpus.lua)", function()
     if SANITIZED then
       pending("sanitizer run: the scenario sizes all 128 kernels first; the plain run covers it")
