@@ -1,13 +1,16 @@
 -- Dark silicon 45 -> 8 nm (Blem Ch. 2-3, ISCA 2011): projection tables, design studies and SVG plots.
 --
 --   gpush scenarios/darksilicon.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]
+--                                   [--kernels NAME,...]
 --
 -- Runs the upper-bound dark-silicon projection (gpush.models.mech.dark_silicon)
 -- for ITRS and conservative scaling, the Chapter 3 design studies (L2 share of
 -- the die, SMT threads per core, GPU memory bandwidth), the most cores of each
 -- named core per node (Fig. 4.16) and the Chapters 4-5 variant (named cores,
 -- symmetric, f = 0.99) without and with the thesis's +-20 % input noise over
--- N seeds (default 5).  Into DIR (default darksilicon_out) it writes
+-- N seeds (default 5), with the upper-bound model on PARSEC and with the
+-- custom S-core and M-core models (gpush.models.mech) on gpush suite kernels
+-- (--kernels, default stream_triad, sfu_heavy, divergent_loop, tiled_barrier).  Into DIR (default darksilicon_out) it writes
 --   darksilicon.csv            each benchmark's best design per scaling and node
 --   darksilicon_nodes.csv      the per-node summary (speedup, dark, cores, topology)
 --   darksilicon.md             every table, the published figures next to gpush's,
@@ -26,9 +29,10 @@ local core = require "gpush.core"
 local ds = require "gpush.models.mech.dark_silicon"
 
 local name = "darksilicon"
-local usage = ("usage: gpush scenarios/%s.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]\n"):format(name)
+local usage = ("usage: gpush scenarios/%s.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]\n" ..
+  "       [--kernels NAME,...]\n"):format(name)
 local opts, problem = cli.parse_args(arg, { ["--out"] = "=out", ["--quiet"] = "quiet", ["-p"] = "+overrides",
-  ["--noise-seeds"] = "=seeds", ["--help"] = "help", ["-h"] = "help" })
+  ["--noise-seeds"] = "=seeds", ["--kernels"] = "=kernels", ["--help"] = "help", ["-h"] = "help" })
 if not opts or #opts.words > 0 then
   io.stderr:write(name, ": ", problem or ("unexpected argument '" .. opts.words[1] .. "'"), "\n", usage)
   os.exit(2)
@@ -186,6 +190,25 @@ do
     x_label = "technology node (nm)", y_label = "cores", x_ticks = "data", log_y = true }))
 end
 local variant = ds.variant { params = overrides }
+-- the variant with the custom core models, on gpush suite kernels
+local workloads = require "gpush.workloads"
+local custom_list = {}
+for k in (opts.kernels or "stream_triad,sfu_heavy,divergent_loop,tiled_barrier"):gmatch("[^,]+") do
+  local desc = workloads.get(k)
+  if not desc then
+    io.stderr:write(name, ": no suite kernel '", k, "' (gpush workloads lists them)\n")
+    os.exit(2)
+  end
+  local w = assert(ds.custom_workload(assert(workloads.kernel(desc)), k))
+  custom_list[#custom_list + 1] = w
+end
+local custom_cores = { "S1", "S2", "S3", "S4+", "M1", "M2", "M3" }
+local custom = ds.variant { params = overrides, benchmarks = custom_list, perf = ds.custom_perf(), cores = custom_cores }
+local custom_noisy = {}
+for seed = 1, seeds do
+  custom_noisy[seed] = ds.variant { params = overrides, benchmarks = custom_list, perf = ds.custom_perf(),
+    cores = custom_cores, nodes = { 8 }, noise = 0.2, seed = seed, bounds = ds.custom_bounds() }
+end
 local noisy = {}
 for seed = 1, seeds do
   noisy[seed] = ds.variant { params = overrides, noise = 0.2, seed = seed }
@@ -233,7 +256,32 @@ if i8 and c8 and i22 then
     { "8 nm geometric-mean speedup, ITRS", "7.9x", x2(i8.speedup) .. "x", against(7.9, i8.speedup) },
     { "8 nm geometric-mean speedup, conservative", "3.7x", x2(c8.speedup) .. "x", against(3.7, c8.speedup) },
     { "dark fraction at 22 nm, ITRS", "21%", pct(i22.dark_fraction), against(0.21, i22.dark_fraction) },
-    { "dark fraction at 8 nm, ITRS", "> 50%", pct(i8.dark_fraction), against(0.5, i8.dark_fraction) },
+    { "dark fraction at 8 nm, ITRS", "> 50%", pct(i8.dark_fraction),
+      i8.dark_fraction > 0.5 and "above 50%" or ("%.0f points below 50%%"):format(100 * (0.5 - i8.dark_fraction)) },
+    { "dynamic over symmetric at 8 nm, ITRS", "+10%", against(1, i8.by_topology.dynamic / i8.by_topology.symmetric),
+      "" },
+    { "dynamic over symmetric at 8 nm, conservative", "+10%",
+      against(1, c8.by_topology.dynamic / c8.by_topology.symmetric), "" },
+  })
+  -- The frontier core a chip must be filled with to be as dark as published
+  -- (closed form, dark_silicon.core_for_dark), next to the light cores of
+  -- gpush's best designs.
+  local function mean_light_q(node)
+    local sum = 0
+    for _, row in ipairs(node.benchmarks) do
+      sum = sum + tonumber(row.best.light:match("^F([%d.]+)$") or ds.named_core(row.best.light).q)
+    end
+    return sum / #node.benchmarks
+  end
+  local function implied(scaling, node_nm, dark)
+    local q = ds.core_for_dark(params, scaling, node_nm, dark)
+    return q and ("%.1f"):format(q) or "outside the frontier"
+  end
+  heading("### The core size a published dark fraction implies")
+  add_table({ "node", "published dark", "frontier core (SPECmark) whose full chip is that dark",
+    "mean light core of gpush's best designs" }, {
+    { "22 nm ITRS", "21%", implied("itrs", 22, 0.21), ("%.1f"):format(mean_light_q(i22)) },
+    { "8 nm ITRS", "> 50%", "> " .. implied("itrs", 8, 0.5), ("%.1f"):format(mean_light_q(i8)) },
   })
 end
 md[#md + 1] = ""
@@ -283,7 +331,8 @@ study_table("L2 share of the die (symmetric CPU, 45 nm; speedup relative to the 
 study_table("SMT (symmetric CPU, 8 nm ITRS; relative to one thread per core)", smt, "T =")
 study_table("GPU memory bandwidth (symmetric GPU-like, 45 nm; relative to 200 GB/s)", bw, "GB/s")
 
-heading("## Most cores of each named core per node (symmetric; Fig. 4.16)")
+heading(("## Most cores of each named core per node (symmetric; Fig. 4.16; %g W back-solved from the thesis's counts)")
+  :format(ds.variant_params(overrides).power_w))
 do
   local ids, seen, by = {}, {}, {}
   for _, row in ipairs(counts) do
@@ -311,7 +360,8 @@ do
   md[#md + 1] = "P: power decides the count (area otherwise)."
 end
 
-heading("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model)")
+heading(("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model; %g W)")
+  :format(ds.variant_params(overrides).power_w))
 do
   local rows = {}
   for _, s in ipairs(variant.summary) do
@@ -331,7 +381,36 @@ do
   add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
     "median cores" }, rows)
   md[#md + 1] = ""
-  md[#md + 1] = "The custom S-core and M-core models of issue 16 plug in through dark_silicon.variant's `perf`."
+end
+
+heading(("## Chapters 4-5 variant with the custom core models (%g W; gpush suite kernels)")
+  :format(ds.variant_params(overrides).power_w))
+do
+  local rows = {}
+  for _, s in ipairs(custom.summary) do
+    if s.node_nm == 8 then
+      local lo, hi = math.huge, -math.huge
+      for _, v in ipairs(custom_noisy) do
+        for _, t in ipairs(v.summary) do
+          if t.scaling == s.scaling and t.kind == s.kind then
+            lo, hi = math.min(lo, t.speedup), math.max(hi, t.speedup)
+          end
+        end
+      end
+      rows[#rows + 1] = { s.scaling, s.kind .. "-cores", x2(s.speedup), ("%s - %s"):format(x2(lo), x2(hi)),
+        pct(s.dark_fraction), s.cores }
+    end
+  end
+  add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
+    "median cores" }, rows)
+  md[#md + 1] = ""
+  md[#md + 1] = "S-side inputs translated from each kernel's trace (Chapter 5, out-of-order target), M-side inputs"
+  md[#md + 1] = "measured by each M-core; speedup over four custom-model Nehalems at 45 nm (f = 0.99)."
+  for _, w in ipairs(custom_list) do
+    for _, skip in ipairs(w.skipped) do
+      md[#md + 1] = ("- %s does not run on %s"):format(w.name, skip)
+    end
+  end
 end
 
 heading("## Assumed inputs")

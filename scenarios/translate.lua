@@ -12,13 +12,16 @@
 --    in-order target (Atom) takes the M-core's ILP, which a kernel's info()
 --    does not measure (issue 16's kernel measurements do).
 -- 3. Round trips: M -> S -> M keeps warps, instructions and accesses per warp.
--- Predicting both sides with the custom S-core and M-core models waits for
--- issue 16's models (docs/darksilicon.md, "Translation").
+-- 4. Both sides predicted with the custom core models (gpush.models.mech,
+--    docs/mech.md): the S side on the Sandybridge, the M side on the
+--    pre-Fermi Quadro FX 580 and the Kepler GTX 660 Ti (saxpy's translated
+--    record; a kernel's inputs measured on its trace by each M-core).
 local cli = require "gpush.cli"
 local json = require "gpush.json"
 local svg = require "gpush.report.svg"
 local workloads = require "gpush.workloads"
 local tr = require "gpush.models.mech.translate"
+local mech = require "gpush.models.mech"
 
 local name = "translate"
 local usage = ("usage: gpush scenarios/%s.lua [--kernels NAME,...] [--simd 4|8] [--json]\n"):format(name)
@@ -64,9 +67,16 @@ end
 -- 8 SSE iterations per warp (64000 iterations), 20 instructions, 4 SFU and 2
 -- memory instructions per warp; footprint: two arrays of 1,024,000 floats.
 local saxpy = { N_outer = 64000, simd_width = 4, N_M = 20 * 8000 * 8, N_load = 8000 * 8, N_store = 8000 * 8,
-  n_i = { fp_fma = 7 * 64000, transcendental = 4 * 64000, load = 64000, store = 64000, int_alu = 6 * 64000,
+  n_i = { simd_mul = 7 * 64000, fp_div = 4 * 64000, simd_load = 64000, simd_store = 64000, int_alu = 6 * 64000,
     branch = 64000 }, N_branch = 64000, N_br_miss = 8, simd_fraction = 1, inner_loops = 0, ILP = 6.1,
   footprint_bytes = 2 * 1024000 * 4 }
+-- what the S-core model also takes (section 4): the instruction total, and
+-- capacity-only misses of the footprint (L1626: one per 64 B line above each
+-- of the Sandybridge's 32 KB, 256 KB and 8 MB levels), no TLB misses
+saxpy.N_I = 20 * 64000
+saxpy.N_mL1 = (saxpy.footprint_bytes - 32 * 1024) // 64
+saxpy.N_mL2 = (saxpy.footprint_bytes - 256 * 1024) // 64
+saxpy.N_mL3, saxpy.N_mL3o, saxpy.N_mITLB, saxpy.N_mDTLB = 0, 0, 0, 0
 local records = { saxpy = { s = saxpy } }
 line("## 1. S-core -> M-core: saxpy (Sandybridge -> pre-Fermi)")
 line("")
@@ -141,8 +151,78 @@ line("")
 line("Divergent kernels come back with fewer instructions per warp: the S side runs only the SIMD chunks")
 line("holding an active lane (the mean active lanes packed from lane 0: 26 lanes need 7 of 8 SSE chunks),")
 line("and S -> M assumes every lane of a warp busy. Without divergence the trip is exact.")
+
+-- 4. Both sides predicted ------------------------------------------------------------------
+
+-- The fields of a translated record the core models take (the rest are
+-- measurements only translation needs).
+local declared = mech.params.inputs.by_name
+local function model_inputs(record)
+  local t = {}
+  for k, v in pairs(record) do
+    if declared[k] then
+      t[k] = v
+    end
+  end
+  return t
+end
+local function core(kind, preset)
+  local m, err = (kind == "score" and mech.score or mech.mcore).core(preset)
+  if not m then
+    fail(err)
+  end
+  return m
+end
+local sandybridge = core("score", "sandybridge")
+local m_cores = { core("mcore", "quadro-fx580"), core("mcore", "gtx660ti") }
 line("")
-line("Predicting both sides with the custom S-core and M-core models waits for issue 16's models.")
+line("## 4. Both sides predicted with the custom core models")
+line("")
+line("| workload | S-core | S seconds | M-core | M inputs | M seconds | M over S |")
+line("|---|---|---|---|---|---|---|")
+local predictions = {}
+local function predict_both(label, s_record, m_inputs_of, only_core)
+  local rs, err = sandybridge:predict(model_inputs(s_record), { effects = false })
+  if not rs then
+    fail(("%s: %s"):format(label, err))
+  end
+  for _, mc in ipairs(only_core and { only_core } or m_cores) do
+    local inputs, how = m_inputs_of(mc)
+    local rm, why
+    if inputs then
+      rm, why = mc:predict(inputs, { effects = false })
+    else
+      why = how
+    end
+    predictions[#predictions + 1] = { workload = label, s_core = sandybridge.name, s_seconds = rs.seconds,
+      m_core = mc.name, m_seconds = rm and rm.seconds, m_inputs = inputs and how, note = not rm and why or nil }
+    if rm then
+      row { label, "Sandybridge", rs.seconds, mc.name, how, rm.seconds, ("%.3gx"):format(rs.seconds / rm.seconds) }
+    else
+      row { label, "Sandybridge", rs.seconds, mc.name, "-", "-", why }
+    end
+  end
+end
+-- saxpy's M side is the translation's, for its pre-Fermi target (Table 5.3;
+-- a Kepler M-core also needs L2 requests, which translation does not give),
+-- on the FX 580 without gpush's paths module: its T_path (the longest
+-- dependence path) is measured on a trace, and a translated record has none
+local fx580_no_paths = assert(m_cores[1]:without { "paths" })
+predict_both("saxpy", saxpy, function()
+  return model_inputs(records.saxpy.m_unroll4), "translated (unroll 4), no paths module"
+end, fx580_no_paths)
+for _, k in ipairs(kernels) do
+  local kernel = assert(workloads.kernel(workloads.get(k)))
+  predict_both(k, records[k].s_ooo, function(mc)
+    local inputs, err = mc:inputs(kernel)
+    return inputs, inputs and "measured" or err
+  end)
+end
+records.predictions = predictions
+line("")
+line("S seconds: the Sandybridge model on the translated (or, for saxpy, the measured) S-side inputs; M")
+line("seconds: the M-core model on the whole kernel. Neither side was measured on hardware here: the")
+line("ratio is what the two models say, not a speedup the thesis reports.")
 
 if opts.json then
   io.stdout:write(json.encode(records, true), "\n")

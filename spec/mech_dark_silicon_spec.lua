@@ -9,7 +9,8 @@ describe("gpush.models.mech.dark_silicon: inputs", function()
     local p = ds.params()
     assert.are.equal(111, p.area_mm2)
     assert.are.equal(125, p.power_w)
-    assert.are.equal(200, p.bandwidth_gbs)
+    assert.are.equal(21, p.bandwidth_gbs)
+    assert.is_false(p.l2_scaling)
     for _, spec in ipairs(ds.PARAMS) do
       assert.is_string(spec.unit, spec[1])
       assert.is_true(#spec.desc > 10 and #spec.source > 5, spec[1])
@@ -98,20 +99,62 @@ describe("gpush.models.mech.dark_silicon: the model", function()
     assert.is_near(4 * 3.2e9 / (1 + t_of(4) * 0.325), pinf, 1e-2)
   end)
 
-  it("counts the most named cores per node by hand (Fig. 4.16)", function()
+  it("counts the most named cores per node by hand under the variant's 60 W budget (Fig. 4.16)", function()
     local by = {}
     for _, row in ipairs(ds.core_counts()) do
       by[row.scaling .. row.node_nm .. row.core] = row
     end
-    -- A8 at 8 nm: 111 / (7.5 / 32) = 473.6 by area; 125 / (0.8 x 0.12) = 1302 by power
+    -- A8 at 8 nm: 111 / (7.5 / 32) = 473.6 by area; 60 / (0.8 x 0.12) = 625 by power (ITRS),
+    -- 60 / (0.8 x 0.22) = 340.9 by power (conservative: the thesis prints 480, never power-limited)
     assert.are.same({ 473, "area" }, { by.itrs8S1.n, by.itrs8S1.limit })
-    assert.are.same({ 473, "area" }, { by.conservative8S1.n, by.conservative8S1.limit })
-    -- Xeon at 8 nm: 125 / (16.8 x 0.12) = 62.0 (ITRS), 125 / (16.8 x 0.22) = 33.8 (conservative)
-    assert.are.same({ 62, "power" }, { by.itrs8S3.n, by.itrs8S3.limit })
-    assert.are.same({ 33, "power" }, { by.conservative8S3.n, by.conservative8S3.limit })
-    -- at 45 nm every core is area-limited but the A8: 111 / 7.5 = 14.8
+    assert.are.same({ 340, "power" }, { by.conservative8S1.n, by.conservative8S1.limit })
+    -- Xeon at 8 nm: 60 / (16.8 x 0.12) = 29.8 (ITRS), 60 / (16.8 x 0.22) = 16.2 (conservative): the thesis's 29 and 16
+    assert.are.same({ 29, "power" }, { by.itrs8S3.n, by.itrs8S3.limit })
+    assert.are.same({ 16, "power" }, { by.conservative8S3.n, by.conservative8S3.limit })
+    -- at 45 nm the A8 is area-limited (111 / 7.5 = 14.8), the Nehalem power-limited (60 / 30 = 2 < 111 / 28.7)
     assert.are.same({ 14, "area" }, { by.itrs45S1.n, by.itrs45S1.limit })
-    assert.are.same({ 3, "area" }, { by.itrs45S4.n, by.itrs45S4.limit })
+    assert.are.same({ 2, "power" }, { by.itrs45S4.n, by.itrs45S4.limit })
+    -- with the Chapter 3 budget (125 W): 125 / (16.8 x 0.12) = 62.0 and 125 / (16.8 x 0.22) = 33.8 Xeons
+    local chapter3 = {}
+    for _, row in ipairs(ds.core_counts { params = { power_w = 125 }, nodes = { 8 } }) do
+      chapter3[row.scaling .. row.core] = row.n
+    end
+    assert.are.same({ 62, 33, 473 }, { chapter3.itrsS3, chapter3.conservativeS3, chapter3.conservativeS1 })
+  end)
+
+  it("back-solves the variant's power budget from Fig. 4.16's printed counts", function()
+    -- 29 <= P / (16.8 x 0.12) < 30 and 16 <= P / (16.8 x 0.22) < 17: P in [59.136, 60.48)
+    local lo, hi = ds.back_solve_power()
+    assert.is_near(16 * 16.8 * 0.22, lo, 1e-9)
+    assert.is_near(30 * 16.8 * 0.12, hi, 1e-9)
+    assert.is_true(ds.VARIANT_POWER_W >= lo and ds.VARIANT_POWER_W < hi)
+    assert.are.equal(60, ds.variant_params().power_w)
+    assert.are.equal(125, ds.params().power_w)
+    assert.are.equal(90, ds.variant_params({ power_w = 90 }).power_w)
+    -- no single budget also keeps the 480 A8s unlimited by power with conservative scaling (>= 84.48 W)
+    assert.is_nil(ds.back_solve_power { { scaling = "conservative", node_nm = 8, core = "S3", n = 16 },
+      { scaling = "conservative", node_nm = 8, core = "S1", n = 480 } })
+    assert.has_error(function() ds.back_solve_power { { scaling = "itrs", node_nm = 8, core = "S9", n = 1 } } end,
+      "dark_silicon.back_solve_power: unknown core 'S9'")
+  end)
+
+  it("reads a published dark fraction back to the frontier core it implies, by hand", function()
+    local p = ds.params()
+    -- q = 19 at 22 nm, ITRS: A = 0.0152 x 361 + 0.0265 x 19 + 7.4393 = 13.4300, P = 0.0002 x 6859 + 0.0009 x 361
+    -- + 0.3859 x 19 - 0.0301 = 8.9987; 1 - (125 / (8.9987 x 0.54)) / (111 / (13.4300 x 0.25)) = 0.2219
+    assert.is_near(1 - (125 / (8.9987 * 0.54)) / (111 / (13.43 * 0.25)), ds.full_chip_dark(p, "itrs", 22, 19), 1e-4)
+    assert.is_near(0.2219, ds.full_chip_dark(p, "itrs", 22, 19), 1e-4)
+    -- an Atom-class core never darkens a 22 nm chip: 125 / (2.3602 x 0.54) = 98 powered > 111 / (8.1462 x 0.25) = 54.5
+    assert.are.equal(0, ds.full_chip_dark(p, "itrs", 22, 6))
+    local q = ds.core_for_dark(p, "itrs", 22, 0.21)
+    assert.is_near(0.21, ds.full_chip_dark(p, "itrs", 22, q), 1e-9)
+    assert.is_true(q > 18 and q < 19)
+    local q8 = ds.core_for_dark(p, "itrs", 8, 0.5)
+    assert.is_true(q8 > 14 and q8 < 15.5)
+    local none, d_lo, d_hi = ds.core_for_dark(p, "itrs", 22, 0.9)
+    assert.is_nil(none)
+    assert.are.equal(0, d_lo)
+    assert.is_near(0.4019, d_hi, 1e-4)
   end)
 
   -- An independent enumeration of every design on a coarse frontier: for each
@@ -232,13 +275,19 @@ describe("gpush.models.mech.dark_silicon: the model", function()
       assert.is_true(node.dark_fraction >= 0 and node.dark_fraction <= 1)
       assert.are.equal(12, #node.benchmarks)
     end
-    -- published: 7.9x (ITRS) and 3.7x (conservative) at 8 nm; 21 % dark at 22 nm, > 50 % at 8 nm (ITRS)
-    assert.is_near(31.558, at.itrs8.speedup, 0.001)
-    assert.is_near(8.639, at.conservative8.speedup, 0.001)
-    assert.is_near(0.0560, at.itrs22.dark_fraction, 0.0001)
-    assert.is_near(0.1692, at.itrs8.dark_fraction, 0.0001)
-    assert.are.same({ 374, "dynamic", "cpu" }, { at.itrs8.cores, at.itrs8.topology, at.itrs8.organization })
-    assert.is_near(1.7531, at.itrs45.speedup, 0.0001)
+    -- published: 7.9x (ITRS) and 3.7x (conservative) at 8 nm; 21 % dark at 22 nm, > 50 % at 8 nm (ITRS);
+    -- dynamic and composed 10 % above symmetric at 8 nm
+    assert.is_near(8.1936, at.itrs8.speedup, 0.0001)
+    assert.is_near(4.8516, at.conservative8.speedup, 0.0001)
+    assert.is_near(0.0830, at.itrs22.dark_fraction, 0.0001)
+    assert.is_near(0.6623, at.itrs8.dark_fraction, 0.0001)
+    assert.are.same({ 25, "symmetric", "cpu" }, { at.itrs8.cores, at.itrs8.topology, at.itrs8.organization })
+    assert.are.same({ 71, "asymmetric", "cpu" }, { at.conservative8.cores, at.conservative8.topology,
+      at.conservative8.organization })
+    assert.is_near(1.0091, at.itrs8.by_topology.dynamic / at.itrs8.by_topology.symmetric, 0.0001)
+    assert.is_near(1.1013, at.conservative8.by_topology.dynamic / at.conservative8.by_topology.symmetric, 0.0001)
+    -- the 45 nm design space, whose budgets are the baseline's, lands near the baseline
+    assert.is_near(1.0670, at.itrs45.speedup, 0.0001)
     -- both scalings share the 45 nm chip; speedup grows node by node
     assert.are.equal(at.itrs45.speedup, at.conservative45.speedup)
     for _, scaling in ipairs(ds.SCALINGS) do
@@ -285,9 +334,9 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
 
   it("perturbs each input term within +-20 % with a seeded, reproducible draw", function()
     local b = ds.benchmarks()[5]
-    local a1 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = true })
-    local a2 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = true })
-    local other = ds.perturb(b, 0.2, ds.random(8), { f = true }, { r_ls = true })
+    local a1 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = { min = 0, max = 1 } })
+    local a2 = ds.perturb(b, 0.2, ds.random(7), { f = true }, { r_ls = { min = 0, max = 1 } })
+    local other = ds.perturb(b, 0.2, ds.random(8), { f = true }, { r_ls = { min = 0, max = 1 } })
     assert.are.same(a1, a2)
     assert.are_not.same(a1, other)
     assert.are.equal(b.f, a1.f)
@@ -296,6 +345,25 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
       assert.is_true(a1[k] >= 0.8 * b[k] and a1[k] <= 1.2 * b[k], k)
       assert.are_not.equal(b[k], a1[k])
     end
+    -- nested records (a workload's S-core and M-core inputs) are perturbed too, counts kept whole
+    local w = { name = "k", f = 0.99, s = { N_I = 1000, ILP = 2.5 }, m = { warps = 64, N_I = 40, MLP = 1 } }
+    local bounds = { warps = { min = 1, whole = true }, MLP = { min = 1 } }
+    local pw = ds.perturb(w, 0.2, ds.random(3), { f = true }, bounds)
+    assert.are.same(pw, ds.perturb(w, 0.2, ds.random(3), { f = true }, bounds))
+    assert.are.equal(0.99, pw.f)
+    assert.are.equal(math.floor(pw.m.warps), pw.m.warps)
+    assert.is_true(pw.m.MLP >= 1)
+    local low = 0 -- MLP = 1 drawn below 1 is held at its floor in some seed
+    for seed = 1, 20 do
+      low = low + (ds.perturb(w, 0.2, ds.random(seed), { f = true }, bounds).m.MLP == 1 and 1 or 0)
+    end
+    assert.is_true(low > 0)
+    for _, rec in ipairs { "s", "m" } do
+      for k, v in pairs(w[rec]) do
+        assert.is_true(pw[rec][k] >= 0.8 * v - 0.5 and pw[rec][k] <= 1.2 * v + 0.5, rec .. "." .. k)
+      end
+    end
+    assert.are.equal(1000, w.s.N_I) -- the input is left alone
     local draw, lo, hi = ds.random(1), 1, 0
     for _ = 1, 10000 do
       local u = draw()
@@ -327,7 +395,88 @@ describe("gpush.models.mech.dark_silicon: studies and the Chapters 4-5 variant",
     local custom = ds.variant { benchmarks = subset(), scalings = { "itrs" }, nodes = { 8 }, cores = { "S3", "M3" },
       perf = function(_, _, _, n) return 1e9, n * 1e9 end }
     assert.are.equal(4, #custom.rows)
+    -- the custom model predicts the baseline too: 4 cores at 1e9 each, so S3's 29 cores at 8 nm (60 W)
+    -- give 1 / (0.01 / 1 + 0.99 / (29 / 4)) with f = 0.99
+    for _, row in ipairs(custom.rows) do
+      if row.core == "S3" then
+        assert.are.equal(29, row.n)
+        assert.is_near(1 / (0.01 + 0.99 * 4 / 29), row.speedup, 1e-12)
+      end
+    end
+    -- a core the model cannot run a workload on is left out of that workload's rows
+    local partial = ds.variant { benchmarks = subset(), scalings = { "itrs" }, nodes = { 8 }, cores = { "S3", "M3" },
+      perf = function(core, _, w, n)
+        if core.id == "M3" and w.name == "canneal" then
+          return nil
+        end
+        return 1e9, n * 1e9
+      end }
+    assert.are.equal(3, #partial.rows)
     assert.has_error(function() ds.variant { cores = { "M3" } } end,
       "dark_silicon.variant: the upper-bound model needs a score for core M3; pass opts.perf")
+  end)
+end)
+
+describe("gpush.models.mech.dark_silicon: the Chapters 4-5 variant with the custom core models", function()
+  local workloads = require "gpush.workloads"
+  local mech = require "gpush.models.mech"
+  local function workload(name)
+    return assert(ds.custom_workload(assert(workloads.kernel(workloads.get(name))), name))
+  end
+
+  it("builds workloads: translated S-side inputs and each M-core's measured inputs", function()
+    local w = workload("sfu_heavy")
+    assert.are.equal(0.99, w.f)
+    assert.is_true(w.s.N_I > 0 and w.s.ILP == 6.2)
+    assert.is_nil(w.s.footprint_bytes) -- only what the S-core model declares
+    for _, preset in ipairs { "gt330", "gtx480", "gtx660ti" } do
+      assert.is_true(w.m[preset].warps >= 1, preset)
+    end
+  end)
+
+  it("predicts the baseline with the same model, and each chip by hand", function()
+    local w = workload("sfu_heavy")
+    local v = ds.variant { benchmarks = { w }, perf = ds.custom_perf(), cores = { "S4", "S3", "M3" },
+      scalings = { "itrs" }, nodes = { 45, 8 } }
+    local by = {}
+    for _, row in ipairs(v.rows) do
+      by[row.node_nm .. row.core] = row
+    end
+    -- 45 nm, 60 W: two Nehalems against the baseline's four, the same model on both: S_1 = 1, S_inf = 1 / 2
+    assert.are.equal(2, by["45S4"].n)
+    assert.is_near(1 / (0.01 + 0.99 * 2), by["45S4"].speedup, 1e-12)
+    -- 8 nm ITRS: 29 Xeons at 2.27 x 3.85 GHz; 14 Kepler SMs at 0.98 x 3.85 GHz
+    local t_base = assert(assert(mech.score.core("nehalem")):predict(w.s, { effects = false })).seconds
+    local xeon = assert(mech.score.core("xeon", { freq_ghz = 2.27 * 3.85 }))
+    local t_xeon = assert(xeon:predict(w.s, { effects = false })).seconds
+    assert.are.equal(29, by["8S3"].n)
+    assert.is_near(1 / (0.01 * t_xeon / t_base + 0.99 * 4 * t_xeon / (29 * t_base)), by["8S3"].speedup, 1e-9)
+    local kepler = assert(mech.mcore.core("gtx660ti", { ("clock.core_mhz=%.9g"):format(980 * 3.85), "sm.count=14" }))
+    local t_kepler = assert(kepler:predict(w.m.gtx660ti, { effects = false })).seconds
+    assert.are.equal(14, by["8M3"].n)
+    assert.is_near(1 / (0.01 * t_kepler / t_base + 0.99 * 4 * t_kepler / t_base), by["8M3"].speedup, 1e-9)
+    -- a faster clock never makes the Xeon slower, and its cycles never drop below the issue bound
+    assert.is_true(t_xeon < assert(assert(mech.score.core("xeon")):predict(w.s, { effects = false })).seconds)
+    local r = assert(xeon:predict(w.s, { effects = false }))
+    assert.is_true(r.cycles >= w.s.N_I / 4)
+  end)
+
+  it("adds +-20 % noise to every input term, reproducibly, inside the declared ranges", function()
+    local list = { workload("sfu_heavy"), workload("divergent_loop") }
+    local run = function(seed)
+      return ds.variant { benchmarks = list, perf = ds.custom_perf(), cores = { "S3", "M3" }, scalings = { "itrs" },
+        nodes = { 8 }, noise = 0.2, seed = seed, bounds = ds.custom_bounds() }
+    end
+    local a, b, c = run(2), run(2), run(3)
+    assert.are.same(a.summary, b.summary)
+    assert.are_not.same(a.summary, c.summary)
+    for _, w in ipairs(a.workloads) do
+      assert.are.equal(0.99, w.f)
+      assert.is_true(w.s.ILP >= 1)
+      for _, inputs in pairs(w.m) do
+        assert.is_true(inputs.MLP >= 1 and inputs.avg_trans_warp >= 1)
+        assert.are.equal(math.floor(inputs.warps), inputs.warps)
+      end
+    end
   end)
 end)

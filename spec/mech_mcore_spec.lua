@@ -211,6 +211,17 @@ describe("gpush.models.mech.mcore", function()
     assert.is_near(1 * 4 / 2 * 2 * 137.75 * 4 / 20, r2.modules.sync, 1e-9)
   end)
 
+  it("refuses an n_i class that is no trace op class, naming it", function()
+    local m = toy({ "timing" }, "gpuperf")
+    local r, err = m:predict {
+      N_I = 20, n_i = { fp32 = 9, fp_fma = 11 }, N_SFU = 0, N_CF_div = 0, N_sync = 0, N_con = 0, N_mem = 0,
+      N_off_chip = 0, avg_trans_warp = 1, B_off_chip = 0, ILP = 2, MLP = 1, W_SM = 8, warps = 32, blocks = 4,
+    }
+    assert.is_nil(r)
+    assert.matches("M-core 'toy-gpuperf", err, 1, true)
+    assert.matches("input n_i: unknown op class 'fp_fma' (expected a trace op class: int, fp32,", err, 1, true)
+  end)
+
   it("splits on-chip hits between L1 and L2, holds MSHRs for L1 misses only and caps MWP by the L2 slices", function()
     local inputs = { N_I = 20, N_SFU = 0, N_CF_div = 0, N_mem = 4, N_off_chip = 1, N_L1 = 2, avg_trans_warp = 2,
       R_mshr = 4, R_l2 = 6, ILP = 1, MLP = 1, W_SM = 4, warps = 8, blocks = 2,

@@ -122,6 +122,26 @@ describe("gpush.models.mech.score", function()
     assert.is_near(contended.cycles - free.cycles, contended.effects.contention, 1e-9)
   end)
 
+  it("refuses an n_i class the S-core does not know, naming it, on every core", function()
+    for _, name in ipairs { "atom", "sandybridge" } do
+      local r, err = assert(score.core(name)):predict { N_I = 10, n_i = { fp_fma = 10 }, ILP = 2, N_mL1 = 0,
+        N_mL2 = 0, N_mL3 = 0, N_mL3o = 0, N_mITLB = 0, N_mDTLB = 0, N_br_miss = 0 }
+      assert.is_nil(r, name)
+      assert.matches(("S-core '%s': input n_i: unknown instruction class 'fp_fma' (S-core classes: int_alu,"):format(name),
+        err, 1, true)
+    end
+    -- from a file, the command names the file and the set
+    local file = helper.temp_dir() .. "/mix.yaml"
+    local f = assert(io.open(file, "w"))
+    f:write("N_I: 10\nILP: 2\nn_i: {fp_fma: 10}\nN_mL1: 0\nN_mL2: 0\nN_mL3: 0\nN_mL3o: 0\nN_mITLB: 0\n"
+      .. "N_mDTLB: 0\nN_br_miss: 0\n")
+    f:close()
+    local code, _, stderr = helper.gpush_run({ "mech", "--core", "sandybridge", "--input", file })
+    assert.are.equal(1, code)
+    assert.matches(file .. ": input 1: S-core 'sandybridge': input n_i: unknown instruction class 'fp_fma'", stderr, 1,
+      true)
+  end)
+
   it("ships the five cores of Table 2.4a with their module sets", function()
     assert.are.same({ "a8", "atom", "nehalem", "sandybridge", "xeon" }, score.presets())
     local expect = {

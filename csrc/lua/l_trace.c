@@ -23,6 +23,8 @@
  *                                           -- running C call (a simulation calling
  *                                           -- a Lua policy) raises instead of closing
  *   kernel:is_closed()                      -- true once closed
+ *   names = core.op_classes()               -- every opcode class name, in the
+ *                                           -- core's order
  */
 #include "compat.h"
 #include "l_core.h"
@@ -439,7 +441,18 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};
 
+static int op_classes(lua_State *L) {
+  int c;
+  lua_createtable(L, GP_OP_CLASS_COUNT, 0);
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    lua_pushstring(L, gp_op_class_name(c));
+    gpc_rawseti(L, -2, c + 1);
+  }
+  return 1;
+}
+
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},
+                                           {"op_classes", op_classes},
                                            {"kernel_parse", kernel_parse},
                                            {NULL, NULL}};
 

@@ -193,7 +193,8 @@ local function items(opts, model)
     end
     local list_ = {}
     for i, set in ipairs(sets) do
-      list_[i] = { label = set.name, inputs = set.inputs, row = { input = set.name } }
+      list_[i] = { label = set.name, where = ("%s: %s"):format(opts.input, set.name), inputs = set.inputs,
+        row = { input = set.name } }
     end
     return list_
   end
@@ -281,7 +282,7 @@ function M.main(args, out, err)
   for _, item in ipairs(list_) do
     local r, predict_err = model:predict(item.inputs)
     if not r then
-      err:write("gpush mech: ", item.label, ": ", predict_err, "\n")
+      err:write("gpush mech: ", item.where or item.label, ": ", predict_err, "\n")
       return 1
     end
     for _, w in ipairs(item.warnings or {}) do

@@ -39,22 +39,22 @@ param { "area_mm2", "number", unit = "mm^2", default = 111, min = 1, max = 1e5,
 param { "power_w", "number", unit = "W", default = 125, min = 0.01, max = 1e5,
   desc = "Chip power budget for cores at every node (no uncore, no L2 power)",
   source = "darksilicon.md (secondary source)" }
-param { "bandwidth_gbs", "number", unit = "GB/s", default = 200, min = 0.001, max = 1e6,
-  desc = "Off-chip memory bandwidth BW_max (Eq. 3.4), every node and the baseline",
-  source = "thesis L881 (the GPU bandwidth study's baseline)" }
+param { "bandwidth_gbs", "number", unit = "GB/s", default = 21, min = 0.001, max = 1e6,
+  desc = "Off-chip memory bandwidth BW_max (Eq. 3.4) of every chip: the baseline's own, held fixed at every node",
+  source = "Table 2.4a (Nehalem i7-965: 21 GB/s); darksilicon.md's budgets leave the uncore out of the scaled design" }
 param { "bytes_per_access", "number", unit = "B", default = 64, min = 1, max = 4096,
   desc = "Bytes per off-chip access b (Eq. 3.4)", source = "assumption: one cache line" }
 param { "l1_kb", "number", unit = "KiB", default = 64, min = 0, max = 1e6,
   desc = "L1 data cache per core", source = "Table 2.4a" }
 param { "l2_mb", "number", unit = "MiB", default = 8, min = 0, max = 1e6,
-  desc = "Shared L2 (last-level) capacity at 45 nm with the default die share",
+  desc = "Shared L2 (last-level) capacity: the baseline's, at the default die share",
   source = "Table 2.4a: the baseline's 8 MB last-level cache" }
 param { "l2_share", "number", unit = "", default = 0.3, min = 0, max = 0.99,
   desc = "Share of the die (cores + L2) the L2 takes; the cores get area_mm2",
   source = "thesis L879 (30 % cache area)" }
-param { "l2_scaling", "bool", unit = "", default = true,
-  desc = "L2 capacity grows with density (l2_mb / area factor) since its die share is fixed",
-  source = "assumption" }
+param { "l2_scaling", "bool", unit = "", default = false,
+  desc = "L2 capacity grows with density (l2_mb / area factor); false: the baseline's L2 at every node",
+  source = "darksilicon.md: the budgets exclude L2/L3 and uncore; no reference scales them" }
 param { "t_l1", "number", unit = "cycles", default = 3, min = 0, max = 1e4,
   desc = "L1 access time", source = "thesis L845" }
 param { "t_l2", "number", unit = "cycles", default = 20, min = 0, max = 1e4,
@@ -191,6 +191,40 @@ local function serves(core, role)
     return core.core == "M"
   end
   return core.core == "S"
+end
+
+-- The dark fraction of a symmetric chip filled with frontier cores of score q
+-- at a node (the integer counts left out): the area budget holds
+-- area_mm2 / (A(q) x area factor) cores, the power budget powers
+-- power_w / (P(q) x power factor); dark = 1 - powered / held, at least 0.
+-- A closed form to read a published dark fraction back to the core size
+-- it implies (docs/darksilicon.md).
+function M.full_chip_dark(p, scaling, node_nm, q)
+  local f = M.factors(scaling, node_nm)
+  local held = p.area_mm2 / (M.area_frontier(q) * f.area)
+  local powered = p.power_w / (M.power_frontier(q) * f.power)
+  return math.max(0, 1 - powered / held)
+end
+
+-- The frontier score q in [lo, hi] (default: the frontier's range) whose
+-- full chip (M.full_chip_dark) has dark fraction `dark`, by bisection
+-- (P(q) / A(q) grows with q on the printed frontiers, so the dark fraction
+-- does); nil and the range's dark fractions when `dark` lies outside it.
+function M.core_for_dark(p, scaling, node_nm, dark, lo, hi)
+  lo, hi = lo or p.q_min, hi or p.q_max
+  local d_lo, d_hi = M.full_chip_dark(p, scaling, node_nm, lo), M.full_chip_dark(p, scaling, node_nm, hi)
+  if dark < d_lo or dark > d_hi then
+    return nil, d_lo, d_hi
+  end
+  for _ = 1, 200 do
+    local mid = (lo + hi) / 2
+    if M.full_chip_dark(p, scaling, node_nm, mid) < dark then
+      lo = mid
+    else
+      hi = mid
+    end
+  end
+  return (lo + hi) / 2
 end
 
 -- Scaling -----------------------------------------------------------------------------
@@ -770,12 +804,58 @@ end
 
 -- Chapters 4-5 (thesis Sec. 4.5, Fig. 4.16) -------------------------------------------------
 
+-- Fig. 4.16's counts the thesis prints (L1414-1419): at 8 nm, 16 Xeons (S3)
+-- with conservative scaling and 29 with ITRS scaling, power-limited.  (Its
+-- 480 A8s at 8 nm are area-limited and say nothing of the power budget.)
+M.FIG_4_16 = {
+  { scaling = "conservative", node_nm = 8, core = "S3", n = 16 },
+  { scaling = "itrs", node_nm = 8, core = "S3", n = 29 },
+}
+
+-- The power budgets under which the most copies of each core in `counts`
+-- (default M.FIG_4_16) that fit are exactly the printed numbers when power
+-- limits them: n <= P / (TDP x power factor) < n + 1 for each, so P lies in
+-- [n x c, (n + 1) x c) with c = TDP x power factor; returns the
+-- intersection lo, hi (hi excluded), or nil when the counts disagree.
+function M.back_solve_power(counts)
+  local lo, hi = 0, math.huge
+  for _, row in ipairs(counts or M.FIG_4_16) do
+    local c = M.named_core(row.core)
+    if not c then
+      error(("dark_silicon.back_solve_power: unknown core '%s'"):format(tostring(row.core)), 2)
+    end
+    local per_core = c.power * M.factors(row.scaling, row.node_nm).power
+    lo, hi = math.max(lo, row.n * per_core), math.min(hi, (row.n + 1) * per_core)
+  end
+  if lo >= hi then
+    return nil
+  end
+  return lo, hi
+end
+
+-- The Chapters 4-5 variant's own power budget: 60 W, a round value inside
+-- the interval M.back_solve_power() gives for Fig. 4.16's counts
+-- ([59.14, 60.48) W; blem-spec H6).  The Chapter 3 projection keeps
+-- power_w (125 W, darksilicon.md).  An explicit params.power_w overrides it.
+M.VARIANT_POWER_W = 60
+
+-- Parameters of the Chapters 4-5 variant: `overrides` with the variant's
+-- power budget unless they set power_w.
+function M.variant_params(overrides)
+  local q = { power_w = M.VARIANT_POWER_W }
+  for k, v in pairs(overrides or {}) do
+    q[k] = v
+  end
+  return M.params(q)
+end
+
 -- The most copies of each named core (Table 2.4) a symmetric chip holds at
--- every node, and whether area or power decides it.  Returns rows
+-- every node under the variant's budgets (M.variant_params), and whether
+-- area or power decides it.  Returns rows
 -- { scaling, node_nm, core, n, n_area, n_power, limit }.
 function M.core_counts(opts)
   opts = opts or {}
-  local p = M.params(opts.params)
+  local p = M.variant_params(opts.params)
   local rows = {}
   for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
     for _, node_nm in ipairs(opts.nodes or M.NODES) do
@@ -806,24 +886,36 @@ end
 -- Each numeric field of `inputs` (except those in `keep`) multiplied by a
 -- factor drawn uniformly from [1 - noise, 1 + noise], fields visited in
 -- sorted order so a seed gives the same draw everywhere (thesis L1821:
--- "a random amount of error between -20% to +20% to each term").  Rates
--- stay within [0, 1] where `unit` names them.
-function M.perturb(inputs, noise, draw, keep, unit)
+-- "a random amount of error between -20% to +20% to each term").  Nested
+-- tables (a workload's S-core and M-core input records, a class mix) are
+-- perturbed the same way, in the same sorted walk.  bounds[name] = { min =,
+-- max =, whole = } keeps a field in its range (rates in [0, 1], a count of
+-- at least one warp) and whole fields whole numbers.
+function M.perturb(inputs, noise, draw, keep, bounds)
   local names = {}
   for k, v in pairs(inputs) do
-    if type(v) == "number" and not (keep and keep[k]) then
+    if (type(v) == "number" or type(v) == "table") and not (keep and keep[k]) then
       names[#names + 1] = k
     end
   end
-  table.sort(names)
+  table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
   local out = {}
   for k, v in pairs(inputs) do
     out[k] = v
   end
   for _, k in ipairs(names) do
-    local v = inputs[k] * (1 + noise * (2 * draw() - 1))
-    if unit and unit[k] then
-      v = math.max(0, math.min(1, v))
+    local v = inputs[k]
+    if type(v) == "table" then
+      v = M.perturb(v, noise, draw, keep, bounds)
+    else
+      v = v * (1 + noise * (2 * draw() - 1))
+      local range = bounds and bounds[k]
+      if range then
+        if range.whole then
+          v = math.floor(v + 0.5)
+        end
+        v = math.max(range.min or -math.huge, math.min(range.max or math.huge, v))
+      end
     end
     out[k] = v
   end
@@ -831,19 +923,23 @@ function M.perturb(inputs, noise, draw, keep, unit)
 end
 
 -- The Chapters 4-5 variant (thesis L1397-1448, L1821): named cores only,
--- symmetric chips with the most copies of each core that fit per node, the
+-- symmetric chips with the most copies of each core that fit per node
+-- under the variant's budgets (M.variant_params: 60 W back-solved), the
 -- parallel fraction fixed at opts.f (default 0.99) for S-cores, and
 -- opts.noise (default 0) relative error on each workload input, drawn with
 -- opts.seed (default 1).  opts.perf(core, node, workload, n) -> P_1, P_inf
--- plugs in a core model; the default is the upper-bound model on named
--- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).
--- Returns rows { scaling, node_nm, benchmark, core, n, speedup,
+-- (or nil: the core cannot run the workload) plugs in a core model; the default is the upper-bound model on named
+-- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).  The
+-- baseline's P_1, P_inf come from opts.baseline(workload), else from
+-- opts.perf on baseline_cores copies of baseline_core at 45 nm, else from
+-- the upper-bound model (M.baseline).  opts.bounds keeps perturbed workload
+-- fields in their ranges (M.perturb; default r_ls in [0, 1]).  Returns rows { scaling, node_nm, benchmark, core, n, speedup,
 -- dark_fraction }, per (scaling, node, kind) the geometric mean of each
 -- benchmark's best core (summary), the perturbed workloads and the
 -- calibration's notes.
 function M.variant(opts)
   opts = opts or {}
-  local p = M.params(opts.params)
+  local p = M.variant_params(opts.params)
   local f = opts.f or 0.99
   local noise, draw = opts.noise or 0, M.random(opts.seed or 1)
   local benchmarks = opts.benchmarks or M.benchmarks()
@@ -862,13 +958,29 @@ function M.variant(opts)
   end
   local workloads = {}
   for i, b in ipairs(benchmarks) do
-    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, { r_ls = true }) or b
+    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, opts.bounds or { r_ls = { min = 0, max = 1 } }) or b
     workloads[i] = w
   end
   local rows, summary, notes = {}, {}, {}
   local prepared = {}
+  local baseline = opts.baseline
+  if not baseline and opts.perf then
+    -- a custom core model predicts the baseline chip too: baseline_cores
+    -- copies of baseline_core at 45 nm
+    local b = M.named_core(p.baseline_core)
+    local entry = { id = b.id, label = b.id .. " " .. b.name, kind = "named", core = b.kind, q = b.q,
+      clock_ghz = b.clock_ghz, area = b.area, power = b.power, issue = b.issue }
+    baseline = function(w)
+      return opts.perf(entry, M.node(p, "itrs", 45), w, p.baseline_cores)
+    end
+  end
   for i, w in ipairs(workloads) do
-    local base_p1, base_pinf = M.baseline(p, w)
+    local base_p1, base_pinf
+    if baseline then
+      base_p1, base_pinf = baseline(w)
+    else
+      base_p1, base_pinf = M.baseline(p, w)
+    end
     local cpis, messages
     if not opts.perf then
       cpis, messages = M.calibrate(p, w, cores)
@@ -896,12 +1008,15 @@ function M.variant(opts)
               p1, pinf = topology.performance("symmetric", { n = n, light = pcn, light_serial = pc1,
                 bandwidth_serial = pb1, bandwidth_parallel = pbn })
             end
-            local row = { scaling = scaling, node_nm = node_nm, benchmark = pr.bench.name, core = c.id, kind = c.core,
-              n = n, speedup = topology.speedup(c.core == "S" and f or pr.bench.f, p1, pinf, pr.base_p1, pr.base_pinf),
-              dark_fraction = topology.dark_fraction("symmetric", sc, nil, node.budget) }
-            rows[#rows + 1] = row
-            if not best[c.core] or row.speedup > best[c.core].speedup then
-              best[c.core] = row
+            if p1 then -- a custom model returns nil for a workload the core cannot run
+              local row = { scaling = scaling, node_nm = node_nm, benchmark = pr.bench.name, core = c.id,
+                kind = c.core, n = n,
+                speedup = topology.speedup(c.core == "S" and f or pr.bench.f, p1, pinf, pr.base_p1, pr.base_pinf),
+                dark_fraction = topology.dark_fraction("symmetric", sc, nil, node.budget) }
+              rows[#rows + 1] = row
+              if not best[c.core] or row.speedup > best[c.core].speedup then
+                best[c.core] = row
+              end
             end
           end
         end
@@ -923,6 +1038,117 @@ function M.variant(opts)
     end
   end
   return { rows = rows, summary = summary, workloads = workloads, notes = notes }
+end
+
+-- The custom core models in the Chapters 4-5 variant (thesis L1436-1448) ------------------
+
+-- Table 2.4's ids and issue 16's core presets (gpush.models.mech).
+M.CUSTOM_PRESETS = { S1 = "a8", S2 = "atom", S3 = "xeon", S4 = "nehalem", ["S4+"] = "sandybridge",
+  M1 = "gt330", M2 = "gtx480", M3 = "gtx660ti" }
+
+-- A perf function for M.variant over the custom S-core and M-core models.
+-- At a node a core keeps its microarchitecture and runs at its Table 2.4
+-- clock x the frequency factor (memory latency stays fixed in ns, as both
+-- models hold it).  S-core: one core runs the workload's S-side inputs in T
+-- seconds, P_1 = 1 / T and P_inf = n / T (the custom models drop Table
+-- 2.3's bandwidth min, L512, and have no cache contention between cores,
+-- L1380).  M-core: the model runs the kernel's measured inputs on a chip of
+-- n SMs (its warps spread over them), P_1 = P_inf = 1 / T: the M-core model
+-- has its own parallelism (L1448).  Rates are workloads per second, so S
+-- and M speedups over the same baseline compare.  nil where the core has
+-- no inputs for the workload (the kernel does not fit one of its SMs).
+function M.custom_perf()
+  local mech = require "gpush.models.mech"
+  local models = {}
+  local function model(core, node, n)
+    local preset = M.CUSTOM_PRESETS[core.id]
+    local key = ("%s %g %d"):format(core.id, node.freq, core.core == "M" and n or 1)
+    if not models[key] then
+      local m, err
+      if core.core == "S" then
+        m, err = mech.score.core(preset, { freq_ghz = core.clock_ghz * node.freq })
+      else
+        m, err = mech.mcore.core(preset, { ("clock.core_mhz=%.9g"):format(core.clock_ghz * 1000 * node.freq),
+          ("sm.count=%d"):format(n) })
+      end
+      if not m then
+        error(("dark_silicon.custom_perf: core %s (%s): %s"):format(core.id, preset, err), 0)
+      end
+      models[key] = m
+    end
+    return models[key]
+  end
+  return function(core, node, workload, n)
+    local inputs = core.core == "S" and workload.s or workload.m[M.CUSTOM_PRESETS[core.id]]
+    if not inputs then
+      return nil
+    end
+    local r, err = model(core, node, n):predict(inputs, { effects = false })
+    if not r then
+      error(("dark_silicon.custom_perf: %s on core %s: %s"):format(workload.name, core.id, err), 0)
+    end
+    if core.core == "S" then
+      return 1 / r.seconds, n / r.seconds
+    end
+    return 1 / r.seconds, 1 / r.seconds
+  end
+end
+
+-- A workload for custom_perf from a gpush kernel: s = the S-side inputs
+-- translated from the kernel's M-side record for an out-of-order target
+-- (Chapter 5; opts.simd_width, default 4), m[preset] = each M-core preset's
+-- inputs measured on the kernel (absent where it does not fit an SM), f =
+-- opts.f (default 0.99, the variant's).  Returns the workload, or nil and a
+-- message.
+function M.custom_workload(kernel, name, opts)
+  opts = opts or {}
+  local mech = require "gpush.models.mech"
+  local translate = require "gpush.models.mech.translate"
+  local declared = mech.params.inputs.by_name
+  local m_record, err = translate.m_record_from_kernel_info(kernel:info())
+  if not m_record then
+    return nil, err
+  end
+  local s_record, why = translate.m_to_s(m_record, { simd_width = opts.simd_width or 4, target = "ooo" })
+  if not s_record then
+    return nil, why
+  end
+  local s = {}
+  for k, v in pairs(s_record) do
+    if declared[k] then
+      s[k] = v
+    end
+  end
+  local w = { name = name, f = opts.f or 0.99, s = s, m = {}, skipped = {} }
+  for _, id in ipairs { "M1", "M2", "M3" } do
+    local preset = M.CUSTOM_PRESETS[id]
+    local model = assert(mech.mcore.core(preset))
+    local inputs, no = model:inputs(kernel)
+    if inputs then
+      w.m[preset] = inputs
+    else
+      w.skipped[#w.skipped + 1] = ("%s: %s"):format(id, no)
+    end
+  end
+  return w
+end
+
+-- The ranges M.perturb keeps custom workload inputs in: each declared
+-- input's (a rate in [0, 1], at least one warp, MLP and ILP at least 1);
+-- warps, blocks and resident warps stay whole.
+function M.custom_bounds()
+  local mech = require "gpush.models.mech"
+  local bounds = {}
+  for _, d in ipairs(mech.params.inputs.list) do
+    if d.min or d.max then
+      bounds[d.name] = { min = d.min, max = d.max }
+    end
+  end
+  for _, name in ipairs { "warps", "blocks", "W_SM" } do
+    bounds[name] = bounds[name] or { min = 1 }
+    bounds[name].whole = true
+  end
+  return bounds
 end
 
 return M

@@ -24,6 +24,7 @@
 --   amat, mwp, cwp, itilp, itmlp, cycles_per_inst   set by the bases
 local bounds = require "gpush.bounds"
 local config = require "gpush.config"
+local core = require "gpush.core"
 local text = require "gpush.text"
 local framework = require "gpush.models.mech.framework"
 local memsim = require "gpush.memsim"
@@ -190,6 +191,12 @@ local UNIT_OF = {
   int = "int", fp32 = "fma", imad = "fma", fp64 = "fp64", sfu = "sfu", tensor = "tensor", uniform = "uniform",
   branch = "other", other = "other", barrier = "other", barrier_arrive = "other", depbar = "other",
 }
+-- Every opcode class a trace has (the core's names): memory classes have no
+-- class_latency, any other name in n_i is a mistake.
+local TRACE_CLASSES = {}
+for _, class in ipairs(core.op_classes()) do
+  TRACE_CLASSES[class] = true
+end
 local LSU_ONCE = { ld_shared = true, st_shared = true, atom_shared = true, ld_const = true }
 M.UNIT_OF = UNIT_OF
 
@@ -205,6 +212,9 @@ M.timing = module {
     for class, n in pairs(n_i) do
       if lat[class] then
         cycles, count = cycles + n * lat[class], count + n
+      elseif not TRACE_CLASSES[class] then
+        framework.fail(("input n_i: unknown op class '%s' (expected a trace op class: %s)")
+          :format(tostring(class), table.concat(core.op_classes(), ", ")))
       end
       local unit = UNIT_OF[class]
       if unit then
