@@ -6,7 +6,7 @@
 -- the first twelve kernels only.
 local corpus = require "gpush.ml.corpus"
 local evaluate = require "gpush.ml.evaluate"
-local experiment = require "gpush.experiment"
+local parallel = require "gpush.parallel"
 local helper = require "spec_helper"
 local json = require "gpush.json"
 local workloads = require "gpush.workloads"
@@ -43,12 +43,12 @@ describe("gpush.ml.evaluate", function()
     local f = function(i)
       return { i = i, third = i / 3, list = { i, i * i } }
     end
-    local one = experiment.map(7, f, { jobs = 1, quiet = true })
-    local two = experiment.map(7, f, { jobs = 2, quiet = true })
+    local one = parallel.map(7, f, { jobs = 1, quiet = true })
+    local two = parallel.map(7, f, { jobs = 2, quiet = true })
     assert.are.same(one, two)
     assert.are.equal(7 / 3, two[7].third)
     assert.has_error(function()
-      experiment.map(3, function(i) if i == 2 then error("boom", 0) end return i end, { jobs = 2, quiet = true, label = "m" })
+      parallel.map(3, function(i) if i == 2 then error("boom", 0) end return i end, { jobs = 2, quiet = true, label = "m" })
     end, "m: item 2: boom")
   end)
 end)

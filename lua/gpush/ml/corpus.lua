@@ -22,6 +22,7 @@ local dataset = require "gpush.ml.dataset"
 local experiment = require "gpush.experiment"
 local json = require "gpush.json"
 local models = require "gpush.models"
+local parallel = require "gpush.parallel"
 local power = require "gpush.ml.power"
 local workloads = require "gpush.workloads"
 
@@ -138,14 +139,14 @@ local function sizing(d, cfg)
 end
 
 -- The kernels sized for the grid, one simulation round per kernel on
--- opts.jobs workers (experiment.map; opts.quiet): the sized descriptions
+-- opts.jobs workers (parallel.map; opts.quiet): the sized descriptions
 -- and the names of those dropped (still above MAX_LAUNCH_SHARE), or nil
 -- and a message.
 function M.size(descs, grid, preset, opts)
   opts = opts or {}
   local cfg = assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
     "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
-  local ok, sizes = pcall(experiment.map, #descs, function(i)
+  local ok, sizes = pcall(parallel.map, #descs, function(i)
     return sizing(descs[i], cfg)
   end, { jobs = opts.jobs, quiet = opts.quiet, label = "sizing the corpus's kernels",
     progress_stream = opts.progress_stream })

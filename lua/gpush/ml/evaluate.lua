@@ -9,7 +9,7 @@
 --   local r = evaluate.run(ds, { k = 12, split_seed = 1, bases = "all", jobs = 2 })
 --   r.mean.time, r.mean.power, r.bases[i].config, r.bases[i].time.mean, r.histogram.time
 local core = require "gpush.core"
-local experiment = require "gpush.experiment"
+local parallel = require "gpush.parallel"
 local surface = require "gpush.models.surface"
 
 local M = {}
@@ -141,7 +141,7 @@ function M.run(ds, opts)
     end
   end
   ds:core() -- built once here, inherited by the workers
-  local per_base = experiment.map(#bases, function(i)
+  local per_base = parallel.map(#bases, function(i)
     return evaluate_base(ds, bases[i], train, valid, settings)
   end, { jobs = opts.jobs, quiet = opts.quiet, label = opts.label or ("ml evaluate k=" .. k),
     progress_stream = opts.progress_stream })
