@@ -165,12 +165,17 @@ describe("the embedded suite", function()
     end
   end)
 
-  -- The one known exception: on rtx3070, whose L1 takes the 128 KB the
+  -- The known exceptions: on rtx3070, whose L1 takes the 128 KB the
   -- kernel's (absent) shared memory leaves, memsim finds l2_resident's warps
   -- rereading lines of their own SM's L1 within a trip (83 % hits), which
   -- the description's capacity model (a 512 KB hot set against a 128 KB L1:
-  -- misses) does not see; the kernel is then DRAM-bound, not L2-bound.
-  local KNOWN = { ["rtx3070 l2_resident"] = true }
+  -- misses) does not see; the kernel is then DRAM-bound, not L2-bound.  The
+  -- same L1 reuse on a100 and h100-pcie (global loads cached in L1) leaves
+  -- the built kernel issue-bound while the description counts every load at
+  -- the L2; the old latency bound, at the loads' AMAT, hid it by binding in
+  -- both until it became a floor (docs/bounds.md).
+  local KNOWN = { ["rtx3070 l2_resident"] = true, ["a100 l2_resident"] = true,
+    ["h100-pcie l2_resident"] = true }
 
   it("computes each kernel's bound from its description, as the built kernel's on six presets", function()
     local agree, total = 0, 0

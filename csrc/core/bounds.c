@@ -7,12 +7,14 @@
  * (in order, one instruction per cycle, a producer's result ready at its
  * issue + latency, a unit free again after its initiation interval), which
  * no schedule can beat; per instruction, its LSU occupancy as the simulator
- * charges it.  Memory latencies are memsim's per-PC means (AMAT), which
- * makes the path bounds hold in expectation over memsim's level mix.
+ * charges it.  A load's latency on the path is the least any interleaving
+ * allows (memory_floor): memsim's per-PC mean (AMAT) is not a floor for one
+ * warp, whose accesses may hit more often than the PC's average.
  */
 #include "bounds.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const bound_names[GP_BOUND_COUNT] = {
@@ -54,34 +56,106 @@ static int is_shared(int c) {
 static int is_store(int c) { return c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL; }
 
 /* The latency of static instruction `pc` of class c on the dependence
- * path: compute classes their latency; cache-using loads, atomics and
- * texture memsim's AMAT (the mean over the levels that served the PC:
- * since a path is a maximum of sums of latencies, Jensen's inequality makes
- * the path at mean latencies a lower bound on the mean path); stores 0
- * (done once accepted); shared memory its latency (plus the passes, per
- * instruction in lsu_cycles); constant loads theirs; a memory PC memsim
- * never saw (empty masks) 1. */
-static double pc_latency(const gp_bounds_machine *m, const gp_memsim_result *mem, uint32_t pc,
-                         int c) {
-  const gp_pc_memory *p = &mem->pcs[pc];
+ * path when it does not use the caches: compute classes their latency,
+ * shared memory its latency (plus the passes, per instruction in
+ * lsu_cycles), constant loads theirs.  Cache-using classes are priced per
+ * instruction (memory_floor); their entry here is unused. */
+static double pc_latency(const gp_bounds_machine *m, int c) {
   if (c == GP_OP_LD_CONST)
     return m->const_latency;
   if (!gp_op_uses_cache(c))
     return gp_op_is_memory(c) ? m->shared_latency : m->latency[c];
-  if (is_store(c))
-    return 0;
-  return p->instructions > 0 ? p->amat : 1;
+  return 0;
 }
 
-/* What a pass over the kernel keeps. */
+/* What a pass over the kernel keeps. *//* What a pass over the kernel keeps. */
 typedef struct counter {
   const gp_kernel *k;
   const gp_bounds_machine *m;
-  double *pc_lat;   /* per static PC: latency floor */
+  double *pc_lat;   /* per static PC: latency of the classes that skip the caches */
+  uint64_t *lines;  /* the lines of every cache-using request, sorted */
+  uint64_t line_count, line_cap;
   double *done;     /* ring of result-ready cycles, indexed by position in the warp */
   uint64_t mask;
   gp_bounds_counts *out;
 } counter;
+
+static int cmp_line(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Whether more than one request of the kernel touches `line` (q->lines is
+ * sorted): only then can it be in a cache, or outstanding, when a request
+ * arrives; a line touched once is a cold miss (both models start each
+ * launch with empty caches). */
+static int line_shared(const counter *q, uint64_t line) {
+  uint64_t lo = 0, hi = q->line_count;
+  while (lo < hi) { /* the first entry >= line */
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (q->lines[mid] < line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo + 1 < q->line_count && q->lines[lo + 1] == line;
+}
+
+/* Instruction i's latency on the dependence path when its class uses the
+ * caches: the least the timed memory can return it in under any
+ * interleaving of the warps.  Stores 0 (done once accepted); an instruction
+ * without a request (every lane off, as predicated loads often are) 1, as
+ * the simulator completes it; otherwise the slowest of its requests' floors:
+ * a line no other request touches must come from DRAM (L2 + DRAM latency),
+ * another may hit in L1 (classes L1 caches) or L2 (when there are caches).  The per-PC mean (AMAT)
+ * is no floor: the longest warp's loads may hit more often than the PC's
+ * average over all warps (bfs on gtx660ti, docs/bounds.md). */
+static double memory_floor(const counter *q, uint64_t i) {
+  const gp_kernel *k = q->k;
+  const gp_timed_config *mem = &q->m->memory;
+  int c = k->op_class[i];
+  int through_l1 = mem->l1.size_bytes > 0 &&
+                   (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
+                    (c == GP_OP_LD_GLOBAL && mem->cache_global_in_l1));
+  double cold = mem->l2_latency + mem->dram_latency, worst = 1;
+  double hit = through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
+  const gp_mem_record *r;
+  uint32_t j;
+  if (is_store(c))
+    return 0;
+  if (k->mem[i] == UINT32_MAX || k->mem_records[k->mem[i]].line_count == 0)
+    return 1;
+  r = &k->mem_records[k->mem[i]];
+  for (j = 0; j < r->line_count; j++) {
+    double floor = line_shared(q, k->lines[r->line_start + j]) ? hit : cold;
+    if (floor > worst)
+      worst = floor;
+  }
+  return worst;
+}
+
+/* The lines of every cache-using request, sorted (q->lines); GP_ERR when
+ * out of memory. */
+static int collect_lines(counter *q, const gp_alloc *alloc) {
+  const gp_kernel *k = q->k;
+  uint64_t i, n = 0;
+  for (i = 0; i < k->insts; i++)
+    if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i]))
+      n += k->mem_records[k->mem[i]].line_count;
+  q->line_cap = n + 1;
+  q->lines = gp_malloc(alloc, q->line_cap * sizeof *q->lines);
+  if (q->lines == NULL)
+    return GP_ERR;
+  for (i = 0; i < k->insts; i++)
+    if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i])) {
+      const gp_mem_record *r = &k->mem_records[k->mem[i]];
+      memcpy(q->lines + q->line_count, k->lines + r->line_start,
+             r->line_count * sizeof *q->lines);
+      q->line_count += r->line_count;
+    }
+  qsort(q->lines, q->line_count, sizeof *q->lines, cmp_line);
+  return GP_OK;
+}
 
 /* Instruction i's LSU occupancy and, for shared memory, its bank passes
  * (the simulator's charges: one cycle per line request, one per bank
@@ -124,7 +198,8 @@ static double warp_path(counter *q, uint64_t g) {
   for (x = 0; x < n; x++) {
     uint64_t i = start + x;
     int c = k->op_class[i], u = gp_op_unit(c);
-    double lat = q->pc_lat[k->pc_index[i]], busy, passes;
+    double lat = gp_op_uses_cache(c) ? memory_floor(q, i) : q->pc_lat[k->pc_index[i]], busy,
+           passes;
     const uint16_t *d = k->deps + i * GP_DEPS;
     int j;
     if (x > 0)
@@ -178,6 +253,13 @@ void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *c) {
   c->shared_latency = m->shared_latency, c->const_latency = m->const_latency;
 }
 
+/* Frees what gp_bounds_count allocated (NULL pointers are fine). */
+static void free_counter(counter *q, const gp_alloc *alloc, uint64_t ring) {
+  gp_free(alloc, q->pc_lat, (q->k->static_count + 1) * sizeof *q->pc_lat);
+  gp_free(alloc, q->done, ring * sizeof *q->done);
+  gp_free(alloc, q->lines, q->line_cap * sizeof *q->lines);
+}
+
 int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err) {
@@ -193,13 +275,12 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
   q.k = k, q.m = m, q.out = out, q.mask = ring - 1;
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
   q.done = gp_malloc(alloc, ring * sizeof *q.done);
-  if (q.pc_lat == NULL || q.done == NULL) {
-    gp_free(alloc, q.pc_lat, (k->static_count + 1) * sizeof *q.pc_lat);
-    gp_free(alloc, q.done, ring * sizeof *q.done);
+  if (q.pc_lat == NULL || q.done == NULL || collect_lines(&q, alloc) != GP_OK) {
+    free_counter(&q, alloc, ring);
     return gp_error_set(err, "bounds: out of memory");
   }
   for (s = 0; s < k->static_count; s++)
-    q.pc_lat[s] = pc_latency(m, mem, s, k->statics[s].op_class);
+    q.pc_lat[s] = pc_latency(m, k->statics[s].op_class);
   out->blocks = k->blocks;
   out->insts = (double)k->insts;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
@@ -224,8 +305,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
   out->mshr_requests = (double)mem->mshr_requests;
   out->mshr_dram_requests = (double)mem->mshr_dram_requests;
   out->dram_bytes = (double)(mem->dram_bytes_read + mem->dram_bytes_written);
-  gp_free(alloc, q.pc_lat, (k->static_count + 1) * sizeof *q.pc_lat);
-  gp_free(alloc, q.done, ring * sizeof *q.done);
+  free_counter(&q, alloc, ring);
   return GP_OK;
 }
 

@@ -39,8 +39,9 @@
  *   latency  the longest warp's dependence path: in order, one
  *            instruction per cycle, each waiting for its producers
  *            (issue + latency) and its unit (initiation interval), memory
- *            at its PC's AMAT from memsim (a bound on the mean path, by
- *            Jensen: a path is a maximum of sums of latencies)
+ *            at the least latency any interleaving allows (1 without a
+ *            request; a line no other request touches: L2 + DRAM; else
+ *            the L1 or L2 hit; merges with outstanding requests aside)
  *   blocks   block slots as servers: sum over blocks of (longest warp
  *            path + block launch cycles) / (SMs x blocks per SM)
  *   dispatch each SM launches its blocks one at a time: ceil(blocks / sm

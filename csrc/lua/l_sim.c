@@ -17,7 +17,8 @@
  *   stalls = {reason = cycles}, pc_stalls = {{pc, opcode, line, total,
  *   stalls}}, line_stalls = {{line, total, stalls}}, counts = {the raw
  *   counters of gp_sim_counters and the cache statistics},
- *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, last_dram_done
+ *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, mshr_merges (requests
+ *   that joined one outstanding for their line or its L1 fill), last_dram_done
  */
 #include "bounds.h"
 #include "compat.h"
@@ -207,6 +208,7 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   gpl_set_integer(L, "dram_bytes_read", (lua_Integer)r->memory.dram_bytes_read);
   gpl_set_integer(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
   gpl_set_integer(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
+  gpl_set_integer(L, "mshr_merges", (lua_Integer)r->memory.mshr_merges);
   gpl_set_number(L, "last_dram_done", r->memory.last_dram_done);
 }
 

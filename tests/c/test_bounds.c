@@ -195,6 +195,20 @@ static void test_bank_passes(void) {
   gp_kernel_free(k);
 }
 
+/* The simulator's configuration for machine m (GTO). */
+static gp_sim_config sim_config(const gp_bounds_machine *m) {
+  gp_sim_config sc;
+  memset(&sc, 0, sizeof sc);
+  sc.sms = m->sms, sc.schedulers = m->schedulers, sc.issue_width = m->issue_width;
+  sc.blocks_per_sm = m->blocks_per_sm, sc.policy = GP_SIM_GTO;
+  memcpy(sc.latency, m->latency, sizeof sc.latency);
+  memcpy(sc.interval, m->interval, sizeof sc.interval);
+  sc.shared_latency = m->shared_latency, sc.const_latency = m->const_latency;
+  sc.shared_banks = m->shared_banks, sc.shared_bank_bytes = m->shared_bank_bytes;
+  sc.memory = m->memory;
+  return sc;
+}
+
 /* The simulator on the same machine never beats the bounds (the DRAM's
  * against its last transfer: write-backs may drain after the kernel), and
  * comes within 10 % of the binding one: 64 blocks of 4 warps with a load, a 4-deep
@@ -217,14 +231,7 @@ static void test_simulator_respects_the_bounds(void) {
   int i;
   CHECK(count(k, &m, &c) == GP_OK);
   gp_bounds_compute(&c, &m, &b);
-  memset(&sc, 0, sizeof sc);
-  sc.sms = m.sms, sc.schedulers = m.schedulers, sc.issue_width = m.issue_width;
-  sc.blocks_per_sm = m.blocks_per_sm, sc.policy = GP_SIM_GTO;
-  memcpy(sc.latency, m.latency, sizeof sc.latency);
-  memcpy(sc.interval, m.interval, sizeof sc.interval);
-  sc.shared_latency = m.shared_latency, sc.const_latency = m.const_latency;
-  sc.shared_banks = m.shared_banks, sc.shared_bank_bytes = m.shared_bank_bytes;
-  sc.memory = m.memory;
+  sc = sim_config(&m);
   CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
   for (i = 0; i < GP_BOUND_COUNT; i++)
     if (i != GP_BOUND_DRAM) {
@@ -243,6 +250,109 @@ static void test_simulator_respects_the_bounds(void) {
   /* the DRAM bound is the DRAM's busy time: the last transfer ends after it */
   CHECK(r.memory.last_dram_done >= b.cycles[GP_BOUND_DRAM]);
   gp_sim_result_free(&r, &a);
+  gp_kernel_free(k);
+}
+
+/* The simulator on machine m (GTO), cycles without the kernel launch. */
+static double simulate(const gp_kernel *k, const gp_bounds_machine *m) {
+  gp_sim_config sc = sim_config(m);
+  gp_sim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  double cycles = -1;
+  if (gp_sim_run(k, &sc, &a, &r, &err) != GP_OK) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return -1;
+  }
+  cycles = r.cycles;
+  gp_sim_result_free(&r, &a);
+  return cycles;
+}
+
+static gp_kernel *parse(const char *text) {
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  if (gp_kernel_parse_buffer(&k, &a, text, strlen(text), "bounds.traceg", &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  CHECK(k != NULL);
+  return k;
+}
+
+/* A PC's mean latency (AMAT) is no floor for one warp.  Two one-warp
+ * blocks (SMs 0 and 1: no MSHR merges) run a chain of dependent loads at
+ * one PC: block 0 four lines nobody else reads (DRAM each, 300), block 1
+ * one line eight times (one DRAM miss, then L2 hits, 100).  The PC's AMAT is
+ * (5 x 300 + 7 x 100) / 12 = 183.3, so the old path of block 1 was 8 x 183.3
+ * = 1466.7, while the simulator finishes block 1 at 308 + 7 x 100 = 1008 and
+ * block 0 at 4 x 308 = 1232 (300 + an 8-cycle transfer per miss): it ran
+ * below that "bound".  The floors: block 0's lines are touched once, so
+ * 4 x 300 = 1200; block 1's line by others too, so 8 x 100 = 800. */
+static void test_amat_is_no_floor_for_one_warp(void) {
+  static const char text[] =
+      "-kernel name = amat\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x10000 4\n0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x20000 4\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x30000 4\n0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x40000 4\n"
+      "#END_TB\n#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 8\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n"
+      "#END_TB\n";
+  gp_kernel *k = parse(text);
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  double cycles;
+  if (k == NULL)
+    return;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.mshr_requests, 12, 0);
+  CHECK_NEAR(c.mshr_dram_requests, 5, 0);
+  CHECK_NEAR(c.longest_path, 1200, 1e-9);
+  CHECK_NEAR(c.block_paths, 1200 + 800, 1e-9);
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_EQ_INT(b.binds, GP_BOUND_LATENCY);
+  cycles = simulate(k, &m);
+  CHECK_NEAR(cycles, 1232, 1e-9);
+  CHECK(cycles >= b.bound);
+  gp_kernel_free(k);
+}
+
+/* A load whose lanes are all off makes no request: the simulator completes
+ * it the next cycle, so its dependants wait 1 cycle, not the PC's AMAT.
+ * Block 0 loads one cold line (DRAM, 300) for an FFMA; block 1 runs four
+ * dependent instances of the same PC with an empty mask (bfs's predicated
+ * loads).  The old path charged them the PC's AMAT, 4 x 300 = 1200; the
+ * simulator ends at 300 + 8 (transfer) + 4 (FFMA) = 312.  Floors: block 0
+ * LDG at 0, FFMA at 300, done 304; block 1 at 0, 1, 2, 3, done 4. */
+static void test_empty_loads_cost_one_cycle(void) {
+  static const char text[] =
+      "-kernel name = empty\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x10000 4\n0020 ffffffff 1 R3 FFMA 1 R2 0\n"
+      "#END_TB\n#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 4\n"
+      "0010 00000000 1 R2 LDG.E 1 R2 0\n0010 00000000 1 R2 LDG.E 1 R2 0\n"
+      "0010 00000000 1 R2 LDG.E 1 R2 0\n0010 00000000 1 R2 LDG.E 1 R2 0\n"
+      "#END_TB\n";
+  gp_kernel *k = parse(text);
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  double cycles;
+  if (k == NULL)
+    return;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.longest_path, 304, 1e-9);
+  CHECK_NEAR(c.block_paths, 304 + 4, 1e-9);
+  CHECK_NEAR(c.lsu_cycles, 1 + 4, 0); /* one line; an empty load takes the LSU a cycle */
+  gp_bounds_compute(&c, &m, &b);
+  cycles = simulate(k, &m);
+  CHECK_NEAR(cycles, 312, 1e-9);
+  CHECK(cycles >= b.bound);
   gp_kernel_free(k);
 }
 
@@ -268,6 +378,8 @@ int main(void) {
   RUN(test_path_by_hand);
   RUN(test_bank_passes);
   RUN(test_simulator_respects_the_bounds);
+  RUN(test_amat_is_no_floor_for_one_warp);
+  RUN(test_empty_loads_cost_one_cycle);
   RUN(test_mismatched_memory_result);
   return gp_test_finish();
 }

@@ -134,6 +134,22 @@ local function distinct(s, width, warps, epochs, execs)
   return math.min(footprint, draws * width), lines, sectors
 end
 
+-- The share of a stream's line requests whose line another request also
+-- touches (only those can hit a cache; the others are cold misses):
+-- coalesced and strided streams wrap round their footprint, so a line is
+-- reread once the requests outnumber the distinct lines; random and chase
+-- requests land on footprint / 128 lines at random.
+local function reread_share(s, u)
+  local requests = u.line_requests or 0
+  if requests <= 1 then
+    return 0
+  end
+  if s.kind == "coalesced" or s.kind == "strided" then
+    return math.min(1, math.max(0, 2 * (requests - u.lines) / requests))
+  end
+  return 1 - math.exp(-(requests - 1) / math.max(1, (s.footprint or (1 << 24)) / LINE))
+end
+
 -- E[max] of n independent uniform draws from 0..s.
 local function expected_max(s, n)
   local e = s
@@ -234,6 +250,11 @@ function M.counts(desc, cfg)
         u.read_execs = (u.read_execs or 0) + warp_trips
       end
       u.kinds[memory[class]] = true
+      local s = streams[op.stream]
+      if s and s.kind ~= "shared" then
+        local lanes = math.min(op.active and op.active > 0 and op.active or 32, 32)
+        u.line_requests = (u.line_requests or 0) + access_shape(s, op.width or 4, lanes) * warp_trips
+      end
       u.through_l1 = u.through_l1 or class == "ld_local" or class == "st_local" or class == "tex"
         or (class == "ld_global" and v.cache_global)
     end
@@ -253,6 +274,7 @@ function M.counts(desc, cfg)
     else
       u.distinct, u.lines, u.sectors = distinct(s, u.width, warps, epochs, u.execs)
     end
+    u.reread = reread_share(s, u)
     total_distinct = total_distinct + u.distinct
     l1_distinct = l1_distinct + (u.through_l1 and u.distinct or 0)
     info.footprint = info.footprint + u.distinct
@@ -329,13 +351,14 @@ function M.counts(desc, cfg)
           counts.mshr_dram_requests = counts.mshr_dram_requests + l2_miss_lines
         end
         info.dram_bytes_read = info.dram_bytes_read + l2_miss_sectors * SECTOR
-        -- latency: the level mix of this op's executions (AMAT)
-        local execs = warp_trips
-        local l1_hits = execs * (1 - l1_miss / math.max(1, requests))
-        local dram = math.min(execs - l1_hits, execs * l2_miss_lines / math.max(1, requests))
-        local l2_hits = execs - l1_hits - dram
-        o.latency = (l1_hits * v.l1_latency + l2_hits * v.l2_latency + dram * (v.l2_latency + v.dram_latency))
-          / math.max(1, execs)
+        -- latency: the floor gpush.bounds takes per request (a line only
+        -- this request touches comes from DRAM; another may hit in L1,
+        -- for the classes L1 caches, or in L2), over the stream's share of
+        -- reread lines
+        local l1 = v.l1 > 0 and (class == "ld_local" or class == "tex" or (class == "ld_global" and v.cache_global))
+        local cold = v.l2_latency + v.dram_latency
+        local hit = l1 and v.l1_latency or (v.l2 > 0 and v.l2_latency or cold)
+        o.latency = u.reread * hit + (1 - u.reread) * cold
       end
     end
     if kind then -- the LSU: one cycle per line request, per bank pass, or per instruction
