@@ -433,6 +433,36 @@ describe("svg.tornado", function()
   end)
 end)
 
+describe("svg.boxes", function()
+  local data = { boxes = { { label = "300", mean = 6, lo = 4, hi = 8, min = 3, max = 10 },
+    { label = "1000", mean = 2, lo = 1.5, hi = 2.5, min = 1, max = 4 } } }
+  local root = parse_xml(svg.boxes(data, { title = "Fig. 12", y_label = "error (%)" }))
+
+  it("draws whiskers min-max, the box lo-hi and the mean line at their values", function()
+    local yt = tick_positions(root, "y-axis", "y")
+    local py = (yt[0] - yt[10]) / 10 -- pixels per unit, y grows downwards
+    local y0 = yt[0] - 4 -- tick labels sit 4 px below their grid line
+    local boxes = by_class(root, "box")
+    assert.equal(2, #boxes)
+    assert.equal("300", boxes[1].attrs["data-label"])
+    assert.equal("6", boxes[1].attrs["data-mean"])
+    local lines = find_all(boxes[1], function(e) return e.name == "line" end)
+    local rect = find_all(boxes[1], function(e) return e.name == "rect" end)[1]
+    assert.near(y0 - 3 * py, n(lines[1].attrs.y1), 0.02) -- the whisker from min
+    assert.near(y0 - 10 * py, n(lines[1].attrs.y2), 0.02) -- to max
+    assert.near(y0 - 8 * py, n(rect.attrs.y), 0.02)
+    assert.near(4 * py, n(rect.attrs.height), 0.02)
+    assert.near(y0 - 6 * py, n(lines[4].attrs.y1), 0.02) -- the mean
+    -- left to right in the given order
+    assert.is_true(n(lines[1].attrs.x1) < n(find_all(boxes[2], function(e) return e.name == "line" end)[1].attrs.x1))
+  end)
+
+  it("rejects boxes out of order", function()
+    assert.has_error(function() svg.boxes({ boxes = { { mean = 1, lo = 2, hi = 1, min = 0, max = 3 } } }) end,
+      "gpush.report.svg.boxes: data.boxes[1] needs min <= lo <= hi <= max")
+  end)
+end)
+
 describe("svg.write", function()
   it("writes the text, or returns nil and a message", function()
     local path = os.tmpname()

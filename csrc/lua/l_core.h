@@ -21,6 +21,7 @@ void gpl_open_gpumech(lua_State *L);
 void gpl_open_sim(lua_State *L);
 void gpl_open_proc(lua_State *L);
 void gpl_open_digest(lua_State *L);
+void gpl_open_surface(lua_State *L);
 void gpl_open_bounds(lua_State *L);
 
 struct gp_kernel;
@@ -71,6 +72,7 @@ void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_C
     gpl_open_sim(L);                                                           \
     gpl_open_proc(L);                                                          \
     gpl_open_digest(L);                                                        \
+    gpl_open_surface(L);                                                       \
     gpl_open_bounds(L);                                                        \
   } while (0)
 

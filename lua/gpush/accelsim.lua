@@ -344,10 +344,13 @@ local function import(dir, name)
       report.mapped = report.mapped + 1
       return values[path].value
     end
-    report.assumed[#report.assumed + 1] = path
+    if not decl.optional then -- an optional group (power.*) is gpush's own, never Accel-Sim's
+      report.assumed[#report.assumed + 1] = path
+    end
     return decl.default
-  end, function(path)
+  end, function(path, decl)
     return values[path] and ("from " .. values[path].source)
+      or (decl.optional and "gpush default of an optional group (docs/ml.md), not an Accel-Sim option")
       or "assumed: gpush default, not in the Accel-Sim configuration"
   end)
   lines[#lines + 1] = ""

@@ -25,6 +25,8 @@ M.commands = {
     summary = "first-principles lower bounds on kernel cycles (issue, pipes, DRAM, MSHRs, ...) and which binds" },
   { name = "scenarios", module = "gpush.cmd.scenarios",
     summary = "list the runnable studies in scenarios/ with their descriptions" },
+  { name = "ml", module = "gpush.cmd.ml",
+    summary = "scaling surfaces (Wu et al.): simulated corpus, train, predict, evaluate (docs/ml.md)" },
   { name = "merge", module = "gpush.cmd.merge",
     summary = "combine the partial results of a sharded sweep (--shard I/N) into its CSV/JSON/Markdown" },
   { name = "multicore", module = "gpush.cmd.multicore",

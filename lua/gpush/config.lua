@@ -474,10 +474,11 @@ local function resolve(name_or_path, overrides)
   cfg._sources = sources
   -- a file chain without a shipped preset at its base: the parameters it
   -- does not give come from the schema defaults, listed here for messages
+  -- (optional groups, such as power.*, are meant to be left out)
   if name_or_path ~= nil then
     local defaulted = {}
     for _, p in ipairs(schema.params) do
-      if not given[p[1]] and not (derived_solves[p[1]] and given[derived_solves[p[1]]]) then
+      if not p.optional and not given[p[1]] and not (derived_solves[p[1]] and given[derived_solves[p[1]]]) then
         defaulted[#defaulted + 1] = p[1]
       end
     end

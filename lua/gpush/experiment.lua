@@ -10,7 +10,8 @@
 --       { path = "sm.max_warps", values = { 16, 32, 64 }, column = "warps_per_sm" },
 --       { path = "l1.mshrs", values = { 16, 64 } },
 --     },                                           -- or points = { {["l1.mshrs"] = 8}, ... }
---     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME", "variants", "variants:NAME"
+--     workloads = { "suite" },                     -- trace paths, "suite", "suite:NAME", "variants", "variants:NAME",
+--                                                  -- or {label = ..., descs = {...}} (generated kernels)
 --     models = { models.get("gpumech", { policy = "rr" }), models.get("gpumech", { policy = "gto" }) },
 --     seed = 1,
 --   }
@@ -33,6 +34,7 @@ local core = require "gpush.core"
 local csv = require "gpush.report.csv"
 local json = require "gpush.json"
 local models = require "gpush.models"
+local parallel = require "gpush.parallel"
 local outputs = require "gpush.sweep_outputs"
 local progress = require "gpush.progress"
 local results = require "gpush.results"
@@ -41,6 +43,7 @@ local staging = require "gpush.staging"
 local summary = require "gpush.report.summary"
 local sweep_merge = require "gpush.sweep_merge"
 local trace = require "gpush.trace"
+local workloads = require "gpush.workloads"
 
 local M = {}
 
@@ -203,7 +206,14 @@ function M.new(def)
     wl = { wl }
   end
   if type(wl) ~= "table" or #wl == 0 then
-    fail("workloads must be a non-empty list of trace paths, 'suite', 'suite:NAME', 'variants' or 'variants:NAME'", 2)
+    fail("workloads must be a non-empty list of trace paths, 'suite', 'suite:NAME', 'variants', 'variants:NAME' or {label, descs}", 2)
+  end
+  for i, w in ipairs(wl) do
+    if type(w) == "table" and (type(w.label) ~= "string" or type(w.descs) ~= "table" or #w.descs == 0) then
+      fail(("workloads[%d]: a generated workload is {label = NAME, descs = {workload descriptions}}"):format(i), 2)
+    elseif type(w) ~= "table" and type(w) ~= "string" then
+      fail(("workloads[%d] must be a string or {label, descs}"):format(i), 2)
+    end
   end
   check_models(def.models)
   local seed = def.seed or 1
@@ -215,6 +225,7 @@ function M.new(def)
     preset = base.preset, overrides = overrides,
     parameters = parameters, workloads = { table.unpack(wl) }, models = { table.unpack(def.models) },
     seed = seed, summary = def.summary, reports = def.reports or {}, source = def.source,
+    notes = def.provenance,
   }, Sweep)
   sweep.points = expand_points(parameters, def.points)
   if #sweep.points == 0 then
@@ -263,9 +274,13 @@ function Sweep:describe()
   for i, point in ipairs(self.points) do
     points[i] = json.object(point)
   end
+  local workload_texts = {}
+  for i, w in ipairs(self.workloads) do
+    workload_texts[i] = M.workload_text(w)
+  end
   return {
     name = self.name, title = self.title, preset = self.preset, overrides = self.overrides,
-    parameters = parameters, points = points, workloads = self.workloads, models = model_names,
+    parameters = parameters, points = points, workloads = workload_texts, models = model_names,
     model_columns = model_columns,
     seed = self.seed, summary = self.summary, reports = self.reports,
     source_digest = self:source_digest(),
@@ -293,6 +308,22 @@ function Sweep:identity()
   local d = self:describe()
   d.gpush = core.version()
   return core.digest(json.encode(d))
+end
+
+-- Workloads -------------------------------------------------------------------------
+
+-- A workload as text: a string as given; generated kernels as their label,
+-- count and a hash of their descriptions (so the sweep's identity changes
+-- with any of them).
+function M.workload_text(w)
+  if type(w) == "string" then
+    return w
+  end
+  local hashes = {}
+  for i, desc in ipairs(w.descs) do
+    hashes[i] = workloads.hash(desc)
+  end
+  return ("%s (%d generated kernels, %s)"):format(w.label, #w.descs, core.digest(table.concat(hashes, ",")))
 end
 
 -- Tasks -----------------------------------------------------------------------------
@@ -481,19 +512,6 @@ local function run_in_process(plan, first, last, c)
   return interruption()
 end
 
--- Splits complete lines off a worker's buffer.
-local function drain_lines(worker, take)
-  while true do
-    local nl = worker.buffer:find("\n", 1, true)
-    if not nl then
-      return
-    end
-    local line = worker.buffer:sub(1, nl - 1)
-    worker.buffer = worker.buffer:sub(nl + 1)
-    take(line)
-  end
-end
-
 local function start_worker(plan, first, last, stride)
   local pid, pipe = core.proc_fork()
   if not pid then
@@ -536,36 +554,7 @@ local function run_workers(plan, first, last, jobs, c)
   end
   local incomplete
   local ok, loop_err = pcall(function()
-    while true do
-      local open = {}
-      for _, w in ipairs(workers) do
-        if w.open then
-          open[#open + 1] = w
-        end
-      end
-      if #open == 0 or core.sigint_pending() then
-        break
-      end
-      local pipes = {}
-      for i, w in ipairs(open) do
-        pipes[i] = w.pipe
-      end
-      local ready, err = core.proc_poll(pipes, 1000)
-      if not ready and err ~= "interrupted" then
-        error("gpush.experiment: " .. err, 0)
-      end
-      for i, w in ipairs(open) do
-        if ready and ready[i] then
-          local chunk = assert(w.pipe:read())
-          if chunk == "" then
-            w.open = false
-            w.pipe:close()
-          else
-            w.buffer = w.buffer .. chunk
-            drain_lines(w, c.take)
-          end
-        end
-      end
+    while not core.sigint_pending() and parallel.poll_round(workers, c.take) do
     end
   end)
   incomplete = interruption() or incomplete
@@ -607,9 +596,11 @@ local function command_line(args)
 end
 M.command_line = command_line
 
--- Provenance stamp of a sweep's outputs.
-function M.provenance(description, identity, base_hash, command)
-  return {
+-- Provenance stamp of a sweep's outputs; `notes` (the definition's
+-- `provenance` table, optional) adds lines of its own, such as a corpus's
+-- "simulated" marker.
+function M.provenance(description, identity, base_hash, command, notes)
+  local stamp = {
     gpush = core.version(),
     sweep = description.name,
     identity = identity,
@@ -620,6 +611,10 @@ function M.provenance(description, identity, base_hash, command)
     command = command,
     hashes = "config_hash (resolved configuration) and trace_hash (kernel content) per row",
   }
+  for k, v in pairs(notes or {}) do
+    stamp[k] = v
+  end
+  return stamp
 end
 
 -- Runs a sweep (or its shard).  opts: jobs (default 1; 0 = every core),
@@ -685,7 +680,7 @@ function M.run(sweep, opts)
   return results.new { columns = outputs.columns(description.parameters, description.models,
     description.model_columns, rows), rows = rows, failures = failures,
     incomplete = incomplete, extra = extra,
-    provenance = M.provenance(description, identity, config.hash(plan.base), command) }
+    provenance = M.provenance(description, identity, config.hash(plan.base), command, sweep.notes) }
 end
 
 -- Scenarios ---------------------------------------------------------------------------

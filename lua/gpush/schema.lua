@@ -15,6 +15,9 @@
 --    "increment": l1.latency and l2.latency are totals seen by the warp,
 --    dram.latency_ns is the increment beyond an L2 miss, in nanoseconds so
 --    core-clock sweeps do not scale it.
+--  * A parameter marked `optional = true` (the power.* group of the activity
+--    power model) may be left out of a preset: it then takes its default and
+--    is not reported as a defaulted or assumed parameter.
 --  * Derived values are computed here and never given in a config: see
 --    M.derived.  Setting a derived value that has a `solve` rewrites the
 --    parameter it derives from (setting dram.bandwidth_gbs solves for
@@ -159,6 +162,38 @@ param { "launch.kernel_cycles", "number", unit = "cycles", default = 0, min = 0,
   desc = "Fixed cost of one kernel launch" }
 param { "launch.block_cycles", "number", unit = "cycles", default = 0, min = 0, max = 1e9,
   desc = "Cost of launching one thread block on an SM" }
+
+-- dynamic power (the activity model of gpush.ml.power, docs/ml.md) ----------------
+-- Optional (`optional = true`): a preset may leave the group out and take
+-- these defaults, which are gpush's 28 nm assumptions (the hd7970 preset
+-- gives and sources every one).  Event energies apply at power.vf_high_v;
+-- core events scale with (V(f) / power.vf_high_v)^2 on the linear
+-- voltage-frequency curve through the two power.vf_* points.
+local function power_param(path, unit, default, max, desc)
+  param { path, "number", unit = unit, default = default, min = 0, max = max, optional = true, desc = desc }
+end
+power_param("power.vf_low_mhz", "MHz", 300, 10000, "Core voltage-frequency curve: the clock of its lower point")
+power_param("power.vf_low_v", "V", 0.85, 5, "Core voltage-frequency curve: the voltage at power.vf_low_mhz")
+power_param("power.vf_high_mhz", "MHz", 925, 10000, "Core voltage-frequency curve: the clock of its upper point")
+power_param("power.vf_high_v", "V", 1.175, 5,
+  "Core voltage-frequency curve: the voltage at power.vf_high_mhz (event energies apply there)")
+power_param("power.issue_pj", "pJ", 100, 1e6, "Fetch, decode and issue of one warp instruction")
+power_param("power.alu_lane_pj", "pJ", 4, 1e6, "One active lane of an integer, branch or other ALU instruction")
+power_param("power.fp32_lane_pj", "pJ", 12, 1e6, "One active lane of an FP32 or integer multiply-add")
+power_param("power.fp64_lane_pj", "pJ", 40, 1e6, "One active lane of an FP64 instruction")
+power_param("power.sfu_lane_pj", "pJ", 30, 1e6, "One active lane of a special-function (transcendental) instruction")
+power_param("power.scalar_inst_pj", "pJ", 20, 1e6, "One scalar (uniform-datapath) warp instruction")
+power_param("power.rf_access_pj", "pJ", 5, 1e6,
+  "One 32-bit register-file access of one lane (an ALU lane reads 2 and writes 1, an FMA lane reads 3)")
+power_param("power.lds_access_pj", "pJ", 60, 1e6, "One shared-memory (LDS) warp access or extra bank pass")
+power_param("power.l1_access_pj", "pJ", 100, 1e6, "One L1 request (a line or sector)")
+power_param("power.l2_access_pj", "pJ", 400, 1e6, "One L2 request, including the on-chip network")
+power_param("power.dram_byte_pj", "pJ/B", 120, 1e6,
+  "One byte moved to or from DRAM (device and interface; not scaled by the core voltage)")
+power_param("power.clock_w_per_cu_ghz", "W/(CU GHz)", 0.6, 1e4,
+  "Clock tree and always-switching logic per active CU per GHz at power.vf_high_v")
+power_param("power.mem_interface_w_per_ghz", "W/GHz", 7, 1e4,
+  "Memory controllers and PHY per GHz of clock.mem_mhz, whatever the traffic")
 
 -- Derived values: computed in one place (here), never given in a config.
 -- `compute(get)` reads other parameters through `get(path)`; `solve(value, get,

@@ -179,7 +179,8 @@ function Trace:files()
 end
 
 -- The kernels of every input (trace paths, "suite", "suite:NAME",
--- "variants", "variants:NAME"), listed
+-- "variants", "variants:NAME", or generated kernels {label = ...,
+-- descs = {workload descriptions}}), listed
 -- from the headers only: {workload, position, kernel, launch} in input
 -- order, then launch order (what gpush.experiment plans a sweep over); or
 -- nil and a message.
@@ -191,8 +192,9 @@ function M.list(inputs)
       return nil, problem
     end
     if descs then
+      local label = type(input) == "table" and input.label or input
       for i, desc in ipairs(descs) do
-        list[#list + 1] = { workload = input, position = i, kernel = desc.name, launch = i, desc = desc }
+        list[#list + 1] = { workload = label, position = i, kernel = desc.name, launch = i, desc = desc }
       end
     else
       local t, err = M.open(input)

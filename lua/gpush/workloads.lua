@@ -318,10 +318,14 @@ end
 
 -- The descriptions a workload input names: "suite" (the base kernels),
 -- "suite:NAME" (one), "variants" (variants{}) or "variants:NAME" (the
--- default variants of one base kernel or regime).  Returns the list; nil
+-- default variants of one base kernel or regime), or a generated workload
+-- {label = NAME, descs = {descriptions}} (its descs).  Returns the list; nil
 -- when the input is not a workload name (a trace path); nil, message for
 -- an unknown NAME.
 function M.resolve(input)
+  if type(input) == "table" then
+    return input.descs
+  end
   local kind, name = input:match("^(suite):(.+)$")
   if not kind then
     kind, name = input:match("^(variants):(.+)$")

@@ -1,9 +1,12 @@
 /* k-means (GPUMech Eq. 6) on hand-made points: two obvious clusters, the
  * representative nearest the big cluster's centre, identical points, n < k,
- * n = 1, determinism, normalisation, and Fig. 7's MAX/MIN/RANDOM picks. */
+ * n = 1, determinism, normalisation, and Fig. 7's MAX/MIN/RANDOM picks;
+ * gp_km_fit's centres (Wu et al.'s cluster sets): separated clusters
+ * recovered with their means, restarts, duplicates and n < k. */
 #include "gp_test.h"
 #include "num/kmeans.h"
 
+#include <math.h>
 #include <string.h>
 
 static gp_alloc A;
@@ -147,8 +150,101 @@ static void test_picks(void) {
     CHECK(counts[i] > 50 && counts[i] < 150);
 }
 
+/* Three well separated groups of scaling-value-like vectors in 4-D: the
+ * clusters found are the groups and the centres their means exactly. */
+static void test_fit_separated(void) {
+  double pts[12 * 4], centres[3 * 4];
+  uint32_t assign[12];
+  gp_km_opts o;
+  gp_km_result r;
+  gp_error err;
+  int g, i, j;
+  for (g = 0; g < 3; g++)
+    for (i = 0; i < 4; i++)
+      for (j = 0; j < 4; j++)
+        pts[(g * 4 + i) * 4 + j] = 1.0 + 0.5 * g + 0.01 * ((i + j) % 4);
+  gp_km_opts_default(&o);
+  o.k = 3, o.normalise = 0, o.restarts = 5, o.seed = 3;
+  CHECK(gp_km_fit(pts, 12, 4, &o, &A, assign, centres, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.k, 3);
+  for (g = 0; g < 3; g++) {
+    uint32_t c = assign[g * 4];
+    for (i = 1; i < 4; i++)
+      CHECK_EQ_INT(assign[g * 4 + i], c);
+    for (j = 0; j < 4; j++) /* the mean of 0, 0.01, 0.02, 0.03 in some order */
+      CHECK_NEAR(centres[c * 4 + j], 1.0 + 0.5 * g + 0.015, 1e-12);
+  }
+  CHECK(assign[0] != assign[4] && assign[4] != assign[8] && assign[0] != assign[8]);
+  /* inertia by hand: each column of a group holds the offsets 0, 1, 2, 3 x
+   * 0.01 around their mean 0.015, 2 x (0.015^2 + 0.005^2) = 5e-4; 4 columns
+   * per group, 3 groups */
+  CHECK_NEAR(r.inertia, 3 * 4 * 5e-4, 1e-12);
+}
+
+/* Restarts never end worse than the first run alone, and the run is the
+ * same bit for bit each time. */
+static void test_fit_restarts(void) {
+  double pts[40 * 2], c1[5 * 2], c2[5 * 2];
+  uint32_t a1[40], a2[40];
+  gp_km_opts o;
+  gp_km_result one, many, again;
+  gp_error err;
+  uint64_t seed;
+  int i;
+  for (i = 0; i < 40; i++) { /* a ring with a denser arc: local optima exist */
+    pts[2 * i] = cos(i * 0.3) * (1 + (i % 5) * 0.1);
+    pts[2 * i + 1] = sin(i * 0.3) * (1 + (i % 7) * 0.05);
+  }
+  gp_km_opts_default(&o);
+  o.k = 5, o.normalise = 0;
+  for (seed = 1; seed < 20; seed++) {
+    o.seed = seed, o.restarts = 1;
+    CHECK(gp_km_fit(pts, 40, 2, &o, &A, NULL, c1, &one, &err) == GP_OK);
+    o.restarts = 8;
+    CHECK(gp_km_fit(pts, 40, 2, &o, &A, a1, c1, &many, &err) == GP_OK);
+    CHECK(many.inertia <= one.inertia);
+    CHECK(gp_km_fit(pts, 40, 2, &o, &A, a2, c2, &again, &err) == GP_OK);
+    CHECK(memcmp(c1, c2, sizeof c1) == 0);
+    CHECK(memcmp(a1, a2, sizeof a1) == 0);
+  }
+}
+
+/* Duplicates and n < k: no division by zero, centres are real points, the
+ * rows past min(k, n) are zero. */
+static void test_fit_degenerate(void) {
+  double same[5 * 3], centres[4 * 3], two[2 * 3] = {1, 1, 1, 2, 2, 2};
+  uint32_t assign[5];
+  gp_km_opts o;
+  gp_km_result r;
+  gp_error err;
+  int i;
+  for (i = 0; i < 15; i++)
+    same[i] = 1.25;
+  gp_km_opts_default(&o);
+  o.k = 3, o.normalise = 0, o.restarts = 3;
+  CHECK(gp_km_fit(same, 5, 3, &o, &A, assign, centres, &r, &err) == GP_OK);
+  for (i = 0; i < 5; i++)
+    CHECK_EQ_INT(assign[i], 0);
+  for (i = 0; i < 9; i++)
+    CHECK_NEAR(centres[i], 1.25, 0); /* the empty clusters keep their seed */
+  CHECK_NEAR(r.inertia, 0, 0);
+  o.k = 4;
+  CHECK(gp_km_fit(two, 2, 3, &o, &A, assign, centres, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.k, 2);
+  CHECK(assign[0] != assign[1]);
+  for (i = 0; i < 3; i++) {
+    CHECK_NEAR(centres[assign[0] * 3 + i], 1, 0);
+    CHECK_NEAR(centres[assign[1] * 3 + i], 2, 0);
+  }
+  for (i = 6; i < 12; i++)
+    CHECK_NEAR(centres[i], 0, 0);
+}
+
 int main(void) {
   A = gp_alloc_default();
+  RUN(test_fit_separated);
+  RUN(test_fit_restarts);
+  RUN(test_fit_degenerate);
   RUN(test_two_clusters);
   RUN(test_normalisation);
   RUN(test_edges);

@@ -1,7 +1,8 @@
 /*
  * kmeans.h -- k-means clustering and representative-warp selection
  * (GPUMech, Huang et al., MICRO 2014, Sec. III-C, Eq. 5-6; Fig. 7's MAX,
- * MIN and random alternatives).
+ * MIN and random alternatives), and the cluster sets of Wu et al. (HPCA
+ * 2015, Sec. III-C) through gp_km_fit's centres.
  *
  * Generic over an n x d row-major feature matrix, so the same code serves
  * GPUMech's two warp features (Eq. 6) and other clusterings.  Deterministic:
@@ -18,9 +19,11 @@ typedef struct gp_km_opts {
   uint64_t seed;       /* k-means++ seeding */
   unsigned max_iter;   /* Lloyd iteration cap */
   int normalise;       /* 1: divide each feature by its mean first (Eq. 6) */
+  unsigned restarts;   /* k-means++ runs from one seeded stream; the lowest
+                          inertia wins (ties: the earliest run); 0 counts as 1 */
 } gp_km_opts;
 
-/* k = 2, seed = 1, max_iter = 100, normalise = 1. */
+/* k = 2, seed = 1, max_iter = 100, normalise = 1, restarts = 1. */
 void gp_km_opts_default(gp_km_opts *o);
 
 typedef struct gp_km_result {
@@ -30,6 +33,7 @@ typedef struct gp_km_result {
   size_t largest;         /* index of the largest cluster (ties: lowest) */
   size_t largest_size;
   size_t representative;  /* the point nearest the largest cluster's centre */
+  double inertia;         /* sum of squared distances to the assigned centres */
 } gp_km_result;
 
 /* Clusters n points of d features: optional normalisation by feature means
@@ -43,6 +47,15 @@ typedef struct gp_km_result {
  * Errors: n == 0, d == 0, k == 0, out of memory. */
 int gp_km_run(const double *points, size_t n, size_t d, const gp_km_opts *opts,
               const gp_alloc *alloc, uint32_t *assign, size_t *sizes, gp_km_result *out,
+              gp_error *err);
+
+/* The same clustering, returning the centres instead of a representative:
+ * centres (k x d row-major, k as requested) receives each cluster's mean in
+ * the space the clustering ran in (the raw points when normalise = 0); an
+ * empty cluster, and every row from min(k, n) on, keeps its seed or is 0.
+ * out->largest and out->representative are filled as by gp_km_run. */
+int gp_km_fit(const double *points, size_t n, size_t d, const gp_km_opts *opts,
+              const gp_alloc *alloc, uint32_t *assign, double *centres, gp_km_result *out,
               gp_error *err);
 
 /* Eq. 6's feature matrix for n warps, row-major n x 2: [warp_perf (Eq. 5),

@@ -21,6 +21,7 @@ usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench gpumech [--size M] [--json]   (M: million warp instructions, default 50)
        gpush bench sim [--size M] [--json]       (M: million warp instructions, default 50)
        gpush bench mech [--size M] [--json]      (M: million warp instructions, default 50)
+       gpush bench ml [--grid default|ci] [--size M] [--json]   (M: million predictions, default 4)
 ]]
 
 local help = [[
@@ -40,6 +41,10 @@ core.  Timings depend on the machine's load: compare the ratios.
   mech     Blem's M-core: its measuring pass over every warp (two coalescing
            rules) and a whole prediction on --size million warp instructions,
            against the same plain pass
+  ml       the scaling-surface model on the SIMULATED corpus of --grid (built
+           and cached on first use): the time to train one time + power model,
+           and (kernel, target) predictions per second, about --size million,
+           against a plain loop over the same arrays
   --json   a list of {name, value, unit, baseline, ratio} objects
 ]]
 
@@ -346,6 +351,84 @@ local function bench_mech(opts, out, err)
   return 0
 end
 
+-- bench ml: the scaling-surface model (Wu et al.) on the simulated corpus
+-- of --grid (default "default"; built and cached on first use): the time
+-- to train one time + power model at the grid's top configuration on the
+-- 80 % training split (k = 12), then predictions per second for (kernel,
+-- target configuration) pairs, every kernel's base counters classified
+-- once and scaled to every other configuration, repeated to about --size
+-- million pairs, next to a plain loop over the same arrays.
+local function bench_ml(opts, out, err)
+  local corpus = require "gpush.ml.corpus"
+  local evaluate = require "gpush.ml.evaluate"
+  local surface = require "gpush.models.surface"
+  local grid = opts.grid or "default"
+  if not corpus.GRIDS[grid] then
+    err:write(("gpush bench ml: --grid expects %s, got '%s'\n"):format(table.concat(corpus.GRID_NAMES, ", "), grid))
+    return 2
+  end
+  local ds, info = corpus.load { grid = grid, jobs = 2, quiet = opts.json }
+  if not ds then
+    err:write("gpush bench ml: ", info, "\n")
+    return 1
+  end
+  local train = evaluate.split(#ds.kernels, 1)
+  local base = surface.top_config(ds.grid)
+  local t0 = core.now()
+  local model = assert(surface.train(ds, { kernels = train, base = base }))
+  local train_s = core.now() - t0
+  -- every kernel at the base, every other configuration a target
+  local c, e, m = ds:locate(base)
+  local g = ds:config_index(c, e, m)
+  local counters, bases, targets = {}, {}, {}
+  for k = 1, #ds.kernels do
+    for _, v in ipairs(ds:counters_at(k, g)) do
+      counters[#counters + 1] = v
+    end
+    bases[k] = ds:value("time", k, g)
+  end
+  for tg = 1, ds:config_count() do
+    if tg ~= g then
+      local tc, te, tm = ds:config_indices(tg)
+      targets[#targets + 1], targets[#targets + 2], targets[#targets + 3] = tc, te, tm
+    end
+  end
+  local millions = opts.size_given and opts.size or 4
+  local pairs_once = #bases * #targets // 3
+  local copies = math.max(1, math.ceil(millions * 1e6 / pairs_once))
+  local all_counters, all_bases = {}, {}
+  for _ = 1, copies do
+    for _, v in ipairs(counters) do
+      all_counters[#all_counters + 1] = v
+    end
+    for _, v in ipairs(bases) do
+      all_bases[#all_bases + 1] = v
+    end
+  end
+  local batch = core.surface_batch(#ds.features, all_counters, all_bases, targets)
+  local n = #all_bases * #targets // 3
+  local plain_s = batch:plain()
+  local predict_s = batch:predict(model.parts.time)
+  local rows = {
+    row("train", train_s, "s", nil),
+    row("plain loop", n / plain_s, "pairs/s", nil),
+    row("predict", n / predict_s, "pairs/s", n / plain_s),
+  }
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("ml: %s corpus (SIMULATED), %d kernels x %d configurations, %d counters (one core)\n"):format(grid,
+    #ds.kernels, ds:config_count(), #ds.features))
+  out:write(("  train         %8.2f s   time + power model, k = 12, base %s, %d training kernels\n"):format(train_s,
+    require("gpush.ml.dataset").config_text(base), #train))
+  out:write(("  plain loop    %8.1f M pairs/s   (baseline: one pass over the counters, base times and targets)\n")
+    :format(n / plain_s / 1e6))
+  out:write(("  predict       %8.1f M pairs/s   = %.3f x the plain loop (%d kernels classified once, %d targets each)\n")
+    :format(n / predict_s / 1e6, plain_s / predict_s, #all_bases, #targets // 3))
+  return 0
+end
+
 -- --size in megabytes (default 512): opts.size, and opts.size_given when set.
 local function check_size(opts)
   if opts.size then
@@ -360,9 +443,10 @@ end
 
 function M.main(args, out, err)
   return require("gpush.cli").dispatch({ prog = "gpush bench", usage = usage,
-    options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size" }, validate = check_size,
+    options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" },
+    validate = check_size,
     actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim,
-      mech = bench_mech },
+      mech = bench_mech, ml = bench_ml },
     noun = "benchmark", missing = "which benchmark?", help = help }, args, out, err)
 end
 

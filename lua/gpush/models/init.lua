@@ -34,6 +34,7 @@ local M = {}
 local builtin = {
   gpumech = "gpush.models.gpumech", -- GPUMech (Huang et al., MICRO 2014): docs/gpumech.md
   sim = "gpush.models.sim",         -- the abstract timing simulator (GATSim-style): docs/sim.md
+  surface = "gpush.models.surface", -- scaling surfaces (Wu et al., HPCA 2015): docs/ml.md
   mcore = "gpush.models.mech.mcore", -- Blem's M-core over GPUPerf / MWP-CWP: docs/mech.md
   score = "gpush.models.mech.score", -- Blem's S-cores (workload inputs, not kernels): docs/mech.md
   bounds = "gpush.models.bounds",   -- first-principles lower bounds (gpush.bounds): docs/bounds.md

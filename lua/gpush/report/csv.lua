@@ -4,11 +4,11 @@
 --                           -- reads back to the same double), strings quoted
 --                           -- when they hold , " CR or LF or edge spaces
 --   csv.line(values, n)     -- n fields joined by commas, CRLF-free
---   records, comments = csv.parse(text)
---                           -- the records (lists of strings) and the text of
+--   records, comments, lines = csv.parse(text)
+--                           -- the records (lists of strings), the text of
 --                           -- each comment line ('#' at a record's start,
---                           -- without the '#' and one space); or nil,
---                           -- "line L: problem"
+--                           -- without the '#' and one space) and the line
+--                           -- each record starts on; or nil, "line L: problem"
 local M = {}
 
 -- The shortest of %.15g, %.16g, %.17g that reads back to n; integral values
@@ -79,7 +79,7 @@ local function quoted(text, pos, line)
 end
 
 local function parse(text)
-  local records, comments = {}, {}
+  local records, comments, lines = {}, {}, {}
   local pos, line, n = 1, 1, #text
   while pos <= n do
     if text:sub(pos, pos) == "#" then
@@ -88,6 +88,7 @@ local function parse(text)
       pos, line = stop + 1, line + 1
     else
       local record = {}
+      lines[#records + 1] = line
       while true do
         local value
         if text:sub(pos, pos) == '"' then
@@ -120,18 +121,18 @@ local function parse(text)
       records[#records + 1] = record
     end
   end
-  return records, comments
+  return records, comments, lines
 end
 
 function M.parse(text)
-  local ok, records, comments = pcall(parse, text)
+  local ok, records, comments, lines = pcall(parse, text)
   if not ok then
     if type(records) == "table" and records.csv_error then
       return nil, records.csv_error
     end
     error(records, 0)
   end
-  return records, comments
+  return records, comments, lines
 end
 
 return M

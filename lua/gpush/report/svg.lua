@@ -10,6 +10,7 @@
 --   heatmap       a metric over two swept parameters, value in each cell
 --   roofline      compute and memory roofs (log-log) with kernels as points
 --   tornado       one-at-a-time sensitivity bars around a base point
+--   boxes         a distribution per category: box, whiskers and mean line
 -- Common opts: title, x_label, y_label (put the unit in the label), width,
 -- height (pixels, default 800 x 480).  The output has no script, no external
 -- reference and only the generic `sans-serif` font; numbers are written with
@@ -721,6 +722,59 @@ function M.lines(data, opts)
   end
   draw_frame(doc, area)
   draw_legend(doc, area, entries)
+  draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
+-- (b2) Boxes -------------------------------------------------------------------------
+
+-- data = { boxes = { { label = "300 MHz", mean = .., lo = .., hi = .., min = .., max = .. }, ... } }
+-- One box per category, left to right: whiskers from min to max, a box
+-- from lo to hi (for example mean -/+ one standard deviation, as Wu et al.'s
+-- Fig. 12 draws them), a line at the mean.  opts: title, x_label, y_label,
+-- width, height, y_zero (default true).
+function M.boxes(data, opts)
+  local fn = "boxes"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.boxes, "data.boxes")
+  local doc = new_doc(fn, opts)
+  opts = doc.opts
+  local y_lo, y_hi = math.huge, -math.huge
+  for i, b in ipairs(data.boxes) do
+    for _, key in ipairs { "min", "lo", "mean", "hi", "max" } do
+      local v = check_number(fn, b[key], ("data.boxes[%d].%s"):format(i, key))
+      y_lo, y_hi = math.min(y_lo, v), math.max(y_hi, v)
+    end
+    if not (b.min <= b.lo and b.lo <= b.hi and b.hi <= b.max) then
+      fail(fn, "data.boxes[%d] needs min <= lo <= hi <= max", i)
+    end
+  end
+  local area = layout(doc, 0, 58)
+  local y_ticks, y_of = axis(y_lo, y_hi, area.bottom, area.top, false, opts.y_zero ~= false)
+  draw_y_axis(doc, area, y_ticks, y_of)
+  local n = #data.boxes
+  local slot = (area.right - area.left) / n
+  local half = math.min(28, slot * 0.3)
+  for i, b in ipairs(data.boxes) do
+    local x = area.left + slot * (i - 0.5)
+    local label = b.label or tostring(i)
+    doc:open_group({ "class", "box", "data-label", label, "data-mean", ("%.6g"):format(b.mean) })
+    doc:element("line", { "x1", x, "y1", y_of(b.min), "x2", x, "y2", y_of(b.max), "stroke", "#404040" })
+    for _, v in ipairs { b.min, b.max } do
+      doc:element("line", { "x1", x - half / 2, "y1", y_of(v), "x2", x + half / 2, "y2", y_of(v), "stroke", "#404040" })
+    end
+    doc:element("rect", { "x", x - half, "y", y_of(b.hi), "width", 2 * half, "height", y_of(b.lo) - y_of(b.hi),
+      "fill", M.palette[1], "fill-opacity", 0.35, "stroke", M.palette[1] },
+      ("%s: mean %s, box %s to %s, range %s to %s"):format(label, M.format_value(b.mean), M.format_value(b.lo),
+        M.format_value(b.hi), M.format_value(b.min), M.format_value(b.max)))
+    doc:element("line", { "x1", x - half, "y1", y_of(b.mean), "x2", x + half, "y2", y_of(b.mean),
+      "stroke", "#000000", "stroke-width", 2 })
+    doc:text(x, area.bottom + 16, label, { "text-anchor", "middle", "class", "tick" })
+    doc:close_group()
+  end
+  draw_frame(doc, area)
   draw_title_and_labels(doc, area)
   return doc:finish()
 end

@@ -1,0 +1,351 @@
+-- gpush ml: machine-learned scaling surfaces (Wu et al., HPCA 2015;
+-- docs/ml.md): build the simulated corpus, train, predict, evaluate.
+local cli = require "gpush.cli"
+local corpus = require "gpush.ml.corpus"
+local csv = require "gpush.report.csv"
+local dataset = require "gpush.ml.dataset"
+local evaluate = require "gpush.ml.evaluate"
+local json = require "gpush.json"
+local surface = require "gpush.models.surface"
+local text = require "gpush.text"
+
+local M = {}
+
+local usage = [[
+usage: gpush ml corpus [--grid default|full|ci] [--jobs N] [--force] [--quiet] [--json]
+       gpush ml train [--data CSV | --grid NAME] [--base CUS/CORE/MEM] [--k K] [--seed S]
+                      [--kernels all|train] [--split-seed S] --out MODEL.gsm
+       gpush ml predict --model MODEL.gsm (--counters CSV | [--data CSV | --grid NAME] --kernel NAME)
+                        [--target CUS/CORE/MEM ...] [--json]
+       gpush ml evaluate [--data CSV | --grid NAME] [--k K] [--split-seed S] [--seed S]
+                         [--bases all|top] [--jobs N] [--quiet] [--json]
+       gpush ml info MODEL.gsm
+
+Without --data the default simulated corpus is used (built on first use into
+$XDG_CACHE_HOME/gpush, about 10 minutes on two cores; `gpush ml corpus` builds it).
+The data CSV and the model file are described in docs/ml.md.
+]]
+
+local OPTIONS = {
+  ["--grid"] = "=grid", ["--jobs"] = "=jobs", ["-j"] = "=jobs", ["--force"] = "force", ["--quiet"] = "quiet",
+  ["-q"] = "quiet", ["--json"] = "json", ["--data"] = "=data", ["--base"] = "=base", ["--k"] = "=k",
+  ["--seed"] = "=seed", ["--split-seed"] = "=split_seed", ["--kernels"] = "=kernels", ["--out"] = "=out",
+  ["--model"] = "=model", ["--counters"] = "=counters", ["--target"] = "+targets", ["--bases"] = "=bases",
+  ["--kernel"] = "=kernel",
+}
+
+-- Which options each subcommand takes (others are usage errors).
+local ALLOWED = {
+  corpus = { grid = true, jobs = true, force = true, quiet = true, json = true },
+  train = { data = true, grid = true, base = true, k = true, seed = true, kernels = true, split_seed = true,
+    out = true, jobs = true, quiet = true },
+  predict = { model = true, counters = true, targets = true, json = true, data = true, grid = true, kernel = true,
+    quiet = true },
+  evaluate = { data = true, grid = true, k = true, split_seed = true, seed = true, bases = true, jobs = true,
+    quiet = true, json = true },
+  info = {},
+}
+
+local function whole(text, option, min)
+  local n = tonumber(text)
+  if not n or math.type(n) ~= "integer" or n < min then
+    return nil, ("%s expects a whole number of at least %d, got '%s'"):format(option, min, tostring(text))
+  end
+  return n
+end
+
+-- "32/1000/1375" -> {cus = 32, core_mhz = 1000, mem_mhz = 1375}
+local function parse_config(text, option)
+  local c, e, m = tostring(text):match("^([%d.]+)/([%d.]+)/([%d.]+)$")
+  if not c then
+    return nil, ("%s expects CUS/CORE_MHZ/MEM_MHZ such as 32/1000/1375, got '%s'"):format(option, tostring(text))
+  end
+  return { cus = tonumber(c), core_mhz = tonumber(e), mem_mhz = tonumber(m) }
+end
+
+-- Checks the options of the subcommand (the first word) and converts
+-- numbers in place; returns a problem for the usage, or nil.
+local function validate(opts)
+  local sub = opts.words[1]
+  if not ALLOWED[sub] then
+    return nil -- cli.dispatch reports the unknown subcommand
+  end
+  for key in pairs(opts) do
+    if key ~= "words" and key ~= "targets" and key ~= "help" and not ALLOWED[sub][key] then
+      return ("'%s' does not take --%s"):format(sub, (key:gsub("_", "-")))
+    end
+  end
+  if #opts.targets > 0 and not ALLOWED[sub].targets then
+    return ("'%s' does not take --target"):format(sub)
+  end
+  if #opts.words > (sub == "info" and 2 or 1) then
+    return ("unknown argument '%s'"):format(opts.words[#opts.words])
+  end
+  local err
+  for _, spec in ipairs { { "jobs", "--jobs", 1 }, { "k", "--k", 1 }, { "seed", "--seed", 0 },
+    { "split_seed", "--split-seed", 0 } } do
+    if opts[spec[1]] then
+      opts[spec[1]], err = whole(opts[spec[1]], spec[2], spec[3])
+      if not opts[spec[1]] then
+        return err
+      end
+    end
+  end
+  if opts.grid and not corpus.GRIDS[opts.grid] then
+    return ("--grid expects %s, got '%s'"):format(table.concat(corpus.GRID_NAMES, ", "), opts.grid)
+  end
+  if opts.data and opts.grid then
+    return "give --data or --grid, not both"
+  end
+  if opts.base then
+    opts.base, err = parse_config(opts.base, "--base")
+    if not opts.base then
+      return err
+    end
+  end
+  for i, t in ipairs(opts.targets) do
+    opts.targets[i], err = parse_config(t, "--target")
+    if not opts.targets[i] then
+      return err
+    end
+  end
+  if opts.kernels and opts.kernels ~= "all" and opts.kernels ~= "train" then
+    return ("--kernels expects all or train, got '%s'"):format(opts.kernels)
+  end
+  if opts.bases and opts.bases ~= "all" and opts.bases ~= "top" then
+    return ("--bases expects all or top, got '%s'"):format(opts.bases)
+  end
+end
+
+-- The dataset: --data CSV, or the simulated corpus of --grid (default
+-- "default") from the cache, built when missing.
+local function load_data(opts, err)
+  if opts.data then
+    return dataset.read_csv(opts.data)
+  end
+  local ds, info = corpus.load { grid = opts.grid or "default", jobs = opts.jobs or 2, quiet = opts.quiet,
+    force = opts.force }
+  if ds and not info.cached and not opts.quiet then
+    err:write(("gpush ml: built the %s corpus (SIMULATED) in %.0f s: %s\n"):format(opts.grid or "default",
+      info.seconds, info.path))
+  end
+  return ds, info
+end
+
+local function corpus_cmd(opts, out, err)
+  local ds, info = load_data({ grid = opts.grid, jobs = opts.jobs, quiet = opts.quiet, force = opts.force }, err)
+  if not ds then
+    err:write("gpush ml corpus: ", info, "\n")
+    return 1
+  end
+  local summary = { path = info.path, cached = info.cached, build_seconds = info.seconds, kernels = #ds.kernels,
+    kernel_names = ds.kernels,
+    configurations = ds:config_count(), grid = ds.grid, features = ds.features, simulated = ds.simulated }
+  if opts.json then
+    out:write(json.encode(summary, true), "\n")
+    return 0
+  end
+  out:write(("SIMULATED corpus (%s): %d kernels x %d configurations (%d CU counts x %d engine x %d memory clocks), "
+    .. "%d counters, time and power\n%s%s\n"):format(ds.simulated or "gpush", #ds.kernels, ds:config_count(),
+    #ds.grid.cus, #ds.grid.core_mhz, #ds.grid.mem_mhz, #ds.features, info.path,
+    info.cached and " (cached)" or (" (built in %.0f s)"):format(info.seconds)))
+  return 0
+end
+
+local function train_cmd(opts, out, err)
+  if not opts.out then
+    err:write("gpush ml train: --out MODEL.gsm is required\n", usage)
+    return 2
+  end
+  local ds, data_err = load_data(opts, err)
+  if not ds then
+    err:write("gpush ml train: ", data_err, "\n")
+    return 1
+  end
+  local kernels
+  if opts.kernels == "train" then
+    kernels = evaluate.split(#ds.kernels, opts.split_seed or 1)
+  end
+  local model, train_err = surface.train(ds, { base = opts.base, k = opts.k, seed = opts.seed, kernels = kernels })
+  if not model then
+    err:write("gpush ml train: ", train_err, "\n")
+    return 1
+  end
+  local ok, save_err = model:save(opts.out)
+  if not ok then
+    err:write("gpush ml train: ", save_err, "\n")
+    return 1
+  end
+  out:write(("trained %s on %d kernels of %s%s at base %s, k = %d: %s\n"):format(
+    table.concat(model.quantities, " and "), #model.trained_on, ds.source,
+    ds.simulated and " (SIMULATED)" or "", dataset.config_text(model.base), model.k, opts.out))
+  return 0
+end
+
+-- The targets of a prediction: the ones given, else every configuration of
+-- the model's grid.
+local function targets_of(model, given)
+  if #given > 0 then
+    return given
+  end
+  local list = {}
+  for _, c in ipairs(model.grid.cus) do
+    for _, e in ipairs(model.grid.core_mhz) do
+      for _, m in ipairs(model.grid.mem_mhz) do
+        list[#list + 1] = { cus = c, core_mhz = e, mem_mhz = m }
+      end
+    end
+  end
+  return list
+end
+
+-- A dataset kernel's row at the model's base: {kernel, time_us, power_w,
+-- counters by name}, or nil and a message.
+local function base_row(ds, name, model)
+  local k = ds:kernel_index(name)
+  if not k then
+    local guess = text.closest(name, ds.kernels)
+    return nil, ("no kernel '%s' in %s%s"):format(name, ds.source, guess and (" (did you mean '" .. guess .. "'?)") or "")
+  end
+  local c, e, m = ds:locate(model.base)
+  if not c then
+    return nil, ("the model's base is not on %s's grid: %s"):format(ds.source, e)
+  end
+  local g = ds:config_index(c, e, m)
+  local row = { kernel = name, line = 0, time_us = ds:value("time", k, g),
+    power_w = ds:has("power") and ds:value("power", k, g) or nil, counters = {} }
+  local values = ds:counters_at(k, g)
+  for j, f in ipairs(ds.features) do
+    row.counters[f] = values[j]
+  end
+  return { row }
+end
+
+local function predict_cmd(opts, out, err)
+  if not opts.model or (opts.counters == nil) == (opts.kernel == nil) then
+    err:write("gpush ml predict: give --model, and --counters CSV or --kernel NAME (from --data or the corpus)\n",
+      usage)
+    return 2
+  end
+  local model, load_err = surface.load(opts.model)
+  if not model then
+    err:write("gpush ml predict: ", load_err, "\n")
+    return 1
+  end
+  local rows, read_err
+  if opts.counters then
+    rows, read_err = dataset.read_base(opts.counters, model.features)
+  else
+    local ds, data_err = load_data(opts, err)
+    if ds then
+      rows, read_err = base_row(ds, opts.kernel, model)
+    else
+      read_err = data_err
+    end
+  end
+  if not rows then
+    err:write("gpush ml predict: ", read_err, "\n")
+    return 1
+  end
+  local results = {}
+  for _, row in ipairs(rows) do
+    for _, target in ipairs(targets_of(model, opts.targets)) do
+      local r = { kernel = row.kernel, cus = target.cus, core_mhz = target.core_mhz, mem_mhz = target.mem_mhz }
+      for _, q in ipairs(model.quantities) do
+        local base = q == "time" and row.time_us or row.power_w
+        if base then
+          local v, p_err = model:predict(row.counters, base, target, q)
+          if not v then
+            err:write(("gpush ml predict: %s:%d: %s\n"):format(opts.counters or opts.kernel, row.line, p_err))
+            return 1
+          end
+          r[q == "time" and "time_us" or "power_w"] = v
+        end
+      end
+      results[#results + 1] = r
+    end
+  end
+  if opts.json then
+    out:write(json.encode({ base = model.base, model = opts.model, predictions = results }, true), "\n")
+    return 0
+  end
+  out:write(("predicted from base %s by %s\n"):format(dataset.config_text(model.base), opts.model))
+  local fmt = "%-28s %5s %8s %8s %14s %10s\n"
+  out:write(fmt:format("kernel", "CUs", "core MHz", "mem MHz", "time (us)", "power (W)"))
+  for _, r in ipairs(results) do
+    out:write(fmt:format(r.kernel, csv.number(r.cus), csv.number(r.core_mhz), csv.number(r.mem_mhz),
+      r.time_us and ("%.4g"):format(r.time_us) or "-", r.power_w and ("%.4g"):format(r.power_w) or "-"))
+  end
+  return 0
+end
+
+local function evaluate_cmd(opts, out, err)
+  local ds, data_err = load_data(opts, err)
+  if not ds then
+    err:write("gpush ml evaluate: ", data_err, "\n")
+    return 1
+  end
+  local bases = opts.bases == "top" and { surface.top_config(ds.grid) } or "all"
+  local ok, r = pcall(evaluate.run, ds, { k = opts.k or 12, split_seed = opts.split_seed or 1, seed = opts.seed or 1,
+    bases = bases, jobs = opts.jobs or 2, quiet = opts.quiet })
+  if not ok then
+    err:write("gpush ml evaluate: ", tostring(r), "\n")
+    return 1
+  end
+  local per_base = {}
+  for i, b in ipairs(r.bases) do
+    per_base[i] = { cus = b.config.cus, core_mhz = b.config.core_mhz, mem_mhz = b.config.mem_mhz,
+      mean_abs_error = b.time.mean, power_mean_abs_error = b.power and b.power.mean or json.null }
+  end
+  local summary = { k = r.k, split_seed = r.split_seed, seed = r.seed, mean_abs_error = r.mean.time,
+    power_mean_abs_error = r.mean.power, bases = #r.bases, per_base = per_base,
+    targets_per_base = ds:config_count() - 1,
+    train_kernels = #r.train, validation_kernels = #r.valid, data = ds.source,
+    simulated = ds.simulated or json.null, grid = ds.grid, histogram = r.histogram, bins = evaluate.BINS }
+  if opts.json then
+    out:write(json.encode(summary, true), "\n")
+    return 0
+  end
+  out:write(("%s%s: %d kernels (%d train, %d validation, split seed %d), %d base configurations x %d targets, "
+    .. "k = %d\n"):format(ds.source, ds.simulated and " (SIMULATED)" or "", #ds.kernels, #r.train, #r.valid,
+    r.split_seed, #r.bases, ds:config_count() - 1, r.k))
+  out:write(("  performance: mean |error| %.1f %%\n"):format(100 * r.mean.time))
+  if r.mean.power then
+    out:write(("  power:       mean |error| %.1f %%\n"):format(100 * r.mean.power))
+  end
+  return 0
+end
+
+local function info_cmd(opts, out, err)
+  local path = opts.words[1]
+  if not path or #opts.words > 1 then
+    err:write("gpush ml info: give one model file\n", usage)
+    return 2
+  end
+  local model, load_err = surface.load(path)
+  if not model then
+    err:write("gpush ml info: ", load_err, "\n")
+    return 1
+  end
+  out:write(("%s: %s model, base %s, k = %d, %d counters (%s)\n"):format(path, table.concat(model.quantities, " + "),
+    dataset.config_text(model.base), model.k, #model.features, table.concat(model.features, ", ")))
+  out:write(("grid: CUs %s; engine MHz %s; memory MHz %s\n"):format(table.concat(model.grid.cus, " "),
+    table.concat(model.grid.core_mhz, " "), table.concat(model.grid.mem_mhz, " ")))
+  for _, q in ipairs(model.quantities) do
+    local ks = {}
+    for i, set in ipairs(model:sets(q)) do
+      ks[i] = tostring(set.k)
+    end
+    out:write(("%s: clusters per set (one per CU count, then the CU set): %s\n"):format(q, table.concat(ks, " ")))
+  end
+  return 0
+end
+
+function M.main(args, out, err)
+  return cli.dispatch({ prog = "gpush ml", usage = usage, options = OPTIONS, validate = validate, noun = "subcommand",
+    missing = "which subcommand? (corpus, train, predict, evaluate, info)",
+    actions = { corpus = corpus_cmd, train = train_cmd, predict = predict_cmd, evaluate = evaluate_cmd,
+      info = info_cmd } }, args, out, err)
+end
+
+return M

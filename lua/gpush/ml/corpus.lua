@@ -1,0 +1,335 @@
+-- gpush.ml.corpus: the simulated training corpus of the scaling-surface
+-- models (Wu et al., HPCA 2015; docs/ml.md).  No GPU is at hand, so every
+-- kernel of a seeded workload family runs on gpush's simulator at every
+-- configuration of a CU x engine-clock x memory-clock grid on the hd7970
+-- preset, with the Table II counters (gpush.ml.counters) and the activity
+-- power model (gpush.ml.power) at each.  SIMULATED, not measured: every
+-- output says so.
+--
+--   local ds, info = assert(corpus.load { grid = "default", jobs = 2 })
+--   info.path, info.cached, info.seconds, info.dropped
+--
+-- It runs on the experiment engine (workers, progress, shards: a big grid
+-- runs as a Slurm array like any sweep, then `gpush merge`), and keeps the
+-- result in the user's cache folder ($XDG_CACHE_HOME/gpush, else
+-- ~/.cache/gpush; never the install tree) under a hash of every input: the
+-- grid, the preset's resolved configuration, the kernels' descriptions,
+-- the simulator policy and the gpush version.
+local config = require "gpush.config"
+local core = require "gpush.core"
+local counters = require "gpush.ml.counters"
+local dataset = require "gpush.ml.dataset"
+local experiment = require "gpush.experiment"
+local json = require "gpush.json"
+local models = require "gpush.models"
+local parallel = require "gpush.parallel"
+local power = require "gpush.ml.power"
+local workloads = require "gpush.workloads"
+
+local sim = assert(models.family("sim"))
+
+local M = {}
+
+M.PRESET = "hd7970"
+M.POLICY = "lrr"
+M.NAME = "ml_corpus"
+
+-- Grids: the paper's 8 x 8 x 7 (L240) and documented subsets of it.
+local PAPER = {
+  cus = { 4, 8, 12, 16, 20, 24, 28, 32 },
+  core_mhz = { 300, 400, 500, 600, 700, 800, 900, 1000 },
+  mem_mhz = { 475, 625, 775, 925, 1075, 1225, 1375 },
+}
+M.GRIDS = {
+  full = PAPER,
+  -- every CU count, every other engine and memory clock (ends kept)
+  default = { cus = PAPER.cus, core_mhz = { 300, 500, 700, 1000 }, mem_mhz = { 475, 775, 1075, 1375 } },
+  -- the small grid the test suite builds
+  ci = { cus = { 8, 32 }, core_mhz = { 300, 1000 }, mem_mhz = { 475, 1375 } },
+}
+M.GRID_NAMES = { "default", "full", "ci" }
+
+-- Sizing (the analogue of the paper's 1 ms rule, L244): the variants are
+-- sized for a 20-SM GPU and most would be mostly launch overhead on 32 CUs
+-- at 1 GHz, so each kernel's grid is multiplied until the launch is at most
+-- TARGET_LAUNCH_SHARE of its time at the grid's fastest configuration (at
+-- most SIZING_ROUNDS simulations, the grid at most MAX_GRID_SCALE times its
+-- own); a kernel still more than MAX_LAUNCH_SHARE launch overhead is dropped.
+M.TARGET_LAUNCH_SHARE = 1 / 3
+M.MAX_LAUNCH_SHARE = 0.5
+M.SIZING_ROUNDS = 4
+M.MAX_GRID_SCALE = 64
+
+local function grid_of(grid)
+  if type(grid) == "table" then
+    return grid
+  end
+  local g = M.GRIDS[grid or "default"]
+  if not g then
+    return nil, ("unknown grid '%s' (expected %s)"):format(tostring(grid), table.concat(M.GRID_NAMES, ", "))
+  end
+  return g
+end
+
+-- The kernel family: issue 15's seeded variants of the regime suite
+-- (gpush.workloads.variants: 8 per regime entry, 128 over 16 regimes,
+-- compute-, latency-, SFU-, FP64-, shared-, cache-, DRAM-, divergence-,
+-- atomics- and launch-bound), before sizing (M.size).  opts: seed
+-- (default 1), count (default 128).
+function M.kernels(opts)
+  opts = opts or {}
+  return workloads.variants { seed = opts.seed or 1, count = opts.count }
+end
+
+-- A variant with its grid multiplied by `scale` (same name and parameters
+-- otherwise; the scale is kept as grid_scale).
+local function scaled(d, scale)
+  local p = {}
+  for key, v in pairs(d.params) do
+    p[key] = v
+  end
+  p.grid = d.params.grid * scale
+  local out = workloads.make(d.base, p)
+  out.name, out.variant, out.grid_scale = d.name, d.variant, scale
+  return out
+end
+
+-- The sweep's model: the simulator, then the Table II counters and the
+-- activity power at the same configuration.
+function M.model()
+  local columns = { "time_us", "power_w" }
+  for _, name in ipairs(counters.NAMES) do
+    columns[#columns + 1] = name
+  end
+  return {
+    name = "sim-" .. M.POLICY .. "+power",
+    columns = columns,
+    run = function(kernel, cfg)
+      local r, err = sim.run(kernel, cfg, { policy = M.POLICY })
+      if not r then
+        return nil, err
+      end
+      local row = counters.table_ii(r, cfg)
+      row.time_us = r.time_us
+      row.power_w = power.estimate(cfg, r)
+      return row
+    end,
+  }
+end
+
+-- How much one kernel's grid is multiplied (see TARGET_LAUNCH_SHARE):
+-- simulated at the fastest configuration `cfg`, the grid multiplied by
+-- ceil(wanted work / simulated work) until the launch share is at most the
+-- target.  Returns {scale, share} or raises.
+local function sizing(d, cfg)
+  local launch_us = cfg.launch.kernel_cycles / cfg.clock.core_mhz
+  local wanted_us = launch_us * (1 / M.TARGET_LAUNCH_SHARE - 1)
+  local sized, scale, share = d, 1, 1
+  for round = 1, M.SIZING_ROUNDS do
+    local r = assert(sim.run(assert(workloads.kernel(sized)), cfg, { policy = M.POLICY }))
+    share = launch_us / r.time_us
+    local grow = math.min(math.ceil(wanted_us / math.max(r.time_us - launch_us, 1e-3)), M.MAX_GRID_SCALE // scale)
+    if share <= M.TARGET_LAUNCH_SHARE or round == M.SIZING_ROUNDS or not d.params or grow <= 1 then
+      break
+    end
+    scale = scale * grow
+    sized = scaled(d, scale)
+  end
+  return { scale = scale, share = share }
+end
+
+-- The kernels sized for the grid, one simulation round per kernel on
+-- opts.jobs workers (parallel.map; opts.quiet): the sized descriptions
+-- and the names of those dropped (still above MAX_LAUNCH_SHARE), or nil
+-- and a message.
+function M.size(descs, grid, preset, opts)
+  opts = opts or {}
+  local cfg = assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
+    "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
+  local ok, sizes = pcall(parallel.map, #descs, function(i)
+    return sizing(descs[i], cfg)
+  end, { jobs = opts.jobs, quiet = opts.quiet, label = "sizing the corpus's kernels",
+    progress_stream = opts.progress_stream })
+  if not ok then
+    return nil, tostring(sizes)
+  end
+  local kept, dropped = {}, {}
+  for i, d in ipairs(descs) do
+    if sizes[i].share > M.MAX_LAUNCH_SHARE then
+      dropped[#dropped + 1] = d.name
+    else
+      kept[#kept + 1] = sizes[i].scale > 1 and scaled(d, sizes[i].scale) or d
+    end
+  end
+  return kept, dropped
+end
+
+-- The user's cache folder for gpush: $XDG_CACHE_HOME/gpush, else
+-- ~/.cache/gpush (created on demand).
+function M.cache_dir()
+  local base = os.getenv("XDG_CACHE_HOME")
+  if not base or base == "" then
+    local home = os.getenv("HOME")
+    if not home or home == "" then
+      return nil, "no cache folder: neither XDG_CACHE_HOME nor HOME is set"
+    end
+    base = home .. "/.cache"
+  end
+  for _, dir in ipairs { base, base .. "/gpush" } do
+    local ok, err = core.mkdir(dir)
+    if not ok then
+      return nil, err
+    end
+  end
+  return base .. "/gpush"
+end
+
+-- A fingerprint of the code that makes a corpus: the first kernel's row at
+-- the grid's fastest configuration (simulator, counters and power model),
+-- so a change to any of them that moves a number names another cache file.
+local function probe(grid, descs, preset)
+  local cfg = assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
+    "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
+  local row = assert(M.model().run(assert(workloads.kernel(descs[1])), cfg))
+  local parts = {}
+  for _, column in ipairs(M.model().columns) do
+    parts[#parts + 1] = ("%s=%.17g"):format(column, row[column] or 0 / 0)
+  end
+  return core.digest(table.concat(parts, ";"))
+end
+
+-- The hash of everything a corpus depends on.
+function M.key(grid, descs, preset)
+  local cfg = assert(config.load(preset or M.PRESET))
+  local hashes = {}
+  for i, d in ipairs(descs) do
+    hashes[i] = workloads.hash(d)
+  end
+  return core.digest(json.encode { gpush = core.version(), preset = preset or M.PRESET,
+    config = config.hash(cfg), grid = { grid.cus, grid.core_mhz, grid.mem_mhz }, kernels = hashes,
+    policy = M.POLICY, sizing = { M.TARGET_LAUNCH_SHARE, M.MAX_LAUNCH_SHARE, M.SIZING_ROUNDS, M.MAX_GRID_SCALE },
+    columns = M.model().columns, probe = probe(grid, descs, preset) })
+end
+
+local function grid_label(name, grid)
+  return ("%s (%d CU counts x %d engine clocks x %d memory clocks = %d configurations)"):format(
+    type(name) == "string" and name or "custom", #grid.cus, #grid.core_mhz, #grid.mem_mhz,
+    #grid.cus * #grid.core_mhz * #grid.mem_mhz)
+end
+
+-- The experiment definition of the corpus (for experiment.new or
+-- experiment.main): its kernels sized first (M.size), the "simulated" marker and
+-- the grid in the provenance.  opts: grid (a name or {cus, core_mhz,
+-- mem_mhz}), descs (default M.kernels()), preset, and jobs and quiet for
+-- the sizing.  Returns the definition,
+-- or nil and a message.
+function M.definition(opts)
+  opts = opts or {}
+  local grid, err = grid_of(opts.grid)
+  if not grid then
+    return nil, err
+  end
+  local preset = opts.preset or M.PRESET
+  local kept, dropped = M.size(opts.descs or M.kernels(), grid, preset, opts)
+  if not kept then
+    return nil, dropped
+  end
+  if #kept == 0 then
+    return nil, "every kernel is mostly launch overhead at the grid's fastest configuration"
+  end
+  local scales = {}
+  for _, d in ipairs(kept) do
+    if d.grid_scale then
+      scales[#scales + 1] = ("%s x%d"):format(d.name, d.grid_scale)
+    end
+  end
+  return {
+    name = M.NAME,
+    title = "ML corpus (SIMULATED on gpush's simulator, " .. preset .. ")",
+    base = { preset = preset },
+    parameters = {
+      { path = "sm.count", values = grid.cus, column = "cus" },
+      { path = "clock.core_mhz", values = grid.core_mhz, column = "core_mhz" },
+      { path = "clock.mem_mhz", values = grid.mem_mhz, column = "mem_mhz" },
+    },
+    workloads = { { label = "variants", descs = kept } },
+    models = { M.model() },
+    seed = 1,
+    provenance = {
+      simulated = ("gpush's abstract simulator (%s scheduling) on the %s preset with the activity power model "
+        .. "(gpush.ml.power); not measured on a GPU"):format(M.POLICY, preset),
+      grid = grid_label(opts.grid, grid),
+      sized = ("grids multiplied until the launch is at most %.2f of the time at the fastest configuration: %s")
+        :format(M.TARGET_LAUNCH_SHARE, #scales > 0 and table.concat(scales, ", ") or "none"),
+      dropped = #dropped > 0 and ("%d kernels mostly launch overhead at the fastest configuration: %s")
+        :format(#dropped, table.concat(dropped, " ")) or "none",
+    },
+  }
+end
+
+-- Runs the corpus sweep; returns the experiment Results or nil, message.
+-- opts: as M.definition, and jobs, quiet, shard, progress_stream, command.
+function M.run(opts)
+  local def, err = M.definition(opts)
+  if not def then
+    return nil, err
+  end
+  return experiment.run(experiment.new(def), { jobs = opts.jobs or 1, quiet = opts.quiet, shard = opts.shard,
+    progress_stream = opts.progress_stream, command = opts.command })
+end
+
+-- The corpus of opts.grid (default "default"): from the cache when it is
+-- there (unless opts.force), else built and cached.  Returns the dataset
+-- and info {path, cached, seconds, kernels, dropped}, or nil and a message.
+function M.load(opts)
+  opts = opts or {}
+  local grid, err = grid_of(opts.grid)
+  if not grid then
+    return nil, err
+  end
+  local descs = opts.descs or M.kernels()
+  local dir, dir_err = opts.cache_dir or M.cache_dir()
+  if not dir then
+    return nil, dir_err
+  end
+  local name = type(opts.grid) == "string" and opts.grid or "custom"
+  local path = ("%s/ml-corpus-%s-%s.csv"):format(dir, name, M.key(grid, descs, opts.preset))
+  local info = { path = path, cached = false, seconds = 0 }
+  local f = not opts.force and io.open(path, "rb")
+  if f then
+    f:close()
+    info.cached = true
+  else
+    local t0 = core.now()
+    local res, run_err = M.run { grid = opts.grid, descs = descs, preset = opts.preset, jobs = opts.jobs,
+      quiet = opts.quiet, progress_stream = opts.progress_stream, command = opts.command }
+    if not res then
+      return nil, run_err
+    end
+    if #res.failures > 0 then
+      return nil, ("the corpus simulation failed at %d points, e.g. %s"):format(#res.failures, res.failures[1].message)
+    end
+    if res.incomplete then
+      return nil, "the corpus simulation stopped: " .. res.incomplete
+    end
+    info.seconds = core.now() - t0
+    res.provenance.build_seconds = ("%.1f"):format(info.seconds)
+    local tmp = ("%s.tmp%d"):format(path, core.proc_self())
+    local ok, write_err = res:write_csv(tmp)
+    if not ok then
+      return nil, write_err
+    end
+    local renamed, rename_err = os.rename(tmp, path)
+    if not renamed then
+      return nil, rename_err
+    end
+  end
+  local ds, read_err = dataset.read_csv(path)
+  if not ds then
+    return nil, read_err
+  end
+  info.kernels = #ds.kernels
+  return ds, info
+end
+
+return M
