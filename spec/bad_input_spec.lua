@@ -233,6 +233,10 @@ describe("bad input: config import-accelsim", function()
       ":1: expected an Accel-Sim configuration (text), found byte 0xc3 at column 1" },
     { "an unclosed quote", "CL=16:WL=6\"", "CL=16:WL=6",
       ":7: -gpgpu_dram_timing_opt: the quoted value is never closed" },
+    -- found by fuzz_accelsim: echoed into the preset's comments, an inner
+    -- carriage return broke the YAML (the fuzzer checks the preset loads)
+    { "a carriage return inside a line", "-gpgpu_n_cores_per_cluster 1", "-gpgpu_x 1\rgpgpu_y: 2",
+      ":3: expected a line ending in LF or CRLF, found a carriage return inside the line at column 11" },
   }) do
     it("refuses " .. case[1] .. " with the file, line and option, and writes nothing", function()
       local out = helper.temp_dir() .. "/x.yaml"

@@ -51,6 +51,14 @@ local function read_options(path)
       refuse(("%s:%d: expected an Accel-Sim configuration (text), found byte 0x%02x at column %d")
         :format(path, n, line:byte(bad), bad))
     end
+    -- a carriage return ends a line (CRLF) or nothing: inside one, it would
+    -- split the option text echoed into the preset's comments
+    local cr = line:find("\r[^\r]")
+    if cr then
+      f:close()
+      refuse(("%s:%d: expected a line ending in LF or CRLF, found a carriage return inside the line at column %d")
+        :format(path, n, cr))
+    end
     if open_quote then
       open_quote.value = open_quote.value .. " " .. line:match("^%s*(.-)%s*$")
       if line:find('"', 1, true) then
