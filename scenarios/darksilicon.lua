@@ -360,14 +360,14 @@ do
   md[#md + 1] = "P: power decides the count (area otherwise)."
 end
 
-heading(("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model; %g W)")
-  :format(ds.variant_params(overrides).power_w))
-do
+-- The 8 nm rows of a Chapters 4-5 variant: scaling, core kind, speedup, the
+-- range its +-20 % noisy runs span, dark fraction and median core count.
+local function variant_rows(summary, noisy_runs)
   local rows = {}
-  for _, s in ipairs(variant.summary) do
+  for _, s in ipairs(summary) do
     if s.node_nm == 8 then
       local lo, hi = math.huge, -math.huge
-      for _, v in ipairs(noisy) do
+      for _, v in ipairs(noisy_runs) do
         for _, t in ipairs(v.summary) do
           if t.scaling == s.scaling and t.node_nm == 8 and t.kind == s.kind then
             lo, hi = math.min(lo, t.speedup), math.max(hi, t.speedup)
@@ -378,6 +378,13 @@ do
         pct(s.dark_fraction), s.cores }
     end
   end
+  return rows
+end
+
+heading(("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model; %g W)")
+  :format(ds.variant_params(overrides).power_w))
+do
+  local rows = variant_rows(variant.summary, noisy)
   add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
     "median cores" }, rows)
   md[#md + 1] = ""
@@ -386,21 +393,7 @@ end
 heading(("## Chapters 4-5 variant with the custom core models (%g W; gpush suite kernels)")
   :format(ds.variant_params(overrides).power_w))
 do
-  local rows = {}
-  for _, s in ipairs(custom.summary) do
-    if s.node_nm == 8 then
-      local lo, hi = math.huge, -math.huge
-      for _, v in ipairs(custom_noisy) do
-        for _, t in ipairs(v.summary) do
-          if t.scaling == s.scaling and t.kind == s.kind then
-            lo, hi = math.min(lo, t.speedup), math.max(hi, t.speedup)
-          end
-        end
-      end
-      rows[#rows + 1] = { s.scaling, s.kind .. "-cores", x2(s.speedup), ("%s - %s"):format(x2(lo), x2(hi)),
-        pct(s.dark_fraction), s.cores }
-    end
-  end
+  local rows = variant_rows(custom.summary, custom_noisy)
   add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
     "median cores" }, rows)
   md[#md + 1] = ""
