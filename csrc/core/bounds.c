@@ -68,13 +68,15 @@ static double pc_latency(const gp_bounds_machine *m, int c) {
   return 0;
 }
 
-/* What a pass over the kernel keeps. *//* What a pass over the kernel keeps. */
+/* What a pass over the kernel keeps. */
 typedef struct counter {
   const gp_kernel *k;
   const gp_bounds_machine *m;
   double *pc_lat;   /* per static PC: latency of the classes that skip the caches */
   uint64_t *lines;  /* the lines of every cache-using request, sorted */
   uint64_t line_count, line_cap;
+  uint64_t *tagged; /* line << 2 | ROLE_*, for the hard MSHR and L2 counts */
+  uint64_t tagged_count;
   double *done;     /* ring of result-ready cycles, indexed by position in the warp */
   uint64_t mask;
   gp_bounds_counts *out;
@@ -134,8 +136,53 @@ static double memory_floor(const counter *q, uint64_t i) {
   return worst;
 }
 
-/* The lines of every cache-using request, sorted (q->lines); GP_ERR when
- * out of memory. */
+/* What a cache-using request does in the timed memory (memsim_timed.c's
+ * routing), for the hard counts: a load takes an MSHR (or merges into one,
+ * or hits L1); a store absorbed by a write-back L1 reaches the L2 only as a
+ * dirty victim, if ever; other stores and atomics go to the L2 one request
+ * each and never merge. */
+enum { ROLE_LOAD, ROLE_L2_WRITE, ROLE_L1_WRITE };
+
+static int request_role(const gp_bounds_machine *m, int c) {
+  const gp_timed_config *mem = &m->memory;
+  int through_l1 = mem->l1.size_bytes > 0 &&
+                   (c == GP_OP_ST_LOCAL || (c == GP_OP_ST_GLOBAL && mem->cache_global_in_l1));
+  if (is_store(c))
+    return through_l1 && mem->l1.write_back ? ROLE_L1_WRITE : ROLE_L2_WRITE;
+  return c == GP_OP_ATOM_GLOBAL ? ROLE_L2_WRITE : ROLE_LOAD;
+}
+
+/* The hard MSHR and L2 counts from the tagged lines (sorted, so a line's
+ * roles are adjacent).  A line some load asks for needs at least one MSHR
+ * allocation, on some SM, unless a store may have put it in a write-back
+ * L1 (its loads could all hit): every SM's L1 starts empty, and a load
+ * request that misses L1 either merges into an outstanding allocation for
+ * its line on its SM or makes one.  The first allocation of a line no
+ * store or atomic touches is the line's first L2 access (loads reach the
+ * L2 only through an allocation; clean L1 victims are dropped), a miss in
+ * the launch's empty L2: it holds its entry l2 + DRAM latency at least,
+ * every other allocation the L2 latency.  Each allocation is one L2
+ * request; stores and atomics that reach the L2 were counted as they came
+ * (c->hard_l2_requests). */
+static void hard_counts(const counter *q, gp_bounds_counts *c) {
+  uint64_t i = 0, n = q->tagged_count;
+  while (i < n) {
+    uint64_t line = q->tagged[i] >> 2;
+    int roles = 0;
+    for (; i < n && q->tagged[i] >> 2 == line; i++)
+      roles |= 1 << (int)(q->tagged[i] & 3);
+    if ((roles & (1 << ROLE_LOAD)) && !(roles & (1 << ROLE_L1_WRITE))) {
+      c->hard_mshr_lines += 1;
+      c->hard_l2_requests += 1;
+      if (!(roles & (1 << ROLE_L2_WRITE)))
+        c->hard_mshr_cold_lines += 1;
+    }
+  }
+}
+
+/* The lines of every cache-using request, sorted (q->lines), and the same
+ * tagged with their role (q->tagged); store and atomic requests that reach
+ * the L2 counted in q->out->hard_l2_requests.  GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
   uint64_t i, n = 0;
@@ -144,16 +191,25 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
       n += k->mem_records[k->mem[i]].line_count;
   q->line_cap = n + 1;
   q->lines = gp_malloc(alloc, q->line_cap * sizeof *q->lines);
-  if (q->lines == NULL)
+  q->tagged = gp_malloc(alloc, q->line_cap * sizeof *q->tagged);
+  if (q->lines == NULL || q->tagged == NULL)
     return GP_ERR;
   for (i = 0; i < k->insts; i++)
     if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i])) {
       const gp_mem_record *r = &k->mem_records[k->mem[i]];
+      int role = request_role(q->m, k->op_class[i]);
+      uint32_t j;
       memcpy(q->lines + q->line_count, k->lines + r->line_start,
              r->line_count * sizeof *q->lines);
+      for (j = 0; j < r->line_count; j++)
+        q->tagged[q->line_count + j] = k->lines[r->line_start + j] << 2 | (uint64_t)role;
       q->line_count += r->line_count;
+      if (role == ROLE_L2_WRITE)
+        q->out->hard_l2_requests += r->line_count;
     }
+  q->tagged_count = q->line_count;
   qsort(q->lines, q->line_count, sizeof *q->lines, cmp_line);
+  qsort(q->tagged, q->tagged_count, sizeof *q->tagged, cmp_line);
   return GP_OK;
 }
 
@@ -258,6 +314,7 @@ static void free_counter(counter *q, const gp_alloc *alloc, uint64_t ring) {
   gp_free(alloc, q->pc_lat, (q->k->static_count + 1) * sizeof *q->pc_lat);
   gp_free(alloc, q->done, ring * sizeof *q->done);
   gp_free(alloc, q->lines, q->line_cap * sizeof *q->lines);
+  gp_free(alloc, q->tagged, q->line_cap * sizeof *q->tagged);
 }
 
 int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
@@ -301,6 +358,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
     if (block_insts < out->min_block_insts)
       out->min_block_insts = block_insts;
   }
+  hard_counts(&q, out);
   out->l2_requests = (double)mem->l2.accesses;
   out->mshr_requests = (double)mem->mshr_requests;
   out->mshr_dram_requests = (double)mem->mshr_dram_requests;
@@ -320,10 +378,37 @@ static double ratio(double a, double b) {
   return b > 0 ? a / b : INFINITY;
 }
 
+/* Little's law with the MSHRs as servers: each holds one request per
+ * round trip, at least l2_latency, l2 + DRAM latency for an L2 miss. */
+static double mshr_cycles(double requests, double dram_requests, double sms,
+                          const gp_timed_config *mem) {
+  return ratio(requests * mem->l2_latency + dram_requests * mem->dram_latency,
+               sms * mem->mshrs_per_sm);
+}
+
+/* Every slice busy all the time: requests x l2_interval / slices.  A store
+ * completes when its slice accepts it, so with stores among the requests
+ * the last reservations may outlast the kernel by one interval. */
+static double l2_cycles(double requests, int stores, const gp_timed_config *mem) {
+  double busy = ratio(requests * mem->l2_interval, mem->l2_slices);
+  if (stores && isfinite(busy))
+    busy = busy > mem->l2_interval ? busy - mem->l2_interval : 0;
+  return busy;
+}
+
+/* The index of the largest entry (ties: the first). */
+static int largest(const double *cycles) {
+  int k, best = 0;
+  for (k = 1; k < GP_BOUND_COUNT; k++)
+    if (cycles[k] > cycles[best])
+      best = k;
+  return best;
+}
+
 void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp_bounds *out) {
   double sms = c->blocks < m->sms ? c->blocks : m->sms;
   double units = sms * m->schedulers, per_sm_issue = (double)m->schedulers * m->issue_width;
-  double unit_cycles[GP_UNIT_COUNT], most_blocks;
+  double unit_cycles[GP_UNIT_COUNT], most_blocks, expected[GP_BOUND_COUNT];
   const gp_timed_config *mem = &m->memory;
   int k;
   memset(out, 0, sizeof *out);
@@ -346,19 +431,21 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp
   out->cycles[GP_BOUND_CONTROL] = ratio(unit_cycles[GP_UNIT_CONTROL], units);
   out->cycles[GP_BOUND_SHARED] = ratio(c->shared_passes, units);
   out->cycles[GP_BOUND_LSU] = ratio(c->lsu_cycles, units);
-  out->cycles[GP_BOUND_L2] = ratio(c->l2_requests * mem->l2_interval, mem->l2_slices);
+  out->cycles[GP_BOUND_L2] = l2_cycles(c->hard_l2_requests, c->hard_l2_requests > c->hard_mshr_lines, mem);
   out->cycles[GP_BOUND_DRAM] = ratio(c->dram_bytes, mem->dram_bytes_per_cycle);
-  /* Little's law: each MSHR serves one request per round trip */
-  out->cycles[GP_BOUND_MSHR] =
-      ratio(c->mshr_requests * mem->l2_latency + c->mshr_dram_requests * mem->dram_latency,
-            sms * mem->mshrs_per_sm);
+  out->cycles[GP_BOUND_MSHR] = mshr_cycles(c->hard_mshr_lines, c->hard_mshr_cold_lines, sms, mem);
   out->cycles[GP_BOUND_LATENCY] = c->longest_path;
   out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * m->blocks_per_sm);
   out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->block_launch_cycles;
-  out->binds = 0;
-  for (k = 1; k < GP_BOUND_COUNT; k++)
-    if (out->cycles[k] > out->cycles[out->binds])
-      out->binds = k;
+  out->binds = largest(out->cycles);
   out->bound = out->cycles[out->binds];
   out->total = out->bound + m->kernel_launch_cycles;
+  /* the functional replay's counts: estimates, for the expected limiter */
+  out->estimate_l2 = ratio(c->l2_requests * mem->l2_interval, mem->l2_slices);
+  out->estimate_mshr = mshr_cycles(c->mshr_requests, c->mshr_dram_requests, sms, mem);
+  memcpy(expected, out->cycles, sizeof expected);
+  expected[GP_BOUND_L2] = out->estimate_l2;
+  expected[GP_BOUND_MSHR] = out->estimate_mshr;
+  out->expect = largest(expected);
+  out->expect_cycles = expected[out->expect];
 }

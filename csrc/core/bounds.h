@@ -29,13 +29,20 @@
  *   shared   shared-memory bank passes / (SMs x schedulers)
  *   lsu      LSU cycles (line requests, bank passes, one interval per
  *            other LSU instruction) / (SMs x schedulers)
- *   l2       L2 requests x l2_interval / slices
+ *   l2       hard L2 requests x l2_interval / slices (less one interval
+ *            when stores reach the L2: the last may still hold its slice);
+ *            hard requests: each distinct line of MSHR-taking loads once,
+ *            every store request not absorbed by a write-back L1, every
+ *            atomic request
  *   dram     DRAM bytes (read + written) / DRAM bytes per cycle: the
  *            DRAM's busy time; a kernel may end while the write-backs of
  *            its last dirty L2 victims still drain (nothing waits for them)
- *   mshr     Little's law with the MSHRs as servers: (L1-missing load
- *            requests x l2_latency + those missing L2 x dram_latency)
- *            / (SMs x MSHRs per SM)
+ *   mshr     Little's law with the MSHRs as servers: (hard MSHR lines x
+ *            l2_latency + the cold ones x dram_latency) / (SMs x MSHRs
+ *            per SM); every distinct line loaded needs one allocation on
+ *            some SM, the first of a line nothing writes misses the L2
+ * The functional replay's l2 and mshr (every L1-missing request, merged or
+ * not) are kept as estimates for naming the expected binding resource.
  *   latency  the longest warp's dependence path: in order, one
  *            instruction per cycle, each waiting for its producers
  *            (issue + latency) and its unit (initiation interval), memory
@@ -98,6 +105,13 @@ typedef struct gp_bounds_counts {
   double l2_requests;                  /* requests the L2 slices accept */
   double mshr_requests;                /* load requests missing L1 (each holds an MSHR) */
   double mshr_dram_requests;           /* ... of which also miss L2 */
+  /* The same three as no interleaving or block placement can go below
+   * (docs/bounds.md, "Hard MSHR and L2 bounds"): */
+  double hard_l2_requests;             /* hard_mshr_lines + store and atomic requests
+                                          that reach the L2 */
+  double hard_mshr_lines;              /* distinct lines of MSHR-taking loads, less those a
+                                          write-back L1 may hold from a store */
+  double hard_mshr_cold_lines;         /* ... of which no store or atomic touches */
   double dram_bytes;                   /* read + written */
   double longest_path;                 /* cycles: the longest warp's dependence path */
   double block_paths;                  /* cycles: sum over blocks of the longest warp path */
@@ -109,6 +123,13 @@ typedef struct gp_bounds {
   double bound;                        /* cycles[binds] */
   double total;                        /* bound + kernel launch cycles */
   double sms_used;                     /* min(sm count, blocks) */
+  /* The functional replay's l2 and mshr (its L1 misses, merges counted as
+   * requests): estimates, not bounds; `expect` is the binding resource
+   * with them in place of the hard l2 and mshr (what the workload suite
+   * labels a kernel by), expect_cycles its cycles. */
+  double estimate_l2, estimate_mshr;
+  int expect;
+  double expect_cycles;
 } gp_bounds;
 
 /* The counts of kernel k on machine m, with memory traffic from memsim's

@@ -9,10 +9,15 @@
  *   const_latency, *_launch_cycles, memory = {...}).
  * counts (bounds_compute's input, bounds_kernel's r.counts): blocks, insts,
  *   min_block_insts, class_insts = {class = n}, lsu_cycles, shared_passes,
- *   l2_requests, mshr_requests, mshr_dram_requests, dram_bytes,
+ *   l2_requests, mshr_requests, mshr_dram_requests (the functional
+ *   replay's: estimates), hard_l2_requests, hard_mshr_lines,
+ *   hard_mshr_cold_lines (the hard l2 and mshr bounds'), dram_bytes,
  *   longest_path, block_paths (absent fields are 0).
- * r: cycles = {bound name = cycles}, binds = name, bound, total (with the
- *   kernel launch), sms_used; bounds_kernel adds counts.
+ * r: cycles = {bound name = cycles} (all hard), binds = name, bound, total
+ *   (with the kernel launch), sms_used, estimates = {l2 =, mshr =} (from
+ *   the functional counts), expect (the binding resource with the
+ *   estimates in place of l2 and mshr), expect_cycles; bounds_kernel adds
+ *   counts.
  * bounds_kernel runs memsim's functional mode on the kernel for the memory
  * traffic (gp_bounds_count), then gp_bounds_compute.
  */
@@ -43,6 +48,9 @@ static void push_counts(lua_State *L, const gp_bounds_counts *c) {
   set_num(L, "l2_requests", c->l2_requests);
   set_num(L, "mshr_requests", c->mshr_requests);
   set_num(L, "mshr_dram_requests", c->mshr_dram_requests);
+  set_num(L, "hard_l2_requests", c->hard_l2_requests);
+  set_num(L, "hard_mshr_lines", c->hard_mshr_lines);
+  set_num(L, "hard_mshr_cold_lines", c->hard_mshr_cold_lines);
   set_num(L, "dram_bytes", c->dram_bytes);
   set_num(L, "longest_path", c->longest_path);
   set_num(L, "block_paths", c->block_paths);
@@ -50,7 +58,7 @@ static void push_counts(lua_State *L, const gp_bounds_counts *c) {
 
 static void push_bounds(lua_State *L, const gp_bounds *b) {
   int k;
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 8);
   lua_createtable(L, 0, GP_BOUND_COUNT);
   for (k = 0; k < GP_BOUND_COUNT; k++)
     set_num(L, gp_bound_name(k), b->cycles[k]);
@@ -60,6 +68,13 @@ static void push_bounds(lua_State *L, const gp_bounds *b) {
   set_num(L, "bound", b->bound);
   set_num(L, "total", b->total);
   set_num(L, "sms_used", b->sms_used);
+  lua_createtable(L, 0, 2);
+  set_num(L, "l2", b->estimate_l2);
+  set_num(L, "mshr", b->estimate_mshr);
+  lua_setfield(L, -2, "estimates");
+  lua_pushstring(L, gp_bound_name(b->expect));
+  lua_setfield(L, -2, "expect");
+  set_num(L, "expect_cycles", b->expect_cycles);
 }
 
 /* A count field: a finite number >= 0 (absent: 0). */
@@ -91,6 +106,13 @@ static int bounds_compute(lua_State *L) {
   c.l2_requests = count_field(L, 1, "l2_requests");
   c.mshr_requests = count_field(L, 1, "mshr_requests");
   c.mshr_dram_requests = count_field(L, 1, "mshr_dram_requests");
+  c.hard_l2_requests = count_field(L, 1, "hard_l2_requests");
+  c.hard_mshr_lines = count_field(L, 1, "hard_mshr_lines");
+  c.hard_mshr_cold_lines = count_field(L, 1, "hard_mshr_cold_lines");
+  if (c.hard_mshr_cold_lines > c.hard_mshr_lines || c.hard_mshr_lines > c.hard_l2_requests)
+    return luaL_error(L, "bounds: counts need hard_mshr_cold_lines <= hard_mshr_lines <= "
+                         "hard_l2_requests, got %f, %f, %f",
+                      c.hard_mshr_cold_lines, c.hard_mshr_lines, c.hard_l2_requests);
   c.dram_bytes = count_field(L, 1, "dram_bytes");
   c.longest_path = count_field(L, 1, "longest_path");
   c.block_paths = count_field(L, 1, "block_paths");

@@ -14,6 +14,13 @@
 -- path), blocks (block slots as servers) and dispatch (each SM launches
 -- its blocks one at a time, launch.block_cycles each).  `total` adds the kernel
 -- launch; no model may predict fewer cycles than `total`.
+--
+-- Every bound in `cycles` is hard; l2 and mshr count what no interleaving
+-- or block placement avoids (each distinct line loaded once).  The
+-- functional replay's l2 and mshr (every L1 miss, merged or not) are
+-- `estimates`; `expected` is `cycles` with them in place, `expect` the
+-- expected binding resource (what the workload suite labels a kernel by)
+-- and `expect_total` its cycles with the launch.
 local core = require "gpush.core"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
@@ -36,9 +43,9 @@ M.DESCRIPTIONS = {
   control = "branch / other / barrier pipe: instructions x interval / (SMs x schedulers)",
   shared = "shared-memory bank passes / (SMs x schedulers)",
   lsu = "LSU cycles (line requests, bank passes, other) / (SMs x schedulers)",
-  l2 = "L2 requests x l2.interval / l2.slices",
+  l2 = "L2 requests (each loaded line once, stores, atomics) x l2.interval / l2.slices",
   dram = "DRAM bytes / DRAM bytes per cycle",
-  mshr = "Little's law: L1-missing load round trips / (SMs x l1.mshrs)",
+  mshr = "Little's law: round trips of each loaded line once / (SMs x l1.mshrs)",
   latency = "the longest warp's dependence path (in order, one per cycle)",
   blocks = "sum of block lifetimes / (SMs x blocks per SM)",
   dispatch = "blocks of the busiest SM x launch.block_cycles (one launch at a time)",
@@ -76,6 +83,11 @@ end
 local function finish(r, cfg, params)
   r.launch = params.kernel_launch_cycles
   r.blocks_per_sm = params.blocks_per_sm
+  r.expected = {}
+  for name, cycles in pairs(r.cycles) do
+    r.expected[name] = r.estimates[name] or cycles
+  end
+  r.expect_total = r.expect_cycles + r.launch
   r.time_us = r.total / cfg.clock.core_mhz
   local ranked = {}
   for i, name in ipairs(M.NAMES) do
@@ -144,7 +156,9 @@ function M.compute(counts, cfg, geometry)
   return finish(r, cfg, params)
 end
 
--- A short text: every non-zero bound, largest first, the binding one marked.
+-- A short text: every non-zero bound, largest first, the binding one marked;
+-- then the functional replay's l2 and mshr estimates and the expected
+-- binding resource when it is not the hard one.
 function M.format(r)
   local lines = { ("bounds: %s binds at %.0f cycles (+ %.0f launch = %.0f)"):format(r.binds, r.bound,
     r.launch, r.total) }
@@ -153,6 +167,11 @@ function M.format(r)
       lines[#lines + 1] = ("  %s %-8s %14.0f  %s"):format(b.name == r.binds and "*" or " ", b.name, b.cycles,
         M.DESCRIPTIONS[b.name])
     end
+  end
+  lines[#lines + 1] = ("  estimates (functional replay, merges counted, not bounds): l2 %.0f, mshr %.0f")
+    :format(r.estimates.l2, r.estimates.mshr)
+  if r.expect ~= r.binds then
+    lines[#lines + 1] = ("  expected binding resource: %s at %.0f cycles"):format(r.expect, r.expect_cycles)
   end
   return table.concat(lines, "\n")
 end

@@ -48,6 +48,8 @@ static void test_formulas_by_hand(void) {
   c.class_insts[GP_OP_FP64] = 20, c.class_insts[GP_OP_BRANCH] = 80;
   c.lsu_cycles = 640, c.shared_passes = 96, c.l2_requests = 300;
   c.mshr_requests = 100, c.mshr_dram_requests = 50, c.dram_bytes = 6400;
+  /* the hard counts: 100 lines loaded, 50 of them cold, 200 store requests */
+  c.hard_mshr_lines = 100, c.hard_mshr_cold_lines = 50, c.hard_l2_requests = 300;
   c.longest_path = 500, c.block_paths = 16 * 450;
   m.kernel_launch_cycles = 1000;
   gp_bounds_compute(&c, &m, &b);
@@ -61,10 +63,13 @@ static void test_formulas_by_hand(void) {
   CHECK_NEAR(b.cycles[GP_BOUND_TENSOR], 0, 0);
   CHECK_NEAR(b.cycles[GP_BOUND_SHARED], 96.0 / 8, 1e-9);
   CHECK_NEAR(b.cycles[GP_BOUND_LSU], 640.0 / 8, 1e-9);
-  CHECK_NEAR(b.cycles[GP_BOUND_L2], 300.0 * 2 / 2, 1e-9);
+  /* stores among the requests: less the interval the last may still hold */
+  CHECK_NEAR(b.cycles[GP_BOUND_L2], 300.0 * 2 / 2 - 2, 1e-9);
+  CHECK_NEAR(b.estimate_l2, 300.0 * 2 / 2, 1e-9);
   CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 6400.0 / 32, 1e-9);
   /* (100 x 100 + 50 x 200) / (4 SMs x 8 MSHRs) */
   CHECK_NEAR(b.cycles[GP_BOUND_MSHR], 20000.0 / 32, 1e-9);
+  CHECK_NEAR(b.estimate_mshr, 20000.0 / 32, 1e-9);
   CHECK_NEAR(b.cycles[GP_BOUND_LATENCY], 500, 1e-9);
   CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], 16.0 * 450 / 8, 1e-9);
   CHECK_EQ_INT(b.binds, GP_BOUND_BLOCKS);
@@ -76,6 +81,13 @@ static void test_formulas_by_hand(void) {
   CHECK_EQ_INT(b.binds, GP_BOUND_MSHR);
   CHECK_NEAR(b.bound, 1250, 1e-9);
   CHECK(strcmp(gp_bound_name(b.binds), "mshr") == 0);
+  /* the functional replay's requests name the expected limiter, not the bound */
+  c.l2_requests = 3000;
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_EQ_INT(b.binds, GP_BOUND_MSHR);
+  CHECK_EQ_INT(b.expect, GP_BOUND_L2);
+  CHECK_NEAR(b.expect_cycles, 3000, 1e-9);
+  CHECK_NEAR(b.bound, 1250, 1e-9);
 }
 
 /* Three blocks on four SMs: three SMs do the work; the SM with the most
@@ -356,6 +368,71 @@ static void test_empty_loads_cost_one_cycle(void) {
   gp_kernel_free(k);
 }
 
+/* Requests that merge: the hard MSHR and L2 bounds count each distinct
+ * loaded line once, the functional estimates every L1-missing request.
+ * One block of four warps on one SM with one MSHR (global loads bypass L1,
+ * the L2 is write-back); every warp loads line A (0x10000), warp 0 stores
+ * line B (0x20000), warp 1 then loads B:
+ *   hard: lines loaded A, B (2 allocations, 2 L2 requests); A is touched
+ *   by no store, so its first allocation misses the L2 (cold), B may be
+ *   in the L2 from the store; the store is one more L2 request:
+ *   mshr (2 x 100 + 1 x 200) / (1 SM x 1 MSHR) = 400; l2 3 x 2 / 2 slices
+ *   less the one interval the last store may still hold = 1.
+ *   functional replay (round-robin: the four LDG A, then STG B, LDG B):
+ *   5 load requests miss L1, A's first misses the L2, B hits the line the
+ *   store allocated: (5 x 100 + 1 x 200) / 1 = 700; L2 accesses 6 (five
+ *   loads and the store): 6 x 2 / 2 = 6.
+ * The simulator (GTO: warp 1 runs on to its second load): warp 0's LDG A
+ * takes the MSHR at 0 and returns at 100 + 8 (transfer) + 200 = 308; warp
+ * 1's LDG A merges into it; warp 1's LDG B waits for the entry (308) and
+ * hits the L2 line the store allocated: 408; warp 2's LDG A, issued after,
+ * finds the entry given to B (A no longer outstanding), waits for it and
+ * hits the L2: 508; warp 3's merges into that.  Three allocations held
+ * 308 + 100 + 100 = 508 cycles: the run ends at 508, below the estimate
+ * (700), above the hard bound (400: two allocations, one cold). */
+static void test_merged_requests(void) {
+  static const char text[] =
+      "-kernel name = merge\n-grid dim = (1,1,1)\n-block dim = (128,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 2\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R0 4 1 0x10000 4\n0030 ffffffff 0 STG.E 2 R0 R5 4 1 0x20000 4\n"
+      "warp = 1\ninsts = 3\n"
+      "0010 ffffffff 1 R2 LDG.E 1 R0 4 1 0x10000 4\n0040 ffffffff 1 R4 LDG.E 1 R0 4 1 0x20000 4\n"
+      "0050 ffffffff 1 R3 FFMA 2 R2 R4 0\n"
+      "warp = 2\ninsts = 1\n0010 ffffffff 1 R2 LDG.E 1 R0 4 1 0x10000 4\n"
+      "warp = 3\ninsts = 1\n0010 ffffffff 1 R2 LDG.E 1 R0 4 1 0x10000 4\n"
+      "#END_TB\n";
+  gp_kernel *k = parse(text);
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  double cycles;
+  if (k == NULL)
+    return;
+  m.memory.mshrs_per_sm = 1;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_mshr_lines, 2, 0);
+  CHECK_NEAR(c.hard_mshr_cold_lines, 1, 0);
+  CHECK_NEAR(c.hard_l2_requests, 3, 0);
+  CHECK_NEAR(c.mshr_requests, 5, 0);
+  CHECK_NEAR(c.mshr_dram_requests, 1, 0);
+  CHECK_NEAR(c.l2_requests, 6, 0);
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_MSHR], 400, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_L2], 1, 1e-9);
+  CHECK_NEAR(b.estimate_mshr, 700, 1e-9);
+  CHECK_NEAR(b.estimate_l2, 6, 1e-9);
+  CHECK_EQ_INT(b.binds, GP_BOUND_MSHR);
+  CHECK_EQ_INT(b.expect, GP_BOUND_MSHR);
+  CHECK_NEAR(b.expect_cycles, 700, 1e-9);
+  cycles = simulate(k, &m);
+  CHECK_NEAR(cycles, 508, 1e-9);
+  CHECK(cycles >= b.bound);
+  CHECK(cycles < b.estimate_mshr);
+  gp_kernel_free(k);
+}
+
 /* A memory result of another kernel is refused. */
 static void test_mismatched_memory_result(void) {
   gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
@@ -380,6 +457,7 @@ int main(void) {
   RUN(test_simulator_respects_the_bounds);
   RUN(test_amat_is_no_floor_for_one_warp);
   RUN(test_empty_loads_cost_one_cycle);
+  RUN(test_merged_requests);
   RUN(test_mismatched_memory_result);
   return gp_test_finish();
 }

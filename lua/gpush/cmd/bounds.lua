@@ -51,6 +51,9 @@ that binds and the next two.
         parts[#parts + 1] = ("%s %.0f"):format(b.name, b.cycles)
       end
     end
+    if r.expect ~= r.binds then -- the functional replay's l2 / mshr estimate is larger
+      parts[#parts + 1] = ("(expected: %s %.0f)"):format(r.expect, r.expect_cycles)
+    end
     return table.concat(parts, "  ")
   end,
 }

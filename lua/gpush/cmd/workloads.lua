@@ -15,8 +15,9 @@
 -- summary, claim, params, grid, block, regs, shmem, warps,
 -- warp_instructions, memory_instructions, active_lane_efficiency, exact,
 -- streams, flops, flop_per_byte, footprint_bytes, dram_bytes, bound (the
--- binding bound's name), bound_cycles (with the launch), bounds = {name =
--- cycles}, hash; with --measure also every field of kernel:info(), whose
+-- expected binding resource: the largest bound with l2 and mshr at their
+-- estimates), bound_cycles (its cycles with the launch), bounds = {name =
+-- cycles, l2 and mshr the estimates}, hash; with --measure also every field of kernel:info(), whose
 -- counts replace the description's expectations.
 local cli = require "gpush.cli"
 local config = require "gpush.config"
@@ -33,8 +34,9 @@ usage: gpush workloads [--config NAME] [-p key=value ...] [--variants [NAME]] [-
   them as `suite`, the variants as `variants` or `variants:NAME`, wherever a
   trace PATH is taken: gpush gpumech suite:stream_triad --config gtx660ti).
   Columns come from the descriptions, without generating the kernels: regime,
-  warps, warp instructions, flop per DRAM byte, footprint, the first-principles
-  bound that binds and its cycles (docs/bounds.md), memory instructions and
+  warps, warp instructions, flop per DRAM byte, footprint, the expected binding
+  resource and its cycles (the first-principles bounds with the L2 and MSHR
+  ones at their request estimates; docs/bounds.md), memory instructions and
   the share of active lanes.  A kernel whose trip count varies per warp (a
   seeded spread) shows its expected counts with '~'.
   --config NAME  the machine the bounds are computed for (default gtx1080)
@@ -101,7 +103,10 @@ local function row(desc, cfg)
   r.regs, r.shmem = desc.regs, desc.shmem or 0
   r.flops, r.flop_per_byte = b.info.flops, fpb == math.huge and json.null or fpb
   r.footprint_bytes, r.dram_bytes = b.info.footprint, b.info.dram_bytes
-  r.bound, r.bound_cycles, r.bounds = b.binds, b.total, b.cycles
+  -- the expected binding resource: l2 and mshr at the description's
+  -- functional-style estimates (docs/bounds.md, "Hard bounds and expected
+  -- limiters"), the other bounds hard
+  r.bound, r.bound_cycles, r.bounds = b.expect, b.expect_total, b.expected
   return r
 end
 

@@ -494,14 +494,14 @@ end
 
 -- The first-principles bounds (gpush.bounds) a prediction under gpush's
 -- equations never undercuts, and the stack category that takes the cycles
--- one adds.  Not mshr and l2: they count every L1-missing request, also
--- those the timed mode merges into an outstanding MSHR, so the simulator
--- beats them on kernels that reuse lines (docs/bounds.md); gpush's own
--- MSHR and L2 demands leave the merges out.
+-- one adds: every bound of gpush.bounds, all hard.  mshr and l2 are the
+-- hard ones (each distinct loaded line one MSHR allocation and one L2
+-- request, merges aside: docs/bounds.md), not the functional replay's
+-- estimates, which the timed mode beats by merging requests.
 local HARD_BOUNDS = {
   issue = "BASE", int = "PIPE", fma = "PIPE", fp64 = "FP64", sfu = "SFU", tensor = "PIPE", uniform = "PIPE",
-  control = "PIPE", shared = "BANK", lsu = "LSU", dram = "QUEUE", latency = "DEP", blocks = "DEP",
-  dispatch = "BASE",
+  control = "PIPE", shared = "BANK", lsu = "LSU", l2 = "L2BW", dram = "QUEUE", mshr = "MSHR", latency = "DEP",
+  blocks = "DEP", dispatch = "BASE",
 }
 
 -- Raises gpush's body cycles (launches included, the kernel launch apart) to
