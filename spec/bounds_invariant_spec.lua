@@ -87,6 +87,39 @@ describe("the simulator against gpush.bounds", function()
     assert.are.same({}, bad)
   end)
 
+  it("ends above l2_resident.v5's hard mshr and l2 bounds on gtx660ti, below their estimates", function()
+    -- 153 blocks of 8 warps reread a 64 KB hot set: 512 lines, loaded by
+    -- every block and written by none.  The functional replay counts
+    -- 87,480 L1-missing load requests (global loads bypass L1), 39,409
+    -- cycles of MSHR time; the simulator merges warps' requests for a line
+    -- already outstanding and ends at 24,386 body cycles (issue 19: 29,386
+    -- against the 44,409-cycle "bound", launches included).  Hard: each of
+    -- the 512 lines needs one allocation on some SM, its first an L2 miss:
+    -- 512 x (200 + 183) / (7 SMs x 64 MSHRs) = 437.7 cycles; l2 512 x 1 / 3
+    -- slices = 170.7.
+    local cfg = config.load("gtx660ti")
+    local d
+    for _, v in ipairs(workloads.variants { per = 5 }) do
+      if v.name == "l2_resident.v5" then
+        d = v
+      end
+    end
+    local k = assert(workloads.kernel(d))
+    local b = assert(bounds.kernel(k, cfg))
+    local r = assert(sim.run(k, cfg, { policy = "gto" }))
+    assert.are.equal(512, b.counts.hard_mshr_lines)
+    assert.are.equal(512, b.counts.hard_mshr_cold_lines)
+    assert.are.equal(512, b.counts.hard_l2_requests)
+    assert.is_near(512 * 383 / (7 * 64), b.cycles.mshr, 1e-9)
+    assert.is_near(512 / 3, b.cycles.l2, 1e-9)
+    assert.are.equal("mshr", b.expect)
+    local body = r.cycles - b.launch
+    assert.is_true(r.mshr_merges > 0)
+    assert.is_true(body < b.estimates.mshr, ("%.0f %.0f"):format(body, b.estimates.mshr))
+    assert.are.same({}, violations(d, cfg, "gto"))
+    k:close()
+  end)
+
   it("ends above tiny_blocks' blocks bound on gtx480, which once was 25,515 cycles", function()
     -- 8192 one-warp blocks of LDG, FFMA, FFMA, STG, EXIT on 15 SMs x 8
     -- slots.  The old path took the load at its functional AMAT (L2 310 +

@@ -53,6 +53,12 @@ describe("gpush.bounds", function()
     -- loads bypass it) and L2
     near(448, b.counts.mshr_requests)
     near(448, b.counts.mshr_dram_requests)
+    -- every line is loaded once and never written: the hard counts are the same
+    near(448, b.counts.hard_mshr_lines)
+    near(448, b.counts.hard_mshr_cold_lines)
+    near(448, b.counts.hard_l2_requests)
+    near(b.cycles.mshr, b.estimates.mshr, 1e-9)
+    assert.are.equal("mshr", b.expect)
     near(448 * 128, b.counts.dram_bytes)
     -- round trip 200 + 200 ns x 0.915 GHz = 383 cycles; 7 SMs x 32 MSHRs
     near(448 * 383 / (7 * 32), b.cycles.mshr, 1e-6)
