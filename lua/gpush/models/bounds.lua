@@ -5,7 +5,9 @@
 --   local m = models.get("bounds")
 --   m.run(kernel, cfg) -> { cycles, time_us, ipc, bound, dominant, bounds = {name = cycles} }
 --
--- dominant is the binding bound's name in upper case (DRAM, MSHR, ISSUE,
+-- bound is the hard binding bound's name; dominant is the expected binding
+-- resource's (gpush.bounds' `expect`: l2 and mshr at the functional
+-- replay's estimates, docs/bounds.md) in upper case (DRAM, MSHR, ISSUE,
 -- LATENCY, ...: M.LABELS), the column every model's summary reads.
 local bounds = require "gpush.bounds"
 
@@ -45,7 +47,7 @@ function M.new(opts)
       end
       local insts = b.counts.insts
       return { cycles = b.total, time_us = b.time_us, ipc = b.total > 0 and insts / b.total or 0,
-        bound = b.binds, dominant = M.LABELS[b.binds], bounds = b.cycles }
+        bound = b.binds, dominant = M.LABELS[b.expect], bounds = b.cycles }
     end,
   }
 end
