@@ -82,9 +82,28 @@ typedef struct counter {
   gp_bounds_counts *out;
 } counter;
 
-static int cmp_line(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
+/* Sorts a[0..n) ascending by LSD radix over 8-bit digits, through tmp[n]
+ * (a pass whose digit is the same in every key is skipped).  O(n) where
+ * qsort's comparator calls took a fifth of a bounds pass. */
+static void sort_keys(uint64_t *a, uint64_t n, uint64_t *tmp) {
+  int shift;
+  for (shift = 0; shift < 64; shift += 8) {
+    uint64_t count[256] = {0}, i, pos = 0;
+    int d, skip = 0;
+    for (i = 0; i < n; i++)
+      count[(a[i] >> shift) & 0xff]++;
+    for (d = 0; d < 256; d++) {
+      uint64_t c = count[d];
+      skip = skip || c == n;
+      count[d] = pos;
+      pos += c;
+    }
+    if (skip)
+      continue;
+    for (i = 0; i < n; i++)
+      tmp[count[(a[i] >> shift) & 0xff]++] = a[i];
+    memcpy(a, tmp, n * sizeof *a);
+  }
 }
 
 /* Whether more than one request of the kernel touches `line` (q->lines is
@@ -199,8 +218,6 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
       const gp_mem_record *r = &k->mem_records[k->mem[i]];
       int role = request_role(q->m, k->op_class[i]);
       uint32_t j;
-      memcpy(q->lines + q->line_count, k->lines + r->line_start,
-             r->line_count * sizeof *q->lines);
       for (j = 0; j < r->line_count; j++)
         q->tagged[q->line_count + j] = k->lines[r->line_start + j] << 2 | (uint64_t)role;
       q->line_count += r->line_count;
@@ -208,8 +225,10 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
         q->out->hard_l2_requests += r->line_count;
     }
   q->tagged_count = q->line_count;
-  qsort(q->lines, q->line_count, sizeof *q->lines, cmp_line);
-  qsort(q->tagged, q->tagged_count, sizeof *q->tagged, cmp_line);
+  /* sorted by line first, so the lines in order are the tagged keys >> 2 */
+  sort_keys(q->tagged, q->tagged_count, q->lines);
+  for (i = 0; i < q->line_count; i++)
+    q->lines[i] = q->tagged[i] >> 2;
   return GP_OK;
 }
 
