@@ -140,6 +140,29 @@ describe("gpush merge", function()
     assert.matches("report 'gpush.text:closest': gpush.text.sweep_reports does not list 'closest' as a sweep report",
       err, 1, true)
     assert.is_nil(core.stat(dir .. "/forged/kepler_sweep.csv"))
+    -- the title is optional in a shard (fuzz_results found the Markdown summary raising without it)
+    local untitled = {}
+    for i, p in ipairs { p1, p2, p3 } do
+      part = assert(results.read_json(p))
+      part.extra.sweep.title = nil
+      untitled[i] = dir .. "/untitled-" .. i .. ".json"
+      assert(part:write_json(untitled[i]))
+    end
+    run_ok { "merge", "--out", dir .. "/untitled", untitled[1], untitled[2], untitled[3] }
+    assert.matches("^# kepler_sweep\n", helper.read_file(dir .. "/untitled/kepler_sweep.md"))
+    -- the best-point table's settings come from the shard too: checked before use
+    for _, case in ipairs {
+      { { format = "%s%s%s" }, "summary.format must be one number format such as %.1f" },
+      { { baseline = "mshrs=8" }, "summary.baseline must be an object of column values" },
+      { "best", "summary must be an object" },
+    } do
+      part = assert(results.read_json(p2))
+      part.extra.sweep.summary = case[1]
+      assert(part:write_json(broken))
+      code, _, err = helper.gpush_run { "merge", "--out", dir .. "/badsummary", p1, broken, p3 }
+      assert.are.equal(1, code)
+      assert.matches("broken.json: the sweep's " .. case[2], err, 1, true)
+    end
     -- a single run's JSON is no partial; an unreadable file names itself
     code, _, err = helper.gpush_run { "merge", dir .. "/single/kepler_sweep.json" }
     assert.are.equal(1, code)

@@ -19,6 +19,34 @@ local function list_of(v, kind)
   return true
 end
 
+-- What is wrong with a sweep's `summary` (the best-point table's settings,
+-- gpush.report.summary) read from a file, or nil.
+local function summary_problem(sm)
+  if type(sm) ~= "table" then
+    return "the sweep's summary must be an object"
+  end
+  for _, key in ipairs { "objective", "show", "bottleneck", "label" } do
+    if sm[key] ~= nil and type(sm[key]) ~= "string" then
+      return ("the sweep's summary.%s must be a column name"):format(key)
+    end
+  end
+  -- one number conversion, as the best-point table formats its values
+  if sm.format ~= nil and (type(sm.format) ~= "string" or not sm.format:match("^%%[%-+ #0]?%d?%d?%.?%d?%d?[aAeEfgG]$")) then
+    return "the sweep's summary.format must be one number format such as %.1f"
+  end
+  if sm.baseline ~= nil and type(sm.baseline) ~= "table" then
+    return "the sweep's summary.baseline must be an object of column values"
+  end
+  for _, v in pairs(sm.baseline or {}) do
+    if type(v) == "table" then
+      return "the sweep's summary.baseline values must be numbers or text"
+    end
+  end
+  if sm.notes ~= nil and not list_of(sm.notes, "string") then
+    return "the sweep's summary.notes must be a list of lines"
+  end
+end
+
 -- What is wrong with a sweep description (Sweep:describe()) read from a
 -- file, or nil: the fields the merge, the Markdown and the reports read.
 local function description_problem(d)
@@ -53,6 +81,7 @@ local function description_problem(d)
   if d.title ~= nil and type(d.title) ~= "string" then
     return "the sweep's title must be text"
   end
+  return d.summary ~= nil and summary_problem(d.summary) or nil
 end
 
 -- What is wrong with the parts of a partial result merge reads (shard,
