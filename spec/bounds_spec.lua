@@ -144,3 +144,67 @@ describe("gpush.bounds with a cache", function()
     assert.are.equal(2, entries) -- one pass at 64 warps per SM, one at 16
   end)
 end)
+
+describe("gpush.bounds with a caller's functional replay", function()
+  local memsim = require "gpush.memsim"
+  local core = require "gpush.core"
+
+  -- l2_resident: loads reread lines (L2 hits, merges in the estimates), so
+  -- every traffic count is non-zero and a mix-up of totals would show.
+  local k = assert(workloads.kernel(workloads.get("l2_resident")))
+
+  it("gives the counts and bounds of its own replay, bit for bit", function()
+    for _, preset in ipairs { "gtx660ti", "gtx1080" } do
+      local cfg = config.load(preset)
+      local fresh = assert(bounds.kernel(k, cfg))
+      local reused = assert(bounds.kernel(k, cfg, nil, assert(memsim.functional(k, cfg))))
+      assert.is_true(fresh.counts.l2_requests > 0 and fresh.counts.dram_bytes > 0, preset)
+      assert.are.same(fresh.counts, reused.counts)
+      assert.are.same(fresh.cycles, reused.cycles)
+      assert.are.same(fresh.estimates, reused.estimates)
+    end
+  end)
+
+  it("does not replay the memory again, in bounds.kernel nor in GPUMech's floor", function()
+    local cfg = config.load("gtx1080")
+    local mem = assert(memsim.functional(k, cfg))
+    -- replays: memsim.functional's, and core.bounds_kernel's own when it is given none
+    local replay, count, replays = core.memsim_functional, core.bounds_kernel, 0
+    core.memsim_functional = function(...)
+      replays = replays + 1
+      return replay(...)
+    end
+    core.bounds_kernel = function(kernel, params, functional)
+      replays = replays + (functional and 0 or 1)
+      return count(kernel, params, functional)
+    end
+    local ok, err = pcall(function()
+      assert(bounds.kernel(k, cfg, nil, mem))
+      assert.are.equal(0, replays)
+      local r = assert(require("gpush.models").family("gpumech").predict(k, cfg))
+      assert.are.equal(1, replays) -- GPUMech's own replay; the floor reuses it
+      assert.truthy(r.hard_bound.name)
+      local inputs = assert(require("gpush.models.mech.mcore").inputs_of(k, cfg))
+      assert.are.equal(2, replays) -- so do M-core's path inputs
+      assert.is_true(inputs.T_path > 0)
+    end)
+    core.memsim_functional, core.bounds_kernel = replay, count
+    assert(ok, err)
+  end)
+
+  it("refuses a replay of other memory parameters, and a table that is no replay", function()
+    local mem = assert(memsim.functional(k, config.load("gtx1080")))
+    assert.has_error(function()
+      bounds.kernel(k, config.load("gtx1080", { "l2.size_kb=1024" }), nil, mem)
+    end, "gpush.bounds.kernel: the functional result was replayed with other memory parameters than "
+      .. "'gtx1080' gives this kernel")
+    assert.has_error(function()
+      bounds.kernel(k, config.load("gtx1080"), nil, { pcs = {} })
+    end, "gpush.bounds.kernel: 'functional' must be memsim.functional's result, got table")
+    -- a replay that kept its parameters but not its totals: the C side names what is wrong
+    local broken = { params = mem.params, pc_count = mem.pc_count }
+    assert.has_error(function()
+      bounds.kernel(k, config.load("gtx1080"), nil, broken)
+    end, "bounds: the functional result's 'l2' must be a table of cache counts, got nil")
+  end)
+end)

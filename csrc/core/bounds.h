@@ -133,8 +133,12 @@ typedef struct gp_bounds {
 } gp_bounds;
 
 /* The counts of kernel k on machine m, with memory traffic from memsim's
- * functional result `mem` (run on the same kernel and machine).  GP_ERR
- * only when out of memory or when mem does not belong to the kernel. */
+ * functional result `mem` (run on the same kernel and machine: GPUMech
+ * passes its own).  Only mem's totals are read (pc_count, mshr_requests,
+ * mshr_dram_requests, dram_bytes_read, dram_bytes_written, l2.accesses),
+ * never its per-PC entries, so a caller holding the totals alone (the Lua
+ * binding, from memsim's result table) may fill just those.  GP_ERR only
+ * when out of memory or when mem does not belong to the kernel. */
 int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err);

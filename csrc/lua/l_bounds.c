@@ -2,7 +2,7 @@
  * l_bounds.c -- the first-principles bounds from Lua (gpush.bounds wraps
  * them).
  *
- *   r = core.bounds_kernel(kernel, params)   -- or nil, message
+ *   r = core.bounds_kernel(kernel, params [, functional])  -- or nil, message
  *   r = core.bounds_compute(counts, params)
  * params: the simulator's machine parameters (gpl_read_machine: sms,
  *   schedulers, issue_width, blocks_per_sm, latency, interval, shared_*,
@@ -19,7 +19,10 @@
  *   estimates in place of l2 and mshr), expect_cycles; bounds_kernel adds
  *   counts.
  * bounds_kernel runs memsim's functional mode on the kernel for the memory
- * traffic (gp_bounds_count), then gp_bounds_compute.
+ * traffic (gp_bounds_count), then gp_bounds_compute; given `functional`
+ * (core.memsim_functional's result for the same kernel and memory
+ * parameters: GPUMech's own replay), it reads the totals gp_bounds_count
+ * needs from it instead of replaying again.
  */
 #include "bounds.h"
 #include "compat.h"
@@ -121,6 +124,24 @@ static int bounds_compute(lua_State *L) {
   return 1;
 }
 
+/* The totals gp_bounds_count reads (bounds.h) from core.memsim_functional's
+ * result table at t, into a result without per-PC entries. */
+static void read_functional_totals(lua_State *L, int t, gp_memsim_result *mem) {
+  luaL_checktype(L, t, LUA_TTABLE);
+  memset(mem, 0, sizeof *mem);
+  mem->pc_count = (uint32_t)gpl_opt_nonneg(L, t, "pc_count", 0, "bounds");
+  mem->mshr_requests = (uint64_t)gpl_opt_nonneg(L, t, "mshr_requests", 0, "bounds");
+  mem->mshr_dram_requests = (uint64_t)gpl_opt_nonneg(L, t, "mshr_dram_requests", 0, "bounds");
+  mem->dram_bytes_read = (uint64_t)gpl_opt_nonneg(L, t, "dram_bytes_read", 0, "bounds");
+  mem->dram_bytes_written = (uint64_t)gpl_opt_nonneg(L, t, "dram_bytes_written", 0, "bounds");
+  gpc_getfield(L, t, "l2");
+  if (!lua_istable(L, -1))
+    luaL_error(L, "bounds: the functional result's 'l2' must be a table of cache counts, got %s",
+               luaL_typename(L, -1));
+  mem->l2.accesses = (uint64_t)gpl_opt_nonneg(L, lua_gettop(L), "accesses", 0, "bounds");
+  lua_pop(L, 1);
+}
+
 static int bounds_kernel(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   gp_bounds_machine m;
@@ -130,16 +151,21 @@ static int bounds_kernel(lua_State *L) {
   gp_bounds b;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
-  int status;
+  int status, replay = lua_isnoneornil(L, 3);
   gpl_read_machine(L, 2, &m, "bounds");
-  gp_bounds_memsim_config(&m, &mc);
-  if (gp_memsim_functional(k, &mc, &alloc, &mem, &err) != GP_OK) {
-    lua_pushnil(L);
-    lua_pushstring(L, err.msg);
-    return 2;
+  if (!replay) {
+    read_functional_totals(L, 3, &mem);
+  } else {
+    gp_bounds_memsim_config(&m, &mc);
+    if (gp_memsim_functional(k, &mc, &alloc, &mem, &err) != GP_OK) {
+      lua_pushnil(L);
+      lua_pushstring(L, err.msg);
+      return 2;
+    }
   }
   status = gp_bounds_count(k, &m, &mem, &alloc, &c, &err);
-  gp_memsim_result_free(&mem, &alloc);
+  if (replay)
+    gp_memsim_result_free(&mem, &alloc);
   if (status != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);

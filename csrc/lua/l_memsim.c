@@ -10,8 +10,8 @@
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
  *   l2_hits, dram, requests, l1_miss_requests, dram_requests, amat,
  *   miss_reuse = {bucket counts, memsim.h GP_REUSE_BUCKETS} when it missed L1}
- *   (memory PCs only) }, load_l1_misses, mshr_requests (load requests,
- *   not atomics, missing L1), mshr_dram_requests (those also missing L2),
+ *   (memory PCs only) }, pc_count (the kernel's static instructions),
+ *   load_l1_misses, mshr_requests (load requests, not atomics, missing L1), mshr_dram_requests (those also missing L2),
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
  *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
  * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency, const_latency.
@@ -143,6 +143,8 @@ static int memsim_functional(lua_State *L) {
     gpc_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "pcs");
+  lua_pushinteger(L, (lua_Integer)r.pc_count);
+  lua_setfield(L, -2, "pc_count");
   lua_pushinteger(L, (lua_Integer)r.load_l1_misses);
   lua_setfield(L, -2, "load_l1_misses");
   lua_pushinteger(L, (lua_Integer)r.mshr_requests);

@@ -110,13 +110,29 @@ local COUNT_FREE = {
   ["memory.dram_bytes_per_cycle"] = true, ["memory.dram_channels"] = true, ["memory.l2_interval"] = true,
 }
 
+-- The functional result a caller passed, checked against the parameters
+-- the bounds would replay with (misuse raises).
+local function check_functional(functional, kernel, cfg)
+  if type(functional) ~= "table" or type(functional.params) ~= "table" then
+    error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 3)
+  end
+  if memsim.params_key(functional.params) ~= memsim.params_key(memsim.params(cfg, kernel)) then
+    error(("gpush.bounds.kernel: the functional result was replayed with other memory parameters "
+      .. "than '%s' gives this kernel"):format(cfg._name or "?"), 3)
+  end
+  return functional
+end
+
 -- Every bound of a built kernel on a configuration (memory traffic from
 -- memsim's functional mode).  Returns the report or nil, message; a kernel
 -- that does not fit on an SM is an error.  `cache` (optional, any table the
 -- caller keeps per kernel) keeps the kernel's counts across configurations
 -- that differ only in what the counts do not read (MSHRs, DRAM bandwidth,
--- schedulers, issue width, launch cost).
-function M.kernel(kernel, cfg, cache)
+-- schedulers, issue width, launch cost).  `functional` (optional) is
+-- memsim.functional's result for this kernel and configuration, when the
+-- caller has replayed already (GPUMech): its totals are used instead of a
+-- second replay, with the same counts.
+function M.kernel(kernel, cfg, cache, functional)
   local params = M.machine(cfg, kernel)
   if params.blocks_per_sm == 0 then
     local _, limit = occupancy.for_kernel(cfg, kernel)
@@ -131,7 +147,7 @@ function M.kernel(kernel, cfg, cache)
     r.counts = counts
   else
     local err
-    r, err = core.bounds_kernel(kernel, params)
+    r, err = core.bounds_kernel(kernel, params, functional and check_functional(functional, kernel, cfg))
     if not r then
       return nil, err
     end

@@ -508,9 +508,11 @@ local HARD_BOUNDS = {
 -- the largest hard bound when it is higher, the excess in that bound's
 -- stack category; the result says which bound binds (`hard_bound`: the
 -- largest, its cycles with the kernel launch as the prediction's; `bound`
--- when it raised the prediction).  Returns the body cycles.
-local function floor_at_bounds(result, kernel, cfg, body, cache)
-  local b, err = bounds.kernel(kernel, cfg, cache)
+-- when it raised the prediction).  `mem`, GPUMech's functional replay,
+-- gives the bounds their memory traffic (no second replay).  Returns the
+-- body cycles.
+local function floor_at_bounds(result, kernel, cfg, body, cache, mem)
+  local b, err = bounds.kernel(kernel, cfg, cache, mem)
   if not b then
     error("gpumech: " .. tostring(err))
   end
@@ -603,7 +605,7 @@ function M.predict(kernel, cfg, opts)
   result.dispatch_cycles = dispatch
   if equations == "gpush" and model_name ~= "naive" and model_name ~= "markov" then
     cycles = gpush_launch(result, results, shapes, info, cfg, pcs, M.models[model_name]) + dispatch
-    cycles = floor_at_bounds(result, kernel, cfg, cycles, opts.memory_cache)
+    cycles = floor_at_bounds(result, kernel, cfg, cycles, opts.memory_cache, mem)
     result.warnings = validity_warnings(info, cfg, blocks_per_sm, {})
   else
     cycles = cycles + dispatch

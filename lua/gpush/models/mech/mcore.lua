@@ -483,8 +483,10 @@ function M.inputs_of(kernel, cfg, opts)
     ILP = math.max(1, mix.insts / mix.ilp_levels),
     MLP = mix.mem_rounds > 0 and math.max(1, mix.mem_insts / mix.mem_rounds) or 1,
   }
+  local mem -- the functional replay, which the bounds below reuse
   if cc >= 2 then
-    local mem, err = memsim.functional_cached(kernel, cfg, cache)
+    local err
+    mem, err = memsim.functional_cached(kernel, cfg, cache)
     if not mem then
       return nil, err
     end
@@ -501,7 +503,7 @@ function M.inputs_of(kernel, cfg, opts)
     inputs.N_off_chip = inputs.N_mem
     inputs.B_off_chip = mix.transaction_bytes / warps
   end
-  local floor, floor_err = bounds.kernel(kernel, cfg, cache)
+  local floor, floor_err = bounds.kernel(kernel, cfg, cache, mem)
   if not floor then
     return nil, floor_err
   end
