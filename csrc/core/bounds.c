@@ -68,30 +68,37 @@ static double pc_latency(const gp_bounds_machine *m, int c) {
   return 0;
 }
 
+/* Dependence distances are uint16_t, so a ring of 65,536 result-ready
+ * cycles holds every producer an instruction can name. */
+#define RING_SIZE ((uint64_t)UINT16_MAX + 1)
+
 /* What a pass over the kernel keeps. */
 typedef struct counter {
   const gp_kernel *k;
   const gp_bounds_machine *m;
-  double *pc_lat;   /* per static PC: latency of the classes that skip the caches */
-  uint64_t *lines;  /* the lines of every cache-using request, sorted */
-  uint64_t line_count, line_cap;
-  uint64_t *tagged; /* line << 2 | ROLE_*, for the hard MSHR and L2 counts */
-  uint64_t tagged_count;
-  double *done;     /* ring of result-ready cycles, indexed by position in the warp */
-  uint64_t mask;
+  double *pc_lat;    /* per static PC: latency of the classes that skip the caches */
+  uint64_t *tagged;  /* line << 2 | ROLE_* of every cache-using request, sorted */
+  uint32_t *entry;   /* each tagged request's index in k->lines, sorted along */
+  uint64_t *tmp;     /* the sort's scratch: keys, then entries */
+  uint64_t tagged_count, cap;
+  uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
+  double *done;      /* ring of result-ready cycles, indexed by position in the warp */
   gp_bounds_counts *out;
 } counter;
 
-/* Sorts a[0..n) ascending by LSD radix over 8-bit digits, through tmp[n]
- * (a pass whose digit is the same in every key is skipped).  O(n) where
- * qsort's comparator calls took a fifth of a bounds pass. */
-static void sort_keys(uint64_t *a, uint64_t n, uint64_t *tmp) {
+/* Sorts keys[0..n) ascending by LSD radix over 8-bit digits, moving
+ * payload[i] along with keys[i], through q->tmp (a pass whose digit is the
+ * same in every key is skipped).  O(n) where qsort's comparator calls took
+ * a fifth of a bounds pass. */
+static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n) {
+  uint64_t *tmp_keys = q->tmp;
+  uint32_t *tmp_payload = (uint32_t *)(q->tmp + n);
   int shift;
   for (shift = 0; shift < 64; shift += 8) {
     uint64_t count[256] = {0}, i, pos = 0;
     int d, skip = 0;
     for (i = 0; i < n; i++)
-      count[(a[i] >> shift) & 0xff]++;
+      count[(keys[i] >> shift) & 0xff]++;
     for (d = 0; d < 256; d++) {
       uint64_t c = count[d];
       skip = skip || c == n;
@@ -100,26 +107,14 @@ static void sort_keys(uint64_t *a, uint64_t n, uint64_t *tmp) {
     }
     if (skip)
       continue;
-    for (i = 0; i < n; i++)
-      tmp[count[(a[i] >> shift) & 0xff]++] = a[i];
-    memcpy(a, tmp, n * sizeof *a);
+    for (i = 0; i < n; i++) {
+      uint64_t to = count[(keys[i] >> shift) & 0xff]++;
+      tmp_keys[to] = keys[i];
+      tmp_payload[to] = payload[i];
+    }
+    memcpy(keys, tmp_keys, n * sizeof *keys);
+    memcpy(payload, tmp_payload, n * sizeof *payload);
   }
-}
-
-/* Whether more than one request of the kernel touches `line` (q->lines is
- * sorted): only then can it be in a cache, or outstanding, when a request
- * arrives; a line touched once is a cold miss (both models start each
- * launch with empty caches). */
-static int line_shared(const counter *q, uint64_t line) {
-  uint64_t lo = 0, hi = q->line_count;
-  while (lo < hi) { /* the first entry >= line */
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (q->lines[mid] < line)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo + 1 < q->line_count && q->lines[lo + 1] == line;
 }
 
 /* Instruction i's latency on the dependence path when its class uses the
@@ -148,7 +143,7 @@ static double memory_floor(const counter *q, uint64_t i) {
     return 1;
   r = &k->mem_records[k->mem[i]];
   for (j = 0; j < r->line_count; j++) {
-    double floor = line_shared(q, k->lines[r->line_start + j]) ? hit : cold;
+    double floor = q->shared[r->line_start + j] ? hit : cold;
     if (floor > worst)
       worst = floor;
   }
@@ -172,7 +167,10 @@ static int request_role(const gp_bounds_machine *m, int c) {
 }
 
 /* The hard MSHR and L2 counts from the tagged lines (sorted, so a line's
- * roles are adjacent).  A line some load asks for needs at least one MSHR
+ * requests are adjacent), and q->shared: a line more than one request
+ * touches can be in a cache, or outstanding, when a request arrives; a
+ * line touched once is a cold miss (both models start each launch with
+ * empty caches).  A line some load asks for needs at least one MSHR
  * allocation, on some SM, unless a store may have put it in a write-back
  * L1 (its loads could all hit): every SM's L1 starts empty, and a load
  * request that misses L1 either merges into an outstanding allocation for
@@ -186,10 +184,13 @@ static int request_role(const gp_bounds_machine *m, int c) {
 static void hard_counts(const counter *q, gp_bounds_counts *c) {
   uint64_t i = 0, n = q->tagged_count;
   while (i < n) {
-    uint64_t line = q->tagged[i] >> 2;
+    uint64_t line = q->tagged[i] >> 2, first = i;
     int roles = 0;
     for (; i < n && q->tagged[i] >> 2 == line; i++)
       roles |= 1 << (int)(q->tagged[i] & 3);
+    if (i - first > 1)
+      for (; first < i; first++)
+        q->shared[q->entry[first]] = 1;
     if ((roles & (1 << ROLE_LOAD)) && !(roles & (1 << ROLE_L1_WRITE))) {
       c->hard_mshr_lines += 1;
       c->hard_l2_requests += 1;
@@ -199,36 +200,38 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
   }
 }
 
-/* The lines of every cache-using request, sorted (q->lines), and the same
- * tagged with their role (q->tagged); store and atomic requests that reach
- * the L2 counted in q->out->hard_l2_requests.  GP_ERR when out of memory. */
+/* The lines of every cache-using request tagged with their role, sorted
+ * (q->tagged), each with its index in k->lines (q->entry); store and
+ * atomic requests that reach the L2 counted in q->out->hard_l2_requests.
+ * GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
   uint64_t i, n = 0;
   for (i = 0; i < k->insts; i++)
     if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i]))
       n += k->mem_records[k->mem[i]].line_count;
-  q->line_cap = n + 1;
-  q->lines = gp_malloc(alloc, q->line_cap * sizeof *q->lines);
-  q->tagged = gp_malloc(alloc, q->line_cap * sizeof *q->tagged);
-  if (q->lines == NULL || q->tagged == NULL)
+  q->cap = n + 1;
+  q->tagged = gp_malloc(alloc, q->cap * sizeof *q->tagged);
+  q->entry = gp_malloc(alloc, q->cap * sizeof *q->entry);
+  q->tmp = gp_malloc(alloc, q->cap * (sizeof *q->tagged + sizeof *q->entry));
+  q->shared = gp_malloc(alloc, (size_t)k->line_count + 1);
+  if (q->tagged == NULL || q->entry == NULL || q->tmp == NULL || q->shared == NULL)
     return GP_ERR;
+  memset(q->shared, 0, (size_t)k->line_count + 1);
   for (i = 0; i < k->insts; i++)
     if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i])) {
       const gp_mem_record *r = &k->mem_records[k->mem[i]];
       int role = request_role(q->m, k->op_class[i]);
       uint32_t j;
-      for (j = 0; j < r->line_count; j++)
-        q->tagged[q->line_count + j] = k->lines[r->line_start + j] << 2 | (uint64_t)role;
-      q->line_count += r->line_count;
+      for (j = 0; j < r->line_count; j++) {
+        q->tagged[q->tagged_count + j] = k->lines[r->line_start + j] << 2 | (uint64_t)role;
+        q->entry[q->tagged_count + j] = r->line_start + j;
+      }
+      q->tagged_count += r->line_count;
       if (role == ROLE_L2_WRITE)
         q->out->hard_l2_requests += r->line_count;
     }
-  q->tagged_count = q->line_count;
-  /* sorted by line first, so the lines in order are the tagged keys >> 2 */
-  sort_keys(q->tagged, q->tagged_count, q->lines);
-  for (i = 0; i < q->line_count; i++)
-    q->lines[i] = q->tagged[i] >> 2;
+  sort_keys(q, q->tagged, q->entry, q->tagged_count);
   return GP_OK;
 }
 
@@ -282,7 +285,7 @@ static double warp_path(counter *q, uint64_t g) {
     for (j = 0; j < GP_DEPS && d[j] != 0; j++)
       if (d[j] <= x) {
         uint64_t p = x - d[j];
-        double ready = q->done[p & q->mask];
+        double ready = q->done[p % RING_SIZE];
         if (ready > t)
           t = ready;
       }
@@ -296,22 +299,11 @@ static double warp_path(counter *q, uint64_t g) {
       busy = m->interval[c] > 0 ? m->interval[c] : 1;
     }
     unit_free[u] = t + busy;
-    q->done[x & q->mask] = t + lat;
+    q->done[x % RING_SIZE] = t + lat;
     if (t + lat > end)
       end = t + lat;
   }
   return end;
-}
-
-/* Result ring: longer than the kernel's longest dependence distance. */
-static uint64_t ring_size(const gp_kernel *k) {
-  uint64_t i, ring = 1;
-  uint16_t bits = 0;
-  for (i = 0; i < k->insts * GP_DEPS; i++)
-    bits |= k->deps[i];
-  while (ring <= bits)
-    ring *= 2;
-  return ring;
 }
 
 void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *c) {
@@ -329,18 +321,20 @@ void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *c) {
 }
 
 /* Frees what gp_bounds_count allocated (NULL pointers are fine). */
-static void free_counter(counter *q, const gp_alloc *alloc, uint64_t ring) {
+static void free_counter(counter *q, const gp_alloc *alloc) {
   gp_free(alloc, q->pc_lat, (q->k->static_count + 1) * sizeof *q->pc_lat);
-  gp_free(alloc, q->done, ring * sizeof *q->done);
-  gp_free(alloc, q->lines, q->line_cap * sizeof *q->lines);
-  gp_free(alloc, q->tagged, q->line_cap * sizeof *q->tagged);
+  gp_free(alloc, q->done, RING_SIZE * sizeof *q->done);
+  gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
+  gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
+  gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
+  gp_free(alloc, q->shared, (size_t)q->k->line_count + 1);
 }
 
 int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err) {
   counter q;
-  uint64_t ring = ring_size(k), b, w;
+  uint64_t b, w;
   uint32_t s;
   int c;
   memset(out, 0, sizeof *out);
@@ -348,13 +342,14 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
     return gp_error_set(err, "bounds: the memory result has %u static instructions, the kernel %u",
                         mem ? mem->pc_count : 0, k->static_count);
   memset(&q, 0, sizeof q);
-  q.k = k, q.m = m, q.out = out, q.mask = ring - 1;
+  q.k = k, q.m = m, q.out = out;
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
-  q.done = gp_malloc(alloc, ring * sizeof *q.done);
+  q.done = gp_malloc(alloc, RING_SIZE * sizeof *q.done);
   if (q.pc_lat == NULL || q.done == NULL || collect_lines(&q, alloc) != GP_OK) {
-    free_counter(&q, alloc, ring);
+    free_counter(&q, alloc);
     return gp_error_set(err, "bounds: out of memory");
   }
+  hard_counts(&q, out); /* and q.shared, which the paths read */
   for (s = 0; s < k->static_count; s++)
     q.pc_lat[s] = pc_latency(m, k->statics[s].op_class);
   out->blocks = k->blocks;
@@ -377,12 +372,11 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
     if (block_insts < out->min_block_insts)
       out->min_block_insts = block_insts;
   }
-  hard_counts(&q, out);
   out->l2_requests = (double)mem->l2.accesses;
   out->mshr_requests = (double)mem->mshr_requests;
   out->mshr_dram_requests = (double)mem->mshr_dram_requests;
   out->dram_bytes = (double)(mem->dram_bytes_read + mem->dram_bytes_written);
-  free_counter(&q, alloc, ring);
+  free_counter(&q, alloc);
   return GP_OK;
 }
 
