@@ -110,13 +110,16 @@ local COUNT_FREE = {
   ["memory.dram_bytes_per_cycle"] = true, ["memory.dram_channels"] = true, ["memory.l2_interval"] = true,
 }
 
--- The functional result a caller passed, checked against the parameters
--- the bounds would replay with (misuse raises).
-local function check_functional(functional, kernel, cfg)
+-- The timed mode's parameters on top of memsim.params' (memsim.timed_params).
+local TIMED_ONLY = { mshrs = true, l2_interval = true, dram_channels = true, dram_bytes_per_cycle = true }
+
+-- The functional result a caller passed, checked against the memory
+-- parameters the bounds would replay with (misuse raises).
+local function check_functional(functional, params, cfg)
   if type(functional) ~= "table" or type(functional.params) ~= "table" then
     error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 3)
   end
-  if memsim.params_key(functional.params) ~= memsim.params_key(memsim.params(cfg, kernel)) then
+  if memsim.params_key(functional.params) ~= memsim.params_key(params.memory, TIMED_ONLY) then
     error(("gpush.bounds.kernel: the functional result was replayed with other memory parameters "
       .. "than '%s' gives this kernel"):format(cfg._name or "?"), 3)
   end
@@ -147,7 +150,7 @@ function M.kernel(kernel, cfg, cache, functional)
     r.counts = counts
   else
     local err
-    r, err = core.bounds_kernel(kernel, params, functional and check_functional(functional, kernel, cfg))
+    r, err = core.bounds_kernel(kernel, params, functional and check_functional(functional, params, cfg))
     if not r then
       return nil, err
     end
