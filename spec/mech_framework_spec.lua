@@ -76,6 +76,32 @@ describe("gpush.models.mech.framework", function()
     assert.matches("expected a number >= 0, got 'many'", err)
   end)
 
+  it("refuses n_i classes outside the family's list before any module runs, when a module reads n_i", function()
+    local ran = false
+    local mix = framework.module {
+      name = "mix", base = true, adds = { "comp" }, description = "comp = the mix's instructions",
+      inputs = { "n_i" },
+      terms = function(s)
+        ran = true
+        s:add("comp", (s.input.n_i.a or 0) + (s.input.n_i.b or 0))
+      end,
+    }
+    local function model(modules)
+      return framework.model { name = "mixer", kind = "mcore", base = "mix", modules = modules, hw = {},
+        clock_hz = 1e9, classes = { names = { "a", "b" }, noun = "op class", label = "expected" } }
+    end
+    assert.are.equal(5, assert(model({ mix }):predict { n_i = { a = 2, b = 3 } }).cycles)
+    ran = false
+    local r, err = model({ mix }):predict { n_i = { a = 2, c = 3 } }
+    assert.is_nil(r)
+    assert.are.equal("M-core 'mixer': input n_i: unknown op class 'c' (expected: a, b)", err)
+    assert.is_false(ran) -- the input check refused it; the module never saw the class
+    -- no module reads n_i: the framework leaves the classes alone
+    local toy_model = toy()
+    toy_model.classes = { names = { "a" }, noun = "op class", label = "expected" }
+    assert(toy_model:predict { N_I = 100, misses = 3, stalls = 1, n_i = { c = 1 } })
+  end)
+
   it("raises when a module reads or adds what it did not declare", function()
     local sneaky = framework.module {
       name = "sneaky", adds = { "comp" }, description = "reads an input it does not declare",

@@ -220,6 +220,14 @@ describe("gpush.models.mech.mcore", function()
     assert.is_nil(r)
     assert.matches("M-core 'toy-gpuperf", err, 1, true)
     assert.matches("input n_i: unknown op class 'fp_fma' (expected a trace op class: int, fp32,", err, 1, true)
+    -- the framework's input check refuses it for any module that reads n_i, not only timing
+    r, err = toy({ "mshr" }, "gpuperf"):predict {
+      N_I = 20, n_i = { ld_global = 9, fp_fma = 11 }, N_SFU = 0, N_CF_div = 0, N_sync = 0, N_con = 0, N_mem = 9,
+      N_off_chip = 0, avg_trans_warp = 1, B_off_chip = 0, ILP = 2, MLP = 1, W_SM = 8, warps = 32, blocks = 4,
+      R_mshr = 9,
+    }
+    assert.is_nil(r)
+    assert.matches("M-core 'toy-gpuperf-1': input n_i: unknown op class 'fp_fma'", err, 1, true)
   end)
 
   it("splits on-chip hits between L1 and L2, holds MSHRs for L1 misses only and caps MWP by the L2 slices", function()

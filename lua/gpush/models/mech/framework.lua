@@ -234,8 +234,10 @@ Model.__index = Model
 -- Builds a model: { name, kind ("score"|"mcore"), base (base module name),
 -- modules (list, in order), hw (resolved parameters), clock_hz, info,
 -- registry (the kind's parameter registry), gpu (the GPU configuration behind
--- an M-core) }.  Inline parameters of the modules get their defaults unless hw
--- already has them.
+-- an M-core), classes (the family's n_i classes: { names = ordered list,
+-- noun = "instruction class", label = what the message lists them as }) }.
+-- Inline parameters of the modules get their defaults unless hw already has
+-- them.
 function M.model(def)
   local model = setmetatable(copy(def), Model)
   local seen = {}
@@ -342,9 +344,31 @@ function Model:input_declarations()
   return by_name, list
 end
 
--- Checks an input table against the model: unknown names, bad values and
--- inputs a module needs but the table lacks.  Returns the checked copy, or
--- nil and a message naming the input (and the module that needs it).
+-- "S-core" or "M-core", as messages name the model's kind.
+local function kind_label(model)
+  return model.kind == "score" and "S-core" or model.kind == "mcore" and "M-core" or model.kind
+end
+
+-- The first class of n_i that is not one of the model's family (its
+-- latency, unit or micro-ops would be nil), as a message; nil when all are.
+local function unknown_class(model, n_i)
+  local known = {}
+  for _, name in ipairs(model.classes.names) do
+    known[name] = true
+  end
+  for class in pairs(n_i) do
+    if not known[class] then
+      return ("%s '%s': input n_i: unknown %s '%s' (%s: %s)"):format(kind_label(model), model.name,
+        model.classes.noun, tostring(class), model.classes.label, table.concat(model.classes.names, ", "))
+    end
+  end
+end
+
+-- Checks an input table against the model: unknown names, bad values,
+-- inputs a module needs but the table lacks, and n_i classes the model's
+-- family does not know (when a module reads n_i).  Returns the checked
+-- copy, or nil and a message naming the input (and the module that needs
+-- it).
 function Model:check_inputs(inputs)
   local by_name = self:input_declarations()
   local checked = {}
@@ -371,9 +395,14 @@ function Model:check_inputs(inputs)
     for _, d in ipairs(m.inputs) do
       if checked[d.name] == nil and not d.optional then
         return nil, ("module '%s' of %s '%s' needs input '%s' (%s), which the inputs do not give")
-          :format(m.name, self.kind == "score" and "S-core" or self.kind == "mcore" and "M-core" or self.kind,
-            self.name, d.name, d.desc)
+          :format(m.name, kind_label(self), self.name, d.name, d.desc)
       end
+    end
+  end
+  if by_name.n_i and checked.n_i and self.classes then
+    local err = unknown_class(self, checked.n_i)
+    if err then
+      return nil, err
     end
   end
   return checked
@@ -417,7 +446,7 @@ local function protected_run(model, inputs, skip)
     return s
   end
   if type(s) == "table" and s.mech_error then
-    return nil, ("%s '%s': %s"):format(model.kind == "score" and "S-core" or "M-core", model.name, s.mech_error)
+    return nil, ("%s '%s': %s"):format(kind_label(model), model.name, s.mech_error)
   end
   error(s, 0)
 end

@@ -26,10 +26,6 @@ M.SCORE_CLASSES = {
   "int_alu", "int_mul", "int_div", "bool", "shift", "regmov", "lea", "fp_add", "fp_mul", "fp_div",
   "load", "store", "branch", "simd_alu", "simd_mul", "simd_load", "simd_store", "other",
 }
-M.SCORE_CLASSES_SET = {}
-for _, class in ipairs(M.SCORE_CLASSES) do
-  M.SCORE_CLASSES_SET[class] = true
-end
 M.SCORE_LOADS = { load = true, simd_load = true }
 M.SCORE_SIMD_MEMORY = { simd_load = true, simd_store = true }
 

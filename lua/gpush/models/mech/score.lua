@@ -32,17 +32,6 @@ end
 
 -- Bases ------------------------------------------------------------------------------
 
--- Refuses an n_i class the S-core does not know (its latency would be nil):
--- the message names the class and the known ones.
-local function check_classes(n_i)
-  for class in pairs(n_i or {}) do
-    if not params.SCORE_CLASSES_SET[class] then
-      framework.fail(("input n_i: unknown instruction class '%s' (S-core classes: %s)"):format(tostring(class),
-        table.concat(params.SCORE_CLASSES, ", ")))
-    end
-  end
-end
-
 local function base_setup(s)
   s.q.N = s.input.N_I
   s.q.N_I = s.input.N_I
@@ -86,7 +75,6 @@ M.out_of_order = module {
 -- Micro-ops of each type from the instruction mix and M(i, mu) (one micro-op
 -- of the class's own type where the map is silent).
 local function uop_counts(n_i, uops)
-  check_classes(n_i)
   local counts, total = {}, 0
   for class, n in pairs(n_i) do
     local map = uops and uops[class] or { [class] = 1 }
@@ -126,7 +114,6 @@ M.latency = module {
   inputs = { "n_i", "N_I" }, params = { "latency", "t_l1", "simd_mem_extra" },
   latency = function(s)
     local n_i, lat = s.input.n_i, s.hw.latency
-    check_classes(n_i)
     local total, cycles = sum(n_i), 0
     for class, n in pairs(n_i) do
       local l = params.SCORE_LOADS[class] and s.hw.t_l1 or lat[class]
@@ -391,7 +378,6 @@ M.simple_ports = module {
     if not s.hw.ports then
       error({ mech_error = "simple_ports needs the preset's ports (R(mu, r))" }, 0)
     end
-    check_classes(s.input.n_i)
     contend(s, s.input.n_i, s.hw.ports)
   end,
   serial = port_floor,
@@ -453,6 +439,7 @@ local function build(name, overrides, opts)
   return framework.model {
     name = name:match("([^/]+)%.ya?ml$") or name, kind = "score", base = base.name, modules = modules,
     hw = hw, clock_hz = hw.freq_ghz * 1e9, info = info, registry = reg,
+    classes = { names = params.SCORE_CLASSES, noun = "instruction class", label = "S-core classes" },
   }
 end
 
