@@ -150,6 +150,9 @@ describe("gpush merge", function()
     end
     run_ok { "merge", "--out", dir .. "/untitled", untitled[1], untitled[2], untitled[3] }
     assert.matches("^# kepler_sweep\n", helper.read_file(dir .. "/untitled/kepler_sweep.md"))
+    -- the merge gives the description its title once, so no reader needs a fallback
+    local merged = assert(results.read_json(dir .. "/untitled/kepler_sweep.json"))
+    assert.are.equal("kepler_sweep", merged.extra.sweep.title)
     -- the best-point table's settings come from the shard too: checked before use
     for _, case in ipairs {
       { { format = "%s%s%s" }, "summary.format must be one number format such as %.1f" },

@@ -109,7 +109,7 @@ end
 -- (else every row), then the failures.
 function M.lines(res)
   local d = res.extra.sweep
-  local lines = { "# " .. (d.title or d.name), "" } -- a shard file may omit the optional title
+  local lines = { "# " .. d.title, "" } -- the engine and sweep_merge set it (the name when untitled)
   local names = {}
   for i, p in ipairs(d.parameters) do
     local values = {}
