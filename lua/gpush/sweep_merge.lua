@@ -19,15 +19,6 @@ local function list_of(v, kind)
   return true
 end
 
--- A shallow copy of t.
-local function copy(t)
-  local c = {}
-  for k, v in pairs(t) do
-    c[k] = v
-  end
-  return c
-end
-
 -- What is wrong with a sweep's `summary` (the best-point table's settings,
 -- gpush.report.summary) read from a file, or nil.
 local function summary_problem(sm)
@@ -184,9 +175,12 @@ function M.merge(partials, names, command)
       failures[#failures + 1] = f
     end
   end
-  local d = copy(first.extra.sweep)
+  local d = first.extra.sweep -- the merged result's (the partials are read for the merge only)
   d.title = d.title or d.name -- optional in a shard; the summary and the reports read it
-  local provenance = copy(first.provenance)
+  local provenance = {}
+  for k, v in pairs(first.provenance) do
+    provenance[k] = v
+  end
   provenance.command = command
   return results.new { columns = outputs.columns(d.parameters, d.models, d.model_columns, rows),
     rows = rows, failures = failures, provenance = provenance,
