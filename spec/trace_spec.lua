@@ -28,6 +28,10 @@ describe("gpush.trace", function()
     assert.are.equal(4, info.transactions_per_memory_instruction) -- 32 x 16 B = 4 lines
     assert.are.equal(16, info.sectors)
     assert.is_near((32 + 16 + 32 + 32) / (4 * 32), info.active_lane_efficiency, 1e-12)
+    -- later calls reuse the first call's scan of the arrays: the same numbers, a fresh table
+    local again = k:info()
+    assert.are.same(info, again)
+    assert.are_not.equal(info, again)
   end)
 
   it("exposes a warp's instructions with their dependences", function()
