@@ -209,6 +209,9 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   gpl_set_integer(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
   gpl_set_integer(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
   gpl_set_integer(L, "mshr_merges", (lua_Integer)r->memory.mshr_merges);
+  gpl_set_integer(L, "l2_fill_waits", (lua_Integer)r->memory.l2_fill_waits);
+  gpl_set_integer(L, "l2_early_arrivals", (lua_Integer)r->memory.l2_early_arrivals);
+  gpl_set_integer(L, "dram_duplicate_bytes", (lua_Integer)r->memory.dram_duplicate_bytes);
   gpl_set_number(L, "last_dram_done", r->memory.last_dram_done);
 }
 
