@@ -1,8 +1,8 @@
 /*
  * memsim_timed.c -- when does each memory request return?
  *
- * Event-driven: every resource keeps the cycle it is next free, so a request
- * costs a few comparisons and no cycle is simulated when nothing happens.
+ * Event-driven: every resource keeps its reserved intervals, so a request
+ * costs a few searches and no cycle is simulated when nothing happens.
  *  - L1 (per SM): tag lookup at issue; a hit returns after l1_latency.
  *  - MSHRs (per SM): an L1-missing load takes an entry until its data
  *    returns.  A request to a line already outstanding merges and returns
@@ -15,7 +15,10 @@
  *    submission cycle.
  *  - L2 slices (gp_l2_slice_of): a slice accepts one request every
  *    l2_interval cycles; an L2 hit returns l2_latency after its slice
- *    accepted it.
+ *    accepted it, or after the line's fill when one is under way.  A hit
+ *    accepted before the fill's own requester (which waited for an MSHR)
+ *    is the miss in arrival order: it fetches the line itself, and the line
+ *    is there at the earlier of the two fills.
  *  - DRAM channels (line index modulo channels): a transfer of the missing
  *    bytes (whole dram_access_bytes units) occupies the channel for
  *    bytes / (bandwidth / channels); the data returns l2_latency +
@@ -30,7 +33,8 @@
  *    accepts them (a write-back L1 absorbs them after l1_latency), atomics
  *    when their data returns.
  * Tags are updated in submission order (no timing inside the tag state), so
- * more MSHRs or bandwidth only move returns earlier, never change hits.
+ * more MSHRs or bandwidth never change hits; the fills' requesters are
+ * timed, so the L2 serves a line's requests in arrival order.
  */
 #include "memsim.h"
 

@@ -18,7 +18,9 @@
  *   stalls}}, line_stalls = {{line, total, stalls}}, counts = {the raw
  *   counters of gp_sim_counters and the cache statistics},
  *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, mshr_merges (requests
- *   that joined one outstanding for their line or its L1 fill), last_dram_done
+ *   that joined one outstanding for their line or its L1 fill), l2_fill_waits,
+ *   l2_early_arrivals, dram_duplicate_bytes (memsim's arrival-order rule),
+ *   last_dram_done
  */
 #include "bounds.h"
 #include "compat.h"
