@@ -59,9 +59,12 @@ param { "t_l1", "number", unit = "cycles", default = 3, min = 0, max = 1e4,
   desc = "L1 access time", source = "thesis L845" }
 param { "t_l2", "number", unit = "cycles", default = 20, min = 0, max = 1e4,
   desc = "L2 access time (fixed in cycles at every clock)", source = "thesis L845, L778" }
-param { "t_mem_ns", "number", unit = "ns", default = 62.5, min = 0, max = 1e5,
-  desc = "Memory access time, fixed in ns so its cycles grow with the clock",
-  source = "thesis L845 (200 cycles at 3.2 GHz), L778" }
+param { "t_mem_ns", "number", unit = "ns", default = 426 / 3.2, min = 0, max = 1e5,
+  desc = "Memory access time t_mem, fixed in ns so its cycles grow with the clock (426 cycles at 3.2 GHz)",
+  source = "[28] Table 4 (CmpM defaults from the 45 nm Nehalem): 426 cycles, as quoted by the public re-implementation "
+    .. "liangwang/lumos lumos/model/mem/__init__.py ('Data is extracted from: table 4 of the paper ...'); "
+    .. "thesis L1397 (Ch. 3 uses [28]'s assumptions), L778 (cycles grow with the clock); "
+    .. "until the third pass: L845's validation value, 200 cycles = 62.5 ns" }
 param { "cpu_threads", "int", unit = "threads", default = 1, min = 1, max = 64,
   desc = "Threads per CPU-like core (SMT, no area or power cost)", source = "Table 2.1; thesis L885 for SMT" }
 param { "gpu_threads", "int", unit = "threads", default = 1024, min = 1, max = 65536,
