@@ -249,6 +249,9 @@ static void test_merged_requests_read_dram_once(void) {
   CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 32);
   CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_merges, 1);
   CHECK_EQ_INT(gp_timed_stats_of(t)->l2.hits, 1);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2_fill_waits, 1); /* after the fill's requester: */
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2_early_arrivals, 0); /* no fetch of its own */
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_duplicate_bytes, 0);
   CHECK_NEAR(load(t, 1, 500, 7), 600, 1e-9); /* later: a plain L2 hit */
   gp_timed_free(t);
 }
