@@ -120,6 +120,33 @@ describe("the simulator against gpush.bounds", function()
     k:close()
   end)
 
+  it("keeps divergent_gather on gtx660ti near the MSHR Little estimate: the L2 sees requests in arrival order", function()
+    -- MSHR-bound (64 per SM, 32 line requests per load) with the L2 and DRAM
+    -- far from busy, so Little's law's estimate (the functional replay's
+    -- MSHR users x the unloaded round trip / (7 SMs x 64)) is what the run
+    -- should take.  Before the L2 served a line's requests in arrival order,
+    -- a hit that reached its slice early waited for a fill whose requester,
+    -- queued behind its SM's MSHRs, reached the L2 later: 215,514 body
+    -- cycles (LRR), 1.58 x the estimate, 5,044 such hits.  Now they fetch
+    -- the line themselves (the sectors they ask for, read twice).
+    local cfg = config.load("gtx660ti")
+    local k = assert(workloads.kernel(workloads.get("divergent_gather")))
+    local b = assert(bounds.kernel(k, cfg))
+    assert.are.equal("mshr", b.expect)
+    for _, policy in ipairs { "lrr", "gto" } do
+      local r = assert(sim.run(k, cfg, { policy = policy }))
+      local body = r.cycles - b.launch
+      assert.is_true(body >= b.cycles.mshr and body >= b.estimates.mshr, ("%s %.0f %.0f"):format(policy, body, b.estimates.mshr))
+      assert.is_true(body <= 1.10 * b.estimates.mshr, ("%s %.0f %.0f"):format(policy, body, b.estimates.mshr))
+      assert.is_true(r.l2_early_arrivals > 0 and r.l2_early_arrivals <= r.l2_fill_waits)
+      -- the gather's requests are one 32 B sector each (a few index loads more)
+      assert.is_true(r.dram_duplicate_bytes >= 32 * r.l2_early_arrivals)
+      assert.is_true(r.dram_duplicate_bytes <= 33 * r.l2_early_arrivals)
+      assert.is_true(r.dram_duplicate_bytes < 0.05 * r.dram_bytes_read)
+    end
+    k:close()
+  end)
+
   it("ends above tiny_blocks' blocks bound on gtx480, which once was 25,515 cycles", function()
     -- 8192 one-warp blocks of LDG, FFMA, FFMA, STG, EXIT on 15 SMs x 8
     -- slots.  The old path took the load at its functional AMAT (L2 310 +

@@ -293,6 +293,10 @@ typedef struct gp_timed_stats {
   gp_cache_stats l1, l2;
   uint64_t mshr_merges, mshr_full_stalls;
   double mshr_stall_cycles;
+  uint64_t l2_fill_waits;      /* L2 hits that found the line's fill under way */
+  uint64_t l2_early_arrivals;  /* of those, the ones the slice accepted before the
+                                  fill's own requester: they fetch the line themselves */
+  uint64_t dram_duplicate_bytes; /* bytes those fetches read again (in dram_bytes_read) */
   uint64_t dram_bytes_read, dram_bytes_written;
   double last_dram_done;       /* when the last DRAM transfer ended */
   uint64_t dram_transfers;     /* fills and write-backs scheduled */

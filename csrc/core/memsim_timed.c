@@ -1,8 +1,8 @@
 /*
  * memsim_timed.c -- when does each memory request return?
  *
- * Event-driven: every resource keeps the cycle it is next free, so a request
- * costs a few comparisons and no cycle is simulated when nothing happens.
+ * Event-driven: every resource keeps its reserved intervals, so a request
+ * costs a few searches and no cycle is simulated when nothing happens.
  *  - L1 (per SM): tag lookup at issue; a hit returns after l1_latency.
  *  - MSHRs (per SM): an L1-missing load takes an entry until its data
  *    returns.  A request to a line already outstanding merges and returns
@@ -15,7 +15,10 @@
  *    submission cycle.
  *  - L2 slices (gp_l2_slice_of): a slice accepts one request every
  *    l2_interval cycles; an L2 hit returns l2_latency after its slice
- *    accepted it.
+ *    accepted it, or after the line's fill when one is under way.  A hit
+ *    accepted before the fill's own requester (which waited for an MSHR)
+ *    is the miss in arrival order: it fetches the line itself, and the line
+ *    is there at the earlier of the two fills.
  *  - DRAM channels (line index modulo channels): a transfer of the missing
  *    bytes (whole dram_access_bytes units) occupies the channel for
  *    bytes / (bandwidth / channels); the data returns l2_latency +
@@ -30,7 +33,8 @@
  *    accepts them (a write-back L1 absorbs them after l1_latency), atomics
  *    when their data returns.
  * Tags are updated in submission order (no timing inside the tag state), so
- * more MSHRs or bandwidth only move returns earlier, never change hits.
+ * more MSHRs or bandwidth never change hits; the fills' requesters are
+ * timed, so the L2 serves a line's requests in arrival order.
  */
 #include "memsim.h"
 
@@ -58,6 +62,8 @@ struct gp_timed {
   mshr_file *mshrs;       /* per SM */
   double **l1_ready;      /* per SM, per way: when the line's data is there */
   double **l2_ready;      /* per slice, per way */
+  double **l2_fill_from;  /* per slice, per way: when the slice accepted the
+                             request that fetches the line's data */
   gp_calendar *slices, *channels; /* reserved intervals per L2 slice and DRAM channel */
   int out_of_memory;      /* a calendar could not grow during this submission */
   double last_now;
@@ -218,8 +224,12 @@ void gp_timed_free(gp_timed *t) {
   if (t->l2_ready)
     for (i = 0; i < slices; i++)
       gp_free(&t->alloc, t->l2_ready[i], ways_of(&t->l2[i]) * sizeof(double));
+  if (t->l2_fill_from)
+    for (i = 0; i < slices; i++)
+      gp_free(&t->alloc, t->l2_fill_from[i], ways_of(&t->l2[i]) * sizeof(double));
   gp_free(&t->alloc, t->l1_ready, t->cfg.sms * sizeof *t->l1_ready);
   gp_free(&t->alloc, t->l2_ready, slices * sizeof *t->l2_ready);
+  gp_free(&t->alloc, t->l2_fill_from, slices * sizeof *t->l2_fill_from);
   if (t->l1)
     for (i = 0; i < t->cfg.sms; i++)
       gp_cache_free(&t->l1[i]);
@@ -284,15 +294,20 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
     int ok = 1;
     t->l1_ready = gp_malloc(alloc, cfg->sms * sizeof *t->l1_ready);
     t->l2_ready = gp_malloc(alloc, slices * sizeof *t->l2_ready);
+    t->l2_fill_from = gp_malloc(alloc, slices * sizeof *t->l2_fill_from);
     if (t->l1_ready)
       memset(t->l1_ready, 0, cfg->sms * sizeof *t->l1_ready);
     if (t->l2_ready)
       memset(t->l2_ready, 0, slices * sizeof *t->l2_ready);
-    ok = t->l1_ready && t->l2_ready;
+    if (t->l2_fill_from)
+      memset(t->l2_fill_from, 0, slices * sizeof *t->l2_fill_from);
+    ok = t->l1_ready && t->l2_ready && t->l2_fill_from;
     for (i = 0; ok && i < cfg->sms; i++)
       t->l1_ready[i] = ready_array(alloc, &t->l1[i], &ok);
     for (i = 0; ok && i < slices; i++)
       t->l2_ready[i] = ready_array(alloc, &t->l2[i], &ok);
+    for (i = 0; ok && i < slices; i++)
+      t->l2_fill_from[i] = ready_array(alloc, &t->l2[i], &ok);
     if (!ok)
       status = gp_error_set(err, "memsim: out of memory");
   }
@@ -401,12 +416,13 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   uint32_t s = gp_l2_slice_of(line, slices);
   gp_cache *l2 = &t->l2[s];
   gp_cache_result res;
-  double *ready_at, arrive, start;
+  double *ready_at, *fill_from, arrive, start;
   if (gp_calendar_reserve(&t->slices[s], &t->alloc, t->last_now, ready, t->cfg.l2_interval,
                           &start) != GP_OK)
     t->out_of_memory = 1;
   res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
   ready_at = l2->way >= 0 ? &t->l2_ready[s][l2->way] : NULL;
+  fill_from = l2->way >= 0 ? &t->l2_fill_from[s][l2->way] : NULL;
   if (l2->evicted && l2->evicted_dirty) {
     uint64_t bytes = fill_bytes(t, l2->evicted_sectors);
     t->stats.dram_bytes_written += bytes;
@@ -419,17 +435,40 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
       dram_transfer(t, line, start, bytes);
     }
     if (ready_at && res != GP_CACHE_HIT && *ready_at < start)
-      *ready_at = start; /* allocated without a fetch */
+      *ready_at = *fill_from = start; /* allocated without a fetch */
     return start;
   }
-  if (res == GP_CACHE_HIT) /* a hit under an outstanding fill waits for it */
-    return (ready_at && *ready_at > start ? *ready_at : start) + t->cfg.l2_latency;
+  if (res == GP_CACHE_HIT) {
+    if (ready_at && *ready_at > start) { /* the line's fill is under way */
+      t->stats.l2_fill_waits++;
+      if (*fill_from > start) {
+        /* Tags change in submission order, but this request reaches the
+         * slice before the fill's own requester (which waited for an MSHR):
+         * in arrival order it is the miss.  It fetches the line itself and
+         * the line is there at the earlier of the two fills.  The other
+         * transfer is already reserved and stays (reservations never move):
+         * its bytes are counted as duplicates. */
+        uint64_t bytes = fill_bytes(t, mask);
+        t->stats.l2_early_arrivals++;
+        t->stats.dram_bytes_read += bytes;
+        t->stats.dram_duplicate_bytes += bytes;
+        arrive = dram_transfer(t, line, start, bytes) + t->cfg.dram_latency;
+        *fill_from = start;
+        if (arrive < *ready_at)
+          *ready_at = arrive;
+      }
+      return *ready_at + t->cfg.l2_latency; /* with the earliest fill */
+    }
+    return start + t->cfg.l2_latency;
+  }
   {
     uint64_t bytes = fill_bytes(t, l2->missing);
     t->stats.dram_bytes_read += bytes;
     arrive = dram_transfer(t, line, start, bytes) + t->cfg.dram_latency;
-    if (ready_at)
+    if (ready_at) {
       *ready_at = arrive;
+      *fill_from = start;
+    }
     return arrive + t->cfg.l2_latency;
   }
 }

@@ -18,7 +18,9 @@
  *   stalls}}, line_stalls = {{line, total, stalls}}, counts = {the raw
  *   counters of gp_sim_counters and the cache statistics},
  *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, mshr_merges (requests
- *   that joined one outstanding for their line or its L1 fill), last_dram_done
+ *   that joined one outstanding for their line or its L1 fill), l2_fill_waits,
+ *   l2_early_arrivals, dram_duplicate_bytes (memsim's arrival-order rule),
+ *   last_dram_done
  */
 #include "bounds.h"
 #include "compat.h"
@@ -209,6 +211,9 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   gpl_set_integer(L, "dram_bytes_written", (lua_Integer)r->memory.dram_bytes_written);
   gpl_set_integer(L, "mshr_full_stalls", (lua_Integer)r->memory.mshr_full_stalls);
   gpl_set_integer(L, "mshr_merges", (lua_Integer)r->memory.mshr_merges);
+  gpl_set_integer(L, "l2_fill_waits", (lua_Integer)r->memory.l2_fill_waits);
+  gpl_set_integer(L, "l2_early_arrivals", (lua_Integer)r->memory.l2_early_arrivals);
+  gpl_set_integer(L, "dram_duplicate_bytes", (lua_Integer)r->memory.dram_duplicate_bytes);
   gpl_set_number(L, "last_dram_done", r->memory.last_dram_done);
 }
 

@@ -249,7 +249,43 @@ static void test_merged_requests_read_dram_once(void) {
   CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 32);
   CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_merges, 1);
   CHECK_EQ_INT(gp_timed_stats_of(t)->l2.hits, 1);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2_fill_waits, 1); /* after the fill's requester: */
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2_early_arrivals, 0); /* no fetch of its own */
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_duplicate_bytes, 0);
   CHECK_NEAR(load(t, 1, 500, 7), 600, 1e-9); /* later: a plain L2 hit */
+  gp_timed_free(t);
+}
+
+/* Tags change in submission order, but the L2 sees a line's requests in
+ * arrival order (1 cycle per access, one MSHR per SM, three SMs):
+ *   SM 0, line 1 at 0: channel [0,1), back at 301;
+ *   SM 0, line 2 at 0: waits for its MSHR until 301, misses L2, channel
+ *     [301,302), the line is in L2 at 502, back at 602;
+ *   SM 1, line 2 at 1: an L2 hit on that tag, but it reaches the slice at 1,
+ *     before the fill's requester (301): it fetches the line itself, channel
+ *     [1,2), the line is there at 202, back at 302 (waiting for the later
+ *     requester's fill it came back at 602);
+ *   SM 2, line 2 at 150: reaches the slice after SM 1's fetch began: waits
+ *     for it, back at 202 + 100 = 302.
+ * SM 0's transfer of line 2 stays reserved (its return was already given):
+ * 32 B read twice, counted as duplicate. */
+static void test_l2_sees_requests_in_arrival_order(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  const gp_timed_stats *st;
+  c.sms = 3, c.mshrs_per_sm = 1, c.dram_bytes_per_cycle = 32;
+  t = make(&c);
+  CHECK_NEAR(load(t, 0, 0, 1), 301, 1e-9);
+  CHECK_NEAR(load(t, 0, 0, 2), 602, 1e-9);
+  CHECK_NEAR(load(t, 1, 1, 2), 302, 1e-9);
+  CHECK_NEAR(load(t, 2, 150, 2), 302, 1e-9);
+  st = gp_timed_stats_of(t);
+  CHECK_EQ_INT(st->l2.hits, 2);
+  CHECK_EQ_INT(st->l2_fill_waits, 2);
+  CHECK_EQ_INT(st->l2_early_arrivals, 1);
+  CHECK_EQ_INT(st->dram_bytes_read, 3 * 32);
+  CHECK_EQ_INT(st->dram_duplicate_bytes, 32);
+  CHECK_EQ_INT(st->dram_transfers, 3);
   gp_timed_free(t);
 }
 
@@ -403,6 +439,7 @@ int main(void) {
   RUN(test_more_mshrs_or_bandwidth_never_later);
   RUN(test_time_order_is_checked);
   RUN(test_merged_requests_read_dram_once);
+  RUN(test_l2_sees_requests_in_arrival_order);
   RUN(test_l1_hit_under_fill);
   RUN(test_mshr_full_waits_for_release);
   RUN(test_dirty_victim_on_its_channel);
