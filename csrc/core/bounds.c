@@ -155,7 +155,7 @@ static double memory_floor(const counter *q, uint64_t i) {
  * or hits L1); a store absorbed by a write-back L1 reaches the L2 only as a
  * dirty victim, if ever; other stores and atomics go to the L2 one request
  * each and never merge. */
-enum { ROLE_LOAD, ROLE_L2_WRITE, ROLE_L1_WRITE };
+enum { ROLE_LOAD, ROLE_L2_WRITE, ROLE_L1_WRITE, ROLE_ATOMIC };
 
 static int request_role(const gp_bounds_machine *m, int c) {
   const gp_timed_config *mem = &m->memory;
@@ -163,46 +163,83 @@ static int request_role(const gp_bounds_machine *m, int c) {
                    (c == GP_OP_ST_LOCAL || (c == GP_OP_ST_GLOBAL && mem->cache_global_in_l1));
   if (is_store(c))
     return through_l1 && mem->l1.write_back ? ROLE_L1_WRITE : ROLE_L2_WRITE;
-  return c == GP_OP_ATOM_GLOBAL ? ROLE_L2_WRITE : ROLE_LOAD;
+  return c == GP_OP_ATOM_GLOBAL ? ROLE_ATOMIC : ROLE_LOAD;
 }
 
-/* The hard MSHR and L2 counts from the tagged lines (sorted, so a line's
- * requests are adjacent), and q->shared: a line more than one request
- * touches can be in a cache, or outstanding, when a request arrives; a
- * line touched once is a cold miss (both models start each launch with
- * empty caches).  A line some load asks for needs at least one MSHR
- * allocation, on some SM, unless a store may have put it in a write-back
- * L1 (its loads could all hit): every SM's L1 starts empty, and a load
- * request that misses L1 either merges into an outstanding allocation for
- * its line on its SM or makes one.  The first allocation of a line no
- * store or atomic touches is the line's first L2 access (loads reach the
- * L2 only through an allocation; clean L1 victims are dropped), a miss in
- * the launch's empty L2: it holds its entry l2 + DRAM latency at least,
- * every other allocation the L2 latency.  Each allocation is one L2
- * request; stores and atomics that reach the L2 were counted as they came
- * (c->hard_l2_requests). */
+/* Whether the L2 keeps stores (write-back, with lines to keep them in)
+ * rather than sending their sectors to DRAM. */
+static int l2_keeps_stores(const gp_timed_config *mem) {
+  return mem->l2.write_back && mem->l2.size_bytes > 0;
+}
+
+/* The hard MSHR, L2 and DRAM counts from the tagged lines (sorted, so a
+ * line's requests are adjacent), and q->shared: a line more than one
+ * request touches can be in a cache, or outstanding, when a request
+ * arrives; a line touched once is a cold miss (both models start each
+ * launch with empty caches).  A line some load asks for needs at least one
+ * MSHR allocation, on some SM, unless a store may have put it in a
+ * write-back L1 (its loads could all hit): every SM's L1 starts empty, and
+ * a load request that misses L1 either merges into an outstanding
+ * allocation for its line on its SM or makes one.  The first allocation of
+ * a line no store or atomic touches is the line's first L2 access (loads
+ * reach the L2 only through an allocation; clean L1 victims are dropped), a
+ * miss in the launch's empty L2: it holds its entry l2 + DRAM latency at
+ * least, every other allocation the L2 latency, and it reads at least the
+ * sectors of one of the line's load requests from DRAM (the smallest
+ * request's fill: requests merged into it may ask for sectors it does not
+ * fetch).  Each allocation is one L2 request; stores and atomics that reach
+ * the L2 were counted as they came (c->hard_l2_requests), and so were the
+ * DRAM writes of stores a write-through L2 passes on.  The sectors stores
+ * write into a write-back cache (a write-back L1, or the L2) leave for
+ * DRAM only when a dirty line is evicted, and at the end the caches hold at
+ * most their capacity (the L2's, plus every SM's L1 when a write-back L1
+ * absorbs stores): so at least the distinct sectors written beyond that
+ * are written to DRAM, whatever the interleaving.  Atomics are left out
+ * of both DRAM counts. */
 static void hard_counts(const counter *q, gp_bounds_counts *c) {
+  const gp_timed_config *mem = &q->m->memory;
+  const uint8_t *masks = q->k->sector_masks;
   uint64_t i = 0, n = q->tagged_count;
+  double held = 0, capacity = l2_keeps_stores(mem) ? (double)mem->l2.size_bytes : 0;
+  int keeps_l1 = 0;
   while (i < n) {
     uint64_t line = q->tagged[i] >> 2, first = i;
+    uint8_t written = 0, fill = 0x0f;
     int roles = 0;
-    for (; i < n && q->tagged[i] >> 2 == line; i++)
-      roles |= 1 << (int)(q->tagged[i] & 3);
+    for (; i < n && q->tagged[i] >> 2 == line; i++) {
+      int role = (int)(q->tagged[i] & 3);
+      uint8_t mask = masks[q->entry[i]];
+      roles |= 1 << role;
+      if (role == ROLE_LOAD && gp_sector_count(mask) < gp_sector_count(fill))
+        fill = mask;
+      if (role == ROLE_L1_WRITE || (role == ROLE_L2_WRITE && l2_keeps_stores(mem)))
+        written |= mask;
+      keeps_l1 = keeps_l1 || role == ROLE_L1_WRITE;
+    }
     if (i - first > 1)
       for (; first < i; first++)
         q->shared[q->entry[first]] = 1;
     if ((roles & (1 << ROLE_LOAD)) && !(roles & (1 << ROLE_L1_WRITE))) {
       c->hard_mshr_lines += 1;
       c->hard_l2_requests += 1;
-      if (!(roles & (1 << ROLE_L2_WRITE)))
+      if (!(roles & (1 << ROLE_L2_WRITE | 1 << ROLE_ATOMIC))) {
         c->hard_mshr_cold_lines += 1;
+        c->hard_dram_read_bytes += (double)gp_timed_fill_bytes(mem, fill);
+      }
     }
+    held += 32.0 * gp_sector_count(written);
   }
+  if (keeps_l1)
+    capacity += (double)q->m->sms * (double)mem->l1.size_bytes;
+  if (held > capacity)
+    c->hard_dram_written_bytes += held - capacity;
 }
 
 /* The lines of every cache-using request tagged with their role, sorted
  * (q->tagged), each with its index in k->lines (q->entry); store and
- * atomic requests that reach the L2 counted in q->out->hard_l2_requests.
+ * atomic requests that reach the L2 counted in q->out->hard_l2_requests,
+ * the DRAM writes of stores through a write-through L2 in
+ * q->out->hard_dram_written_bytes.
  * GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
@@ -228,8 +265,12 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
         q->entry[q->tagged_count + j] = r->line_start + j;
       }
       q->tagged_count += r->line_count;
-      if (role == ROLE_L2_WRITE)
+      if (role == ROLE_L2_WRITE || role == ROLE_ATOMIC)
         q->out->hard_l2_requests += r->line_count;
+      if (role == ROLE_L2_WRITE && !l2_keeps_stores(&q->m->memory))
+        for (j = 0; j < r->line_count; j++) /* a write-through L2 passes the sectors on */
+          q->out->hard_dram_written_bytes +=
+              (double)gp_timed_store_bytes(&q->m->memory, k->sector_masks[r->line_start + j]);
     }
   sort_keys(q, q->tagged, q->entry, q->tagged_count);
   return GP_OK;
@@ -445,7 +486,8 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp
   out->cycles[GP_BOUND_SHARED] = ratio(c->shared_passes, units);
   out->cycles[GP_BOUND_LSU] = ratio(c->lsu_cycles, units);
   out->cycles[GP_BOUND_L2] = l2_cycles(c->hard_l2_requests, c->hard_l2_requests > c->hard_mshr_lines, mem);
-  out->cycles[GP_BOUND_DRAM] = ratio(c->dram_bytes, mem->dram_bytes_per_cycle);
+  out->cycles[GP_BOUND_DRAM] =
+      ratio(c->hard_dram_read_bytes + c->hard_dram_written_bytes, mem->dram_bytes_per_cycle);
   out->cycles[GP_BOUND_MSHR] = mshr_cycles(c->hard_mshr_lines, c->hard_mshr_cold_lines, sms, mem);
   out->cycles[GP_BOUND_LATENCY] = c->longest_path;
   out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * m->blocks_per_sm);
@@ -456,9 +498,11 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp
   /* the functional replay's counts: estimates, for the expected limiter */
   out->estimate_l2 = ratio(c->l2_requests * mem->l2_interval, mem->l2_slices);
   out->estimate_mshr = mshr_cycles(c->mshr_requests, c->mshr_dram_requests, sms, mem);
+  out->estimate_dram = ratio(c->dram_bytes, mem->dram_bytes_per_cycle);
   memcpy(expected, out->cycles, sizeof expected);
   expected[GP_BOUND_L2] = out->estimate_l2;
   expected[GP_BOUND_MSHR] = out->estimate_mshr;
+  expected[GP_BOUND_DRAM] = out->estimate_dram;
   out->expect = largest(expected);
   out->expect_cycles = expected[out->expect];
 }

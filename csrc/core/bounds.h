@@ -34,15 +34,21 @@
  *            hard requests: each distinct line of MSHR-taking loads once,
  *            every store request not absorbed by a write-back L1, every
  *            atomic request
- *   dram     DRAM bytes (read + written) / DRAM bytes per cycle: the
- *            DRAM's busy time; a kernel may end while the write-backs of
- *            its last dirty L2 victims still drain (nothing waits for them)
+ *   dram     hard DRAM bytes (read + written) / DRAM bytes per cycle:
+ *            the DRAM's busy time; reads: each line only loads touch
+ *            filled once, at least its smallest request's sectors; writes:
+ *            every write-through store's sectors, plus the distinct
+ *            sectors written into write-back caches beyond what they hold
+ *            (dirty lines left in the L2 at the end are never written);
+ *            a kernel may end while write-backs of dirty victims still
+ *            drain (nothing waits for them)
  *   mshr     Little's law with the MSHRs as servers: (hard MSHR lines x
  *            l2_latency + the cold ones x dram_latency) / (SMs x MSHRs
  *            per SM); every distinct line loaded needs one allocation on
  *            some SM, the first of a line nothing writes misses the L2
  * The functional replay's l2 and mshr (every L1-missing request, merged or
- * not) are kept as estimates for naming the expected binding resource.
+ * not) and its DRAM bytes (its interleaving's write-backs) are kept as
+ * estimates for naming the expected binding resource.
  *   latency  the longest warp's dependence path: in order, one
  *            instruction per cycle, each waiting for its producers
  *            (issue + latency) and its unit (initiation interval), memory
@@ -112,7 +118,12 @@ typedef struct gp_bounds_counts {
   double hard_mshr_lines;              /* distinct lines of MSHR-taking loads, less those a
                                           write-back L1 may hold from a store */
   double hard_mshr_cold_lines;         /* ... of which no store or atomic touches */
-  double dram_bytes;                   /* read + written */
+  double hard_dram_read_bytes;         /* DRAM reads no interleaving avoids: per line only
+                                          loads touch, its smallest request's fill */
+  double hard_dram_written_bytes;      /* DRAM writes no interleaving avoids: write-through
+                                          stores, and what the write-back caches cannot
+                                          hold at the end (docs/bounds.md) */
+  double dram_bytes;                   /* the functional replay's read + written */
   double longest_path;                 /* cycles: the longest warp's dependence path */
   double block_paths;                  /* cycles: sum over blocks of the longest warp path */
 } gp_bounds_counts;
@@ -123,11 +134,11 @@ typedef struct gp_bounds {
   double bound;                        /* cycles[binds] */
   double total;                        /* bound + kernel launch cycles */
   double sms_used;                     /* min(sm count, blocks) */
-  /* The functional replay's l2 and mshr (its L1 misses, merges counted as
-   * requests): estimates, not bounds; `expect` is the binding resource
-   * with them in place of the hard l2 and mshr (what the workload suite
+  /* The functional replay's l2, mshr (its L1 misses, merges counted as
+   * requests) and dram (its bytes): estimates, not bounds; `expect` is the binding resource
+   * with them in place of the hard l2, mshr and dram (what the workload suite
    * labels a kernel by), expect_cycles its cycles. */
-  double estimate_l2, estimate_mshr;
+  double estimate_l2, estimate_mshr, estimate_dram;
   int expect;
   double expect_cycles;
 } gp_bounds;

@@ -332,6 +332,14 @@ double gp_timed_window_bandwidth(const gp_timed_stats *s);
 /* Achieved DRAM bandwidth in bytes per core cycle from the first transfer's
  * start to the last one's end (0 before any transfer). */
 double gp_timed_achieved_bandwidth(const gp_timed_stats *s);
+/* Bytes a store moves to DRAM through a write-through L2 (the sectors of
+ * `mask`), and bytes an L2 fill or write-back of the sectors of `mask`
+ * moves (the whole line when the L2 is not sectored), in whole
+ * dram_access_bytes units: the timed mode's DRAM charges, which the hard
+ * DRAM bound (bounds.c) counts with. */
+uint32_t gp_sector_count(uint8_t mask); /* the 32 B sectors a 4-bit mask names */
+uint64_t gp_timed_store_bytes(const gp_timed_config *cfg, uint8_t mask);
+uint64_t gp_timed_fill_bytes(const gp_timed_config *cfg, uint8_t mask);
 
 /* Drives the timed model with a kernel in the functional mode's order, each
  * SM issuing one memory instruction per cycle (a benchmark driver and a

@@ -337,7 +337,7 @@ const gp_timed_stats *gp_timed_stats_of(gp_timed *t) {
   return &t->stats;
 }
 
-static uint32_t sectors_of(uint8_t m) {
+uint32_t gp_sector_count(uint8_t m) {
   return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
 }
 
@@ -388,19 +388,16 @@ double gp_timed_achieved_bandwidth(const gp_timed_stats *s) {
              : 0;
 }
 
-/* Bytes a store moves to DRAM through a write-through L2: the sectors it
- * writes, in whole DRAM accesses. */
-static uint64_t store_bytes(const gp_timed *t, uint8_t mask) {
-  uint32_t unit = t->cfg.dram_access_bytes ? t->cfg.dram_access_bytes : 32;
-  uint64_t raw = (uint64_t)sectors_of(mask) * 32u;
+uint64_t gp_timed_store_bytes(const gp_timed_config *cfg, uint8_t mask) {
+  uint32_t unit = cfg->dram_access_bytes ? cfg->dram_access_bytes : 32;
+  uint64_t raw = (uint64_t)gp_sector_count(mask) * 32u;
   return (raw + unit - 1) / unit * unit;
 }
 
-/* Bytes an L2 fill or write-back moves, in whole DRAM accesses. */
-static uint64_t fill_bytes(const gp_timed *t, uint8_t mask) {
-  uint32_t unit = t->cfg.dram_access_bytes ? t->cfg.dram_access_bytes : 32;
-  uint64_t raw = t->cfg.l2.sectored ? (uint64_t)sectors_of(mask) * 32u
-                                    : (t->cfg.l2.line_bytes ? t->cfg.l2.line_bytes : 128);
+uint64_t gp_timed_fill_bytes(const gp_timed_config *cfg, uint8_t mask) {
+  uint32_t unit = cfg->dram_access_bytes ? cfg->dram_access_bytes : 32;
+  uint64_t raw = cfg->l2.sectored ? (uint64_t)gp_sector_count(mask) * 32u
+                                  : (cfg->l2.line_bytes ? cfg->l2.line_bytes : 128);
   return (raw + unit - 1) / unit * unit;
 }
 
@@ -424,13 +421,13 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   ready_at = l2->way >= 0 ? &t->l2_ready[s][l2->way] : NULL;
   fill_from = l2->way >= 0 ? &t->l2_fill_from[s][l2->way] : NULL;
   if (l2->evicted && l2->evicted_dirty) {
-    uint64_t bytes = fill_bytes(t, l2->evicted_sectors);
+    uint64_t bytes = gp_timed_fill_bytes(&t->cfg, l2->evicted_sectors);
     t->stats.dram_bytes_written += bytes;
     dram_transfer(t, l2->evicted_line, start, bytes);
   }
   if (kind == REQ_STORE) {
     if (!t->cfg.l2.write_back || l2->sets == 0) {
-      uint64_t bytes = store_bytes(t, mask);
+      uint64_t bytes = gp_timed_store_bytes(&t->cfg, mask);
       t->stats.dram_bytes_written += bytes;
       dram_transfer(t, line, start, bytes);
     }
@@ -448,7 +445,7 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
          * the line is there at the earlier of the two fills.  The other
          * transfer is already reserved and stays (reservations never move):
          * its bytes are counted as duplicates. */
-        uint64_t bytes = fill_bytes(t, mask);
+        uint64_t bytes = gp_timed_fill_bytes(&t->cfg, mask);
         t->stats.l2_early_arrivals++;
         t->stats.dram_bytes_read += bytes;
         t->stats.dram_duplicate_bytes += bytes;
@@ -462,7 +459,7 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
     return start + t->cfg.l2_latency;
   }
   {
-    uint64_t bytes = fill_bytes(t, l2->missing);
+    uint64_t bytes = gp_timed_fill_bytes(&t->cfg, l2->missing);
     t->stats.dram_bytes_read += bytes;
     arrive = dram_transfer(t, line, start, bytes) + t->cfg.dram_latency;
     if (ready_at) {

@@ -11,13 +11,15 @@
  *   min_block_insts, class_insts = {class = n}, lsu_cycles, shared_passes,
  *   l2_requests, mshr_requests, mshr_dram_requests (the functional
  *   replay's: estimates), hard_l2_requests, hard_mshr_lines,
- *   hard_mshr_cold_lines (the hard l2 and mshr bounds'), dram_bytes,
- *   longest_path, block_paths (absent fields are 0).
+ *   hard_mshr_cold_lines (the hard l2 and mshr bounds'),
+ *   hard_dram_read_bytes, hard_dram_written_bytes (the hard dram bound's),
+ *   dram_bytes (the functional replay's: an estimate), longest_path,
+ *   block_paths (absent fields are 0).
  * r: cycles = {bound name = cycles} (all hard), binds = name, bound, total
- *   (with the kernel launch), sms_used, estimates = {l2 =, mshr =} (from
- *   the functional counts), expect (the binding resource with the
- *   estimates in place of l2 and mshr), expect_cycles; bounds_kernel adds
- *   counts.
+ *   (with the kernel launch), sms_used, estimates = {l2 =, mshr =, dram =}
+ *   (from the functional counts), expect (the binding resource with the
+ *   estimates in place of l2, mshr and dram), expect_cycles; bounds_kernel
+ *   adds counts.
  * bounds_kernel runs memsim's functional mode on the kernel for the memory
  * traffic (gp_bounds_count), then gp_bounds_compute; given `functional`
  * (core.memsim_functional's result for the same kernel and memory
@@ -38,7 +40,7 @@ static void set_num(lua_State *L, const char *k, double v) {
 
 static void push_counts(lua_State *L, const gp_bounds_counts *c) {
   int k;
-  lua_createtable(L, 0, 12);
+  lua_createtable(L, 0, 18);
   set_num(L, "blocks", c->blocks);
   set_num(L, "insts", c->insts);
   set_num(L, "min_block_insts", c->min_block_insts);
@@ -54,6 +56,8 @@ static void push_counts(lua_State *L, const gp_bounds_counts *c) {
   set_num(L, "hard_l2_requests", c->hard_l2_requests);
   set_num(L, "hard_mshr_lines", c->hard_mshr_lines);
   set_num(L, "hard_mshr_cold_lines", c->hard_mshr_cold_lines);
+  set_num(L, "hard_dram_read_bytes", c->hard_dram_read_bytes);
+  set_num(L, "hard_dram_written_bytes", c->hard_dram_written_bytes);
   set_num(L, "dram_bytes", c->dram_bytes);
   set_num(L, "longest_path", c->longest_path);
   set_num(L, "block_paths", c->block_paths);
@@ -71,9 +75,10 @@ static void push_bounds(lua_State *L, const gp_bounds *b) {
   set_num(L, "bound", b->bound);
   set_num(L, "total", b->total);
   set_num(L, "sms_used", b->sms_used);
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 3);
   set_num(L, "l2", b->estimate_l2);
   set_num(L, "mshr", b->estimate_mshr);
+  set_num(L, "dram", b->estimate_dram);
   lua_setfield(L, -2, "estimates");
   lua_pushstring(L, gp_bound_name(b->expect));
   lua_setfield(L, -2, "expect");
@@ -116,6 +121,8 @@ static int bounds_compute(lua_State *L) {
     return luaL_error(L, "bounds: counts need hard_mshr_cold_lines <= hard_mshr_lines <= "
                          "hard_l2_requests, got %f, %f, %f",
                       c.hard_mshr_cold_lines, c.hard_mshr_lines, c.hard_l2_requests);
+  c.hard_dram_read_bytes = count_field(L, 1, "hard_dram_read_bytes");
+  c.hard_dram_written_bytes = count_field(L, 1, "hard_dram_written_bytes");
   c.dram_bytes = count_field(L, 1, "dram_bytes");
   c.longest_path = count_field(L, 1, "longest_path");
   c.block_paths = count_field(L, 1, "block_paths");

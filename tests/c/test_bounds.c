@@ -48,8 +48,10 @@ static void test_formulas_by_hand(void) {
   c.class_insts[GP_OP_FP64] = 20, c.class_insts[GP_OP_BRANCH] = 80;
   c.lsu_cycles = 640, c.shared_passes = 96, c.l2_requests = 300;
   c.mshr_requests = 100, c.mshr_dram_requests = 50, c.dram_bytes = 6400;
-  /* the hard counts: 100 lines loaded, 50 of them cold, 200 store requests */
+  /* the hard counts: 100 lines loaded, 50 of them cold, 200 store requests;
+   * 3200 B read and 1600 B written whatever the interleaving */
   c.hard_mshr_lines = 100, c.hard_mshr_cold_lines = 50, c.hard_l2_requests = 300;
+  c.hard_dram_read_bytes = 3200, c.hard_dram_written_bytes = 1600;
   c.longest_path = 500, c.block_paths = 16 * 450;
   m.kernel_launch_cycles = 1000;
   gp_bounds_compute(&c, &m, &b);
@@ -66,7 +68,8 @@ static void test_formulas_by_hand(void) {
   /* stores among the requests: less the interval the last may still hold */
   CHECK_NEAR(b.cycles[GP_BOUND_L2], 300.0 * 2 / 2 - 2, 1e-9);
   CHECK_NEAR(b.estimate_l2, 300.0 * 2 / 2, 1e-9);
-  CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 6400.0 / 32, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 4800.0 / 32, 1e-9);
+  CHECK_NEAR(b.estimate_dram, 6400.0 / 32, 1e-9);
   /* (100 x 100 + 50 x 200) / (4 SMs x 8 MSHRs) */
   CHECK_NEAR(b.cycles[GP_BOUND_MSHR], 20000.0 / 32, 1e-9);
   CHECK_NEAR(b.estimate_mshr, 20000.0 / 32, 1e-9);
@@ -265,6 +268,60 @@ static void test_simulator_respects_the_bounds(void) {
   gp_kernel_free(k);
 }
 
+/* The hard DRAM bytes by hand, and the simulator above them.  64 blocks
+ * of 4 warps, 4 trips of LDG b[i]; FFMA; STG a[i] (4 B, coalesced): 1024
+ * warp trips, each one full 128 B line of b and one of a, 128 KB each,
+ * against a 64 KB write-back L2.  Reads: every line of b is loaded only,
+ * filled once in full: 131,072 B.  Writes: the 131,072 B stored stay in
+ * the L2 until evicted, and at the end it holds at most 65,536 B of them:
+ * 65,536 B written, 6,144 cycles at 32 B per cycle.  The functional
+ * replay writes back more (its LRU keeps reads too), the simulator too:
+ * the estimate, not the bound.  Write-through L2: every store's 128 B
+ * goes to DRAM (131,072 B, exactly what the simulator writes).  A
+ * write-back L1 caching the stores adds 4 SMs x 16 KB of room: 0 B. */
+static void test_hard_dram_bytes_by_hand(void) {
+  gp_synth_stream s[2] = {{GP_STREAM_COALESCED, 0, 1 << 17, 0, 1},
+                          {GP_STREAM_COALESCED, 1ull << 32, 1 << 17, 0, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_ST_GLOBAL, 4, 1, 0, {1}}};
+  gp_kernel *k = make(64, 128, 4, body, 3, s, 2);
+  gp_bounds_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  gp_sim_config sc;
+  gp_sim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  if (k == NULL)
+    return;
+  m.memory.l2.size_bytes = 1 << 16;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
+  CHECK_NEAR(c.hard_dram_written_bytes, 65536, 0);
+  gp_bounds_compute(&c, &m, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 196608.0 / 32, 1e-9);
+  CHECK(c.dram_bytes > 196608 && b.estimate_dram > b.cycles[GP_BOUND_DRAM]);
+  sc = sim_config(&m);
+  CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
+  CHECK_NEAR((double)r.memory.dram_bytes_read, 131072, 0);
+  CHECK(r.memory.dram_bytes_written >= 65536);
+  CHECK(r.memory.last_dram_done >= b.cycles[GP_BOUND_DRAM]);
+  gp_sim_result_free(&r, &a);
+  m.memory.l2.write_back = 0;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
+  CHECK_NEAR(c.hard_dram_written_bytes, 131072, 0);
+  sc = sim_config(&m);
+  CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
+  CHECK_NEAR((double)r.memory.dram_bytes_written, 131072, 0);
+  gp_sim_result_free(&r, &a);
+  m.memory.l2.write_back = 1, m.memory.l1.write_back = 1, m.memory.cache_global_in_l1 = 1;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
+  CHECK_NEAR(c.hard_dram_written_bytes, 0, 0);
+  gp_kernel_free(k);
+}
+
 /* The simulator on machine m (GTO), cycles without the kernel launch. */
 static double simulate(const gp_kernel *k, const gp_bounds_machine *m) {
   gp_sim_config sc = sim_config(m);
@@ -415,6 +472,10 @@ static void test_merged_requests(void) {
   CHECK_NEAR(c.hard_mshr_lines, 2, 0);
   CHECK_NEAR(c.hard_mshr_cold_lines, 1, 0);
   CHECK_NEAR(c.hard_l2_requests, 3, 0);
+  /* line 0x10000 only loaded (full 128 B requests), 0x20000 also stored:
+   * it may be in the L2 from the store, and the store stays there */
+  CHECK_NEAR(c.hard_dram_read_bytes, 128, 0);
+  CHECK_NEAR(c.hard_dram_written_bytes, 0, 0);
   CHECK_NEAR(c.mshr_requests, 5, 0);
   CHECK_NEAR(c.mshr_dram_requests, 1, 0);
   CHECK_NEAR(c.l2_requests, 6, 0);
@@ -455,6 +516,7 @@ int main(void) {
   RUN(test_path_by_hand);
   RUN(test_bank_passes);
   RUN(test_simulator_respects_the_bounds);
+  RUN(test_hard_dram_bytes_by_hand);
   RUN(test_amat_is_no_floor_for_one_warp);
   RUN(test_empty_loads_cost_one_cycle);
   RUN(test_merged_requests);
