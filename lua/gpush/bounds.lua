@@ -15,10 +15,11 @@
 -- its blocks one at a time, launch.block_cycles each).  `total` adds the kernel
 -- launch; no model may predict fewer cycles than `total`.
 --
--- Every bound in `cycles` is hard; l2 and mshr count what no interleaving
--- or block placement avoids (each distinct line loaded once).  The
--- functional replay's l2 and mshr (every L1 miss, merged or not) are
--- `estimates`; `expected` is `cycles` with them in place, `expect` the
+-- Every bound in `cycles` is hard; l2, mshr and dram count what no
+-- interleaving or block placement avoids (each distinct line loaded once;
+-- stores written to DRAM beyond what the caches hold at the end).  The
+-- functional replay's l2 and mshr (every L1 miss, merged or not) and dram
+-- (its order's bytes, write-backs included) are `estimates`; `expected` is `cycles` with them in place, `expect` the
 -- expected binding resource (what the workload suite labels a kernel by)
 -- and `expect_total` its cycles with the launch.
 local core = require "gpush.core"
@@ -44,7 +45,7 @@ M.DESCRIPTIONS = {
   shared = "shared-memory bank passes / (SMs x schedulers)",
   lsu = "LSU cycles (line requests, bank passes, other) / (SMs x schedulers)",
   l2 = "L2 requests (each loaded line once, stores, atomics) x l2.interval / l2.slices",
-  dram = "DRAM bytes / DRAM bytes per cycle",
+  dram = "DRAM bytes no interleaving avoids (each loaded line once, stores beyond the caches) / bytes per cycle",
   mshr = "Little's law: round trips of each loaded line once / (SMs x l1.mshrs)",
   latency = "the longest warp's dependence path (in order, one per cycle)",
   blocks = "sum of block lifetimes / (SMs x blocks per SM)",
@@ -176,7 +177,7 @@ function M.compute(counts, cfg, geometry)
 end
 
 -- A short text: every non-zero bound, largest first, the binding one marked;
--- then the functional replay's l2 and mshr estimates and the expected
+-- then the functional replay's l2, mshr and dram estimates and the expected
 -- binding resource when it is not the hard one.
 function M.format(r)
   local lines = { ("bounds: %s binds at %.0f cycles (+ %.0f launch = %.0f)"):format(r.binds, r.bound,
@@ -187,8 +188,8 @@ function M.format(r)
         M.DESCRIPTIONS[b.name])
     end
   end
-  lines[#lines + 1] = ("  estimates (functional replay, merges counted, not bounds): l2 %.0f, mshr %.0f")
-    :format(r.estimates.l2, r.estimates.mshr)
+  lines[#lines + 1] = ("  estimates (functional replay, merges counted, not bounds): l2 %.0f, mshr %.0f, dram %.0f")
+    :format(r.estimates.l2, r.estimates.mshr, r.estimates.dram)
   if r.expect ~= r.binds then
     lines[#lines + 1] = ("  expected binding resource: %s at %.0f cycles"):format(r.expect, r.expect_cycles)
   end
