@@ -224,6 +224,25 @@ static gp_sim_config sim_config(const gp_bounds_machine *m) {
   return sc;
 }
 
+/* The simulator on machine m (GTO): cycles without the kernel launch (-1
+ * on an error), its memory counters in *memory when that is not NULL. */
+static double simulate(const gp_kernel *k, const gp_bounds_machine *m, gp_timed_stats *memory) {
+  gp_sim_config sc = sim_config(m);
+  gp_sim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  double cycles = -1;
+  if (gp_sim_run(k, &sc, &a, &r, &err) != GP_OK) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return -1;
+  }
+  cycles = r.cycles;
+  if (memory != NULL)
+    *memory = r.memory;
+  gp_sim_result_free(&r, &a);
+  return cycles;
+}
+
 /* The simulator on the same machine never beats the bounds (the DRAM's
  * against its last transfer: write-backs may drain after the kernel), and
  * comes within 10 % of the binding one: 64 blocks of 4 warps with a load, a 4-deep
@@ -288,10 +307,7 @@ static void test_hard_dram_bytes_by_hand(void) {
   gp_bounds_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
-  gp_sim_config sc;
-  gp_sim_result r;
-  gp_alloc a = gp_alloc_default();
-  gp_error err;
+  gp_timed_stats mem;
   if (k == NULL)
     return;
   m.memory.l2.size_bytes = 1 << 16;
@@ -301,41 +317,21 @@ static void test_hard_dram_bytes_by_hand(void) {
   gp_bounds_compute(&c, &m, &b);
   CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 196608.0 / 32, 1e-9);
   CHECK(c.dram_bytes > 196608 && b.estimate_dram > b.cycles[GP_BOUND_DRAM]);
-  sc = sim_config(&m);
-  CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
-  CHECK_NEAR((double)r.memory.dram_bytes_read, 131072, 0);
-  CHECK(r.memory.dram_bytes_written >= 65536);
-  CHECK(r.memory.last_dram_done >= b.cycles[GP_BOUND_DRAM]);
-  gp_sim_result_free(&r, &a);
+  CHECK(simulate(k, &m, &mem) >= 0);
+  CHECK_NEAR((double)mem.dram_bytes_read, 131072, 0);
+  CHECK(mem.dram_bytes_written >= 65536);
+  CHECK(mem.last_dram_done >= b.cycles[GP_BOUND_DRAM]);
   m.memory.l2.write_back = 0;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
   CHECK_NEAR(c.hard_dram_written_bytes, 131072, 0);
-  sc = sim_config(&m);
-  CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
-  CHECK_NEAR((double)r.memory.dram_bytes_written, 131072, 0);
-  gp_sim_result_free(&r, &a);
+  CHECK(simulate(k, &m, &mem) >= 0);
+  CHECK_NEAR((double)mem.dram_bytes_written, 131072, 0);
   m.memory.l2.write_back = 1, m.memory.l1.write_back = 1, m.memory.cache_global_in_l1 = 1;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
   CHECK_NEAR(c.hard_dram_written_bytes, 0, 0);
   gp_kernel_free(k);
-}
-
-/* The simulator on machine m (GTO), cycles without the kernel launch. */
-static double simulate(const gp_kernel *k, const gp_bounds_machine *m) {
-  gp_sim_config sc = sim_config(m);
-  gp_sim_result r;
-  gp_alloc a = gp_alloc_default();
-  gp_error err;
-  double cycles = -1;
-  if (gp_sim_run(k, &sc, &a, &r, &err) != GP_OK) {
-    fprintf(stderr, "  %s\n", err.msg);
-    return -1;
-  }
-  cycles = r.cycles;
-  gp_sim_result_free(&r, &a);
-  return cycles;
 }
 
 static gp_kernel *parse(const char *text) {
@@ -384,7 +380,7 @@ static void test_amat_is_no_floor_for_one_warp(void) {
   CHECK_NEAR(c.block_paths, 1200 + 800, 1e-9);
   gp_bounds_compute(&c, &m, &b);
   CHECK_EQ_INT(b.binds, GP_BOUND_LATENCY);
-  cycles = simulate(k, &m);
+  cycles = simulate(k, &m, NULL);
   CHECK_NEAR(cycles, 1232, 1e-9);
   CHECK(cycles >= b.bound);
   gp_kernel_free(k);
@@ -419,7 +415,7 @@ static void test_empty_loads_cost_one_cycle(void) {
   CHECK_NEAR(c.block_paths, 304 + 4, 1e-9);
   CHECK_NEAR(c.lsu_cycles, 1 + 4, 0); /* one line; an empty load takes the LSU a cycle */
   gp_bounds_compute(&c, &m, &b);
-  cycles = simulate(k, &m);
+  cycles = simulate(k, &m, NULL);
   CHECK_NEAR(cycles, 312, 1e-9);
   CHECK(cycles >= b.bound);
   gp_kernel_free(k);
@@ -487,7 +483,7 @@ static void test_merged_requests(void) {
   CHECK_EQ_INT(b.binds, GP_BOUND_MSHR);
   CHECK_EQ_INT(b.expect, GP_BOUND_MSHR);
   CHECK_NEAR(b.expect_cycles, 700, 1e-9);
-  cycles = simulate(k, &m);
+  cycles = simulate(k, &m, NULL);
   CHECK_NEAR(cycles, 508, 1e-9);
   CHECK(cycles >= b.bound);
   CHECK(cycles < b.estimate_mshr);
