@@ -15,9 +15,9 @@
 -- summary, claim, params, grid, block, regs, shmem, warps,
 -- warp_instructions, memory_instructions, active_lane_efficiency, exact,
 -- streams, flops, flop_per_byte, footprint_bytes, dram_bytes, bound (the
--- expected binding resource: the largest bound with l2 and mshr at their
--- estimates), bound_cycles (its cycles with the launch), bounds = {name =
--- cycles, l2 and mshr the estimates}, hash; with --measure also every field of kernel:info(), whose
+-- expected binding resource: the largest bound with l2, mshr and dram at
+-- their estimates), bound_cycles (its cycles with the launch), bounds =
+-- {name = cycles, l2, mshr and dram the estimates}, hash; with --measure also every field of kernel:info(), whose
 -- counts replace the description's expectations.
 local cli = require "gpush.cli"
 local config = require "gpush.config"
@@ -103,7 +103,7 @@ local function row(desc, cfg)
   r.regs, r.shmem = desc.regs, desc.shmem or 0
   r.flops, r.flop_per_byte = b.info.flops, fpb == math.huge and json.null or fpb
   r.footprint_bytes, r.dram_bytes = b.info.footprint, b.info.dram_bytes
-  -- the expected binding resource: l2 and mshr at the description's
+  -- the expected binding resource: l2, mshr and dram at the description's
   -- functional-style estimates (docs/bounds.md, "Hard bounds and expected
   -- limiters"), the other bounds hard
   r.bound, r.bound_cycles, r.bounds = b.expect, b.expect_total, b.expected

@@ -6,7 +6,7 @@
 --   m.run(kernel, cfg) -> { cycles, time_us, ipc, bound, dominant, bounds = {name = cycles} }
 --
 -- bound is the hard binding bound's name; dominant is the expected binding
--- resource's (gpush.bounds' `expect`: l2 and mshr at the functional
+-- resource's (gpush.bounds' `expect`: l2, mshr and dram at the functional
 -- replay's estimates, docs/bounds.md) in upper case (DRAM, MSHR, ISSUE,
 -- LATENCY, ...: M.LABELS), the column every model's summary reads.
 local bounds = require "gpush.bounds"
