@@ -10,14 +10,21 @@ local occupancy = require "gpush.occupancy"
 local workloads = require "gpush.workloads"
 local helper = require "spec_helper"
 
--- The busiest SM's L1-missing requests x the unloaded round trip / MSHRs
--- (Little's law with the MSHRs as servers), plus the launch cost.
+-- The MSHR-busy cycles of an L1-missing load request, summed over the
+-- functional replay's requests: each holds its entry for its own round trip,
+-- L2 latency for an L2 hit, L2 + DRAM latency for an L2 miss (counted here
+-- from memsim's totals, not from GPUMech's parameters).
+local function mshr_busy_cycles(mem, cfg)
+  return mem.mshr_requests * cfg.l2.latency + mem.mshr_dram_requests * mem.params.dram_latency
+end
+
+-- The busiest SM's share of the MSHR-busy cycles / MSHRs (Little's law with
+-- the MSHRs as servers), plus the launch cost.
 local function little_bound(k, cfg)
   local mem = assert(memsim.functional(k, cfg))
-  local pcs = gpumech.pc_params(k, cfg, mem)
   local info = k:info()
   local busiest = math.ceil(info.thread_blocks / cfg.sm.count) * info.warps_per_block
-  return mem.load_l1_misses / info.warps * busiest * pcs.avg_miss_latency / cfg.l1.mshrs + cfg.launch.kernel_cycles
+  return mshr_busy_cycles(mem, cfg) / info.warps * busiest / cfg.l1.mshrs + cfg.launch.kernel_cycles
 end
 
 local stack_sum = helper.stack_sum
@@ -74,6 +81,57 @@ describe("gpush.gpumech (gpush's equations)", function()
       assert.is_true(r.cycles <= 1.05 * floor, mshrs)
       assert.is_true(r.cycles <= last, mshrs) -- more MSHRs never slower
       last = r.cycles
+    end
+  end)
+
+  it("holds an MSHR for its own request's round trip, while the warp waits for the slowest (by hand)", function()
+    -- one warp on one SM, two MSHRs, L1 not caching global loads; each trip loads 32 lanes
+    -- x 16 B of a 768 B (6-line) table: trip 1 lines 0-3 (four DRAM misses), trip 2 lines
+    -- 4, 5 (DRAM) and 0, 1 (L2 hits: missed 6 requests earlier, beyond the 2 MSHRs' merge
+    -- window); an FFMA consumes each load
+    local k = assert(workloads.kernel { name = "mixed_trips", grid = 1, block = 32, trips = 2,
+      streams = { a = { kind = "coalesced", footprint = 768 } },
+      body = { { "ld_global", stream = "a", width = 16 }, { "fp32", dep = 1 } } })
+    local cfg = config.load("gpumech-baseline", { "l1.mshrs=2", "l1.cache_global=false", "launch.kernel_cycles=0" })
+    local mem = assert(memsim.functional(k, cfg))
+    assert.are.equal(8, mem.mshr_requests)
+    assert.are.equal(6, mem.mshr_dram_requests)
+    local pcs = gpumech.pc_params(k, cfg, mem)
+    -- the paper's Eq. 19 latency: both loads have a DRAM request, so 420 each
+    assert.are.equal(420, pcs.avg_miss_latency)
+    -- an entry's holding time: (6 x 420 + 2 x 120) / 8 requests
+    assert.are.equal((6 * 420 + 2 * 120) / 8, pcs.mshr_hold_latency)
+    assert.are.equal(6 / 8, pcs.miss_dram_fraction)
+    local r = assert(gpumech.predict(k, cfg))
+    -- the two MSHRs serve trip 1's four misses in two rounds of 420 and trip 2's in 420 +
+    -- 120: 1,380 cycles = 4 rounds of 345 (the slowest-request rule: 4 x 420 = 1,680)
+    assert.are.equal(4 * 345, r.mshr_rounds_cycles)
+    -- the warp's path keeps the slowest request: 420 + 1 + 420 + 25 + 1 = 867 cycles alone
+    -- (the load, the FFMA, the second load, its FFMA, EXIT); each load then waits r - 1 = 1
+    -- round of 345 for an entry (4 requests on 2 MSHRs)
+    assert.are.equal(867, r.profile.total_cycles)
+    assert.is_near(867 + 2 * 345, r.cycles, 1e-6)
+    assert.is_true(r.cycles >= r.hard_bound.cycles)
+    -- the paper's equations keep Eq. 19's per-instruction latency
+    local paper = assert(gpumech.predict(k, cfg, { equations = "paper" }))
+    assert.are.equal(867, paper.profile.total_cycles)
+    assert.is_true(paper.cycles < r.cycles)
+  end)
+
+  it("puts divergent_gather (32 requests a load) on the MSHR Little estimate where the MSHRs bind", function()
+    -- gpumech-baseline: 61 % of the requests hit L2, so an entry is held 238 cycles on
+    -- average, not the 420 of the loads' slowest requests (that rule gave 1.77 x); gtx660ti:
+    -- 88 % reach DRAM.  The estimate has every SM's requests spread evenly over the SMs.
+    local k = assert(workloads.kernel(workloads.get("divergent_gather")))
+    for _, preset in ipairs { "gpumech-baseline", "gtx660ti" } do
+      local cfg = config.load(preset)
+      local mem = assert(memsim.functional(k, cfg))
+      local estimate = mshr_busy_cycles(mem, cfg) / (cfg.sm.count * cfg.l1.mshrs) + cfg.launch.kernel_cycles
+      local r = assert(gpumech.predict(k, cfg))
+      assert.are.equal("mshr", r.bound, preset)
+      assert.is_true(r.cycles >= estimate * (1 - 1e-9), preset)
+      assert.is_true(r.cycles <= 1.02 * estimate, ("%s: %.0f vs %.0f"):format(preset, r.cycles, estimate))
+      assert.is_true(r.cycles >= r.hard_bound.cycles, preset)
     end
   end)
 

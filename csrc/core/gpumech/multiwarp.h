@@ -94,7 +94,11 @@ typedef struct gp_mw_params {
                                      warps are issue_prob = 1) */
   double warps_per_sm;            /* warps sharing the SM's MSHRs (Eq. 18); <= 0: warps */
   double mshrs;                   /* MSHR entries per SM */
-  double avg_miss_latency_cycles; /* Eq. 19's service time of an MSHR */
+  double avg_miss_latency_cycles; /* the service time of an MSHR: the paper's, Eq. 19's
+                                     average miss latency (per load instruction, by its
+                                     slowest request); gpush's equations, each request's
+                                     own mean round trip (an entry is held by one request:
+                                     Little's law), the caller's to give */
   double sms_with_blocks;         /* Eq. 21/23 #cores */
   double dram_service_cycles;     /* Eq. 22's s (gp_q_dram_service_cycles) */
   double kernel_dram_reqs_per_warp; /* the kernel's DRAM requests per warp (all warps'
@@ -117,8 +121,8 @@ typedef struct gp_mw_params {
                                      channels x dram_service_cycles */
   double l2_slices;               /* L2 servers (0: no L2 term) */
   double l2_service_cycles;       /* a slice's cycles per request (l2.interval) */
-  double miss_dram_fraction;      /* of the L1-missing loads, the share that reaches DRAM
-                                     (they hold their MSHR through the DRAM queue too) */
+  double miss_dram_fraction;      /* of the L1-missing load requests, the share that reaches
+                                     DRAM (they hold their MSHR through the DRAM queue too) */
 } gp_mw_params;
 
 typedef struct gp_mw_result {

@@ -102,6 +102,32 @@ local function merges_of(reuse, m)
   return merged
 end
 
+-- gpush's MSHR holding time (Little's law with the MSHRs as servers): an
+-- entry is held by one L1-missing load request for that request's own round
+-- trip, L2 latency for an L2 hit, L2 + DRAM latency for a miss, so the
+-- MSHRs' occupancy is requests x the mean round trip per request, not per
+-- instruction: a gather's 32 requests, one of them missing L2, hold 31
+-- entries for an L2 hit and one for the DRAM trip, while the warp waits for
+-- the slowest (its PC's AMAT, Sec. V-B, on the latency path).  `holders`
+-- are the requests that take an entry (merges and atomics apart); those
+-- that merge into an outstanding entry re-read a line the SM has just
+-- missed on, which the L2 holds, so the replay's L2 misses of loads
+-- (memsim's mshr_dram_requests) are taken to come from holders: the busy
+-- time holders x T then counts every L2 miss as one entry's DRAM round trip
+-- however many requests merge.  Against D / all requests, this moves the
+-- DRAM share by at most 0.006 over the suite on five presets, except
+-- tiny_blocks on gtx1080 (0.20 against 0.03: the replay takes 6,912 of 8,192
+-- requests for merges, the simulator merges 607; the MSHRs are far from
+-- binding there).  Returns the mean round trip and the share of holders
+-- that reach DRAM.
+local function mshr_hold(mem, cfg, holders)
+  if not (holders > 0) then
+    return cfg.l2.latency, 0
+  end
+  local to_dram = math.min(mem.mshr_dram_requests / holders, 1)
+  return cfg.l2.latency + to_dram * mem.params.dram_latency, to_dram
+end
+
 -- Per static PC (steps 1-2): latency in cycles; expected L1-missing load
 -- requests (MSHR users, Eq. 18; under gpush's equations without atomics
 -- and the requests that merge into an outstanding entry), DRAM accesses (stores and write-backs
@@ -114,14 +140,17 @@ end
 -- category of their own; under gpush's equations a shared PC's extra
 -- bank-pass latency is BANK; an execution with no active lane takes the
 -- simulator's latency for it, since the AMAT counts executions with
--- requests); and Eq. 19's average L2/DRAM latency of L1-missing loads.  Also the kernel's totals per warp over every warp (the
--- mean warp's demand on each resource, gpush's equations).
+-- requests); and Eq. 19's average L2/DRAM latency of L1-missing loads
+-- (avg_miss_latency: per instruction, by its slowest request, as the AMAT).
+-- Under gpush's equations also the MSHRs' holding time per request
+-- (mshr_hold_latency, miss_dram_fraction: mshr_hold below) and the kernel's
+-- totals per warp over every warp (the mean warp's demand on each resource).
 function M.pc_params(kernel, cfg, mem, equations)
   local gpush = (equations or "gpush") == "gpush"
   local params = { latency = {}, l1_miss_reqs = {}, dram_reqs = {}, l2_reqs = {}, unit = {}, unit_busy = {},
     mix_l1 = {}, mix_l2 = {}, mix_dram = {}, mix_bank = {}, inactive_latency = gpush and {} or nil,
     unit_timing = gpush }
-  local miss_latency, misses, miss_dram = 0, 0, 0
+  local miss_latency, misses = 0, 0
   local l1_total, l2_total, lsu_total, bank_total, lsu_counted = 0, 0, 0, 0, 0
   local dram_cycles = mem.params.dram_latency
   for i, st in ipairs(kernel:statics()) do
@@ -154,7 +183,6 @@ function M.pc_params(kernel, cfg, mem, equations)
         miss_latency = miss_latency + pc.l2_hits * cfg.l2.latency
           + pc.dram * (cfg.l2.latency + dram_cycles)
         misses = misses + pc.l2_hits + pc.dram
-        miss_dram = miss_dram + pc.dram
       end
     else
       mix_l1 = 1
@@ -189,7 +217,9 @@ function M.pc_params(kernel, cfg, mem, equations)
     end
   end
   params.avg_miss_latency = misses > 0 and miss_latency / misses or cfg.l2.latency
-  params.miss_dram_fraction = misses > 0 and miss_dram / misses or 0
+  if gpush then
+    params.mshr_hold_latency, params.miss_dram_fraction = mshr_hold(mem, cfg, l1_total)
+  end
   -- the mean warp's demand: instructions, requests and unit cycles over every warp
   local info = kernel:info()
   local warps = math.max(info.warps, 1)
@@ -427,7 +457,10 @@ local function wave_params(cfg, pcs, w, model, policy, equations, service, dram_
   local par = {
     model = model, policy = policy, equations = equations,
     warps = math.ceil(w.warps_on_sm / cfg.sm.schedulers), issue_rate = cfg.sm.issue_width,
-    warps_per_sm = w.warps_on_sm, mshrs = cfg.l1.mshrs, avg_miss_latency = pcs.avg_miss_latency,
+    warps_per_sm = w.warps_on_sm, mshrs = cfg.l1.mshrs,
+    -- an MSHR's service time: Eq. 19's per-instruction latency (the paper's);
+    -- under gpush's equations each request's own round trip (mshr_hold)
+    avg_miss_latency = equations == "gpush" and pcs.mshr_hold_latency or pcs.avg_miss_latency,
     sms_with_blocks = w.cores, dram_service_cycles = service,
     kernel_dram_reqs_per_warp = dram_reqs_per_warp,
   }
@@ -449,7 +482,8 @@ end
 -- stack weighted by its instructions (per scheduler: its warps x the mean
 -- warp's); the MSHRs' whole rounds (MT_MSHR and up): the busiest SM's N
 -- L1-missing requests over the launch hold its m MSHRs for at least
--- ceil(N / m) round trips, all warps starting together (a one-off burst,
+-- ceil(N / m) round trips of the mean request (mshr_hold), all warps
+-- starting together (a one-off burst,
 -- as Fig. 9, needs whole rounds where the waves' steady state counts N /
 -- m); the binding resource (of the wave that takes most cycles, or the
 -- MSHRs when their rounds raise the launch).  Returns the body cycles.
@@ -472,7 +506,7 @@ local function gpush_launch(result, results, shapes, info, cfg, pcs, model)
   if model == "mt_mshr" or model == "mt_mshr_band" then
     local busiest_warps = math.ceil(info.thread_blocks / cfg.sm.count) * info.warps_per_block
     local requests = pcs.kernel.l1_miss_reqs_per_warp * busiest_warps
-    local rounds = math.ceil(requests / cfg.l1.mshrs - 1e-9) * pcs.avg_miss_latency
+    local rounds = math.ceil(requests / cfg.l1.mshrs - 1e-9) * pcs.mshr_hold_latency
     result.mshr_rounds_cycles = rounds
     if rounds > body then
       stack.MSHR = stack.MSHR + (rounds - body)
