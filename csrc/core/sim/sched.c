@@ -61,7 +61,7 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
                     (q->ages = gp_malloc(&s->alloc, count * sizeof *q->ages)) == NULL))
     return gp_error_set(s->err, "sim: out of memory");
   for (u = 0; u < UNIT_COUNT; u++)
-    q->unit_free[u] = 0;
+    q->unit_free[u] = q->unit_acc[u] = 0;
   q->latest_free = 0;
   q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;

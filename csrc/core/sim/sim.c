@@ -373,6 +373,25 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
   return GP_OK;
 }
 
+/* The unit takes an instruction issued at t for `busy` cycles (Algorithm 1
+ * line 13, FUFree = t + interval, generalised to fractional intervals).
+ * The occupancy accumulates exactly in unit_acc: the instruction starts
+ * when the unit's previous work ends or at t, whichever is later.  The unit
+ * accepts again in the first cycle on the issue grid (t, t + 1, ...) in
+ * which that occupancy ends before the cycle does: t + floor(acc - t).  So
+ * Kepler's 2/3-cycle FP32 issues 2, 1, 2, 1, ... warp instructions per
+ * cycle at issue width 2.  For an integral interval the unit is always
+ * idle by the time it accepts (acc <= t), and unit_free = t + busy as
+ * before, bit for bit. */
+static void occupy_unit(sched_state *q, int unit, double t, double busy) {
+  double start = q->unit_acc[unit] > t ? q->unit_acc[unit] : t;
+  double free_at = t + floor(start - t + busy);
+  q->unit_acc[unit] = start + busy;
+  q->unit_free[unit] = free_at;
+  if (free_at > q->latest_free)
+    q->latest_free = free_at;
+}
+
 /* Issues the next instruction of the warp at position `pos` of scheduler q,
  * already taken out of the ready sets, at cycle t (Algorithm 1 lines
  * 10-20): the unit's next free cycle, the completion time (memory through
@@ -393,9 +412,7 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
     s->out->counters.lsu_busy_cycles += busy;
   if (cfg->on_issue)
     cfg->on_issue(cfg->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, w->pc_index);
-  q->unit_free[unit] = t + busy;
-  if (t + busy > q->latest_free)
-    q->latest_free = t + busy;
+  occupy_unit(q, unit, t, busy);
   w->done[w->next & s->ring_mask] = complete;
   if (complete > w->last_done)
     w->last_done = complete;

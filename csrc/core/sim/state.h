@@ -103,8 +103,11 @@ typedef struct sched_state {
   uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
                               kept here so finding the oldest reads one array */
   uint32_t pending_count;
-  double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1 */
-  double latest_free;      /* the largest of them: no unit is busy from then on */
+  double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1: the first cycle (on this
+                                   scheduler's issue grid) a unit accepts again */
+  double unit_acc[UNIT_COUNT];  /* when the unit's occupancy, accumulated exactly
+                                   (fractional intervals), ends */
+  double latest_free;      /* the largest unit_free: no unit is busy from then on */
   int64_t rr;              /* position of the last issued warp (-1: none) */
   int64_t greedy;          /* GTO: the same, as the greedy warp */
   uint32_t resident;       /* positions in slots holding a block */
