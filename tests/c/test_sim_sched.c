@@ -306,9 +306,43 @@ static void test_stall_sums(void) {
   gp_kernel_free(k);
 }
 
+/* Kepler's FP32 pipe: interval 2/3 (48 lanes per scheduler), issue width
+ * 2, three warps of 80 independent FFMAs.  The unit's occupancy
+ * accumulates: cycle 0 issues 2 (busy to 4/3), cycle 1 issues 1 (to 2),
+ * cycle 2 issues 2 (to 10/3), ...: 3 per 2 cycles, so FFMA i issues at
+ * 2 floor(i / 3) + (i mod 3 == 2), the last (i = 239) at cycle 159, and
+ * the kernel ends with its result at 159 + 9.  (Whole-cycle occupancy
+ * would issue one a cycle: 240 cycles.) */
+static void test_fractional_interval(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {0}}};
+  gp_kernel *k = synth(3 * 32, 80, body, 1);
+  gp_sim_config c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i, ffma = 0;
+  memset(&log, 0, sizeof log);
+  c.issue_width = 2;
+  c.latency[GP_OP_FP32] = 9, c.interval[GP_OP_FP32] = 2.0 / 3.0;
+  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 3 * 81); /* and an EXIT per warp */
+  for (i = 0; i < log.n; i++) {
+    if (log.pc[i] != 0)
+      continue; /* the EXITs, on the branch unit */
+    CHECK_NEAR(log.cycle[i], 2 * (ffma / 3) + (ffma % 3 == 2), 0);
+    ffma++;
+  }
+  CHECK_EQ_INT(ffma, 240);
+  CHECK_NEAR(r.cycles, 159 + 9, 0);
+  done(&r);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_fig3_by_hand);
   RUN(test_lrr_fairness);
+  RUN(test_fractional_interval);
   RUN(test_two_level_active_set);
   RUN(test_callback_policy);
   RUN(test_stall_sums);

@@ -380,12 +380,15 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
  * accepts again in the first cycle on the issue grid (t, t + 1, ...) in
  * which that occupancy ends before the cycle does: t + floor(acc - t).  So
  * Kepler's 2/3-cycle FP32 issues 2, 1, 2, 1, ... warp instructions per
- * cycle at issue width 2.  For an integral interval the unit is always
+ * cycle at issue width 2.  Within `slack` of a cycle boundary counts as on
+ * it.  For an integral interval the unit is always
  * idle by the time it accepts (acc <= t), and unit_free = t + busy as
  * before, bit for bit. */
 static void occupy_unit(sched_state *q, int unit, double t, double busy) {
-  double start = q->unit_acc[unit] > t ? q->unit_acc[unit] : t;
-  double free_at = t + floor(start - t + busy);
+  /* sums of fractions round: 3 x 2/3 may come out just below or above 2 */
+  const double slack = 1e-6;
+  double start = q->unit_acc[unit] > t + slack ? q->unit_acc[unit] : t;
+  double free_at = t + floor(start - t + busy + slack);
   q->unit_acc[unit] = start + busy;
   q->unit_free[unit] = free_at;
   if (free_at > q->latest_free)
