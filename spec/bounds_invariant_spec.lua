@@ -191,6 +191,32 @@ describe("the simulator against gpush.bounds", function()
     k:close()
   end)
 
+  it("keeps fma_compute on gtx660ti just above the FMA bound: a 2/3-cycle FP32 unit takes 3 warp instructions per 2 cycles", function()
+    -- 80 blocks x 8 warps x 4 trips x 128 FFMAs = 327,680 on 7 SMs x 4
+    -- schedulers at 1 / 0.6667 a cycle: 7,802.3 cycles.  While the
+    -- simulator's units were busy for whole cycles it issued one FFMA a
+    -- cycle per scheduler and took 12,300 body cycles (LRR), 1.58 x.  The
+    -- busiest SM holds 12 of the 80 blocks (8 a wave): 24 warps a scheduler
+    -- x 512 FFMAs x 0.6667 = 8,192.4 cycles, which LRR meets within the
+    -- load of the first trip and the last chain (8,239 measured); GTO's
+    -- greedy warp runs into its own chains (8,770).
+    local cfg = config.load("gtx660ti")
+    local k = assert(workloads.kernel(workloads.get("fma_compute")))
+    local b = assert(bounds.kernel(k, cfg))
+    assert.are.equal("fma", b.binds)
+    assert.are.equal(327680, b.counts.class_insts.fp32)
+    assert.is_near(327680 * 0.6667 / 28, b.cycles.fma, 1e-6)
+    local busiest = 24 * 512 * 0.6667
+    for policy, most in pairs { lrr = 1.01, gto = 1.08 } do
+      local r = assert(sim.run(k, cfg, { policy = policy }))
+      local body = r.cycles - b.launch
+      assert.is_true(body >= busiest, ("%s %.0f"):format(policy, body))
+      assert.is_true(body <= most * busiest, ("%s %.0f"):format(policy, body))
+      assert.are.same({}, violations(k, cfg, policy, "fma_compute"))
+    end
+    k:close()
+  end)
+
   it("ends above tiny_blocks' blocks bound on gtx480, which once was 25,515 cycles", function()
     -- 8192 one-warp blocks of LDG, FFMA, FFMA, STG, EXIT on 15 SMs x 8
     -- slots.  The old path took the load at its functional AMAT (L2 310 +
