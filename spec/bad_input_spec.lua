@@ -418,6 +418,7 @@ describe("bad input: gpush merge inputs (results JSON and CSV)", function()
     local F = '{"format":"gpush.results/1",'
     for _, case in ipairs({
       { "[1e]", "line 1 (byte 2): bad number '1e'" },
+      { '[1, 3.9E745]', "line 1 (byte 5): number '3.9E745' out of range" }, -- fuzz_results: decoded to inf
       { "{", "line 1 (byte 2): expected a string key" },
       { '{"format":"other"}', 'not a gpush results file (expected "format": "gpush.results/1")' },
       { F .. '"rows":[1],"columns":[]}', "row 1 is not an object" },
