@@ -172,6 +172,9 @@ local function decode_number(text, pos)
   if n == nil then
     decode_error(text, pos, "bad number '" .. s .. "'")
   end
+  if n == math.huge or n == -math.huge then -- e.g. 1e999: no double holds it, and encode refuses inf
+    decode_error(text, pos, "number '" .. s .. "' out of range")
+  end
   if s:find("[.eE]") then
     n = n + 0.0
   else

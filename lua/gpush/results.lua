@@ -352,8 +352,8 @@ local function convert(text, kind, where)
     return nil
   elseif kind == "n" then
     local n = tonumber(text)
-    if not n then
-      return nil, ("%s: expected a number, got '%s'"):format(where, text)
+    if not n or n == math.huge or n == -math.huge then -- 1e999 reads as inf, which no writer accepts
+      return nil, ("%s: expected a finite number, got '%s'"):format(where, text)
     end
     return n
   elseif kind == "b" then
