@@ -84,26 +84,21 @@ for _, r in ipairs(res.rows) do
   end
 end
 
-local ok, mkdir_err = gpush.core.mkdir(opts.out)
-if not ok then
-  error(mkdir_err, 0)
-end
-local csv = assert(io.open(opts.out .. "/gpumech_scaling.csv", "w"))
-csv:write(("# gpush %s; config %s, hash %s; command gpush scenarios/gpumech_scaling.lua %s\n"):format(gpush.version,
-  cfg._name, gpush.config.hash(cfg), table.concat(arg, " ")))
 local cols = { "kernel", "launch", "sms", "gpumech", "sim", "bound" }
 for _, c in ipairs(gpumech.STACK) do
   cols[#cols + 1] = c:lower()
 end
-csv:write(table.concat(cols, ","), "\n")
+local csv_lines = { table.concat(cols, ",") }
 for _, r in ipairs(rows) do
   local cells = { r.kernel, r.launch, r.sms, ("%.4f"):format(r.gpumech), ("%.4f"):format(r.sim), r.bound }
   for _, c in ipairs(gpumech.STACK) do
     cells[#cells + 1] = ("%.4f"):format(r.stack[c])
   end
-  csv:write(table.concat(cells, ","), "\n")
+  csv_lines[#csv_lines + 1] = table.concat(cells, ",")
 end
-csv:close()
+experiment.write_scenario_csv(opts.out, "gpumech_scaling.csv", { ("gpush %s; config %s, hash %s; command gpush "
+  .. "scenarios/gpumech_scaling.lua %s"):format(gpush.version, cfg._name, gpush.config.hash(cfg), table.concat(arg, " ")) },
+  csv_lines)
 
 -- Per kernel: the values from the fewest to the most SMs and the category that grew most.
 local lines = { ("# What stops scaling on '%s' (GPUMech, gpush's equations, RR)"):format(cfg._name), "",
@@ -147,9 +142,7 @@ for _, r in ipairs(rows) do
   end
 end
 local body = table.concat(lines, "\n")
-local md = assert(io.open(opts.out .. "/gpumech_scaling.md", "w"))
-md:write(body, "\n")
-md:close()
+experiment.write_scenario_markdown(opts.out, "gpumech_scaling.md", body, {})
 
 local groups, by_kernel, used = {}, {}, {}
 for _, c in ipairs(gpumech.STACK) do -- the categories some bar has, in the stack's order

@@ -79,23 +79,15 @@ for _, axis in ipairs(AXES) do
   end
 end
 
-local ok, mkdir_err = gpush.core.mkdir(opts.out)
-if not ok then
-  error(mkdir_err, 0)
-end
 local provenance = { ("gpush %s"):format(gpush.version), ("config %s, hash %s%s"):format(cfg._name,
   gpush.config.hash(cfg), #opts.overrides > 0 and (", overrides " .. table.concat(opts.overrides, " ")) or ""),
   ("command gpush scenarios/gpumech_sensitivity.lua %s"):format(table.concat(arg, " ")) }
-local csv = assert(io.open(opts.out .. "/gpumech_sensitivity.csv", "w"))
-for _, line in ipairs(provenance) do
-  csv:write("# ", line, "\n")
-end
-csv:write("parameter,value,kernel,launch,model,cycles,sim_cycles,difference\n")
+local csv_lines = { "parameter,value,kernel,launch,model,cycles,sim_cycles,difference" }
 for _, r in ipairs(rows) do
-  csv:write(("%s,%s,%s,%d,%s,%.1f,%.1f,%.6f\n"):format(r.parameter, tostring(r.value), r.kernel, r.launch, r.model,
-    r.cycles, r.sim_cycles, r.difference))
+  csv_lines[#csv_lines + 1] = ("%s,%s,%s,%d,%s,%.1f,%.1f,%.6f"):format(r.parameter, tostring(r.value), r.kernel,
+    r.launch, r.model, r.cycles, r.sim_cycles, r.difference)
 end
-csv:close()
+experiment.write_scenario_csv(opts.out, "gpumech_sensitivity.csv", provenance, csv_lines)
 
 local lines = { ("# GPUMech's sensitivity on '%s' (round-robin)"):format(cfg._name), "",
   ("Mean |model - simulator| / simulator over the kernels, each parameter swept alone (%.1f s)."):format(
@@ -132,12 +124,7 @@ for _, axis in ipairs(AXES) do
   written[#written + 1] = path
 end
 local body = table.concat(lines, "\n")
-local md = assert(io.open(opts.out .. "/gpumech_sensitivity.md", "w"))
-md:write(body, "\n\n")
-for _, line in ipairs(provenance) do
-  md:write("<!-- ", line, " -->\n")
-end
-md:close()
+experiment.write_scenario_markdown(opts.out, "gpumech_sensitivity.md", body, provenance)
 print(body)
 print(("Wrote %s/gpumech_sensitivity.csv, %s/gpumech_sensitivity.md, %s."):format(opts.out, opts.out,
   table.concat(written, ", ")))

@@ -143,10 +143,6 @@ for _, preset in ipairs(presets) do
   end
 end
 
-local ok, mkdir_err = gpush.core.mkdir(opts.out)
-if not ok then
-  error(mkdir_err, 0)
-end
 local provenance = {
   ("gpush %s"):format(gpush.version),
   "presets " .. table.concat((function()
@@ -172,16 +168,12 @@ if res.incomplete then -- an interrupted run says so first in both files
   table.insert(provenance, 1, ("incomplete: %s; %s"):format(res.incomplete, experiment.tasks_ran(res)))
 end
 
-local csv = assert(io.open(opts.out .. "/gpumech_vs_sim.csv", "w"))
-for _, line in ipairs(provenance) do
-  csv:write("# ", line, "\n")
-end
-csv:write("preset,source,launch,kernel,policy,model,cycles,sim_cycles,difference,bound\n")
+local csv_lines = { "preset,source,launch,kernel,policy,model,cycles,sim_cycles,difference,bound" }
 for _, r in ipairs(rows) do
-  csv:write(("%s,%s,%d,%s,%s,%s,%.1f,%.1f,%.6f,%s\n"):format(r.preset, r.source, r.launch, r.kernel, r.policy,
-    r.model, r.cycles, r.sim_cycles, r.difference, r.bound or ""))
+  csv_lines[#csv_lines + 1] = ("%s,%s,%d,%s,%s,%s,%.1f,%.1f,%.6f,%s"):format(r.preset, r.source, r.launch, r.kernel,
+    r.policy, r.model, r.cycles, r.sim_cycles, r.difference, r.bound or "")
 end
-csv:close()
+experiment.write_scenario_csv(opts.out, "gpumech_vs_sim.csv", provenance, csv_lines)
 
 -- Markdown: per preset a table of kernels x (policy, model), then the summary.
 local lines = {
@@ -238,12 +230,7 @@ lines[#lines + 1] = #misses == 0
   or ("gpush's equations miss the targets (mean at most %d %%, no kernel beyond %d %%) on: %s.")
     :format(100 * TARGET_MEAN, 100 * TARGET_MAX, table.concat(misses, ", "))
 local body = table.concat(lines, "\n")
-local md = assert(io.open(opts.out .. "/gpumech_vs_sim.md", "w"))
-md:write(body, "\n\n")
-for _, line in ipairs(provenance) do
-  md:write("<!-- ", line, " -->\n")
-end
-md:close()
+experiment.write_scenario_markdown(opts.out, "gpumech_vs_sim.md", body, provenance)
 print(body)
 print(("Wrote %s/gpumech_vs_sim.csv and %s/gpumech_vs_sim.md."):format(opts.out, opts.out))
 os.exit(experiment.report_end("gpumech_vs_sim", res, io.stderr))

@@ -102,13 +102,8 @@ for _, c in ipairs(COMPARED) do
 end
 lines[#lines + 1] = ("- the simulator itself: below the bound on %d"):format(below[REFERENCE] or 0)
 local body = table.concat(lines, "\n")
-local ok, mkdir_err = gpush.core.mkdir(opts.out)
-if not ok then
-  error(mkdir_err, 0)
-end
-local md = assert(io.open(opts.out .. "/mech_vs_sim.md", "w"))
-md:write(body, "\n\n<!-- command gpush scenarios/mech_vs_sim.lua ", table.concat(arg, " "), " -->\n")
-md:close()
+experiment.write_scenario_markdown(opts.out, "mech_vs_sim.md", body,
+  { "command gpush scenarios/mech_vs_sim.lua " .. table.concat(arg, " ") })
 print(body)
 print(("Wrote %s/mech_vs_sim.md."):format(opts.out))
 os.exit(experiment.report_end("mech_vs_sim", res, io.stderr))

@@ -851,6 +851,46 @@ function M.scenario_options(name, args, own, usage_text)
   return opts, usage
 end
 
+-- Writes the text of a comparison scenario's output file DIR/NAME, making
+-- DIR; a folder or file that cannot be written raises its message.
+local function write_scenario_file(dir, name, text)
+  local ok, mkdir_err = core.mkdir(dir)
+  if not ok then
+    error(mkdir_err, 0)
+  end
+  local path = dir .. "/" .. name
+  local f, open_err = io.open(path, "w")
+  if not f then
+    error(open_err, 0)
+  end
+  f:write(text)
+  f:close()
+end
+
+-- A comparison scenario's CSV table: the provenance lines as '# ' comments,
+-- then the header and rows (`lines`, without line ends).
+function M.write_scenario_csv(dir, name, provenance, lines)
+  local out = {}
+  for _, line in ipairs(provenance) do
+    out[#out + 1] = "# " .. line
+  end
+  table.move(lines, 1, #lines, #out + 1, out)
+  write_scenario_file(dir, name, table.concat(out, "\n") .. "\n")
+end
+
+-- A comparison scenario's Markdown report: the body, then after a blank
+-- line the provenance lines as HTML comments (none: the body alone).
+function M.write_scenario_markdown(dir, name, body, provenance)
+  local out = { body }
+  if #provenance > 0 then
+    out[2] = ""
+    for _, line in ipairs(provenance) do
+      out[#out + 1] = "<!-- " .. line .. " -->"
+    end
+  end
+  write_scenario_file(dir, name, table.concat(out, "\n") .. "\n")
+end
+
 -- Runs a scenario's sweep with its options (jobs, quiet; the command line
 -- for the provenance).  A sweep that cannot start ends the process with
 -- EXIT_FAILED; unless `keep_partial`, so does an interrupted or failing one,
