@@ -12,6 +12,7 @@ local cli = require "gpush.cli"
 local core = require "gpush.core"
 local csv = require "gpush.report.csv"
 local schema = require "gpush.schema"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -75,12 +76,7 @@ end
 -- --help is left to the caller (opts.help).
 function M.parse_whole(args, own, default_out)
   local rest, mine = args, {}
-  local names = {}
-  for option in pairs(own) do
-    names[#names + 1] = option
-  end
-  table.sort(names)
-  for _, option in ipairs(names) do
+  for _, option in ipairs(text.sorted_keys(own)) do
     local value
     value, rest = M.take(rest, option)
     if type(rest) == "string" then
@@ -106,11 +102,7 @@ end
 local function dedupe_points(points)
   local seen, out = {}, {}
   for _, point in ipairs(points) do
-    local keys = {}
-    for k in pairs(point) do
-      keys[#keys + 1] = k
-    end
-    table.sort(keys)
+    local keys = text.sorted_keys(point)
     for i, k in ipairs(keys) do
       keys[i] = k .. "=" .. csv.text(point[k])
     end
@@ -164,9 +156,9 @@ function M.apply_overrides(def, overrides)
     end
   end
   for _, o in ipairs(overrides) do
-    local path, text = tostring(o):match("^%s*(.-)%s*=%s*(.-)%s*$")
+    local path, value_text = tostring(o):match("^%s*(.-)%s*=%s*(.-)%s*$")
     if path and swept[path] then
-      local value = core.yaml_scalar(text)
+      local value = core.yaml_scalar(value_text)
       if points then
         for _, point in ipairs(points) do
           if point[path] ~= nil then

@@ -21,6 +21,7 @@
 -- min(D, ILP / l_avg), l_avg = latency_sum / N.
 local framework = require "gpush.models.mech.framework"
 local params = require "gpush.models.mech.params"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -240,12 +241,7 @@ function M.balance_ports(counts, ports, port_count)
     load[p] = 0
   end
   local flexible, share = {}, {}
-  local types = {}
-  for t in pairs(counts) do
-    types[#types + 1] = t
-  end
-  table.sort(types)
-  for _, t in ipairs(types) do
+  for _, t in ipairs(text.sorted_keys(counts)) do
     local n, list = counts[t], ports[t]
     if not list then
       error({ mech_error = ("micro-op type '%s' has no ports in R(mu, r)"):format(t) }, 0)

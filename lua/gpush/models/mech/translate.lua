@@ -15,6 +15,9 @@
 -- materialised (nor is it in the thesis, L1600): each rule maps one side's
 -- measurement to the other side's input directly, through the IR's
 -- instruction classes.
+
+local text = require "gpush.text"
+
 local M = {}
 
 -- Field names follow the mechanistic family's workload inputs (Tables
@@ -155,12 +158,7 @@ function M.classify(mix, dictionary, direction)
   for _, c in ipairs(M.CLASSES) do
     by[c] = 0
   end
-  local names = {}
-  for name in pairs(mix) do
-    names[#names + 1] = name
-  end
-  table.sort(names)
-  for _, name in ipairs(names) do
+  for _, name in ipairs(text.sorted_keys(mix)) do
     local count = mix[name]
     local class = (dictionary and dictionary[name]) or (by[name] and name)
     if not class then
