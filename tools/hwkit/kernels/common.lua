@@ -20,6 +20,15 @@ local M = {}
 
 local KB, MB = 1 << 10, 1 << 20
 
+-- The PTX instruction each chain and stream operation is (a Lua pattern)
+-- and how many of them a trip of 128 operations holds: spec/hwkit_nvcc_spec.lua
+-- counts them in the kernel's PTX loop.
+local PTX = {
+  FfmaOp = { "^fma%.rn%.f32", 128 }, DfmaOp = { "^fma%.rn%.f64", 128 },
+  MufuOp = { "^rsqrt%.approx%.ftz%.f32", 128 }, ImadOp = { "^mad%.lo%.s32", 128 },
+  IntOp = { "^xor%.b32", 64 },                 -- and 64 add.s32 (with the counter's, 65)
+}
+
 -- The loop's own instructions at the end of a trip: the counter, the
 -- compare (depends on it) and the branch back (on the compare).
 local function loop_tail(body)
@@ -29,8 +38,18 @@ local function loop_tail(body)
   return body
 end
 
+-- A description with the kit's seed; hwkit.per_trip, where not given, is the
+-- body's instructions of the measured class (for the integer classes that
+-- takes in the loop's counter and compare).
 local function desc(t)
   t.seed = t.seed or 31
+  if t.hwkit and not t.hwkit.per_trip then
+    local n = 0
+    for _, op in ipairs(t.body) do
+      n = n + (op[1] == t.hwkit.class and 1 or 0)
+    end
+    t.hwkit.per_trip = n
+  end
   return t
 end
 
@@ -44,7 +63,8 @@ function M.chain(name, class, op, regs, trips)
   end
   loop_tail(body)
   return desc { name = name, grid = 1, block = 32, regs = regs, shmem = 0, trips = trips, body = body,
-    hwkit = { source = "chains.cu", kernel = ("chain<%s, false>"):format(op), class = class, per_trip = 128 } }
+    hwkit = { source = "chains.cu", kernel = ("chain<%s, false>"):format(op), class = class,
+      ptx = PTX[op] } }
 end
 
 -- Independent streams: ILP 8 chains of `class`, 16 instructions each a trip,
@@ -57,7 +77,8 @@ function M.stream_op(name, class, op, regs, trips)
   end
   loop_tail(body)
   return desc { name = name, grid = 114 * 8, block = 256, regs = regs, shmem = 0, trips = trips, body = body,
-    hwkit = { source = "throughput.cu", kernel = ("streams<%s, false>"):format(op), class = class, per_trip = 128 } }
+    hwkit = { source = "throughput.cu", kernel = ("streams<%s, false>"):format(op), class = class,
+      ptx = PTX[op] } }
 end
 
 -- FP32 and integer together (throughput.cu: mixed<false>): sixteen steps a
@@ -87,7 +108,8 @@ function M.mixed(name, regs, trips)
   end
   loop_tail(body)
   return desc { name = name, grid = 114 * 8, block = 256, regs = regs, shmem = 0, trips = trips, body = body,
-    hwkit = { source = "throughput.cu", kernel = "mixed<false>", class = "fp32", per_trip = 64 } }
+    hwkit = { source = "throughput.cu", kernel = "mixed<false>", class = "fp32", per_trip = 64,
+      ptx = { "^fma%.rn%.f32", 64 } } }
 end
 
 -- A pointer chase (pchase.cu: chase<bypass, false>): one 8-byte load a
@@ -97,7 +119,7 @@ function M.chase(name, footprint, loads, bypass)
     streams = { p = { kind = "chase", footprint = footprint } },
     body = loop_tail { { "ld_global", stream = "p", width = 8, dep = 4 } },
     hwkit = { source = "pchase.cu", kernel = ("chase<%s, false>"):format(bypass and "true" or "false"),
-      class = "ld_global", per_trip = 1 } }
+      class = "ld_global", per_trip = 1, ptx = { bypass and "^ld%.global%.cg%.u64" or "^ld%.global%.ca%.u64", 1 } } }
 end
 
 -- STREAM kernels (stream.cu: stream<kind, false>), in the form of the suite's
@@ -146,7 +168,7 @@ function M.stream(name, kind, grid)
   return desc { name = name, grid = grid, block = block, regs = STREAM_REGS[kind], shmem = 0, trips = trips,
     streams = streams, body = body,
     hwkit = { source = "stream.cu", kernel = ("stream<(Kind)%d, false>"):format(STREAM_KIND[kind]),
-      class = "ld_global", per_trip = #loads } }
+      class = "ld_global", per_trip = #loads, ptx = { "^ld%.global%.v4%.", #loads } } }
 end
 
 -- Shared-memory bandwidth (shared.cu: lds_bw<false>): four LDS a trip from
@@ -162,7 +184,8 @@ function M.lds_bw(name, stride)
   loop_tail(body)
   return desc { name = name, grid = 114 * 8, block = 256, regs = 18, shmem = 8 * KB, trips = 64,
     streams = { tile = { kind = "shared", footprint = 8 * KB, stride = stride } }, body = body,
-    hwkit = { source = "shared.cu", kernel = "lds_bw<false>", class = "ld_shared", per_trip = 4 } }
+    hwkit = { source = "shared.cu", kernel = "lds_bw<false>", class = "ld_shared", per_trip = 4,
+      ptx = { "^ld%.volatile%.shared%.f32", 4 } } }
 end
 
 -- The LDS chain (shared.cu: lds_chain<false>): one LDS a trip, its address
@@ -171,7 +194,8 @@ function M.lds_chain(name)
   return desc { name = name, grid = 1, block = 32, regs = 15, shmem = 1 * KB, trips = 2048,
     streams = { tile = { kind = "shared", footprint = 1 * KB, stride = 4 } },
     body = loop_tail { { "ld_shared", stream = "tile", dep = 4 } },
-    hwkit = { source = "shared.cu", kernel = "lds_chain<false>", class = "ld_shared", per_trip = 1 } }
+    hwkit = { source = "shared.cu", kernel = "lds_chain<false>", class = "ld_shared", per_trip = 1,
+      ptx = { "^ld%.volatile%.shared%.u32", 1 } } }
 end
 
 -- Global atomics (atomics.cu: atom_global<false>): a trip loads a word
@@ -190,7 +214,8 @@ function M.atom_global(name, bins)
   return desc { name = name, grid = 114 * 8, block = 256, regs = 18, shmem = 0, trips = 8,
     streams = { data = { kind = "coalesced", footprint = 64 * MB },
       bins = { kind = "random", base = 0x100000000, footprint = bins } }, body = body,
-    hwkit = { source = "atomics.cu", kernel = "atom_global<false>", class = "atom_global", per_trip = 1 } }
+    hwkit = { source = "atomics.cu", kernel = "atom_global<false>", class = "atom_global", per_trip = 1,
+      ptx = { "^atom%.global%.add%.u32", 1 } } }
 end
 
 -- Shared-memory atomics (atomics.cu: atom_shared<false>): as atom_global,
@@ -207,7 +232,8 @@ function M.atom_shared(name)
   return desc { name = name, grid = 114 * 8, block = 256, regs = 16, shmem = 1 * KB, trips = 8,
     streams = { data = { kind = "coalesced", footprint = 64 * MB },
       bins = { kind = "shared", footprint = 1 * KB, stride = 4 } }, body = body,
-    hwkit = { source = "atomics.cu", kernel = "atom_shared<false>", class = "atom_shared", per_trip = 1 } }
+    hwkit = { source = "atomics.cu", kernel = "atom_shared<false>", class = "atom_shared", per_trip = 1,
+      ptx = { "^atom%.shared%.add%.u32", 1 } } }
 end
 
 -- Short blocks (dispatch.cu: dispatch_lean<false>): straight-line, one
@@ -224,7 +250,8 @@ function M.dispatch_lean(name, shmem)
       { "fp32", dep = 1 }, { "fp32", dep = 1 }, { "fp32", dep = 1 },
       { "fp32", dep = 1 },                              -- FSETP against the sentinel
     },
-    hwkit = { source = "dispatch.cu", kernel = "dispatch_lean<false>", class = "ld_global", per_trip = 1 } }
+    hwkit = { source = "dispatch.cu", kernel = "dispatch_lean<false>", class = "ld_global", per_trip = 1,
+      ptx = { "^ld%.global%.v4%.f32", 1 }, dynamic_shmem = shmem } }
 end
 
 -- Short blocks with about 70 registers (dispatch.cu: dispatch_fat<false>):
@@ -246,7 +273,8 @@ function M.dispatch_fat(name)
   body[#body + 1] = { "fp32", dep = 1 }                 -- FSETP against the sentinel
   return desc { name = name, grid = 16384, block = 256, regs = 70, shmem = 0, trips = 1, streams = streams,
     body = body,
-    hwkit = { source = "dispatch.cu", kernel = "dispatch_fat<false>", class = "ld_global", per_trip = 16 } }
+    hwkit = { source = "dispatch.cu", kernel = "dispatch_fat<false>", class = "ld_global", per_trip = 16,
+      ptx = { "^ld%.volatile%.global%.v4%.f32", 16 } } }
 end
 
 return M
