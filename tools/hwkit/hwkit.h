@@ -151,12 +151,13 @@ __device__ __forceinline__ void store_rec(ClockRec *r, Mark a, Mark b) {
   r->pad = 0;
 }
 
-// The SM clock probe: one thread spins for `span_ns` of globaltimer.
+// The SM clock probe: one thread spins for `span_ns` of globaltimer (or, if
+// that timer stood still, for 8 x span_ns cycles: never forever).
 __global__ void probe_kernel(ClockRec *r, unsigned long long span_ns) {
   Mark a = mark(), b;
   do {
     b = mark();
-  } while (b.ns - a.ns < span_ns);
+  } while (b.ns - a.ns < span_ns && b.clk - a.clk < 8 * (long long)span_ns);
   store_rec(r, a, b);
 }
 
@@ -164,8 +165,9 @@ __global__ void probe_kernel(ClockRec *r, unsigned long long span_ns) {
 // loaded frequency before measuring).
 __global__ void busy_kernel(unsigned long long span_ns, float *sink) {
   unsigned long long t0 = global_ns();
+  long long c0 = clock64();
   float x = threadIdx.x;
-  while (global_ns() - t0 < span_ns) {
+  while (global_ns() - t0 < span_ns && clock64() - c0 < 8 * (long long)span_ns) {
 #pragma unroll 16
     for (int i = 0; i < 64; i++)
       x = fmaf(x, 0.999f, 0.001f);
