@@ -25,6 +25,11 @@
  *   kernel:is_closed()                      -- true once closed
  *   names = core.op_classes()               -- every opcode class name, in the
  *                                           -- core's order
+ *   class, width, known = core.opcode_class(opcode [, binary_version])
+ *                                           -- one SASS opcode ("LDG.E.128") as the
+ *                                           -- trace reader classes it (binary
+ *                                           -- version default 90); known false
+ *                                           -- for an opcode classed by default
  */
 #include "compat.h"
 #include "l_core.h"
@@ -473,8 +478,28 @@ static int op_classes(lua_State *L) {
   return 1;
 }
 
+/* core.opcode_class(opcode [, binary_version]): the trace reader's class of
+ * one SASS opcode (trace_opcodes.c), its data width in bytes and whether the
+ * opcode is known (an unknown one is classed as integer ALU). */
+static int opcode_class(lua_State *L) {
+  size_t len;
+  const char *opcode = luaL_checklstring(L, 1, &len);
+  lua_Integer version = luaL_optinteger(L, 2, 90);
+  gp_opcode_info info;
+  if (len == 0)
+    return luaL_argerror(L, 1, "an opcode such as 'FFMA' or 'LDG.E.128'");
+  if (version < 10 || version > 1000)
+    return luaL_argerror(L, 2, "a binary version such as 61, 80 or 90");
+  info = gp_opcode_classify(opcode, len, (int)version);
+  lua_pushstring(L, gp_op_class_name(info.op_class));
+  lua_pushinteger(L, info.width);
+  lua_pushboolean(L, info.known);
+  return 3;
+}
+
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},
                                            {"op_classes", op_classes},
+                                           {"opcode_class", opcode_class},
                                            {"kernel_parse", kernel_parse},
                                            {NULL, NULL}};
 
