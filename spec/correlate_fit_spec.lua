@@ -40,7 +40,8 @@ local function ols()
     rss = rss + (ys[i] - a - b * xs[i]) ^ 2
   end
   local s2 = rss / (n - 2)
-  return a, b, math.sqrt(s2 * (1 / n + xbar ^ 2 / sxx)), math.sqrt(s2 / sxx), rss, -xbar / math.sqrt(1 / n * sxx + xbar ^ 2)
+  local corr = -xbar / math.sqrt(sxx / n + xbar ^ 2)
+  return a, b, math.sqrt(s2 * (1 / n + xbar ^ 2 / sxx)), math.sqrt(s2 / sxx), rss, corr
 end
 
 describe("gpush.correlate.fit", function()

@@ -273,9 +273,9 @@ function M.markdown(result, provenance)
     lines[#lines + 1] = ""
     local rows = {}
     for i, p in ipairs(f.parameters) do
-      rows[i] = { p.name, p.unit, number_text(p.start), number_text(p.value),
-        p.at_bound and "at a bound" or (p.stderr and ("%.3g"):format(p.stderr) or "-"), ("%s .. %s"):format(number_text(p.min),
-          number_text(p.max)) }
+      local se = p.at_bound and "at a bound" or (p.stderr and ("%.3g"):format(p.stderr) or "-")
+      rows[i] = { p.name, p.unit, number_text(p.start), number_text(p.value), se,
+        ("%s .. %s"):format(number_text(p.min), number_text(p.max)) }
     end
     append(lines, markdown.table({ "parameter", "unit", "start", "fitted", "standard error", "range" }, rows))
     lines[#lines + 1] = ""
