@@ -151,10 +151,12 @@ describe("gpush.correlate: the measured CSV", function()
 
   it("refuses bad rows with FILE:LINE and what was expected", function()
     local cases = {
-      { "kernel,cycles\nempty,abc\n", "m.csv:2: column 'cycles': expected a positive number of cycles, got 'abc'" },
-      { "kernel,cycles\nempty,-5\n", "m.csv:2: column 'cycles': expected a positive number of cycles, got '-5'" },
+      { "kernel,cycles\nempty,abc\n",
+        "m.csv:2: column 'cycles': expected a positive number of cycles (at most 1e15), got 'abc'" },
+      { "kernel,cycles\nempty,-5\n", "got '-5'" },
       { "kernel,cycles\nempty,\n", "m.csv:2: no cycles: expected the measured cycles (a positive number)" },
       { "kernel,cycles\nempty,1e999\n", "got '1e999'" },
+      { "kernel,cycles\nempty,2e15\n", "got '2e15'" },
       { "kernel,cycles\nempty,0x10\n", "got '0x10'" },
       { "kernel,cycles,core_mhz\nempty,5,fast\n", "m.csv:2: column 'core_mhz': expected a positive clock in MHz" },
       { "kernel,grid,cycles\nempty,1.5,5\n",
@@ -542,8 +544,8 @@ describe("gpush correlate (command line)", function()
     local code, out, err = helper.gpush_run { "correlate", path, "--config", "gtx1080", "--out", dir .. "/o" }
     assert.are.equal(1, code)
     assert.are.equal("", out)
-    assert.are.equal(("gpush correlate: %s:3: column 'cycles': expected a positive number of cycles, got 'abc'\n")
-      :format(path), err)
+    assert.are.equal(("gpush correlate: %s:3: column 'cycles': expected a positive number of cycles (at most 1e15),"
+      .. " got 'abc'\n"):format(path), err)
     assert.is_nil(io.open(dir .. "/o/correlate.csv"))
     code, _, err = helper.gpush_run { "correlate", path, "--config", "gtx1080", "--model", "sim-gt" }
     assert.are.equal(1, code)

@@ -14,6 +14,7 @@ local core = require "gpush.core"
 local correlate = require "gpush.correlate"
 local preset = require "gpush.correlate.preset"
 local report = require "gpush.report.correlate"
+local staging = require "gpush.staging"
 
 local M = {}
 
@@ -150,6 +151,32 @@ local function print_tables(out, result)
   end
 end
 
+-- Checks the output paths before any model runs: --out a folder (made if
+-- missing), --write-preset neither the configuration nor a measured file
+-- it reads.  Returns the staging folder for --out, or nil and a message.
+local function open_outputs(opts, dir)
+  local st = core.stat(dir)
+  if st and st.kind ~= "folder" then
+    return nil, ("--out %s exists and is not a folder"):format(dir)
+  end
+  if opts.write_preset then
+    for _, input in ipairs({ opts.config, opts.words[1], opts.validate }) do
+      if input and staging.same(input, opts.write_preset) then
+        return nil, ("--write-preset %s is the input %s: give another file"):format(opts.write_preset, input)
+      end
+    end
+    local pst = core.stat(opts.write_preset)
+    if pst and pst.kind == "folder" then
+      return nil, ("--write-preset %s is a folder: give a file name"):format(opts.write_preset)
+    end
+  end
+  local stage, err = staging.folder(dir)
+  if not stage then
+    return nil, ("--out %s: cannot create the folder: %s"):format(dir, err:match(": ([^:]+)$") or err)
+  end
+  return stage
+end
+
 function M.main(args, out, err)
   out, err = out or io.stdout, err or io.stderr
   local prefix = "gpush correlate: "
@@ -178,6 +205,12 @@ function M.main(args, out, err)
   if fit and #fit == 0 then
     return cli.usage_error("gpush correlate", usage, "--fit needs parameter names (launch.kernel_cycles,...)", err)
   end
+  local dir = opts.out or "correlate_out"
+  local stage, stage_err = open_outputs(opts, dir)
+  if not stage then
+    err:write(prefix, stage_err, "\n")
+    return 1
+  end
   local model_names = opts.model and words(opts.model) or correlate.DEFAULT_MODELS
   local progress = function(line)
     if not opts.quiet then
@@ -187,6 +220,7 @@ function M.main(args, out, err)
   local result, run_err = correlate.run { measured = opts.words[1], config = opts.config,
     overrides = opts.overrides, models = model_names, fit = fit, validate = opts.validate, progress = progress }
   if not result then
+    stage:abort()
     err:write(prefix, run_err:gsub("\n", "\n" .. prefix), "\n")
     return 1
   end
@@ -199,8 +233,7 @@ function M.main(args, out, err)
   if result.validate then
     provenance.validate = result.validate.file
   end
-  local dir = opts.out or "correlate_out"
-  local written, write_err = report.write(result, dir, provenance)
+  local written, write_err = report.write(result, dir, provenance, stage)
   if not written then
     err:write(prefix, write_err, "\n")
     return 1

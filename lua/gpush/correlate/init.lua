@@ -117,6 +117,14 @@ end
 -- preset, -p overrides, the row's clocks, the values.  Returns it or nil,
 -- "FILE:LINE: message".
 function Correlator:config_for(set, row, values)
+  for _, clock in ipairs({ { "core_mhz", "clock.core_mhz" }, { "mem_mhz", "clock.mem_mhz" } }) do
+    local column, path = clock[1], clock[2]
+    local decl, v = config.declaration(path), row[column]
+    if v and (v < decl.min or v > decl.max) then
+      return nil, ("%s:%d: column '%s': expected a clock from %g to %g MHz (the range of %s), got %s"):format(
+        set.file, row.line, column, decl.min, decl.max, path, row.cells[column])
+    end
+  end
   local overrides = { table.unpack(self.overrides) }
   overrides["clock.core_mhz"] = row.core_mhz
   overrides["clock.mem_mhz"] = row.mem_mhz

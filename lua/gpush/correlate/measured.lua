@@ -17,7 +17,7 @@
 --   grid, block  the launch geometry of a kernel row (a number, XxYxZ or
 --             "(x, y, z)"); on a trace row a check against the trace
 --   iters ... a microbenchmark's own parameters
---   cycles    required: the measured cycles (> 0)
+--   cycles    required: the measured cycles (> 0, at most 1e15)
 --   core_mhz, mem_mhz  the clocks the row ran at (absent: the preset's)
 --   label     a name for tables and plots
 -- Every other column is carried through to the outputs.  An empty cell is
@@ -124,14 +124,19 @@ local function check_header(name, header, line)
   return seen
 end
 
--- A positive number from cell `c` of a row, or nil when the cell is empty.
-local function positive(name, line, cells, c, what)
+-- The most cycles a row may give: 11 days at 1 GHz; beyond, sums of
+-- squares in the metrics could overflow a double.
+M.MAX_CYCLES = 1e15
+
+-- A positive number from cell `c` of a row (at most `max`), or nil when the
+-- cell is empty.
+local function positive(name, line, cells, c, what, max)
   local text = cells[c]
   if text == nil or text:match("^%s*$") then
     return nil
   end
   local n = decimal(text)
-  if not n or n <= 0 then
+  if not n or n <= 0 or (max and n > max) then
     fail(name, line, "column '%s': expected %s, got '%s'", c, what, text)
   end
   return n
@@ -166,7 +171,7 @@ local function row_of(name, line, header, record)
   elseif not row.trace and not row.kernel then
     fail(name, line, "neither a trace nor a kernel: expected one of them to name what was measured")
   end
-  row.cycles = positive(name, line, cells, "cycles", "a positive number of cycles")
+  row.cycles = positive(name, line, cells, "cycles", "a positive number of cycles (at most 1e15)", M.MAX_CYCLES)
   if not row.cycles then
     fail(name, line, "no cycles: expected the measured cycles (a positive number)")
   end

@@ -364,10 +364,11 @@ function M.svg(result, kind)
 end
 
 -- Writes DIR/correlate.{csv,json,md,svg} (and correlate-fitted.svg after a
--- fit) through a staging folder: nothing half-written, and a previous
--- run's files of these names that this run does not write are removed.
--- Returns the list of paths, or nil and a message.
-function M.write(result, dir, provenance)
+-- fit) through a staging folder (`stage`: one made earlier, or nil):
+-- nothing half-written, and a previous run's files of these names that
+-- this run does not write are removed.  Returns the list of paths, or nil
+-- and a message.
+function M.write(result, dir, provenance, stage)
   local outputs = {
     { "correlate.csv", M.csv(result, provenance) },
     { "correlate.json", M.json(result, provenance) },
@@ -377,9 +378,12 @@ function M.write(result, dir, provenance)
   if result.fit then
     outputs[#outputs + 1] = { "correlate-fitted.svg", M.svg(result, "fitted") }
   end
-  local stage, err = staging.folder(dir)
   if not stage then
-    return nil, err
+    local err
+    stage, err = staging.folder(dir)
+    if not stage then
+      return nil, err
+    end
   end
   local written, names = {}, {}
   for _, o in ipairs(outputs) do
