@@ -552,6 +552,26 @@ describe("gpush correlate (command line)", function()
     assert.matches("unknown model 'sim-gt' (did you mean 'sim-gto'?)", err, 1, true)
   end)
 
+  it("writes the outputs, lists a model's failure on a row and exits 1", function()
+    local dir = helper.temp_dir()
+    local lua = assert(io.open(dir .. "/big.lua", "wb"))
+    lua:write('return { name = "big", grid = 2, block = 64, shmem = 1 << 20, body = { { "fp32" } } }')
+    lua:close()
+    local path = csv_file("kernel,cycles\nbig.lua,700\nempty,5000\n", "m.csv", dir)
+    local code, out, err = helper.gpush_run { "correlate", path, "--config", "gtx1080", "--model", "sim-gto",
+      "--out", dir .. "/o", "--quiet" }
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush correlate: %s:2: model sim-gto: sim: kernel 'big' does not fit on one SM of 'gtx1080'"
+      .. " (limit: shared)\n"):format(path), err)
+    assert.matches("failed", out, 1, true)
+    local text = helper.read_file(dir .. "/o/correlate.csv")
+    assert.matches("# failed: " .. path .. ":2: model sim-gto: sim: kernel 'big' does not fit", text, 1, true)
+    local doc = assert(json.decode(helper.read_file(dir .. "/o/correlate.json")))
+    assert.are.equal(1, doc.summary["sim-gto"].n)
+    assert.are.equal(json.null, doc.rows[1].predicted["sim-gto"])
+    os.execute("rm -rf " .. helper.shell_quote(dir))
+  end)
+
   it("prints the JSON document with --json", function()
     local path, dir = csv_file("kernel,grid,block,cycles,label\nempty,1024,256,5055,one\nempty,4096,256,8314,two\n")
     local code, out, err = helper.gpush_run { "correlate", path, "--config", "h100-pcie", "--json", "--quiet",

@@ -64,7 +64,8 @@ end
 local function trace_source(row, set)
   local at = where(set, row)
   local path = resolve_path(row.trace, set.dir)
-  for param in pairs(row.params) do
+  local param = next(row.params)
+  if param then
     return nil, ("%s: %s is a microbenchmark's parameter; a trace row takes none"):format(at, param)
   end
   local list, err = launches_of(path)
@@ -186,7 +187,8 @@ local function description(row, set)
   end
   local suite_name = name:match("^suite:(.+)$") or name
   if workloads.get(suite_name) then
-    for param in pairs(row.params) do
+    local param = next(row.params)
+    if param then
       return nil, ("%s: %s is a microbenchmark's parameter; suite kernel '%s' takes grid and block"):format(at,
         param, suite_name)
     end
