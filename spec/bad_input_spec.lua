@@ -686,7 +686,7 @@ describe("bad input: measured cycles (gpush correlate)", function()
   end)
 
   it("refuses a multi-launch trace without a launch, and a geometry the trace did not run", function()
-    local abs = os.getenv("PWD") .. "/" .. fixtures
+    local abs = assert(require("gpush.core").realpath(fixtures))
     local path, dir = measured_csv(("trace,launch,grid,cycles\n%s,,,5000\n%s,1,64,5000\n"):format(abs, abs))
     local code, _, err = gpush("correlate", path, "--config", "gtx1080", "--out", dir .. "/out")
     assert.are.equal(1, code)

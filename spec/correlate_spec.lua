@@ -213,8 +213,8 @@ describe("gpush.correlate: the measured CSV", function()
       return
     end
     local dir = helper.temp_dir()
-    os.execute(("ln -s %s %s/traces"):format(helper.shell_quote(os.getenv("PWD") .. "/" .. helper.shared
-      .. "/traces"), dir))
+    local traces = assert(require("gpush.core").realpath(helper.shared .. "/traces"))
+    os.execute(("ln -s %s %s/traces"):format(helper.shell_quote(traces), dir))
     local path = csv_file(table.concat({
       "trace,launch,grid,block,cycles",
       "traces/vectoradd-sm61,1,,,4468",
