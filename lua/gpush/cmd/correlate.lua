@@ -3,7 +3,7 @@
 --
 --   gpush correlate MEASURED.csv --config NAME [--model NAMES] [-p KEY=VALUE ...]
 --                   [--fit PARAM[,PARAM...]] [--validate OTHER.csv]
---                   [--write-preset FILE] [--out DIR] [--json] [--quiet]
+--                   [--write-preset FILE] [--out DIR] [--jobs N] [--json] [--quiet]
 --
 -- Prints a table (or with --json the JSON document) and writes
 -- DIR/correlate.csv, .json, .md, .svg (and correlate-fitted.svg after a
@@ -21,7 +21,7 @@ local M = {}
 local USAGE = [==[
 usage: gpush correlate MEASURED.csv --config NAME [--model NAMES] [-p KEY=VALUE ...]
                        [--fit PARAM[,PARAM...]] [--validate OTHER.csv] [--write-preset FILE]
-                       [--out DIR] [--json] [--quiet]
+                       [--out DIR] [--jobs N] [--json] [--quiet]
 ]==]
 
 local HELP = [==[
@@ -56,6 +56,9 @@ the errors before and after, with --validate on rows left out of the fit.
                 the models and the fit)
   --out DIR     where the CSV, JSON, Markdown and SVG go (default
                 correlate_out)
+  --jobs N      worker processes for a fit's evaluations (default: every
+                core; the rows are shared among them, the results are the
+                same bit for bit)
   --json        print the JSON document instead of the tables
   --quiet       no progress lines on stderr
 Exit codes: 0, 1 (bad input, or a model failed on a row), 2 (usage).
@@ -183,7 +186,7 @@ function M.main(args, out, err)
   local usage = USAGE .. "(gpush correlate --help explains every option)\n"
   local opts, problem = cli.parse_args(args, { ["--help"] = "help", ["-h"] = "help", ["--config"] = "=config",
     ["--model"] = "=model", ["-p"] = "+overrides", ["--fit"] = "=fit", ["--validate"] = "=validate",
-    ["--write-preset"] = "=write_preset", ["--out"] = "=out", ["--json"] = "json", ["--quiet"] = "quiet" })
+    ["--write-preset"] = "=write_preset", ["--out"] = "=out", ["--jobs"] = "=jobs", ["--json"] = "json", ["--quiet"] = "quiet" })
   if not opts then
     return cli.usage_error("gpush correlate", usage, problem, err)
   end
@@ -200,6 +203,14 @@ function M.main(args, out, err)
   end
   if opts.write_preset and not opts.fit then
     return cli.usage_error("gpush correlate", usage, "--write-preset needs --fit (it writes the fitted values)", err)
+  end
+  local jobs = 0
+  if opts.jobs then
+    jobs = math.tointeger(tonumber(opts.jobs))
+    if not jobs or jobs < 1 then
+      return cli.usage_error("gpush correlate", usage, ("--jobs must be a whole number above 0, got '%s'")
+        :format(opts.jobs), err)
+    end
   end
   local fit = opts.fit and words(opts.fit)
   if fit and #fit == 0 then
@@ -218,7 +229,8 @@ function M.main(args, out, err)
     end
   end
   local result, run_err = correlate.run { measured = opts.words[1], config = opts.config,
-    overrides = opts.overrides, models = model_names, fit = fit, validate = opts.validate, progress = progress }
+    overrides = opts.overrides, models = model_names, fit = fit, validate = opts.validate, jobs = jobs,
+    progress = progress }
   if not result then
     stage:abort()
     err:write(prefix, run_err:gsub("\n", "\n" .. prefix), "\n")

@@ -20,11 +20,13 @@
 -- predicts other rows with the starting and the fitted configuration.
 -- Outputs are written by gpush.report.correlate.
 local config = require "gpush.config"
+local core = require "gpush.core"
 local fit = require "gpush.correlate.fit"
 local kernels = require "gpush.correlate.kernels"
 local measured = require "gpush.correlate.measured"
 local metrics = require "gpush.correlate.metrics"
 local models = require "gpush.models"
+local parallel = require "gpush.parallel"
 local text = require "gpush.text"
 
 local M = {}
@@ -84,8 +86,10 @@ Correlator.__index = Correlator
 -- A correlator over a configuration: opts.config (a preset name or YAML
 -- path), opts.overrides ({"key=value", ...}), opts.models (names; default
 -- M.DEFAULT_MODELS), opts.keep (hold every row's kernel between
--- predictions: what a fit needs), opts.seed (1), opts.progress (a function
--- called with a line of text on long runs).  Returns it or nil, message.
+-- predictions: what a fit needs), opts.jobs (worker processes for a fit's
+-- evaluations: default 1, 0 every core), opts.seed (1), opts.progress (a
+-- function called with a line of text on long runs).  Returns it or nil,
+-- message.
 function M.new(opts)
   opts = opts or {}
   local list = {}
@@ -108,8 +112,15 @@ function M.new(opts)
   if not base then
     return nil, err
   end
+  local jobs = opts.jobs or 1
+  if math.type(jobs) ~= "integer" or jobs < 0 then
+    return nil, ("jobs must be a whole number of worker processes (0: every core), got %s"):format(tostring(jobs))
+  end
+  if jobs == 0 then
+    jobs = core.proc_cpus()
+  end
   return setmetatable({ config_name = opts.config, overrides = opts.overrides or {}, models = list, base = base,
-    keep = opts.keep, seed = opts.seed or 1, progress = opts.progress or function() end, state = {} },
+    keep = opts.keep, jobs = jobs, seed = opts.seed or 1, progress = opts.progress or function() end, state = {} },
     Correlator)
 end
 
@@ -210,13 +221,13 @@ end
 -- name = cycles} and a table {model name = message} of the models that
 -- failed; or nil, message when the row cannot be set up.
 function Correlator:predict_row(set, row, values)
-  local st, err = self:row_state(set, row)
-  if not st then
-    return nil, err
-  end
   local cfg, cfg_err = self:config_for(set, row, values)
   if not cfg then
     return nil, cfg_err
+  end
+  local st, err = self:row_state(set, row)
+  if not st then
+    return nil, err
   end
   local cycles, failed = {}, {}
   for _, m in ipairs(self.models) do
@@ -234,9 +245,37 @@ function Correlator:predict_row(set, row, values)
   return cycles, failed
 end
 
+-- Whether every row of `set` has its kernel held (a fit's evaluations
+-- after the first prediction): then the rows may be predicted on forked
+-- workers, which see the held kernels and preparations.
+function Correlator:all_held(set)
+  for _, row in ipairs(set.rows) do
+    if not self.state[row] then
+      return false
+    end
+  end
+  return true
+end
+
 -- Predictions for every row of `set` with `values`: a list (row order) of
--- {cycles = {...}, failed = {...}}, or nil, message.
+-- {cycles = {...}, failed = {...}}, or nil, message.  With self.jobs > 1
+-- and every kernel held, the rows are shared among that many forked
+-- workers (gpush.parallel.map: the same values as one process, bit for
+-- bit, since every value passes through the same JSON encoding).
 function Correlator:predict(set, values)
+  if self.jobs > 1 and #set.rows > 1 and self:all_held(set) then
+    local ok, out = pcall(parallel.map, #set.rows, function(i)
+      local cycles, failed = self:predict_row(set, set.rows[i], values)
+      if not cycles then
+        error(failed, 0)
+      end
+      return { cycles = cycles, failed = failed }
+    end, { jobs = self.jobs, quiet = true, label = "correlate" })
+    if not ok then
+      return nil, (tostring(out):gsub("^correlate: item %d+: ", ""))
+    end
+    return out
+  end
   local out = {}
   for i, row in ipairs(set.rows) do
     local cycles, failed = self:predict_row(set, row, values)
@@ -398,14 +437,14 @@ end
 -- The whole command: reads opts.measured, predicts it, fits opts.fit (a
 -- list of parameter names) when given, predicts opts.validate (a second
 -- CSV; with a fit) with the starting and the fitted configuration.  opts:
--- config, overrides, models, seed, progress, max_iterations.  Returns the
+-- config, overrides, models, jobs, seed, progress, max_iterations.  Returns the
 -- result (see the header) or nil, message.
 function M.run(opts)
   if opts.validate and not opts.fit then
     return nil, "--validate needs --fit: it judges fitted values on rows they were not fitted on"
   end
   local c, err = M.new { config = opts.config, overrides = opts.overrides, models = opts.models,
-    keep = opts.fit ~= nil, seed = opts.seed, progress = opts.progress }
+    keep = opts.fit ~= nil, jobs = opts.jobs, seed = opts.seed, progress = opts.progress }
   if not c then
     return nil, err
   end
@@ -439,14 +478,13 @@ function M.run(opts)
       c:release()
       return nil, perr
     end
-    local failed_row = next(result.rows[1].failed) and result.rows[1]
     for _, r in ipairs(result.rows) do
-      failed_row = failed_row or (next(r.failed) and r)
-    end
-    if failed_row then
-      c:release()
-      local _, msg = next(failed_row.failed)
-      return nil, "--fit: a model fails on a row at the starting values: " .. msg
+      for _, name in ipairs(result.models) do
+        if r.failed[name] then
+          c:release()
+          return nil, "--fit: a model fails on a row at the starting values: " .. r.failed[name]
+        end
+      end
     end
     c.progress(("fitting %s to %d rows x %d models"):format(table.concat(opts.fit, ", "), #set.rows, #c.models))
     local f, fit_err = c:fit(set, params, { max_iterations = opts.max_iterations })
