@@ -94,8 +94,7 @@ local function fail(name, line, fmt, ...)
   error({ measured_error = ("%s:%s: " .. fmt):format(name, line, ...) }, 0)
 end
 
--- Checks the header (the names of the columns, on line `line`); returns
--- the column list and a set of the names.
+-- Checks the header (the names of the columns, on line `line`).
 local function check_header(name, header, line)
   local seen = {}
   for i, c in ipairs(header) do
@@ -121,7 +120,6 @@ local function check_header(name, header, line)
   if seen.launch and not seen.trace then
     fail(name, line, "a 'launch' column without a 'trace' column: launch picks one launch of a trace")
   end
-  return seen
 end
 
 -- The most cycles a row may give: 11 days at 1 GHz; beyond, sums of
@@ -243,7 +241,7 @@ function M.parse(text, name)
     for i, c in ipairs(header) do
       header[i] = c:match("^%s*(.-)%s*$")
     end
-    local seen = check_header(name, header, lines[first])
+    check_header(name, header, lines[first])
     local set = { file = name, columns = header, extra = {}, params = {}, rows = {} }
     for _, c in ipairs(header) do
       if params[c] then
@@ -268,7 +266,6 @@ function M.parse(text, name)
       error({ measured_error = ("%s: no measurements: expected rows after the header line %d"):format(name,
         lines[first]) }, 0)
     end
-    set.has = seen -- column name -> its position
     return set
   end)
   if ok then
