@@ -76,14 +76,6 @@ local function words(value)
   return list
 end
 
-local function command_line(args)
-  local parts = { "gpush", "correlate" }
-  for _, a in ipairs(args) do
-    parts[#parts + 1] = a:find("[%s'\"]") and ("'" .. a:gsub("'", "'\\''") .. "'") or a
-  end
-  return table.concat(parts, " ")
-end
-
 local function pct(v)
   return v and ("%+.1f%%"):format(100 * v) or "-"
 end
@@ -236,7 +228,7 @@ function M.main(args, out, err)
     err:write(prefix, run_err:gsub("\n", "\n" .. prefix), "\n")
     return 1
   end
-  local command = command_line(args)
+  local command = require("gpush.experiment").command_line({ [0] = "correlate", table.unpack(args) })
   local provenance = { gpush = core.version(), command = command, config = result.config_name,
     measured = result.measured.file }
   if #result.overrides > 0 then

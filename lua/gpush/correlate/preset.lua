@@ -11,47 +11,15 @@
 -- models it was fitted to.  `gpush config show FILE` reads it back; its
 -- values reproduce the fit's predictions (to the six significant digits
 -- written).
+local config = require "gpush.config"
 local core = require "gpush.core"
 local staging = require "gpush.staging"
 
 local M = {}
 
--- A YAML scalar for a value: numbers with six significant digits, other
--- values as text (quoted when YAML would read them otherwise).
-local function scalar(v)
-  if type(v) == "number" then
-    return ("%.6g"):format(v)
-  end
-  local s = tostring(v)
-  if s:find("[:#{}%[%],&*!|>'\"%%@`]") or s:match("^%s") or s:match("%s$") or s == "" then
-    return ("%q"):format(s)
-  end
-  return s
-end
-
--- Nested YAML lines for {dotted path = {value, comment}} in the order of
--- `paths`.
-local function nested(entries, paths)
-  local lines, open = {}, {}
-  for _, path in ipairs(paths) do
-    local parts = {}
-    for part in path:gmatch("[^.]+") do
-      parts[#parts + 1] = part
-    end
-    for depth = 1, #parts - 1 do
-      local prefix = table.concat(parts, ".", 1, depth)
-      if open[depth] ~= prefix then
-        lines[#lines + 1] = ("  "):rep(depth - 1) .. parts[depth] .. ":"
-        open[depth] = prefix
-        for deeper = depth + 1, #open do
-          open[deeper] = nil
-        end
-      end
-    end
-    local line = ("  "):rep(#parts - 1) .. parts[#parts] .. ": " .. scalar(entries[path][1])
-    lines[#lines + 1] = entries[path][2] and ("%-40s # %s"):format(line, entries[path][2]) or line
-  end
-  return lines
+-- A value with six significant digits (what the preset writes).
+local function rounded(v)
+  return type(v) == "number" and tonumber(("%.6g"):format(v)) or v
 end
 
 -- The `preset:` line's value for the starting configuration: a shipped
@@ -94,7 +62,8 @@ function M.text(result, opts)
   if f.problem then
     lines[#lines + 1] = "# Standard errors: " .. f.problem
   end
-  lines[#lines + 1] = "preset: " .. scalar(base_of(result.config))
+  local base = base_of(result.config)
+  lines[#lines + 1] = "preset: " .. (base:match("^[%w_%./%-]+$") and base or ("%q"):format(base))
   local entries, paths = {}, {}
   for _, o in ipairs(result.overrides) do
     local path, value = o:match("^%s*(.-)%s*=%s*(.-)%s*$")
@@ -111,14 +80,13 @@ function M.text(result, opts)
     end
     local se = p.at_bound and "at the bound of its range" or (p.stderr and ("+- %.3g (1 s.e.)"):format(p.stderr)
       or "no standard error")
-    entries[p.name] = { p.value, ("fitted: %s; start %s; range %s..%s"):format(se, scalar(p.start), scalar(p.min),
-      scalar(p.max)) }
+    entries[p.name] = { rounded(p.value), ("fitted: %s; start %.6g; range %.6g..%.6g"):format(se, p.start, p.min,
+      p.max) }
   end
-  table.sort(paths)
-  for _, l in ipairs(nested(entries, paths)) do
-    lines[#lines + 1] = l
-  end
-  return table.concat(lines, "\n") .. "\n"
+  table.sort(paths) -- paths sharing a prefix together, as YAML nests them
+  lines[#lines + 1] = config.to_yaml(function(path) return entries[path][1] end,
+    function(path) return entries[path][2] end, paths)
+  return table.concat(lines, "\n")
 end
 
 -- Writes the preset to `path` through a staged file; true, or nil and a
