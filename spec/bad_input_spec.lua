@@ -633,3 +633,93 @@ os.exit(experiment.main({ name = "toy", base = "gtx660ti", workloads = { "suite:
     os.execute("rm -rf " .. dir)
   end)
 end)
+
+describe("bad input: measured cycles (gpush correlate)", function()
+  -- Writes the CSV `text` into a fresh folder; returns its path and the folder.
+  local function measured_csv(text)
+    local dir = helper.temp_dir()
+    local f = assert(io.open(dir .. "/m.csv", "wb"))
+    f:write(text)
+    f:close()
+    return dir .. "/m.csv", dir
+  end
+
+  it("names the file and line of every bad row, and writes nothing", function()
+    local path, dir = measured_csv(table.concat({
+      "kernel,grid,block,iters,cycles,core_mhz",
+      "empty,1024,256,,5055,1081",
+      "emtpy,1024,256,,5055,1081",
+      "ffma_chain,1,32,,9576,1088",
+      "empty,1024,256,,5 055,1081",
+      "empty,1024,256,,5055,20000",
+    }, "\n"))
+    local code, out, err = gpush("correlate", path, "--config", "h100-pcie", "--out", dir .. "/out")
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.are.equal(table.concat({
+      ("gpush correlate: %s:5: column 'cycles': expected a positive number of cycles (at most 1e15), got '5 055'")
+        :format(path),
+    }, "\n") .. "\n", err)
+    -- the reader stops at the first malformed cell; with the cells right, every unknown kernel and
+    -- bad clock is reported at once
+    local f = assert(io.open(path, "wb"))
+    f:write(table.concat({
+      "kernel,grid,block,iters,cycles,core_mhz",
+      "empty,1024,256,,5055,1081",
+      "emtpy,1024,256,,5055,1081",
+      "ffma_chain,1,32,,9576,1088",
+      "empty,1024,256,,5055,20000",
+    }, "\n"))
+    f:close()
+    code, out, err = gpush("correlate", path, "--config", "h100-pcie", "--out", dir .. "/out")
+    assert.are.equal(1, code)
+    assert.are.equal(table.concat({
+      ("gpush correlate: %s:3: kernel 'emtpy' is neither a microbenchmark (empty, ffma_chain), a suite kernel"
+        .. " (gpush workloads lists them) nor a .lua description file (did you mean 'empty'?)"):format(path),
+      ("gpush correlate: %s:4: microbenchmark 'ffma_chain' needs iters (loop trips, each 128 dependent FFMAs)")
+        :format(path),
+      ("gpush correlate: %s:5: column 'core_mhz': expected a clock from 1 to 10000 MHz (the range of"
+        .. " clock.core_mhz), got 20000"):format(path),
+    }, "\n") .. "\n", err)
+    assert.are.equal("m.csv", listing(dir))
+    os.execute("rm -rf " .. helper.shell_quote(dir))
+  end)
+
+  it("refuses a multi-launch trace without a launch, and a geometry the trace did not run", function()
+    local abs = assert(require("gpush.core").realpath(fixtures))
+    local path, dir = measured_csv(("trace,launch,grid,cycles\n%s,,,5000\n%s,1,64,5000\n"):format(abs, abs))
+    local code, _, err = gpush("correlate", path, "--config", "gtx1080", "--out", dir .. "/out")
+    assert.are.equal(1, code)
+    assert.matches(("%s:2: trace '%s' holds 2 launches: give the launch column (1 to 2)"):format(path, abs), err, 1,
+      true)
+    assert.matches(("%s:3: grid 64, but launch 1 of trace '%s' ran grid "):format(path, abs), err, 1, true)
+    os.execute("rm -rf " .. helper.shell_quote(dir))
+  end)
+
+  it("refuses a header without cycles, or without a trace or kernel column", function()
+    local path, dir = measured_csv("kernel,grid,time_us\nempty,1024,4.6\n")
+    local code, _, err = gpush("correlate", path, "--config", "gtx1080", "--out", dir .. "/out")
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush correlate: %s:1: no 'cycles' column: expected the measured cycles of each row (columns:"
+      .. " kernel, grid, time_us)\n"):format(path), err)
+    os.execute("rm -rf " .. helper.shell_quote(dir))
+  end)
+
+  it("refuses what it cannot fit, and outputs that would replace an input, before running a model", function()
+    local path, dir = measured_csv("kernel,grid,block,cycles\nempty,1024,256,5055\n")
+    local code, _, err = gpush("correlate", path, "--config", "h100-pcie", "--fit", "sm.count", "--out", dir .. "/o")
+    assert.are.equal(1, code)
+    assert.are.equal("gpush correlate: --fit sm.count: a parameter of type int; the fit moves continuous (number)"
+      .. " parameters only\n", err:gsub("gpush correlate: predicting[^\n]*\n", ""))
+    code, _, err = gpush("correlate", path, "--config", "h100-pcie", "--fit", "launch.kernel_cycles",
+      "--write-preset", path)
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush correlate: --write-preset %s is the input %s: give another file\n"):format(path, path),
+      err)
+    code, _, err = gpush("correlate", path, "--config", "h100-pcie", "--out", path)
+    assert.are.equal(1, code)
+    assert.are.equal(("gpush correlate: --out %s exists and is not a folder\n"):format(path), err)
+    assert.are.equal("m.csv", listing(dir))
+    os.execute("rm -rf " .. helper.shell_quote(dir))
+  end)
+end)

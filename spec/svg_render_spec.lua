@@ -286,6 +286,12 @@ local plots = {
     return svg.tornado({ rows = { { label = "dram.bandwidth_gbs", low = 0.4, high = -0.2 },
       { label = "l1.mshrs", low = 0.1, high = -0.05 } } }, { title = "Sensitivity", width = W, height = H })
   end },
+  { "correlation", 3, function()
+    return svg.correlation({ band = 0.2, series = {
+      { label = "sim-gto", points = { { measured = 5055, predicted = 5072 }, { measured = 73720, predicted = 9600 } } },
+      { label = "gpumech-gto", points = { { measured = 28173, predicted = 27338 } } } } },
+      { title = "Correlation", width = W, height = H })
+  end },
 }
 
 describe("SVG plots rendered by headless Chromium", function()

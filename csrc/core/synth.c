@@ -1,8 +1,9 @@
 /*
  * synth.c -- generate a gp_kernel from a synthetic description.
  *
- * Every warp runs the loop body `trips` times (plus a seeded number of extra
- * trips when trip_spread > 0: control divergence between warps), then EXIT.
+ * Every warp runs the prologue once, the loop body `trips` times (plus a
+ * seeded number of extra trips when trip_spread > 0: control divergence
+ * between warps), the epilogue once, then EXIT.
  * Memory operations draw their lane addresses from streams; random draws
  * come from splitmix64 over (seed, stream, warp, iteration, lane), so the
  * kernel does not depend on generation order and is identical run to run.
@@ -57,11 +58,55 @@ const char *gp_synth_opcode(int op_class, int width) {
  * Checking the description
  * ------------------------------------------------------------------------- */
 
+/* The parts of every warp's instruction stream, in order: prologue, body
+ * (once per trip), epilogue.  `what` names an instruction of the part in
+ * messages ("prologue instruction 2"). */
+typedef struct synth_part {
+  const gp_synth_op *ops;
+  uint32_t len;
+  const char *what;
+} synth_part;
+
+static void parts_of(const gp_synth_desc *d, synth_part parts[3]) {
+  parts[0].ops = d->prologue, parts[0].len = d->prologue_len, parts[0].what = "prologue instruction";
+  parts[1].ops = d->body, parts[1].len = d->body_len, parts[1].what = "instruction";
+  parts[2].ops = d->epilogue, parts[2].len = d->epilogue_len, parts[2].what = "epilogue instruction";
+}
+
+/* Checks the instructions of one part against the description's streams. */
+static int check_ops(const gp_synth_desc *d, const synth_part *part, gp_error *err) {
+  uint32_t i;
+  for (i = 0; i < part->len; i++) {
+    const gp_synth_op *op = &part->ops[i];
+    if (op->op_class >= GP_OP_CLASS_COUNT)
+      return gp_error_set(err, "synthetic kernel '%s': %s %u has an unknown class", d->name, part->what, i + 1);
+    if (op->active > 32)
+      return gp_error_set(err, "synthetic kernel '%s': %s %u has %u active lanes, expected 0 to 32",
+                          d->name, part->what, i + 1, op->active);
+    if (gp_op_is_memory(op->op_class)) {
+      if (op->stream >= d->stream_count)
+        return gp_error_set(err, "synthetic kernel '%s': %s %u (%s) uses stream %u of %u",
+                            d->name, part->what, i + 1, gp_op_class_name(op->op_class), op->stream + 1u,
+                            d->stream_count);
+      if (op->width == 0 || op->width > 16 || (op->width & (op->width - 1)) != 0)
+        return gp_error_set(err, "synthetic kernel '%s': %s %u has width %u, expected 1, 2, 4, 8 or 16 bytes",
+                            d->name, part->what, i + 1, op->width);
+      if ((d->streams[op->stream].kind == GP_STREAM_SHARED) !=
+          (op->op_class == GP_OP_LD_SHARED || op->op_class == GP_OP_ST_SHARED ||
+           op->op_class == GP_OP_ATOM_SHARED))
+        return gp_error_set(err, "synthetic kernel '%s': %s %u: shared-memory classes need a "
+                            "shared stream and global classes a global one", d->name, part->what, i + 1);
+    }
+  }
+  return GP_OK;
+}
+
 static int check_desc(const gp_synth_desc *d, uint64_t *warps_out,
                       uint64_t *insts_out, gp_error *err) {
   uint64_t blocks = (uint64_t)d->grid[0] * d->grid[1] * d->grid[2];
   uint64_t threads = (uint64_t)d->block[0] * d->block[1] * d->block[2];
   uint64_t warps, insts;
+  synth_part parts[3];
   uint32_t i;
   if (blocks == 0 || threads == 0)
     return gp_error_set(err, "synthetic kernel '%s': grid and block need no zero dimension", d->name);
@@ -71,6 +116,10 @@ static int check_desc(const gp_synth_desc *d, uint64_t *warps_out,
   if (d->body_len == 0 || d->body_len > GP_SYNTH_MAX_BODY)
     return gp_error_set(err, "synthetic kernel '%s': body of %u instructions, expected 1 to %d",
                         d->name, d->body_len, GP_SYNTH_MAX_BODY);
+  if (d->prologue_len > GP_SYNTH_MAX_BODY || d->epilogue_len > GP_SYNTH_MAX_BODY ||
+      (d->prologue_len > 0 && d->prologue == NULL) || (d->epilogue_len > 0 && d->epilogue == NULL))
+    return gp_error_set(err, "synthetic kernel '%s': a prologue or epilogue of %u and %u instructions, "
+                        "expected 0 to %d each", d->name, d->prologue_len, d->epilogue_len, GP_SYNTH_MAX_BODY);
   if (d->stream_count > GP_SYNTH_MAX_STREAMS)
     return gp_error_set(err, "synthetic kernel '%s': %u streams, expected at most %d", d->name,
                         d->stream_count, GP_SYNTH_MAX_STREAMS);
@@ -82,30 +131,13 @@ static int check_desc(const gp_synth_desc *d, uint64_t *warps_out,
     if (s->kind > GP_STREAM_SHARED)
       return gp_error_set(err, "synthetic kernel '%s': stream %u has an unknown kind", d->name, i + 1);
   }
-  for (i = 0; i < d->body_len; i++) {
-    const gp_synth_op *op = &d->body[i];
-    if (op->op_class >= GP_OP_CLASS_COUNT)
-      return gp_error_set(err, "synthetic kernel '%s': instruction %u has an unknown class", d->name, i + 1);
-    if (op->active > 32)
-      return gp_error_set(err, "synthetic kernel '%s': instruction %u has %u active lanes, expected 0 to 32",
-                          d->name, i + 1, op->active);
-    if (gp_op_is_memory(op->op_class)) {
-      if (op->stream >= d->stream_count)
-        return gp_error_set(err, "synthetic kernel '%s': instruction %u (%s) uses stream %u of %u",
-                            d->name, i + 1, gp_op_class_name(op->op_class), op->stream + 1u,
-                            d->stream_count);
-      if (op->width == 0 || op->width > 16 || (op->width & (op->width - 1)) != 0)
-        return gp_error_set(err, "synthetic kernel '%s': instruction %u has width %u, expected 1, 2, 4, 8 or 16 bytes",
-                            d->name, i + 1, op->width);
-      if ((d->streams[op->stream].kind == GP_STREAM_SHARED) !=
-          (op->op_class == GP_OP_LD_SHARED || op->op_class == GP_OP_ST_SHARED ||
-           op->op_class == GP_OP_ATOM_SHARED))
-        return gp_error_set(err, "synthetic kernel '%s': instruction %u: shared-memory classes need a "
-                            "shared stream and global classes a global one", d->name, i + 1);
-    }
-  }
+  parts_of(d, parts);
+  for (i = 0; i < 3; i++)
+    if (check_ops(d, &parts[i], err) != GP_OK)
+      return GP_ERR;
   warps = blocks * ((threads + 31) / 32);
-  insts = warps * ((uint64_t)(d->trips + d->trip_spread) * d->body_len + 1);
+  insts = warps * ((uint64_t)(d->trips + d->trip_spread) * d->body_len + d->prologue_len +
+                   d->epilogue_len + 1);
   if (warps > (1u << 24) || insts > MAX_SYNTH_INSTS)
     return gp_error_set(err, "synthetic kernel '%s': up to %llu warp instructions, more than gpush generates (%llu)",
                         d->name, (unsigned long long)insts, (unsigned long long)MAX_SYNTH_INSTS);
@@ -172,34 +204,40 @@ static int alloc_arrays(gp_kernel *k, uint64_t insts, uint64_t mem_insts,
   return GP_OK;
 }
 
-/* The static instructions: body op i at PC 0x10 x (i + 1), then EXIT. */
+/* The static instructions: the prologue's, the body's and the epilogue's
+ * ops in that order, then EXIT; static i at PC 0x10 x (i + 1). */
 static int make_statics(gp_kernel *k, const gp_synth_desc *d, gp_error *err) {
-  uint32_t i;
-  size_t need = 0;
-  for (i = 0; i <= d->body_len; i++) {
-    int c = i < d->body_len ? d->body[i].op_class : GP_OP_BRANCH;
-    need += strlen(i < d->body_len ? gp_synth_opcode(c, d->body[i].width) : "EXIT") + 1;
-  }
+  synth_part parts[3];
+  uint32_t p, i, n = 0;
+  size_t need = sizeof "EXIT";
+  parts_of(d, parts);
+  for (p = 0; p < 3; p++)
+    for (i = 0; i < parts[p].len; i++)
+      need += strlen(gp_synth_opcode(parts[p].ops[i].op_class, parts[p].ops[i].width)) + 1;
   k->strings = gp_malloc(&k->alloc, need);
   k->cap_strings = need;
   if (k->strings == NULL)
     return gp_error_set(err, "synthetic kernel '%s': out of memory", d->name);
-  for (i = 0; i <= d->body_len; i++) {
-    gp_static_inst *s = &k->statics[i];
-    const char *text = i < d->body_len ? gp_synth_opcode(d->body[i].op_class, d->body[i].width) : "EXIT";
-    size_t len = strlen(text);
-    gp_opcode_info info = gp_opcode_classify(text, len, k->binary_version);
-    memset(s, 0, sizeof *s);
-    s->pc = 0x10ull * (i + 1);
-    s->opcode = (uint32_t)k->strings_len;
-    memcpy(k->strings + k->strings_len, text, len + 1);
-    k->strings_len += len + 1;
-    s->op_class = i < d->body_len ? d->body[i].op_class : GP_OP_BRANCH;
-    s->width = i < d->body_len && d->body[i].width ? d->body[i].width : info.width;
-    s->dest_regs = info.dest_regs;
-    s->known = 1;
+  for (p = 0; p <= 3; p++) {
+    uint32_t len = p < 3 ? parts[p].len : 1;
+    for (i = 0; i < len; i++, n++) {
+      const gp_synth_op *op = p < 3 ? &parts[p].ops[i] : NULL;
+      gp_static_inst *s = &k->statics[n];
+      const char *text = op ? gp_synth_opcode(op->op_class, op->width) : "EXIT";
+      size_t text_len = strlen(text);
+      gp_opcode_info info = gp_opcode_classify(text, text_len, k->binary_version);
+      memset(s, 0, sizeof *s);
+      s->pc = 0x10ull * (n + 1);
+      s->opcode = (uint32_t)k->strings_len;
+      memcpy(k->strings + k->strings_len, text, text_len + 1);
+      k->strings_len += text_len + 1;
+      s->op_class = op ? op->op_class : GP_OP_BRANCH;
+      s->width = op && op->width ? op->width : info.width;
+      s->dest_regs = info.dest_regs;
+      s->known = 1;
+    }
   }
-  k->static_count = d->body_len + 1;
+  k->static_count = n;
   return GP_OK;
 }
 
@@ -272,15 +310,45 @@ static void set_deps(gp_kernel *k, const gp_synth_op *op, uint64_t inst, uint64_
   k->flags[inst] = (uint8_t)(k->flags[inst] | d.loads << GP_INST_LOAD_SHIFT);
 }
 
+/* Appends instruction `j` of warp w (its op, static index `pc`, trip t,
+ * `lanes_in_warp` threads in the warp). */
+static int emit_op(gp_kernel *k, const gp_synth_desc *d, const gp_synth_op *op, uint32_t pc,
+                   uint64_t w, uint64_t t, uint64_t j, uint32_t lanes_in_warp,
+                   uint64_t total_threads, gp_error *err) {
+  uint64_t inst = k->insts++;
+  uint32_t lanes = op->active && op->active < lanes_in_warp ? op->active : lanes_in_warp;
+  k->op_class[inst] = op->op_class;
+  k->active[inst] = (uint8_t)lanes;
+  k->flags[inst] = 0;
+  k->width[inst] = k->statics[pc].width;
+  k->pc_index[inst] = pc;
+  k->mem[inst] = UINT32_MAX;
+  set_deps(k, op, inst, j);
+  if (gp_op_is_memory(op->op_class) &&
+      emit_memory(k, d, op, w, t, lanes, inst, total_threads, err) != GP_OK)
+    return GP_ERR;
+  k->class_counts[op->op_class]++;
+  return GP_OK;
+}
+
+/* Memory instructions among ops[0..n). */
+static uint64_t memory_ops(const gp_synth_op *ops, uint32_t n) {
+  uint64_t count = 0;
+  uint32_t i;
+  for (i = 0; i < n; i++)
+    count += (uint64_t)gp_op_is_memory(ops[i].op_class);
+  return count;
+}
+
 int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
                       const gp_synth_desc *d, gp_error *err) {
-  uint64_t warps = 0, max_insts = 0, mem_per_trip = 0, w, total_threads;
-  uint32_t i, threads_per_block;
+  uint64_t warps = 0, max_insts = 0, w, total_threads, mem_insts;
+  uint32_t i, threads_per_block, exit_pc = d->prologue_len + d->body_len + d->epilogue_len;
   gp_kernel *k;
   if (check_desc(d, &warps, &max_insts, err) != GP_OK)
     return GP_ERR;
-  for (i = 0; i < d->body_len; i++)
-    mem_per_trip += gp_op_is_memory(d->body[i].op_class);
+  mem_insts = warps * ((uint64_t)(d->trips + d->trip_spread) * memory_ops(d->body, d->body_len) +
+                       memory_ops(d->prologue, d->prologue_len) + memory_ops(d->epilogue, d->epilogue_len));
   k = gp_kernel_new(alloc);
   if (k == NULL)
     return gp_error_set(err, "synthetic kernel '%s': out of memory", d->name);
@@ -298,9 +366,7 @@ int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
   k->warps_per_block = (threads_per_block + 31) / 32;
   k->warps = (uint32_t)warps;
   total_threads = warps * 32;
-  if (alloc_arrays(k, max_insts,
-                   warps * (uint64_t)(d->trips + d->trip_spread) * mem_per_trip, warps,
-                   d->body_len + 1, err) != GP_OK ||
+  if (alloc_arrays(k, max_insts, mem_insts, warps, exit_pc + 1, err) != GP_OK ||
       make_statics(k, d, err) != GP_OK) {
     gp_kernel_free(k);
     return GP_ERR;
@@ -312,35 +378,27 @@ int gp_synth_generate(gp_kernel **out, const gp_alloc *alloc,
                                  : 32;
     uint64_t trips = d->trips + (d->trip_spread ? draw(d->seed, 0xd1u, w, 0, 0) % (d->trip_spread + 1ull) : 0);
     uint64_t t, j = 0, start = k->insts;
+    int failed = 0;
     k->warp_start[w] = start;
-    for (t = 0; t < trips; t++) {
-      for (i = 0; i < d->body_len; i++, j++) {
-        const gp_synth_op *op = &d->body[i];
-        uint64_t inst = k->insts++;
-        /* (cppcheck takes lanes_in_warp for 0; it is 1..32: warp_in_block < warps_per_block) */
-        /* cppcheck-suppress knownConditionTrueFalse */
-        uint32_t lanes = op->active && op->active < lanes_in_warp ? op->active : lanes_in_warp;
-        k->op_class[inst] = op->op_class;
-        k->active[inst] = (uint8_t)lanes;
-        k->flags[inst] = 0;
-        k->width[inst] = k->statics[i].width;
-        k->pc_index[inst] = i;
-        k->mem[inst] = UINT32_MAX;
-        set_deps(k, op, inst, j);
-        if (gp_op_is_memory(op->op_class) &&
-            emit_memory(k, d, op, w, t, lanes, inst, total_threads, err) != GP_OK) {
-          gp_kernel_free(k);
-          return GP_ERR;
-        }
-        k->class_counts[op->op_class]++;
-      }
+    for (i = 0; i < d->prologue_len && !failed; i++, j++)
+      failed = emit_op(k, d, &d->prologue[i], i, w, 0, j, lanes_in_warp, total_threads, err) != GP_OK;
+    for (t = 0; t < trips && !failed; t++)
+      for (i = 0; i < d->body_len && !failed; i++, j++)
+        failed = emit_op(k, d, &d->body[i], d->prologue_len + i, w, t, j, lanes_in_warp, total_threads,
+                         err) != GP_OK;
+    for (i = 0; i < d->epilogue_len && !failed; i++, j++)
+      failed = emit_op(k, d, &d->epilogue[i], d->prologue_len + d->body_len + i, w, trips, j, lanes_in_warp,
+                       total_threads, err) != GP_OK;
+    if (failed) {
+      gp_kernel_free(k);
+      return GP_ERR;
     }
     /* EXIT */
     k->op_class[k->insts] = GP_OP_BRANCH;
     k->active[k->insts] = (uint8_t)lanes_in_warp;
     k->flags[k->insts] = 0;
     k->width[k->insts] = 4;
-    k->pc_index[k->insts] = d->body_len;
+    k->pc_index[k->insts] = exit_pc;
     k->mem[k->insts] = UINT32_MAX;
     memset(k->deps + k->insts * GP_DEPS, 0, GP_DEPS * sizeof *k->deps);
     k->class_counts[GP_OP_BRANCH]++;

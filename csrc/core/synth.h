@@ -1,6 +1,8 @@
 /*
  * synth.h -- synthetic kernels: a loop body of instruction classes, run by
- * every warp a given number of times, with memory streams.
+ * every warp a given number of times, with memory streams; optionally a
+ * prologue before the loop and an epilogue after it (a compiled kernel's
+ * set-up and tail, as in the microbenchmarks gpush ships).
  *
  * A synthetic kernel is the same gp_kernel a trace gives, so every model
  * reads it the same way.  Generation is deterministic for a seed: the same
@@ -50,6 +52,10 @@ typedef struct gp_synth_desc {
   uint32_t shmem;           /* shared bytes per block */
   const gp_synth_op *body;
   uint32_t body_len;
+  const gp_synth_op *prologue; /* run once before the loop (may be NULL) */
+  uint32_t prologue_len;       /* 0 .. GP_SYNTH_MAX_BODY */
+  const gp_synth_op *epilogue; /* run once after the loop, before EXIT */
+  uint32_t epilogue_len;       /* 0 .. GP_SYNTH_MAX_BODY */
   uint32_t trips;           /* loop trips of every warp */
   uint32_t trip_spread;     /* control divergence: warp w runs trips + a
                                seeded draw in [0, trip_spread] extra trips */

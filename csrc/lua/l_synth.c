@@ -9,7 +9,8 @@
  *     body = { {class = "ld_global", width = 4, stream = 1},
  *              {class = "fp32", dep = 1, active = 32},
  *              {class = "fp32", dep = {1, 3}}, ... },   -- every producer
- *   }                                   -- or nil, message
+ *     prologue = { ... }, epilogue = { ... },  -- optional: once before and
+ *   }                                   -- after the loop; or nil, message
  *
  * gpush.workloads checks descriptions with friendly messages first; the C
  * generator checks again and reports the first problem.
@@ -91,9 +92,46 @@ static void read_deps(lua_State *L, int t, int inst, uint16_t dep[GP_DEPS]) {
   lua_pop(L, 1);
 }
 
+/* t[field], a list of instructions (at most GP_SYNTH_MAX_BODY), into ops;
+ * returns how many.  `what` names the list in messages ("body"). */
+static uint32_t read_ops(lua_State *L, int t, const char *field, const char *what, gp_synth_op *ops) {
+  size_t n, i;
+  gpc_getfield(L, t, field);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!lua_istable(L, -1))
+    return (uint32_t)luaL_error(L, "synthetic kernel: the %s must be a list of instructions", what);
+  n = gpc_rawlen(L, -1);
+  if (n > GP_SYNTH_MAX_BODY)
+    return (uint32_t)luaL_error(L, "synthetic kernel: %s of %d instructions, expected at most %d", what,
+                                (int)n, GP_SYNTH_MAX_BODY);
+  for (i = 0; i < n; i++) {
+    int op, c;
+    gpc_rawgeti(L, -1, i + 1);
+    op = lua_gettop(L);
+    luaL_checktype(L, op, LUA_TTABLE);
+    gpc_getfield(L, op, "class");
+    c = class_by_name(luaL_checkstring(L, -1));
+    if (c < 0)
+      return (uint32_t)luaL_error(L, "synthetic kernel: %s instruction %d has unknown class '%s'", what,
+                                  (int)i + 1, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    ops[i].op_class = (uint8_t)c;
+    ops[i].width = (uint8_t)opt_field(L, op, "width", 4, 1, 16);
+    ops[i].stream = (uint8_t)(opt_field(L, op, "stream", 1, 1, GP_SYNTH_MAX_STREAMS) - 1);
+    ops[i].active = (uint8_t)opt_field(L, op, "active", 0, 0, 32);
+    read_deps(L, op, (int)i + 1, ops[i].dep);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return (uint32_t)n;
+}
+
 static int synth(lua_State *L) {
   gp_synth_desc d;
-  gp_synth_op body[GP_SYNTH_MAX_BODY];
+  gp_synth_op *body, *prologue, *epilogue;
   gp_synth_stream streams[GP_SYNTH_MAX_STREAMS];
   gp_alloc alloc = gp_alloc_default();
   gp_kernel *k = NULL;
@@ -137,31 +175,19 @@ static int synth(lua_State *L) {
 
   gpc_getfield(L, 1, "body");
   luaL_argcheck(L, lua_istable(L, -1), 1, "synthetic kernel needs a body (a list of instructions)");
-  n = gpc_rawlen(L, -1);
-  if (n == 0 || n > GP_SYNTH_MAX_BODY)
-    return luaL_error(L, "synthetic kernel: body of %d instructions, expected 1 to %d", (int)n,
-                      GP_SYNTH_MAX_BODY);
-  for (i = 0; i < n; i++) {
-    int t, c;
-    gpc_rawgeti(L, -1, i + 1);
-    t = lua_gettop(L);
-    luaL_checktype(L, t, LUA_TTABLE);
-    gpc_getfield(L, t, "class");
-    c = class_by_name(luaL_checkstring(L, -1));
-    if (c < 0)
-      return luaL_error(L, "synthetic kernel: instruction %d has unknown class '%s'", (int)i + 1,
-                        lua_tostring(L, -1));
-    lua_pop(L, 1);
-    body[i].op_class = (uint8_t)c;
-    body[i].width = (uint8_t)opt_field(L, t, "width", 4, 1, 16);
-    body[i].stream = (uint8_t)(opt_field(L, t, "stream", 1, 1, GP_SYNTH_MAX_STREAMS) - 1);
-    body[i].active = (uint8_t)opt_field(L, t, "active", 0, 0, 32);
-    read_deps(L, t, (int)i + 1, body[i].dep);
-    lua_pop(L, 1);
-  }
   lua_pop(L, 1);
+  /* the three instruction lists, collected with the call's other values */
+  body = lua_newuserdata(L, 3 * (size_t)GP_SYNTH_MAX_BODY * sizeof *body);
+  prologue = body + GP_SYNTH_MAX_BODY;
+  epilogue = prologue + GP_SYNTH_MAX_BODY;
+  d.body_len = read_ops(L, 1, "body", "body", body);
+  if (d.body_len == 0)
+    return luaL_error(L, "synthetic kernel: body of 0 instructions, expected 1 to %d", GP_SYNTH_MAX_BODY);
   d.body = body;
-  d.body_len = (uint32_t)n;
+  d.prologue_len = read_ops(L, 1, "prologue", "prologue", prologue);
+  d.prologue = prologue;
+  d.epilogue_len = read_ops(L, 1, "epilogue", "epilogue", epilogue);
+  d.epilogue = epilogue;
 
   if (gp_synth_generate(&k, &alloc, &d, &err) != GP_OK) {
     lua_pushnil(L);

@@ -21,6 +21,8 @@ M.commands = {
     summary = "simulate kernels warp by warp (abstract timing, LRR/GTO): cycles and stalls" },
   { name = "mech", module = "gpush.cmd.mech",
     summary = "Blem's mechanistic S-core and M-core models: cycles, terms and module breakdown" },
+  { name = "correlate", module = "gpush.cmd.correlate",
+    summary = "models against measured cycles (CSV): errors, plots; --fit parameters with standard errors" },
   { name = "bounds", module = "gpush.cmd.bounds",
     summary = "first-principles lower bounds on kernel cycles (issue, pipes, DRAM, MSHRs, ...) and which binds" },
   { name = "scenarios", module = "gpush.cmd.scenarios",

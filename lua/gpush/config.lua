@@ -624,13 +624,15 @@ function M.hash(cfg)
   return ("%016x"):format(h)
 end
 
--- YAML text of every non-derived parameter in schema order, nested as the
--- dotted paths are: value_of(path, declaration) gives the value and
--- comment_of(path, declaration, value) the end-of-line comment.
-function M.to_yaml(value_of, comment_of)
+-- YAML text of every non-derived parameter in schema order (or of `paths`,
+-- in their order, paths sharing a prefix kept together; a derived value
+-- that can be set may be among them), nested as the dotted paths are:
+-- value_of(path, declaration) gives the value and comment_of(path,
+-- declaration, value) the end-of-line comment.
+function M.to_yaml(value_of, comment_of, paths)
   local lines, open = {}, {}
-  for _, path in ipairs(all_paths) do
-    local decl = params[path]
+  for _, path in ipairs(paths or all_paths) do
+    local decl = params[path] or (paths and derived[path])
     if decl then
       local parts = {}
       for part in path:gmatch("[^.]+") do

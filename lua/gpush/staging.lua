@@ -8,7 +8,7 @@
 --   assert(stage:commit())                              -- or stage:abort()
 --
 --   local stage = assert(staging.folder("results"))     -- stage.path: a fresh folder
---   ... write files into stage.path ...
+--   assert(staging.write(stage.path .. "/a.csv", text)) -- checked write and close
 --   assert(stage:commit())    -- each file moved into results/ (created if needed)
 local core = require "gpush.core"
 
@@ -97,6 +97,21 @@ function Stage:commit()
     end
   end
   os.remove(self.path)
+  return true
+end
+
+-- Writes `text` to `path` (a file inside a stage, typically), checking the
+-- write and the close; true, or nil and a message naming the file.
+function M.write(path, text)
+  local f, err = io.open(path, "wb")
+  if not f then
+    return nil, ("%s: cannot write: %s"):format(path, tostring(err))
+  end
+  local ok, write_err = f:write(text)
+  local closed, close_err = f:close()
+  if not ok or not closed then
+    return nil, ("%s: write error: %s"):format(path, tostring(write_err or close_err))
+  end
   return true
 end
 

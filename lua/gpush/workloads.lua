@@ -51,8 +51,37 @@ local memory_classes = {
 }
 local stream_kinds = { coalesced = true, strided = true, random = true, chase = true, shared = true }
 
-local function fail(desc, message)
-  error(("workload '%s': %s"):format(desc.name or "?", message), 3)
+-- Raises a description's problem at the caller of M.compile (`extra`
+-- levels further down when raised from a helper of it).
+local function fail(desc, message, extra)
+  error(("workload '%s': %s"):format(desc.name or "?", message), 3 + (extra or 0))
+end
+
+-- The instructions of one list of a description (its body, prologue or
+-- epilogue) in core.synth's form; `what` names an entry in messages.
+local function compile_ops(desc, list, what, stream_index, names)
+  if type(list) ~= "table" then
+    fail(desc, ("%ss must be a list, got a %s"):format(what, type(list)), 1)
+  end
+  local ops = {}
+  for i, op in ipairs(list) do
+    local class = op[1] or op.class
+    if not is_class[class] then
+      local guess = closest(tostring(class), classes)
+      fail(desc, ("%s %d has class '%s'%s"):format(what, i, tostring(class),
+        guess and (" (did you mean '" .. guess .. "'?)") or ""), 1)
+    end
+    local stream
+    if memory_classes[class] then
+      stream = stream_index[op.stream]
+      if not stream then
+        fail(desc, ("%s %d (%s) needs stream = one of: %s"):format(what, i, class,
+          #names > 0 and table.concat(names, ", ") or "(no streams declared)"), 1)
+      end
+    end
+    ops[i] = { class = class, dep = op.dep, width = op.width, stream = stream, active = op.active }
+  end
+  return ops
 end
 
 -- Turns a friendly description (named streams, positional class) into the
@@ -75,28 +104,14 @@ function M.compile(desc)
   if type(desc.body) ~= "table" or #desc.body == 0 then
     fail(desc, "needs a body: a list of instructions such as { 'fp32', dep = 1 }")
   end
-  local body = {}
-  for i, op in ipairs(desc.body) do
-    local class = op[1] or op.class
-    if not is_class[class] then
-      local guess = closest(tostring(class), classes)
-      fail(desc, ("instruction %d has class '%s'%s"):format(i, tostring(class),
-        guess and (" (did you mean '" .. guess .. "'?)") or ""))
-    end
-    local stream
-    if memory_classes[class] then
-      stream = stream_index[op.stream]
-      if not stream then
-        fail(desc, ("instruction %d (%s) needs stream = one of: %s"):format(i, class,
-          #names > 0 and table.concat(names, ", ") or "(no streams declared)"))
-      end
-    end
-    body[i] = { class = class, dep = op.dep, width = op.width, stream = stream, active = op.active }
-  end
+  local body = compile_ops(desc, desc.body, "instruction", stream_index, names)
+  local prologue = desc.prologue and compile_ops(desc, desc.prologue, "prologue instruction", stream_index, names)
+  local epilogue = desc.epilogue and compile_ops(desc, desc.epilogue, "epilogue instruction", stream_index, names)
   return {
     name = desc.name, grid = desc.grid, block = desc.block, regs = desc.regs, shmem = desc.shmem,
     trips = desc.trips, trip_spread = desc.trip_spread, seed = desc.seed or 1,
-    binary_version = desc.binary_version, streams = streams, body = body,
+    binary_version = desc.binary_version, streams = streams, body = body, prologue = prologue,
+    epilogue = epilogue,
   }
 end
 

@@ -147,9 +147,69 @@ static void test_text_round_trip(void) {
   gp_kernel_free(k);
 }
 
+/* A prologue and an epilogue run once per warp around the loop: their
+ * instructions, static PCs, dependences reaching across the parts, and
+ * memory addresses (the prologue's at trip 0, the epilogue's after the
+ * last trip), counted by hand. */
+static void test_prologue_and_epilogue(void) {
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x1000, 1 << 20, 4, 1}};
+  gp_synth_op prologue[2] = {{GP_OP_LD_CONST, 4, 0, 0, {0}}, {GP_OP_LD_GLOBAL, 4, 0, 0, {0}}};
+  gp_synth_op body[2] = {{GP_OP_INT, 0, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {2, 5}}};
+  gp_synth_op epilogue[1] = {{GP_OP_ST_GLOBAL, 4, 0, 0, {1}}};
+  gp_synth_desc d = base_desc(body, 2, s, 1);
+  gp_kernel *k;
+  const gp_mem_record *m;
+  d.trips = 3;
+  d.prologue = prologue, d.prologue_len = 2;
+  d.epilogue = epilogue, d.epilogue_len = 1;
+  k = generate(&d);
+  CHECK(k != NULL);
+  if (k == NULL)
+    return;
+  /* 4 warps x (2 + 3 x 2 + 1 + EXIT) */
+  CHECK_EQ_INT(k->insts, 4 * 10);
+  CHECK_EQ_INT(k->static_count, 6);
+  CHECK_EQ_INT(k->statics[1].op_class, GP_OP_LD_GLOBAL);
+  CHECK_EQ_INT(k->statics[4].op_class, GP_OP_ST_GLOBAL);
+  CHECK_EQ_INT(k->statics[5].op_class, GP_OP_BRANCH);
+  CHECK_EQ_INT(k->statics[5].pc, 0x60);
+  CHECK_EQ_INT(k->class_counts[GP_OP_FP32], 4 * 3);
+  CHECK_EQ_INT(k->class_counts[GP_OP_BRANCH], 4);
+  CHECK_EQ_INT(k->mem_count, 4 * 2);
+  /* warp 0: LDC, LDG, (IADD3, FFMA) x 3, STG, EXIT; the first FFMA's
+   * producers: 2 back the prologue's LDG, 5 back before the warp (none);
+   * the second's: 2 back the first FFMA, 5 back the LDC */
+  CHECK_EQ_INT(k->pc_index[0], 0);
+  CHECK_EQ_INT(k->pc_index[3], 3);
+  CHECK_EQ_INT(k->pc_index[8], 4);
+  CHECK_EQ_INT(k->pc_index[9], 5);
+  CHECK_EQ_INT(gp_kernel_dep(k, 3), 2);
+  CHECK_EQ_INT(gp_kernel_dep_load(k, 3), 2);
+  CHECK_EQ_INT(gp_kernel_dep_load(k, 5), 5); /* LDC counts as a load */
+  CHECK_EQ_INT(gp_kernel_dep(k, 5), 2);
+  CHECK_EQ_INT(gp_kernel_dep(k, 8), 1);
+  /* the prologue's load reads trip 0's addresses, the epilogue's store
+   * those of trip 3 (the 128 threads of the grid on per trip) */
+  m = &k->mem_records[k->mem[1]];
+  CHECK_EQ_INT(k->addresses[m->addr_start], 0x1000);
+  m = &k->mem_records[k->mem[8]];
+  CHECK_EQ_INT(k->addresses[m->addr_start], 0x1000 + 3 * 128 * 4);
+  gp_kernel_free(k);
+  /* a bad prologue instruction is named as such */
+  prologue[1].width = 3;
+  {
+    gp_alloc a = gp_alloc_default();
+    gp_error err;
+    k = NULL;
+    CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_ERR);
+    CHECK_STR_CONTAINS(err.msg, "synthetic kernel 't': prologue instruction 2 has width 3");
+  }
+}
+
 int main(void) {
   RUN(test_coalesced_addresses_and_dependences);
   RUN(test_invalid_descriptions);
   RUN(test_text_round_trip);
+  RUN(test_prologue_and_epilogue);
   return gp_test_finish();
 }

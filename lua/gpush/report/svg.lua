@@ -11,11 +11,14 @@
 --   roofline      compute and memory roofs (log-log) with kernels as points
 --   tornado       one-at-a-time sensitivity bars around a base point
 --   boxes         a distribution per category: box, whiskers and mean line
+--   correlation   predicted against measured, log-log, y = x and a +-band
 -- Common opts: title, x_label, y_label (put the unit in the label), width,
 -- height (pixels, default 800 x 480).  The output has no script, no external
 -- reference and only the generic `sans-serif` font; numbers are written with
 -- fixed precision and tables are walked in array order, so the same data
 -- gives the same bytes.  docs/reports.md describes every data layout.
+local staging = require "gpush.staging"
+
 local M = {}
 
 local FONT = "sans-serif"
@@ -1052,6 +1055,110 @@ function M.tornado(data, opts)
   return doc:finish()
 end
 
+-- (f) Correlation -----------------------------------------------------------------------
+
+-- data = { band = 0.2 (the shaded +-band around y = x, a fraction),
+--          series = { { label = "sim-gto", model = "sim-gto" (one marker
+--            shape per distinct model, in order of appearance), color =
+--            "#rrggbb" (optional), points = { { measured = .., predicted = ..,
+--            label = "empty 1024 x 256" }, ... } }, ... } }
+-- A log-log scatter of predicted against measured values on one common
+-- range: the y = x line, the +-band lines with the band shaded, a marker per
+-- point (hover: its label, both values, its error).  opts: title, x_label
+-- (default "measured (cycles)"), y_label (default "predicted (cycles)"),
+-- width, height (default 640 x 560).
+function M.correlation(data, opts)
+  local fn = "correlation"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.series, "data.series")
+  local band = data.band or 0.2
+  check_number(fn, band, "data.band")
+  if band < 0 or band >= 1 then
+    fail(fn, "data.band must be a fraction from 0 to below 1, got %s", band)
+  end
+  local lo, hi = math.huge, -math.huge
+  for si, s in ipairs(data.series) do
+    if type(s.points) ~= "table" then
+      fail(fn, "data.series[%d].points must be a list", si)
+    end
+    for i, p in ipairs(s.points) do
+      local where = ("data.series[%d].points[%d]"):format(si, i)
+      local x = check_number(fn, p.measured, where .. ".measured")
+      local y = check_number(fn, p.predicted, where .. ".predicted")
+      if x <= 0 or y <= 0 then
+        fail(fn, "%s needs positive values for a log-log plot, got %s and %s", where, x, y)
+      end
+      lo, hi = math.min(lo, x, y), math.max(hi, x, y)
+    end
+  end
+  if lo == math.huge then
+    fail(fn, "no point to plot")
+  end
+  local copy = {}
+  for k, v in pairs(opts or {}) do
+    copy[k] = v
+  end
+  copy.width, copy.height = copy.width or 640, copy.height or 560
+  local doc = new_doc(fn, copy)
+  opts = doc.opts
+  opts.x_label = opts.x_label or "measured (cycles)"
+  opts.y_label = opts.y_label or "predicted (cycles)"
+  local shapes, nshapes, entries = {}, 0, {}
+  local styles = {}
+  for si, s in ipairs(data.series) do
+    local key = s.model or s.label or tostring(si)
+    if not shapes[key] then
+      nshapes = nshapes + 1
+      shapes[key] = MARKERS[(nshapes - 1) % #MARKERS + 1]
+    end
+    styles[si] = { marker = shapes[key], color = s.color or M.palette[(si - 1) % #M.palette + 1] }
+    entries[#entries + 1] = { label = s.label or ("series " .. si), color = styles[si].color, kind = "marker",
+      marker = styles[si].marker }
+  end
+  local band_label = ("+-%s%%"):format(M.format_compact(band * 100))
+  entries[#entries + 1] = { label = "y = x", color = "#202020", kind = "line" }
+  entries[#entries + 1] = { label = band_label, color = "#9E9E9E", kind = "line", dash = "5 3" }
+  local area = layout(doc, legend_width(entries), 58)
+  -- one range for both axes, with room for the band at the ends
+  local ticks, a_lo, a_hi = M.log_ticks(lo / (1 + band), hi * (1 + band))
+  local x_of = scale_of(a_lo, a_hi, area.left, area.right, true)
+  local y_of = scale_of(a_lo, a_hi, area.bottom, area.top, true)
+  draw_y_axis(doc, area, ticks, y_of)
+  draw_x_axis(doc, area, ticks, x_of)
+  doc:raw(('<clipPath id="correlation-plot"><rect x="%s" y="%s" width="%s" height="%s"/></clipPath>'):format(
+    num(area.left), num(area.top), num(area.right - area.left), num(area.bottom - area.top)))
+  doc:open_group({ "class", "reference", "clip-path", "url(#correlation-plot)" })
+  local function at(v, f)
+    return num(x_of(v)) .. "," .. num(y_of(v * f))
+  end
+  doc:element("polygon", { "class", "band", "points", table.concat({ at(a_lo, 1 - band), at(a_hi, 1 - band),
+    at(a_hi, 1 + band), at(a_lo, 1 + band) }, " "), "fill", "#9E9E9E", "fill-opacity", 0.15 })
+  for _, f in ipairs({ 1 - band, 1 + band }) do
+    doc:element("polyline", { "class", "band-edge", "points", at(a_lo, f) .. " " .. at(a_hi, f), "fill", "none",
+      "stroke", "#9E9E9E", "stroke-dasharray", "5 3" })
+  end
+  doc:element("polyline", { "class", "identity", "points", at(a_lo, 1) .. " " .. at(a_hi, 1), "fill", "none",
+    "stroke", "#202020", "stroke-width", 1.5 })
+  doc:close_group()
+  for si, s in ipairs(data.series) do
+    -- slightly translucent, so that coinciding models stay visible
+    doc:open_group({ "class", "series", "data-label", entries[si].label, "opacity", 0.8 })
+    for _, p in ipairs(s.points) do
+      local err = (p.predicted - p.measured) / p.measured * 100
+      doc:marker(styles[si].marker, x_of(p.measured), y_of(p.predicted), 5, styles[si].color,
+        ("%s%s: measured %s, predicted %s (%+.1f%%)"):format(entries[si].label, p.label and (", " .. p.label) or "",
+          M.format_value(p.measured), M.format_value(p.predicted), err))
+    end
+    doc:close_group()
+  end
+  draw_frame(doc, area)
+  draw_legend(doc, area, entries)
+  draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
 -- From result rows ----------------------------------------------------------------------
 -- Rows are plain tables keyed by column (gpush.results rows: `res.rows`, or
 -- any list of tables).  Filter them to what one plot shows first; a plot
@@ -1255,16 +1362,7 @@ function M.write(path, text)
   if type(path) ~= "string" or type(text) ~= "string" then
     error("gpush.report.svg.write: expected (path, svg text)", 2)
   end
-  local f, err = io.open(path, "wb")
-  if not f then
-    return nil, ("%s: cannot write: %s"):format(path, err)
-  end
-  local ok, write_err = f:write(text)
-  local closed, close_err = f:close()
-  if not ok or not closed then
-    return nil, ("%s: write error: %s"):format(path, tostring(write_err or close_err))
-  end
-  return true
+  return staging.write(path, text)
 end
 
 return M

@@ -218,8 +218,14 @@ local function unit_of(class)
 end
 
 -- The counts of gpush.bounds for a description on a configuration, and a
--- summary of its memory behaviour.
+-- summary of its memory behaviour.  A description with a prologue or an
+-- epilogue (the microbenchmarks, gpush.workloads.microbench) is refused:
+-- these counts model the loop body alone.
 function M.counts(desc, cfg)
+  if desc.prologue or desc.epilogue then
+    error(("gpush.workloads.analytic: '%s' has a prologue or an epilogue, and the analytic counts model the"
+      .. " loop body alone: build the kernel and bound it (gpush.bounds.kernel)"):format(tostring(desc.name)), 2)
+  end
   local v = config_values(cfg, desc)
   local blocks, threads = product(desc.grid), product(desc.block)
   local wpb = (threads + 31) // 32
