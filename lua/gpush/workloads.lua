@@ -371,4 +371,61 @@ function M.resolve(input)
   return nil, message:gsub("^no workload", "no variants of")
 end
 
+-- The Lua standard library's parts a description file may use: no io, os,
+-- require, load or debug, so a file a measured CSV names cannot touch
+-- anything but the description it returns.
+local SAFE_GLOBALS = {
+  "math", "string", "table", "utf8", "ipairs", "pairs", "select", "tonumber", "tostring", "type",
+  "error", "assert", "next", "pcall", "setmetatable", "getmetatable", "rawget", "rawset", "rawequal",
+}
+
+-- Runs one description file in `env`, with env.dofile loading a file named
+-- relative to this one's folder into the same environment (so a file can
+-- share a helper beside it: `dofile("common.lua")`).
+local function run_description_file(path, env)
+  local dir = path:match("^(.*[/\\])") or ""
+  local chunk, load_err = loadfile(path, "t", env)
+  if not chunk then
+    return false, load_err
+  end
+  local saved = env.dofile
+  env.dofile = function(name)
+    local target = name:match("^/") and name or dir .. name
+    local ok, result = run_description_file(target, env)
+    if not ok then
+      error(result, 2)
+    end
+    return result
+  end
+  local ok, result = pcall(chunk)
+  env.dofile = saved
+  return ok, result
+end
+
+-- A workload description from a Lua file: the file returns a description,
+-- or a function(values) returning one (values: a table of named inputs, such
+-- as a measured CSV row's cells).  The file runs with the standard library's
+-- safe parts only (SAFE_GLOBALS) plus dofile(NAME), which loads NAME
+-- relative to the file's folder in the same environment.  Returns the
+-- description table (the file's own; copy it before changing it), or nil and
+-- a message naming the file.
+function M.load_file(path, values)
+  local env = {}
+  for _, name in ipairs(SAFE_GLOBALS) do
+    env[name] = _G[name]
+  end
+  local ok, desc = run_description_file(path, env)
+  if ok and type(desc) == "function" then
+    ok, desc = pcall(desc, values or {})
+  end
+  if not ok then
+    return nil, tostring(desc)
+  end
+  if type(desc) ~= "table" then
+    return nil, ("%s returned %s: expected a workload description (a table; docs/workloads.md) or a"
+      .. " function returning one"):format(path, type(desc))
+  end
+  return desc
+end
+
 return M

@@ -350,6 +350,36 @@ inline ClockStats clock_stats(const std::vector<ClockRec> &recs) {
   return s;
 }
 
+// Work done per SM cycle, the median over the SMs that ran records: each SM's
+// records (one a block) did `work_per_rec` units each, over that SM's span
+// from its first record's start to its last one's end.  clock64 is one
+// counter per SM, so a span is taken within one SM only.  Blocks of a wave
+// need not all run at once (a block's own cycles can be a fraction of its
+// SM's), so a rate per SM is the SM's work over the SM's time, never over one
+// block's.
+inline double per_sm_rate(const std::vector<ClockRec> &recs, double work_per_rec) {
+  struct Sm {
+    long long first = 0, last = 0;
+    int n = 0;
+  };
+  std::vector<Sm> sms;
+  for (const ClockRec &r : recs) {
+    if (r.ns1 == 0)
+      continue; // not written
+    if (r.sm >= sms.size())
+      sms.resize(r.sm + 1);
+    Sm &s = sms[r.sm];
+    s.first = s.n ? std::min(s.first, r.clk0) : r.clk0;
+    s.last = s.n ? std::max(s.last, r.clk1) : r.clk1;
+    s.n++;
+  }
+  std::vector<double> rates;
+  for (const Sm &s : sms)
+    if (s.n > 0 && s.last > s.first)
+      rates.push_back(s.n * work_per_rec / double(s.last - s.first));
+  return median(rates);
+}
+
 // Device memory for n clock records, cleared (a record never written reads
 // ns1 == 0 and is skipped).
 struct Recs {

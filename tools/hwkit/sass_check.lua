@@ -13,6 +13,7 @@
 -- Exit status 1 when a measured class disagrees or a kernel is missing.
 local here = (arg and arg[0] or ""):match("^(.*[/\\])") or "./"
 local sass = dofile(here .. "sass.lua")
+local workloads = require "gpush.workloads"
 
 local usage = "usage: gpush tools/hwkit/sass_check.lua SASS.txt [--kernels DIR]\n"
 local path, dir
@@ -60,7 +61,11 @@ end
 local failures = 0
 print(("%-20s %-6s %-5s %s"):format("description", "check", "regs", "per trip, class: description / SASS"))
 for _, file in ipairs(files) do
-  local desc = dofile(file)
+  local desc, load_err = workloads.load_file(file)
+  if not desc then
+    io.stderr:write("sass_check: ", load_err, "\n")
+    os.exit(2)
+  end
   local h = desc.hwkit or {}
   local prog = (h.source or ""):gsub("%.cu$", "")
   local fn, message = sass.find(programs, prog, h.kernel or "?")

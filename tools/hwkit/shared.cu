@@ -91,19 +91,21 @@ int main(int argc, char **argv) {
     hwkit::Recs recs{size_t(grid)};
     lds_bw<true><<<unsigned(grid), BLOCK>>>(trips, s.words, out, recs.dev);
     HWKIT_LAUNCHED();
-    hwkit::ClockStats cs = hwkit::clock_stats(recs.fetch());
+    std::vector<hwkit::ClockRec> got = recs.fetch();
+    hwkit::ClockStats cs = hwkit::clock_stats(got);
     double p1 = hwkit::probe_mhz(k);
     hwkit::Row row = hwkit::base_row(k, s.desc, grid, BLOCK, t, p0, p1, &cs);
     hwkit::describe_kernel(row, lds_bw<false>, BLOCK, 0);
-    double lds_per_sm = double(per_sm) * (BLOCK / 32) * trips * 4;
+    // an SM's LDS over the SM's cycles (hwkit::per_sm_rate), 4 a trip
+    double lds_per_sm = hwkit::per_sm_rate(got, (BLOCK / 32) * double(trips) * 4);
     row.set("label", s.label);
     row.set("metric", "LDS warp instructions per SM per cycle");
-    row.set("value", lds_per_sm / cs.clk_median);
+    row.set("value", lds_per_sm);
     row.set("unit", "warp insts/SM/cycle");
     row.set("stride_bytes", 4 * s.words);
     row.set("iters", trips);
     row.print();
-    hwkit::progress("%s: %.2f us, %.3f LDS per SM cycle", s.label, t.median_us, lds_per_sm / cs.clk_median);
+    hwkit::progress("%s: %.2f us, %.3f LDS per SM cycle", s.label, t.median_us, lds_per_sm);
   }
   const int chain_trips = 2048;
   double p0 = hwkit::probe_mhz(k);

@@ -7,8 +7,10 @@
 // instructions (16 per chain) plus the loop's own few.  The grid fills every
 // SM (8 blocks of 256 threads an SM, 64 warps, where registers allow) in one
 // wave.  The clocked variant records each block's cycles around the loop;
-// value = warp instructions of the class per SM per cycle, from the median
-// block's cycles.  Paired with tools/hwkit/kernels/<class>_stream.lua.
+// value = warp instructions of the class per SM per cycle: an SM's blocks'
+// instructions over the SM's cycles from its first block's start to its last
+// one's end, the median over SMs (hwkit::per_sm_rate; the blocks of a wave
+// need not run all at once, so one block's cycles would overstate it).  Paired with tools/hwkit/kernels/<class>_stream.lua.
 #include "hwkit.h"
 #include "ops.h"
 
@@ -99,19 +101,20 @@ void run_case(hwkit::Kit &k, const char *desc, const char *name, Kernel plain, i
   hwkit::Recs recs{size_t(grid)};
   launch(true, unsigned(grid), recs.dev);
   HWKIT_LAUNCHED();
-  hwkit::ClockStats cs = hwkit::clock_stats(recs.fetch());
+  std::vector<hwkit::ClockRec> got = recs.fetch();
+  hwkit::ClockStats cs = hwkit::clock_stats(got);
   double p1 = hwkit::probe_mhz(k);
   hwkit::Row row = hwkit::base_row(k, desc, grid, BLOCK, t, p0, p1, &cs);
   hwkit::describe_kernel(row, plain, BLOCK, 0);
-  double warp_insts_per_sm = double(per_sm) * (BLOCK / 32) * iters * insts_per_trip;
+  double rate = hwkit::per_sm_rate(got, (BLOCK / 32) * double(iters) * insts_per_trip);
   row.set("label", std::string(name) + " independent streams, every SM full");
   row.set("metric", std::string(name) + " warp instructions per SM per cycle");
-  row.set("value", warp_insts_per_sm / cs.clk_median);
+  row.set("value", rate);
   row.set("unit", "warp insts/SM/cycle");
   row.set("iters", iters);
   row.print();
   hwkit::progress("%s: grid %lld x %d: %.2f us, %.3f warp instructions per SM cycle", name, grid, BLOCK,
-                  t.median_us, warp_insts_per_sm / cs.clk_median);
+                  t.median_us, rate);
 }
 
 template <class Op>

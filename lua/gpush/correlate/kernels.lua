@@ -133,28 +133,13 @@ local function cell_values(row)
   return values
 end
 
--- A Lua description file: it returns a workload description, or a
--- function(values) returning one (values: the row's cells).  The file runs
--- with the standard libraries' safe parts only (no io, os, require).
+-- A Lua description file (gpush.workloads.load_file: a description, or a
+-- function of the row's cells returning one; the file runs sandboxed).
 local function lua_description(row, set, at)
   local path = resolve_path(row.kernel, set.dir)
-  local env = { math = math, string = string, table = table, utf8 = utf8, ipairs = ipairs, pairs = pairs,
-    select = select, tonumber = tonumber, tostring = tostring, type = type, error = error, assert = assert,
-    next = next, pcall = pcall }
-  local chunk, load_err = loadfile(path, "t", env)
-  if not chunk then
+  local desc, load_err = workloads.load_file(path, cell_values(row))
+  if not desc then
     return nil, ("%s: kernel '%s': %s"):format(at, row.kernel, load_err)
-  end
-  local ok, desc = pcall(chunk)
-  if ok and type(desc) == "function" then
-    ok, desc = pcall(desc, cell_values(row))
-  end
-  if not ok then
-    return nil, ("%s: kernel '%s': %s"):format(at, row.kernel, tostring(desc))
-  end
-  if type(desc) ~= "table" then
-    return nil, ("%s: kernel '%s' returned %s: expected a workload description (a table; docs/traces.md,"
-      .. " \"Synthetic kernels\") or a function returning one"):format(at, row.kernel, type(desc))
   end
   local copy = {}
   for k, v in pairs(desc) do

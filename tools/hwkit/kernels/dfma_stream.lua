@@ -1,4 +1,3 @@
 -- DFMA independent streams (ILP 8), 4 trips of 128, every SM full (throughput.cu)
 -- (tools/hwkit, docs/hwkit.md; the description is built in common.lua)
-local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
-return dofile(here .. "common.lua").stream_op("dfma_stream", "fp64", "DfmaOp", 22, 4)
+return dofile("common.lua").stream_op("dfma_stream", "fp64", "DfmaOp", 22, 4)

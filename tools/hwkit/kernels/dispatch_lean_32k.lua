@@ -1,4 +1,3 @@
 -- short blocks, 32 KB of dynamic shared memory (dispatch.cu)
 -- (tools/hwkit, docs/hwkit.md; the description is built in common.lua)
-local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
-return dofile(here .. "common.lua").dispatch_lean("dispatch_lean_32k", 32 << 10)
+return dofile("common.lua").dispatch_lean("dispatch_lean_32k", 32 << 10)

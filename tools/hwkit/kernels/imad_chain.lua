@@ -1,4 +1,3 @@
 -- IMAD dependent chain, 40 trips of 128 (chains.cu)
 -- (tools/hwkit, docs/hwkit.md; the description is built in common.lua)
-local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
-return dofile(here .. "common.lua").chain("imad_chain", "imad", "ImadOp", 8, 40)
+return dofile("common.lua").chain("imad_chain", "imad", "ImadOp", 8, 40)

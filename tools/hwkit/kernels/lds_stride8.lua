@@ -1,4 +1,3 @@
 -- LDS bandwidth, lanes 32 B apart: 8-way bank conflicts (shared.cu)
 -- (tools/hwkit, docs/hwkit.md; the description is built in common.lua)
-local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
-return dofile(here .. "common.lua").lds_bw("lds_stride8", 32)
+return dofile("common.lua").lds_bw("lds_stride8", 32)
