@@ -15,6 +15,10 @@
 -- default, one-line description and where the value comes from);
 -- docs/darksilicon.md lists them with the reasons.  Speedups are over the
 -- 45 nm quad-core baseline (Eq. 2.1).
+local config = require "gpush.config"
+local core = require "gpush.core"
+local schema = require "gpush.schema"
+local text = require "gpush.text"
 local topology = require "gpush.models.mech.topology"
 local ub = require "gpush.models.mech.upper_bound"
 local scaling_data = require "gpush.models.mech.data.scaling"
@@ -27,48 +31,46 @@ M.SCALINGS = { "itrs", "conservative" }
 
 -- Parameters -------------------------------------------------------------------------
 
--- { name, type, unit =, default =, min =, max =, desc =, source = }
-M.PARAMS = {}
-local function param(spec)
-  M.PARAMS[#M.PARAMS + 1] = spec
-end
+-- Every assumed input, a parameter group of gpush.schema declared with the
+-- same helper as the GPU parameters: { name, type, unit =, default =, min =,
+-- max =, desc =, source = }.
+local group = schema.group("darksilicon")
+M.PARAMS = group.list
+local param = group.declare
 
 param { "area_mm2", "number", unit = "mm^2", default = 111, min = 1, max = 1e5,
   desc = "Chip area budget for cores (core + L1) at every node",
-  source = "darksilicon.md (secondary source): the 45 nm quad-core Nehalem's core area" }
+  source = "[28]'s budget, as UCSBarchlab/Charm dark_silicon_symmetric.charm line 70 sets it (chip_area = 111.0)" }
 param { "power_w", "number", unit = "W", default = 125, min = 0.01, max = 1e5,
   desc = "Chip power budget for cores at every node (no uncore, no L2 power)",
-  source = "darksilicon.md (secondary source)" }
+  source = "[28]'s budget, as UCSBarchlab/Charm dark_silicon_symmetric.charm line 71 sets it (thermal_design_power = 125.0)" }
 param { "bandwidth_gbs", "number", unit = "GB/s", default = 21, min = 0.001, max = 1e6,
   desc = "Off-chip memory bandwidth BW_max (Eq. 3.4) of every chip: the baseline's own, held fixed at every node",
-  source = "Table 2.4a (Nehalem i7-965: 21 GB/s); darksilicon.md's budgets leave the uncore out of the scaled design" }
+  source = "unknown input of [28] (band 21-200 GB/s); default Table 2.4a (Nehalem i7-965: 21 GB/s)" }
 param { "bytes_per_access", "number", unit = "B", default = 64, min = 1, max = 4096,
-  desc = "Bytes per off-chip access b (Eq. 3.4)", source = "assumption: one cache line" }
+  desc = "Bytes per off-chip access b (Eq. 3.4)", source = "unknown input of [28] (band 64-128 B); default one cache line" }
 param { "l1_kb", "number", unit = "KiB", default = 64, min = 0, max = 1e6,
-  desc = "L1 data cache per core", source = "Table 2.4a" }
+  desc = "L1 data cache per core", source = "Table 2.4a; liangwang/lumos mem/__init__.py ([28] Table 4: 64 KB)" }
 param { "l2_mb", "number", unit = "MiB", default = 8, min = 0, max = 1e6,
-  desc = "Shared L2 (last-level) capacity: the baseline's, at the default die share",
-  source = "Table 2.4a: the baseline's 8 MB last-level cache" }
-param { "l2_share", "number", unit = "", default = 0.3, min = 0, max = 0.99,
-  desc = "Share of the die (cores + L2) the L2 takes; the cores get area_mm2",
-  source = "thesis L879 (30 % cache area)" }
+  desc = "Shared L2 (last-level) capacity of the chip",
+  source = "unknown input of [28] (band 1-8 MB); default Table 2.4a: the baseline's 8 MB last-level cache" }
 param { "l2_scaling", "bool", unit = "", default = false,
   desc = "L2 capacity grows with density (l2_mb / area factor); false: the baseline's L2 at every node",
   source = "darksilicon.md: the budgets exclude L2/L3 and uncore; no reference scales them" }
 param { "t_l1", "number", unit = "cycles", default = 3, min = 0, max = 1e4,
-  desc = "L1 access time", source = "thesis L845" }
+  desc = "L1 access time", source = "thesis L845; liangwang/lumos mem/__init__.py ([28] Table 4: 3 cycles)" }
 param { "t_l2", "number", unit = "cycles", default = 20, min = 0, max = 1e4,
   desc = "L2 access time (fixed in cycles at every clock)", source = "thesis L845, L778" }
 param { "t_mem_ns", "number", unit = "ns", default = 426 / 3.2, min = 0, max = 1e5,
   desc = "Memory access time t_mem, fixed in ns so its cycles grow with the clock (426 cycles at 3.2 GHz)",
   source = "[28] Table 4 (CmpM defaults from the 45 nm Nehalem): 426 cycles, as quoted by the public re-implementation "
     .. "liangwang/lumos lumos/model/mem/__init__.py ('Data is extracted from: table 4 of the paper ...'); "
-    .. "thesis L1397 (Ch. 3 uses [28]'s assumptions), L778 (cycles grow with the clock); "
-    .. "until the third pass: L845's validation value, 200 cycles = 62.5 ns" }
+    .. "thesis L1397 (Ch. 3 uses [28]'s assumptions), L778 (cycles grow with the clock)" }
 param { "cpu_threads", "int", unit = "threads", default = 1, min = 1, max = 64,
   desc = "Threads per CPU-like core (SMT, no area or power cost)", source = "Table 2.1; thesis L885 for SMT" }
 param { "gpu_threads", "int", unit = "threads", default = 1024, min = 1, max = 65536,
-  desc = "Threads per GPU-like light core (T_M), sharing its L1", source = "thesis L770" }
+  desc = "Threads per GPU-like light core (T_M), sharing its L1",
+  source = "thesis L770 ('1024 threads per 8 cores'; band 128-1024: read per lane or per core)" }
 param { "q_min", "number", unit = "SPECmark", default = 6, min = 0.01, max = 1000,
   desc = "Frontier's lowest core (Atom N450)", source = "thesis L659, Table 2.4a" }
 param { "q_max", "number", unit = "SPECmark", default = 36.5, min = 0.01, max = 1000,
@@ -84,55 +86,55 @@ param { "frontier_points", "int", unit = "intervals", default = 30, min = 1, max
 param { "initial_cpi", "number", unit = "cycles/inst", default = 1, min = 0.001, max = 1000,
   desc = "Algorithm 3.1's l: CPI_exe of the reference (top) core", source = "assumption" }
 param { "baseline_core", "string", unit = "", default = "S4",
-  desc = "Named core of the 45 nm baseline chip (Table 2.4a id)", source = "thesis L544" }
+  desc = "Named S-core of the 45 nm baseline chip (Table 2.4a id)", source = "thesis L544" }
 param { "baseline_cores", "int", unit = "cores", default = 4, min = 1, max = 4096,
   desc = "Cores of the symmetric 45 nm baseline chip", source = "thesis L544" }
 param { "fused_overhead", "number", unit = "", default = 0, min = 0, max = 10,
   desc = "Area a fusable light core adds, as a fraction of its own (tau)", source = "thesis L506 gives none" }
 
-local by_name = {}
-for _, spec in ipairs(M.PARAMS) do
-  by_name[spec[1]] = spec
-end
-
 -- The parameter values: defaults, with `overrides` (name -> value; strings
--- as the command line gives them are converted) checked against their
--- declarations.  Raises on an unknown name or a bad value, naming both.
+-- as the command line gives them are read as YAML scalars) checked against
+-- their declarations with gpush.config's coercion.  Raises on an unknown
+-- name or a bad value, naming the parameter, what it expects and its unit.
 function M.params(overrides)
   local p = {}
   for _, spec in ipairs(M.PARAMS) do
-    p[spec[1]] = spec.default
+    p[spec.name] = spec.default
   end
   for name, value in pairs(overrides or {}) do
-    local spec = by_name[name]
+    local spec = group.by_name[name]
     if not spec then
       local names = {}
       for i, s in ipairs(M.PARAMS) do
-        names[i] = s[1]
+        names[i] = s.name
       end
-      error(("dark_silicon: unknown parameter '%s' (one of: %s)"):format(tostring(name), table.concat(names, ", ")), 2)
+      local guess = text.closest(tostring(name), names)
+      error(("dark_silicon: unknown parameter '%s'%s (one of: %s)"):format(tostring(name),
+        guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(names, ", ")), 2)
     end
-    local kind, v = spec[2], value
-    if kind == "bool" then
-      if type(v) == "string" then
-        v = ({ ["true"] = true, ["1"] = true, yes = true, ["false"] = false, ["0"] = false, no = false })[v]
-      end
-      if type(v) ~= "boolean" then
-        error(("dark_silicon: parameter %s must be true or false, got '%s'"):format(name, tostring(value)), 2)
-      end
-    elseif kind == "string" then
-      v = tostring(v)
-    else
-      v = tonumber(v)
-      if not v or v ~= v or (kind == "int" and v ~= math.floor(v)) or v < spec.min or v > spec.max then
-        error(("dark_silicon: parameter %s must be %s in [%g, %g] %s, got '%s'"):format(name,
-          kind == "int" and "an integer" or "a number", spec.min, spec.max, spec.unit, tostring(value)), 2)
-      end
+    local v = value
+    if type(v) == "string" and spec.type ~= "string" then
+      v = core.yaml_scalar(v)
     end
-    p[name] = v
+    local ok = config.coerce(spec, v)
+    if ok == nil then
+      error(("dark_silicon: parameter '%s': expected %s%s, got %s"):format(name, config.expectation(spec),
+        spec.unit ~= "" and (" " .. spec.unit) or "", config.format_value(value)), 2)
+    end
+    p[name] = ok
   end
   if p.q_max <= p.q_min then
-    error(("dark_silicon: q_max (%g) must be above q_min (%g)"):format(p.q_max, p.q_min), 2)
+    error(("dark_silicon: q_max (%g) must be above q_min (%g): the frontier runs from q_min to q_max")
+      :format(p.q_max, p.q_min), 2)
+  end
+  if p.clock_max_ghz < p.clock_min_ghz then
+    error(("dark_silicon: clock_min_ghz (%g GHz) must not be above clock_max_ghz (%g GHz): the frontier's clock "
+      .. "grows with its score"):format(p.clock_min_ghz, p.clock_max_ghz), 2)
+  end
+  local base = M.named_core(p.baseline_core)
+  if not base or base.kind ~= "S" then
+    error(("dark_silicon: baseline_core '%s' is not a named S-core of Table 2.4a (S1, S2, S3, S4, S4+)")
+      :format(p.baseline_core), 2)
   end
   return p
 end
@@ -418,42 +420,22 @@ end
 
 -- The search ---------------------------------------------------------------------------------
 
--- P_C and P_B of `n_max` chips with 1 ... n_max copies of a light core
--- running `threads` threads each, plus `extra` threads (the asymmetric
--- heavy core) on the L2: arrays pc[n], pb[n].
-local function light_arrays(node, b, core, cpi, threads, n_max, extra)
-  local pc, pb = {}, {}
-  for n = 1, n_max do
-    pc[n], pb[n] = core_at(node, b, core, cpi, threads, n * threads + extra)
-  end
-  return pc, pb
-end
-
--- The best of 1 ... n chips: running maximum of P_inf and where it is.
-local function running_best(pinf)
-  local best, arg = {}, {}
-  for n = 1, #pinf do
-    if n == 1 or pinf[n] > best[n - 1] then
-      best[n], arg[n] = pinf[n], n
-    else
-      best[n], arg[n] = best[n - 1], arg[n - 1]
-    end
-  end
-  return best, arg
-end
-
--- Keeps `design` in best[key] if it beats what is there.
-local function keep(best, key, design)
-  local old = best[key]
-  if not old or design.speedup > old.speedup then
-    best[key] = design
-  end
-end
+-- Designs whose speedups differ by less than this (relative) tie: the search
+-- keeps the first found (CPU before GPU; symmetric, asymmetric, dynamic,
+-- fused; light and heavy cores by ascending score) and reports the span of
+-- the tied designs' dark fractions.
+M.TIE = 1e-9
 
 -- The exhaustive search for one benchmark on one node: every organisation
--- (CPU-like, GPU-like), topology (Table 2.1), light core, heavy core (at
--- least the light core's score) and light-core count that fits the budgets.
--- `cores` from M.cores, `cpis` from M.calibrate, base_p1 / base_pinf from
+-- (CPU-like, GPU-like), topology (Table 2.1), light core and heavy core (at
+-- least the light core's score).  The light-core count is not searched: a
+-- design holds the most light cores its budgets allow,
+-- N = min(floor(A / a), floor(TDP / p)) around its heavy core (topology.
+-- max_cores), as [28]'s public re-implementations set it
+-- (UCSBarchlab/Charm dark_silicon_symmetric.charm line 60; liangwang/lumos
+-- lumos/model/system/homo.py perf_by_dark), and its dark fraction is
+-- 1 - powered area / A (topology.dark_fraction; Charm line 67).  `cores`
+-- from M.cores, `cpis` from M.calibrate, base_p1 / base_pinf from
 -- M.baseline.  opts.organizations / opts.topologies restrict the space;
 -- opts.threads overrides the threads per CPU-like core.  Returns the best
 -- design and a table "org/topology" -> that combination's best design.
@@ -467,16 +449,21 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
     topologies[topology.check(name)] = true
   end
   local budget = node.budget
-  local best = {}
+  local best, designs = {}, {}
+  local tied_speedup, tied_dark = {}, {} -- every design's speedup and dark fraction, for the ties
   local function record(org, name, light, heavy, n, p1, pinf)
     local ls, hs = scaled(light, node), heavy and scaled(heavy, node)
+    local speedup = topology.speedup(b.f, p1, pinf, base_p1, base_pinf)
+    local dark = topology.dark_fraction(name, ls, hs, budget, n)
+    tied_speedup[#tied_speedup + 1], tied_dark[#tied_dark + 1] = speedup, dark
+    local key = org .. "/" .. name
+    if best[key] and best[key].speedup >= speedup then
+      return
+    end
     local _, n_area, n_power = topology.max_cores(name, ls, hs, budget)
-    local design = { speedup = topology.speedup(b.f, p1, pinf, base_p1, base_pinf), organization = org,
-      topology = name, light = light.id, heavy = heavy and heavy.id, n = n,
-      cores = n + ((name == "asymmetric" or name == "dynamic") and 1 or 0),
-      dark_fraction = topology.dark_fraction(name, ls, hs, budget), limit = n_area <= n_power and "area" or "power",
-      p1 = p1, pinf = pinf }
-    keep(best, org .. "/" .. name, design)
+    best[key] = { speedup = speedup, organization = org, topology = name, light = light.id,
+      heavy = heavy and heavy.id, n = n, cores = n + ((name == "asymmetric" or name == "dynamic") and 1 or 0),
+      dark_fraction = dark, limit = n_area <= n_power and "area" or "power", p1 = p1, pinf = pinf }
   end
   -- the serial phase: one thread alone on the chip
   local heavies = {}
@@ -488,78 +475,52 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
   end
   for _, org in ipairs(orgs) do
     local threads = org == "cpu" and (opts.threads or p.cpu_threads) or p.gpu_threads
-    -- the heavy core's P_C in an asymmetric chip's parallel phase, per heavy
-    -- core and light-core count (up to the most light cores any chip holds)
-    local heavy_parallel, n_most = {}, 0
-    for _, light in ipairs(cores) do
-      if serves(light, org) then
-        n_most = math.max(n_most, (topology.max_cores("symmetric", scaled(light, node), nil, budget)))
+    -- the parallel phase of n light cores (plus `extra` threads on the L2:
+    -- the asymmetric heavy core's); many heavy cores leave the same n
+    local memo = {}
+    local function parallel(light, n, extra)
+      local key = ("%s/%d/%d"):format(light.id, n, extra)
+      local hit = memo[key]
+      if not hit then
+        hit = { core_at(node, b, light, cpis[light.id], threads, n * threads + extra) }
+        memo[key] = hit
       end
+      return hit[1], hit[2]
     end
     for _, light in ipairs(cores) do
       if serves(light, org) then
         local ls = scaled(light, node)
-        local n_cap = topology.max_cores("symmetric", ls, nil, budget)
-        if n_cap >= 1 then
-          local pc, pb = light_arrays(node, b, light, cpis[light.id], threads, n_cap, 0)
-          local pinf = {}
-          for n = 1, n_cap do
-            pinf[n] = math.min(n * pc[n], pb[n])
-          end
-          local upto, arg = running_best(pinf)
-          if topologies.symmetric then
+        if topologies.symmetric then
+          local n = topology.max_cores("symmetric", ls, nil, budget)
+          if n >= 1 then
             local pc1, pb1 = core_at(node, b, light, cpis[light.id], 1, 1) -- serial: one thread on one light core
-            record(org, "symmetric", light, nil, arg[n_cap], math.min(pc1, pb1), upto[n_cap])
+            local pc, pb = parallel(light, n, 0)
+            record(org, "symmetric", light, nil, n, math.min(pc1, pb1), math.min(n * pc, pb))
           end
-          local pca, pba -- asymmetric: the heavy core's thread also shares the L2
-          for _, h in ipairs(heavies) do
-            local heavy = h.core
-            if heavy.q >= light.q then
-              if topologies.dynamic then
-                local n = topology.max_cores("dynamic", ls, h.scaled, budget)
-                if n >= 1 then
-                  record(org, "dynamic", light, heavy, arg[n], h.p1, upto[n])
-                end
+        end
+        for _, h in ipairs(heavies) do
+          local heavy = h.core
+          if heavy.q >= light.q then
+            if topologies.dynamic then
+              local n = topology.max_cores("dynamic", ls, h.scaled, budget)
+              if n >= 1 then
+                local pc, pb = parallel(light, n, 0)
+                record(org, "dynamic", light, heavy, n, h.p1, math.min(n * pc, pb))
               end
-              if topologies.fused then
-                local n = topology.max_cores("fused", ls, h.scaled, budget)
-                local n_min = math.max(1, math.ceil(h.scaled.area / ls.area - 1e-9))
-                if n >= n_min then
-                  local at, value = arg[n], upto[n]
-                  if at < n_min then -- the running best lies below the fused core's floor
-                    at, value = n_min, pinf[n_min]
-                    for k = n_min + 1, n do
-                      if pinf[k] > value then
-                        at, value = k, pinf[k]
-                      end
-                    end
-                  end
-                  record(org, "fused", light, heavy, at, h.p1, value)
-                end
+            end
+            if topologies.fused then
+              local n = topology.max_cores("fused", ls, h.scaled, budget)
+              if n >= 1 and topology.fits("fused", n, ls, h.scaled, budget) then
+                local pc, pb = parallel(light, n, 0)
+                record(org, "fused", light, heavy, n, h.p1, math.min(n * pc, pb))
               end
-              if topologies.asymmetric then
-                local n = topology.max_cores("asymmetric", ls, h.scaled, budget)
-                if n >= 1 then
-                  if not pca then
-                    pca, pba = light_arrays(node, b, light, cpis[light.id], threads, n_cap, 1)
-                  end
-                  local ph = heavy_parallel[heavy.id]
-                  if not ph then
-                    ph = {}
-                    for k = 1, n_most do
-                      ph[k] = core_at(node, b, heavy, cpis[heavy.id], 1, k * threads + 1)
-                    end
-                    heavy_parallel[heavy.id] = ph
-                  end
-                  local at, value = 0, -1
-                  for k = 1, n do
-                    local v = math.min(ph[k] + k * pca[k], pba[k])
-                    if v > value then
-                      at, value = k, v
-                    end
-                  end
-                  record(org, "asymmetric", light, heavy, at, h.p1, value)
-                end
+            end
+            if topologies.asymmetric then
+              local n = topology.max_cores("asymmetric", ls, h.scaled, budget)
+              if n >= 1 then
+                local pc, pb = parallel(light, n, 1)
+                local ph = core_at(node, b, heavy, cpis[heavy.id], 1, n * threads + 1)
+                record(org, "asymmetric", light, heavy, n, h.p1, math.min(ph + n * pc, pb))
               end
             end
           end
@@ -575,6 +536,18 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
         overall = d
       end
     end
+  end
+  if overall then
+    -- designs as fast as the best (at the bandwidth wall many tie exactly:
+    -- every light core gives the same P_B): the span of their dark fractions
+    local lo, hi = overall.dark_fraction, overall.dark_fraction
+    local floor = overall.speedup * (1 - M.TIE)
+    for i, speedup in ipairs(tied_speedup) do
+      if speedup >= floor then
+        lo, hi = math.min(lo, tied_dark[i]), math.max(hi, tied_dark[i])
+      end
+    end
+    overall.dark_tied = { lo, hi }
   end
   return overall, best
 end
@@ -646,6 +619,7 @@ end
 function M.project_node(p, scaling, node_nm, cores, prepared, opts)
   local node = M.node(p, scaling, node_nm)
   local speedups, darks, counts, topos, orgs, rows = {}, {}, {}, {}, {}, {}
+  local tied_lo, tied_hi = {}, {}
   local per_topology = {}
   for i, pr in ipairs(prepared) do
     local best, by = M.search(p, node, pr.bench, cores, pr.cpis, pr.base_p1, pr.base_pinf, opts)
@@ -655,6 +629,7 @@ function M.project_node(p, scaling, node_nm, cores, prepared, opts)
     end
     speedups[i], darks[i], counts[i], topos[i], orgs[i] = best.speedup, best.dark_fraction, best.cores,
       best.topology, best.organization
+    tied_lo[i], tied_hi[i] = best.dark_tied[1], best.dark_tied[2]
     rows[i] = { benchmark = pr.bench.name, best = best, by = by }
     for _, name in ipairs(topology.NAMES) do
       local top
@@ -677,7 +652,7 @@ function M.project_node(p, scaling, node_nm, cores, prepared, opts)
     end
   end
   return { node_nm = node_nm, scaling = scaling, speedup = M.geomean(speedups), dark_fraction = mean(darks),
-    cores = median(counts), topology = mode(topos, topology.NAMES), organization = mode(orgs, topology.ORGANIZATIONS),
+    dark_tied = { mean(tied_lo), mean(tied_hi) }, cores = median(counts), topology = mode(topos, topology.NAMES), organization = mode(orgs, topology.ORGANIZATIONS),
     by_topology = by_topology, benchmarks = rows }
 end
 
@@ -700,6 +675,65 @@ function M.project(opts)
       result.nodes[#result.nodes + 1] = M.project_node(p, scaling, node_nm, cores, prepared, opts.search)
       if opts.progress then
         opts.progress(#result.nodes, total, ("%s %d nm"):format(scaling, node_nm))
+      end
+    end
+  end
+  return result
+end
+
+-- The inputs of [28] nothing reachable prints, each with the range its
+-- sources allow (docs/darksilicon.md "Unknown inputs"): the projection is run
+-- once more at each end of a range that differs from the parameter's value.
+M.UNKNOWNS = {
+  { name = "bandwidth_gbs", values = { 21, 200 },
+    why = "BW_max: the baseline i7-965's 21 GB/s (Table 2.4a) to the 200 GB/s of the thesis's GPU study (L881)" },
+  { name = "l2_mb", values = { 1, 8 },
+    why = "L2 capacity: the baseline's four 256 KB L2s to its 8 MB last-level cache (Table 2.4a)" },
+  { name = "bytes_per_access", values = { 64, 128 },
+    why = "b: a 64 B CPU cache line to a 128 B GPU L1 line (thesis L1175)" },
+  { name = "gpu_threads", values = { 128, 1024 },
+    why = "T_M: L770's '1024 threads per 8 cores' read per lane (128) or per core (1024)" },
+}
+
+-- The projection with its sensitivity band: M.project(opts), then one run
+-- per end of each M.UNKNOWNS range that differs from the run's own value
+-- (opts.unknowns restricts the list).  Each node gains
+--   band = { speedup = { lo, hi }, dark_fraction = { lo, hi },
+--            runs = { { name, value, speedup, dark_fraction }, ... } }
+-- (lo, hi over the default and every run).  opts.progress as for project.
+function M.project_band(opts)
+  opts = opts or {}
+  local result = M.project(opts)
+  local p = result.params
+  local index = {}
+  for i, node in ipairs(result.nodes) do
+    index[node.scaling .. "/" .. node.node_nm] = i
+    node.band = { speedup = { node.speedup, node.speedup }, dark_fraction = { node.dark_fraction, node.dark_fraction },
+      runs = {} }
+  end
+  for _, unknown in ipairs(opts.unknowns or M.UNKNOWNS) do
+    for _, value in ipairs(unknown.values) do
+      if value ~= p[unknown.name] then
+        local params = {}
+        for k, v in pairs(opts.params or {}) do
+          params[k] = v
+        end
+        params[unknown.name] = value
+        local run = M.project { params = params, scalings = opts.scalings, nodes = opts.nodes,
+          benchmarks = opts.benchmarks, search = opts.search }
+        for _, node in ipairs(run.nodes) do
+          local target = result.nodes[index[node.scaling .. "/" .. node.node_nm]]
+          local band = target.band
+          band.speedup[1] = math.min(band.speedup[1], node.speedup)
+          band.speedup[2] = math.max(band.speedup[2], node.speedup)
+          band.dark_fraction[1] = math.min(band.dark_fraction[1], node.dark_fraction)
+          band.dark_fraction[2] = math.max(band.dark_fraction[2], node.dark_fraction)
+          band.runs[#band.runs + 1] = { name = unknown.name, value = value, speedup = node.speedup,
+            dark_fraction = node.dark_fraction }
+        end
+        if opts.progress then
+          opts.progress(("%s = %g"):format(unknown.name, value))
+        end
       end
     end
   end
@@ -762,21 +796,33 @@ local function relative_to(result, value)
   return result
 end
 
+-- The L2 study's reference share of the die: 30 % (thesis L879, "compared to
+-- a 30% cache area").  Not a projection input: the projection's L2 is l2_mb.
+M.L2_STUDY_SHARE = 0.3
+
 -- Fig. 3.5(a): a symmetric CPU at 45 nm (opts.node_nm, opts.scaling) as the
 -- L2's share of a fixed die varies (opts.shares, default 0 ... 0.9).  The
--- die is area_mm2 / (1 - l2_share); the L2 holds l2_mb at l2_share and
--- scales with its area; L2 power and latency changes are ignored (as the
--- thesis does).  rows[i].ratio: speedup over the default share.
+-- die is area_mm2 / (1 - reference share); the L2 holds l2_mb at the
+-- reference share (opts.reference_share, default M.L2_STUDY_SHARE) and scales
+-- with its area; L2 power and latency changes are ignored (as the thesis
+-- does).  rows[i].ratio: speedup over the reference share.
 function M.l2_study(opts)
   opts = opts or {}
   local p = M.params(opts.params)
-  local die = p.area_mm2 / (1 - p.l2_share)
+  local reference = opts.reference_share or M.L2_STUDY_SHARE
+  if type(reference) ~= "number" or reference <= 0 or reference >= 1 then
+    error(("dark_silicon.l2_study: reference_share must be in (0, 1), got %s"):format(tostring(reference)), 2)
+  end
+  local die = p.area_mm2 / (1 - reference)
   local points = {}
   for i, share in ipairs(opts.shares or { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9 }) do
-    points[i] = { value = share, changes = { area_mm2 = die * (1 - share), l2_mb = p.l2_mb * share / p.l2_share },
+    if type(share) ~= "number" or share < 0 or share >= 1 then
+      error(("dark_silicon.l2_study: an L2 share must be in [0, 1), got %s"):format(tostring(share)), 2)
+    end
+    points[i] = { value = share, changes = { area_mm2 = die * (1 - share), l2_mb = p.l2_mb * share / reference },
       search = { organizations = { "cpu" }, topologies = { "symmetric" } } }
   end
-  return relative_to(study(opts, points, { scaling = "itrs", node_nm = 45 }), p.l2_share)
+  return relative_to(study(opts, points, { scaling = "itrs", node_nm = 45 }), reference)
 end
 
 -- Fig. 3.5(b): a symmetric GPU-like chip at 45 nm as the memory bandwidth

@@ -3,7 +3,7 @@
 -- description), and the checks that validate them the way gpush.schema's GPU
 -- parameters are validated (gpush.config's coercion and wording).
 --
--- Three registries:
+-- Three registries (parameter groups of gpush.schema, declared with its helper):
 --  * score: S-core hardware (Table 2.4a, Table 4.1's core-level inputs);
 --  * mcore: M-core hardware (Table 2.4b, Table 4.2's core- and chip-level
 --    inputs).  Those with `gpu` derive from a GPU configuration (gpush.schema):
@@ -15,6 +15,7 @@
 -- {micro-op type -> count}) and `ports` (R(mu, r): micro-op type -> list of
 -- port numbers).
 local config = require "gpush.config"
+local schema = require "gpush.schema"
 local text = require "gpush.text"
 
 local M = {}
@@ -29,20 +30,16 @@ M.SCORE_CLASSES = {
 M.SCORE_LOADS = { load = true, simd_load = true }
 M.SCORE_SIMD_MEMORY = { simd_load = true, simd_store = true }
 
-local function registry()
-  local list, by_name = {}, {}
-  local function declare(spec)
-    spec.name = spec[1]
-    spec.type = spec[2]
-    list[#list + 1] = spec
-    by_name[spec.name] = spec
-  end
-  return { list = list, by_name = by_name }, declare
+-- A registry is a parameter group of gpush.schema, declared with the same
+-- helper as the GPU parameters.
+local function registry(name)
+  local group = schema.group(name)
+  return group, group.declare
 end
 
 -- S-core hardware ------------------------------------------------------------------
 
-local score, sp = registry()
+local score, sp = registry("mech.score")
 M.score = score
 sp { "exec", "enum", values = { "in_order", "out_of_order" }, unit = "", default = "in_order",
   desc = "Execution model (Table 2.4a); selects the in-order (Eq. 4.3) or out-of-order base" }
@@ -112,7 +109,7 @@ local function no_caches(cfg)
   return cfg.gpu.compute_capability < 2
 end
 
-local mcore, mp = registry()
+local mcore, mp = registry("mech.mcore")
 M.mcore = mcore
 mp { "sms", "int", unit = "SMs", desc = "SM: streaming multiprocessors (Table 4.2)",
   gpu = function(cfg) return cfg.sm.count end, from = "sm.count" }
@@ -199,7 +196,7 @@ mp { "area_mm2", "number", unit = "mm^2", min = 0, max = 1e5, optional = true,
 
 -- Workload inputs -------------------------------------------------------------------
 
-local inputs, ip = registry()
+local inputs, ip = registry("mech.inputs")
 M.inputs = inputs
 -- S-core (Table 4.1): totals over the run
 ip { "f_inf", "number", unit = "", min = 0, max = 1, optional = true,

@@ -159,25 +159,25 @@ function M.fits(name, n, light, heavy, budget)
   return true
 end
 
--- The dark fraction of a core type and topology in a budget: the share of
--- the area budget that must stay unpowered because of the power budget
--- (thesis L612).  0 when area, not power, limits the light-core count;
--- otherwise 1 - (area running in the parallel phase, with as many light
--- cores as the power budget allows) / area budget.  The heavy core counts
--- as running in parallel phases only in the asymmetric topology, and only
--- if the power budget can run it.  nil when the heavy core does not fit the
--- area budget.  Never falls as the power budget shrinks.
-function M.dark_fraction(name, light, heavy, budget)
+-- The dark fraction of a design: the share of the area budget that is not
+-- powered while its parallel phase runs (thesis L612: "the fraction of a
+-- multicore chip's area that must go unused due to power constraints"), with
+-- [28]'s rule as its public re-implementations state it for a symmetric chip
+-- (UCSBarchlab/Charm Charm/models_charm/dark_silicon_symmetric.charm line 67:
+-- D = 1 - N a / A):
+--   1 - (n A_L (1 + tau for fused) + A_H for asymmetric) / area budget,
+-- n the design's light cores (default: the most that fit, max_cores).  The
+-- heavy core is dark in the parallel phase of a dynamic chip (switched off)
+-- and counts as light-core area in a fused one.  nil when the heavy core does
+-- not fit the area budget.  Never falls as the power budget shrinks.
+function M.dark_fraction(name, light, heavy, budget, n)
   M.check(name, 2)
-  local n_area, n_power, a_l = budget_counts(name, light, heavy, budget)
+  local n_area, _, a_l = budget_counts(name, light, heavy, budget)
   if not n_area then
     return nil
   end
-  n_power = math.max(0, n_power)
-  if n_area <= n_power then
-    return 0
-  end
-  local running = n_power * a_l
+  n = n or M.max_cores(name, light, heavy, budget)
+  local running = n * a_l
   if name == "asymmetric" and heavy.power <= budget.power then
     running = running + heavy.area
   end
