@@ -285,8 +285,53 @@ function M.benchmarks()
   return list
 end
 
-local field_range = { f = { 0, 1 }, r_ls = { 0, 1 }, alpha_l1 = { 0, 100 }, beta_l1 = { 1e-12, 1e15 },
-  alpha_l2 = { 0, 100 }, beta_l2 = { 1e-12, 1e15 } }
+-- The range of each benchmark field, with why: alpha below 1 would make
+-- the power-law miss rate (C / (T beta))^(1 - alpha) grow with the cache.
+local FIELD_RANGE = {
+  f = { 0, 1, "a parallel fraction" }, r_ls = { 0, 1, "a fraction of the instructions" },
+  alpha_l1 = { 1, 100, "at least 1, or the miss rate would grow with the cache" },
+  beta_l1 = { 1e-12, 1e15, "a positive number of bytes" },
+  alpha_l2 = { 1, 100, "at least 1, or the miss rate would grow with the cache" },
+  beta_l2 = { 1e-12, 1e15, "a positive number of bytes" },
+}
+
+-- Checks one field of a benchmark: the value as a number, or nil and what
+-- was expected.
+local function check_field(key, value)
+  local range = FIELD_RANGE[key]
+  local v = tonumber(value)
+  if not v or v ~= v or v < range[1] or v > range[2] then
+    return nil, ("%s must be a number in [%g, %g] (%s), got '%s'"):format(key, range[1], range[2], range[3],
+      tostring(value))
+  end
+  return v
+end
+
+-- Checks a list of benchmarks (Lua tables with Table B.1's fields): nil
+-- when they are fine, else a message naming the benchmark and the field.
+-- Names must be unique.
+function M.check_benchmarks(list)
+  if type(list) ~= "table" or #list == 0 then
+    return "dark_silicon: benchmarks must be a non-empty list"
+  end
+  local seen = {}
+  for i, b in ipairs(list) do
+    if type(b.name) ~= "string" or b.name == "" then
+      return ("dark_silicon: benchmark %d has no name"):format(i)
+    end
+    if seen[b.name] then
+      return ("dark_silicon: benchmark '%s' is listed twice (%d and %d)"):format(b.name, seen[b.name], i)
+    end
+    seen[b.name] = i
+    for k = 2, #M.BENCHMARK_FIELDS do
+      local key = M.BENCHMARK_FIELDS[k]
+      local _, err = check_field(key, b[key])
+      if err then
+        return ("dark_silicon: benchmark '%s': %s"):format(b.name, err)
+      end
+    end
+  end
+end
 
 -- Reads benchmark inputs from a CSV file with the header
 -- name,f,r_ls,alpha_l1,beta_l1,alpha_l2,beta_l2 (Table B.1's columns; '#'
@@ -297,7 +342,7 @@ function M.load_benchmarks(path)
   if not f then
     return nil, ("%s: cannot open (%s)"):format(path, open_err)
   end
-  local list, header, line_no = {}, nil, 0
+  local list, header, line_no, line_of = {}, nil, 0, {}
   for line in f:lines() do
     line_no = line_no + 1
     line = line:gsub("\r$", "")
@@ -326,15 +371,18 @@ function M.load_benchmarks(path)
         f:close()
         return nil, ("%s:%d: empty benchmark name"):format(path, line_no)
       end
+      if line_of[b.name] then
+        f:close()
+        return nil, ("%s:%d: benchmark '%s' is already on line %d"):format(path, line_no, b.name, line_of[b.name])
+      end
+      line_of[b.name] = line_no
       for i = 2, #header do
-        local key, v = header[i], tonumber(cells[i])
-        local range = field_range[key]
-        if not v or v ~= v or v < range[1] or v > range[2] then
+        local v, err = check_field(header[i], cells[i])
+        if not v then
           f:close()
-          return nil, ("%s:%d: %s must be a number in [%g, %g], got '%s'"):format(path, line_no, key, range[1],
-            range[2], cells[i])
+          return nil, ("%s:%d: %s"):format(path, line_no, err)
         end
-        b[key] = v
+        b[header[i]] = v
       end
       list[#list + 1] = b
     end
@@ -665,6 +713,10 @@ function M.project(opts)
   opts = opts or {}
   local p = M.params(opts.params)
   local benchmarks = opts.benchmarks or M.benchmarks()
+  local bad = M.check_benchmarks(benchmarks)
+  if bad then
+    error(bad, 2)
+  end
   local scalings = opts.scalings or M.SCALINGS
   local nodes = opts.nodes or M.NODES
   local cores, prepared, notes = M.prepare(p, benchmarks, 3)

@@ -241,6 +241,96 @@ ip { "B_off_chip", "number", unit = "bytes", min = 0, optional = true,
   desc = "Bytes per warp moved off chip (measured; else N_off_chip x avg_trans_warp x b)" }
 ip { "MLP", "number", unit = "requests", min = 1, desc = "Memory-level parallelism per warp" }
 
+-- Relations between inputs ------------------------------------------------------------
+
+-- What no measurement can give, declared once: relations between inputs
+-- (and the core's parameters).  The framework checks each relation whose
+-- inputs a model reads (`needs`; `hw`: parameters of the core) before any
+-- module runs, and refuses the inputs naming the relation, the values and
+-- why.  `holds(i, hw)` -> true when the values are possible.  A relative
+-- slack of 1e-9 absorbs rounding of per-warp averages.
+local SLACK = 1e-9
+local function at_most(a, b)
+  return a <= b * (1 + SLACK) + SLACK
+end
+local function mix_total(n_i)
+  local total = 0
+  for _, v in pairs(n_i) do
+    total = total + v
+  end
+  return total
+end
+
+M.relations = {
+  { "N_mL2 <= N_mL1", needs = { "N_mL2", "N_mL1" }, why = "an L2 miss is an L1 miss first",
+    holds = function(i) return at_most(i.N_mL2, i.N_mL1) end },
+  { "N_mL3 <= N_mL2", needs = { "N_mL3", "N_mL2" }, why = "an L3 miss is an L2 miss first",
+    holds = function(i) return at_most(i.N_mL3, i.N_mL2) end },
+  { "N_mL3o <= N_mL3", needs = { "N_mL3o", "N_mL3" }, why = "overlapping L3 misses are L3 misses",
+    holds = function(i) return at_most(i.N_mL3o, i.N_mL3) end },
+  { "ILP <= window", needs = { "ILP" }, hw = { "window" }, kind = "score",
+    why = "ILP is measured over the window: no more instructions issue together than the window holds",
+    holds = function(i, hw) return at_most(i.ILP, hw.window) end },
+  { "sum of n_i = N_I", needs = { "n_i", "N_I" },
+    why = "n_i counts the same instructions by class (1 % apart at most)",
+    holds = function(i) return math.abs(mix_total(i.n_i) - i.N_I) <= 0.01 * math.max(1, i.N_I) end,
+    values = function(i) return ("sum of n_i = %.6g, N_I = %.6g"):format(mix_total(i.n_i), i.N_I) end },
+  { "N_br_miss <= n_i.branch", needs = { "N_br_miss", "n_i" }, kind = "score",
+    why = "a mispredicted branch is a branch",
+    holds = function(i) return at_most(i.N_br_miss, i.n_i.branch or 0) end,
+    values = function(i) return ("N_br_miss = %.6g, n_i.branch = %.6g"):format(i.N_br_miss, i.n_i.branch or 0) end },
+  { "N_SFU + N_CF_div <= N_I", needs = { "N_SFU", "N_CF_div", "N_I" },
+    why = "SFU and divergence-extra instructions are instructions of the warp",
+    holds = function(i) return at_most(i.N_SFU + i.N_CF_div, i.N_I) end },
+  { "N_mem <= N_I", needs = { "N_mem", "N_I" }, why = "memory instructions are instructions of the warp",
+    holds = function(i) return at_most(i.N_mem, i.N_I) end },
+  { "N_sync <= N_I", needs = { "N_sync", "N_I" }, why = "barriers are instructions of the warp",
+    holds = function(i) return at_most(i.N_sync, i.N_I) end },
+  { "N_off_chip <= N_mem", needs = { "N_off_chip", "N_mem" },
+    why = "an access served off chip is a memory instruction",
+    holds = function(i) return at_most(i.N_off_chip, i.N_mem) end },
+  { "N_L1 + N_off_chip <= N_mem", needs = { "N_L1", "N_off_chip", "N_mem" },
+    why = "an access is served by L1, on chip beyond it or off chip, once",
+    holds = function(i) return at_most(i.N_L1 + i.N_off_chip, i.N_mem) end },
+  { "blocks <= warps", needs = { "blocks", "warps" }, why = "every thread block holds at least one warp",
+    holds = function(i) return at_most(i.blocks, i.warps) end },
+  { "avg_trans_warp <= 2 x warp_size", needs = { "avg_trans_warp" }, hw = { "warp_size" }, kind = "mcore",
+    why = "a warp access takes at most one transaction per thread, two when it straddles a line",
+    holds = function(i, hw) return at_most(i.avg_trans_warp, 2 * hw.warp_size) end },
+}
+
+-- Checks the relations against checked inputs `i` and a core's parameters
+-- `hw` (kind "score" or "mcore"); `reads(name)` says whether the model reads
+-- an input.  Returns nil, or a message naming the relation, the values and
+-- why it must hold.
+function M.check_relations(i, hw, kind, reads)
+  for _, rel in ipairs(M.relations) do
+    local applies = rel.kind == nil or rel.kind == kind
+    for _, name in ipairs(rel.needs) do
+      applies = applies and i[name] ~= nil and reads(name)
+    end
+    for _, name in ipairs(rel.hw or {}) do
+      applies = applies and hw[name] ~= nil
+    end
+    if applies and not rel.holds(i, hw) then
+      local values
+      if rel.values then
+        values = rel.values(i)
+      else
+        local parts = {}
+        for _, name in ipairs(rel.needs) do
+          parts[#parts + 1] = ("%s = %.6g"):format(name, i[name])
+        end
+        for _, name in ipairs(rel.hw or {}) do
+          parts[#parts + 1] = ("%s = %s"):format(name, tostring(hw[name]))
+        end
+        values = table.concat(parts, ", ")
+      end
+      return ("inputs break %s (%s): %s"):format(rel[1], values, rel.why)
+    end
+  end
+end
+
 -- Validation -----------------------------------------------------------------------
 
 local function is_finite(v)
