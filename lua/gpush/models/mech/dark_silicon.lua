@@ -160,27 +160,74 @@ function M.named_core(id)
   end
 end
 
+-- The upper-bound model's M-cores (thesis L679: "we cannot usefully map
+-- M-Core performance to a SPECmark score"): an SM is `lanes` SPs (Table 2.4b
+-- SP/SM), each an in-order lane retiring one thread instruction per cycle
+-- (CPI_exe = M.LANE_CPI: an SP "performs a single operation on data from a
+-- single thread", L483) at the lane clock, holding `threads` resident
+-- threads (the GPU preset's sm.max_warps x sm.warp_size; 1024 for the
+-- pre-Fermi GT330, as L770's "1024 threads per 8 cores") that share its L1
+-- data cache for global loads (`l1_bytes`: none before Fermi, L487; Kepler's
+-- global loads bypass it).  The GPU preset of each is the M-core preset of
+-- gpush.models.mech (M.MCORE_PRESETS).
+M.LANE_CPI = 1
+M.MCORE_PRESETS = { M1 = "gt330", M2 = "gtx480", M3 = "gtx660ti" }
+local figures_cache = {}
+function M.mcore_figures(id)
+  if figures_cache[id] then
+    return figures_cache[id]
+  end
+  local c, preset = M.named_core(id), M.MCORE_PRESETS[id]
+  if not c or c.kind ~= "M" or not preset then
+    error(("dark_silicon: '%s' is not a named M-core of Table 2.4b (M1, M2, M3)"):format(tostring(id)), 2)
+  end
+  local model = assert(require("gpush.models.mech").mcore.core(preset))
+  local cfg = model.gpu
+  local l1 = (cfg.gpu.compute_capability >= 2 and cfg.l1.cache_global) and cfg.l1.size_kb * 1024 or 0
+  local f = { lanes = c.sps, clock_ghz = c.lane_clock_ghz or c.clock_ghz, threads = cfg.sm.max_warps * cfg.sm.warp_size,
+    l1_bytes = l1, preset = preset }
+  figures_cache[id] = f
+  return f
+end
+
 -- The candidate cores at 45 nm: the frontier at p.frontier_points + 1
 -- evenly spaced scores from q_min to q_max (clock linear in q, thesis L806),
--- then the named cores of `chapter`'s dark-silicon study that have a score.
--- Each: { id, label, kind = "frontier"|"named", core = "S"|"M"|nil (frontier
--- cores serve as both), q, clock_ghz, area, power }.
-function M.cores(p, chapter)
+-- then the named cores of `chapter`'s dark-silicon study (or the ids in
+-- `ids`).  Each: { id, label, kind = "frontier"|"named", core = "S"|"M"|nil
+-- (frontier cores serve as both), q (S-cores), clock_ghz, area, power, and
+-- for named M-cores lanes, threads, l1_bytes (M.mcore_figures) }.
+function M.cores(p, chapter, ids)
   local list = {}
-  for k = 0, p.frontier_points do
-    local q = p.q_min + (p.q_max - p.q_min) * k / p.frontier_points
-    list[#list + 1] = { id = ("F%.2f"):format(q), label = ("frontier q=%.2f"):format(q), kind = "frontier", q = q,
-      clock_ghz = ub.frontier_clock(q, p.q_min, p.q_max, p.clock_min_ghz, p.clock_max_ghz),
-      area = M.area_frontier(q), power = M.power_frontier(q) }
+  if not ids then
+    for k = 0, p.frontier_points do
+      local q = p.q_min + (p.q_max - p.q_min) * k / p.frontier_points
+      list[#list + 1] = { id = ("F%.2f"):format(q), label = ("frontier q=%.2f"):format(q), kind = "frontier", q = q,
+        clock_ghz = ub.frontier_clock(q, p.q_min, p.q_max, p.clock_min_ghz, p.clock_max_ghz),
+        area = M.area_frontier(q), power = M.power_frontier(q) }
+    end
+  end
+  local wanted_id = {}
+  for _, id in ipairs(ids or {}) do
+    if not M.named_core(id) then
+      error(("dark_silicon: unknown core '%s' (Table 2.4 ids S1, S2, S3, S4, S4+, M1, M2, M3)"):format(tostring(id)), 2)
+    end
+    wanted_id[id] = true
   end
   for _, c in ipairs(named_cores) do
-    local wanted = false
-    for _, ch in ipairs(c.chapters) do
-      wanted = wanted or ch == chapter
+    local wanted = wanted_id[c.id] or false
+    if not ids then
+      for _, ch in ipairs(c.chapters) do
+        wanted = wanted or ch == chapter
+      end
     end
-    if wanted and c.q then
-      list[#list + 1] = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
+    if wanted then
+      local entry = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
         clock_ghz = c.clock_ghz, area = c.area, power = c.power, issue = c.issue }
+      if c.kind == "M" then
+        local f = M.mcore_figures(c.id)
+        entry.lanes, entry.threads, entry.l1_bytes, entry.clock_ghz = f.lanes, f.threads, f.l1_bytes, f.clock_ghz
+      end
+      list[#list + 1] = entry
     end
   end
   return list
@@ -267,6 +314,7 @@ end
 local function scaled(core, node)
   return { area = core.area * node.area, power = core.power * node.power }
 end
+M.scaled = scaled
 
 -- Benchmarks ----------------------------------------------------------------------------
 
@@ -403,8 +451,19 @@ end
 -- One core's performance P_C (Eq. 3.1-3.3) and the chip's bandwidth bound
 -- P_B (Eq. 3.4) for benchmark b on `node`, with `threads` threads on the
 -- core (sharing its L1) and `total` threads sharing the L2.
+-- A named M-core (core.lanes) runs its threads on min(lanes, threads)
+-- lanes at CPI_exe = M.LANE_CPI, sharing its own L1 (core.l1_bytes): P_C =
+-- lanes x eta(threads per lane) x nu / CPI_exe; `cpi` is not used.
 local function core_at(node, b, core, cpi, threads, total)
   local clock = core.clock_ghz * node.freq
+  if core.lanes then
+    local lanes = math.min(core.lanes, threads)
+    local m1 = ub.miss(core.l1_bytes, threads, b.alpha_l1, b.beta_l1)
+    local m2 = ub.miss(node.c_l2, total, b.alpha_l2, b.beta_l2)
+    local t = ub.wait_cycles(m1, m2, node.t_l1, node.t_l2, node.t_mem_ns * clock)
+    return lanes * ub.performance(M.LANE_CPI, clock, threads / lanes, b.r_ls, t),
+      ub.bandwidth(node.bandwidth_gbs, node.bytes, b.r_ls, m1, m2)
+  end
   local m1 = ub.miss(node.c_l1, threads, b.alpha_l1, b.beta_l1)
   local m2 = ub.miss(node.c_l2, total, b.alpha_l2, b.beta_l2)
   local t = ub.wait_cycles(m1, m2, node.t_l1, node.t_l2, node.t_mem_ns * clock)
@@ -422,9 +481,12 @@ M.core_at = core_at
 -- raises if a core's score cannot be reached.
 function M.calibrate(p, b, cores)
   local node = M.node(p, "itrs", 45)
-  local points = { { q = p.q_max, clock_ghz = p.clock_max_ghz } }
-  for i, c in ipairs(cores) do
-    points[i + 1] = { q = c.q, clock_ghz = c.clock_ghz, min_cpi = c.issue and 1 / c.issue or nil }
+  local points, scored = { { q = p.q_max, clock_ghz = p.clock_max_ghz } }, {}
+  for _, c in ipairs(cores) do
+    if c.q then -- M-cores have lanes, not a score
+      scored[#scored + 1] = c
+      points[#points + 1] = { q = c.q, clock_ghz = c.clock_ghz, min_cpi = c.issue and 1 / c.issue or nil }
+    end
   end
   local cpis, notes = ub.calibrate(points, function(point, cpi)
     return (core_at(node, b, point, cpi, 1, 1))
@@ -433,12 +495,12 @@ function M.calibrate(p, b, cores)
     error(("dark_silicon: %s: %s"):format(b.name, notes), 0)
   end
   local by_id, messages = {}, {}
-  for i, c in ipairs(cores) do
+  for i, c in ipairs(scored) do
     by_id[c.id] = cpis[i + 1]
   end
   for i, note in ipairs(notes) do
     local k = tonumber(note:match("^point (%d+)"))
-    messages[i] = ("%s: %s: %s"):format(b.name, cores[k - 1].id, note:gsub("^point %d+ ", ""))
+    messages[i] = ("%s: %s: %s"):format(b.name, scored[k - 1].id, note:gsub("^point %d+ ", ""))
   end
   return by_id, messages
 end
@@ -530,7 +592,8 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
       local key = ("%s/%d/%d"):format(light.id, n, extra)
       local hit = memo[key]
       if not hit then
-        hit = { core_at(node, b, light, cpis[light.id], threads, n * threads + extra) }
+        local t = light.threads or threads -- a named M-core runs its own resident threads
+        hit = { core_at(node, b, light, cpis[light.id], t, n * t + extra) }
         memo[key] = hit
       end
       return hit[1], hit[2]
@@ -548,7 +611,7 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
         end
         for _, h in ipairs(heavies) do
           local heavy = h.core
-          if heavy.q >= light.q then
+          if not light.q or heavy.q >= light.q then -- an M-core light core pairs with every heavy core
             if topologies.dynamic then
               local n = topology.max_cores("dynamic", ls, h.scaled, budget)
               if n >= 1 then
@@ -567,7 +630,7 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
               local n = topology.max_cores("asymmetric", ls, h.scaled, budget)
               if n >= 1 then
                 local pc, pb = parallel(light, n, 1)
-                local ph = core_at(node, b, heavy, cpis[heavy.id], 1, n * threads + 1)
+                local ph = core_at(node, b, heavy, cpis[heavy.id], 1, n * (light.threads or threads) + 1)
                 record(org, "asymmetric", light, heavy, n, h.p1, math.min(ph + n * pc, pb))
               end
             end
@@ -610,7 +673,7 @@ function M.geomean(values)
   return math.exp(sum / #values)
 end
 
-local function mean(values)
+function M.mean(values)
   local sum = 0
   for _, v in ipairs(values) do
     sum = sum + v
@@ -619,7 +682,7 @@ local function mean(values)
 end
 
 -- The lower median.
-local function median(values)
+function M.median(values)
   local sorted = {}
   for i, v in ipairs(values) do
     sorted[i] = v
@@ -699,8 +762,8 @@ function M.project_node(p, scaling, node_nm, cores, prepared, opts)
       by_topology[name] = M.geomean(per_topology[name])
     end
   end
-  return { node_nm = node_nm, scaling = scaling, speedup = M.geomean(speedups), dark_fraction = mean(darks),
-    dark_tied = { mean(tied_lo), mean(tied_hi) }, cores = median(counts), topology = mode(topos, topology.NAMES), organization = mode(orgs, topology.ORGANIZATIONS),
+  return { node_nm = node_nm, scaling = scaling, speedup = M.geomean(speedups), dark_fraction = M.mean(darks),
+    dark_tied = { M.mean(tied_lo), M.mean(tied_hi) }, cores = M.median(counts), topology = mode(topos, topology.NAMES), organization = mode(orgs, topology.ORGANIZATIONS),
     by_topology = by_topology, benchmarks = rows }
 end
 
@@ -901,355 +964,6 @@ function M.smt_study(opts)
     points[i] = { value = t, search = { organizations = { "cpu" }, topologies = { "symmetric" }, threads = t } }
   end
   return relative_to(study(opts, points, { scaling = "itrs", node_nm = 8 }), 1)
-end
-
--- Chapters 4-5 (thesis Sec. 4.5, Fig. 4.16) -------------------------------------------------
-
--- Fig. 4.16's counts the thesis prints (L1414-1419): at 8 nm, 16 Xeons (S3)
--- with conservative scaling and 29 with ITRS scaling, power-limited.  (Its
--- 480 A8s at 8 nm are area-limited and say nothing of the power budget.)
-M.FIG_4_16 = {
-  { scaling = "conservative", node_nm = 8, core = "S3", n = 16 },
-  { scaling = "itrs", node_nm = 8, core = "S3", n = 29 },
-}
-
--- The power budgets under which the most copies of each core in `counts`
--- (default M.FIG_4_16) that fit are exactly the printed numbers when power
--- limits them: n <= P / (TDP x power factor) < n + 1 for each, so P lies in
--- [n x c, (n + 1) x c) with c = TDP x power factor; returns the
--- intersection lo, hi (hi excluded), or nil when the counts disagree.
-function M.back_solve_power(counts)
-  local lo, hi = 0, math.huge
-  for _, row in ipairs(counts or M.FIG_4_16) do
-    local c = M.named_core(row.core)
-    if not c then
-      error(("dark_silicon.back_solve_power: unknown core '%s'"):format(tostring(row.core)), 2)
-    end
-    local per_core = c.power * M.factors(row.scaling, row.node_nm).power
-    lo, hi = math.max(lo, row.n * per_core), math.min(hi, (row.n + 1) * per_core)
-  end
-  if lo >= hi then
-    return nil
-  end
-  return lo, hi
-end
-
--- The Chapters 4-5 variant's own power budget: 60 W, a round value inside
--- the interval M.back_solve_power() gives for Fig. 4.16's counts
--- ([59.14, 60.48) W; blem-spec H6).  The Chapter 3 projection keeps
--- power_w (125 W, darksilicon.md).  An explicit params.power_w overrides it.
-M.VARIANT_POWER_W = 60
-
--- Parameters of the Chapters 4-5 variant: `overrides` with the variant's
--- power budget unless they set power_w.
-function M.variant_params(overrides)
-  local q = { power_w = M.VARIANT_POWER_W }
-  for k, v in pairs(overrides or {}) do
-    q[k] = v
-  end
-  return M.params(q)
-end
-
--- The most copies of each named core (Table 2.4) a symmetric chip holds at
--- every node under the variant's budgets (M.variant_params), and whether
--- area or power decides it.  Returns rows
--- { scaling, node_nm, core, n, n_area, n_power, limit }.
-function M.core_counts(opts)
-  opts = opts or {}
-  local p = M.variant_params(opts.params)
-  local rows = {}
-  for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
-    for _, node_nm in ipairs(opts.nodes or M.NODES) do
-      local node = M.node(p, scaling, node_nm)
-      for _, c in ipairs(named_cores) do
-        local n, n_area, n_power = topology.max_cores("symmetric", scaled(c, node), nil, node.budget)
-        rows[#rows + 1] = { scaling = scaling, node_nm = node_nm, core = c.id, n = n, n_area = n_area,
-          n_power = n_power, limit = n_area <= n_power and "area" or "power" }
-      end
-    end
-  end
-  return rows
-end
-
--- A seeded uniform generator in [0, 1) (Park-Miller minimal standard,
--- exact in doubles, so Lua 5.4 and LuaJIT draw the same numbers).
-function M.random(seed)
-  local state = math.floor(seed or 1) % 2147483647
-  if state <= 0 then
-    state = state + 2147483646
-  end
-  return function()
-    state = (16807 * state) % 2147483647
-    return (state - 1) / 2147483646
-  end
-end
-
--- Each numeric field of `inputs` (except those in `keep`) multiplied by a
--- factor drawn uniformly from [1 - noise, 1 + noise], fields visited in
--- sorted order so a seed gives the same draw everywhere (thesis L1821:
--- "a random amount of error between -20% to +20% to each term").  Nested
--- tables (a workload's S-core and M-core input records, a class mix) are
--- perturbed the same way, in the same sorted walk.  bounds[name] = { min =,
--- max =, whole = } keeps a field in its range (rates in [0, 1], a count of
--- at least one warp) and whole fields whole numbers.
-function M.perturb(inputs, noise, draw, keep, bounds)
-  local names = {}
-  for k, v in pairs(inputs) do
-    if (type(v) == "number" or type(v) == "table") and not (keep and keep[k]) then
-      names[#names + 1] = k
-    end
-  end
-  table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
-  local out = {}
-  for k, v in pairs(inputs) do
-    out[k] = v
-  end
-  for _, k in ipairs(names) do
-    local v = inputs[k]
-    if type(v) == "table" then
-      v = M.perturb(v, noise, draw, keep, bounds)
-    else
-      v = v * (1 + noise * (2 * draw() - 1))
-      local range = bounds and bounds[k]
-      if range then
-        if range.whole then
-          v = math.floor(v + 0.5)
-        end
-        v = math.max(range.min or -math.huge, math.min(range.max or math.huge, v))
-      end
-    end
-    out[k] = v
-  end
-  return out
-end
-
--- The Chapters 4-5 variant (thesis L1397-1448, L1821): named cores only,
--- symmetric chips with the most copies of each core that fit per node
--- under the variant's budgets (M.variant_params: 60 W back-solved), the
--- parallel fraction fixed at opts.f (default 0.99) for S-cores, and
--- opts.noise (default 0) relative error on each workload input, drawn with
--- opts.seed (default 1).  opts.perf(core, node, workload, n) -> P_1, P_inf
--- (or nil: the core cannot run the workload) plugs in a core model; the default is the upper-bound model on named
--- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).  The
--- baseline's P_1, P_inf come from opts.baseline(workload), else from
--- opts.perf on baseline_cores copies of baseline_core at 45 nm, else from
--- the upper-bound model (M.baseline).  opts.bounds keeps perturbed workload
--- fields in their ranges (M.perturb; default r_ls in [0, 1]).  Returns rows { scaling, node_nm, benchmark, core, n, speedup,
--- dark_fraction }, per (scaling, node, kind) the geometric mean of each
--- benchmark's best core (summary), the perturbed workloads and the
--- calibration's notes.
-function M.variant(opts)
-  opts = opts or {}
-  local p = M.variant_params(opts.params)
-  local f = opts.f or 0.99
-  local noise, draw = opts.noise or 0, M.random(opts.seed or 1)
-  local benchmarks = opts.benchmarks or M.benchmarks()
-  local ids = opts.cores or { "S1", "S2", "S3", "S4+", "M1" }
-  local cores = {}
-  for i, id in ipairs(ids) do
-    local c = M.named_core(id)
-    if not c then
-      error(("dark_silicon.variant: unknown core '%s' (Table 2.4 ids S1 ... S4+, M1 ... M3)"):format(id), 2)
-    end
-    if not opts.perf and not c.q then
-      error(("dark_silicon.variant: the upper-bound model needs a score for core %s; pass opts.perf"):format(id), 2)
-    end
-    cores[i] = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
-      clock_ghz = c.clock_ghz, area = c.area, power = c.power, issue = c.issue }
-  end
-  local workloads = {}
-  for i, b in ipairs(benchmarks) do
-    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, opts.bounds or { r_ls = { min = 0, max = 1 } }) or b
-    workloads[i] = w
-  end
-  local rows, summary, notes = {}, {}, {}
-  local prepared = {}
-  local baseline = opts.baseline
-  if not baseline and opts.perf then
-    -- a custom core model predicts the baseline chip too: baseline_cores
-    -- copies of baseline_core at 45 nm
-    local b = M.named_core(p.baseline_core)
-    local entry = { id = b.id, label = b.id .. " " .. b.name, kind = "named", core = b.kind, q = b.q,
-      clock_ghz = b.clock_ghz, area = b.area, power = b.power, issue = b.issue }
-    baseline = function(w)
-      return opts.perf(entry, M.node(p, "itrs", 45), w, p.baseline_cores)
-    end
-  end
-  for i, w in ipairs(workloads) do
-    local base_p1, base_pinf
-    if baseline then
-      base_p1, base_pinf = baseline(w)
-    else
-      base_p1, base_pinf = M.baseline(p, w)
-    end
-    local cpis, messages
-    if not opts.perf then
-      cpis, messages = M.calibrate(p, w, cores)
-      table.move(messages, 1, #messages, #notes + 1, notes)
-    end
-    prepared[i] = { bench = w, cpis = cpis, base_p1 = base_p1, base_pinf = base_pinf }
-  end
-  for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
-    for _, node_nm in ipairs(opts.nodes or M.NODES) do
-      local node = M.node(p, scaling, node_nm)
-      local best_of = { S = {}, M = {} }
-      for _, pr in ipairs(prepared) do
-        local best = {}
-        for _, c in ipairs(cores) do
-          local sc = scaled(c, node)
-          local n = topology.max_cores("symmetric", sc, nil, node.budget)
-          if n >= 1 then
-            local p1, pinf
-            if opts.perf then
-              p1, pinf = opts.perf(c, node, pr.bench, n)
-            else
-              local threads = c.core == "M" and p.gpu_threads or p.cpu_threads
-              local pc1, pb1 = core_at(node, pr.bench, c, pr.cpis[c.id], 1, 1)
-              local pcn, pbn = core_at(node, pr.bench, c, pr.cpis[c.id], threads, n * threads)
-              p1, pinf = topology.performance("symmetric", { n = n, light = pcn, light_serial = pc1,
-                bandwidth_serial = pb1, bandwidth_parallel = pbn })
-            end
-            if p1 then -- a custom model returns nil for a workload the core cannot run
-              local row = { scaling = scaling, node_nm = node_nm, benchmark = pr.bench.name, core = c.id,
-                kind = c.core, n = n,
-                speedup = topology.speedup(c.core == "S" and f or pr.bench.f, p1, pinf, pr.base_p1, pr.base_pinf),
-                dark_fraction = topology.dark_fraction("symmetric", sc, nil, node.budget) }
-              rows[#rows + 1] = row
-              if not best[c.core] or row.speedup > best[c.core].speedup then
-                best[c.core] = row
-              end
-            end
-          end
-        end
-        for kind, row in pairs(best) do
-          table.insert(best_of[kind], row)
-        end
-      end
-      for _, kind in ipairs { "S", "M" } do
-        local list = best_of[kind]
-        if #list > 0 then
-          local speedups, darks, counts = {}, {}, {}
-          for i, row in ipairs(list) do
-            speedups[i], darks[i], counts[i] = row.speedup, row.dark_fraction, row.n
-          end
-          summary[#summary + 1] = { scaling = scaling, node_nm = node_nm, kind = kind, speedup = M.geomean(speedups),
-            dark_fraction = mean(darks), cores = median(counts) }
-        end
-      end
-    end
-  end
-  return { rows = rows, summary = summary, workloads = workloads, notes = notes }
-end
-
--- The custom core models in the Chapters 4-5 variant (thesis L1436-1448) ------------------
-
--- Table 2.4's ids and issue 16's core presets (gpush.models.mech).
-M.CUSTOM_PRESETS = { S1 = "a8", S2 = "atom", S3 = "xeon", S4 = "nehalem", ["S4+"] = "sandybridge",
-  M1 = "gt330", M2 = "gtx480", M3 = "gtx660ti" }
-
--- A perf function for M.variant over the custom S-core and M-core models.
--- At a node a core keeps its microarchitecture and runs at its Table 2.4
--- clock x the frequency factor (memory latency stays fixed in ns, as both
--- models hold it).  S-core: one core runs the workload's S-side inputs in T
--- seconds, P_1 = 1 / T and P_inf = n / T (the custom models drop Table
--- 2.3's bandwidth min, L512, and have no cache contention between cores,
--- L1380).  M-core: the model runs the kernel's measured inputs on a chip of
--- n SMs (its warps spread over them), P_1 = P_inf = 1 / T: the M-core model
--- has its own parallelism (L1448).  Rates are workloads per second, so S
--- and M speedups over the same baseline compare.  nil where the core has
--- no inputs for the workload (the kernel does not fit one of its SMs).
-function M.custom_perf()
-  local mech = require "gpush.models.mech"
-  local models = {}
-  local function model(core, node, n)
-    local preset = M.CUSTOM_PRESETS[core.id]
-    local key = ("%s %g %d"):format(core.id, node.freq, core.core == "M" and n or 1)
-    if not models[key] then
-      local m, err
-      if core.core == "S" then
-        m, err = mech.score.core(preset, { freq_ghz = core.clock_ghz * node.freq })
-      else
-        m, err = mech.mcore.core(preset, { ("clock.core_mhz=%.9g"):format(core.clock_ghz * 1000 * node.freq),
-          ("sm.count=%d"):format(n) })
-      end
-      if not m then
-        error(("dark_silicon.custom_perf: core %s (%s): %s"):format(core.id, preset, err), 0)
-      end
-      models[key] = m
-    end
-    return models[key]
-  end
-  return function(core, node, workload, n)
-    local inputs = core.core == "S" and workload.s or workload.m[M.CUSTOM_PRESETS[core.id]]
-    if not inputs then
-      return nil
-    end
-    local r, err = model(core, node, n):predict(inputs, { effects = false })
-    if not r then
-      error(("dark_silicon.custom_perf: %s on core %s: %s"):format(workload.name, core.id, err), 0)
-    end
-    if core.core == "S" then
-      return 1 / r.seconds, n / r.seconds
-    end
-    return 1 / r.seconds, 1 / r.seconds
-  end
-end
-
--- A workload for custom_perf from a gpush kernel: s = the S-side inputs
--- translated from the kernel's M-side record for an out-of-order target
--- (Chapter 5; opts.simd_width, default 4), m[preset] = each M-core preset's
--- inputs measured on the kernel (absent where it does not fit an SM), f =
--- opts.f (default 0.99, the variant's).  Returns the workload, or nil and a
--- message.
-function M.custom_workload(kernel, name, opts)
-  opts = opts or {}
-  local mech = require "gpush.models.mech"
-  local translate = require "gpush.models.mech.translate"
-  local declared = mech.params.inputs.by_name
-  local m_record, err = translate.m_record_from_kernel_info(kernel:info())
-  if not m_record then
-    return nil, err
-  end
-  local s_record, why = translate.m_to_s(m_record, { simd_width = opts.simd_width or 4, target = "ooo" })
-  if not s_record then
-    return nil, why
-  end
-  local s = {}
-  for k, v in pairs(s_record) do
-    if declared[k] then
-      s[k] = v
-    end
-  end
-  local w = { name = name, f = opts.f or 0.99, s = s, m = {}, skipped = {} }
-  for _, id in ipairs { "M1", "M2", "M3" } do
-    local preset = M.CUSTOM_PRESETS[id]
-    local model = assert(mech.mcore.core(preset))
-    local inputs, no = model:inputs(kernel)
-    if inputs then
-      w.m[preset] = inputs
-    else
-      w.skipped[#w.skipped + 1] = ("%s: %s"):format(id, no)
-    end
-  end
-  return w
-end
-
--- The ranges M.perturb keeps custom workload inputs in: each declared
--- input's (a rate in [0, 1], at least one warp, MLP and ILP at least 1);
--- warps, blocks and resident warps stay whole.
-function M.custom_bounds()
-  local mech = require "gpush.models.mech"
-  local bounds = {}
-  for _, d in ipairs(mech.params.inputs.list) do
-    if d.min or d.max then
-      bounds[d.name] = { min = d.min, max = d.max }
-    end
-  end
-  for _, name in ipairs { "warps", "blocks", "W_SM" } do
-    bounds[name] = bounds[name] or { min = 1 }
-    bounds[name].whole = true
-  end
-  return bounds
 end
 
 return M

@@ -248,7 +248,9 @@ ip { "MLP", "number", unit = "requests", min = 1, desc = "Memory-level paralleli
 -- inputs a model reads (`needs`; `hw`: parameters of the core) before any
 -- module runs, and refuses the inputs naming the relation, the values and
 -- why.  `holds(i, hw)` -> true when the values are possible.  A relative
--- slack of 1e-9 absorbs rounding of per-warp averages.
+-- slack of 1e-9 absorbs rounding of per-warp averages.  `repair(i, hw)`
+-- moves inputs that noise pushed out of a relation back onto its edge
+-- (gpush.models.mech.variant's +-20 % input noise), in list order.
 local SLACK = 1e-9
 local function at_most(a, b)
   return a <= b * (1 + SLACK) + SLACK
@@ -263,41 +265,80 @@ end
 
 M.relations = {
   { "N_mL2 <= N_mL1", needs = { "N_mL2", "N_mL1" }, why = "an L2 miss is an L1 miss first",
-    holds = function(i) return at_most(i.N_mL2, i.N_mL1) end },
+    holds = function(i) return at_most(i.N_mL2, i.N_mL1) end,
+    repair = function(i) i.N_mL2 = math.min(i.N_mL2, i.N_mL1) end },
   { "N_mL3 <= N_mL2", needs = { "N_mL3", "N_mL2" }, why = "an L3 miss is an L2 miss first",
-    holds = function(i) return at_most(i.N_mL3, i.N_mL2) end },
+    holds = function(i) return at_most(i.N_mL3, i.N_mL2) end,
+    repair = function(i) i.N_mL3 = math.min(i.N_mL3, i.N_mL2) end },
   { "N_mL3o <= N_mL3", needs = { "N_mL3o", "N_mL3" }, why = "overlapping L3 misses are L3 misses",
-    holds = function(i) return at_most(i.N_mL3o, i.N_mL3) end },
+    holds = function(i) return at_most(i.N_mL3o, i.N_mL3) end,
+    repair = function(i) i.N_mL3o = math.min(i.N_mL3o, i.N_mL3) end },
   { "ILP <= window", needs = { "ILP" }, hw = { "window" }, kind = "score",
     why = "ILP is measured over the window: no more instructions issue together than the window holds",
-    holds = function(i, hw) return at_most(i.ILP, hw.window) end },
+    holds = function(i, hw) return at_most(i.ILP, hw.window) end,
+    repair = function(i, hw) i.ILP = math.min(i.ILP, hw.window) end },
   { "sum of n_i = N_I", needs = { "n_i", "N_I" },
     why = "n_i counts the same instructions by class (1 % apart at most)",
     holds = function(i) return math.abs(mix_total(i.n_i) - i.N_I) <= 0.01 * math.max(1, i.N_I) end,
-    values = function(i) return ("sum of n_i = %.6g, N_I = %.6g"):format(mix_total(i.n_i), i.N_I) end },
+    values = function(i) return ("sum of n_i = %.6g, N_I = %.6g"):format(mix_total(i.n_i), i.N_I) end,
+    repair = function(i) i.N_I = mix_total(i.n_i) end },
   { "N_br_miss <= n_i.branch", needs = { "N_br_miss", "n_i" }, kind = "score",
     why = "a mispredicted branch is a branch",
     holds = function(i) return at_most(i.N_br_miss, i.n_i.branch or 0) end,
-    values = function(i) return ("N_br_miss = %.6g, n_i.branch = %.6g"):format(i.N_br_miss, i.n_i.branch or 0) end },
+    values = function(i) return ("N_br_miss = %.6g, n_i.branch = %.6g"):format(i.N_br_miss, i.n_i.branch or 0) end,
+    repair = function(i) i.N_br_miss = math.min(i.N_br_miss, i.n_i.branch or 0) end },
   { "N_SFU + N_CF_div <= N_I", needs = { "N_SFU", "N_CF_div", "N_I" },
     why = "SFU and divergence-extra instructions are instructions of the warp",
-    holds = function(i) return at_most(i.N_SFU + i.N_CF_div, i.N_I) end },
+    holds = function(i) return at_most(i.N_SFU + i.N_CF_div, i.N_I) end,
+    repair = function(i)
+      i.N_SFU = math.min(i.N_SFU, i.N_I)
+      i.N_CF_div = math.min(i.N_CF_div, i.N_I - i.N_SFU)
+    end },
   { "N_mem <= N_I", needs = { "N_mem", "N_I" }, why = "memory instructions are instructions of the warp",
-    holds = function(i) return at_most(i.N_mem, i.N_I) end },
+    holds = function(i) return at_most(i.N_mem, i.N_I) end,
+    repair = function(i) i.N_mem = math.min(i.N_mem, i.N_I) end },
   { "N_sync <= N_I", needs = { "N_sync", "N_I" }, why = "barriers are instructions of the warp",
-    holds = function(i) return at_most(i.N_sync, i.N_I) end },
+    holds = function(i) return at_most(i.N_sync, i.N_I) end,
+    repair = function(i) i.N_sync = math.min(i.N_sync, i.N_I) end },
   { "N_off_chip <= N_mem", needs = { "N_off_chip", "N_mem" },
     why = "an access served off chip is a memory instruction",
-    holds = function(i) return at_most(i.N_off_chip, i.N_mem) end },
+    holds = function(i) return at_most(i.N_off_chip, i.N_mem) end,
+    repair = function(i) i.N_off_chip = math.min(i.N_off_chip, i.N_mem) end },
   { "N_L1 + N_off_chip <= N_mem", needs = { "N_L1", "N_off_chip", "N_mem" },
     why = "an access is served by L1, on chip beyond it or off chip, once",
-    holds = function(i) return at_most(i.N_L1 + i.N_off_chip, i.N_mem) end },
+    holds = function(i) return at_most(i.N_L1 + i.N_off_chip, i.N_mem) end,
+    repair = function(i) i.N_L1 = math.max(0, math.min(i.N_L1, i.N_mem - i.N_off_chip)) end },
   { "blocks <= warps", needs = { "blocks", "warps" }, why = "every thread block holds at least one warp",
-    holds = function(i) return at_most(i.blocks, i.warps) end },
+    holds = function(i) return at_most(i.blocks, i.warps) end,
+    repair = function(i) i.blocks = math.min(i.blocks, i.warps) end },
   { "avg_trans_warp <= 2 x warp_size", needs = { "avg_trans_warp" }, hw = { "warp_size" }, kind = "mcore",
     why = "a warp access takes at most one transaction per thread, two when it straddles a line",
-    holds = function(i, hw) return at_most(i.avg_trans_warp, 2 * hw.warp_size) end },
+    holds = function(i, hw) return at_most(i.avg_trans_warp, 2 * hw.warp_size) end,
+    repair = function(i, hw) i.avg_trans_warp = math.min(i.avg_trans_warp, 2 * hw.warp_size) end },
 }
+
+-- A copy of inputs `i` with every relation that applies (as check_relations
+-- decides, every input read) repaired, in list order: what the variant's
+-- input noise needs so perturbed inputs stay possible.
+function M.repair_relations(i, hw, kind)
+  local out = {}
+  for k, v in pairs(i) do
+    out[k] = v
+  end
+  for _, rel in ipairs(M.relations) do
+    local applies = rel.kind == nil or rel.kind == kind
+    for _, name in ipairs(rel.needs) do
+      applies = applies and out[name] ~= nil
+    end
+    for _, name in ipairs(rel.hw or {}) do
+      applies = applies and hw[name] ~= nil
+    end
+    if applies and not rel.holds(out, hw) then
+      rel.repair(out, hw)
+    end
+  end
+  return out
+end
 
 -- Checks the relations against checked inputs `i` and a core's parameters
 -- `hw` (kind "score" or "mcore"); `reads(name)` says whether the model reads

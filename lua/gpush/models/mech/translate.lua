@@ -124,6 +124,8 @@ M.DEFAULTS = {
   bytes_per_transaction = 128,   -- b of Eq. 5.3: one coalesced 128 B segment
   on_chip_bytes = 16 * 1024 * 4, -- C_on-chip of Eq. 5.1-5.2: pre-Fermi shared memory, 16 KB x 4 SMs (L487)
   ooo_ilp = 6.2,                 -- OoO S-core target: the suite average ILP (L1610, L1756)
+  inorder_window = 2,            -- in-order S-core target: its ILP is measured at window 2 (Eq. 4.7), so the
+                                 -- M-core's ILP (L1610) is taken up to 2
   branch_miss_rate = 0.03,       -- M -> S: 3 % of branches mispredict (L1752)
   line_bytes = 64,               -- S-core cache line: one miss per line (L1626)
   caches = { 32 * 1024, 256 * 1024, 8 * 1024 * 1024 }, -- S-core L1D, L2, L3 capacities (Sandybridge i7-2600)
@@ -323,7 +325,8 @@ end
 --    vector classes for SIMD code, loads and stores split by the SIMD share;
 --  * N_outer = threads / simd_width (L1654);
 --  * ILP: the M-core's for an in-order target (opts.target = "inorder",
---    A8/Atom, L1610); the suite average (6.2) for an out-of-order one;
+--    A8/Atom, L1610), at most the window it is measured at (inorder_window,
+--    2); the suite average (6.2) for an out-of-order one;
 --  * N_load, N_store: copied (as lane-operations, L1618);
 --  * simd_fraction = the M-core's coalesced share (L1644);
 --  * N_br_miss = 3 % of the branches (L1752);
@@ -333,8 +336,8 @@ end
 --    each level's capacity misses, one miss per line (L1626); no TLB misses
 --    and no overlapping L3 misses are predicted.
 -- opts: target ("ooo" default, or "inorder"), simd_width (4 SSE default, 8
--- AVX), bytes_per_transaction, on_chip_bytes, ooo_ilp, branch_miss_rate,
--- line_bytes, caches = { L1D, L2, L3 } bytes.
+-- AVX), bytes_per_transaction, on_chip_bytes, ooo_ilp, inorder_window,
+-- branch_miss_rate, line_bytes, caches = { L1D, L2, L3 } bytes.
 function M.m_to_s(m, opts)
   opts = opts or {}
   if type(m) ~= "table" then
@@ -357,7 +360,8 @@ function M.m_to_s(m, opts)
     error(("translate.m_to_s: target must be 'ooo' or 'inorder', got '%s'"):format(tostring(target)), 2)
   end
   if target == "inorder" and type(m.ILP) ~= "number" then
-    return nil, "translate.m_to_s: an in-order target takes the M-core's ILP: the measurement has no 'ILP'"
+    return nil, "translate.m_to_s: an in-order target takes the M-core's ILP: the measurement has no 'ILP' "
+      .. "(translate.m_record_from_kernel measures it)"
   end
   local warp_size = m.warp_size or option(opts, "warp_size")
   local warps = fields.warps
@@ -421,7 +425,7 @@ function M.m_to_s(m, opts)
     N_I = fields.N_I * factor,
     N_M = fields.N_I * factor,
     n_i = n_i,
-    ILP = target == "inorder" and m.ILP or option(opts, "ooo_ilp"),
+    ILP = target == "inorder" and math.min(m.ILP, option(opts, "inorder_window")) or option(opts, "ooo_ilp"),
     N_load = loads * factor,
     N_store = stores * factor,
     simd_fraction = simd,
@@ -438,6 +442,23 @@ function M.m_to_s(m, opts)
     N_mITLB = 0,
     N_mDTLB = 0,
   }
+end
+
+-- An M-core measurement from a gpush kernel (any trace or synthetic
+-- kernel): m_record_from_kernel_info's record plus the warp's ILP (in order,
+-- unit latency, gpush's kernel:mix pass, as the M-core's measured input), so
+-- an in-order S-core target can take it (L1610).
+function M.m_record_from_kernel(kernel, opts)
+  local record, err = M.m_record_from_kernel_info(kernel:info(), opts)
+  if not record then
+    return nil, err
+  end
+  local mix, mix_err = kernel:mix { rule = "lines", banks = 32, bank_bytes = 4 }
+  if not mix then
+    return nil, mix_err
+  end
+  record.ILP = mix.ilp_levels > 0 and math.max(1, mix.insts / mix.ilp_levels) or 1
+  return record
 end
 
 -- An M-core measurement from a gpush kernel's info() (any trace or
