@@ -63,7 +63,8 @@ M.M_FIELDS = {
   { "N_sync", "syncs/warp", "barriers per warp" },
   { "N_branch", "warp insts/warp", "branch instructions per warp" },
   { "N_CF_div", "warp insts/warp", "extra instructions per warp due to control-flow divergence" },
-  { "N_off_chip", "insts/warp", "memory instructions per warp served off chip (Eq. 5.3)" },
+  { "N_off_chip", "insts/warp", "memory instructions per warp served off chip (Eq. 5.3, at most N_mem)" },
+  { "off_chip_transactions", "transactions/warp", "Eq. 5.3 as printed: F_off-chip / (b N_warps)" },
   { "avg_trans_warp", "transactions", "transactions per memory instruction" },
   { "B_off_chip", "B/warp", "bytes per warp moved off chip" },
   { "MLP", "requests", "memory-level parallelism per warp" },
@@ -287,8 +288,10 @@ function M.s_to_m(s, opts)
     N_sync = s.inner_loops or 0,
     N_CF_div = 0,
     N_con = 0,
-    -- Eq. 5.3 counts b-byte transactions; an instruction moves at least one,
-    -- so at most every memory instruction goes off chip
+    -- Eq. 5.3 as printed (b-byte transactions per warp); an instruction moves
+    -- at least one, so at most every memory instruction goes off chip
+    -- (N_off_chip), the bytes beyond stay in B_off_chip
+    off_chip_transactions = off_chip_bytes / (b * warps),
     N_off_chip = math.min(off_chip_bytes / (b * warps), (loads + stores) * per_warp),
     B_off_chip = off_chip_bytes / warps,
     coalesced = coalesced,
