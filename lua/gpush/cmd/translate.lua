@@ -8,7 +8,9 @@
 -- Each kernel has two independent measurements: its GPU trace, measured by
 -- each M-core (Table 4.2's inputs), and its CPU loop nest
 -- (gpush.models.mech.cpu_loop: the same algorithm written for an S-core,
--- from the workload's description, never from the trace).  S -> M (Table
+-- from the workload's description, never from the trace), measured on the
+-- Sandybridge's caches and window as the S -> M source and on the target
+-- S-core's for M -> S.  S -> M (Table
 -- 5.3) translates the CPU side for each target M-core (pre-Fermi and Kepler
 -- by default) and prints it under the trace's native inputs; M -> S (Table
 -- 5.4) translates the trace's record for the S-core (Sandybridge; an Atom
@@ -84,7 +86,14 @@ local function translate_kernel(name, opts, m_cores, s_core)
   if not kernel then
     return nil, kerr
   end
-  local cpu, cerr = cpu_loop.record(desc, { simd_width = opts.simd })
+  -- the CPU loop nest measured on the S-core's caches and window: the
+  -- Sandybridge's as the S -> M source (Table 5.3), the target's for M -> S
+  local function cpu_on(core)
+    local hw = core.hw
+    return cpu_loop.record(desc, { simd_width = opts.simd, window = hw.window,
+      caches = { hw.l1_kb * 1024, hw.l2_kb * 1024, hw.l3_mb * 1024 * 1024 } })
+  end
+  local cpu, cerr = cpu_on(opts.source)
   if not cpu then
     return nil, cerr
   end
@@ -127,7 +136,7 @@ local function translate_kernel(name, opts, m_cores, s_core)
   end
   if opts.to ~= "m" then
     local m_record, merr = tr.m_record_from_kernel(kernel)
-    local entry = { s_core = s_core.name, native = cpu }
+    local entry = { s_core = s_core.name, native = cpu_on(s_core) }
     if m_record then
       local target = s_core.hw.exec == "in_order" and "inorder" or "ooo"
       local translated, terr = tr.m_to_s(m_record, { simd_width = opts.simd, target = target })
@@ -268,6 +277,7 @@ function M.main(args, out, err)
     err:write("gpush translate: --s-core: ", serr, "\n")
     return 1
   end
+  opts.source = assert(mech.score.core("sandybridge")) -- the S side of Table 5.3 (L1704)
   local names = #opts.words > 0 and opts.words or workloads.names()
   local results = {}
   for _, name in ipairs(names) do
