@@ -87,13 +87,7 @@ local function s_record(desc, model, simd)
   if not r then
     fail(err)
   end
-  local inputs = {}
-  for k, v in pairs(r) do
-    if mech.params.inputs.by_name[k] then
-      inputs[k] = v
-    end
-  end
-  return inputs
+  return mech.params.declared_inputs(r)
 end
 
 -- A symmetric S-core chip's speedup over the reference (Table 2.3, Eq. 2.1):

@@ -43,25 +43,19 @@ nest from the workload's description.  Each row is native / translated / naive.
 local OPTIONS = { ["--to"] = "=to", ["--m-cores"] = "=m_cores", ["--s-core"] = "=s_core", ["--simd"] = "=simd",
   ["--unroll"] = "=unroll", ["--json"] = "json", ["--help"] = "help", ["-h"] = "help" }
 
--- The fields of a record a core model reads (the rest are translation's).
-local function model_inputs(record)
-  local declared = mech.params.inputs.by_name
-  local t = {}
-  for k, v in pairs(record) do
-    if declared[k] then
-      t[k] = v
+-- Seconds of `model` on each of entry.native, .translated and .naive (the
+-- inputs the model declares) into entry.seconds; what fails goes to notes.
+local function predict_all(model, entry, notes)
+  entry.seconds = {}
+  for _, which in ipairs { "native", "translated", "naive" } do
+    if entry[which] then
+      local r, err = model:predict(mech.params.declared_inputs(entry[which]), { effects = false })
+      entry.seconds[which] = r and r.seconds
+      if not r then
+        notes[#notes + 1] = ("%s: %s inputs: %s"):format(model.name, which, err)
+      end
     end
   end
-  return t
-end
-
--- Seconds of a prediction, or nil and why.
-local function seconds(model, record)
-  local r, err = model:predict(model_inputs(record), { effects = false })
-  if not r then
-    return nil, err
-  end
-  return r.seconds
 end
 
 local function num(v, scale)
@@ -120,17 +114,7 @@ local function translate_kernel(name, opts, m_cores, s_core)
       end
       -- every record predicted by the model without the paths floor: a
       -- translated record has no measured dependence path
-      local model = assert(mc:without { "paths" })
-      entry.seconds = {}
-      for _, which in ipairs { "native", "translated", "naive" } do
-        if entry[which] then
-          local t, perr = seconds(model, entry[which])
-          entry.seconds[which] = t
-          if not t then
-            out.notes[#out.notes + 1] = ("%s: %s inputs: %s"):format(mc.name, which, perr)
-          end
-        end
-      end
+      predict_all(assert(mc:without { "paths" }), entry, out.notes)
       out.to_m[#out.to_m + 1] = entry
     end
   end
@@ -148,16 +132,7 @@ local function translate_kernel(name, opts, m_cores, s_core)
     else
       out.notes[#out.notes + 1] = ("M-side record: %s"):format(merr)
     end
-    entry.seconds = {}
-    for _, which in ipairs { "native", "translated", "naive" } do
-      if entry[which] then
-        local t, perr = seconds(s_core, entry[which])
-        entry.seconds[which] = t
-        if not t then
-          out.notes[#out.notes + 1] = ("%s: %s inputs: %s"):format(s_core.name, which, perr)
-        end
-      end
-    end
+    predict_all(s_core, entry, out.notes)
     out.to_s = entry
   end
   return out

@@ -4,17 +4,21 @@
 -- power and area against SPECmark, chip area and power budgets, the
 -- upper-bound core model (gpush.models.mech.upper_bound) inside the
 -- multicore model (gpush.models.mech.topology), and an exhaustive search per
--- node and benchmark over core type, core count, topology and organisation.
+-- node and benchmark over core type, topology and organisation, each design
+-- holding the most light cores its budgets allow (the rule of [28]'s public
+-- re-implementations), with a sensitivity band over the inputs of [28] no
+-- source prints.  The Chapters 4-5 projections are gpush.models.mech.variant.
 --
 --   local ds = require "gpush.models.mech.dark_silicon"
 --   local r = ds.project { scalings = { "itrs" } }       -- every assumed input at its default
 --   for _, node in ipairs(r.nodes) do print(node.node_nm, node.speedup, node.dark_fraction) end
 --   ds.project { params = { power_w = 100 } }            -- any assumption overridden by name
+--   ds.project_band {}                                   -- and the band (node.band)
 --
--- Every assumed input is a declared parameter (M.PARAMS: name, type, unit,
--- default, one-line description and where the value comes from);
--- docs/darksilicon.md lists them with the reasons.  Speedups are over the
--- 45 nm quad-core baseline (Eq. 2.1).
+-- Every assumed input is a declared parameter (M.PARAMS, a parameter group
+-- of gpush.schema: name, type, unit, default, one-line description and where
+-- the value comes from); docs/darksilicon.md lists them with the reasons.
+-- Speedups are over the 45 nm quad-core baseline (Eq. 2.1).
 local config = require "gpush.config"
 local core = require "gpush.core"
 local schema = require "gpush.schema"
@@ -518,11 +522,7 @@ end
 -- copies of the named core p.baseline_core at 45 nm), calibrated like the
 -- designs.
 function M.baseline(p, b)
-  local named = M.named_core(p.baseline_core)
-  if not named or not named.q then
-    error(("dark_silicon: baseline_core '%s' is not a named S-core of Table 2.4a (S1 ... S4+)")
-      :format(p.baseline_core), 2)
-  end
+  local named = M.named_core(p.baseline_core) -- M.params checked it is a named S-core
   local core = { id = named.id, q = named.q, clock_ghz = named.clock_ghz, area = named.area, power = named.power }
   local cpi = M.calibrate(p, b, { core })[core.id]
   return symmetric_chip(M.node(p, "itrs", 45), b, core, cpi, p.baseline_cores)

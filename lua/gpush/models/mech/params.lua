@@ -241,6 +241,19 @@ ip { "B_off_chip", "number", unit = "bytes", min = 0, optional = true,
   desc = "Bytes per warp moved off chip (measured; else N_off_chip x avg_trans_warp x b)" }
 ip { "MLP", "number", unit = "requests", min = 1, desc = "Memory-level parallelism per warp" }
 
+-- The fields of `record` that are declared workload inputs: what a core
+-- model takes from a record that also carries measurements only other
+-- models use (a translated record's footprint, loop counts, SIMD shares).
+function M.declared_inputs(record)
+  local out = {}
+  for k, v in pairs(record) do
+    if inputs.by_name[k] then
+      out[k] = v
+    end
+  end
+  return out
+end
+
 -- Relations between inputs ------------------------------------------------------------
 
 -- What no measurement can give, declared once: relations between inputs
@@ -255,6 +268,7 @@ local SLACK = 1e-9
 local function at_most(a, b)
   return a <= b * (1 + SLACK) + SLACK
 end
+-- The instructions a class mix (n_i) counts.
 local function mix_total(n_i)
   local total = 0
   for _, v in pairs(n_i) do
@@ -262,6 +276,7 @@ local function mix_total(n_i)
   end
   return total
 end
+M.mix_total = mix_total
 
 M.relations = {
   { "N_mL2 <= N_mL1", needs = { "N_mL2", "N_mL1" }, why = "an L2 miss is an L1 miss first",

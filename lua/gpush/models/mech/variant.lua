@@ -529,7 +529,6 @@ function M.custom_workload(kernel, name, opts)
   opts = opts or {}
   local mech = require "gpush.models.mech"
   local translate = require "gpush.models.mech.translate"
-  local declared = mech.params.inputs.by_name
   local m_record, err = translate.m_record_from_kernel(kernel)
   if not m_record then
     return nil, err
@@ -540,13 +539,7 @@ function M.custom_workload(kernel, name, opts)
     if not s_record then
       return nil, why
     end
-    local s = {}
-    for k, v in pairs(s_record) do
-      if declared[k] then
-        s[k] = v
-      end
-    end
-    w[field] = s
+    w[field] = mech.params.declared_inputs(s_record)
   end
   for _, id in ipairs { "M1", "M2", "M3" } do
     local preset = M.CUSTOM_PRESETS[id]
