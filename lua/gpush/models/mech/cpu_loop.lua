@@ -16,22 +16,34 @@
 -- iteration; an inner loop over the trips (the mean trip count, trips +
 -- trip_spread / 2); in it the body's operations, one micro-op each per
 -- chunk (a memory operation: its lanes' bytes in 16-byte SSE accesses),
--- classes through OP_CLASS; barriers vanish (the inner loop's end is the
+-- classes through translation's dictionaries; barriers vanish (the inner loop's end is the
 -- point every thread reaches); the outer loop adds an increment and a
 -- branch per iteration.  Counts are totals over the run (Table 4.1).
+local tr = require "gpush.models.mech.translate"
+
 local M = {}
 
--- GPU op class -> S-core class (params.SCORE_CLASSES; nil: no CPU micro-op).
--- Memory classes give scalar or SIMD loads and stores; shared and constant
--- memory are ordinary memory on a CPU.
-M.OP_CLASS = {
-  int = "int_alu", imad = "int_mul", uniform = "int_alu", fp32 = "fp_mul", fp64 = "fp_mul", tensor = "fp_mul",
-  sfu = "fp_div", branch = "branch", other = "other",
-  ld_global = "load", ld_local = "load", ld_shared = "load", ld_const = "load", tex = "load", ldgsts = "load",
-  st_global = "store", st_local = "store", st_shared = "store", atom_global = "store", atom_shared = "store",
-}
-local SIMD_OF = { fp_mul = "simd_mul", load = "simd_load", store = "simd_store" }
-local MEMORY = { load = true, store = true }
+-- GPU op class -> S-core class, through translation's dictionaries (one
+-- each: translate.TRACE to the IR's classes, translate.S_CLASS and
+-- S_SIMD_CLASS to the S-core's), so the CPU code and the M -> S rules name
+-- an operation alike; loads and stores stay loads and stores (SIMD ones in
+-- SIMD code: shared and constant memory are ordinary memory on a CPU); the
+-- IR's syncs (barriers) have no CPU micro-op.
+local function s_class(gpu_class, simd)
+  local ir = tr.TRACE[gpu_class]
+  if ir == nil then
+    return nil, false
+  end
+  if ir == "sync" then
+    return nil, true
+  end
+  if ir == "load" or ir == "store" then
+    return simd and ("simd_" .. ir) or ir, true, ir
+  end
+  return (simd and tr.S_SIMD_CLASS or tr.S_CLASS)[ir], true, ir
+end
+
+-- The GPU classes that reach global memory (the footprint and the misses).
 local GLOBAL = { ld_global = true, st_global = true, ld_local = true, st_local = true, tex = true, ldgsts = true,
   atom_global = true }
 
@@ -104,7 +116,8 @@ function M.record(desc, opts)
   local contiguous, global_accesses, stride1 = true, 0, 0
   for _, op in ipairs(desc.body) do
     local class = class_of(op)
-    if M.OP_CLASS[class] == nil and class ~= "barrier" and class ~= "barrier_arrive" and class ~= "depbar" then
+    local _, known = s_class(class, false)
+    if not known then
       return nil, ("cpu_loop: workload '%s': no CPU micro-op for GPU class '%s'"):format(tostring(desc.name), class)
     end
     if GLOBAL[class] then
@@ -122,27 +135,26 @@ function M.record(desc, opts)
   local outer = math.ceil(threads / width - 1e-9)
   -- micro-ops of one body op per chunk
   local function uops_of(op)
-    local class = M.OP_CLASS[class_of(op)]
+    local class, _, ir = s_class(class_of(op), width > 1)
     if not class then
       return 0
     end
-    if MEMORY[class] then
+    if ir == "load" or ir == "store" then
       return math.max(1, math.ceil((op.width or 4) * width / 16 - 1e-9))
     end
     return 1
   end
   local n_i, loads, stores, branches = {}, 0, 0, 0
   for _, op in ipairs(desc.body) do
-    local class = M.OP_CLASS[class_of(op)]
+    local class, _, ir = s_class(class_of(op), width > 1)
     if class then
       local count = uops_of(op) * trips * outer
-      local target = (width > 1 and SIMD_OF[class]) or class
-      n_i[target] = (n_i[target] or 0) + count
-      if class == "load" then
+      n_i[class] = (n_i[class] or 0) + count
+      if ir == "load" then
         loads = loads + count
-      elseif class == "store" then
+      elseif ir == "store" then
         stores = stores + count
-      elseif class == "branch" then
+      elseif ir == "branch" then
         branches = branches + count
       end
     end
