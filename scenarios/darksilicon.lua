@@ -27,6 +27,7 @@ local markdown = require "gpush.report.markdown"
 local svg = require "gpush.report.svg"
 local core = require "gpush.core"
 local ds = require "gpush.models.mech.dark_silicon"
+local variant = require "gpush.models.mech.variant"
 
 local name = "darksilicon"
 local usage = ("usage: gpush scenarios/%s.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]\n" ..
@@ -81,17 +82,22 @@ assert(core.mkdir(dir))
 
 -- The projection ---------------------------------------------------------------------------
 
-progress("projection (both scalings, 6 nodes, 12 benchmarks)")
-local result = ds.project { params = overrides, progress = function(done, total, what)
-  progress(("  %d/%d %s"):format(done, total, what))
+progress("projection (both scalings, 6 nodes, 12 benchmarks) and its sensitivity band")
+local result = ds.project_band { params = overrides, progress = function(done, total, what)
+  if type(done) == "string" then
+    progress("  band: " .. done)
+  else
+    progress(("  %d/%d %s"):format(done, total, what))
+  end
 end }
 
 local detail = { "# gpush scenarios/darksilicon.lua: each benchmark's best design (upper-bound model)",
   csv.line({ "scaling", "node_nm", "benchmark", "speedup", "organization", "topology", "light", "heavy", "light_cores",
     "cores", "dark_fraction", "limit" }, 12) }
 local summary = { "# gpush scenarios/darksilicon.lua: per-node summary (rules in docs/darksilicon.md)",
-  csv.line({ "scaling", "node_nm", "speedup", "dark_fraction", "cores", "topology", "organization", "symmetric",
-    "asymmetric", "dynamic", "fused" }, 11) }
+  csv.line({ "scaling", "node_nm", "speedup", "speedup_lo", "speedup_hi", "dark_fraction", "dark_lo", "dark_hi",
+    "dark_tied_lo", "dark_tied_hi", "cores", "topology", "organization", "symmetric", "asymmetric", "dynamic",
+    "fused" }, 17) }
 for _, node in ipairs(result.nodes) do
   for _, row in ipairs(node.benchmarks) do
     local b = row.best
@@ -99,8 +105,10 @@ for _, node in ipairs(result.nodes) do
       b.light, b.heavy or "", b.n, b.cores, b.dark_fraction, b.limit }, 12)
   end
   local t = node.by_topology
-  summary[#summary + 1] = csv.line({ node.scaling, node.node_nm, node.speedup, node.dark_fraction, node.cores,
-    node.topology, node.organization, t.symmetric or "", t.asymmetric or "", t.dynamic or "", t.fused or "" }, 11)
+  local band = node.band
+  summary[#summary + 1] = csv.line({ node.scaling, node.node_nm, node.speedup, band.speedup[1], band.speedup[2],
+    node.dark_fraction, band.dark_fraction[1], band.dark_fraction[2], node.dark_tied[1], node.dark_tied[2], node.cores,
+    node.topology, node.organization, t.symmetric or "", t.asymmetric or "", t.dynamic or "", t.fused or "" }, 17)
 end
 write(name .. ".csv", table.concat(detail, "\n") .. "\n")
 write(name .. "_nodes.csv", table.concat(summary, "\n") .. "\n")
@@ -170,7 +178,7 @@ study_plot(bw, name .. "_bandwidth.svg", "Memory bandwidth: symmetric GPU-like c
 -- Fig. 4.16 and the Chapters 4-5 variant -------------------------------------------------------
 
 progress("Fig. 4.16 core counts and the Chapters 4-5 variant")
-local counts = ds.core_counts { params = overrides }
+local counts = variant.core_counts { params = overrides }
 do
   local by, order = {}, {}
   for _, row in ipairs(counts) do
@@ -189,7 +197,7 @@ do
   write(name .. "_counts.svg", svg.lines({ series = series }, { title = "Most cores of each named core per node (Fig. 4.16)",
     x_label = "technology node (nm)", y_label = "cores", x_ticks = "data", log_y = true }))
 end
-local variant = ds.variant { params = overrides }
+local upper = variant.run { params = overrides }
 -- the variant with the custom core models, on gpush suite kernels
 local workloads = require "gpush.workloads"
 local custom_list = {}
@@ -199,20 +207,20 @@ for k in (opts.kernels or "stream_triad,sfu_heavy,divergent_loop,tiled_barrier")
     io.stderr:write(name, ": no suite kernel '", k, "' (gpush workloads lists them)\n")
     os.exit(2)
   end
-  local w = assert(ds.custom_workload(assert(workloads.kernel(desc)), k))
+  local w = assert(variant.custom_workload(assert(workloads.kernel(desc)), k))
   custom_list[#custom_list + 1] = w
 end
-local custom_cores = { "S1", "S2", "S3", "S4+", "M1", "M2", "M3" }
-local custom = ds.variant { params = overrides, benchmarks = custom_list, perf = ds.custom_perf(), cores = custom_cores }
+local custom = variant.run { params = overrides, benchmarks = custom_list, perf = variant.custom_perf() }
 local custom_noisy = {}
 for seed = 1, seeds do
-  custom_noisy[seed] = ds.variant { params = overrides, benchmarks = custom_list, perf = ds.custom_perf(),
-    cores = custom_cores, nodes = { 8 }, noise = 0.2, seed = seed, bounds = ds.custom_bounds() }
+  custom_noisy[seed] = variant.run { params = overrides, benchmarks = custom_list, perf = variant.custom_perf(),
+    nodes = { 8 }, noise = 0.2, seed = seed, bounds = variant.custom_bounds() }
 end
 local noisy = {}
 for seed = 1, seeds do
-  noisy[seed] = ds.variant { params = overrides, noise = 0.2, seed = seed }
+  noisy[seed] = variant.run { params = overrides, nodes = { 8 }, noise = 0.2, seed = seed }
 end
+local claims = variant.claims { params = overrides, upper = upper, custom = custom }
 
 -- The report ------------------------------------------------------------------------------
 
@@ -232,10 +240,12 @@ end
 
 local md = { "# Dark silicon 45 -> 8 nm (gpush scenarios/darksilicon.lua)", "",
   "Upper-bound core model (thesis Ch. 3) in the multicore model (Ch. 2), PARSEC inputs of Table B.1,",
-  "exhaustive search per node and benchmark over CPU-/GPU-like organisation, four topologies, core",
-  "type (the 45 nm frontier and the named cores) and core count. **Every chip-level input is an",
-  "assumption** (the thesis leaves them to its reference [28]); they are listed at the end with their",
-  "sources and in docs/darksilicon.md." }
+  "exhaustive search per node and benchmark over CPU-/GPU-like organisation, four topologies and core",
+  "types (the 45 nm frontier and the named cores); every design holds the most light cores its budgets",
+  "allow and is 1 - N a / A dark ([28]'s rule in its public re-implementations). **Every chip-level",
+  "input is an assumption** (the thesis leaves them to its reference [28]); they are listed at the end",
+  "with their sources and in docs/darksilicon.md; the band runs the unknown ones at either end of their",
+  "ranges, one at a time." }
 -- Appends a heading (with the blank lines around it) or a pipe table to the report.
 local function heading(text)
   md[#md + 1] = ""
@@ -250,28 +260,66 @@ local i8, c8, i22 = node_of("itrs", 8), node_of("conservative", 8), node_of("itr
 local function against(published, value)
   return ("%+.0f%%"):format(100 * (value / published - 1))
 end
+local function band_of(pair, fmt)
+  return ("%s - %s"):format(fmt(pair[1]), fmt(pair[2]))
+end
 heading("## Published figures next to gpush's")
 if i8 and c8 and i22 then
-  add_table({ "figure", "published", "gpush", "difference" }, {
-    { "8 nm geometric-mean speedup, ITRS", "7.9x", x2(i8.speedup) .. "x", against(7.9, i8.speedup) },
-    { "8 nm geometric-mean speedup, conservative", "3.7x", x2(c8.speedup) .. "x", against(3.7, c8.speedup) },
-    { "dark fraction at 22 nm, ITRS", "21%", pct(i22.dark_fraction), against(0.21, i22.dark_fraction) },
-    { "dark fraction at 8 nm, ITRS", "> 50%", pct(i8.dark_fraction),
-      i8.dark_fraction > 0.5 and "above 50%" or ("%.0f points below 50%%"):format(100 * (0.5 - i8.dark_fraction)) },
-    { "dynamic over symmetric at 8 nm, ITRS", "+10%", against(1, i8.by_topology.dynamic / i8.by_topology.symmetric),
-      "" },
+  -- the four headline figures: value, its band, the tied designs' span, the target
+  local figures = {
+    { "8 nm geometric-mean speedup, ITRS", "7.9x", i8, "speedup", function(v) return v >= 7.9 * 0.75 and v <= 7.9 * 1.25 end },
+    { "8 nm geometric-mean speedup, conservative", "3.7x", c8, "speedup",
+      function(v) return v >= 3.7 * 0.75 and v <= 3.7 * 1.25 end },
+    { "dark fraction at 22 nm, ITRS", "21% (target 10-35%)", i22, "dark_fraction",
+      function(v) return v >= 0.10 and v <= 0.35 end },
+    { "dark fraction at 8 nm, ITRS", "> 50%", i8, "dark_fraction", function(v) return v > 0.5 end },
+  }
+  local rows = {}
+  for _, fig in ipairs(figures) do
+    local node, field, ok = fig[3], fig[4], fig[5]
+    local fmt = field == "speedup" and function(v) return x2(v) .. "x" end or pct
+    rows[#rows + 1] = { fig[1], fig[2], fmt(node[field]), band_of(node.band[field], fmt),
+      field == "dark_fraction" and band_of(node.dark_tied, pct) or "", ok(node[field]) and "yes" or "no" }
+  end
+  add_table({ "figure", "published", "gpush", "band (unknown inputs)", "tied designs", "within the target" }, rows)
+  heading("### Each unknown input at the other end of its range")
+  local headers = { "figure", "default" }
+  for _, run in ipairs(i8.band.runs) do
+    headers[#headers + 1] = ("%s = %g"):format(run.name, run.value)
+  end
+  rows = {}
+  for _, fig in ipairs(figures) do
+    local node, field = fig[3], fig[4]
+    local fmt = field == "speedup" and function(v) return x2(v) .. "x" end or pct
+    local row = { fig[1], fmt(node[field]) }
+    for _, run in ipairs(node.band.runs) do
+      row[#row + 1] = fmt(run[field])
+    end
+    rows[#rows + 1] = row
+  end
+  add_table(headers, rows)
+  md[#md + 1] = ""
+  for _, u in ipairs(ds.UNKNOWNS) do
+    md[#md + 1] = ("- %s: %g - %g, %s"):format(u.name, u.values[1], u.values[2], u.why)
+  end
+  heading("### Topologies at 8 nm")
+  add_table({ "figure", "published", "gpush" }, {
+    { "dynamic over symmetric at 8 nm, ITRS", "+10%", against(1, i8.by_topology.dynamic / i8.by_topology.symmetric) },
     { "dynamic over symmetric at 8 nm, conservative", "+10%",
-      against(1, c8.by_topology.dynamic / c8.by_topology.symmetric), "" },
+      against(1, c8.by_topology.dynamic / c8.by_topology.symmetric) },
   })
   -- The frontier core a chip must be filled with to be as dark as published
   -- (closed form, dark_silicon.core_for_dark), next to the light cores of
   -- gpush's best designs.
   local function mean_light_q(node)
-    local sum = 0
+    local sum, n = 0, 0
     for _, row in ipairs(node.benchmarks) do
-      sum = sum + tonumber(row.best.light:match("^F([%d.]+)$") or ds.named_core(row.best.light).q)
+      local q = tonumber(row.best.light:match("^F([%d.]+)$")) or ds.named_core(row.best.light).q
+      if q then
+        sum, n = sum + q, n + 1
+      end
     end
-    return sum / #node.benchmarks
+    return n > 0 and sum / n or 0
   end
   local function implied(scaling, node_nm, dark)
     local q = ds.core_for_dark(params, scaling, node_nm, dark)
@@ -292,12 +340,13 @@ for _, scaling in ipairs(ds.SCALINGS) do
   for _, node in ipairs(result.nodes) do
     if node.scaling == scaling then
       local t = node.by_topology
-      rows[#rows + 1] = { node.node_nm, x2(node.speedup), pct(node.dark_fraction), node.cores, node.topology,
+      rows[#rows + 1] = { node.node_nm, x2(node.speedup), band_of(node.band.speedup, x2), pct(node.dark_fraction),
+        band_of(node.band.dark_fraction, pct), band_of(node.dark_tied, pct), node.cores, node.topology,
         node.organization, x2(t.symmetric), x2(t.asymmetric), x2(t.dynamic), x2(t.fused) }
     end
   end
-  add_table({ "node (nm)", "speedup", "dark", "cores", "topology", "org", "symmetric", "asymmetric", "dynamic",
-    "fused" }, rows)
+  add_table({ "node (nm)", "speedup", "band", "dark", "band", "tied", "cores", "topology", "org", "symmetric",
+    "asymmetric", "dynamic", "fused" }, rows)
 end
 
 local function study_table(title, result_of, value_label)
@@ -331,8 +380,8 @@ study_table("L2 share of the die (symmetric CPU, 45 nm; speedup relative to the 
 study_table("SMT (symmetric CPU, 8 nm ITRS; relative to one thread per core)", smt, "T =")
 study_table("GPU memory bandwidth (symmetric GPU-like, 45 nm; relative to 200 GB/s)", bw, "GB/s")
 
-heading(("## Most cores of each named core per node (symmetric; Fig. 4.16; %g W back-solved from the thesis's counts)")
-  :format(ds.variant_params(overrides).power_w))
+heading(("## Most cores of each named core per node (symmetric; Fig. 4.16; %g mm^2, %g W)")
+  :format(params.area_mm2, params.power_w))
 do
   local ids, seen, by = {}, {}, {}
   for _, row in ipairs(counts) do
@@ -381,24 +430,26 @@ local function variant_rows(summary, noisy_runs)
   return rows
 end
 
-heading(("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model; %g W)")
-  :format(ds.variant_params(overrides).power_w))
+heading("## Chapters 4-5 variant (named cores, symmetric, f = 0.99 on S-cores; upper-bound model; PARSEC)")
 do
-  local rows = variant_rows(variant.summary, noisy)
+  local rows = variant_rows(upper.summary, noisy)
   add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
     "median cores" }, rows)
   md[#md + 1] = ""
+  md[#md + 1] = "S-cores S1-S4+ at their Algorithm 3.1 CPI_exe; M-cores M1-M3 on their lanes (SP/SM of Table 2.4b,"
+  md[#md + 1] = "one thread instruction per lane-cycle, the GPU preset's resident threads and L1); every chip shares"
+  md[#md + 1] = "BW_max; the Chapter 3 budgets."
 end
 
-heading(("## Chapters 4-5 variant with the custom core models (%g W; gpush suite kernels)")
-  :format(ds.variant_params(overrides).power_w))
+heading("## Chapters 4-5 variant with the custom core models (gpush suite kernels)")
 do
   local rows = variant_rows(custom.summary, custom_noisy)
   add_table({ "scaling", "cores", "8 nm speedup", ("with +-20%% noise (%d seeds)"):format(seeds), "dark",
     "median cores" }, rows)
   md[#md + 1] = ""
-  md[#md + 1] = "S-side inputs translated from each kernel's trace (Chapter 5, out-of-order target), M-side inputs"
-  md[#md + 1] = "measured by each M-core; speedup over four custom-model Nehalems at 45 nm (f = 0.99)."
+  md[#md + 1] = "S-side inputs translated from each kernel's trace (Chapter 5; out-of-order targets ILP 6.2, in-order"
+  md[#md + 1] = "ones the warp's ILP up to 2), M-side inputs measured by each M-core; speedup over four custom-model"
+  md[#md + 1] = "Nehalems at 45 nm (f = 0.99); every chip's bandwidth is BW_max."
   for _, w in ipairs(custom_list) do
     for _, skip in ipairs(w.skipped) do
       md[#md + 1] = ("- %s does not run on %s"):format(w.name, skip)
@@ -406,20 +457,29 @@ do
   end
 end
 
+heading("## The thesis's statements about these projections (L1414-1448)")
+do
+  local rows = {}
+  for _, c in ipairs(claims) do
+    rows[#rows + 1] = { c.lines, c.claim, c.published, c.gpush, c.holds and "yes" or "no", c.why or "" }
+  end
+  add_table({ "lines", "statement", "published", "gpush", "holds", "what decides it" }, rows)
+end
+
 heading("## Assumed inputs")
 do
   local rows = {}
   for _, spec in ipairs(ds.PARAMS) do
-    rows[#rows + 1] = { spec[1], tostring(params[spec[1]]), spec.unit, spec.desc, spec.source }
+    rows[#rows + 1] = { spec.name, tostring(params[spec.name]), spec.unit, spec.desc, spec.source }
   end
   add_table({ "parameter", "value", "unit", "description", "source" }, rows)
 end
-if #result.notes + #variant.notes > 0 then
+if #result.notes + #upper.notes > 0 then
   heading("## Calibration notes")
   for _, note in ipairs(result.notes) do
     md[#md + 1] = "- " .. note
   end
-  for _, note in ipairs(variant.notes) do
+  for _, note in ipairs(upper.notes) do
     md[#md + 1] = "- " .. note
   end
 end

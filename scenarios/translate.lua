@@ -116,7 +116,7 @@ for _, k in ipairs(kernels) do
   if not kernel then
     fail(err)
   end
-  local m = assert(tr.m_record_from_kernel_info(kernel:info()))
+  local m = assert(tr.m_record_from_kernel(kernel))
   records[k] = { m = m }
   for _, target in ipairs { "ooo", "inorder" } do
     local s, why = tr.m_to_s(m, { simd_width = simd, target = target })

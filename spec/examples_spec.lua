@@ -150,9 +150,11 @@ describe("examples/mech_inputs.yaml", function()
       assert.are.same({ "pointer_loop", "dense_kernel" }, { r[1].input, r[2].input })
       cycles[core] = { r[1].cycles, r[2].cycles }
     end
-    -- Sandybridge (4-wide, out of order) runs the independent FP loop 3 x faster than the Atom
-    -- (2-wide, in order); on the dependent pointer walk its width hardly helps
-    assert.is_true(cycles.atom[2] / cycles.sandybridge[2] > 2.5)
+    -- Sandybridge (4-wide, out of order) runs the independent FP loop about 2 x faster than the
+    -- Atom (2-wide, in order; the loop's ILP is given at window 2, so never above 2); on the
+    -- dependent pointer walk its width hardly helps
+    assert.is_true(cycles.atom[2] / cycles.sandybridge[2] > 1.8)
     assert.is_true(cycles.atom[1] / cycles.sandybridge[1] < 1.5)
+    assert.is_true(cycles.atom[2] / cycles.sandybridge[2] > cycles.atom[1] / cycles.sandybridge[1])
   end)
 end)

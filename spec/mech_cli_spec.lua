@@ -128,6 +128,90 @@ return { name = "lua set", N_I = 1000, n_i = { int_alu = 1000 }, ILP = 2, N_mL1 
     assert.are.equal(1, code)
   end)
 
+  it("refuses inputs no measurement gives, naming the relation and the values", function()
+    local cases = {
+      { "score", "xeon", "N_mL3o: 5\nN_mL3: 3", "inputs break N_mL3o <= N_mL3 (N_mL3o = 5, N_mL3 = 3)" },
+      { "score", "atom", "N_mL2: 50\nN_mL1: 20", "inputs break N_mL2 <= N_mL1 (N_mL2 = 50, N_mL1 = 20)" },
+      { "score", "atom", "ILP: 3", "inputs break ILP <= window (ILP = 3, window = 2)" },
+      { "score", "xeon", "N_I: 10", "inputs break sum of n_i = N_I (sum of n_i = 1000, N_I = 10)" },
+    }
+    local base = { "N_I: 1000", "n_i: {int_alu: 500, load: 250, branch: 250}", "ILP: 1.2", "N_mL1: 20", "N_mL2: 5",
+      "N_mL3: 3", "N_mL3o: 0", "N_mITLB: 0", "N_mDTLB: 8", "N_br_miss: 20" }
+    for _, case in ipairs(cases) do
+      local lines = {}
+      local given = {}
+      for line in (case[3] .. "\n"):gmatch("([^\n]+)\n") do
+        given[line:match("^([%w_]+):")] = line
+      end
+      for _, line in ipairs(base) do
+        lines[#lines + 1] = given[line:match("^([%w_]+):")] or line
+      end
+      local file = helper.write_temp(table.concat(lines, "\n") .. "\n", ".yaml")
+      local code, _, err = helper.gpush_run { "mech", "--core", case[2], "--input", file }
+      assert.are.equal(1, code, case[4])
+      assert.matches(case[4], err, 1, true)
+      os.remove(file)
+    end
+    -- M-core inputs: N_SFU above N_I, blocks above warps, 10^6 transactions per access, off chip above N_mem
+    local m = { "W_SM: 8", "warps: 64", "blocks: 8", "N_I: 100", "n_i: {fp32: 100}", "N_SFU: 0", "N_sync: 0",
+      "N_CF_div: 0", "N_con: 0", "N_mem: 10", "N_off_chip: 10", "avg_trans_warp: 1", "ILP: 1", "MLP: 1",
+      "R_l2: 10", "T_path: 0" }
+    for _, case in ipairs {
+      { "N_SFU: 150", "inputs break N_SFU + N_CF_div <= N_I" },
+      { "blocks: 100", "inputs break blocks <= warps (blocks = 100, warps = 64)" },
+      { "avg_trans_warp: 1000000", "inputs break avg_trans_warp <= 2 x warp_size (avg_trans_warp = 1e+06, warp_size = 32)" },
+      { "N_off_chip: 20", "inputs break N_off_chip <= N_mem (N_off_chip = 20, N_mem = 10)" },
+    } do
+      local key = case[1]:match("^([%w_]+):")
+      local lines = {}
+      for _, line in ipairs(m) do
+        lines[#lines + 1] = line:match("^([%w_]+):") == key and case[1] or line
+      end
+      local file = helper.write_temp(table.concat(lines, "\n") .. "\n", ".yaml")
+      local code, _, err = helper.gpush_run { "mech", "--core", "gtx660ti", "--input", file }
+      assert.are.equal(1, code, case[2])
+      assert.matches(case[2], err, 1, true)
+      os.remove(file)
+    end
+  end)
+
+  it("finishes the other launches when one does not fit a core's SM (exit 1)", function()
+    local code, out, err = helper.gpush_run { "mech", "--core", "quadro-fx580", "suite" }
+    assert.are.equal(1, code)
+    assert.matches("launch 3  fma_chain: not predicted: mcore: kernel 'fma_chain' does not fit on one SM of "
+      .. "'quadro-fx580' (limit: shared)", out, 1, true)
+    assert.matches("launch 16  tiny_blocks: %d+ cycles", out)
+    assert.matches("3 of 16 launches not predicted (above)", out, 1, true)
+    assert.matches("gpush mech: launch 5  fp64_heavy: mcore: kernel 'fp64_heavy' does not fit", err, 1, true)
+    code, out = helper.gpush_run { "mech", "--core", "quadro-fx580", "suite", "--json" }
+    assert.are.equal(1, code)
+    local rows = assert(json.decode(out))
+    assert.are.equal(16, #rows)
+    assert.matches("does not fit", rows[3].error, 1, true)
+    assert.is_true(rows[4].cycles > 0)
+    -- a module the core does not have: named with the core's own modules
+    local _, _, werr = helper.gpush_run { "mech", "--core", "quadro-fx580", "--without", "l2", "suite:stream_triad" }
+    assert.matches("the model has no module 'l2'; its modules: gpuperf, timing", werr, 1, true)
+    assert.is_nil(werr:find("did you mean 'l2'", 1, true))
+  end)
+
+  it("plugs in a user's module from a Lua file, with -p for its parameters", function()
+    local code, out, err = helper.gpush_run { "mech", "--core", "gtx660ti", "--module", "examples/modules/tensor.lua",
+      "-p", "tensor_width=64", "suite:fma_compute", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = assert(json.decode(out))
+    assert.is_not_nil(rows[1].modules.tensor)
+    local bad = helper.write_temp("return 42\n", ".lua")
+    code, _, err = helper.gpush_run { "mech", "--core", "gtx660ti", "--module", bad, "suite:fma_compute" }
+    assert.are.equal(1, code)
+    assert.matches("expected the file to return a module made by gpush.models.mech.framework.module", err, 1, true)
+    code, _, err = helper.gpush_run { "mech", "--core", "gtx660ti", "--module", "examples/modules/tensor.lua",
+      "-p", "tensor_width=0", "suite:fma_compute" }
+    assert.are.equal(1, code)
+    assert.matches("tensor_width", err, 1, true)
+    os.remove(bad)
+  end)
+
   it("benchmarks the measuring pass and a whole prediction next to a plain pass", function()
     local code, out, err = helper.gpush_run { "bench", "mech", "--size", "1", "--json" }
     assert.are.equal(0, code, err)

@@ -185,3 +185,30 @@ describe("gpush.models.mech.framework", function()
     assert.are.equal("'int': expected a non-negative number, got -2", err)
   end)
 end)
+
+describe("gpush.models.mech.params: declarations and relations", function()
+  it("declares Blem's parameters with gpush.schema's helper, in groups of their own", function()
+    assert.are.same({ "mech.score", "mech.mcore", "mech.inputs" }, { params.score.name, params.mcore.name,
+      params.inputs.name })
+    assert.are.equal(params.score.by_name.issue_width, params.score.list[2])
+    local schema = require "gpush.schema"
+    local g = schema.group("test")
+    g.declare { "x", "number", unit = "W", default = 1, min = 0, max = 2, desc = "a test parameter" }
+    assert.are.same({ "x", "number" }, { g.by_name.x.name, g.by_name.x.type })
+    -- a declaration without a unit, or with a default outside its range, is refused where it is written
+    assert.has_error(function() g.declare { "y", "number", default = 1, desc = "no unit" } end)
+    assert.has_error(function() g.declare { "z", "number", unit = "W", default = 3, min = 0, max = 2, desc = "d" } end,
+      "schema: parameter z: default 3 outside [0, 2]")
+  end)
+
+  it("repairs inputs that noise pushed out of a relation, onto its edge", function()
+    local i = { N_I = 10, n_i = { int_alu = 8, branch = 4 }, N_mL1 = 10, N_mL2 = 12, N_mL3 = 11, N_mL3o = 20,
+      N_br_miss = 9, ILP = 3 }
+    local hw = { window = 2 }
+    assert.is_not_nil(params.check_relations(i, hw, "score", function() return true end))
+    local r = params.repair_relations(i, hw, "score")
+    assert.is_nil(params.check_relations(r, hw, "score", function() return true end))
+    assert.are.same({ 12, 10, 10, 10, 4, 2 }, { r.N_I, r.N_mL2, r.N_mL3, r.N_mL3o, r.N_br_miss, r.ILP })
+    assert.are.equal(12, i.N_mL2) -- the input is left alone
+  end)
+end)

@@ -91,7 +91,8 @@ describe("gpush.models.mech.score", function()
 
   it("predicts out-of-order cores: IPC = ILP / l_avg capped at D, micro-ops, L3 and memory", function()
     local nehalem = assert(score.core("nehalem", nil, { without = { "contention" } }))
-    local inputs = { N_I = 1000, n_i = { int_alu = 500, load = 300, store = 200 }, ILP = 2,
+    -- (10 of the 500 one-cycle, one-micro-op integer instructions are the branches that mispredict)
+    local inputs = { N_I = 1000, n_i = { int_alu = 490, branch = 10, load = 300, store = 200 }, ILP = 2,
       N_mL1 = 40, N_mL2 = 20, N_mL3 = 10, N_mL3o = 4, N_mITLB = 1, N_mDTLB = 2, N_br_miss = 10 }
     local r = assert(nehalem:predict(inputs))
     -- micro-ops: a store is two (address, data): N_M = 500 + 300 + 400 = 1200

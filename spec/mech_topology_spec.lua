@@ -20,24 +20,30 @@ describe("gpush.models.mech.topology: Hill and Marty", function()
     assert.is_near(51.2, topology.hill_marty("symmetric", 0.975, 256, 7.1), 0.05)
   end)
 
-  it("searches r finely: the best is at least every power of two and every grid point", function()
+  it("searches every design of whole cores: the best is at least each of them", function()
     for _, name in ipairs(topology.HILL_MARTY) do
       for _, case in ipairs { { 0.975, 256 }, { 0.9, 64 }, { 0.5, 16 }, { 0.999, 1024 }, { 0.99, 100 } } do
         local f, n = case[1], case[2]
         local best = topology.hill_marty_best(name, f, n)
         assert.is_true(best.best_r >= 1 and best.best_r <= n)
         assert.is_near(topology.hill_marty(name, f, n, best.best_r), best.speedup, 1e-12)
-        local r = 1
-        while r <= n do
-          assert.is_true(best.speedup >= topology.hill_marty(name, f, n, r) - 1e-12, name .. " r=" .. r)
-          r = r * 2
+        -- symmetric: k cores of n / k BCEs; asymmetric and dynamic: a big core of k whole BCEs
+        for k = 1, n do
+          local r = name == "symmetric" and n / k or k
+          assert.is_true(best.speedup >= topology.hill_marty(name, f, n, r) - 1e-12, name .. " k=" .. k)
         end
-        for k = 0, 100 do
-          local rk = 1 + (n - 1) * k / 100
-          assert.is_true(best.speedup >= topology.hill_marty(name, f, n, rk) - 1e-12)
+        -- the cores are whole and exact: symmetric n / r of them
+        if name == "symmetric" then
+          assert.is_near(n / best.best_r, best.cores, 1e-9)
         end
       end
     end
+    -- the floating floor that printed 38 cores for r = 256 / 39 (and 8 for 1e7 / 9) is gone
+    assert.are.equal(39, topology.hill_marty_cores("symmetric", 256, 256 / 39))
+    assert.are.equal(9, topology.hill_marty_cores("symmetric", 1e7, 1e7 / 9))
+    local big = topology.hill_marty_best("symmetric", 0.9, 1e7)
+    assert.are.equal(9, big.cores)
+    assert.is_near(1e7 / 9, big.best_r, 1e-6)
     -- n = 256, f = 0.975: the symmetric optimum lies between powers of two (r near 6.6)
     local sym = topology.hill_marty_best("symmetric", 0.975, 256)
     assert.is_true(sym.best_r > 6 and sym.best_r < 7.2, tostring(sym.best_r))
@@ -60,7 +66,9 @@ describe("gpush.models.mech.topology: Hill and Marty", function()
     assert.has_error(function() topology.hill_marty_best("symmetric", 1.5, 16) end,
       "topology.hill_marty_best: f must be in [0, 1], got 1.5")
     assert.has_error(function() topology.hill_marty_best("symmetric", 0.5, 0.5) end,
-      "topology.hill_marty_best: n must be a number of BCEs >= 1, got 0.5")
+      "topology.hill_marty_best: n must be a whole number of BCEs >= 1, got 0.5")
+    assert.has_error(function() topology.hill_marty_best("symmetric", 0.5, 1.5) end,
+      "topology.hill_marty_best: n must be a whole number of BCEs >= 1, got 1.5")
   end)
 end)
 

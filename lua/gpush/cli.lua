@@ -35,6 +35,8 @@ M.commands = {
     summary = "Hill and Marty's best multicore speedup per topology (searching r finely)" },
   { name = "darksilicon", module = "gpush.cmd.darksilicon",
     summary = "dark-silicon projection 45 -> 8 nm: speedup, dark fraction, cores, topology per node" },
+  { name = "translate", module = "gpush.cmd.translate",
+    summary = "Blem's S-core <-> M-core translation of the suite kernels (Tables 5.3-5.4), naive beside it" },
   { name = "bench", module = "gpush.cmd.bench",
     summary = "throughput benchmarks next to a same-run baseline (bench trace)" },
 }

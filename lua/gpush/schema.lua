@@ -28,9 +28,46 @@ local M = {}
 local params = {}
 M.params = params
 
-local function param(spec)
-  params[#params + 1] = spec
+-- The declaration helper of every parameter group: the GPU parameters below,
+-- Blem's S-core, M-core and workload inputs (gpush.models.mech.params) and
+-- the dark-silicon projection's (gpush.models.mech.dark_silicon).  A spec is
+-- { name, type, unit =, default =, min =, max =, desc =, ... }; declaring
+-- checks its shape (a numeric default inside its range) and appends it to
+-- `list` (and indexes it in `by_name` when given).
+function M.declarer(list, by_name)
+  return function(spec)
+    local name = spec[1]
+    if type(name) ~= "string" or type(spec[2]) ~= "string" or type(spec.unit) ~= "string"
+      or type(spec.desc) ~= "string" then
+      error(("schema: parameter %s needs a name, a type, a unit and a description"):format(tostring(name)), 2)
+    end
+    local d = spec.default
+    if type(d) == "number" and ((spec.min and d < spec.min) or (spec.max and d > spec.max)) then
+      error(("schema: parameter %s: default %s outside [%s, %s]"):format(name, tostring(d), tostring(spec.min),
+        tostring(spec.max)), 2)
+    end
+    list[#list + 1] = spec
+    if by_name then
+      by_name[name] = spec
+    end
+    return spec
+  end
 end
+
+-- A parameter group of its own (a model family's hardware or inputs): its
+-- list and index, filled through M.declarer.  Specs of a group also carry
+-- name = spec[1] and type = spec[2].
+function M.group(name)
+  local group = { name = name, list = {}, by_name = {} }
+  local declare = M.declarer(group.list, group.by_name)
+  group.declare = function(spec)
+    spec.name, spec.type = spec[1], spec[2]
+    return declare(spec)
+  end
+  return group
+end
+
+local param = M.declarer(params)
 
 -- gpu ------------------------------------------------------------------------
 param { "gpu.name", "string", unit = "", default = "unnamed GPU",

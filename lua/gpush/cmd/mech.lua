@@ -2,7 +2,7 @@
 --
 --   gpush mech --core NAME (--input FILE | PATH) [-p key=value ...]
 --              [--base gpuperf|mwp_cwp] [--with M,...] [--without M,...]
---              [--kernel SPEC] [--json]
+--              [--module FILE.lua ...] [--kernel SPEC] [--json]
 --   gpush mech --list                  shipped cores with their modules
 --   gpush mech --describe score|mcore|inputs|modules
 --
@@ -12,7 +12,10 @@
 -- per launch or input the cycles and seconds, the four terms and each
 -- module's contribution (what it added, and its marginal effect); --json
 -- prints one object per launch or input (core, kernel or input, cycles,
--- seconds, terms, modules, effects, quantities, warnings, inputs).
+-- seconds, terms, modules, effects, quantities, warnings, inputs; or error).
+-- A launch that cannot be measured or predicted is reported and the others
+-- still run; the exit status is then 1.  --module FILE.lua adds a user's
+-- module (a file returning framework.module {...}); -p sets its parameters.
 local cli = require "gpush.cli"
 local json = require "gpush.json"
 local mech = require "gpush.models.mech"
@@ -22,7 +25,8 @@ local M = {}
 
 local USAGE = [==[
 usage: gpush mech --core NAME (--input FILE | PATH) [-p key=value ...] [--base gpuperf|mwp_cwp]
-                  [--with MODULE,...] [--without MODULE,...] [--kernel SPEC] [--json]
+                  [--with MODULE,...] [--without MODULE,...] [--module FILE.lua ...] [--kernel SPEC]
+                  [--json]
        gpush mech --list
        gpush mech --describe score|mcore|inputs|modules
 
@@ -30,13 +34,16 @@ usage: gpush mech --core NAME (--input FILE | PATH) [-p key=value ...] [--base g
          gt330, gtx480, gtx660ti) preset, or a core preset file
   PATH   M-cores: a trace, `suite` or `suite:NAME`; the inputs are measured on each launch
   -p     S-core parameters; for M-cores GPU schema keys (gpush config describe) and M-core
-         parameters (gpush mech --describe mcore)
+         parameters (gpush mech --describe mcore); a --module's own parameters
+  --module  a Lua file returning a module (gpush.models.mech.framework.module) or a list of
+         them, added to the core (examples/modules/tensor.lua)
+A launch or input set that cannot be predicted is reported and the others still run (exit 1).
 ]==]
 
 local OPTIONS = {
   ["--core"] = "=core", ["--input"] = "=input", ["-p"] = "+overrides", ["--base"] = "=base",
   ["--with"] = "+with", ["--without"] = "+without", ["--kernel"] = "=kernel", ["--json"] = "json",
-  ["--list"] = "list", ["--describe"] = "=describe", ["--help"] = "help", ["-h"] = "help",
+  ["--list"] = "list", ["--describe"] = "=describe", ["--module"] = "+modules", ["--help"] = "help", ["-h"] = "help",
 }
 
 local function split_list(items)
@@ -184,7 +191,9 @@ local function list(out)
   return 0
 end
 
--- The (label, inputs, about) items to predict.
+-- The (label, inputs, about) items to predict.  An item whose inputs
+-- cannot be measured (a kernel that does not fit an SM of the core) carries
+-- `error` instead, so the other launches still run.
 local function items(opts, model)
   if opts.input then
     local sets, err = mech.inputs.load(opts.input)
@@ -199,7 +208,7 @@ local function items(opts, model)
     return list_
   end
   if model.kind ~= "mcore" then
-    return nil, ("S-core '%s' takes --input FILE: a trace is GPU code (translating it is another model's job)")
+    return nil, ("S-core '%s' takes --input FILE: a trace is GPU code (translate it first: gpush translate --to s)")
       :format(model.name)
   end
   local iter, message = trace.kernels_of(opts.words[1], opts.kernel)
@@ -208,15 +217,12 @@ local function items(opts, model)
   end
   local list_ = {}
   local ok, failure = pcall(function()
-    local cache = {}
     for launch, kernel in iter do
-      local inputs, about = model:inputs(kernel, { cache = cache })
-      if not inputs then
-        error(about, 0)
-      end
-      list_[#list_ + 1] = { label = ("launch %d  %s"):format(launch.launch, about.kernel), inputs = inputs,
-        row = { kernel = about.kernel, launch = launch.launch }, warnings = about.warnings }
-      cache = {} -- one kernel at a time
+      local inputs, about = model:inputs(kernel, { cache = {} }) -- one kernel at a time
+      local name = inputs and about.kernel or kernel:info().kernel
+      list_[#list_ + 1] = { label = ("launch %d  %s"):format(launch.launch, name), inputs = inputs,
+        error = not inputs and about or nil, row = { kernel = name, launch = launch.launch },
+        warnings = inputs and about.warnings or nil }
     end
   end)
   if not ok then
@@ -224,6 +230,35 @@ local function items(opts, model)
   end
   if #list_ == 0 then
     return nil, "no launch matches --kernel " .. tostring(opts.kernel)
+  end
+  return list_
+end
+
+-- User modules from Lua files (--module FILE.lua): each file returns a module
+-- made by gpush.models.mech.framework.module, or a list of them.  Returns the
+-- list, or nil and a message naming the file.
+local function load_modules(files)
+  local list_ = {}
+  for _, file in ipairs(files) do
+    local chunk, load_err = loadfile(file)
+    if not chunk then
+      return nil, ("--module %s: %s"):format(file, load_err)
+    end
+    local ok, value = pcall(chunk)
+    if not ok then
+      return nil, ("--module %s: %s"):format(file, tostring(value))
+    end
+    local mods = (type(value) == "table" and value.hooks) and { value } or value
+    if type(mods) ~= "table" or #mods == 0 then
+      return nil, ("--module %s: expected the file to return a module made by gpush.models.mech.framework.module "
+        .. "(or a list of them), got %s"):format(file, type(value))
+    end
+    for i, m in ipairs(mods) do
+      if type(m) ~= "table" or type(m.hooks) ~= "table" then
+        return nil, ("--module %s: item %d is not a module made by gpush.models.mech.framework.module"):format(file, i)
+      end
+      list_[#list_ + 1] = m
+    end
   end
   return list_
 end
@@ -266,40 +301,83 @@ function M.main(args, out, err)
     err:write("gpush mech: --base applies to M-cores; '", opts.core, "' is an S-core\n")
     return 2
   end
+  local user_modules, module_err = load_modules(opts.modules)
+  if not user_modules then
+    err:write("gpush mech: ", module_err, "\n")
+    return 1
+  end
+  -- -p keys a user module declares as its own parameters go to that module
+  local overrides, module_overrides = {}, {}
+  local owner = {}
+  for _, m in ipairs(user_modules) do
+    for _, d in ipairs(m.params) do
+      if d.default ~= nil or d.optional then -- inline declarations; names of the core's registry stay the core's
+        owner[d.name] = m
+      end
+    end
+    module_overrides[m] = {}
+  end
+  for _, kv in ipairs(opts.overrides) do
+    local key, value = kv:match("^%s*([^=]-)%s*=%s*(.-)%s*$")
+    if key and owner[key] then
+      module_overrides[owner[key]][key] = require("gpush.core").yaml_scalar(value)
+    else
+      overrides[#overrides + 1] = kv
+    end
+  end
   local family = kind == "score" and mech.score or mech.mcore
-  local model, model_err = family.core(opts.core, opts.overrides,
+  local model, model_err = family.core(opts.core, overrides,
     { base = opts.base, with = split_list(opts.with), without = split_list(opts.without) })
   if not model then
     err:write("gpush mech: ", model_err, "\n")
     return 1
+  end
+  for _, m in ipairs(user_modules) do
+    local ok, with_model = pcall(model.with, model, m, module_overrides[m])
+    if not ok then
+      err:write("gpush mech: --module: ", tostring(with_model):gsub("^gpush%.mech: ", ""), "\n")
+      return 1
+    end
+    model = with_model
   end
   local list_, list_err = items(opts, model)
   if not list_ then
     err:write("gpush mech: ", list_err, "\n")
     return 1
   end
-  local rows = {}
+  -- every item runs; one that cannot be measured or predicted is reported and
+  -- the others still are
+  local rows, failed = {}, 0
   for _, item in ipairs(list_) do
-    local r, predict_err = model:predict(item.inputs)
-    if not r then
-      err:write("gpush mech: ", item.where or item.label, ": ", predict_err, "\n")
-      return 1
-    end
-    for _, w in ipairs(item.warnings or {}) do
-      table.insert(r.warnings, w)
+    local r, predict_err
+    if item.inputs then
+      r, predict_err = model:predict(item.inputs)
+    else
+      predict_err = item.error
     end
     local row = item.row
-    for _, k in ipairs { "core", "kind", "base", "cycles", "seconds", "terms", "modules", "effects", "quantities",
-      "warnings" } do
-      row[k] = r[k]
+    if r then
+      for _, w in ipairs(item.warnings or {}) do
+        table.insert(r.warnings, w)
+      end
+      for _, k in ipairs { "core", "kind", "base", "cycles", "seconds", "terms", "modules", "effects", "quantities",
+        "warnings" } do
+        row[k] = r[k]
+      end
+      row.inputs = item.inputs
+      item.result = r
+    else
+      failed = failed + 1
+      row.core, row.error = model.name, predict_err
+      item.failure = predict_err
+      err:write("gpush mech: ", item.where or item.label, ": ", predict_err, "\n")
     end
-    row.inputs = item.inputs
     rows[#rows + 1] = row
-    item.result = r
   end
+  local status = failed > 0 and 1 or 0
   if opts.json then
     out:write(json.encode(rows, true), "\n")
-    return 0
+    return status
   end
   local info = model.info
   if kind == "mcore" then
@@ -309,17 +387,25 @@ function M.main(args, out, err)
     out:write(("S-core '%s' (%s, %s): %d-wide at %g GHz\n"):format(model.name, info.name, model.base,
       info.issue_width, info.freq_ghz))
   end
-  local total_cycles, total_seconds = 0, 0
+  local total_cycles, total_seconds, done = 0, 0, 0
   for _, item in ipairs(list_) do
     out:write("\n")
-    print_result(out, item.label, item.result, model)
-    total_cycles, total_seconds = total_cycles + item.result.cycles, total_seconds + item.result.seconds
+    if item.result then
+      print_result(out, item.label, item.result, model)
+      total_cycles, total_seconds = total_cycles + item.result.cycles, total_seconds + item.result.seconds
+      done = done + 1
+    else
+      out:write(("%s: not predicted: %s\n"):format(item.label, item.failure))
+    end
   end
-  if #list_ > 1 then
-    out:write(("\ntotal: %.0f cycles, %.6g s over %d %s\n"):format(total_cycles, total_seconds, #list_,
-      opts.input and "input sets" or "launches"))
+  local noun = opts.input and "input sets" or "launches"
+  if done > 1 then
+    out:write(("\ntotal: %.0f cycles, %.6g s over %d %s\n"):format(total_cycles, total_seconds, done, noun))
   end
-  return 0
+  if failed > 0 then
+    out:write(("%d of %d %s not predicted (above)\n"):format(failed, #list_, noun))
+  end
+  return status
 end
 
 return M

@@ -5,8 +5,10 @@
 --
 -- For each topology (or the one given) prints the r (BCEs per big core) with
 -- the best speedup, the cores that gives and the speedup, next to plain
--- Amdahl (n one-BCE cores).  --json prints one object per topology with
--- topology, f, n, best_r, cores and speedup.  The optimum is flat: r = 6.6
+-- Amdahl (n one-BCE cores).  Designs have whole cores: symmetric k cores of
+-- N / k BCEs, asymmetric and dynamic a big core of whole BCEs.  --json
+-- prints one object per topology with topology, f, n, best_r, cores and
+-- speedup.  The optimum is flat: r = 6.6
 -- and 7.1 both give 51.2 for n = 256, f = 0.975.  Fused chips have no
 -- Hill-Marty formula; they are in the Table 2.3 model (gpush darksilicon).
 local cli = require "gpush.cli"
@@ -18,7 +20,7 @@ local M = {}
 local usage = [==[
 usage: gpush multicore --f F --n N [--topology symmetric|asymmetric|dynamic] [--json]
   F  parallel fraction, 0 <= F <= 1
-  N  chip resources in base-core equivalents (BCEs), N >= 1
+  N  chip resources in base-core equivalents (BCEs), a whole number >= 1
 ]==]
 
 function M.main(args, out, err)
@@ -49,6 +51,9 @@ function M.main(args, out, err)
   if not n or n ~= n or n < 1 or n > 1e7 then
     return fail(("--n must be a number of BCEs in [1, 1e7], got '%s'"):format(opts.n))
   end
+  if n ~= math.floor(n) then
+    return fail(("--n must be a whole number of BCEs (a chip of whole base cores), got '%s'"):format(opts.n))
+  end
   local names = topology.HILL_MARTY
   if opts.topology then
     if opts.topology == "fused" then
@@ -76,12 +81,15 @@ function M.main(args, out, err)
   out:write(fmt:format("topology", "best r", "cores", "speedup", "design"))
   for _, r in ipairs(rows) do
     local design
+    local function plural(count, noun)
+      return ("%d %s%s"):format(count, noun, count == 1 and "" or "s")
+    end
     if r.topology == "symmetric" then
-      design = ("%d cores of %.2f BCEs"):format(r.cores, r.best_r)
+      design = ("%s of %.2f BCEs"):format(plural(r.cores, "core"), r.best_r)
     elseif r.topology == "asymmetric" then
-      design = ("one %.2f-BCE core + %d one-BCE cores"):format(r.best_r, r.cores - 1)
+      design = ("one %d-BCE core + %s"):format(r.best_r, plural(r.cores - 1, "one-BCE core"))
     else
-      design = ("%d one-BCE cores, %.2f of them fuse for serial code"):format(r.cores, r.best_r)
+      design = ("%s, %d of them fuse for serial code"):format(plural(r.cores, "one-BCE core"), r.best_r)
     end
     out:write(fmt:format(r.topology, ("%.2f"):format(r.best_r), r.cores, ("%.2f"):format(r.speedup), design))
   end

@@ -4,17 +4,25 @@
 -- power and area against SPECmark, chip area and power budgets, the
 -- upper-bound core model (gpush.models.mech.upper_bound) inside the
 -- multicore model (gpush.models.mech.topology), and an exhaustive search per
--- node and benchmark over core type, core count, topology and organisation.
+-- node and benchmark over core type, topology and organisation, each design
+-- holding the most light cores its budgets allow (the rule of [28]'s public
+-- re-implementations), with a sensitivity band over the inputs of [28] no
+-- source prints.  The Chapters 4-5 projections are gpush.models.mech.variant.
 --
 --   local ds = require "gpush.models.mech.dark_silicon"
 --   local r = ds.project { scalings = { "itrs" } }       -- every assumed input at its default
 --   for _, node in ipairs(r.nodes) do print(node.node_nm, node.speedup, node.dark_fraction) end
 --   ds.project { params = { power_w = 100 } }            -- any assumption overridden by name
+--   ds.project_band {}                                   -- and the band (node.band)
 --
--- Every assumed input is a declared parameter (M.PARAMS: name, type, unit,
--- default, one-line description and where the value comes from);
--- docs/darksilicon.md lists them with the reasons.  Speedups are over the
--- 45 nm quad-core baseline (Eq. 2.1).
+-- Every assumed input is a declared parameter (M.PARAMS, a parameter group
+-- of gpush.schema: name, type, unit, default, one-line description and where
+-- the value comes from); docs/darksilicon.md lists them with the reasons.
+-- Speedups are over the 45 nm quad-core baseline (Eq. 2.1).
+local config = require "gpush.config"
+local core = require "gpush.core"
+local schema = require "gpush.schema"
+local text = require "gpush.text"
 local topology = require "gpush.models.mech.topology"
 local ub = require "gpush.models.mech.upper_bound"
 local scaling_data = require "gpush.models.mech.data.scaling"
@@ -27,48 +35,46 @@ M.SCALINGS = { "itrs", "conservative" }
 
 -- Parameters -------------------------------------------------------------------------
 
--- { name, type, unit =, default =, min =, max =, desc =, source = }
-M.PARAMS = {}
-local function param(spec)
-  M.PARAMS[#M.PARAMS + 1] = spec
-end
+-- Every assumed input, a parameter group of gpush.schema declared with the
+-- same helper as the GPU parameters: { name, type, unit =, default =, min =,
+-- max =, desc =, source = }.
+local group = schema.group("darksilicon")
+M.PARAMS = group.list
+local param = group.declare
 
 param { "area_mm2", "number", unit = "mm^2", default = 111, min = 1, max = 1e5,
   desc = "Chip area budget for cores (core + L1) at every node",
-  source = "darksilicon.md (secondary source): the 45 nm quad-core Nehalem's core area" }
+  source = "[28]'s budget, as UCSBarchlab/Charm dark_silicon_symmetric.charm line 70 sets it (chip_area = 111.0)" }
 param { "power_w", "number", unit = "W", default = 125, min = 0.01, max = 1e5,
   desc = "Chip power budget for cores at every node (no uncore, no L2 power)",
-  source = "darksilicon.md (secondary source)" }
+  source = "[28]'s budget, as UCSBarchlab/Charm dark_silicon_symmetric.charm line 71 sets it (thermal_design_power = 125.0)" }
 param { "bandwidth_gbs", "number", unit = "GB/s", default = 21, min = 0.001, max = 1e6,
   desc = "Off-chip memory bandwidth BW_max (Eq. 3.4) of every chip: the baseline's own, held fixed at every node",
-  source = "Table 2.4a (Nehalem i7-965: 21 GB/s); darksilicon.md's budgets leave the uncore out of the scaled design" }
+  source = "unknown input of [28] (band 21-200 GB/s); default Table 2.4a (Nehalem i7-965: 21 GB/s)" }
 param { "bytes_per_access", "number", unit = "B", default = 64, min = 1, max = 4096,
-  desc = "Bytes per off-chip access b (Eq. 3.4)", source = "assumption: one cache line" }
+  desc = "Bytes per off-chip access b (Eq. 3.4)", source = "unknown input of [28] (band 64-128 B); default one cache line" }
 param { "l1_kb", "number", unit = "KiB", default = 64, min = 0, max = 1e6,
-  desc = "L1 data cache per core", source = "Table 2.4a" }
+  desc = "L1 data cache per core", source = "Table 2.4a; liangwang/lumos mem/__init__.py ([28] Table 4: 64 KB)" }
 param { "l2_mb", "number", unit = "MiB", default = 8, min = 0, max = 1e6,
-  desc = "Shared L2 (last-level) capacity: the baseline's, at the default die share",
-  source = "Table 2.4a: the baseline's 8 MB last-level cache" }
-param { "l2_share", "number", unit = "", default = 0.3, min = 0, max = 0.99,
-  desc = "Share of the die (cores + L2) the L2 takes; the cores get area_mm2",
-  source = "thesis L879 (30 % cache area)" }
+  desc = "Shared L2 (last-level) capacity of the chip",
+  source = "unknown input of [28] (band 1-8 MB); default Table 2.4a: the baseline's 8 MB last-level cache" }
 param { "l2_scaling", "bool", unit = "", default = false,
   desc = "L2 capacity grows with density (l2_mb / area factor); false: the baseline's L2 at every node",
   source = "darksilicon.md: the budgets exclude L2/L3 and uncore; no reference scales them" }
 param { "t_l1", "number", unit = "cycles", default = 3, min = 0, max = 1e4,
-  desc = "L1 access time", source = "thesis L845" }
+  desc = "L1 access time", source = "thesis L845; liangwang/lumos mem/__init__.py ([28] Table 4: 3 cycles)" }
 param { "t_l2", "number", unit = "cycles", default = 20, min = 0, max = 1e4,
   desc = "L2 access time (fixed in cycles at every clock)", source = "thesis L845, L778" }
 param { "t_mem_ns", "number", unit = "ns", default = 426 / 3.2, min = 0, max = 1e5,
   desc = "Memory access time t_mem, fixed in ns so its cycles grow with the clock (426 cycles at 3.2 GHz)",
   source = "[28] Table 4 (CmpM defaults from the 45 nm Nehalem): 426 cycles, as quoted by the public re-implementation "
     .. "liangwang/lumos lumos/model/mem/__init__.py ('Data is extracted from: table 4 of the paper ...'); "
-    .. "thesis L1397 (Ch. 3 uses [28]'s assumptions), L778 (cycles grow with the clock); "
-    .. "until the third pass: L845's validation value, 200 cycles = 62.5 ns" }
+    .. "thesis L1397 (Ch. 3 uses [28]'s assumptions), L778 (cycles grow with the clock)" }
 param { "cpu_threads", "int", unit = "threads", default = 1, min = 1, max = 64,
   desc = "Threads per CPU-like core (SMT, no area or power cost)", source = "Table 2.1; thesis L885 for SMT" }
 param { "gpu_threads", "int", unit = "threads", default = 1024, min = 1, max = 65536,
-  desc = "Threads per GPU-like light core (T_M), sharing its L1", source = "thesis L770" }
+  desc = "Threads per GPU-like light core (T_M), sharing its L1",
+  source = "thesis L770 ('1024 threads per 8 cores'; band 128-1024: read per lane or per core)" }
 param { "q_min", "number", unit = "SPECmark", default = 6, min = 0.01, max = 1000,
   desc = "Frontier's lowest core (Atom N450)", source = "thesis L659, Table 2.4a" }
 param { "q_max", "number", unit = "SPECmark", default = 36.5, min = 0.01, max = 1000,
@@ -84,55 +90,55 @@ param { "frontier_points", "int", unit = "intervals", default = 30, min = 1, max
 param { "initial_cpi", "number", unit = "cycles/inst", default = 1, min = 0.001, max = 1000,
   desc = "Algorithm 3.1's l: CPI_exe of the reference (top) core", source = "assumption" }
 param { "baseline_core", "string", unit = "", default = "S4",
-  desc = "Named core of the 45 nm baseline chip (Table 2.4a id)", source = "thesis L544" }
+  desc = "Named S-core of the 45 nm baseline chip (Table 2.4a id)", source = "thesis L544" }
 param { "baseline_cores", "int", unit = "cores", default = 4, min = 1, max = 4096,
   desc = "Cores of the symmetric 45 nm baseline chip", source = "thesis L544" }
 param { "fused_overhead", "number", unit = "", default = 0, min = 0, max = 10,
   desc = "Area a fusable light core adds, as a fraction of its own (tau)", source = "thesis L506 gives none" }
 
-local by_name = {}
-for _, spec in ipairs(M.PARAMS) do
-  by_name[spec[1]] = spec
-end
-
 -- The parameter values: defaults, with `overrides` (name -> value; strings
--- as the command line gives them are converted) checked against their
--- declarations.  Raises on an unknown name or a bad value, naming both.
+-- as the command line gives them are read as YAML scalars) checked against
+-- their declarations with gpush.config's coercion.  Raises on an unknown
+-- name or a bad value, naming the parameter, what it expects and its unit.
 function M.params(overrides)
   local p = {}
   for _, spec in ipairs(M.PARAMS) do
-    p[spec[1]] = spec.default
+    p[spec.name] = spec.default
   end
   for name, value in pairs(overrides or {}) do
-    local spec = by_name[name]
+    local spec = group.by_name[name]
     if not spec then
       local names = {}
       for i, s in ipairs(M.PARAMS) do
-        names[i] = s[1]
+        names[i] = s.name
       end
-      error(("dark_silicon: unknown parameter '%s' (one of: %s)"):format(tostring(name), table.concat(names, ", ")), 2)
+      local guess = text.closest(tostring(name), names)
+      error(("dark_silicon: unknown parameter '%s'%s (one of: %s)"):format(tostring(name),
+        guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(names, ", ")), 2)
     end
-    local kind, v = spec[2], value
-    if kind == "bool" then
-      if type(v) == "string" then
-        v = ({ ["true"] = true, ["1"] = true, yes = true, ["false"] = false, ["0"] = false, no = false })[v]
-      end
-      if type(v) ~= "boolean" then
-        error(("dark_silicon: parameter %s must be true or false, got '%s'"):format(name, tostring(value)), 2)
-      end
-    elseif kind == "string" then
-      v = tostring(v)
-    else
-      v = tonumber(v)
-      if not v or v ~= v or (kind == "int" and v ~= math.floor(v)) or v < spec.min or v > spec.max then
-        error(("dark_silicon: parameter %s must be %s in [%g, %g] %s, got '%s'"):format(name,
-          kind == "int" and "an integer" or "a number", spec.min, spec.max, spec.unit, tostring(value)), 2)
-      end
+    local v = value
+    if type(v) == "string" and spec.type ~= "string" then
+      v = core.yaml_scalar(v)
     end
-    p[name] = v
+    local ok = config.coerce(spec, v)
+    if ok == nil then
+      error(("dark_silicon: parameter '%s': expected %s%s, got %s"):format(name, config.expectation(spec),
+        spec.unit ~= "" and (" " .. spec.unit) or "", config.format_value(value)), 2)
+    end
+    p[name] = ok
   end
   if p.q_max <= p.q_min then
-    error(("dark_silicon: q_max (%g) must be above q_min (%g)"):format(p.q_max, p.q_min), 2)
+    error(("dark_silicon: q_max (%g) must be above q_min (%g): the frontier runs from q_min to q_max")
+      :format(p.q_max, p.q_min), 2)
+  end
+  if p.clock_max_ghz < p.clock_min_ghz then
+    error(("dark_silicon: clock_min_ghz (%g GHz) must not be above clock_max_ghz (%g GHz): the frontier's clock "
+      .. "grows with its score"):format(p.clock_min_ghz, p.clock_max_ghz), 2)
+  end
+  local base = M.named_core(p.baseline_core)
+  if not base or base.kind ~= "S" then
+    error(("dark_silicon: baseline_core '%s' is not a named S-core of Table 2.4a (S1, S2, S3, S4, S4+)")
+      :format(p.baseline_core), 2)
   end
   return p
 end
@@ -158,27 +164,74 @@ function M.named_core(id)
   end
 end
 
+-- The upper-bound model's M-cores (thesis L679: "we cannot usefully map
+-- M-Core performance to a SPECmark score"): an SM is `lanes` SPs (Table 2.4b
+-- SP/SM), each an in-order lane retiring one thread instruction per cycle
+-- (CPI_exe = M.LANE_CPI: an SP "performs a single operation on data from a
+-- single thread", L483) at the lane clock, holding `threads` resident
+-- threads (the GPU preset's sm.max_warps x sm.warp_size; 1024 for the
+-- pre-Fermi GT330, as L770's "1024 threads per 8 cores") that share its L1
+-- data cache for global loads (`l1_bytes`: none before Fermi, L487; Kepler's
+-- global loads bypass it).  The GPU preset of each is the M-core preset of
+-- gpush.models.mech (M.MCORE_PRESETS).
+M.LANE_CPI = 1
+M.MCORE_PRESETS = { M1 = "gt330", M2 = "gtx480", M3 = "gtx660ti" }
+local figures_cache = {}
+function M.mcore_figures(id)
+  if figures_cache[id] then
+    return figures_cache[id]
+  end
+  local c, preset = M.named_core(id), M.MCORE_PRESETS[id]
+  if not c or c.kind ~= "M" or not preset then
+    error(("dark_silicon: '%s' is not a named M-core of Table 2.4b (M1, M2, M3)"):format(tostring(id)), 2)
+  end
+  local model = assert(require("gpush.models.mech").mcore.core(preset))
+  local cfg = model.gpu
+  local l1 = (cfg.gpu.compute_capability >= 2 and cfg.l1.cache_global) and cfg.l1.size_kb * 1024 or 0
+  local f = { lanes = c.sps, clock_ghz = c.lane_clock_ghz or c.clock_ghz, threads = cfg.sm.max_warps * cfg.sm.warp_size,
+    l1_bytes = l1, preset = preset }
+  figures_cache[id] = f
+  return f
+end
+
 -- The candidate cores at 45 nm: the frontier at p.frontier_points + 1
 -- evenly spaced scores from q_min to q_max (clock linear in q, thesis L806),
--- then the named cores of `chapter`'s dark-silicon study that have a score.
--- Each: { id, label, kind = "frontier"|"named", core = "S"|"M"|nil (frontier
--- cores serve as both), q, clock_ghz, area, power }.
-function M.cores(p, chapter)
+-- then the named cores of `chapter`'s dark-silicon study (or the ids in
+-- `ids`).  Each: { id, label, kind = "frontier"|"named", core = "S"|"M"|nil
+-- (frontier cores serve as both), q (S-cores), clock_ghz, area, power, and
+-- for named M-cores lanes, threads, l1_bytes (M.mcore_figures) }.
+function M.cores(p, chapter, ids)
   local list = {}
-  for k = 0, p.frontier_points do
-    local q = p.q_min + (p.q_max - p.q_min) * k / p.frontier_points
-    list[#list + 1] = { id = ("F%.2f"):format(q), label = ("frontier q=%.2f"):format(q), kind = "frontier", q = q,
-      clock_ghz = ub.frontier_clock(q, p.q_min, p.q_max, p.clock_min_ghz, p.clock_max_ghz),
-      area = M.area_frontier(q), power = M.power_frontier(q) }
+  if not ids then
+    for k = 0, p.frontier_points do
+      local q = p.q_min + (p.q_max - p.q_min) * k / p.frontier_points
+      list[#list + 1] = { id = ("F%.2f"):format(q), label = ("frontier q=%.2f"):format(q), kind = "frontier", q = q,
+        clock_ghz = ub.frontier_clock(q, p.q_min, p.q_max, p.clock_min_ghz, p.clock_max_ghz),
+        area = M.area_frontier(q), power = M.power_frontier(q) }
+    end
+  end
+  local wanted_id = {}
+  for _, id in ipairs(ids or {}) do
+    if not M.named_core(id) then
+      error(("dark_silicon: unknown core '%s' (Table 2.4 ids S1, S2, S3, S4, S4+, M1, M2, M3)"):format(tostring(id)), 2)
+    end
+    wanted_id[id] = true
   end
   for _, c in ipairs(named_cores) do
-    local wanted = false
-    for _, ch in ipairs(c.chapters) do
-      wanted = wanted or ch == chapter
+    local wanted = wanted_id[c.id] or false
+    if not ids then
+      for _, ch in ipairs(c.chapters) do
+        wanted = wanted or ch == chapter
+      end
     end
-    if wanted and c.q then
-      list[#list + 1] = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
+    if wanted then
+      local entry = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
         clock_ghz = c.clock_ghz, area = c.area, power = c.power, issue = c.issue }
+      if c.kind == "M" then
+        local f = M.mcore_figures(c.id)
+        entry.lanes, entry.threads, entry.l1_bytes, entry.clock_ghz = f.lanes, f.threads, f.l1_bytes, f.clock_ghz
+      end
+      list[#list + 1] = entry
     end
   end
   return list
@@ -265,6 +318,7 @@ end
 local function scaled(core, node)
   return { area = core.area * node.area, power = core.power * node.power }
 end
+M.scaled = scaled
 
 -- Benchmarks ----------------------------------------------------------------------------
 
@@ -283,8 +337,53 @@ function M.benchmarks()
   return list
 end
 
-local field_range = { f = { 0, 1 }, r_ls = { 0, 1 }, alpha_l1 = { 0, 100 }, beta_l1 = { 1e-12, 1e15 },
-  alpha_l2 = { 0, 100 }, beta_l2 = { 1e-12, 1e15 } }
+-- The range of each benchmark field, with why: alpha below 1 would make
+-- the power-law miss rate (C / (T beta))^(1 - alpha) grow with the cache.
+local FIELD_RANGE = {
+  f = { 0, 1, "a parallel fraction" }, r_ls = { 0, 1, "a fraction of the instructions" },
+  alpha_l1 = { 1, 100, "at least 1, or the miss rate would grow with the cache" },
+  beta_l1 = { 1e-12, 1e15, "a positive number of bytes" },
+  alpha_l2 = { 1, 100, "at least 1, or the miss rate would grow with the cache" },
+  beta_l2 = { 1e-12, 1e15, "a positive number of bytes" },
+}
+
+-- Checks one field of a benchmark: the value as a number, or nil and what
+-- was expected.
+local function check_field(key, value)
+  local range = FIELD_RANGE[key]
+  local v = tonumber(value)
+  if not v or v ~= v or v < range[1] or v > range[2] then
+    return nil, ("%s must be a number in [%g, %g] (%s), got '%s'"):format(key, range[1], range[2], range[3],
+      tostring(value))
+  end
+  return v
+end
+
+-- Checks a list of benchmarks (Lua tables with Table B.1's fields): nil
+-- when they are fine, else a message naming the benchmark and the field.
+-- Names must be unique.
+function M.check_benchmarks(list)
+  if type(list) ~= "table" or #list == 0 then
+    return "dark_silicon: benchmarks must be a non-empty list"
+  end
+  local seen = {}
+  for i, b in ipairs(list) do
+    if type(b.name) ~= "string" or b.name == "" then
+      return ("dark_silicon: benchmark %d has no name"):format(i)
+    end
+    if seen[b.name] then
+      return ("dark_silicon: benchmark '%s' is listed twice (%d and %d)"):format(b.name, seen[b.name], i)
+    end
+    seen[b.name] = i
+    for k = 2, #M.BENCHMARK_FIELDS do
+      local key = M.BENCHMARK_FIELDS[k]
+      local _, err = check_field(key, b[key])
+      if err then
+        return ("dark_silicon: benchmark '%s': %s"):format(b.name, err)
+      end
+    end
+  end
+end
 
 -- Reads benchmark inputs from a CSV file with the header
 -- name,f,r_ls,alpha_l1,beta_l1,alpha_l2,beta_l2 (Table B.1's columns; '#'
@@ -295,7 +394,7 @@ function M.load_benchmarks(path)
   if not f then
     return nil, ("%s: cannot open (%s)"):format(path, open_err)
   end
-  local list, header, line_no = {}, nil, 0
+  local list, header, line_no, line_of = {}, nil, 0, {}
   for line in f:lines() do
     line_no = line_no + 1
     line = line:gsub("\r$", "")
@@ -324,15 +423,18 @@ function M.load_benchmarks(path)
         f:close()
         return nil, ("%s:%d: empty benchmark name"):format(path, line_no)
       end
+      if line_of[b.name] then
+        f:close()
+        return nil, ("%s:%d: benchmark '%s' is already on line %d"):format(path, line_no, b.name, line_of[b.name])
+      end
+      line_of[b.name] = line_no
       for i = 2, #header do
-        local key, v = header[i], tonumber(cells[i])
-        local range = field_range[key]
-        if not v or v ~= v or v < range[1] or v > range[2] then
+        local v, err = check_field(header[i], cells[i])
+        if not v then
           f:close()
-          return nil, ("%s:%d: %s must be a number in [%g, %g], got '%s'"):format(path, line_no, key, range[1],
-            range[2], cells[i])
+          return nil, ("%s:%d: %s"):format(path, line_no, err)
         end
-        b[key] = v
+        b[header[i]] = v
       end
       list[#list + 1] = b
     end
@@ -353,8 +455,19 @@ end
 -- One core's performance P_C (Eq. 3.1-3.3) and the chip's bandwidth bound
 -- P_B (Eq. 3.4) for benchmark b on `node`, with `threads` threads on the
 -- core (sharing its L1) and `total` threads sharing the L2.
+-- A named M-core (core.lanes) runs its threads on min(lanes, threads)
+-- lanes at CPI_exe = M.LANE_CPI, sharing its own L1 (core.l1_bytes): P_C =
+-- lanes x eta(threads per lane) x nu / CPI_exe; `cpi` is not used.
 local function core_at(node, b, core, cpi, threads, total)
   local clock = core.clock_ghz * node.freq
+  if core.lanes then
+    local lanes = math.min(core.lanes, threads)
+    local m1 = ub.miss(core.l1_bytes, threads, b.alpha_l1, b.beta_l1)
+    local m2 = ub.miss(node.c_l2, total, b.alpha_l2, b.beta_l2)
+    local t = ub.wait_cycles(m1, m2, node.t_l1, node.t_l2, node.t_mem_ns * clock)
+    return lanes * ub.performance(M.LANE_CPI, clock, threads / lanes, b.r_ls, t),
+      ub.bandwidth(node.bandwidth_gbs, node.bytes, b.r_ls, m1, m2)
+  end
   local m1 = ub.miss(node.c_l1, threads, b.alpha_l1, b.beta_l1)
   local m2 = ub.miss(node.c_l2, total, b.alpha_l2, b.beta_l2)
   local t = ub.wait_cycles(m1, m2, node.t_l1, node.t_l2, node.t_mem_ns * clock)
@@ -372,9 +485,12 @@ M.core_at = core_at
 -- raises if a core's score cannot be reached.
 function M.calibrate(p, b, cores)
   local node = M.node(p, "itrs", 45)
-  local points = { { q = p.q_max, clock_ghz = p.clock_max_ghz } }
-  for i, c in ipairs(cores) do
-    points[i + 1] = { q = c.q, clock_ghz = c.clock_ghz, min_cpi = c.issue and 1 / c.issue or nil }
+  local points, scored = { { q = p.q_max, clock_ghz = p.clock_max_ghz } }, {}
+  for _, c in ipairs(cores) do
+    if c.q then -- M-cores have lanes, not a score
+      scored[#scored + 1] = c
+      points[#points + 1] = { q = c.q, clock_ghz = c.clock_ghz, min_cpi = c.issue and 1 / c.issue or nil }
+    end
   end
   local cpis, notes = ub.calibrate(points, function(point, cpi)
     return (core_at(node, b, point, cpi, 1, 1))
@@ -383,12 +499,12 @@ function M.calibrate(p, b, cores)
     error(("dark_silicon: %s: %s"):format(b.name, notes), 0)
   end
   local by_id, messages = {}, {}
-  for i, c in ipairs(cores) do
+  for i, c in ipairs(scored) do
     by_id[c.id] = cpis[i + 1]
   end
   for i, note in ipairs(notes) do
     local k = tonumber(note:match("^point (%d+)"))
-    messages[i] = ("%s: %s: %s"):format(b.name, cores[k - 1].id, note:gsub("^point %d+ ", ""))
+    messages[i] = ("%s: %s: %s"):format(b.name, scored[k - 1].id, note:gsub("^point %d+ ", ""))
   end
   return by_id, messages
 end
@@ -406,11 +522,7 @@ end
 -- copies of the named core p.baseline_core at 45 nm), calibrated like the
 -- designs.
 function M.baseline(p, b)
-  local named = M.named_core(p.baseline_core)
-  if not named or not named.q then
-    error(("dark_silicon: baseline_core '%s' is not a named S-core of Table 2.4a (S1 ... S4+)")
-      :format(p.baseline_core), 2)
-  end
+  local named = M.named_core(p.baseline_core) -- M.params checked it is a named S-core
   local core = { id = named.id, q = named.q, clock_ghz = named.clock_ghz, area = named.area, power = named.power }
   local cpi = M.calibrate(p, b, { core })[core.id]
   return symmetric_chip(M.node(p, "itrs", 45), b, core, cpi, p.baseline_cores)
@@ -418,42 +530,22 @@ end
 
 -- The search ---------------------------------------------------------------------------------
 
--- P_C and P_B of `n_max` chips with 1 ... n_max copies of a light core
--- running `threads` threads each, plus `extra` threads (the asymmetric
--- heavy core) on the L2: arrays pc[n], pb[n].
-local function light_arrays(node, b, core, cpi, threads, n_max, extra)
-  local pc, pb = {}, {}
-  for n = 1, n_max do
-    pc[n], pb[n] = core_at(node, b, core, cpi, threads, n * threads + extra)
-  end
-  return pc, pb
-end
-
--- The best of 1 ... n chips: running maximum of P_inf and where it is.
-local function running_best(pinf)
-  local best, arg = {}, {}
-  for n = 1, #pinf do
-    if n == 1 or pinf[n] > best[n - 1] then
-      best[n], arg[n] = pinf[n], n
-    else
-      best[n], arg[n] = best[n - 1], arg[n - 1]
-    end
-  end
-  return best, arg
-end
-
--- Keeps `design` in best[key] if it beats what is there.
-local function keep(best, key, design)
-  local old = best[key]
-  if not old or design.speedup > old.speedup then
-    best[key] = design
-  end
-end
+-- Designs whose speedups differ by less than this (relative) tie: the search
+-- keeps the first found (CPU before GPU; symmetric, asymmetric, dynamic,
+-- fused; light and heavy cores by ascending score) and reports the span of
+-- the tied designs' dark fractions.
+M.TIE = 1e-9
 
 -- The exhaustive search for one benchmark on one node: every organisation
--- (CPU-like, GPU-like), topology (Table 2.1), light core, heavy core (at
--- least the light core's score) and light-core count that fits the budgets.
--- `cores` from M.cores, `cpis` from M.calibrate, base_p1 / base_pinf from
+-- (CPU-like, GPU-like), topology (Table 2.1), light core and heavy core (at
+-- least the light core's score).  The light-core count is not searched: a
+-- design holds the most light cores its budgets allow,
+-- N = min(floor(A / a), floor(TDP / p)) around its heavy core (topology.
+-- max_cores), as [28]'s public re-implementations set it
+-- (UCSBarchlab/Charm dark_silicon_symmetric.charm line 60; liangwang/lumos
+-- lumos/model/system/homo.py perf_by_dark), and its dark fraction is
+-- 1 - powered area / A (topology.dark_fraction; Charm line 67).  `cores`
+-- from M.cores, `cpis` from M.calibrate, base_p1 / base_pinf from
 -- M.baseline.  opts.organizations / opts.topologies restrict the space;
 -- opts.threads overrides the threads per CPU-like core.  Returns the best
 -- design and a table "org/topology" -> that combination's best design.
@@ -467,16 +559,21 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
     topologies[topology.check(name)] = true
   end
   local budget = node.budget
-  local best = {}
+  local best, designs = {}, {}
+  local tied_speedup, tied_dark = {}, {} -- every design's speedup and dark fraction, for the ties
   local function record(org, name, light, heavy, n, p1, pinf)
     local ls, hs = scaled(light, node), heavy and scaled(heavy, node)
+    local speedup = topology.speedup(b.f, p1, pinf, base_p1, base_pinf)
+    local dark = topology.dark_fraction(name, ls, hs, budget, n)
+    tied_speedup[#tied_speedup + 1], tied_dark[#tied_dark + 1] = speedup, dark
+    local key = org .. "/" .. name
+    if best[key] and best[key].speedup >= speedup then
+      return
+    end
     local _, n_area, n_power = topology.max_cores(name, ls, hs, budget)
-    local design = { speedup = topology.speedup(b.f, p1, pinf, base_p1, base_pinf), organization = org,
-      topology = name, light = light.id, heavy = heavy and heavy.id, n = n,
-      cores = n + ((name == "asymmetric" or name == "dynamic") and 1 or 0),
-      dark_fraction = topology.dark_fraction(name, ls, hs, budget), limit = n_area <= n_power and "area" or "power",
-      p1 = p1, pinf = pinf }
-    keep(best, org .. "/" .. name, design)
+    best[key] = { speedup = speedup, organization = org, topology = name, light = light.id,
+      heavy = heavy and heavy.id, n = n, cores = n + ((name == "asymmetric" or name == "dynamic") and 1 or 0),
+      dark_fraction = dark, limit = n_area <= n_power and "area" or "power", p1 = p1, pinf = pinf }
   end
   -- the serial phase: one thread alone on the chip
   local heavies = {}
@@ -488,78 +585,53 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
   end
   for _, org in ipairs(orgs) do
     local threads = org == "cpu" and (opts.threads or p.cpu_threads) or p.gpu_threads
-    -- the heavy core's P_C in an asymmetric chip's parallel phase, per heavy
-    -- core and light-core count (up to the most light cores any chip holds)
-    local heavy_parallel, n_most = {}, 0
-    for _, light in ipairs(cores) do
-      if serves(light, org) then
-        n_most = math.max(n_most, (topology.max_cores("symmetric", scaled(light, node), nil, budget)))
+    -- the parallel phase of n light cores (plus `extra` threads on the L2:
+    -- the asymmetric heavy core's); many heavy cores leave the same n
+    local memo = {}
+    local function parallel(light, n, extra)
+      local key = ("%s/%d/%d"):format(light.id, n, extra)
+      local hit = memo[key]
+      if not hit then
+        local t = light.threads or threads -- a named M-core runs its own resident threads
+        hit = { core_at(node, b, light, cpis[light.id], t, n * t + extra) }
+        memo[key] = hit
       end
+      return hit[1], hit[2]
     end
     for _, light in ipairs(cores) do
       if serves(light, org) then
         local ls = scaled(light, node)
-        local n_cap = topology.max_cores("symmetric", ls, nil, budget)
-        if n_cap >= 1 then
-          local pc, pb = light_arrays(node, b, light, cpis[light.id], threads, n_cap, 0)
-          local pinf = {}
-          for n = 1, n_cap do
-            pinf[n] = math.min(n * pc[n], pb[n])
-          end
-          local upto, arg = running_best(pinf)
-          if topologies.symmetric then
+        if topologies.symmetric then
+          local n = topology.max_cores("symmetric", ls, nil, budget)
+          if n >= 1 then
             local pc1, pb1 = core_at(node, b, light, cpis[light.id], 1, 1) -- serial: one thread on one light core
-            record(org, "symmetric", light, nil, arg[n_cap], math.min(pc1, pb1), upto[n_cap])
+            local pc, pb = parallel(light, n, 0)
+            record(org, "symmetric", light, nil, n, math.min(pc1, pb1), math.min(n * pc, pb))
           end
-          local pca, pba -- asymmetric: the heavy core's thread also shares the L2
-          for _, h in ipairs(heavies) do
-            local heavy = h.core
-            if heavy.q >= light.q then
-              if topologies.dynamic then
-                local n = topology.max_cores("dynamic", ls, h.scaled, budget)
-                if n >= 1 then
-                  record(org, "dynamic", light, heavy, arg[n], h.p1, upto[n])
-                end
+        end
+        for _, h in ipairs(heavies) do
+          local heavy = h.core
+          if not light.q or heavy.q >= light.q then -- an M-core light core pairs with every heavy core
+            if topologies.dynamic then
+              local n = topology.max_cores("dynamic", ls, h.scaled, budget)
+              if n >= 1 then
+                local pc, pb = parallel(light, n, 0)
+                record(org, "dynamic", light, heavy, n, h.p1, math.min(n * pc, pb))
               end
-              if topologies.fused then
-                local n = topology.max_cores("fused", ls, h.scaled, budget)
-                local n_min = math.max(1, math.ceil(h.scaled.area / ls.area - 1e-9))
-                if n >= n_min then
-                  local at, value = arg[n], upto[n]
-                  if at < n_min then -- the running best lies below the fused core's floor
-                    at, value = n_min, pinf[n_min]
-                    for k = n_min + 1, n do
-                      if pinf[k] > value then
-                        at, value = k, pinf[k]
-                      end
-                    end
-                  end
-                  record(org, "fused", light, heavy, at, h.p1, value)
-                end
+            end
+            if topologies.fused then
+              local n = topology.max_cores("fused", ls, h.scaled, budget)
+              if n >= 1 and topology.fits("fused", n, ls, h.scaled, budget) then
+                local pc, pb = parallel(light, n, 0)
+                record(org, "fused", light, heavy, n, h.p1, math.min(n * pc, pb))
               end
-              if topologies.asymmetric then
-                local n = topology.max_cores("asymmetric", ls, h.scaled, budget)
-                if n >= 1 then
-                  if not pca then
-                    pca, pba = light_arrays(node, b, light, cpis[light.id], threads, n_cap, 1)
-                  end
-                  local ph = heavy_parallel[heavy.id]
-                  if not ph then
-                    ph = {}
-                    for k = 1, n_most do
-                      ph[k] = core_at(node, b, heavy, cpis[heavy.id], 1, k * threads + 1)
-                    end
-                    heavy_parallel[heavy.id] = ph
-                  end
-                  local at, value = 0, -1
-                  for k = 1, n do
-                    local v = math.min(ph[k] + k * pca[k], pba[k])
-                    if v > value then
-                      at, value = k, v
-                    end
-                  end
-                  record(org, "asymmetric", light, heavy, at, h.p1, value)
-                end
+            end
+            if topologies.asymmetric then
+              local n = topology.max_cores("asymmetric", ls, h.scaled, budget)
+              if n >= 1 then
+                local pc, pb = parallel(light, n, 1)
+                local ph = core_at(node, b, heavy, cpis[heavy.id], 1, n * (light.threads or threads) + 1)
+                record(org, "asymmetric", light, heavy, n, h.p1, math.min(ph + n * pc, pb))
               end
             end
           end
@@ -576,6 +648,18 @@ function M.search(p, node, b, cores, cpis, base_p1, base_pinf, opts)
       end
     end
   end
+  if overall then
+    -- designs as fast as the best (at the bandwidth wall many tie exactly:
+    -- every light core gives the same P_B): the span of their dark fractions
+    local lo, hi = overall.dark_fraction, overall.dark_fraction
+    local floor = overall.speedup * (1 - M.TIE)
+    for i, speedup in ipairs(tied_speedup) do
+      if speedup >= floor then
+        lo, hi = math.min(lo, tied_dark[i]), math.max(hi, tied_dark[i])
+      end
+    end
+    overall.dark_tied = { lo, hi }
+  end
   return overall, best
 end
 
@@ -589,7 +673,7 @@ function M.geomean(values)
   return math.exp(sum / #values)
 end
 
-local function mean(values)
+function M.mean(values)
   local sum = 0
   for _, v in ipairs(values) do
     sum = sum + v
@@ -598,7 +682,7 @@ local function mean(values)
 end
 
 -- The lower median.
-local function median(values)
+function M.median(values)
   local sorted = {}
   for i, v in ipairs(values) do
     sorted[i] = v
@@ -646,6 +730,7 @@ end
 function M.project_node(p, scaling, node_nm, cores, prepared, opts)
   local node = M.node(p, scaling, node_nm)
   local speedups, darks, counts, topos, orgs, rows = {}, {}, {}, {}, {}, {}
+  local tied_lo, tied_hi = {}, {}
   local per_topology = {}
   for i, pr in ipairs(prepared) do
     local best, by = M.search(p, node, pr.bench, cores, pr.cpis, pr.base_p1, pr.base_pinf, opts)
@@ -655,6 +740,7 @@ function M.project_node(p, scaling, node_nm, cores, prepared, opts)
     end
     speedups[i], darks[i], counts[i], topos[i], orgs[i] = best.speedup, best.dark_fraction, best.cores,
       best.topology, best.organization
+    tied_lo[i], tied_hi[i] = best.dark_tied[1], best.dark_tied[2]
     rows[i] = { benchmark = pr.bench.name, best = best, by = by }
     for _, name in ipairs(topology.NAMES) do
       local top
@@ -676,8 +762,8 @@ function M.project_node(p, scaling, node_nm, cores, prepared, opts)
       by_topology[name] = M.geomean(per_topology[name])
     end
   end
-  return { node_nm = node_nm, scaling = scaling, speedup = M.geomean(speedups), dark_fraction = mean(darks),
-    cores = median(counts), topology = mode(topos, topology.NAMES), organization = mode(orgs, topology.ORGANIZATIONS),
+  return { node_nm = node_nm, scaling = scaling, speedup = M.geomean(speedups), dark_fraction = M.mean(darks),
+    dark_tied = { M.mean(tied_lo), M.mean(tied_hi) }, cores = M.median(counts), topology = mode(topos, topology.NAMES), organization = mode(orgs, topology.ORGANIZATIONS),
     by_topology = by_topology, benchmarks = rows }
 end
 
@@ -690,6 +776,10 @@ function M.project(opts)
   opts = opts or {}
   local p = M.params(opts.params)
   local benchmarks = opts.benchmarks or M.benchmarks()
+  local bad = M.check_benchmarks(benchmarks)
+  if bad then
+    error(bad, 2)
+  end
   local scalings = opts.scalings or M.SCALINGS
   local nodes = opts.nodes or M.NODES
   local cores, prepared, notes = M.prepare(p, benchmarks, 3)
@@ -700,6 +790,65 @@ function M.project(opts)
       result.nodes[#result.nodes + 1] = M.project_node(p, scaling, node_nm, cores, prepared, opts.search)
       if opts.progress then
         opts.progress(#result.nodes, total, ("%s %d nm"):format(scaling, node_nm))
+      end
+    end
+  end
+  return result
+end
+
+-- The inputs of [28] nothing reachable prints, each with the range its
+-- sources allow (docs/darksilicon.md "Unknown inputs"): the projection is run
+-- once more at each end of a range that differs from the parameter's value.
+M.UNKNOWNS = {
+  { name = "bandwidth_gbs", values = { 21, 200 },
+    why = "BW_max: the baseline i7-965's 21 GB/s (Table 2.4a) to the 200 GB/s of the thesis's GPU study (L881)" },
+  { name = "l2_mb", values = { 1, 8 },
+    why = "L2 capacity: the baseline's four 256 KB L2s to its 8 MB last-level cache (Table 2.4a)" },
+  { name = "bytes_per_access", values = { 64, 128 },
+    why = "b: a 64 B CPU cache line to a 128 B GPU L1 line (thesis L1175)" },
+  { name = "gpu_threads", values = { 128, 1024 },
+    why = "T_M: L770's '1024 threads per 8 cores' read per lane (128) or per core (1024)" },
+}
+
+-- The projection with its sensitivity band: M.project(opts), then one run
+-- per end of each M.UNKNOWNS range that differs from the run's own value
+-- (opts.unknowns restricts the list).  Each node gains
+--   band = { speedup = { lo, hi }, dark_fraction = { lo, hi },
+--            runs = { { name, value, speedup, dark_fraction }, ... } }
+-- (lo, hi over the default and every run).  opts.progress as for project.
+function M.project_band(opts)
+  opts = opts or {}
+  local result = M.project(opts)
+  local p = result.params
+  local index = {}
+  for i, node in ipairs(result.nodes) do
+    index[node.scaling .. "/" .. node.node_nm] = i
+    node.band = { speedup = { node.speedup, node.speedup }, dark_fraction = { node.dark_fraction, node.dark_fraction },
+      runs = {} }
+  end
+  for _, unknown in ipairs(opts.unknowns or M.UNKNOWNS) do
+    for _, value in ipairs(unknown.values) do
+      if value ~= p[unknown.name] then
+        local params = {}
+        for k, v in pairs(opts.params or {}) do
+          params[k] = v
+        end
+        params[unknown.name] = value
+        local run = M.project { params = params, scalings = opts.scalings, nodes = opts.nodes,
+          benchmarks = opts.benchmarks, search = opts.search }
+        for _, node in ipairs(run.nodes) do
+          local target = result.nodes[index[node.scaling .. "/" .. node.node_nm]]
+          local band = target.band
+          band.speedup[1] = math.min(band.speedup[1], node.speedup)
+          band.speedup[2] = math.max(band.speedup[2], node.speedup)
+          band.dark_fraction[1] = math.min(band.dark_fraction[1], node.dark_fraction)
+          band.dark_fraction[2] = math.max(band.dark_fraction[2], node.dark_fraction)
+          band.runs[#band.runs + 1] = { name = unknown.name, value = value, speedup = node.speedup,
+            dark_fraction = node.dark_fraction }
+        end
+        if opts.progress then
+          opts.progress(("%s = %g"):format(unknown.name, value))
+        end
       end
     end
   end
@@ -762,21 +911,33 @@ local function relative_to(result, value)
   return result
 end
 
+-- The L2 study's reference share of the die: 30 % (thesis L879, "compared to
+-- a 30% cache area").  Not a projection input: the projection's L2 is l2_mb.
+M.L2_STUDY_SHARE = 0.3
+
 -- Fig. 3.5(a): a symmetric CPU at 45 nm (opts.node_nm, opts.scaling) as the
 -- L2's share of a fixed die varies (opts.shares, default 0 ... 0.9).  The
--- die is area_mm2 / (1 - l2_share); the L2 holds l2_mb at l2_share and
--- scales with its area; L2 power and latency changes are ignored (as the
--- thesis does).  rows[i].ratio: speedup over the default share.
+-- die is area_mm2 / (1 - reference share); the L2 holds l2_mb at the
+-- reference share (opts.reference_share, default M.L2_STUDY_SHARE) and scales
+-- with its area; L2 power and latency changes are ignored (as the thesis
+-- does).  rows[i].ratio: speedup over the reference share.
 function M.l2_study(opts)
   opts = opts or {}
   local p = M.params(opts.params)
-  local die = p.area_mm2 / (1 - p.l2_share)
+  local reference = opts.reference_share or M.L2_STUDY_SHARE
+  if type(reference) ~= "number" or reference <= 0 or reference >= 1 then
+    error(("dark_silicon.l2_study: reference_share must be in (0, 1), got %s"):format(tostring(reference)), 2)
+  end
+  local die = p.area_mm2 / (1 - reference)
   local points = {}
   for i, share in ipairs(opts.shares or { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9 }) do
-    points[i] = { value = share, changes = { area_mm2 = die * (1 - share), l2_mb = p.l2_mb * share / p.l2_share },
+    if type(share) ~= "number" or share < 0 or share >= 1 then
+      error(("dark_silicon.l2_study: an L2 share must be in [0, 1), got %s"):format(tostring(share)), 2)
+    end
+    points[i] = { value = share, changes = { area_mm2 = die * (1 - share), l2_mb = p.l2_mb * share / reference },
       search = { organizations = { "cpu" }, topologies = { "symmetric" } } }
   end
-  return relative_to(study(opts, points, { scaling = "itrs", node_nm = 45 }), p.l2_share)
+  return relative_to(study(opts, points, { scaling = "itrs", node_nm = 45 }), reference)
 end
 
 -- Fig. 3.5(b): a symmetric GPU-like chip at 45 nm as the memory bandwidth
@@ -803,355 +964,6 @@ function M.smt_study(opts)
     points[i] = { value = t, search = { organizations = { "cpu" }, topologies = { "symmetric" }, threads = t } }
   end
   return relative_to(study(opts, points, { scaling = "itrs", node_nm = 8 }), 1)
-end
-
--- Chapters 4-5 (thesis Sec. 4.5, Fig. 4.16) -------------------------------------------------
-
--- Fig. 4.16's counts the thesis prints (L1414-1419): at 8 nm, 16 Xeons (S3)
--- with conservative scaling and 29 with ITRS scaling, power-limited.  (Its
--- 480 A8s at 8 nm are area-limited and say nothing of the power budget.)
-M.FIG_4_16 = {
-  { scaling = "conservative", node_nm = 8, core = "S3", n = 16 },
-  { scaling = "itrs", node_nm = 8, core = "S3", n = 29 },
-}
-
--- The power budgets under which the most copies of each core in `counts`
--- (default M.FIG_4_16) that fit are exactly the printed numbers when power
--- limits them: n <= P / (TDP x power factor) < n + 1 for each, so P lies in
--- [n x c, (n + 1) x c) with c = TDP x power factor; returns the
--- intersection lo, hi (hi excluded), or nil when the counts disagree.
-function M.back_solve_power(counts)
-  local lo, hi = 0, math.huge
-  for _, row in ipairs(counts or M.FIG_4_16) do
-    local c = M.named_core(row.core)
-    if not c then
-      error(("dark_silicon.back_solve_power: unknown core '%s'"):format(tostring(row.core)), 2)
-    end
-    local per_core = c.power * M.factors(row.scaling, row.node_nm).power
-    lo, hi = math.max(lo, row.n * per_core), math.min(hi, (row.n + 1) * per_core)
-  end
-  if lo >= hi then
-    return nil
-  end
-  return lo, hi
-end
-
--- The Chapters 4-5 variant's own power budget: 60 W, a round value inside
--- the interval M.back_solve_power() gives for Fig. 4.16's counts
--- ([59.14, 60.48) W; blem-spec H6).  The Chapter 3 projection keeps
--- power_w (125 W, darksilicon.md).  An explicit params.power_w overrides it.
-M.VARIANT_POWER_W = 60
-
--- Parameters of the Chapters 4-5 variant: `overrides` with the variant's
--- power budget unless they set power_w.
-function M.variant_params(overrides)
-  local q = { power_w = M.VARIANT_POWER_W }
-  for k, v in pairs(overrides or {}) do
-    q[k] = v
-  end
-  return M.params(q)
-end
-
--- The most copies of each named core (Table 2.4) a symmetric chip holds at
--- every node under the variant's budgets (M.variant_params), and whether
--- area or power decides it.  Returns rows
--- { scaling, node_nm, core, n, n_area, n_power, limit }.
-function M.core_counts(opts)
-  opts = opts or {}
-  local p = M.variant_params(opts.params)
-  local rows = {}
-  for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
-    for _, node_nm in ipairs(opts.nodes or M.NODES) do
-      local node = M.node(p, scaling, node_nm)
-      for _, c in ipairs(named_cores) do
-        local n, n_area, n_power = topology.max_cores("symmetric", scaled(c, node), nil, node.budget)
-        rows[#rows + 1] = { scaling = scaling, node_nm = node_nm, core = c.id, n = n, n_area = n_area,
-          n_power = n_power, limit = n_area <= n_power and "area" or "power" }
-      end
-    end
-  end
-  return rows
-end
-
--- A seeded uniform generator in [0, 1) (Park-Miller minimal standard,
--- exact in doubles, so Lua 5.4 and LuaJIT draw the same numbers).
-function M.random(seed)
-  local state = math.floor(seed or 1) % 2147483647
-  if state <= 0 then
-    state = state + 2147483646
-  end
-  return function()
-    state = (16807 * state) % 2147483647
-    return (state - 1) / 2147483646
-  end
-end
-
--- Each numeric field of `inputs` (except those in `keep`) multiplied by a
--- factor drawn uniformly from [1 - noise, 1 + noise], fields visited in
--- sorted order so a seed gives the same draw everywhere (thesis L1821:
--- "a random amount of error between -20% to +20% to each term").  Nested
--- tables (a workload's S-core and M-core input records, a class mix) are
--- perturbed the same way, in the same sorted walk.  bounds[name] = { min =,
--- max =, whole = } keeps a field in its range (rates in [0, 1], a count of
--- at least one warp) and whole fields whole numbers.
-function M.perturb(inputs, noise, draw, keep, bounds)
-  local names = {}
-  for k, v in pairs(inputs) do
-    if (type(v) == "number" or type(v) == "table") and not (keep and keep[k]) then
-      names[#names + 1] = k
-    end
-  end
-  table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
-  local out = {}
-  for k, v in pairs(inputs) do
-    out[k] = v
-  end
-  for _, k in ipairs(names) do
-    local v = inputs[k]
-    if type(v) == "table" then
-      v = M.perturb(v, noise, draw, keep, bounds)
-    else
-      v = v * (1 + noise * (2 * draw() - 1))
-      local range = bounds and bounds[k]
-      if range then
-        if range.whole then
-          v = math.floor(v + 0.5)
-        end
-        v = math.max(range.min or -math.huge, math.min(range.max or math.huge, v))
-      end
-    end
-    out[k] = v
-  end
-  return out
-end
-
--- The Chapters 4-5 variant (thesis L1397-1448, L1821): named cores only,
--- symmetric chips with the most copies of each core that fit per node
--- under the variant's budgets (M.variant_params: 60 W back-solved), the
--- parallel fraction fixed at opts.f (default 0.99) for S-cores, and
--- opts.noise (default 0) relative error on each workload input, drawn with
--- opts.seed (default 1).  opts.perf(core, node, workload, n) -> P_1, P_inf
--- (or nil: the core cannot run the workload) plugs in a core model; the default is the upper-bound model on named
--- cores with a score (S1 ... S4+, M1 as an M-core with gpu_threads).  The
--- baseline's P_1, P_inf come from opts.baseline(workload), else from
--- opts.perf on baseline_cores copies of baseline_core at 45 nm, else from
--- the upper-bound model (M.baseline).  opts.bounds keeps perturbed workload
--- fields in their ranges (M.perturb; default r_ls in [0, 1]).  Returns rows { scaling, node_nm, benchmark, core, n, speedup,
--- dark_fraction }, per (scaling, node, kind) the geometric mean of each
--- benchmark's best core (summary), the perturbed workloads and the
--- calibration's notes.
-function M.variant(opts)
-  opts = opts or {}
-  local p = M.variant_params(opts.params)
-  local f = opts.f or 0.99
-  local noise, draw = opts.noise or 0, M.random(opts.seed or 1)
-  local benchmarks = opts.benchmarks or M.benchmarks()
-  local ids = opts.cores or { "S1", "S2", "S3", "S4+", "M1" }
-  local cores = {}
-  for i, id in ipairs(ids) do
-    local c = M.named_core(id)
-    if not c then
-      error(("dark_silicon.variant: unknown core '%s' (Table 2.4 ids S1 ... S4+, M1 ... M3)"):format(id), 2)
-    end
-    if not opts.perf and not c.q then
-      error(("dark_silicon.variant: the upper-bound model needs a score for core %s; pass opts.perf"):format(id), 2)
-    end
-    cores[i] = { id = c.id, label = c.id .. " " .. c.name, kind = "named", core = c.kind, q = c.q,
-      clock_ghz = c.clock_ghz, area = c.area, power = c.power, issue = c.issue }
-  end
-  local workloads = {}
-  for i, b in ipairs(benchmarks) do
-    local w = noise > 0 and M.perturb(b, noise, draw, { f = true }, opts.bounds or { r_ls = { min = 0, max = 1 } }) or b
-    workloads[i] = w
-  end
-  local rows, summary, notes = {}, {}, {}
-  local prepared = {}
-  local baseline = opts.baseline
-  if not baseline and opts.perf then
-    -- a custom core model predicts the baseline chip too: baseline_cores
-    -- copies of baseline_core at 45 nm
-    local b = M.named_core(p.baseline_core)
-    local entry = { id = b.id, label = b.id .. " " .. b.name, kind = "named", core = b.kind, q = b.q,
-      clock_ghz = b.clock_ghz, area = b.area, power = b.power, issue = b.issue }
-    baseline = function(w)
-      return opts.perf(entry, M.node(p, "itrs", 45), w, p.baseline_cores)
-    end
-  end
-  for i, w in ipairs(workloads) do
-    local base_p1, base_pinf
-    if baseline then
-      base_p1, base_pinf = baseline(w)
-    else
-      base_p1, base_pinf = M.baseline(p, w)
-    end
-    local cpis, messages
-    if not opts.perf then
-      cpis, messages = M.calibrate(p, w, cores)
-      table.move(messages, 1, #messages, #notes + 1, notes)
-    end
-    prepared[i] = { bench = w, cpis = cpis, base_p1 = base_p1, base_pinf = base_pinf }
-  end
-  for _, scaling in ipairs(opts.scalings or M.SCALINGS) do
-    for _, node_nm in ipairs(opts.nodes or M.NODES) do
-      local node = M.node(p, scaling, node_nm)
-      local best_of = { S = {}, M = {} }
-      for _, pr in ipairs(prepared) do
-        local best = {}
-        for _, c in ipairs(cores) do
-          local sc = scaled(c, node)
-          local n = topology.max_cores("symmetric", sc, nil, node.budget)
-          if n >= 1 then
-            local p1, pinf
-            if opts.perf then
-              p1, pinf = opts.perf(c, node, pr.bench, n)
-            else
-              local threads = c.core == "M" and p.gpu_threads or p.cpu_threads
-              local pc1, pb1 = core_at(node, pr.bench, c, pr.cpis[c.id], 1, 1)
-              local pcn, pbn = core_at(node, pr.bench, c, pr.cpis[c.id], threads, n * threads)
-              p1, pinf = topology.performance("symmetric", { n = n, light = pcn, light_serial = pc1,
-                bandwidth_serial = pb1, bandwidth_parallel = pbn })
-            end
-            if p1 then -- a custom model returns nil for a workload the core cannot run
-              local row = { scaling = scaling, node_nm = node_nm, benchmark = pr.bench.name, core = c.id,
-                kind = c.core, n = n,
-                speedup = topology.speedup(c.core == "S" and f or pr.bench.f, p1, pinf, pr.base_p1, pr.base_pinf),
-                dark_fraction = topology.dark_fraction("symmetric", sc, nil, node.budget) }
-              rows[#rows + 1] = row
-              if not best[c.core] or row.speedup > best[c.core].speedup then
-                best[c.core] = row
-              end
-            end
-          end
-        end
-        for kind, row in pairs(best) do
-          table.insert(best_of[kind], row)
-        end
-      end
-      for _, kind in ipairs { "S", "M" } do
-        local list = best_of[kind]
-        if #list > 0 then
-          local speedups, darks, counts = {}, {}, {}
-          for i, row in ipairs(list) do
-            speedups[i], darks[i], counts[i] = row.speedup, row.dark_fraction, row.n
-          end
-          summary[#summary + 1] = { scaling = scaling, node_nm = node_nm, kind = kind, speedup = M.geomean(speedups),
-            dark_fraction = mean(darks), cores = median(counts) }
-        end
-      end
-    end
-  end
-  return { rows = rows, summary = summary, workloads = workloads, notes = notes }
-end
-
--- The custom core models in the Chapters 4-5 variant (thesis L1436-1448) ------------------
-
--- Table 2.4's ids and issue 16's core presets (gpush.models.mech).
-M.CUSTOM_PRESETS = { S1 = "a8", S2 = "atom", S3 = "xeon", S4 = "nehalem", ["S4+"] = "sandybridge",
-  M1 = "gt330", M2 = "gtx480", M3 = "gtx660ti" }
-
--- A perf function for M.variant over the custom S-core and M-core models.
--- At a node a core keeps its microarchitecture and runs at its Table 2.4
--- clock x the frequency factor (memory latency stays fixed in ns, as both
--- models hold it).  S-core: one core runs the workload's S-side inputs in T
--- seconds, P_1 = 1 / T and P_inf = n / T (the custom models drop Table
--- 2.3's bandwidth min, L512, and have no cache contention between cores,
--- L1380).  M-core: the model runs the kernel's measured inputs on a chip of
--- n SMs (its warps spread over them), P_1 = P_inf = 1 / T: the M-core model
--- has its own parallelism (L1448).  Rates are workloads per second, so S
--- and M speedups over the same baseline compare.  nil where the core has
--- no inputs for the workload (the kernel does not fit one of its SMs).
-function M.custom_perf()
-  local mech = require "gpush.models.mech"
-  local models = {}
-  local function model(core, node, n)
-    local preset = M.CUSTOM_PRESETS[core.id]
-    local key = ("%s %g %d"):format(core.id, node.freq, core.core == "M" and n or 1)
-    if not models[key] then
-      local m, err
-      if core.core == "S" then
-        m, err = mech.score.core(preset, { freq_ghz = core.clock_ghz * node.freq })
-      else
-        m, err = mech.mcore.core(preset, { ("clock.core_mhz=%.9g"):format(core.clock_ghz * 1000 * node.freq),
-          ("sm.count=%d"):format(n) })
-      end
-      if not m then
-        error(("dark_silicon.custom_perf: core %s (%s): %s"):format(core.id, preset, err), 0)
-      end
-      models[key] = m
-    end
-    return models[key]
-  end
-  return function(core, node, workload, n)
-    local inputs = core.core == "S" and workload.s or workload.m[M.CUSTOM_PRESETS[core.id]]
-    if not inputs then
-      return nil
-    end
-    local r, err = model(core, node, n):predict(inputs, { effects = false })
-    if not r then
-      error(("dark_silicon.custom_perf: %s on core %s: %s"):format(workload.name, core.id, err), 0)
-    end
-    if core.core == "S" then
-      return 1 / r.seconds, n / r.seconds
-    end
-    return 1 / r.seconds, 1 / r.seconds
-  end
-end
-
--- A workload for custom_perf from a gpush kernel: s = the S-side inputs
--- translated from the kernel's M-side record for an out-of-order target
--- (Chapter 5; opts.simd_width, default 4), m[preset] = each M-core preset's
--- inputs measured on the kernel (absent where it does not fit an SM), f =
--- opts.f (default 0.99, the variant's).  Returns the workload, or nil and a
--- message.
-function M.custom_workload(kernel, name, opts)
-  opts = opts or {}
-  local mech = require "gpush.models.mech"
-  local translate = require "gpush.models.mech.translate"
-  local declared = mech.params.inputs.by_name
-  local m_record, err = translate.m_record_from_kernel_info(kernel:info())
-  if not m_record then
-    return nil, err
-  end
-  local s_record, why = translate.m_to_s(m_record, { simd_width = opts.simd_width or 4, target = "ooo" })
-  if not s_record then
-    return nil, why
-  end
-  local s = {}
-  for k, v in pairs(s_record) do
-    if declared[k] then
-      s[k] = v
-    end
-  end
-  local w = { name = name, f = opts.f or 0.99, s = s, m = {}, skipped = {} }
-  for _, id in ipairs { "M1", "M2", "M3" } do
-    local preset = M.CUSTOM_PRESETS[id]
-    local model = assert(mech.mcore.core(preset))
-    local inputs, no = model:inputs(kernel)
-    if inputs then
-      w.m[preset] = inputs
-    else
-      w.skipped[#w.skipped + 1] = ("%s: %s"):format(id, no)
-    end
-  end
-  return w
-end
-
--- The ranges M.perturb keeps custom workload inputs in: each declared
--- input's (a rate in [0, 1], at least one warp, MLP and ILP at least 1);
--- warps, blocks and resident warps stay whole.
-function M.custom_bounds()
-  local mech = require "gpush.models.mech"
-  local bounds = {}
-  for _, d in ipairs(mech.params.inputs.list) do
-    if d.min or d.max then
-      bounds[d.name] = { min = d.min, max = d.max }
-    end
-  end
-  for _, name in ipairs { "warps", "blocks", "W_SM" } do
-    bounds[name] = bounds[name] or { min = 1 }
-    bounds[name].whole = true
-  end
-  return bounds
 end
 
 return M

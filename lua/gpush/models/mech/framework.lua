@@ -365,8 +365,9 @@ local function unknown_class(model, n_i)
 end
 
 -- Checks an input table against the model: unknown names, bad values,
--- inputs a module needs but the table lacks, and n_i classes the model's
--- family does not know (when a module reads n_i).  Returns the checked
+-- inputs a module needs but the table lacks, n_i classes the model's
+-- family does not know (when a module reads n_i), and the relations no
+-- measurement breaks (params.relations) among the inputs the model reads.  Returns the checked
 -- copy, or nil and a message naming the input (and the module that needs
 -- it).
 function Model:check_inputs(inputs)
@@ -404,6 +405,10 @@ function Model:check_inputs(inputs)
     if err then
       return nil, err
     end
+  end
+  local broken = params.check_relations(checked, self.hw, self.kind, function(name) return by_name[name] ~= nil end)
+  if broken then
+    return nil, ("%s '%s': %s"):format(kind_label(self), self.name, broken)
   end
   return checked
 end
@@ -637,8 +642,13 @@ function M.module_list(tree, place, known, base, opts)
   local drop = {}
   for _, n in ipairs(opts.without or {}) do
     if not present[n] then
-      local guess = text.closest(n, names)
-      fail(("without: the model has no module '%s'%s"):format(n, guess and (" (did you mean '" .. guess .. "'?)") or ""))
+      local have = {}
+      for _, m in ipairs(list) do
+        have[#have + 1] = m.name
+      end
+      local guess = text.closest(n, have)
+      fail(("without: the model has no module '%s'%s; its modules: %s"):format(n,
+        guess and guess ~= n and (" (did you mean '" .. guess .. "'?)") or "", table.concat(have, ", ")))
     end
     drop[n] = true
   end

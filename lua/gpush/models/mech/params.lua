@@ -3,7 +3,7 @@
 -- description), and the checks that validate them the way gpush.schema's GPU
 -- parameters are validated (gpush.config's coercion and wording).
 --
--- Three registries:
+-- Three registries (parameter groups of gpush.schema, declared with its helper):
 --  * score: S-core hardware (Table 2.4a, Table 4.1's core-level inputs);
 --  * mcore: M-core hardware (Table 2.4b, Table 4.2's core- and chip-level
 --    inputs).  Those with `gpu` derive from a GPU configuration (gpush.schema):
@@ -15,6 +15,7 @@
 -- {micro-op type -> count}) and `ports` (R(mu, r): micro-op type -> list of
 -- port numbers).
 local config = require "gpush.config"
+local schema = require "gpush.schema"
 local text = require "gpush.text"
 
 local M = {}
@@ -29,20 +30,16 @@ M.SCORE_CLASSES = {
 M.SCORE_LOADS = { load = true, simd_load = true }
 M.SCORE_SIMD_MEMORY = { simd_load = true, simd_store = true }
 
-local function registry()
-  local list, by_name = {}, {}
-  local function declare(spec)
-    spec.name = spec[1]
-    spec.type = spec[2]
-    list[#list + 1] = spec
-    by_name[spec.name] = spec
-  end
-  return { list = list, by_name = by_name }, declare
+-- A registry is a parameter group of gpush.schema, declared with the same
+-- helper as the GPU parameters.
+local function registry(name)
+  local group = schema.group(name)
+  return group, group.declare
 end
 
 -- S-core hardware ------------------------------------------------------------------
 
-local score, sp = registry()
+local score, sp = registry("mech.score")
 M.score = score
 sp { "exec", "enum", values = { "in_order", "out_of_order" }, unit = "", default = "in_order",
   desc = "Execution model (Table 2.4a); selects the in-order (Eq. 4.3) or out-of-order base" }
@@ -112,7 +109,7 @@ local function no_caches(cfg)
   return cfg.gpu.compute_capability < 2
 end
 
-local mcore, mp = registry()
+local mcore, mp = registry("mech.mcore")
 M.mcore = mcore
 mp { "sms", "int", unit = "SMs", desc = "SM: streaming multiprocessors (Table 4.2)",
   gpu = function(cfg) return cfg.sm.count end, from = "sm.count" }
@@ -199,7 +196,7 @@ mp { "area_mm2", "number", unit = "mm^2", min = 0, max = 1e5, optional = true,
 
 -- Workload inputs -------------------------------------------------------------------
 
-local inputs, ip = registry()
+local inputs, ip = registry("mech.inputs")
 M.inputs = inputs
 -- S-core (Table 4.1): totals over the run
 ip { "f_inf", "number", unit = "", min = 0, max = 1, optional = true,
@@ -243,6 +240,148 @@ ip { "avg_trans_warp", "number", unit = "transactions", min = 1,
 ip { "B_off_chip", "number", unit = "bytes", min = 0, optional = true,
   desc = "Bytes per warp moved off chip (measured; else N_off_chip x avg_trans_warp x b)" }
 ip { "MLP", "number", unit = "requests", min = 1, desc = "Memory-level parallelism per warp" }
+
+-- The fields of `record` that are declared workload inputs: what a core
+-- model takes from a record that also carries measurements only other
+-- models use (a translated record's footprint, loop counts, SIMD shares).
+function M.declared_inputs(record)
+  local out = {}
+  for k, v in pairs(record) do
+    if inputs.by_name[k] then
+      out[k] = v
+    end
+  end
+  return out
+end
+
+-- Relations between inputs ------------------------------------------------------------
+
+-- What no measurement can give, declared once: relations between inputs
+-- (and the core's parameters).  The framework checks each relation whose
+-- inputs a model reads (`needs`; `hw`: parameters of the core) before any
+-- module runs, and refuses the inputs naming the relation, the values and
+-- why.  `holds(i, hw)` -> true when the values are possible.  A relative
+-- slack of 1e-9 absorbs rounding of per-warp averages.  `repair(i, hw)`
+-- moves inputs that noise pushed out of a relation back onto its edge
+-- (gpush.models.mech.variant's +-20 % input noise), in list order.
+local SLACK = 1e-9
+local function at_most(a, b)
+  return a <= b * (1 + SLACK) + SLACK
+end
+-- The instructions a class mix (n_i) counts.
+local function mix_total(n_i)
+  local total = 0
+  for _, v in pairs(n_i) do
+    total = total + v
+  end
+  return total
+end
+M.mix_total = mix_total
+
+M.relations = {
+  { "N_mL2 <= N_mL1", needs = { "N_mL2", "N_mL1" }, why = "an L2 miss is an L1 miss first",
+    holds = function(i) return at_most(i.N_mL2, i.N_mL1) end,
+    repair = function(i) i.N_mL2 = math.min(i.N_mL2, i.N_mL1) end },
+  { "N_mL3 <= N_mL2", needs = { "N_mL3", "N_mL2" }, why = "an L3 miss is an L2 miss first",
+    holds = function(i) return at_most(i.N_mL3, i.N_mL2) end,
+    repair = function(i) i.N_mL3 = math.min(i.N_mL3, i.N_mL2) end },
+  { "N_mL3o <= N_mL3", needs = { "N_mL3o", "N_mL3" }, why = "overlapping L3 misses are L3 misses",
+    holds = function(i) return at_most(i.N_mL3o, i.N_mL3) end,
+    repair = function(i) i.N_mL3o = math.min(i.N_mL3o, i.N_mL3) end },
+  { "ILP <= window", needs = { "ILP" }, hw = { "window" }, kind = "score",
+    why = "ILP is measured over the window: no more instructions issue together than the window holds",
+    holds = function(i, hw) return at_most(i.ILP, hw.window) end,
+    repair = function(i, hw) i.ILP = math.min(i.ILP, hw.window) end },
+  { "sum of n_i = N_I", needs = { "n_i", "N_I" },
+    why = "n_i counts the same instructions by class (1 % apart at most)",
+    holds = function(i) return math.abs(mix_total(i.n_i) - i.N_I) <= 0.01 * math.max(1, i.N_I) end,
+    values = function(i) return ("sum of n_i = %.6g, N_I = %.6g"):format(mix_total(i.n_i), i.N_I) end,
+    repair = function(i) i.N_I = mix_total(i.n_i) end },
+  { "N_br_miss <= n_i.branch", needs = { "N_br_miss", "n_i" }, kind = "score",
+    why = "a mispredicted branch is a branch",
+    holds = function(i) return at_most(i.N_br_miss, i.n_i.branch or 0) end,
+    values = function(i) return ("N_br_miss = %.6g, n_i.branch = %.6g"):format(i.N_br_miss, i.n_i.branch or 0) end,
+    repair = function(i) i.N_br_miss = math.min(i.N_br_miss, i.n_i.branch or 0) end },
+  { "N_SFU + N_CF_div <= N_I", needs = { "N_SFU", "N_CF_div", "N_I" },
+    why = "SFU and divergence-extra instructions are instructions of the warp",
+    holds = function(i) return at_most(i.N_SFU + i.N_CF_div, i.N_I) end,
+    repair = function(i)
+      i.N_SFU = math.min(i.N_SFU, i.N_I)
+      i.N_CF_div = math.min(i.N_CF_div, i.N_I - i.N_SFU)
+    end },
+  { "N_mem <= N_I", needs = { "N_mem", "N_I" }, why = "memory instructions are instructions of the warp",
+    holds = function(i) return at_most(i.N_mem, i.N_I) end,
+    repair = function(i) i.N_mem = math.min(i.N_mem, i.N_I) end },
+  { "N_sync <= N_I", needs = { "N_sync", "N_I" }, why = "barriers are instructions of the warp",
+    holds = function(i) return at_most(i.N_sync, i.N_I) end,
+    repair = function(i) i.N_sync = math.min(i.N_sync, i.N_I) end },
+  { "N_off_chip <= N_mem", needs = { "N_off_chip", "N_mem" },
+    why = "an access served off chip is a memory instruction",
+    holds = function(i) return at_most(i.N_off_chip, i.N_mem) end,
+    repair = function(i) i.N_off_chip = math.min(i.N_off_chip, i.N_mem) end },
+  { "blocks <= warps", needs = { "blocks", "warps" }, why = "every thread block holds at least one warp",
+    holds = function(i) return at_most(i.blocks, i.warps) end,
+    repair = function(i) i.blocks = math.min(i.blocks, i.warps) end },
+  { "avg_trans_warp <= 2 x warp_size", needs = { "avg_trans_warp" }, hw = { "warp_size" }, kind = "mcore",
+    why = "a warp access takes at most one transaction per thread, two when it straddles a line",
+    holds = function(i, hw) return at_most(i.avg_trans_warp, 2 * hw.warp_size) end,
+    repair = function(i, hw) i.avg_trans_warp = math.min(i.avg_trans_warp, 2 * hw.warp_size) end },
+}
+
+-- A copy of inputs `i` with every relation that applies (as check_relations
+-- decides, every input read) repaired, in list order: what the variant's
+-- input noise needs so perturbed inputs stay possible.
+function M.repair_relations(i, hw, kind)
+  local out = {}
+  for k, v in pairs(i) do
+    out[k] = v
+  end
+  for _, rel in ipairs(M.relations) do
+    local applies = rel.kind == nil or rel.kind == kind
+    for _, name in ipairs(rel.needs) do
+      applies = applies and out[name] ~= nil
+    end
+    for _, name in ipairs(rel.hw or {}) do
+      applies = applies and hw[name] ~= nil
+    end
+    if applies and not rel.holds(out, hw) then
+      rel.repair(out, hw)
+    end
+  end
+  return out
+end
+
+-- Checks the relations against checked inputs `i` and a core's parameters
+-- `hw` (kind "score" or "mcore"); `reads(name)` says whether the model reads
+-- an input.  Returns nil, or a message naming the relation, the values and
+-- why it must hold.
+function M.check_relations(i, hw, kind, reads)
+  for _, rel in ipairs(M.relations) do
+    local applies = rel.kind == nil or rel.kind == kind
+    for _, name in ipairs(rel.needs) do
+      applies = applies and i[name] ~= nil and reads(name)
+    end
+    for _, name in ipairs(rel.hw or {}) do
+      applies = applies and hw[name] ~= nil
+    end
+    if applies and not rel.holds(i, hw) then
+      local values
+      if rel.values then
+        values = rel.values(i)
+      else
+        local parts = {}
+        for _, name in ipairs(rel.needs) do
+          parts[#parts + 1] = ("%s = %.6g"):format(name, i[name])
+        end
+        for _, name in ipairs(rel.hw or {}) do
+          parts[#parts + 1] = ("%s = %s"):format(name, tostring(hw[name]))
+        end
+        values = table.concat(parts, ", ")
+      end
+      return ("inputs break %s (%s): %s"):format(rel[1], values, rel.why)
+    end
+  end
+end
 
 -- Validation -----------------------------------------------------------------------
 

@@ -100,14 +100,6 @@ M.uops = module {
   end,
 }
 
-local function sum(t)
-  local n = 0
-  for _, v in pairs(t) do
-    n = n + v
-  end
-  return n
-end
-
 M.latency = module {
   name = "latency", adds = {},
   description = "average instruction latency: sum of n_i l_i, loads at t_L1 (Avg. Inst. Lat.)",
@@ -115,7 +107,7 @@ M.latency = module {
   inputs = { "n_i", "N_I" }, params = { "latency", "t_l1", "simd_mem_extra" },
   latency = function(s)
     local n_i, lat = s.input.n_i, s.hw.latency
-    local total, cycles = sum(n_i), 0
+    local total, cycles = params.mix_total(n_i), 0
     for class, n in pairs(n_i) do
       local l = params.SCORE_LOADS[class] and s.hw.t_l1 or lat[class]
       if params.SCORE_SIMD_MEMORY[class] then

@@ -159,25 +159,25 @@ function M.fits(name, n, light, heavy, budget)
   return true
 end
 
--- The dark fraction of a core type and topology in a budget: the share of
--- the area budget that must stay unpowered because of the power budget
--- (thesis L612).  0 when area, not power, limits the light-core count;
--- otherwise 1 - (area running in the parallel phase, with as many light
--- cores as the power budget allows) / area budget.  The heavy core counts
--- as running in parallel phases only in the asymmetric topology, and only
--- if the power budget can run it.  nil when the heavy core does not fit the
--- area budget.  Never falls as the power budget shrinks.
-function M.dark_fraction(name, light, heavy, budget)
+-- The dark fraction of a design: the share of the area budget that is not
+-- powered while its parallel phase runs (thesis L612: "the fraction of a
+-- multicore chip's area that must go unused due to power constraints"), with
+-- [28]'s rule as its public re-implementations state it for a symmetric chip
+-- (UCSBarchlab/Charm Charm/models_charm/dark_silicon_symmetric.charm line 67:
+-- D = 1 - N a / A):
+--   1 - (n A_L (1 + tau for fused) + A_H for asymmetric) / area budget,
+-- n the design's light cores (default: the most that fit, max_cores).  The
+-- heavy core is dark in the parallel phase of a dynamic chip (switched off)
+-- and counts as light-core area in a fused one.  nil when the heavy core does
+-- not fit the area budget.  Never falls as the power budget shrinks.
+function M.dark_fraction(name, light, heavy, budget, n)
   M.check(name, 2)
-  local n_area, n_power, a_l = budget_counts(name, light, heavy, budget)
+  local n_area, _, a_l = budget_counts(name, light, heavy, budget)
   if not n_area then
     return nil
   end
-  n_power = math.max(0, n_power)
-  if n_area <= n_power then
-    return 0
-  end
-  local running = n_power * a_l
+  n = n or M.max_cores(name, light, heavy, budget)
+  local running = n * a_l
   if name == "asymmetric" and heavy.power <= budget.power then
     running = running + heavy.area
   end
@@ -214,62 +214,67 @@ end
 M.HILL_MARTY = { "symmetric", "asymmetric", "dynamic" }
 
 -- The cores a Hill-Marty design with r BCEs per big core has:
--- symmetric floor(n / r) cores of r BCEs; asymmetric one r-BCE core plus
--- floor(n - r) 1-BCE cores; dynamic n 1-BCE cores (r of them fuse).
+-- symmetric n / r cores of r BCEs; asymmetric one r-BCE core plus n - r
+-- 1-BCE cores; dynamic n 1-BCE cores (r of them fuse).  Rounded to the
+-- nearest whole core: a design of hill_marty_best always has whole cores,
+-- and a floor would turn 256 / (256 / 39) = 38.999... into 38.
 function M.hill_marty_cores(name, n, r)
   if name == "symmetric" then
-    return math.floor(n / r + 1e-9)
+    return math.floor(n / r + 0.5)
   elseif name == "asymmetric" then
-    return 1 + math.floor(n - r + 1e-9)
+    return 1 + math.floor(n - r + 0.5)
   end
-  return math.floor(n + 1e-9)
+  return math.floor(n + 0.5)
 end
 
--- The r in [1, n] with the best Hill-Marty speedup: a grid of at most
--- opts.grid points (default 100000; steps of 0.001 BCE when n is small),
--- then golden-section refinement within one step of the grid's best, so r
--- is found finely, not only at powers of two.  Returns
--- { topology, f, n, best_r, cores, speedup }.
+-- The realizable design of rank k (1 ... n) of a topology on n BCEs:
+-- symmetric k cores of n / k BCEs each; asymmetric and dynamic a big core of
+-- k BCEs (whole base cores, so the rest of the chip is whole 1-BCE cores).
+local function design_r(name, n, k)
+  if name == "symmetric" then
+    return n / k
+  end
+  return k
+end
+
+-- The realizable design with the best Hill-Marty speedup for a whole number
+-- n >= 1 of BCEs: every design of whole cores (symmetric: k cores of n / k
+-- BCEs, so r is found finely, not only at powers of two; asymmetric and
+-- dynamic: a big core of k whole BCEs).  The speedup is unimodal in k, so
+-- for large n a grid of at most opts.grid (default 100000) ranks is refined
+-- by every rank within one grid step of its best.  Returns { topology, f,
+-- n, best_r, cores, speedup }; cores is exact.
 function M.hill_marty_best(name, f, n, opts)
   opts = opts or {}
-  if type(f) ~= "number" or f < 0 or f > 1 then
+  if type(f) ~= "number" or f ~= f or f < 0 or f > 1 then
     error(("topology.hill_marty_best: f must be in [0, 1], got %s"):format(tostring(f)), 2)
   end
-  if type(n) ~= "number" or n < 1 then
-    error(("topology.hill_marty_best: n must be a number of BCEs >= 1, got %s"):format(tostring(n)), 2)
+  if type(n) ~= "number" or n ~= n or n < 1 or n ~= math.floor(n) or n == math.huge then
+    error(("topology.hill_marty_best: n must be a whole number of BCEs >= 1, got %s"):format(tostring(n)), 2)
   end
-  local function s(r)
-    return M.hill_marty(name, f, n, r, opts.perf)
+  local function s(k)
+    return M.hill_marty(name, f, n, design_r(name, n, k), opts.perf)
   end
   local grid = opts.grid or 100000
-  local step = math.max(0.001, (n - 1) / grid)
-  local best_r, best = 1, s(1)
-  local r = 1
-  while r < n do
-    r = math.min(n, r + step)
-    local v = s(r)
+  local step = math.max(1, math.floor(n / grid))
+  local best_k, best = 1, s(1)
+  for k = 1 + step, n, step do
+    local v = s(k)
     if v > best then
-      best_r, best = r, v
+      best_k, best = k, v
     end
   end
-  -- golden-section search in [best_r - step, best_r + step] (clamped to [1, n])
-  local a, b = math.max(1, best_r - step), math.min(n, best_r + step)
-  local g = (math.sqrt(5) - 1) / 2
-  local c, d = b - g * (b - a), a + g * (b - a)
-  for _ = 1, 60 do
-    if s(c) > s(d) then
-      b = d
-    else
-      a = c
+  if step > 1 then
+    for k = math.max(1, best_k - step), math.min(n, best_k + step) do
+      local v = s(k)
+      if v > best then
+        best_k, best = k, v
+      end
     end
-    c, d = b - g * (b - a), a + g * (b - a)
   end
-  local refined = (a + b) / 2
-  if s(refined) > best then
-    best_r, best = refined, s(refined)
-  end
-  return { topology = name, f = f, n = n, best_r = best_r, cores = M.hill_marty_cores(name, n, best_r),
-    speedup = best }
+  local r = design_r(name, n, best_k)
+  return { topology = name, f = f, n = n, best_r = r, cores = M.hill_marty_cores(name, n, r), speedup = best }
 end
+
 
 return M

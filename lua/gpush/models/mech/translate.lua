@@ -63,7 +63,8 @@ M.M_FIELDS = {
   { "N_sync", "syncs/warp", "barriers per warp" },
   { "N_branch", "warp insts/warp", "branch instructions per warp" },
   { "N_CF_div", "warp insts/warp", "extra instructions per warp due to control-flow divergence" },
-  { "N_off_chip", "insts/warp", "memory instructions per warp served off chip (Eq. 5.3)" },
+  { "N_off_chip", "insts/warp", "memory instructions per warp served off chip (Eq. 5.3, at most N_mem)" },
+  { "off_chip_transactions", "transactions/warp", "Eq. 5.3 as printed: F_off-chip / (b N_warps)" },
   { "avg_trans_warp", "transactions", "transactions per memory instruction" },
   { "B_off_chip", "B/warp", "bytes per warp moved off chip" },
   { "MLP", "requests", "memory-level parallelism per warp" },
@@ -124,6 +125,8 @@ M.DEFAULTS = {
   bytes_per_transaction = 128,   -- b of Eq. 5.3: one coalesced 128 B segment
   on_chip_bytes = 16 * 1024 * 4, -- C_on-chip of Eq. 5.1-5.2: pre-Fermi shared memory, 16 KB x 4 SMs (L487)
   ooo_ilp = 6.2,                 -- OoO S-core target: the suite average ILP (L1610, L1756)
+  inorder_window = 2,            -- in-order S-core target: its ILP is measured at window 2 (Eq. 4.7), so the
+                                 -- M-core's ILP (L1610) is taken up to 2
   branch_miss_rate = 0.03,       -- M -> S: 3 % of branches mispredict (L1752)
   line_bytes = 64,               -- S-core cache line: one miss per line (L1626)
   caches = { 32 * 1024, 256 * 1024, 8 * 1024 * 1024 }, -- S-core L1D, L2, L3 capacities (Sandybridge i7-2600)
@@ -206,8 +209,10 @@ end
 --  * MLP = 1 and ILP = the S-core's (Table 5.1: "Low (~1)"; in-order ILP
 --    equivalent, L1610).
 -- opts: unroll, warp_size, warps_per_block, bytes_per_transaction,
--- on_chip_bytes, sms, max_warps, uncoalesced_transactions, dictionary
--- (default M.X86).  Returns the M record or nil, message.
+-- on_chip_bytes, sms, max_warps, uncoalesced_transactions, caching (the
+-- target has an L2: R_l2 is given), dictionary (default M.X86); a target
+-- M-core's own are M.target_options(model).  Returns the M record or nil,
+-- message.
 function M.s_to_m(s, opts)
   opts = opts or {}
   if type(s) ~= "table" then
@@ -264,6 +269,7 @@ function M.s_to_m(s, opts)
     coalesced = s.stride1_fraction or 0
   end
   local on_chip, b = option(opts, "on_chip_bytes"), option(opts, "bytes_per_transaction")
+  local avg_trans = coalesced + (1 - coalesced) * option(opts, "uncoalesced_transactions")
   local off_chip_bytes = math.max(fields.footprint_bytes - on_chip, 0) -- Eq. 5.2
   local sms = option(opts, "sms")
   return {
@@ -282,14 +288,118 @@ function M.s_to_m(s, opts)
     N_sync = s.inner_loops or 0,
     N_CF_div = 0,
     N_con = 0,
-    N_off_chip = off_chip_bytes / (b * warps), -- Eq. 5.3
+    -- Eq. 5.3 as printed (b-byte transactions per warp); an instruction moves
+    -- at least one, so at most every memory instruction goes off chip
+    -- (N_off_chip), the bytes beyond stay in B_off_chip
+    off_chip_transactions = off_chip_bytes / (b * warps),
+    N_off_chip = math.min(off_chip_bytes / (b * warps), (loads + stores) * per_warp),
     B_off_chip = off_chip_bytes / warps,
     coalesced = coalesced,
-    avg_trans_warp = coalesced + (1 - coalesced) * option(opts, "uncoalesced_transactions"),
+    avg_trans_warp = avg_trans,
+    -- a caching M-core (Fermi, Kepler; opts.caching): every global access reaches
+    -- the L2 (Kepler's L1 does not hold global loads), one request per transaction
+    R_l2 = opts.caching and (loads + stores) * per_warp * avg_trans or nil,
     MLP = 1,
     ILP = s.ILP,
     active_lanes = warp_size,
     footprint_bytes = fields.footprint_bytes,
+  }
+end
+
+-- The translation options of a target M-core model (gpush.models.mech.mcore):
+-- its SMs and resident warps, b (its transaction bytes), and the on-chip
+-- capacity of Eq. 5.2: before compute capability 2.0 the shared memory per
+-- SM x the SMs (L1636; 16 KB on the pre-Fermi SM, L487, where the thesis
+-- writes 64 KB), from 2.0 the L2 plus the L1s that hold global loads (the
+-- thesis's "could be modified for newer M-cores with on-chip caches", L1636);
+-- caching = the target has an L2.
+function M.target_options(model)
+  local cfg = model.gpu
+  local cc, sms = cfg.gpu.compute_capability, cfg.sm.count
+  local on_chip
+  if cc < 2 then
+    on_chip = cfg.sm.shared_kb * 1024 * sms
+  else
+    on_chip = cfg.l2.size_kb * 1024 + (cfg.l1.cache_global and cfg.l1.size_kb * 1024 * sms or 0)
+  end
+  return { on_chip_bytes = on_chip, sms = sms, max_warps = cfg.sm.max_warps, bytes_per_transaction = model.hw.b,
+    warp_size = cfg.sm.warp_size, caching = cc >= 2 }
+end
+
+-- The naive translation of Sec. 5.1 (Table 5.1 taken literally, L1574-1577):
+-- one thread per outer-loop iteration (the SIMD width and unroll ignored),
+-- each x86 micro-op one PTX instruction of every thread (the per-iteration
+-- counts are the per-warp counts), an L2 miss an off-chip access, an SSE
+-- access a coalesced one, ILP and MLP 1, a sync per inner loop.  opts as
+-- s_to_m (warp_size, warps_per_block, sms, max_warps,
+-- uncoalesced_transactions, caching).  Returns the M record or nil, message.
+function M.naive_s_to_m(s, opts)
+  opts = opts or {}
+  for _, key in ipairs { "N_M", "N_outer", "N_mL2" } do
+    local _, err = need(s, key, "naive_s_to_m")
+    if err then
+      return nil, err
+    end
+  end
+  local by, err = M.classify(s.n_i or {}, M.X86, "naive_s_to_m")
+  if not by then
+    return nil, err
+  end
+  local warp_size = option(opts, "warp_size")
+  local iterations = s.N_outer
+  if iterations < 1 then
+    return nil, "translate.naive_s_to_m: no outer-loop iterations, so no threads"
+  end
+  local warps = math.ceil(iterations / warp_size - 1e-9)
+  local per = 1 / iterations
+  local loads, stores = s.N_load or by.load, s.N_store or by.store
+  local coalesced = s.simd_fraction or 0
+  local avg_trans = coalesced + (1 - coalesced) * option(opts, "uncoalesced_transactions")
+  local n_mem = (loads + stores) * per
+  return {
+    warps = warps, blocks = math.ceil(warps / option(opts, "warps_per_block") - 1e-9), threads = iterations,
+    warp_size = warp_size,
+    W_SM = math.min(math.ceil(warps / option(opts, "sms") - 1e-9), option(opts, "max_warps")),
+    N_I = s.N_M * per, n_i = rename(by, M.TRACE_CLASS, per), N_SFU = by.sfu * per,
+    N_load = loads * per, N_store = stores * per, N_mem = n_mem, N_branch = by.branch * per,
+    N_sync = s.inner_loops or 0, N_CF_div = 0, N_con = 0,
+    N_off_chip = math.min(s.N_mL2 / warps, n_mem),
+    coalesced = coalesced, avg_trans_warp = avg_trans,
+    R_l2 = opts.caching and n_mem * avg_trans or nil,
+    MLP = 1, ILP = 1, active_lanes = warp_size,
+  }
+end
+
+-- The naive translation the other way (Table 5.1 taken literally): scalar
+-- code, one iteration per thread, each warp instruction one micro-op per
+-- thread, ILP 1, every off-chip access an L1, L2 and LLC miss, each
+-- divergent extra instruction a mispredicted branch (at most the branches).
+-- Returns the S record or nil, message.
+function M.naive_m_to_s(m, opts)
+  opts = opts or {}
+  for _, key in ipairs { "warps", "N_I" } do
+    local _, err = need(m, key, "naive_m_to_s")
+    if err then
+      return nil, err
+    end
+  end
+  local by, err = M.classify(m.n_i or {}, M.TRACE, "naive_m_to_s")
+  if not by then
+    return nil, err
+  end
+  local warp_size = m.warp_size or option(opts, "warp_size")
+  local threads = m.threads or m.warps * warp_size
+  local factor = m.warps * warp_size
+  local n_i = rename(by, M.S_CLASS, factor)
+  n_i.load, n_i.store = by.load * factor, by.store * factor
+  local off_chip = (m.N_off_chip or (m.B_off_chip or 0) / option(opts, "bytes_per_transaction")) * m.warps
+  local branches = by.branch * factor
+  return {
+    N_I = m.N_I * factor, N_M = m.N_I * factor, n_i = n_i, ILP = 1,
+    N_load = by.load * factor, N_store = by.store * factor, simd_fraction = 0, simd_width = 1,
+    N_outer = threads, inner_loops = m.N_sync or 0, N_branch = branches,
+    N_br_miss = math.min((m.N_CF_div or 0) * m.warps, branches),
+    N_mL1 = off_chip, N_mL2 = off_chip, N_mL3 = off_chip, N_mL3o = 0, N_mITLB = 0, N_mDTLB = 0,
   }
 end
 
@@ -323,7 +433,8 @@ end
 --    vector classes for SIMD code, loads and stores split by the SIMD share;
 --  * N_outer = threads / simd_width (L1654);
 --  * ILP: the M-core's for an in-order target (opts.target = "inorder",
---    A8/Atom, L1610); the suite average (6.2) for an out-of-order one;
+--    A8/Atom, L1610), at most the window it is measured at (inorder_window,
+--    2); the suite average (6.2) for an out-of-order one;
 --  * N_load, N_store: copied (as lane-operations, L1618);
 --  * simd_fraction = the M-core's coalesced share (L1644);
 --  * N_br_miss = 3 % of the branches (L1752);
@@ -333,8 +444,8 @@ end
 --    each level's capacity misses, one miss per line (L1626); no TLB misses
 --    and no overlapping L3 misses are predicted.
 -- opts: target ("ooo" default, or "inorder"), simd_width (4 SSE default, 8
--- AVX), bytes_per_transaction, on_chip_bytes, ooo_ilp, branch_miss_rate,
--- line_bytes, caches = { L1D, L2, L3 } bytes.
+-- AVX), bytes_per_transaction, on_chip_bytes, ooo_ilp, inorder_window,
+-- branch_miss_rate, line_bytes, caches = { L1D, L2, L3 } bytes.
 function M.m_to_s(m, opts)
   opts = opts or {}
   if type(m) ~= "table" then
@@ -357,7 +468,8 @@ function M.m_to_s(m, opts)
     error(("translate.m_to_s: target must be 'ooo' or 'inorder', got '%s'"):format(tostring(target)), 2)
   end
   if target == "inorder" and type(m.ILP) ~= "number" then
-    return nil, "translate.m_to_s: an in-order target takes the M-core's ILP: the measurement has no 'ILP'"
+    return nil, "translate.m_to_s: an in-order target takes the M-core's ILP: the measurement has no 'ILP' "
+      .. "(translate.m_record_from_kernel measures it)"
   end
   local warp_size = m.warp_size or option(opts, "warp_size")
   local warps = fields.warps
@@ -421,7 +533,7 @@ function M.m_to_s(m, opts)
     N_I = fields.N_I * factor,
     N_M = fields.N_I * factor,
     n_i = n_i,
-    ILP = target == "inorder" and m.ILP or option(opts, "ooo_ilp"),
+    ILP = target == "inorder" and math.min(m.ILP, option(opts, "inorder_window")) or option(opts, "ooo_ilp"),
     N_load = loads * factor,
     N_store = stores * factor,
     simd_fraction = simd,
@@ -438,6 +550,23 @@ function M.m_to_s(m, opts)
     N_mITLB = 0,
     N_mDTLB = 0,
   }
+end
+
+-- An M-core measurement from a gpush kernel (any trace or synthetic
+-- kernel): m_record_from_kernel_info's record plus the warp's ILP (in order,
+-- unit latency, gpush's kernel:mix pass, as the M-core's measured input), so
+-- an in-order S-core target can take it (L1610).
+function M.m_record_from_kernel(kernel, opts)
+  local record, err = M.m_record_from_kernel_info(kernel:info(), opts)
+  if not record then
+    return nil, err
+  end
+  local mix, mix_err = kernel:mix { rule = "lines", banks = 32, bank_bytes = 4 }
+  if not mix then
+    return nil, mix_err
+  end
+  record.ILP = mix.ilp_levels > 0 and math.max(1, mix.insts / mix.ilp_levels) or 1
+  return record
 end
 
 -- An M-core measurement from a gpush kernel's info() (any trace or
