@@ -8,7 +8,7 @@
 //   FfmaOp  fma.rn.f32                    -> FFMA
 //   DfmaOp  fma.rn.f64                    -> DFMA
 //   MufuOp  rsqrt.approx.ftz.f32          -> MUFU.RSQ (converges to 1: never inf)
-//   IntOp   add.s32 then xor.b32          -> IADD3, LOP3 (no algebra folds an
+//   IntOp   add.s32 then xor.b32          -> IMAD.IADD, LOP3 on sm_90 (no algebra folds an
 //                                            alternating chain; a pure add
 //                                            chain would fold into one IMAD)
 //   ImadOp  mad.lo.s32                    -> IMAD

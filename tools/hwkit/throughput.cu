@@ -22,8 +22,8 @@ __global__ void streams(int iters, typename Op::T x0, typename Op::T a, typename
   using T = typename Op::T;
   T x[ILP];
 #pragma unroll
-  for (int c = 0; c < ILP; c++)
-    x[c] = x0 + T(c);
+  for (int c = 0; c < ILP; c++) // per-thread seeds: a warp-uniform chain would move to the uniform datapath
+    x[c] = x0 + T(c) + T(threadIdx.x);
   hwkit::Mark m0;
   if (CLOCKED)
     m0 = hwkit::mark();
@@ -48,8 +48,9 @@ __global__ void streams(int iters, typename Op::T x0, typename Op::T a, typename
     out[0] = s;
 }
 
-// FP32 and integer together: four FFMA chains and four IADD3/LOP3 chains,
-// 64 of each a trip.
+// FP32 and integer together: four FFMA chains and four integer chains
+// (IntOp: an add, which ptxas issues as IMAD.IADD on sm_90, and a LOP3), 64
+// of each a trip.
 template <bool CLOCKED>
 __global__ void mixed(int iters, float x0, unsigned u0, float a, float b, unsigned ia, unsigned ib, float *out,
                       hwkit::ClockRec *rec) {
@@ -57,8 +58,8 @@ __global__ void mixed(int iters, float x0, unsigned u0, float a, float b, unsign
   unsigned u[ILP / 2];
 #pragma unroll
   for (int c = 0; c < ILP / 2; c++) {
-    x[c] = x0 + float(c);
-    u[c] = u0 + unsigned(c);
+    x[c] = x0 + float(c) + float(threadIdx.x); // per-thread seeds: no uniform-datapath chains
+    u[c] = u0 + unsigned(c) + threadIdx.x;
   }
   hwkit::Mark m0;
   if (CLOCKED)

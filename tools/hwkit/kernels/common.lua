@@ -29,10 +29,17 @@ local PTX = {
   IntOp = { "^xor%.b32", 64 },                 -- and 64 add.s32 (with the counter's, 65)
 }
 
+-- The SASS classes of a chain's step where it is not one instruction of the
+-- measured class: in a dependent chain ptxas issues IntOp's add as IMAD.IADD
+-- (the FMA pipe) and its xor as LOP3 on sm_90, where in independent streams
+-- both are IADD3/LOP3 on the integer pipe (read off an H100 run's SASS;
+-- tools/hwkit/sass_check.lua).
+local STEPS = { IntOp = { "imad", "int" } }
+
 -- The loop's own instructions at the end of a trip: the counter, the
 -- compare (depends on it) and the branch back (on the compare).
 local function loop_tail(body)
-  body[#body + 1] = { "int" }
+  body[#body + 1] = { "uniform" } -- ptxas keeps the counter in a uniform register (UIADD3)
   body[#body + 1] = { "int", dep = 1 }
   body[#body + 1] = { "branch", dep = 1 }
   return body
@@ -58,8 +65,9 @@ end
 -- chains.cu: chain<Op, false>.
 function M.chain(name, class, op, regs, trips)
   local body = {}
+  local pattern = STEPS[op] or { class }
   for i = 1, 128 do
-    body[i] = { class, dep = i == 1 and 4 or 1 }
+    body[i] = { pattern[(i - 1) % #pattern + 1], dep = i == 1 and 4 or 1 }
   end
   loop_tail(body)
   return desc { name = name, grid = 1, block = 32, regs = regs, shmem = 0, trips = trips, body = body,
