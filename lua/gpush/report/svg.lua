@@ -1472,6 +1472,9 @@ local function hierarchical_roofline(fn, data, opts, roofs, ceilings)
     doc = new_doc(fn, opts)
     areas = { layout(doc, legend_width(entries, nil, doc), 58) }
     outer = areas[1]
+    if panels[1].label ~= "" then -- one named panel (a model): its name above the plot
+      areas[1].top = areas[1].top + 18
+    end
   end
   for pi, panel in ipairs(panels) do
     local area = areas[pi]
@@ -1479,7 +1482,7 @@ local function hierarchical_roofline(fn, data, opts, roofs, ceilings)
     local yt, y_of = axis(y_lo, y_hi, area.bottom, area.top, true)
     draw_y_axis(doc, area, yt, y_of)
     draw_x_axis(doc, area, xt, x_of)
-    if #panels > 1 then
+    if panel.label ~= "" then
       draw_panel_title(doc, area, panel.label, y_tick_w)
     end
     draw_roofs(doc, area, roofs, ceilings, x_of, y_of, xt[1].value, xt[#xt].value, yt[1].value)
