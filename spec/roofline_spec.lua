@@ -228,11 +228,14 @@ describe("gpush.report.sweep.roofline", function()
     -- the bounds have no memory traffic of their own: no panel
     assert.matches('class="panel%-title">gpumech%-gto<', text)
     assert.is_nil(text:find(">bounds<", 1, true))
-    -- results without the engine's facts (an earlier gpush's) are refused with the reason
+    -- results without the engine's facts (an earlier gpush's) get a figure that says so
     res.extra.roofline = nil
+    assert.are.same({ dir .. "/roof_roofline.svg" }, assert(require("gpush.report.sweep").roofline(res, dir)))
+    assert.matches("These results carry no kernel profiles", helper.read_file(paths[1]), 1, true)
+    res.extra.roofline = { point = {}, machine = { roofs = {}, ceilings = {} }, kernels = { { fp32 = -1 } } }
     local ok, err = require("gpush.report.sweep").roofline(res, dir)
     assert.is_nil(ok)
-    assert.matches("no kernel profiles", err, 1, true)
+    assert.matches("extra.roofline.kernels[1].fp32 must be a non-negative number", err, 1, true)
     os.execute("rm -rf " .. dir)
   end)
 end)

@@ -1,6 +1,7 @@
 -- Renders every SVG plot kind in headless Chromium (Debian's `chromium`,
 -- optional: the spec is pending with a message where it is absent; CI
--- installs it with tools/setup.sh) and checks what a reader sees:
+-- installs it, GPUSH_RENDER_CHECKS=1 bash tools/setup.sh) and checks what a
+-- reader sees:
 --   * the PNG is not blank: enough pixels differ from the white background,
 --     in both halves of the image, in several colours (the PNG is decoded
 --     here, a small inflate and the five PNG filters, so the check needs
@@ -578,8 +579,8 @@ end
 
 describe("SVG plots rendered by headless Chromium", function()
   if not chromium then
-    pending("chromium not installed (tools/setup.sh installs it; or apt-get install -y chromium): "
-      .. "SVG render and text-box checks skipped")
+    pending("chromium not installed (GPUSH_RENDER_CHECKS=1 bash tools/setup.sh, as CI does, or apt-get install -y "
+      .. "chromium): SVG render and text-box checks skipped")
     return
   end
   it("tells a blank drawing from a plot (the check can fail)", function()

@@ -1652,6 +1652,26 @@ function M.tornado(data, opts)
   return doc:finish()
 end
 
+-- (f) A note in place of a plot ------------------------------------------------------------
+
+-- A figure that says why a plot is missing: the title and `lines` of text
+-- (data = { lines = {...} }), so a report never leaves a reader guessing.
+function M.note(data, opts)
+  local fn = "note"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.lines, "data.lines")
+  local doc = new_doc(fn, opts)
+  local y = plot_top(doc) + 16
+  for _, line in ipairs(data.lines) do
+    doc:text(24, y, fit_text(line, doc.width - 48, LABEL_SIZE), { "font-size", LABEL_SIZE, "class", "note" })
+    y = y + 20
+  end
+  draw_title_and_labels(doc, { left = 0, right = doc.width, top = 0, bottom = doc.height })
+  return doc:finish()
+end
+
 -- From result rows ----------------------------------------------------------------------
 -- Rows are plain tables keyed by column (gpush.results rows: `res.rows`, or
 -- any list of tables).  Filter them to what one plot shows first; a plot

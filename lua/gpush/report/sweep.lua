@@ -204,11 +204,7 @@ end
 -- What is wrong with the engine's roofline facts (extra.roofline, read
 -- from a file when merged), or nil.
 local function roofline_problem(roof)
-  if type(roof) ~= "table" then
-    return "the results hold no kernel profiles (extra.roofline): the engine gathers them when the sweep's "
-      .. "reports name gpush.report.sweep:roofline; results written by an earlier gpush need a new run"
-  end
-  local m = roof.machine
+  local m = type(roof) == "table" and roof.machine
   if type(roof.point) ~= "table" or type(m) ~= "table" or type(m.roofs) ~= "table" or type(m.ceilings) ~= "table"
       or type(roof.kernels) ~= "table" then
     return "extra.roofline must hold point, machine {roofs, ceilings} and kernels"
@@ -253,13 +249,25 @@ end
 -- comes from the results: the engine hands the roofs and each kernel's
 -- profile over in extra.roofline (gpush.roofline.hierarchy and
 -- kernel_profile).  Models without memory traffic (the bounds) are left
--- out.  Writes DIR/NAME_roofline.svg; returns the paths written.
+-- out.  Writes DIR/NAME_roofline.svg (results without the engine's facts,
+-- an earlier gpush's, get a figure saying so); returns the paths written.
 function M.roofline(res, dir)
   local sweep = res.extra and res.extra.sweep
   if type(sweep) ~= "table" or type(sweep.parameters) ~= "table" then
     return nil, "gpush.report.sweep.roofline needs a sweep's results"
   end
   local roof = res.extra.roofline
+  local path = ("%s/%s_roofline.svg"):format(dir, sweep.name)
+  if roof == nil then -- results of an earlier gpush (a merge of old shards): say so in the figure's place
+    local ok, err = svg.write(path, svg.note({ lines = {
+      "These results carry no kernel profiles: they were written by a gpush that did not gather them.",
+      "Run the sweep again to draw its hierarchical roofline (the other outputs are complete)." } },
+      { title = "No roofline for " .. sweep.name, height = 200 }))
+    if not ok then
+      return nil, err
+    end
+    return { path }
+  end
   local problem = roofline_problem(roof)
   if problem then
     return nil, "gpush.report.sweep.roofline: " .. problem
@@ -297,7 +305,6 @@ function M.roofline(res, dir)
       at[#at + 1] = ("%s %s"):format(p.column, svg.format_compact(roof.point[p.column]))
     end
   end
-  local path = ("%s/%s_roofline.svg"):format(dir, sweep.name)
   local ok, err = svg.write(path, svg.roofline({ roofs = roof.machine.roofs, ceilings = roof.machine.ceilings,
     unit = "GFLOP/s", intensity_unit = "FLOP/B", points = points, group_heading = "kernels (colour)",
     style_heading = "bytes at (marker)",
