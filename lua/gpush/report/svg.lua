@@ -8,11 +8,16 @@
 --   stacked_bars  CPI/stall stacks per configuration and kernel (GPUMech Fig. 16)
 --   lines         a metric against a swept parameter, several series
 --   heatmap       a metric over two swept parameters, value in each cell
---   roofline      compute and memory roofs (log-log) with kernels as points
+--   roofline      compute and memory roofs (log-log) with kernels as points;
+--                 hierarchical: L1/L2/DRAM roofs, FP32/FP64 ceilings, a panel per model
 --   tornado       one-at-a-time sensitivity bars around a base point
 --   boxes         a distribution per category: box, whiskers and mean line
+--   note          a figure saying why a plot is missing
 -- Common opts: title, x_label, y_label (put the unit in the label), width,
--- height (pixels, default 800 x 480).  The output has no script, no external
+-- height (pixels, default 800 x 480, grown to fit a title, a long legend or
+-- panels); stacked_bars and lines take panels = true (small multiples: one
+-- panel per group on its own y scale).  No text leaves the canvas or meets
+-- another (spec/svg_render_spec.lua measures them in Chromium).  The output has no script, no external
 -- reference and only the generic `sans-serif` font; numbers are written with
 -- fixed precision and tables are walked in array order, so the same data
 -- gives the same bytes.  docs/reports.md describes every data layout.
