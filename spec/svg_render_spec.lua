@@ -535,6 +535,10 @@ local function crowded_figures()
   for _, path in ipairs(paths) do
     figures[#figures + 1] = { path:match("[^/]+$"), helper.read_file(path) }
   end
+  -- and the note in the roofline's place for results without kernel profiles
+  res.extra.roofline = nil
+  local note = assert(require("gpush.report.sweep").roofline(res, dir))[1]
+  figures[#figures + 1] = { "roofline note", helper.read_file(note) }
   os.execute("rm -rf " .. helper.shell_quote(dir))
   -- 80 series in one plot, 16 groups of bars with long names, a tornado of
   -- near-zero changes with long labels, boxes with many labels

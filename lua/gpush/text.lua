@@ -97,4 +97,22 @@ function M.aligned_list(rows, indent, width)
   return table.concat(out)
 end
 
+-- A source citation as a reader sees it: the declarations cite the line
+-- numbers of the shared reference texts (L1157, L1098-1142, "thesis L845")
+-- for the developers who check them; printed output names the section,
+-- equation or table only.  "Blem Eq. 4.3 (L949-953)" -> "Blem Eq. 4.3",
+-- "(Sandybridge: +1, L1293)" -> "(Sandybridge: +1)", "thesis L845" -> "thesis".
+function M.without_line_refs(s)
+  local ref = "L%d%d%d+%-?%d*"
+  s = tostring(s)
+  s = s:gsub(" ?%(" .. ref .. "[^()\n]-%)", function(group) -- a group of line numbers only
+    return group:gsub(ref, ""):match("^%s*%([%s,]*%)$") and "" or group
+  end)
+  s = s:gsub(", ?" .. ref, "")
+  s = s:gsub(ref .. "'s", "the thesis's")
+  s = s:gsub(" ?" .. ref, "")
+  s = s:gsub(" ?%( ?%)", ""):gsub(" +,", ",")
+  return s
+end
+
 return M

@@ -258,10 +258,11 @@ function M.roofline(res, dir)
   end
   local roof = res.extra.roofline
   local path = ("%s/%s_roofline.svg"):format(dir, sweep.name)
-  if roof == nil then -- results of an earlier gpush (a merge of old shards): say so in the figure's place
+  if roof == nil then -- an earlier gpush's results (old shards), or no baseline: say so in the figure's place
     local ok, err = svg.write(path, svg.note({ lines = {
-      "These results carry no kernel profiles: they were written by a gpush that did not gather them.",
-      "Run the sweep again to draw its hierarchical roofline (the other outputs are complete)." } },
+      "These results carry no kernel profiles: a gpush that did not gather them wrote them, or the",
+      "baseline point's configuration did not validate (see the failures). Run the sweep again with",
+      "this gpush to draw its hierarchical roofline; the other outputs are complete." } },
       { title = "No roofline for " .. sweep.name, height = 200 }))
     if not ok then
       return nil, err
