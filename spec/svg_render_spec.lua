@@ -557,6 +557,12 @@ local function crowded_figures()
   figures[#figures + 1] = { "80 series", svg.lines({ x = WARPS, series = series },
     { title = "Cycles of every kernel and model", x_label = "warps_per_sm (sm.max_warps)", y_label = "cycles",
       log_y = true, x_ticks = "data" }) }
+  figures[#figures + 1] = { "one panel, a long y label, markers", svg.stacked_bars({ groups = { { label = "stream_triad",
+    bars = { { label = "8", values = { BASE = 1, DRAM = 20, QUEUE = 9 }, marker = 30 },
+      { label = "16", values = { BASE = 1, DRAM = 10, QUEUE = 19 }, marker = 30 } } } } },
+    { title = "CPI stacks of GPUMech (GTO) at 144 GB/s; simulator as markers", x_label = "warps per SM",
+      y_label = "CPI (cycles per warp instruction), each kernel on its own scale", marker_label = "simulator",
+      panels = true }) }
   figures[#figures + 1] = { "16 groups of bars", svg.stacked_bars({ groups = groups },
     { title = "CPI stacks in one plot", x_label = "warps per SM, by kernel", y_label = "CPI" }) }
   figures[#figures + 1] = { "tornado", svg.tornado({ rows = {

@@ -392,8 +392,9 @@ local function draw_title_and_labels(doc, area)
   end
   if opts.y_label then
     local y = (area.top + area.bottom) / 2
-    doc:text(18, y, opts.y_label, { "text-anchor", "middle", "font-size", LABEL_SIZE, "class", "y-label",
-      "transform", ("rotate(-90 18 %s)"):format(num(y)) })
+    local room = 2 * math.min(y, doc.height - y) - 8 -- centred on the plot, inside the canvas
+    doc:text(18, y, fit_text(opts.y_label, room, LABEL_SIZE), { "text-anchor", "middle", "font-size", LABEL_SIZE,
+      "class", "y-label", "transform", ("rotate(-90 18 %s)"):format(num(y)) })
   end
 end
 
@@ -626,6 +627,9 @@ local function panel_doc(fn, opts, n, y_tick_w, entries)
   if probe.title then -- a figure sized here is at least as wide as its title
     width = math.max(width, math.ceil(text_width(probe.title, TITLE_SIZE, true)) + 24)
   end
+  if probe.y_label then -- and as tall as its y label
+    height = math.max(height, math.ceil(text_width(probe.y_label, LABEL_SIZE)) + (probe.title and 88 or 32))
+  end
   local doc = new_doc(fn, sized(fn, opts, width, height))
   local areas, outer = panel_areas(doc, n, y_tick_w, legend_width(entries, nil, doc))
   return doc, areas, outer
@@ -686,7 +690,7 @@ local function stacked_panels(fn, data, opts, categories, colors, entries, tops,
   local scales, y_tick_w = {}, 0
   for gi in ipairs(data.groups) do
     local panel_top = opts.shared_y and top or tops[gi]
-    local ticks, _, hi = linear_ticks(0, panel_top > 0 and panel_top or 1, 4)
+    local ticks, _, hi = linear_ticks(0, panel_top > 0 and panel_top * 1.04 or 1, 4) -- markers off the frame
     scales[gi] = { ticks = ticks, hi = hi }
     y_tick_w = math.max(y_tick_w, ticks_width(ticks))
   end
@@ -783,7 +787,7 @@ function M.stacked_bars(data, opts)
   local area = layout(doc, legend_width(entries, nil, doc), 58 + 18)
   local slot = (area.right - area.left) / slots
   local every = label_every(longest, slot)
-  local ticks, _, y_hi = linear_ticks(0, top > 0 and top or 1, 5)
+  local ticks, _, y_hi = linear_ticks(0, top > 0 and top * 1.04 or 1, 5) -- markers off the frame
   local y_of = scale_of(0, y_hi, area.bottom, area.top)
   draw_y_axis(doc, area, ticks, y_of)
   -- group labels wider than their bars shrink, all alike (no smaller than 9 px), then are cut
@@ -1471,7 +1475,7 @@ local function hierarchical_roofline(fn, data, opts, roofs, ceilings)
   local doc, areas, outer
   if #panels > 1 then
     local o = sized(fn, opts)
-    o.panel_width, o.panel_height = o.panel_width or 250, o.panel_height or 180
+    o.panel_width, o.panel_height = o.panel_width or 250, o.panel_height or 210
     doc, areas, outer = panel_doc(fn, o, #panels, y_tick_w, entries)
   else
     doc = new_doc(fn, opts)
