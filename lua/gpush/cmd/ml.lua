@@ -6,6 +6,7 @@ local csv = require "gpush.report.csv"
 local dataset = require "gpush.ml.dataset"
 local evaluate = require "gpush.ml.evaluate"
 local json = require "gpush.json"
+local staging = require "gpush.staging"
 local surface = require "gpush.models.surface"
 local text = require "gpush.text"
 
@@ -181,7 +182,17 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: ", train_err, "\n")
     return 1
   end
-  local ok, save_err = model:save(opts.out)
+  -- staged: written beside the target (its folder made when missing) and renamed once whole
+  local stage, save_err = staging.file(opts.out)
+  local ok = false
+  if stage then
+    ok, save_err = model:save(stage.path)
+    if ok then
+      ok, save_err = stage:commit()
+    else
+      stage:abort()
+    end
+  end
   if not ok then
     err:write("gpush ml train: ", save_err, "\n")
     return 1
