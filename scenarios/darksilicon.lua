@@ -27,7 +27,7 @@ local markdown = require "gpush.report.markdown"
 local svg = require "gpush.report.svg"
 local core = require "gpush.core"
 local ds = require "gpush.models.mech.dark_silicon"
-local text = require "gpush.text"
+local without_line_refs = require("gpush.text").without_line_refs
 
 local name = "darksilicon"
 local usage = ("usage: gpush scenarios/%s.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]\n" ..
@@ -412,7 +412,7 @@ do
   local rows = {}
   for _, spec in ipairs(ds.PARAMS) do
     rows[#rows + 1] = { spec[1], tostring(params[spec[1]]), spec.unit, spec.desc,
-      text.without_line_refs(spec.source) } -- sections and equations, not reference lines
+      without_line_refs(spec.source) } -- sections and equations, not reference lines
   end
   add_table({ "parameter", "value", "unit", "description", "source" }, rows)
 end
