@@ -120,6 +120,19 @@ local function validate(opts)
   end
 end
 
+-- corpus.load's on_build for a command `prog`: says, before the build
+-- starts, that it takes minutes and how to get a small corpus instead.
+function M.announce_build(prog, err)
+  return function(build)
+    local ci = corpus.GRIDS.ci
+    err:write(("%s: building the %s corpus: simulating %d kernels x %d configurations, which takes minutes on two "
+      .. "cores (ci about one and a half, default about a quarter of an hour); it is then cached in %s.%s\n")
+      :format(prog, build.grid, build.kernels, build.configurations, build.path, build.grid == "ci" and "" or
+        (" For a first look, --grid ci builds a small corpus (%d configurations) in about a minute.")
+        :format(#ci.cus * #ci.core_mhz * #ci.mem_mhz)))
+  end
+end
+
 -- The dataset: --data CSV, or the simulated corpus of --grid (default
 -- "default") from the cache, built when missing.
 local function load_data(opts, err)
@@ -127,15 +140,7 @@ local function load_data(opts, err)
     return dataset.read_csv(opts.data)
   end
   local ds, info = corpus.load { grid = opts.grid or "default", jobs = opts.jobs or 2, quiet = opts.quiet,
-    force = opts.force, on_build = function(build)
-      local ci = corpus.GRIDS.ci
-      err:write(("gpush ml: building the %s corpus: simulating %d kernels x %d configurations, which takes "
-        .. "minutes on two cores (ci about one and a half, default about a quarter of an hour); it is then cached "
-        .. "in %s.%s\n")
-        :format(build.grid, build.kernels, build.configurations, build.path, build.grid == "ci" and "" or
-          (" For a first look, --grid ci builds a small corpus (%d configurations) in about a minute.")
-          :format(#ci.cus * #ci.core_mhz * #ci.mem_mhz)))
-    end }
+    force = opts.force, on_build = M.announce_build("gpush ml", err) }
   if ds and not info.cached and not opts.quiet then
     err:write(("gpush ml: built the %s corpus (SIMULATED) in %.0f s: %s\n"):format(opts.grid or "default",
       info.seconds, info.path))
