@@ -247,16 +247,31 @@ static int run_subcommand(lua_State *L, char **argv, int argc, int first) {
   return code;
 }
 
-/* Prints the values left on the stack by a REPL line. */
+/* Pushes field `name` of module gpush.repl (the prompt's help, globals,
+ * completion and result display, in Lua); returns 0 when it cannot. */
+static int push_repl_field(lua_State *L, const char *name) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "gpush.repl");
+  if (!protected_call(L, 1, 1))
+    return 0;
+  lua_getfield(L, -1, name);
+  lua_remove(L, -2);
+  return 1;
+}
+
+/* Prints the values left on the stack by a REPL line (gpush.repl.show: as
+ * print does, and a `nil, message` return as its message). */
 static void print_results(lua_State *L, int base) {
   int n = lua_gettop(L) - base, i;
   if (n <= 0)
     return;
-  lua_getglobal(L, "print");
+  if (!push_repl_field(L, "show")) {
+    lua_settop(L, base);
+    return;
+  }
   for (i = 1; i <= n; i++)
     lua_pushvalue(L, base + i);
-  if (!protected_call(L, n, 0))
-    return;
+  protected_call(L, n, 0);
   lua_settop(L, base);
 }
 
@@ -298,6 +313,49 @@ static void catch_interrupts(void) {
 }
 
 #ifdef GPUSH_HAVE_LIBEDIT
+/* Tab completes Lua names (globals, gpush.NAME, a module's fields) through
+ * gpush.repl.complete.  libedit's completion callbacks take no context
+ * argument, so the state is reached through this static, set while the
+ * prompt runs. */
+static lua_State *completion_state;
+
+/* The candidates for `text`, one per call (state 0 starts a new list), as
+ * rl_completion_matches wants them: malloc'ed strings, NULL at the end. */
+static char *complete_name(const char *text, int state) {
+  static char **list;
+  static size_t count, next;
+  lua_State *L = completion_state;
+  if (state == 0) {
+    int top = lua_gettop(L);
+    size_t i;
+    for (i = next; i < count; i++)
+      free(list[i]);
+    free(list);
+    list = NULL, count = next = 0;
+    if (push_repl_field(L, "complete")) {
+      lua_pushstring(L, text);
+      if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
+        size_t n = lua_rawlen(L, -1);
+        list = n ? malloc(n * sizeof *list) : NULL;
+        for (i = 1; list != NULL && i <= n; i++) {
+          lua_rawgeti(L, -1, (lua_Integer)i);
+          if (lua_type(L, -1) == LUA_TSTRING)
+            list[count++] = strdup(lua_tostring(L, -1));
+          lua_pop(L, 1);
+        }
+      }
+    }
+    lua_settop(L, top);
+  }
+  return next < count ? list[next++] : NULL;
+}
+
+static char **complete_lua(const char *text, int start, int end) {
+  (void)start, (void)end;
+  rl_attempted_completion_over = 1; /* never fall back to file names */
+  return rl_completion_matches(text, complete_name);
+}
+
 /* Where the prompt keeps its history: GPUSH_HISTORY, else ~/.gpush_history,
  * else none. */
 static const char *history_file(char *buf, size_t size) {
@@ -373,18 +431,24 @@ static int run_repl(lua_State *L) {
   const char *history = NULL;
   editing = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
   if (editing) {
+    /* a Lua name is one word: '.' and ':' do not break it */
+    static char word_breaks[] = " \t\n\"'`@$><=;|&{(,+-*/%^~#[]";
     history = history_file(history_buf, sizeof history_buf);
     using_history();
     if (history != NULL)
       read_history(history);
+    completion_state = L;
+    rl_basic_word_break_characters = word_breaks;
+    rl_completer_word_break_characters = word_breaks;
+    rl_attempted_completion_function = complete_lua;
+    rl_completion_append_character = '\0';
   }
 #endif
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "gpush");
-  if (protected_call(L, 1, 1))
-    lua_setglobal(L, "gpush");
+  /* `gpush`, `help` and the module globals (gpush.repl.setup) */
+  if (push_repl_field(L, "setup"))
+    protected_call(L, 0, 0);
   catch_interrupts();
-  fprintf(stdout, "gpush %s (%s) -- `gpush` is loaded; Ctrl-C interrupts, Ctrl-D leaves\n",
+  fprintf(stdout, "gpush %s (%s) -- `gpush` is loaded; `help` tells more; Ctrl-C interrupts, Ctrl-D leaves\n",
           gp_version(), LUA_VERSION);
   lua_pushliteral(L, "");
   for (;;) {

@@ -28,6 +28,7 @@ local svg = require "gpush.report.svg"
 local core = require "gpush.core"
 local ds = require "gpush.models.mech.dark_silicon"
 local variant = require "gpush.models.mech.variant"
+local without_line_refs = require("gpush.text").without_line_refs
 
 local name = "darksilicon"
 local usage = ("usage: gpush scenarios/%s.lua [--out DIR] [--quiet] [-p name=value ...] [--noise-seeds N]\n" ..
@@ -470,7 +471,8 @@ heading("## Assumed inputs")
 do
   local rows = {}
   for _, spec in ipairs(ds.PARAMS) do
-    rows[#rows + 1] = { spec.name, tostring(params[spec.name]), spec.unit, spec.desc, spec.source }
+    rows[#rows + 1] = { spec.name, tostring(params[spec.name]), spec.unit, spec.desc,
+      without_line_refs(spec.source) } -- sections and equations, not reference lines
   end
   add_table({ "parameter", "value", "unit", "description", "source" }, rows)
 end

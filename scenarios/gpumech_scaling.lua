@@ -16,7 +16,8 @@
 -- GPUMech's stack is scaled to sum to its value.  Writes
 -- DIR/gpumech_scaling.csv, DIR/gpumech_scaling.md (per kernel the category
 -- that grew most between the fewest and the most SMs) and
--- DIR/gpumech_scaling.svg (stacked bars, the simulator as markers; default
+-- DIR/gpumech_scaling.svg (stacked bars, one panel per kernel on its own
+-- scale, the simulator as markers; default
 -- DIR: gpumech_scaling_out).
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
@@ -163,8 +164,8 @@ for _, r in ipairs(rows) do
 end
 assert(svg.write(opts.out .. "/gpumech_scaling.svg", svg.stacked_bars({ categories = used, groups = groups },
   { title = ("CPI stacks across SM counts on %s (GPUMech, gpush's equations)"):format(cfg._name),
-    x_label = "kernel, SMs", y_label = "SM-scheduler cycles per warp instruction",
-    marker_label = "simulator", width = 1200 })))
+    x_label = "SMs", y_label = "SM-scheduler cycles per warp instruction, each kernel on its own scale",
+    marker_label = "simulator", panels = true })))
 print(body)
 print(("Wrote %s/gpumech_scaling.csv, %s/gpumech_scaling.md, %s/gpumech_scaling.svg."):format(opts.out, opts.out,
   opts.out))

@@ -16,11 +16,13 @@
 --   report_gallery_speedup.svg   speedup over 8 warps/SM, kernels x models
 --   report_gallery_cpi_*.svg, _stalls_*.svg, _cycles.svg, _heatmap_*.svg  the engine's
 --                                sweep report (_stalls_: the simulator's stall stacks)
---   report_gallery_roofline.svg  FP32 roofline of the base point, each kernel
---                                under both models
+--   report_gallery_roofline.svg  the hierarchical roofline of the base point
+--                                (L1, L2, DRAM roofs; FP32, FP64 ceilings), one
+--                                panel per model (the engine's roofline report)
 --   report_gallery_tornado.svg   one-at-a-time sensitivity of the first
 --                                kernel's time (GPUMech GTO) around the base
---   report_gallery_index.md      the roofline and tornado tables and the file list
+--   report_gallery_index.md      the FP32 DRAM roofline table, the tornado table
+--                                and the file list
 -- -p overrides apply to every point, the roofline and the tornado's base.
 local experiment = require "gpush.experiment"
 local scenario_args = require "gpush.scenario_args"
@@ -78,7 +80,7 @@ local sweep = experiment.new {
   seed = 1,
   summary = { objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",
     baseline = BASE_POINT },
-  reports = { "gpush.report.sweep:svg" },
+  reports = { "gpush.report.sweep:svg", "gpush.report.sweep:roofline" },
   source = arg[0],
 }
 local res = check(experiment.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = arg }))
@@ -120,8 +122,8 @@ if #stack_rows > 0 then
       local s = sim_cycles[key_of(row, "warps_per_sm")]
       return s and row.cpi * s / row.cycles or nil
     end }), { title = "CPI stacks of GPUMech (GTO) at 144 GB/s; simulator as markers",
-    x_label = "warps per SM (sm.max_warps), by kernel", y_label = "CPI (cycles per warp instruction)",
-    marker_label = "simulator, in CPI units" }))
+    x_label = "warps per SM (sm.max_warps)", y_label = "CPI (cycles per warp instruction), each kernel on its own scale",
+    marker_label = "simulator, in CPI units", panels = true }))
 end
 
 -- Speedup over the fewest warps -----------------------------------------------------------
@@ -140,42 +142,44 @@ if #speed_rows > 0 then
       y_label = "speedup (x, cycles at 8 warps / cycles)", x_ticks = "data" }))
 end
 
--- Roofline of the base point -------------------------------------------------------------------
+-- The FP32 DRAM roofline's table (the engine's facts: each kernel's FLOPs) -------------------------
 
 local base_cfg = check(config.load(PRESET, opts.overrides))
 local machine = roofline.machine(base_cfg)
-local flops, kernels = {}, {}
-for _, input in ipairs(sweep.workloads) do
-  local iter = check(trace.kernels_of(input, nil, { keep = true }))
-  for launch, kernel in iter do
-    local k = input .. "\0" .. launch.kernel .. "\0" .. tostring(launch.launch)
-    flops[k] = roofline.kernel_flops(kernel, { max_warps = 256 })
-    kernels[#kernels + 1] = { key = k, kernel = #kernels == 0 and kernel or nil, name = launch.kernel }
-    if #kernels > 1 then
-      kernel:close() -- only the first is used again (the tornado below)
-    end
-  end
+local profiles = {}
+for _, k in ipairs(res.extra.roofline and res.extra.roofline.kernels or {}) do
+  profiles[k.workload .. "\0" .. k.kernel .. "\0" .. tostring(k.launch)] = k
 end
-local points, roof_lines = {}, {
+local skipped, roof_lines = {}, {
   "| kernel | model | FLOP/B | GFLOP/s | achieved DRAM GB/s | bound | % of roof |",
   "|---|---|---:|---:|---:|---|---:|" }
 for _, row in ipairs(rows_where(BASE_POINT)) do
-  local counts = flops[row.workload .. "\0" .. row.kernel .. "\0" .. tostring(row.launch)]
-  if counts then
+  local profile = profiles[row.workload .. "\0" .. row.kernel .. "\0" .. tostring(row.launch)]
+  if profile and row.achieved_gbs then
     -- DRAM bytes the model moved: achieved GB/s x time (us) x 1e3
-    local pos = roofline.position(machine, { ops = counts.fp32, dram_bytes = row.achieved_gbs * row.time_us * 1e3,
+    local pos = roofline.position(machine, { ops = profile.fp32, dram_bytes = row.achieved_gbs * row.time_us * 1e3,
       cycles = row.cycles })
-    points[#points + 1] = { label = row.kernel .. " " .. row.model, group = row.kernel, style = row.model,
-      position = pos }
-    roof_lines[#roof_lines + 1] = ("| %s | %s | %s | %s | %s | %s | %.1f |"):format(row.kernel, row.model,
-      svg.format_value(pos.intensity), svg.format_value(pos.gflops), svg.format_value(pos.dram_gbs), pos.bound,
-      100 * pos.fraction_of_roof)
+    if pos.gflops > 0 and pos.intensity < math.huge then
+      roof_lines[#roof_lines + 1] = ("| %s | %s | %s | %s | %s | %s | %.1f |"):format(row.kernel, row.model,
+        svg.format_value(pos.intensity), svg.format_value(pos.gflops), svg.format_value(pos.dram_gbs), pos.bound,
+        100 * pos.fraction_of_roof)
+    else
+      skipped[#skipped + 1] = row.kernel .. " " .. row.model
+    end
   end
 end
-local _, skipped = roofline.plot_data(machine, points)
-if #points > #skipped then
-  emit("roofline.svg", roofline.svg(machine, points, { title = ("FP32 roofline, %s (%s GFLOP/s, %s GB/s)")
-    :format(machine.name, svg.format_value(machine.peak), svg.format_value(machine.peak_gbs)) }))
+
+-- The first kernel, for the tornado -----------------------------------------------------------------
+
+local first_kernel
+do
+  local iter = check(trace.kernels_of(sweep.workloads[1], nil, { keep = true }))
+  for launch, kernel in iter do
+    first_kernel = first_kernel or { kernel = kernel, name = launch.kernel }
+    if first_kernel.kernel ~= kernel then
+      kernel:close()
+    end
+  end
 end
 
 -- Tornado around a base point, first kernel, GPUMech GTO --------------------------------------------
@@ -196,8 +200,8 @@ local function tornado_config(values)
   return check(config.load(PRESET, list))
 end
 local report
-if kernels[1] then
-  local kernel = kernels[1].kernel
+if first_kernel then
+  local kernel = first_kernel.kernel
   local prepared = check(gpumech.prepare(kernel, tornado_config(TORNADO_BASE)))
   local cache = {}
   local function predict(values)
@@ -217,7 +221,7 @@ if kernels[1] then
   end
   report = tornado.analyze({ metric = "time_us", base = base_result, parameters = parameters })
   emit("tornado.svg", tornado.svg(report,
-    { title = ("Sensitivity of %s's time (GPUMech GTO)"):format(kernels[1].name) }))
+    { title = ("Sensitivity of %s's time (GPUMech GTO)"):format(first_kernel.name) }))
 end
 
 -- The gallery's own Markdown ------------------------------------------------------------------------
@@ -235,7 +239,7 @@ if #skipped > 0 then
 end
 if report then
   md[#md + 1] = ""
-  md[#md + 1] = ("## Sensitivity of %s (GPUMech GTO)"):format(kernels[1].name)
+  md[#md + 1] = ("## Sensitivity of %s (GPUMech GTO)"):format(first_kernel.name)
   md[#md + 1] = ""
   for l in tornado.markdown(report):gmatch("[^\n]+") do
     md[#md + 1] = l

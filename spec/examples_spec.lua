@@ -1,6 +1,14 @@
 -- The shipped examples run and print what they promise.
 local helper = require "spec_helper"
 
+describe("examples/script_args.lua", function()
+  it("sees its arguments as arg[1], arg[2]", function()
+    local code, out, err = helper.gpush_run { "examples/script_args.lua", "a", "b c" }
+    assert.are.equal(0, code, err)
+    assert.matches("running examples/script_args.lua with 2 arguments\narg[1] = \"a\"\narg[2] = \"b c\"\n", out, 1, true)
+  end)
+end)
+
 describe("examples/new_workload.lua", function()
   it("builds the stencil and predicts it with GPUMech (RR, GTO) and the simulator", function()
     local code, out, err = helper.gpush_run { "examples/new_workload.lua", "--grid", "64" }

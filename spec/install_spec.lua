@@ -38,9 +38,12 @@ describe("gpush installation #install", function()
     -- The scenarios and examples come along: `gpush scenarios` lists them
     -- from anywhere, and one runs from the tree.
     out = must(("cd / && %s scenarios"):format(q(gpush)))
-    assert.matches("kepler_sweep%.lua%s+Kepler design sweep", out)
+    assert.matches("kepler_sweep%s+Kepler design sweep", out)
     local installed = work .. "/tree/share/lua/5.4/gpush/scenarios"
     assert.matches("(in " .. installed .. ";", out, 1, true)
+    -- `gpush run NAME` finds an installed scenario from anywhere
+    out = must(("cd / && %s run kepler_sweep --help"):format(q(gpush)))
+    assert.matches("usage: gpush " .. installed .. "/kepler_sweep.lua ", out, 1, true)
     out = must(("cd %s && %s %s/../examples/new_workload.lua"):format(q(work), q(gpush), q(installed)))
     assert.is_true(#out > 0)
     -- Plain lua5.4 loads the installed C module from the tree.

@@ -2,7 +2,9 @@
 -- `require` under lua/gpush/ and every `#include` under csrc/:
 --   1. a module under gpush.models never requires gpush.experiment,
 --      gpush.report.*, gpush.cmd.* or gpush.cli;
---   2. a report (gpush.report.*) never requires gpush.experiment;
+--   2. a report (gpush.report.*) never requires gpush.experiment, nor
+--      gpush.config or gpush.trace: reports read results (the engine hands
+--      them what they need), they never reload a configuration or a trace;
 --   3. no require cycle among gpush's modules (lazy requires inside
 --      functions count: they close a circle all the same);
 --   4. no file of the core (csrc/core/) includes lua.h, lauxlib.h or lualib.h;
@@ -80,8 +82,10 @@ local function check_lua(files)
           end
         end
       end
-      if under(module, "gpush.report") and under(required, "gpush.experiment") then
-        problems[#problems + 1] = ("report %s requires %s"):format(module, required)
+      for _, banned in ipairs { "gpush.experiment", "gpush.config", "gpush.trace" } do
+        if under(module, "gpush.report") and under(required, banned) then
+          problems[#problems + 1] = ("report %s requires %s"):format(module, required)
+        end
       end
     end
   end
@@ -240,6 +244,8 @@ describe("the layering checker", function()
       "model module gpush.models.fam requires gpush.cli")
     one(check_lua { ["lua/gpush/report/x.lua"] = 'local e = require "gpush.experiment"' },
       "report gpush.report.x requires gpush.experiment")
+    one(check_lua { ["lua/gpush/report/x.lua"] = 'local c = require "gpush.config"' },
+      "report gpush.report.x requires gpush.config")
     one(check_lua {
       ["lua/gpush/a.lua"] = 'local b = require "gpush.b"',
       ["lua/gpush/b.lua"] = 'local function later() return require "gpush.c" end',

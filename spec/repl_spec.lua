@@ -74,7 +74,7 @@ describe("gpush -i on a terminal", function()
 
   it("has gpush loaded, and Ctrl-C interrupts the running chunk, not the session", function()
     local s = start()
-    s:expect("is loaded; Ctrl-C interrupts")
+    s:expect("is loaded; `help` tells more; Ctrl-C interrupts")
     s:type('x = 41\n')
     s:type('print("sm:" .. gpush.config.load("a100").sm.count)\n')
     s:expect("sm:108")
@@ -95,13 +95,42 @@ describe("gpush -i on a terminal", function()
     os.execute("rm -rf " .. s.dir)
   end)
 
+  it("has help, the modules as globals, and prints the message of a nil, message return", function()
+    local s = start()
+    s:expect("`help` tells more")
+    s:type("help\n")
+    s:expect("gpush -i: Lua 5.4 with gpush loaded.")
+    s:expect("help(x)")
+    s:type('config.load("a10")\n')
+    s:expect("nil -- unknown preset 'a10' (did you mean 'a100'?)")
+    s:type('print("mshrs:" .. config.load("gtx660ti").l1.mshrs)\n')
+    s:expect("mshrs:64")
+    s:close()
+    os.execute("rm -rf " .. s.dir)
+  end)
+
+  it("completes Lua names with Tab: globals, gpush.NAME and a module's fields (libedit)", function()
+    if not editing then
+      pending("built without libedit (Debian: libedit-dev): no completion to test")
+      return
+    end
+    local s = start()
+    s:expect("`help` tells more")
+    s:type('print("tab:" .. conf\t.lo\t("a100").sm.count)\n') -- config.load
+    s:expect("tab:108")
+    s:type('print("dot:" .. gpush.worklo\t.get("stream_triad").name)\n') -- gpush.workloads
+    s:expect("dot:stream_triad")
+    s:close()
+    os.execute("rm -rf " .. s.dir)
+  end)
+
   it("edits lines and keeps history across sessions (libedit)", function()
     if not editing then
       pending("built without libedit (Debian: libedit-dev): no line editing to test")
       return
     end
     local s = start()
-    s:expect("is loaded; Ctrl-C interrupts")
+    s:expect("is loaded; `help` tells more; Ctrl-C interrupts")
     s:type('print("echo:" .. 20 + 1)\n')
     s:expect("echo:21")
     s:type("\27[A\n") -- Up: the line again
@@ -127,7 +156,7 @@ describe("gpush -i on a terminal", function()
     end
     -- a new session finds the last line with Up
     local again = start(history)
-    again:expect("is loaded; Ctrl-C interrupts")
+    again:expect("is loaded; `help` tells more; Ctrl-C interrupts")
     again:type("\27[A\n")
     again:expect("fixed:3")
     again:close()

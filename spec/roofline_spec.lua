@@ -1,6 +1,7 @@
 -- gpush.roofline: roofs of a configuration, FLOPs of a kernel and its
 -- position, all against numbers worked out by hand.
 local roofline = require "gpush.roofline"
+local helper = require "spec_helper"
 local trace = require "gpush.trace"
 local config = require "gpush.config"
 
@@ -156,22 +157,85 @@ describe("gpush.roofline.position", function()
   end)
 end)
 
-describe("gpush.roofline.sweep_report", function()
-  it("places every model's kernel at the sweep's baseline point on that point's roofline", function()
+describe("gpush.roofline.hierarchy and kernel_profile", function()
+  it("computes the L1, L2 and DRAM roofs and the FP32 and FP64 ceilings of a preset", function()
+    local h = roofline.hierarchy(assert(config.load("gtx660ti")))
+    -- L1: 7 SMs x 4 schedulers x one 128 B line request a cycle x 0.915 GHz;
+    -- L2: 3 slices / 1 cycle x 128 B x 0.915 GHz; DRAM: the preset's 144.2 GB/s
+    assert.same({ "L1", "L2", "DRAM" }, { h.roofs[1].label, h.roofs[2].label, h.roofs[3].label })
+    assert.near(7 * 4 * 128 * 0.915, h.roofs[1].gbs, 1e-9)
+    assert.near(3 * 128 * 0.915, h.roofs[2].gbs, 1e-9)
+    assert.near(144.192, h.roofs[3].gbs, 1e-9)
+    -- FP32 2459.4 GFLOP/s; FP64 at ops.fp64.interval 16: 7 x 4 x 1/16 x 32 x 2 x 0.915
+    assert.same({ "FP32", "FP64" }, { h.ceilings[1].label, h.ceilings[2].label })
+    assert.near(2459.4, h.ceilings[1].gflops, 0.01)
+    assert.near(7 * 4 / 16 * 32 * 2 * 0.915, h.ceilings[2].gflops, 1e-9)
+    -- an L2 without a service interval has no roof
+    local cfg = assert(config.load("gtx660ti", { "l2.interval=0" }))
+    assert.same({ "L1", "DRAM" }, { roofline.hierarchy(cfg).roofs[1].label, roofline.hierarchy(cfg).roofs[2].label })
+  end)
+
+  it("counts a streaming kernel's bytes at every level by hand", function()
+    -- stream_triad: a[i] = b[i] + s * c[i], one FFMA (2 FLOPs) per element against two 4-byte
+    -- loads and a 4-byte store.  Kepler's L1 does not cache globals, so every sector the SMs
+    -- ask for reaches the L2: 12 bytes per element at L1 and at L2; DRAM reads both inputs
+    -- (8 B) and writes what the write-back L2 evicts (at most 4 B)
+    local k = helper.small_kernel("stream_triad", 64)
+    local p = assert(roofline.kernel_profile(k, assert(config.load("gtx660ti"))))
+    local elements = p.fp32 / 2
+    assert.equal(0, p.fp64)
+    assert.equal(12 * elements, p.l1_bytes)
+    assert.equal(12 * elements, p.l2_bytes)
+    assert.is_true(p.dram_bytes >= 8 * elements and p.dram_bytes <= 12 * elements)
+    local points = roofline.hierarchy_points(p, 10)
+    assert.equal(3, #points)
+    assert.same({ "L1", "L2", "DRAM" }, { points[1].level, points[2].level, points[3].level })
+    assert.near(1 / 6, points[1].intensity, 1e-12)
+    assert.near(p.fp32 / 10e3, points[1].gflops, 1e-9) -- FLOPs over 10 us, in GFLOP/s
+    -- a compute-only kernel has FLOPs but no intensity: no point
+    assert.same({}, roofline.hierarchy_points({ fp32 = 100, fp64 = 0, l1_bytes = 0, l2_bytes = 0, dram_bytes = 0 }, 1))
+  end)
+end)
+
+describe("gpush.report.sweep.roofline", function()
+  it("draws the baseline point's hierarchical roofline from what the engine gathered, one panel per model", function()
     local experiment = require "gpush.experiment"
-    local helper = require "spec_helper"
     local sweep = experiment.new { name = "roof", base = { preset = "gtx660ti" },
       parameters = { { path = "dram.bandwidth_gbs", values = { 96, 192 }, column = "dram_gbs" } },
-      workloads = { "suite:fma_compute" }, models = { experiment.models.gpumech { policy = "gto" } },
-      summary = { objective = "cycles", baseline = { dram_gbs = 96 } } }
+      workloads = { "suite:fma_compute", "suite:stream_triad" },
+      models = { experiment.models.gpumech { policy = "gto" }, experiment.models.bounds {} },
+      summary = { objective = "cycles", baseline = { dram_gbs = 96 } }, reports = { "gpush.report.sweep:roofline" } }
     local res = assert(experiment.run(sweep, { jobs = 1, quiet = true }))
+    local facts = res.extra.roofline
+    assert.same({ dram_gbs = 96 }, facts.point)
+    assert.near(96, facts.machine.roofs[3].gbs, 1e-9) -- the baseline's DRAM roof, not the preset's 144
+    assert.same({ "fma_compute", "stream_triad" }, { facts.kernels[1].kernel, facts.kernels[2].kernel })
+    local triad = facts.kernels[2]
+    assert.equal(6 * triad.fp32, triad.l1_bytes)
+    -- the same facts with two workers (each kernel profiled once, by whoever runs its first task)
+    local two = assert(experiment.run(sweep, { jobs = 2, quiet = true }))
+    assert.equal(require("gpush.json").encode(facts), require("gpush.json").encode(two.extra.roofline))
     local dir = helper.temp_dir()
     local paths = assert(require("gpush.report.sweep").roofline(res, dir))
     assert.are.same({ dir .. "/roof_roofline.svg" }, paths)
     local text = helper.read_file(paths[1])
-    assert.matches("FP32 roofline at dram_gbs 96", text, 1, true)
-    assert.matches("DRAM 96.0 GB/s", text, 1, true) -- the baseline's memory roof, not the preset's 144
-    assert.matches("fma_compute gpumech-gto", text, 1, true)
+    assert.matches("Hierarchical roofline of NVIDIA GeForce GTX 660 Ti at dram_gbs 96", text, 1, true)
+    for _, label in ipairs { "L1 3.28 TB/s", "L2 351 GB/s", "DRAM 96.0 GB/s", "FP32 2.46 TFLOP/s",
+      "FP64 102 GFLOP/s", ">L1</text>", ">L2</text>", ">DRAM</text>", ">FP32</text>", ">FP64</text>",
+      "stream_triad gpumech-gto, DRAM bytes: 0.167 FLOP/B", "stream_triad gpumech-gto, L1 bytes: 0.167 FLOP/B" } do
+      assert.matches(label, text, 1, true)
+    end
+    -- the bounds have no memory traffic of their own: no panel
+    assert.matches('class="panel%-title">gpumech%-gto<', text)
+    assert.is_nil(text:find(">bounds<", 1, true))
+    -- results without the engine's facts (an earlier gpush's) get a figure that says so
+    res.extra.roofline = nil
+    assert.are.same({ dir .. "/roof_roofline.svg" }, assert(require("gpush.report.sweep").roofline(res, dir)))
+    assert.matches("These results carry no kernel profiles", helper.read_file(paths[1]), 1, true)
+    res.extra.roofline = { point = {}, machine = { roofs = {}, ceilings = {} }, kernels = { { fp32 = -1 } } }
+    local ok, err = require("gpush.report.sweep").roofline(res, dir)
+    assert.is_nil(ok)
+    assert.matches("extra.roofline.kernels[1].fp32 must be a non-negative number", err, 1, true)
     os.execute("rm -rf " .. dir)
   end)
 end)

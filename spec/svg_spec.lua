@@ -163,6 +163,15 @@ describe("svg ticks", function()
     assert.equal("48", svg.format_compact(48))
     assert.equal("0.6667", svg.format_compact(2 / 3))
   end)
+
+  it("signs percentages, and a change that rounds to zero has no sign (never -0.0%)", function()
+    assert.equal("+12.5%", svg.format_percent(12.5))
+    assert.equal("-3.0%", svg.format_percent(-3))
+    assert.equal("0.0%", svg.format_percent(-0.04))
+    assert.equal("0.0%", svg.format_percent(0.04))
+    assert.equal("0.0%", svg.format_percent(0))
+    assert.equal("-0.04%", svg.format_percent(-0.04, 2))
+  end)
 end)
 
 describe("svg.stacked_bars", function()
@@ -532,8 +541,18 @@ describe("plot data from result rows", function()
     assert.same({ dir .. "/s_cpi_gto.svg", dir .. "/s_cycles.svg", dir .. "/s_heatmap_k1.svg",
       dir .. "/s_heatmap_k2.svg" }, paths)
     local root = parse_xml(helper.read_file(paths[1]))
-    -- at bw = 96 only k1 has CPI stacks: two bars of two segments
+    -- at bw = 96 only k1 has CPI stacks: two bars of two segments, in k1's panel
     assert.equal(4, #by_class(root, "segment"))
+    local panels = by_class(root, "panel-title")
+    assert.equal(1, #panels)
+    assert.equal("k1", panels[1].text)
+    -- the cycles: one panel per kernel, the legend lists the models once each
+    local cycles = parse_xml(helper.read_file(paths[2]))
+    local titles, entries = {}, {}
+    for i, t in ipairs(by_class(cycles, "panel-title")) do titles[i] = t.text end
+    for i, e in ipairs(by_class(cycles, "legend-entry")) do entries[i] = e.text end
+    assert.same({ "k1" }, titles) -- k2 has no row at the baseline bw = 96
+    assert.same({ "gto", "rr" }, entries)
     for _, p in ipairs(paths) do os.remove(p) end
     os.remove(dir)
   end)

@@ -52,7 +52,7 @@ describe("gpush.report.tornado", function()
     assert.equal("| 1 | dram.bandwidth_gbs | 144 | 96 | 192 | 1500 | 800 | +50.0% | -20.0% | 70.0% | -1.050 |",
       lines[5])
     assert.equal("| 2 | l1.mshrs | 32 | 16 | 64 | 1200 | 950 | +20.0% | -5.0% | 25.0% | -0.167 |", lines[6])
-    assert.equal("| 3 | policy | rr | rr | gto | 1000 | 900 | +0.0% | -10.0% | 10.0% |  |", lines[7])
+    assert.equal("| 3 | policy | rr | rr | gto | 1000 | 900 | 0.0% | -10.0% | 10.0% |  |", lines[7])
     assert.equal("| 4 | sm.max_warps | 32 | 16 | 64 | 1100 | 1050 | +10.0% | +5.0% | 10.0% | -0.033 |", lines[8])
   end)
 

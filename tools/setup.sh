@@ -4,12 +4,19 @@
 #
 #   BUILD_DIR=build             where to build
 #   GPUSH_CMAKE_ARGS="..."      extra CMake arguments (CI: -DGPUSH_WERROR=ON)
+#   GPUSH_RENDER_CHECKS=1       also install Chromium for the SVG render checks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake pkg-config gcc make lua5.4 liblua5.4-dev luajit libluajit-5.1-dev
           lua-busted luarocks libyaml-dev zlib1g-dev liblzma-dev
           clang libclang-rt-14-dev libedit-dev cppcheck xz-utils)
+# The render checks (spec/svg_render_spec.lua: every plot drawn by headless
+# Chromium, every text box measured) need a browser; CI asks for it
+# (.ci/run), anyone may: GPUSH_RENDER_CHECKS=1 bash tools/setup.sh.
+if [ "${GPUSH_RENDER_CHECKS:-0}" = 1 ]; then
+  packages+=(chromium)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

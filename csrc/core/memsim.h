@@ -187,6 +187,10 @@ typedef struct gp_memsim_result {
   uint64_t dram_requests;      /* requests reaching DRAM, stores included */
   uint64_t dram_bytes_read, dram_bytes_written;
   uint64_t bank_conflicts;     /* shared-memory passes beyond the first */
+  uint64_t l1_bytes;           /* 32-byte sectors every cache-using request asks of
+                                  its SM's L1/TEX stage (cached there or not) */
+  uint64_t l2_bytes;           /* sectors reaching the L2: loads and atomics L1 did
+                                  not serve, stores, dirty L1 victims */
   gp_cache_stats l1, l2;       /* summed over SMs / slices */
 } gp_memsim_result;
 

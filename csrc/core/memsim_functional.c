@@ -83,6 +83,7 @@ static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
 static gp_cache_result l2_write(gp_func *f, uint64_t line, uint8_t mask) {
   gp_cache *l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
   gp_cache_result res = gp_cache_access(l2, line, mask, 1);
+  f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
   if (l2->evicted && l2->evicted_dirty)
     f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
   if (!f->cfg.l2.write_back || l2->sets == 0) /* write-through: the store's sectors */
@@ -101,6 +102,7 @@ static int request(gp_func *f, int op, uint32_t sm, uint64_t line, uint8_t mask)
                    ((op == GP_OP_LD_GLOBAL || op == GP_OP_ST_GLOBAL) && cfg->cache_global_in_l1);
   gp_cache *l1 = &f->l1[sm], *l2;
   gp_cache_result res;
+  f->out.l1_bytes += (uint64_t)popcount4(mask) * 32u;
   if (through_l1 && l1->sets > 0) {
     res = gp_cache_access(l1, line, mask, is_store);
     if (l1->evicted && l1->evicted_dirty)
@@ -119,6 +121,7 @@ static int request(gp_func *f, int op, uint32_t sm, uint64_t line, uint8_t mask)
   }
   f->out.load_l1_misses++;
   f->out.mshr_requests += op != GP_OP_ATOM_GLOBAL;
+  f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
   l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
   res = gp_cache_access(l2, line, mask, op == GP_OP_ATOM_GLOBAL);
   if (l2->evicted && l2->evicted_dirty)

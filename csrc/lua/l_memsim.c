@@ -12,7 +12,8 @@
  *   miss_reuse = {bucket counts, memsim.h GP_REUSE_BUCKETS} when it missed L1}
  *   (memory PCs only) }, pc_count (the kernel's static instructions),
  *   load_l1_misses, mshr_requests (load requests, not atomics, missing L1), mshr_dram_requests (those also missing L2),
- *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
+ *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts, l1_bytes and
+ *   l2_bytes (32-byte sectors asked of L1/TEX and arriving at the L2, memsim.h),
  *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
  * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency, const_latency.
  *
@@ -159,6 +160,10 @@ static int memsim_functional(lua_State *L) {
   lua_setfield(L, -2, "dram_bytes_written");
   lua_pushinteger(L, (lua_Integer)r.bank_conflicts);
   lua_setfield(L, -2, "bank_conflicts");
+  lua_pushinteger(L, (lua_Integer)r.l1_bytes);
+  lua_setfield(L, -2, "l1_bytes");
+  lua_pushinteger(L, (lua_Integer)r.l2_bytes);
+  lua_setfield(L, -2, "l2_bytes");
   push_stats(L, &r.l1, "l1");
   push_stats(L, &r.l2, "l2");
   gp_memsim_result_free(&r, &alloc);

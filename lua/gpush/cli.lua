@@ -27,6 +27,8 @@ M.commands = {
     summary = "first-principles lower bounds on kernel cycles (issue, pipes, DRAM, MSHRs, ...) and which binds" },
   { name = "scenarios", module = "gpush.cmd.scenarios",
     summary = "list the runnable studies in scenarios/ with their descriptions" },
+  { name = "run", module = "gpush.cmd.run",
+    summary = "run a scenario by name (gpush run kepler_sweep --help), from ./scenarios or the installed ones" },
   { name = "ml", module = "gpush.cmd.ml",
     summary = "scaling surfaces (Wu et al.): simulated corpus, train, predict, evaluate (docs/ml.md)" },
   { name = "merge", module = "gpush.cmd.merge",
@@ -145,9 +147,11 @@ end
 function M.help(out)
   out = out or io.stdout
   out:write("\ncommands:\n")
-  for _, command in ipairs(M.commands) do
-    out:write(("  %-10s %s\n"):format(command.name, command.summary))
+  local rows = {}
+  for i, command in ipairs(M.commands) do
+    rows[i] = { command.name, command.summary }
   end
+  out:write(text.aligned_list(rows, "  "))
   out:write("\n`gpush COMMAND --help` describes one command.\n")
 end
 

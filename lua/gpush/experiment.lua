@@ -38,6 +38,7 @@ local parallel = require "gpush.parallel"
 local outputs = require "gpush.sweep_outputs"
 local progress = require "gpush.progress"
 local results = require "gpush.results"
+local roofline = require "gpush.roofline"
 local scenario_args = require "gpush.scenario_args"
 local staging = require "gpush.staging"
 local summary = require "gpush.report.summary"
@@ -374,6 +375,20 @@ local function attempt(f, ...)
   return true, value
 end
 
+-- The reports' per-kernel facts (docs/experiments.md, "Reports"): kernel
+-- k's profile at the baseline point (gpush.roofline.kernel_profile: FLOPs
+-- by precision, bytes at L1, L2 and DRAM), computed once in the whole run,
+-- by whoever runs the kernel's first task, and sent as a record of its own.
+-- A kernel whose profile fails is left out (the roofline names it).
+local function emit_profile(plan, k, entry, kernel, cache, emit)
+  local ok, profile = pcall(roofline.kernel_profile, kernel, plan.profile_config, cache)
+  if ok and profile then
+    profile.kernel_index, profile.workload, profile.kernel, profile.launch = k, entry.workload, entry.kernel,
+      entry.launch
+    emit(json.encode { profile = json.object(profile) })
+  end
+end
+
 -- Runs tasks first, first + stride, ... up to last and hands each record
 -- (a JSON line) to emit; stops early when should_stop() is true.  `plan`
 -- holds the resolved sweep.
@@ -398,6 +413,9 @@ local function execute(plan, first, last, stride, emit, should_stop)
       digest = kernel and core.kernel_digest(kernel)
     end
     local ctx = { seed = sweep.seed, workload = entry.workload, kernel = entry.kernel, launch = entry.launch }
+    if kernel and plan.profile_config and t == (k - 1) * n_models * n_points + 1 then
+      emit_profile(plan, k, entry, kernel, cache, emit)
+    end
     local message
     local cfg = plan.configs[p]
     if not kernel then
@@ -474,19 +492,56 @@ local function make_plan(sweep)
     end
   end
   plan.tasks = #kernels * #sweep.models * #sweep.points
+  if outputs.reports_need(sweep.reports, "kernel_profiles") then
+    plan.baseline = M.baseline_index(sweep)
+    plan.profile_config = plan.configs[plan.baseline]
+  end
   return plan
+end
+
+-- The index of the sweep's baseline point: the point whose columns equal
+-- summary.baseline's values (columns the sweep does not vary, or that -p
+-- pinned to one value, are not compared when no point matches them all),
+-- else the first point.
+function M.baseline_index(sweep)
+  local baseline = sweep.summary and sweep.summary.baseline
+  if type(baseline) ~= "table" then
+    return 1
+  end
+  local varied = {}
+  for _, p in ipairs(sweep.parameters) do
+    varied[p.column] = p.values == nil or #p.values > 1
+  end
+  for _, strict in ipairs { true, false } do
+    for i, point in ipairs(sweep.points) do
+      local match = true
+      for column, v in pairs(baseline) do
+        if (strict or varied[column]) and point[column] ~= v then
+          match = false
+        end
+      end
+      if match then
+        return i
+      end
+    end
+  end
+  return 1
 end
 
 -- Collects decoded records by task.
 local function collector(progress)
-  local c = { rows = {}, failures = {}, received = 0 }
+  local c = { rows = {}, failures = {}, received = 0, profiles = {} }
   function c.take(line)
     local record, err = json.decode(line)
-    if not record or type(record.task) ~= "number" then
+    if not record or (type(record.task) ~= "number" and type(record.profile) ~= "table") then
       error("gpush.experiment: a worker sent a malformed record: " .. tostring(err or line), 0)
     end
     if record.fatal then
       c.fatal = c.fatal or record.fatal
+      return
+    end
+    if record.profile then
+      c.profiles[record.profile.kernel_index] = record.profile
       return
     end
     if record.row then
@@ -617,6 +672,20 @@ function M.provenance(description, identity, base_hash, command, notes)
   return stamp
 end
 
+-- What the roofline report reads (docs/reports.md): the baseline point,
+-- its configuration's roofs and ceilings, and the profiles of the kernels
+-- this run (or shard) holds, in kernel order.
+local function roofline_facts(plan, profiles)
+  local kernels = {}
+  for k = 1, #plan.kernels do
+    if profiles[k] then
+      kernels[#kernels + 1] = profiles[k]
+    end
+  end
+  return { point = json.object(plan.sweep.points[plan.baseline]), machine = roofline.hierarchy(plan.profile_config),
+    kernels = kernels }
+end
+
 -- Runs a sweep (or its shard).  opts: jobs (default 1; 0 = every core),
 -- shard = {index, count}, quiet, progress_stream, tty, command (string or
 -- arg-style table).  Returns a Results (with extra.sweep, extra.tasks, and
@@ -674,6 +743,9 @@ function M.run(sweep, opts)
   local identity = sweep:identity()
   local command = type(opts.command) == "string" and opts.command or command_line(opts.command)
   local extra = { sweep = description, identity = identity, tasks = tasks, total_tasks = plan.tasks }
+  if plan.profile_config then
+    extra.roofline = roofline_facts(plan, c.profiles)
+  end
   if shard then
     extra.shard = { index = shard.index, count = shard.count, first_task = first, last_task = last }
   end

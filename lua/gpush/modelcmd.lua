@@ -1,7 +1,7 @@
 -- gpush.modelcmd: the shared shape of the model commands (gpush gpumech,
 -- gpush sim): parse PATH --config NAME -p ... --policy P --kernel SPEC
 -- --json, load the configuration once, run the model on every selected
--- launch, and print either one JSON object per launch or a table with
+-- launch, and print either a JSON array of one object per launch or a table with
 -- totals.  A command gives a spec:
 --   prog, usage (the synopsis), help (what the options mean, printed by
 --   --help after the synopsis), policies (allowed --policy values), options (extra
@@ -28,7 +28,7 @@ M.COMMON_HELP = [==[
   -p KEY=VALUE  override one parameter (repeatable; `gpush config describe`)
   --kernel SPEC the launches to model: comma-separated launch ids, ranges
                 LOW-HIGH and kernel names (exact, or any name containing it)
-  --json        one JSON object per launch instead of the table
+  --json        a JSON array with one object per launch instead of the table
 Exit codes: 0, 1 (bad input or a model error), 2 (usage).
 ]==]
 

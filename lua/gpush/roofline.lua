@@ -86,6 +86,82 @@ function M.machine(cfg, opts)
   return m
 end
 
+-- The bytes one line request moves at most: a trace's coalesced request is
+-- one 128-byte line, four 32-byte sectors (the unit memsim counts).
+M.REQUEST_BYTES = 128
+
+-- The hierarchical roofline of a configuration (Yang et al.'s L1/L2/DRAM
+-- roofs, as Nsight Compute draws them): memory roofs at the SMs' L1/TEX
+-- stage, the L2 and the DRAM, and compute ceilings at FP32 and FP64.
+--   L1   = sm.count x sm.schedulers x REQUEST_BYTES x clock: every
+--          scheduler's load/store unit takes one line request a cycle (the
+--          simulator's LSU charge and the `lsu` bound's rate)
+--   L2   = l2.slices / l2.interval x REQUEST_BYTES x clock: every slice
+--          accepts one request per service interval (the `l2` bound's rate;
+--          none when l2.interval is 0)
+--   DRAM = dram.bandwidth_gbs
+--   FP32, FP64 = machine(cfg, {precision = ...}).peak
+-- Returns { name, clock_mhz, roofs = { {label, level, gbs}, ... } largest
+-- first, ceilings = { {label, precision, gflops}, ... } }.
+function M.hierarchy(cfg)
+  local fp32, fp64 = M.machine(cfg), M.machine(cfg, { precision = "fp64" })
+  local clock_ghz = fp32.clock_mhz / 1000
+  local roofs = { { label = "L1", level = "l1", gbs = fp32.sms * fp32.schedulers * M.REQUEST_BYTES * clock_ghz } }
+  local interval = config_number(cfg, "l2.slices") and cfg.l2.interval
+  if type(interval) == "number" and interval > 0 then
+    roofs[#roofs + 1] = { label = "L2", level = "l2", gbs = cfg.l2.slices / interval * M.REQUEST_BYTES * clock_ghz }
+  end
+  roofs[#roofs + 1] = { label = "DRAM", level = "dram", gbs = fp32.peak_gbs }
+  table.sort(roofs, function(a, b) return a.gbs > b.gbs end)
+  return { name = fp32.name, clock_mhz = fp32.clock_mhz, roofs = roofs,
+    ceilings = { { label = "FP32", precision = "fp32", gflops = fp32.peak },
+      { label = "FP64", precision = "fp64", gflops = fp64.peak } } }
+end
+
+-- What the hierarchical roofline needs of one kernel on a configuration:
+-- FLOPs by precision (kernel_flops over 256 sampled warps, scaled) and the
+-- bytes at each level from the functional memory replay GPUMech takes its
+-- miss rates from (memsim: l1_bytes, the sectors asked of L1/TEX; l2_bytes,
+-- the sectors reaching the L2; DRAM bytes read and written).  `cache` as
+-- in memsim.functional_cached (the experiment engine passes the kernel's,
+-- so a sweep with GPUMech replays once).  Returns { fp32, fp64, fp16,
+-- l1_bytes, l2_bytes, dram_bytes }, or nil and a message.
+function M.kernel_profile(kernel, cfg, cache)
+  local memsim = require "gpush.memsim"
+  local mem, err = memsim.functional_cached(kernel, cfg, cache or {})
+  if not mem then
+    return nil, err
+  end
+  local flops = M.kernel_flops(kernel, { max_warps = 256 })
+  return { fp32 = flops.fp32, fp64 = flops.fp64, fp16 = flops.fp16, l1_bytes = mem.l1_bytes,
+    l2_bytes = mem.l2_bytes, dram_bytes = mem.dram_bytes_read + mem.dram_bytes_written }
+end
+
+-- The hierarchical roofline's points of a kernel: for every precision with
+-- FLOPs and every level with traffic, intensity FLOPs / bytes and
+-- performance FLOPs / time.  profile as kernel_profile gives; time_us the
+-- kernel's time (a model's prediction).  Returns a list of { precision
+-- ("FP32"/"FP64"), level ("L1"/"L2"/"DRAM"), intensity, gflops }.
+function M.hierarchy_points(profile, time_us)
+  local out = {}
+  if type(time_us) ~= "number" or time_us <= 0 then
+    return out
+  end
+  for _, p in ipairs { { "fp32", "FP32" }, { "fp64", "FP64" } } do
+    local flops = profile[p[1]] or 0
+    if flops > 0 then
+      for _, level in ipairs { { "l1_bytes", "L1" }, { "l2_bytes", "L2" }, { "dram_bytes", "DRAM" } } do
+        local bytes = profile[level[1]] or 0
+        if bytes > 0 then
+          out[#out + 1] = { precision = p[2], level = level[2], intensity = flops / bytes,
+            gflops = flops / (time_us * 1e3) }
+        end
+      end
+    end
+  end
+  return out
+end
+
 -- Warps visited when sampling `max_warps` of `warps`: evenly spread, fixed.
 local function sampled_warps(warps, max_warps)
   if not max_warps or max_warps >= warps then

@@ -44,8 +44,16 @@ local Stage = {}
 Stage.__index = Stage
 
 -- A staged single file: stage.path is a new empty file beside `target`.
+-- A missing folder of the target is made (one level, as --out DIR is:
+-- `-o ml_out/m.gsm` works in a fresh checkout).
 function M.file(target)
   local dir, base = split(target)
+  if not core.stat(dir) then
+    local made, mkdir_err = core.mkdir(dir)
+    if not made then
+      return nil, mkdir_err
+    end
+  end
   local path, err = core.temp_file(dir .. "/." .. base .. ".tmp-")
   if not path then
     return nil, err

@@ -110,6 +110,27 @@ local function partial_problem(p)
   return description_problem(x.sweep)
 end
 
+-- The roofline facts of the whole run (gpush.experiment): the baseline
+-- point and its roofs from the first shard that has them, every shard's
+-- kernel profiles in shard (so kernel) order; nil when the sweep gathered
+-- none, or nil and a message for a malformed shard.
+local function merged_roofline(partials, by_index, names, count)
+  local roof
+  for index = 1, count do
+    local i = by_index[index]
+    local x = partials[i].extra.roofline
+    if x ~= nil then
+      if type(x) ~= "table" or type(x.point) ~= "table" or type(x.machine) ~= "table"
+          or not list_of(x.kernels, "table") then
+        return nil, ("%s: \"roofline\" must be {\"point\", \"machine\", \"kernels\": [...]}"):format(names[i])
+      end
+      roof = roof or { point = x.point, machine = x.machine, kernels = {} }
+      table.move(x.kernels, 1, #x.kernels, #roof.kernels + 1, roof.kernels)
+    end
+  end
+  return roof
+end
+
 -- Combines partial results (each a Results read from a shard file, with
 -- its file name in `names`) into the single-run Results; refuses partials
 -- of different sweeps, duplicate and missing shards, incomplete shards and
@@ -175,6 +196,10 @@ function M.merge(partials, names, command)
       failures[#failures + 1] = f
     end
   end
+  local roof, roof_err = merged_roofline(partials, by_index, names, count)
+  if roof_err then
+    return nil, roof_err
+  end
   local d = first.extra.sweep -- the merged result's (the partials are read for the merge only)
   d.title = d.title or d.name -- optional in a shard; the summary and the reports read it
   local provenance = {}
@@ -184,7 +209,8 @@ function M.merge(partials, names, command)
   provenance.command = command
   return results.new { columns = outputs.columns(d.parameters, d.models, d.model_columns, rows),
     rows = rows, failures = failures, provenance = provenance,
-    extra = { sweep = d, identity = first.extra.identity, tasks = tasks, total_tasks = first.extra.total_tasks } }
+    extra = { sweep = d, identity = first.extra.identity, tasks = tasks, total_tasks = first.extra.total_tasks,
+      roofline = roof } }
 end
 
 return M

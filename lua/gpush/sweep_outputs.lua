@@ -63,6 +63,34 @@ local MOVED_REPORTS = {
   ["gpush.roofline:sweep_report"] = "gpush.report.sweep:roofline",
 }
 
+-- The module and function a report name points to (moved names mapped),
+-- or nil when the name is not MODULE:FUNCTION.
+local function report_parts(spec)
+  return (MOVED_REPORTS[spec] or spec):match("^([%w_%.]+):([%w_]+)$")
+end
+
+-- Whether any of the named reports declares `need` in its module's
+-- `sweep_needs[function]` list: what the engine must gather while the sweep
+-- runs for the report to read afterwards ("kernel_profiles": each kernel's
+-- FLOPs and bytes per level at the baseline point, for the roofline).
+-- A report that cannot be loaded needs nothing here (writing it fails
+-- later with its own message).
+function M.reports_need(reports, need)
+  for _, spec in ipairs(reports or {}) do
+    local module, fn = report_parts(spec)
+    local loaded, report = pcall(require, module or "")
+    if loaded and type(report) == "table" and type(report.sweep_needs) == "table"
+        and type(report.sweep_needs[fn]) == "table" then
+      for _, n in ipairs(report.sweep_needs[fn]) do
+        if n == need then
+          return true
+        end
+      end
+    end
+  end
+  return false
+end
+
 -- Marks a report file of an incomplete run so it cannot pass for a finished
 -- study: an SVG gets a red line of text along its bottom edge, a Markdown
 -- or CSV file a first line.  Other files are left as they are.
@@ -149,7 +177,7 @@ function M.write(res, dir, opts)
     files[#files + 1] = step[1]:match("[^/]+$")
   end
   for _, spec in ipairs(res.extra.sweep.reports or {}) do
-    local module, fn = (MOVED_REPORTS[spec] or spec):match("^([%w_%.]+):([%w_]+)$")
+    local module, fn = report_parts(spec)
     local loaded, report = pcall(require, module or "")
     if not module or not loaded or type(report) ~= "table" or type(report[fn]) ~= "function" then
       return fail(("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec))

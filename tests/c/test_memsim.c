@@ -259,6 +259,10 @@ static void test_functional_amat_example(void) {
   CHECK_EQ_INT(r.load_l1_misses, 10);
   CHECK_EQ_INT(r.dram_requests, 4); /* one 128 B line = four 32 B accesses */
   CHECK_EQ_INT(r.dram_bytes_read, 128);
+  /* the hierarchical roofline's bytes: every read asks L1/TEX for its four
+   * sectors and, with no L1, the L2 too: 10 x 128 B at both levels */
+  CHECK_EQ_INT(r.l1_bytes, 1280);
+  CHECK_EQ_INT(r.l2_bytes, 1280);
   gp_memsim_result_free(&r, &a);
   /* with a 32 KB L1 caching globals, nine of ten hit L1 at 25 cycles */
   cfg.l1.size_bytes = 32 * 1024, cfg.l1.line_bytes = 128, cfg.l1.ways = 8;
@@ -267,6 +271,8 @@ static void test_functional_amat_example(void) {
   CHECK_EQ_INT(r.pcs[0].l1_hits, 9);
   CHECK_NEAR(r.pcs[0].amat, (9 * 25.0 + 420.0) / 10.0, 1e-12);
   CHECK_EQ_INT(r.load_l1_misses, 1);
+  CHECK_EQ_INT(r.l1_bytes, 1280); /* L1/TEX still sees every read */
+  CHECK_EQ_INT(r.l2_bytes, 128);  /* only the first misses to the L2 */
   gp_memsim_result_free(&r, &a);
   gp_kernel_free(k);
 }
@@ -400,6 +406,12 @@ static void test_functional_stream_by_hand(void) {
   CHECK_EQ_INT(r.l2.accesses, 6);
   CHECK_EQ_INT(r.l2.hits, 1);
   CHECK_EQ_INT(r.l2.writebacks, 1);
+  /* sectors by level: L1/TEX sees five full-line loads (5 x 128 B), three
+   * one-sector stores (96 B) and pc2's 32 + 128 B; the L2 gets the two
+   * line fills that missed L1 (2 x 128 B), the three write-through stores
+   * (96 B) and pc2's missing sector (32 B) */
+  CHECK_EQ_INT(r.l1_bytes, 5 * 128 + 96 + 32);
+  CHECK_EQ_INT(r.l2_bytes, 2 * 128 + 96 + 32);
   gp_memsim_result_free(&r, &a);
   gp_func_free(f);
 

@@ -367,7 +367,8 @@ local function bench_ml(opts, out, err)
     err:write(("gpush bench ml: --grid expects %s, got '%s'\n"):format(table.concat(corpus.GRID_NAMES, ", "), grid))
     return 2
   end
-  local ds, info = corpus.load { grid = grid, jobs = 2, quiet = opts.json }
+  local ds, info = corpus.load { grid = grid, jobs = 2, quiet = opts.json,
+    on_build = require("gpush.cmd.ml").announce_build("gpush bench ml", err) }
   if not ds then
     err:write("gpush bench ml: ", info, "\n")
     return 1

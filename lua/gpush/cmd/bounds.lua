@@ -6,7 +6,7 @@
 -- PATH is a trace, `suite`, `suite:NAME`, `variants` or `variants:NAME`.
 -- Prints per launch the lower bound on its cycles (the largest bound plus
 -- the kernel launch), the time and IPC it allows, the bound that binds and
--- the next two; --json prints one object per launch (kernel, launch,
+-- the next two; --json prints a JSON array, one object per launch (kernel, launch,
 -- cycles = the total, binds, bound, bounds = {name = cycles}, counts, ...).
 local bounds = require "gpush.bounds"
 

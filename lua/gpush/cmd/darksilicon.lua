@@ -19,6 +19,7 @@
 local cli = require "gpush.cli"
 local json = require "gpush.json"
 local ds = require "gpush.models.mech.dark_silicon"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -38,7 +39,8 @@ local function print_params(p, out)
   local fmt = "%-17s %-9s %-10s %s\n"
   out:write(fmt:format("parameter", "value", "unit", "description (source)"))
   for _, spec in ipairs(ds.PARAMS) do
-    out:write(fmt:format(spec[1], tostring(p[spec[1]]), spec.unit, spec.desc .. " (" .. spec.source .. ")"))
+    out:write(fmt:format(spec[1], tostring(p[spec[1]]), spec.unit,
+      text.without_line_refs(spec.desc .. " (" .. spec.source .. ")")))
   end
 end
 

@@ -9,7 +9,7 @@
 -- `suite:NAME`, `variants` or `variants:NAME`.  Prints one row per launch,
 -- the application totals and each launch's CPI stack (with gpush's
 -- equations, the default, also the resource that bounds it and the largest
--- first-principles bound it respects); --json prints one object per launch
+-- first-principles bound it respects); --json prints a JSON array, one object per launch
 -- (kernel, launch, cycles, time_us, ipc, cpi, stack, bound, hard_bound, ...).
 local gpumech = assert(require("gpush.models").family("gpumech"))
 

@@ -19,6 +19,7 @@
 local cli = require "gpush.cli"
 local json = require "gpush.json"
 local mech = require "gpush.models.mech"
+local text = require "gpush.text"
 local trace = require "gpush.trace"
 
 local M = {}
@@ -143,7 +144,13 @@ local function print_result(out, label, r, model)
   end
 end
 
-local function describe(what, out, err)
+local function describe(what, stream, err)
+  -- sources cite sections and equations, not the reference texts' line numbers
+  local out = { write = function(_, ...)
+    for i = 1, select("#", ...) do
+      stream:write(text.without_line_refs((select(i, ...))))
+    end
+  end }
   local p = mech.params
   if what == "score" then
     out:write(p.describe(p.score, "S-core parameters (-p key=value; presets under lua/gpush/models/mech/cores):"))

@@ -6,6 +6,7 @@ local csv = require "gpush.report.csv"
 local dataset = require "gpush.ml.dataset"
 local evaluate = require "gpush.ml.evaluate"
 local json = require "gpush.json"
+local staging = require "gpush.staging"
 local surface = require "gpush.models.surface"
 local text = require "gpush.text"
 
@@ -22,7 +23,9 @@ usage: gpush ml corpus [--grid default|full|ci] [--jobs N] [--force] [--quiet] [
        gpush ml info MODEL.gsm
 
 Without --data the default simulated corpus is used (built on first use into
-$XDG_CACHE_HOME/gpush, about 10 minutes on two cores; `gpush ml corpus` builds it).
+$XDG_CACHE_HOME/gpush, about a quarter of an hour on two cores, said before it
+starts; `gpush ml corpus` builds it, `--grid ci` a small one in about a minute).
+`predict --kernel NAME` takes a kernel of the data: an unknown NAME lists them.
 The data CSV and the model file are described in docs/ml.md.
 ]]
 
@@ -117,6 +120,19 @@ local function validate(opts)
   end
 end
 
+-- corpus.load's on_build for a command `prog`: says, before the build
+-- starts, that it takes minutes and how to get a small corpus instead.
+function M.announce_build(prog, err)
+  return function(build)
+    local ci = corpus.GRIDS.ci
+    err:write(("%s: building the %s corpus: simulating %d kernels x %d configurations, which takes minutes on two "
+      .. "cores (ci about one and a half, default about a quarter of an hour); it is then cached in %s.%s\n")
+      :format(prog, build.grid, build.kernels, build.configurations, build.path, build.grid == "ci" and "" or
+        (" For a first look, --grid ci builds a small corpus (%d configurations) in about a minute.")
+        :format(#ci.cus * #ci.core_mhz * #ci.mem_mhz)))
+  end
+end
+
 -- The dataset: --data CSV, or the simulated corpus of --grid (default
 -- "default") from the cache, built when missing.
 local function load_data(opts, err)
@@ -124,7 +140,7 @@ local function load_data(opts, err)
     return dataset.read_csv(opts.data)
   end
   local ds, info = corpus.load { grid = opts.grid or "default", jobs = opts.jobs or 2, quiet = opts.quiet,
-    force = opts.force }
+    force = opts.force, on_build = M.announce_build("gpush ml", err) }
   if ds and not info.cached and not opts.quiet then
     err:write(("gpush ml: built the %s corpus (SIMULATED) in %.0f s: %s\n"):format(opts.grid or "default",
       info.seconds, info.path))
@@ -171,7 +187,17 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: ", train_err, "\n")
     return 1
   end
-  local ok, save_err = model:save(opts.out)
+  -- staged: written beside the target (its folder made when missing) and renamed once whole
+  local stage, save_err = staging.file(opts.out)
+  local ok = false
+  if stage then
+    ok, save_err = model:save(stage.path)
+    if ok then
+      ok, save_err = stage:commit()
+    else
+      stage:abort()
+    end
+  end
   if not ok then
     err:write("gpush ml train: ", save_err, "\n")
     return 1
@@ -205,7 +231,8 @@ local function base_row(ds, name, model)
   local k = ds:kernel_index(name)
   if not k then
     local guess = text.closest(name, ds.kernels)
-    return nil, ("no kernel '%s' in %s%s"):format(name, ds.source, guess and (" (did you mean '" .. guess .. "'?)") or "")
+    return nil, ("no kernel '%s' in %s%s; its kernels: %s"):format(name, ds.source,
+      guess and (" (did you mean '" .. guess .. "'?)") or "", table.concat(ds.kernels, ", "))
   end
   local c, e, m = ds:locate(model.base)
   if not c then

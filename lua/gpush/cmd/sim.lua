@@ -6,7 +6,7 @@
 -- PATH is a trace, `suite`, `suite:NAME`, `variants` or `variants:NAME`.
 -- Prints per-launch cycles, time, IPC, achieved DRAM bandwidth and the
 -- stall breakdown per scheduler cycle;
--- --json prints one object per launch (kernel, launch, cycles,
+-- --json prints a JSON array, one object per launch (kernel, launch, cycles,
 -- warp_instructions, stalls, pc_stalls, line_stalls, sm_utilisation,
 -- counters, ...).
 local sim = assert(require("gpush.models").family("sim"))

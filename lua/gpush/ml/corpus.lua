@@ -279,7 +279,8 @@ function M.run(opts)
 end
 
 -- The corpus of opts.grid (default "default"): from the cache when it is
--- there (unless opts.force), else built and cached.  Returns the dataset
+-- there (unless opts.force), else built and cached (opts.on_build(info)
+-- is called first, info = {path, grid, kernels, configurations}).  Returns the dataset
 -- and info {path, cached, seconds, kernels, dropped}, or nil and a message.
 function M.load(opts)
   opts = opts or {}
@@ -300,6 +301,10 @@ function M.load(opts)
     f:close()
     info.cached = true
   else
+    if opts.on_build then -- the caller says what is about to take minutes
+      opts.on_build { path = path, grid = name, kernels = #descs,
+        configurations = #grid.cus * #grid.core_mhz * #grid.mem_mhz }
+    end
     local t0 = core.now()
     local res, run_err = M.run { grid = opts.grid, descs = descs, preset = opts.preset, jobs = opts.jobs,
       quiet = opts.quiet, progress_stream = opts.progress_stream, command = opts.command }

@@ -152,13 +152,19 @@ function M.histogram_bars(sweep, q, ks, bins)
           for _, r in ipairs(sweep.runs[ki].bases) do
             count = count + r[q].histogram[b]
           end
-          bars[#bars + 1] = { label = "K=" .. k, values = { pairs = count } }
+          bars[#bars + 1] = { label = "K=" .. k, values = { ["K = " .. k] = count } }
         end
       end
     end
     groups[b] = { label = bin, bars = bars }
   end
-  return { categories = { "pairs" }, colors = { pairs = svg.palette[1] }, groups = groups }
+  -- one colour per K, named in the legend (not only under the bars)
+  local categories, colors = {}, {}
+  for i, k in ipairs(ks) do
+    categories[i] = "K = " .. k
+    colors[categories[i]] = svg.palette[(i - 1) % #svg.palette + 1]
+  end
+  return { categories = categories, colors = colors, groups = groups, legend = "given" }
 end
 
 -- The paper's qualitative findings (wu-spec.md section 6), checked on this
@@ -278,7 +284,7 @@ function M.write(dir, ds, main, sweep, opts)
     write(dir .. "/fig15_oracle.svg", svg.lines(M.oracle_lines(sweep, "time"), {
       title = "Fig. 15: neural network vs oracle (training) and nearest centroid (validation)",
       x_label = "clusters per set (K)",
-      y_label = "training mean error (%)", x_ticks = "data" }), written)
+      y_label = "mean error (%): training (solid) and validation (dashed)", x_ticks = "data" }), written)
     md[#md + 1] = "### Error against K (Fig. 13, 15, 16)"
     md[#md + 1] = ""
     local header, rows = { "K" }, {}

@@ -8,12 +8,17 @@
 --   stacked_bars  CPI/stall stacks per configuration and kernel (GPUMech Fig. 16)
 --   lines         a metric against a swept parameter, several series
 --   heatmap       a metric over two swept parameters, value in each cell
---   roofline      compute and memory roofs (log-log) with kernels as points
+--   roofline      compute and memory roofs (log-log) with kernels as points;
+--                 hierarchical: L1/L2/DRAM roofs, FP32/FP64 ceilings, a panel per model
 --   tornado       one-at-a-time sensitivity bars around a base point
 --   boxes         a distribution per category: box, whiskers and mean line
 --   correlation   predicted against measured, log-log, y = x and a +-band
+--   note          a figure saying why a plot is missing
 -- Common opts: title, x_label, y_label (put the unit in the label), width,
--- height (pixels, default 800 x 480).  The output has no script, no external
+-- height (pixels, default 800 x 480, grown to fit a title, a long legend or
+-- panels); stacked_bars and lines take panels = true (small multiples: one
+-- panel per group on its own y scale).  No text leaves the canvas or meets
+-- another (spec/svg_render_spec.lua measures them in Chromium).  The output has no script, no external
 -- reference and only the generic `sans-serif` font; numbers are written with
 -- fixed precision and tables are walked in array order, so the same data
 -- gives the same bytes.  docs/reports.md describes every data layout.
@@ -63,9 +68,23 @@ local function num(v)
 end
 
 -- Approximate rendered width of a label in pixels (sans-serif averages
--- about 0.6 em per character).
-local function text_width(s, size)
-  return (utf8.len(tostring(s)) or #tostring(s)) * size * 0.6
+-- about 0.6 em per character; bold about a tenth more).
+local function text_width(s, size, bold)
+  return (utf8.len(tostring(s)) or #tostring(s)) * size * (bold and 0.66 or 0.6)
+end
+
+-- `s` cut to fit `width` pixels at `size`, ending in "..." when cut (the
+-- caller keeps the whole text in a tooltip).
+local function fit_text(s, width, size, bold)
+  s = tostring(s)
+  if text_width(s, size, bold) <= width then
+    return s
+  end
+  local keep = math.floor(width / (size * (bold and 0.66 or 0.6))) - 3
+  if keep < 1 then
+    return ""
+  end
+  return s:sub(1, utf8.offset(s, keep + 1) - 1) .. "..."
 end
 
 -- Formats a value with `decimals` places, or with a k/M/G suffix when large.
@@ -129,6 +148,17 @@ function M.format_compact(v)
     return ("%d"):format(v)
   end
   return (("%.4g"):format(v))
+end
+
+-- A signed percentage with `decimals` places (default 1), v in percent:
+-- "+12.5%", "-3.0%", and "0.0%" for anything that rounds to zero (never
+-- "-0.0%").
+function M.format_percent(v, decimals)
+  local s = ("%+." .. (decimals or 1) .. "f"):format(v)
+  if s:match("^[-+]0%.?0*$") then
+    s = s:sub(2)
+  end
+  return s .. "%"
 end
 
 -- Ticks ------------------------------------------------------------------------------
@@ -251,6 +281,9 @@ local function new_doc(fn, opts)
   end
   opts = copy -- plots fill in default labels without touching the caller's table
   local width, height = opts.width or 800, opts.height or 480
+  if not opts.width and opts.title then -- a figure sized here is at least as wide as its title
+    width = math.max(width, math.ceil(text_width(opts.title, TITLE_SIZE, true)) + 24)
+  end
   check_number(fn, width, "opts.width")
   check_number(fn, height, "opts.height")
   if width < 200 or height < 150 then
@@ -333,11 +366,15 @@ end
 
 -- Frame: title, plot area, axis labels -------------------------------------------------
 
+-- The top of the plot area: below the title when there is one.
+local function plot_top(doc)
+  return doc.opts.title and 44 or 16
+end
+
 -- The plot rectangle for a document with a legend `legend_width` wide on the
 -- right and `bottom` pixels below the plot for tick labels.
 local function layout(doc, legend_width, bottom, left)
-  local top = doc.opts.title and 44 or 16
-  local area = { left = left or 78, top = top }
+  local area = { left = left or 78, top = plot_top(doc) }
   area.right = doc.width - 16 - (legend_width > 0 and legend_width + 18 or 0)
   area.bottom = doc.height - (bottom or 58)
   if area.right - area.left < 60 or area.bottom - area.top < 40 then
@@ -349,8 +386,8 @@ end
 local function draw_title_and_labels(doc, area)
   local opts = doc.opts
   if opts.title then
-    doc:text(doc.width / 2, 26, opts.title, { "text-anchor", "middle", "font-size", TITLE_SIZE,
-      "font-weight", "bold", "class", "title" })
+    doc:text(doc.width / 2, 26, fit_text(opts.title, doc.width - 12, TITLE_SIZE, true), { "text-anchor", "middle",
+      "font-size", TITLE_SIZE, "font-weight", "bold", "class", "title" })
   end
   if opts.x_label then
     doc:text((area.left + area.right) / 2, doc.height - 12, opts.x_label,
@@ -358,8 +395,9 @@ local function draw_title_and_labels(doc, area)
   end
   if opts.y_label then
     local y = (area.top + area.bottom) / 2
-    doc:text(18, y, opts.y_label, { "text-anchor", "middle", "font-size", LABEL_SIZE, "class", "y-label",
-      "transform", ("rotate(-90 18 %s)"):format(num(y)) })
+    local room = 2 * math.min(y, doc.height - y) - 8 -- centred on the plot, inside the canvas
+    doc:text(18, y, fit_text(opts.y_label, room, LABEL_SIZE), { "text-anchor", "middle", "font-size", LABEL_SIZE,
+      "class", "y-label", "transform", ("rotate(-90 18 %s)"):format(num(y)) })
   end
 end
 
@@ -373,24 +411,37 @@ local function scale_of(lo, hi, p0, p1, log)
 end
 
 -- Y axis: grid lines and tick labels; `ticks` is a list of {value, label}.
+-- A label closer than a text line to the last one written is left out
+-- (its grid line stays).
 local function draw_y_axis(doc, area, ticks, y_of)
   doc:open_group({ "class", "y-axis" })
+  local last
   for _, t in ipairs(ticks) do
     local y = y_of(t.value)
     doc:element("line", { "x1", area.left, "y1", y, "x2", area.right, "y2", y, "stroke", "#e0e0e0" })
-    doc:text(area.left - 6, y + 4, t.label, { "text-anchor", "end", "class", "tick", "data-value",
-      ("%.6g"):format(t.value) })
+    if not last or math.abs(last - y) >= TICK_SIZE + 3 then
+      doc:text(area.left - 6, y + 4, t.label, { "text-anchor", "end", "class", "tick", "data-value",
+        ("%.6g"):format(t.value) })
+      last = y
+    end
   end
   doc:close_group()
 end
 
+-- X axis: grid lines and tick labels, thinned so that no two labels touch:
+-- a label that would meet the last one written is left out.
 local function draw_x_axis(doc, area, ticks, x_of)
   doc:open_group({ "class", "x-axis" })
+  local last_right
   for _, t in ipairs(ticks) do
     local x = x_of(t.value)
     doc:element("line", { "x1", x, "y1", area.top, "x2", x, "y2", area.bottom, "stroke", "#e0e0e0" })
-    doc:text(x, area.bottom + 16, t.label, { "text-anchor", "middle", "class", "tick", "data-value",
-      ("%.6g"):format(t.value) })
+    local half = text_width(t.label, TICK_SIZE) / 2
+    if not last_right or x - half >= last_right + 6 then
+      doc:text(x, area.bottom + 16, t.label, { "text-anchor", "middle", "class", "tick", "data-value",
+        ("%.6g"):format(t.value) })
+      last_right = x + half
+    end
   end
   doc:close_group()
 end
@@ -411,48 +462,273 @@ local function linear_ticks(lo, hi, target)
   return ticks, tlo, thi
 end
 
--- Legend: entries {label, color, kind = "box"|"line", marker, dash}.
-local function legend_width(entries, heading)
-  local w = heading and text_width(heading, LEGEND_SIZE) or 0
-  for _, e in ipairs(entries) do
-    w = math.max(w, 30 + text_width(e.label, LEGEND_SIZE))
+-- The widest label of a tick list, in pixels.
+local function ticks_width(ticks)
+  local w = 0
+  for _, t in ipairs(ticks) do
+    w = math.max(w, text_width(t.label, TICK_SIZE))
   end
-  return math.ceil(w)
+  return w
+end
+
+-- Legend: entries {label, color, kind = "box"|"line"|"marker"|"heading"|"note"
+-- (a line of text), marker, dash}, in columns of as many rows as the figure's height holds
+-- (a legend longer than that wraps into further columns; the plot area
+-- narrows to make room).
+local LEGEND_ROW = 18
+
+local function legend_layout(entries, heading, doc)
+  local rows = #entries + (heading and 1 or 0)
+  local per_column = rows
+  if doc then
+    per_column = math.max(1, math.floor((doc.height - plot_top(doc) - 14) / LEGEND_ROW))
+  end
+  local columns = math.max(1, math.ceil(rows / per_column))
+  per_column = math.ceil(rows / columns)
+  local w = heading and text_width(heading, LEGEND_SIZE, true) or 0
+  for _, e in ipairs(entries) do
+    w = math.max(w, e.kind == "heading" and text_width(e.label, LEGEND_SIZE, true)
+      or e.kind == "note" and text_width(e.label, LEGEND_SIZE) or 30 + text_width(e.label, LEGEND_SIZE))
+  end
+  w = math.ceil(w)
+  return { columns = columns, per_column = per_column, column_width = w, width = columns * w + (columns - 1) * 14 }
+end
+
+-- The legend's width; with `doc`, wrapped to the figure's height.
+local function legend_width(entries, heading, doc)
+  return legend_layout(entries, heading, doc).width
 end
 
 local function draw_legend(doc, area, entries, heading)
-  local x, y = area.right + 18, area.top + 4
-  doc:open_group({ "class", "legend" })
+  local l = legend_layout(entries, heading, doc)
+  local items = {}
   if heading then
-    doc:text(x, y + 9, heading, { "font-size", LEGEND_SIZE, "font-weight", "bold" })
-    y = y + 18
+    items[1] = { label = heading, kind = "heading" }
   end
   for _, e in ipairs(entries) do
-    if e.kind == "line" then
-      doc:element("line", { "x1", x, "y1", y + 6, "x2", x + 22, "y2", y + 6, "stroke", e.color,
-        "stroke-width", 2, "stroke-dasharray", e.dash or "" })
-      if e.marker then
-        doc:marker(e.marker, x + 11, y + 6, 4, e.color)
-      end
-    elseif e.kind == "marker" then
-      doc:marker(e.marker or "circle", x + 11, y + 6, 4.5, e.color)
+    items[#items + 1] = e
+  end
+  doc:open_group({ "class", "legend" })
+  for i, e in ipairs(items) do
+    local column, row = (i - 1) // l.per_column, (i - 1) % l.per_column
+    local x, y = area.right + 18 + column * (l.column_width + 14), plot_top(doc) + 4 + row * LEGEND_ROW
+    if e.kind == "heading" then
+      doc:text(x, y + 10, e.label, { "font-size", LEGEND_SIZE, "font-weight", "bold", "class", "legend-heading" })
+    elseif e.kind == "note" then
+      doc:text(x, y + 10, e.label, { "font-size", LEGEND_SIZE, "fill", "#505050", "class", "legend-note" })
     else
-      doc:element("rect", { "x", x + 4, "y", y, "width", 14, "height", 12, "fill", e.color,
-        "stroke", "#404040", "stroke-width", 0.5 })
+      if e.kind == "line" then
+        doc:element("line", { "x1", x, "y1", y + 6, "x2", x + 22, "y2", y + 6, "stroke", e.color,
+          "stroke-width", 2, "stroke-dasharray", e.dash or "" })
+        if e.marker then
+          doc:marker(e.marker, x + 11, y + 6, 4, e.color)
+        end
+      elseif e.kind == "marker" then
+        doc:marker(e.marker or "circle", x + 11, y + 6, 4.5, e.color)
+      else
+        doc:element("rect", { "x", x + 4, "y", y, "width", 14, "height", 12, "fill", e.color,
+          "stroke", "#404040", "stroke-width", 0.5 })
+      end
+      doc:text(x + 28, y + 10, e.label, { "font-size", LEGEND_SIZE, "class", "legend-entry" })
     end
-    doc:text(x + 28, y + 10, e.label, { "font-size", LEGEND_SIZE, "class", "legend-entry" })
-    y = y + 18
   end
   doc:close_group()
 end
 
+-- Small multiples: a grid of panels with one legend -------------------------------------
+
+-- Each panel's plot rectangle is at least this big; above it sits the
+-- panel's title, below it its x tick labels.
+local PANEL_W, PANEL_H, PANEL_TITLE, PANEL_TICKS = 170, 110, 22, 24
+
+-- Columns of a grid of n panels: opts.columns, else up to four.
+local function panel_columns(n, opts)
+  if opts.columns then
+    return opts.columns
+  end
+  return n <= 3 and n or n <= 4 and 2 or n <= 9 and 3 or 4
+end
+
+-- The figure size a grid of n panels needs (opts.width/height win): room
+-- for the shared y label, each panel's y tick labels (y_tick_w wide), the
+-- legend on the right, the title and the shared x label.
+local function panel_figure_size(n, opts, y_tick_w, legend_w)
+  local columns = panel_columns(n, opts)
+  local rows = math.ceil(n / columns)
+  local width = 30 + columns * (y_tick_w + 10 + (opts.panel_width or PANEL_W) + 16)
+    + (legend_w > 0 and legend_w + 18 or 0) + 16
+  local height = (opts.title and 44 or 16) + rows * (PANEL_TITLE + (opts.panel_height or PANEL_H) + PANEL_TICKS) + 36
+  return opts.width or math.ceil(width), opts.height or math.ceil(height)
+end
+
+-- The plot rectangles of n panels in the figure (row by row), and the
+-- rectangle around them all (where the shared axis labels centre).
+local function panel_areas(doc, n, y_tick_w, legend_w)
+  local columns = panel_columns(n, doc.opts)
+  local rows = math.ceil(n / columns)
+  local outer = { left = 30, top = plot_top(doc) - 12,
+    right = doc.width - 16 - (legend_w > 0 and legend_w + 18 or 0), bottom = doc.height - 36 }
+  local cell_w, cell_h = (outer.right - outer.left) / columns, (outer.bottom - outer.top) / rows
+  local areas = {}
+  for i = 1, n do
+    local c, r = (i - 1) % columns, (i - 1) // columns
+    areas[i] = { left = outer.left + c * cell_w + y_tick_w + 10, right = outer.left + (c + 1) * cell_w - 16,
+      top = outer.top + r * cell_h + PANEL_TITLE, bottom = outer.top + (r + 1) * cell_h - PANEL_TICKS }
+    if areas[i].right - areas[i].left < 60 or areas[i].bottom - areas[i].top < 40 then
+      error("gpush.report.svg: the panels do not fit: make opts.width/opts.height larger or use fewer panels", 3)
+    end
+  end
+  return areas, outer
+end
+
+-- A panel's title centred above it, cut to the panel's width (the whole
+-- text stays as its tooltip).
+local function draw_panel_title(doc, area, label, y_tick_w)
+  local room = area.right - area.left + y_tick_w
+  doc:raw(("<text%s>%s<title>%s</title></text>"):format(attributes({ "x", (area.left - y_tick_w + area.right) / 2,
+    "y", area.top - 7, "text-anchor", "middle", "font-size", LABEL_SIZE, "font-weight", "bold",
+    "class", "panel-title" }), escape(fit_text(label, room, LABEL_SIZE, true)), escape(label)))
+end
+
 -- (a) Stacked bars -------------------------------------------------------------------
+
+-- A copy of opts with the figure's size filled in where opts gives none.
+local function sized(fn, opts, width, height)
+  if opts ~= nil and type(opts) ~= "table" then
+    fail(fn, "opts must be a table, got %s", type(opts))
+  end
+  local copy = {}
+  for k, v in pairs(opts or {}) do
+    copy[k] = v
+  end
+  copy.width, copy.height = copy.width or width, copy.height or height
+  return copy
+end
+
+-- A copy of opts whose width, unless given, leaves a plot area of at
+-- least 420 pixels beside the legend (which wraps into columns when the
+-- figure's height cannot hold it): many series widen the figure instead of
+-- squeezing the plot or running off the canvas.
+local function wide_enough(fn, opts, entries)
+  local probe = sized(fn, opts)
+  if probe.width then
+    return probe
+  end
+  local legend_w = legend_width(entries, nil, { height = probe.height or 480, opts = probe })
+  local needed = 78 + 420 + 34 + legend_w
+  return needed > 800 and sized(fn, opts, needed) or probe
+end
+
+-- The document of a grid of n panels, sized for them unless opts says,
+-- with the panels' plot rectangles and the rectangle around them.
+local function panel_doc(fn, opts, n, y_tick_w, entries)
+  local probe = sized(fn, opts)
+  local legend_w = legend_width(entries)
+  local _, height = panel_figure_size(n, probe, y_tick_w, legend_w)
+  legend_w = legend_width(entries, nil, { height = probe.height or height, opts = probe })
+  local width, height = panel_figure_size(n, probe, y_tick_w, legend_w)
+  if probe.title then -- a figure sized here is at least as wide as its title
+    width = math.max(width, math.ceil(text_width(probe.title, TITLE_SIZE, true)) + 24)
+  end
+  if probe.y_label then -- and as tall as its y label
+    height = math.max(height, math.ceil(text_width(probe.y_label, LABEL_SIZE)) + (probe.title and 88 or 32))
+  end
+  local doc = new_doc(fn, sized(fn, opts, width, height))
+  local areas, outer = panel_areas(doc, n, y_tick_w, legend_width(entries, nil, doc))
+  return doc, areas, outer
+end
+
+-- Draws group g's bars from x with `slot` pixels each, on y_of, the bar
+-- labels under `bottom` (every `every`-th one, so labels never touch);
+-- returns the x after the last bar.
+local function draw_bars(doc, g, x, slot, bottom, every, y_of, categories, colors, marker_label)
+  local bar_width = slot * 0.72
+  local marker_points = {}
+  for bi, bar in ipairs(g.bars) do
+    local left = x + (slot - bar_width) / 2
+    local base = 0
+    for _, c in ipairs(categories) do
+      local v = bar.values[c] or 0
+      if v > 0 then
+        local y0, y1 = y_of(base), y_of(base + v)
+        doc:element("rect", { "class", "segment", "data-category", c, "data-value", ("%.6g"):format(v),
+          "x", left, "y", y1, "width", bar_width, "height", y0 - y1,
+          "fill", colors[c] or "#888888", "stroke", "#ffffff", "stroke-width", 0.5 },
+          ("%s, %s: %s %s"):format(g.label or "", bar.label or "", c, M.format_value(v)))
+      end
+      base = base + v
+    end
+    if bar.marker then
+      marker_points[#marker_points + 1] = { x + slot / 2, y_of(bar.marker), bar.marker }
+    end
+    if (bi - 1) % every == 0 then
+      doc:text(x + slot / 2, bottom + 14, bar.label or "", { "text-anchor", "middle", "class", "bar-label" })
+    end
+    x = x + slot
+  end
+  if #marker_points > 0 then
+    local pts = {}
+    for i, p in ipairs(marker_points) do
+      pts[i] = num(p[1]) .. "," .. num(p[2])
+    end
+    doc:element("polyline", { "class", "marker-line", "points", table.concat(pts, " "), "fill", "none",
+      "stroke", "#000000", "stroke-width", 1.5 })
+    for _, p in ipairs(marker_points) do
+      doc:marker("circle", p[1], p[2], 3.5, "#000000", (marker_label or "reference") .. " "
+        .. M.format_value(p[3]))
+    end
+  end
+  return x
+end
+
+-- How often a bar label can be written when labels are `longest` pixels
+-- wide and bars `slot` apart: every bar, every second, ...
+local function label_every(longest, slot)
+  return math.max(1, math.ceil((longest + 6) / slot))
+end
+
+-- One panel per group, each with its own y scale (opts.shared_y: one for
+-- all), the bars' labels under each panel.
+local function stacked_panels(fn, data, opts, categories, colors, entries, tops, top)
+  local scales, y_tick_w = {}, 0
+  for gi in ipairs(data.groups) do
+    local panel_top = opts.shared_y and top or tops[gi]
+    local ticks, _, hi = linear_ticks(0, panel_top > 0 and panel_top * 1.04 or 1, 4) -- markers off the frame
+    scales[gi] = { ticks = ticks, hi = hi }
+    y_tick_w = math.max(y_tick_w, ticks_width(ticks))
+  end
+  local doc, areas, outer = panel_doc(fn, opts, #data.groups, y_tick_w, entries)
+  for gi, g in ipairs(data.groups) do
+    local area = areas[gi]
+    local y_of = scale_of(0, scales[gi].hi, area.bottom, area.top)
+    draw_y_axis(doc, area, scales[gi].ticks, y_of)
+    doc:open_group({ "class", "bar-group", "data-group", g.label or tostring(gi) })
+    draw_panel_title(doc, area, g.label or "", y_tick_w)
+    local slot = (area.right - area.left) / #g.bars
+    local longest = 0
+    for _, bar in ipairs(g.bars) do
+      longest = math.max(longest, text_width(bar.label or "", TICK_SIZE))
+    end
+    draw_bars(doc, g, area.left, slot, area.bottom, label_every(longest, slot), y_of, categories, colors,
+      doc.opts.marker_label)
+    doc:close_group()
+    draw_frame(doc, area)
+  end
+  draw_legend(doc, outer, entries)
+  draw_title_and_labels(doc, outer)
+  return doc:finish()
+end
 
 -- data = { categories = {..} (default the CPI stack order), colors = {cat = "#rrggbb"},
 --          groups = { { label = "kernel", bars = { { label = "8 warps",
---            values = { BASE = .., DEP = .. }, marker = number or nil }, ... } }, ... } }
+--            values = { BASE = .., DEP = .. }, marker = number or nil }, ... } }, ... },
+--          legend = "given" (list the categories in their order; default top of the stack first) }
 -- opts: title, x_label, y_label, width, height, marker_label (legend text of
--- the markers, e.g. "simulator CPI"; Fig. 16 draws the oracle CPI so).
+-- the markers, e.g. "simulator CPI"; Fig. 16 draws the oracle CPI so),
+-- panels (one panel per group, each on its own y scale, so a kernel at 0.5
+-- CPI stays as readable as one at 150; shared_y puts them on one scale;
+-- columns, panel_width, panel_height size the grid).  Bar labels that
+-- would touch are thinned (every second one, ...), never rotated.
 function M.stacked_bars(data, opts)
   local fn = "stacked_bars"
   if type(data) ~= "table" then
@@ -462,9 +738,10 @@ function M.stacked_bars(data, opts)
   local colors = data.colors or M.cpi_colors
   check_list(fn, categories, "data.categories")
   check_list(fn, data.groups, "data.groups")
-  local top, nbars, has_marker = 0, 0, false
+  local top, nbars, has_marker, tops = 0, 0, false, {}
   for gi, g in ipairs(data.groups) do
     check_list(fn, g.bars, ("data.groups[%d].bars"):format(gi))
+    tops[gi] = 0
     for bi, bar in ipairs(g.bars) do
       local where = ("data.groups[%d].bars[%d]"):format(gi, bi)
       if type(bar.values) ~= "table" then
@@ -483,22 +760,26 @@ function M.stacked_bars(data, opts)
         has_marker = true
         total = math.max(total, bar.marker)
       end
-      top = math.max(top, total)
+      tops[gi] = math.max(tops[gi], total)
       nbars = nbars + 1
     end
+    top = math.max(top, tops[gi])
   end
-  local doc = new_doc(fn, opts)
-  opts = doc.opts
   local entries = {}
-  for i = #categories, 1, -1 do -- top of the stack first, as it is drawn
+  for j = 1, #categories do -- top of the stack first, as it is drawn (data.legend = "given": as given)
+    local i = data.legend == "given" and j or #categories + 1 - j
     local c = categories[i]
     entries[#entries + 1] = { label = c, color = colors[c] or M.palette[(i - 1) % #M.palette + 1] }
   end
   if has_marker then
-    entries[#entries + 1] = { label = opts.marker_label or "reference", color = "#000000", kind = "line",
-      marker = "circle" }
+    entries[#entries + 1] = { label = type(opts) == "table" and opts.marker_label or "reference", color = "#000000",
+      kind = "line", marker = "circle" }
   end
-  -- bar labels go under each bar, rotated when they do not fit the slot
+  if type(opts) == "table" and opts.panels then
+    return stacked_panels(fn, data, opts, categories, colors, entries, tops, top)
+  end
+  local doc = new_doc(fn, opts)
+  opts = doc.opts
   local slots = nbars + (#data.groups - 1)
   local longest = 0
   for _, g in ipairs(data.groups) do
@@ -506,71 +787,36 @@ function M.stacked_bars(data, opts)
       longest = math.max(longest, text_width(bar.label or "", TICK_SIZE))
     end
   end
-  local provisional = layout(doc, legend_width(entries), 58)
-  local slot = (provisional.right - provisional.left) / slots
-  local rotate = longest > slot * 0.95
-  local label_depth = rotate and math.min(longest * 0.71 + 8, 110) or 18
-  local area = layout(doc, legend_width(entries), 58 + label_depth)
-  slot = (area.right - area.left) / slots
-  local ticks, _, y_hi = linear_ticks(0, top > 0 and top or 1, 5)
+  local area = layout(doc, legend_width(entries, nil, doc), 58 + 18)
+  local slot = (area.right - area.left) / slots
+  local every = label_every(longest, slot)
+  local ticks, _, y_hi = linear_ticks(0, top > 0 and top * 1.04 or 1, 5) -- markers off the frame
   local y_of = scale_of(0, y_hi, area.bottom, area.top)
   draw_y_axis(doc, area, ticks, y_of)
-  -- group labels wider than their bars shrink, all alike, to fit (no smaller than 7 px)
+  -- group labels wider than their bars shrink, all alike (no smaller than 9 px), then are cut
   local group_size = LABEL_SIZE
   for _, g in ipairs(data.groups) do
-    local span, width = #g.bars * slot - 8, text_width(g.label or "", LABEL_SIZE)
+    local span, width = #g.bars * slot - 8, text_width(g.label or "", LABEL_SIZE, true)
     if width > span then
-      group_size = math.min(group_size, math.max(7, math.floor(LABEL_SIZE * span / width * 10) / 10))
+      group_size = math.min(group_size, math.max(9, math.floor(LABEL_SIZE * span / width * 10) / 10))
     end
   end
   local x = area.left
-  local bar_width = slot * 0.72
   for gi, g in ipairs(data.groups) do
     local group_start = x
-    local marker_points = {}
     doc:open_group({ "class", "bar-group", "data-group", g.label or tostring(gi) })
-    for _, bar in ipairs(g.bars) do
-      local left = x + (slot - bar_width) / 2
-      local base = 0
-      for _, c in ipairs(categories) do
-        local v = bar.values[c] or 0
-        if v > 0 then
-          local y0, y1 = y_of(base), y_of(base + v)
-          doc:element("rect", { "class", "segment", "data-category", c, "data-value", ("%.6g"):format(v),
-            "x", left, "y", y1, "width", bar_width, "height", y0 - y1,
-            "fill", colors[c] or "#888888", "stroke", "#ffffff", "stroke-width", 0.5 },
-            ("%s, %s: %s %s"):format(g.label or "", bar.label or "", c, M.format_value(v)))
-        end
-        base = base + v
-      end
-      if bar.marker then
-        marker_points[#marker_points + 1] = { x + slot / 2, y_of(bar.marker), bar.marker }
-      end
-      local lx, ly = x + slot / 2, area.bottom + 14
-      if rotate then
-        doc:text(lx + 4, ly - 4, bar.label or "", { "text-anchor", "end", "class", "bar-label",
-          "transform", ("rotate(-45 %s %s)"):format(num(lx + 4), num(ly - 4)) })
-      else
-        doc:text(lx, ly, bar.label or "", { "text-anchor", "middle", "class", "bar-label" })
-      end
-      x = x + slot
-    end
-    if #marker_points > 0 then
-      local pts = {}
-      for i, p in ipairs(marker_points) do
-        pts[i] = num(p[1]) .. "," .. num(p[2])
-      end
-      doc:element("polyline", { "class", "marker-line", "points", table.concat(pts, " "), "fill", "none",
-        "stroke", "#000000", "stroke-width", 1.5 })
-      for _, p in ipairs(marker_points) do
-        doc:marker("circle", p[1], p[2], 3.5, "#000000", (opts.marker_label or "reference") .. " "
-          .. M.format_value(p[3]))
-      end
-    end
-    local gy = area.bottom + label_depth + 14
+    x = draw_bars(doc, g, x, slot, area.bottom, every, y_of, categories, colors, opts.marker_label)
+    local gy = area.bottom + 18 + 14
     doc:element("line", { "x1", group_start + 4, "y1", gy - 12, "x2", x - 4, "y2", gy - 12, "stroke", "#404040" })
-    doc:text((group_start + x) / 2, gy + 2, g.label or "", { "text-anchor", "middle", "font-size", group_size,
-      "font-weight", "bold", "class", "group-label" })
+    local label = g.label or ""
+    local shown = fit_text(label, #g.bars * slot + slot - 8, group_size, true)
+    local attrs = attributes({ "x", (group_start + x) / 2, "y", gy + 2, "text-anchor", "middle",
+      "font-size", group_size, "font-weight", "bold", "class", "group-label" })
+    if shown == label then
+      doc:raw(("<text%s>%s</text>"):format(attrs, escape(label)))
+    else
+      doc:raw(("<text%s>%s<title>%s</title></text>"):format(attrs, escape(shown), escape(label)))
+    end
     doc:close_group()
     x = x + slot
   end
@@ -604,14 +850,23 @@ local function series_styles(series)
   return out
 end
 
--- The ticks and mapping of a numeric axis over the data range [lo, hi].
-local function axis(lo, hi, p0, p1, log, zero)
+-- The ticks and mapping of a numeric axis over the data range [lo, hi];
+-- `zero` takes 0 into a linear range, `pad` keeps the data off the frame
+-- (a linear axis gets that share of the range above the data, a log axis
+-- that factor either side).
+local function axis(lo, hi, p0, p1, log, zero, pad)
   if log then
+    if pad then
+      lo, hi = lo / (1 + pad), hi * (1 + pad)
+    end
     local ticks, tlo, thi = M.log_ticks(lo, hi)
     return ticks, scale_of(tlo, thi, p0, p1, true)
   end
   if zero then
     lo, hi = math.min(lo, 0), math.max(hi, 0)
+  end
+  if pad and hi > lo then
+    hi = hi + (hi - lo) * pad
   end
   local ticks, tlo, thi = linear_ticks(lo, hi, 6)
   return ticks, scale_of(tlo, thi, p0, p1, false)
@@ -619,22 +874,10 @@ end
 
 -- (b) Lines --------------------------------------------------------------------------
 
--- data = { x = {..} (shared x values, optional),
---          series = { { label = "stream_triad GPUMech-RR", y = {..}, x = {..} (optional),
---                       group = "stream_triad" (colour), style = "GPUMech-RR" (marker, dash) } } }
--- A y value `false` leaves a gap.  opts: title, x_label, y_label, width,
--- height, log_x, log_y, y_zero (start the y axis at 0; default true on a
--- linear axis), x_ticks = "data" (ticks at the data's x values).
-function M.lines(data, opts)
-  local fn = "lines"
-  if type(data) ~= "table" then
-    fail(fn, "data must be a table, got %s", type(data))
-  end
-  check_list(fn, data.series, "data.series")
-  local doc = new_doc(fn, opts)
-  opts = doc.opts
-  local x_lo, x_hi, y_lo, y_hi = math.huge, -math.huge, math.huge, -math.huge
-  local xs_of = {}
+-- Checks the series; returns each series' x values and the data ranges
+-- ({x_lo, x_hi} over all, {y_lo, y_hi} per series, nil where all gaps).
+local function check_series(fn, data, opts)
+  local xs_of, x_lo, x_hi, y_range = {}, math.huge, -math.huge, {}
   for si, s in ipairs(data.series) do
     local xs = s.x or data.x
     check_list(fn, xs, ("data.series[%d].x (or data.x)"):format(si))
@@ -654,28 +897,24 @@ function M.lines(data, opts)
         if opts.log_y and yv <= 0 then
           fail(fn, "data.series[%d].y[%d] must be positive on a log axis, got %s", si, i, yv)
         end
-        y_lo, y_hi = math.min(y_lo, yv), math.max(y_hi, yv)
+        local r = y_range[si] or { yv, yv }
+        y_range[si] = { math.min(r[1], yv), math.max(r[2], yv) }
       end
     end
   end
-  if y_lo == math.huge then
-    fail(fn, "no y value to plot")
-  end
-  local styles = series_styles(data.series)
-  local entries = {}
-  for i, s in ipairs(data.series) do
-    entries[i] = { label = s.label or ("series " .. i), color = styles[i].color, kind = "line",
-      marker = styles[i].marker, dash = styles[i].dash }
-  end
-  local area = layout(doc, legend_width(entries), 58)
-  local x_ticks, x_of
+  return xs_of, x_lo, x_hi, y_range
+end
+
+-- The x axis of a lines plot over [left, right]: ticks at the data's x
+-- values (opts.x_ticks = "data", the axis padded so no point sits on the
+-- frame) or at 1-2-5 steps.
+local function lines_x_axis(xs_of, x_lo, x_hi, left, right, opts)
   if opts.x_ticks == "data" and not opts.log_x then
     local pad = (x_hi - x_lo) * 0.04
     if pad == 0 then
       pad = 1
     end
-    x_of = scale_of(x_lo - pad, x_hi + pad, area.left, area.right, false)
-    local seen, values = {}, {}
+    local seen, values, ticks = {}, {}, {}
     for _, xs in ipairs(xs_of) do
       for _, v in ipairs(xs) do
         if not seen[v] then
@@ -685,43 +924,151 @@ function M.lines(data, opts)
       end
     end
     table.sort(values)
-    x_ticks = {}
     for i, v in ipairs(values) do
-      x_ticks[i] = { value = v, label = M.format_compact(v) }
+      ticks[i] = { value = v, label = M.format_compact(v) }
     end
-  else
-    x_ticks, x_of = axis(x_lo, x_hi, area.left, area.right, opts.log_x, false)
+    return ticks, scale_of(x_lo - pad, x_hi + pad, left, right, false)
   end
-  local y_ticks, y_of = axis(y_lo, y_hi, area.bottom, area.top, opts.log_y, opts.y_zero ~= false)
+  return axis(x_lo, x_hi, left, right, opts.log_x, false)
+end
+
+-- The y range of some series (indices `which`).
+local function y_range_of(y_range, which)
+  local lo, hi = math.huge, -math.huge
+  for _, si in ipairs(which) do
+    if y_range[si] then
+      lo, hi = math.min(lo, y_range[si][1]), math.max(hi, y_range[si][2])
+    end
+  end
+  return lo, hi
+end
+
+-- Draws series si (polylines over unbroken runs, then its markers).
+local function draw_series(doc, s, xs, st, label, x_of, y_of)
+  doc:open_group({ "class", "series", "data-label", label })
+  local run = {}
+  local function flush()
+    if #run > 1 then
+      doc:element("polyline", { "points", table.concat(run, " "), "fill", "none", "stroke", st.color,
+        "stroke-width", 2, "stroke-dasharray", st.dash })
+    end
+    run = {}
+  end
+  for i = 1, #xs do
+    if s.y[i] == false then
+      flush()
+    else
+      run[#run + 1] = num(x_of(xs[i])) .. "," .. num(y_of(s.y[i]))
+    end
+  end
+  flush()
+  for i = 1, #xs do
+    if s.y[i] ~= false then
+      doc:marker(st.marker, x_of(xs[i]), y_of(s.y[i]), 4, st.color,
+        ("%s: x %s, y %s"):format(label, M.format_compact(xs[i]), M.format_value(s.y[i])))
+    end
+  end
+  doc:close_group()
+end
+
+-- One panel per group (a kernel), its series told apart by style (a
+-- model): colour, marker and dash by style, one legend entry per style;
+-- x shared, y per panel unless opts.shared_y.
+local function lines_panels(fn, data, opts, xs_of, x_lo, x_hi, y_range)
+  local panels, by_group, styles, entries = {}, {}, {}, {}
+  for si, s in ipairs(data.series) do
+    local g = s.group or s.label or tostring(si)
+    if not by_group[g] then
+      by_group[g] = { label = g, series = {} }
+      panels[#panels + 1] = by_group[g]
+    end
+    table.insert(by_group[g].series, si)
+    local key = s.style or s.label or tostring(si)
+    if not styles[key] then
+      local n = #entries + 1
+      styles[key] = { color = M.palette[(n - 1) % #M.palette + 1], marker = MARKERS[(n - 1) % #MARKERS + 1],
+        dash = DASHES[(n - 1) % #DASHES + 1] }
+      entries[n] = { label = key, color = styles[key].color, kind = "line", marker = styles[key].marker,
+        dash = styles[key].dash }
+    end
+  end
+  local all = {}
+  for si in ipairs(data.series) do
+    all[si] = si
+  end
+  local y_tick_w, scales = 0, {}
+  for pi, p in ipairs(panels) do
+    local lo, hi = y_range_of(y_range, opts.shared_y and all or p.series)
+    if lo == math.huge then
+      lo, hi = opts.log_y and 1 or 0, opts.log_y and 10 or 1
+    end
+    scales[pi] = { lo = lo, hi = hi }
+    y_tick_w = math.max(y_tick_w, ticks_width((axis(lo, hi, 0, 1, opts.log_y, opts.y_zero ~= false, 0.04))))
+  end
+  local doc, areas, outer = panel_doc(fn, opts, #panels, y_tick_w, entries)
+  for pi, p in ipairs(panels) do
+    local area = areas[pi]
+    local x_ticks, x_of = lines_x_axis(xs_of, x_lo, x_hi, area.left, area.right, opts)
+    local y_ticks, y_of = axis(scales[pi].lo, scales[pi].hi, area.bottom, area.top, opts.log_y,
+      opts.y_zero ~= false, 0.04)
+    draw_y_axis(doc, area, y_ticks, y_of)
+    draw_x_axis(doc, area, x_ticks, x_of)
+    draw_panel_title(doc, area, p.label, y_tick_w)
+    for _, si in ipairs(p.series) do
+      local s = data.series[si]
+      draw_series(doc, s, xs_of[si], styles[s.style or s.label or tostring(si)], s.label or ("series " .. si),
+        x_of, y_of)
+    end
+    draw_frame(doc, area)
+  end
+  draw_legend(doc, outer, entries)
+  draw_title_and_labels(doc, outer)
+  return doc:finish()
+end
+
+-- data = { x = {..} (shared x values, optional),
+--          series = { { label = "stream_triad GPUMech-RR", y = {..}, x = {..} (optional),
+--                       group = "stream_triad" (colour), style = "GPUMech-RR" (marker, dash) } } }
+-- A y value `false` leaves a gap.  opts: title, x_label, y_label, width,
+-- height, log_x, log_y, y_zero (start the y axis at 0; default true on a
+-- linear axis), x_ticks = "data" (ticks at the data's x values), panels
+-- (one panel per group, series told apart by style; shared_y, columns,
+-- panel_width, panel_height as for stacked_bars).  The y axis keeps the
+-- data off the frame; a legend longer than the figure wraps into columns.
+function M.lines(data, opts)
+  local fn = "lines"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.series, "data.series")
+  local given = sized(fn, opts)
+  local xs_of, x_lo, x_hi, y_range = check_series(fn, data, given)
+  local all = {}
+  for si in ipairs(data.series) do
+    all[si] = si
+  end
+  local y_lo, y_hi = y_range_of(y_range, all)
+  if y_lo == math.huge then
+    fail(fn, "no y value to plot")
+  end
+  if given.panels then
+    return lines_panels(fn, data, opts, xs_of, x_lo, x_hi, y_range)
+  end
+  local styles = series_styles(data.series)
+  local entries = {}
+  for i, s in ipairs(data.series) do
+    entries[i] = { label = s.label or ("series " .. i), color = styles[i].color, kind = "line",
+      marker = styles[i].marker, dash = styles[i].dash }
+  end
+  local doc = new_doc(fn, wide_enough(fn, opts, entries))
+  opts = doc.opts
+  local area = layout(doc, legend_width(entries, nil, doc), 58)
+  local x_ticks, x_of = lines_x_axis(xs_of, x_lo, x_hi, area.left, area.right, opts)
+  local y_ticks, y_of = axis(y_lo, y_hi, area.bottom, area.top, opts.log_y, opts.y_zero ~= false, 0.04)
   draw_y_axis(doc, area, y_ticks, y_of)
   draw_x_axis(doc, area, x_ticks, x_of)
   for si, s in ipairs(data.series) do
-    local st = styles[si]
-    doc:open_group({ "class", "series", "data-label", entries[si].label })
-    local run = {}
-    local function flush()
-      if #run > 1 then
-        doc:element("polyline", { "points", table.concat(run, " "), "fill", "none", "stroke", st.color,
-          "stroke-width", 2, "stroke-dasharray", st.dash })
-      end
-      run = {}
-    end
-    local xs = xs_of[si]
-    for i = 1, #xs do
-      if s.y[i] == false then
-        flush()
-      else
-        run[#run + 1] = num(x_of(xs[i])) .. "," .. num(y_of(s.y[i]))
-      end
-    end
-    flush()
-    for i = 1, #xs do
-      if s.y[i] ~= false then
-        doc:marker(st.marker, x_of(xs[i]), y_of(s.y[i]), 4, st.color,
-          ("%s: x %s, y %s"):format(entries[si].label, M.format_compact(xs[i]), M.format_value(s.y[i])))
-      end
-    end
-    doc:close_group()
+    draw_series(doc, s, xs_of[si], styles[si], entries[si].label, x_of, y_of)
   end
   draw_frame(doc, area)
   draw_legend(doc, area, entries)
@@ -755,11 +1102,16 @@ function M.boxes(data, opts)
     end
   end
   local area = layout(doc, 0, 58)
-  local y_ticks, y_of = axis(y_lo, y_hi, area.bottom, area.top, false, opts.y_zero ~= false)
+  local y_ticks, y_of = axis(y_lo, y_hi, area.bottom, area.top, false, opts.y_zero ~= false, 0.04)
   draw_y_axis(doc, area, y_ticks, y_of)
   local n = #data.boxes
   local slot = (area.right - area.left) / n
   local half = math.min(28, slot * 0.3)
+  local longest = 0
+  for i, b in ipairs(data.boxes) do
+    longest = math.max(longest, text_width(b.label or tostring(i), TICK_SIZE))
+  end
+  local every = label_every(longest, slot)
   for i, b in ipairs(data.boxes) do
     local x = area.left + slot * (i - 0.5)
     local label = b.label or tostring(i)
@@ -774,7 +1126,9 @@ function M.boxes(data, opts)
         M.format_value(b.hi), M.format_value(b.min), M.format_value(b.max)))
     doc:element("line", { "x1", x - half, "y1", y_of(b.mean), "x2", x + half, "y2", y_of(b.mean),
       "stroke", "#000000", "stroke-width", 2 })
-    doc:text(x, area.bottom + 16, label, { "text-anchor", "middle", "class", "tick" })
+    if (i - 1) % every == 0 then
+      doc:text(x, area.bottom + 16, label, { "text-anchor", "middle", "class", "tick" })
+    end
     doc:close_group()
   end
   draw_frame(doc, area)
@@ -907,25 +1261,19 @@ end
 
 -- (d) Roofline ---------------------------------------------------------------------------
 
--- data = { peak_gflops = .., peak_gbs = .., compute_label = "FP32 FMA peak",
---          memory_label = "DRAM", unit = "GFLOP/s", intensity_unit = "FLOP/B",
---          points = { { label = "stream_triad", intensity = FLOP/byte, gflops = ..,
---                       group = kernel (colour), style = model (marker) } } }
--- (`gflops` is the performance in `unit`, whatever the unit.)  opts: title,
--- x_label, y_label, width, height.  gpush.roofline builds data.
-function M.roofline(data, opts)
-  local fn = "roofline"
-  if type(data) ~= "table" then
-    fail(fn, "data must be a table, got %s", type(data))
+-- The rate a roof or ceiling value reads best in: 3.28 TB/s, 144 GB/s.
+local function rate_text(v, unit)
+  local prefixes = { G = { "T", 1e3 }, M = { "G", 1e3 } }
+  local head, tail = unit:match("^(%a)(.*)$")
+  local up = head and prefixes[head]
+  if up and v >= up[2] then
+    return ("%s %s%s"):format(M.format_value(v / up[2]), up[1], tail)
   end
-  local peak = check_number(fn, data.peak_gflops, "data.peak_gflops")
-  local bw = check_number(fn, data.peak_gbs, "data.peak_gbs")
-  if peak <= 0 or bw <= 0 then
-    fail(fn, "data.peak_gflops and data.peak_gbs must be positive")
-  end
-  local points = data.points or {}
-  local ridge = peak / bw
-  local x_lo, x_hi, y_lo = ridge, ridge, peak
+  return ("%s %s"):format(M.format_value(v), unit)
+end
+
+-- Checks the roofline's points: positive intensity and performance.
+local function check_roof_points(fn, points)
   for i, p in ipairs(points) do
     local ai = check_number(fn, p.intensity, ("data.points[%d].intensity"):format(i))
     local perf = check_number(fn, p.gflops, ("data.points[%d].gflops"):format(i))
@@ -933,14 +1281,269 @@ function M.roofline(data, opts)
       fail(fn, "data.points[%d] needs a positive intensity and gflops for a log-log plot, got %s and %s",
         i, ai, perf)
     end
-    x_lo, x_hi, y_lo = math.min(x_lo, ai), math.max(x_hi, ai), math.min(y_lo, perf)
+  end
+end
+
+-- The roofs (memory, GB/s) and ceilings (compute) of data, largest first:
+-- data.roofs / data.ceilings, or the one of each data.peak_gbs and
+-- data.peak_gflops give.
+local function roofs_of(fn, data)
+  local roofs, ceilings = {}, {}
+  local given_roofs = data.roofs or { { label = data.memory_label or "DRAM", gbs = data.peak_gbs } }
+  local given_ceilings = data.ceilings or { { label = data.compute_label or "compute peak", gflops = data.peak_gflops } }
+  for i, r in ipairs(given_roofs) do
+    local what = data.roofs and ("data.roofs[%d].gbs"):format(i) or "data.peak_gbs"
+    local v = check_number(fn, r.gbs, what)
+    if v <= 0 then
+      fail(fn, data.roofs and (what .. " must be positive") or "data.peak_gflops and data.peak_gbs must be positive")
+    end
+    roofs[i] = { label = tostring(r.label or ("roof " .. i)), gbs = v }
+  end
+  for i, c in ipairs(given_ceilings) do
+    local what = data.ceilings and ("data.ceilings[%d].gflops"):format(i) or "data.peak_gflops"
+    local v = check_number(fn, c.gflops, what)
+    if v <= 0 then
+      fail(fn, data.ceilings and (what .. " must be positive") or "data.peak_gflops and data.peak_gbs must be positive")
+    end
+    ceilings[i] = { label = tostring(c.label or ("ceiling " .. i)), gflops = v }
+  end
+  check_list(fn, roofs, "data.roofs")
+  check_list(fn, ceilings, "data.ceilings")
+  table.sort(roofs, function(a, b) return a.gbs > b.gbs end)
+  table.sort(ceilings, function(a, b) return a.gflops > b.gflops end)
+  return roofs, ceilings
+end
+
+-- The axes' data ranges: every point, every ridge (roof meets ceiling), a
+-- factor 4 of room left and right, the top ceiling doubled on top.
+local function roofline_ranges(points, roofs, ceilings)
+  local top, low = ceilings[1].gflops, ceilings[#ceilings].gflops
+  local x_lo, x_hi, y_lo = math.huge, -math.huge, low
+  for _, r in ipairs(roofs) do
+    x_lo, x_hi = math.min(x_lo, low / r.gbs), math.max(x_hi, top / r.gbs)
+  end
+  for _, p in ipairs(points) do
+    x_lo, x_hi, y_lo = math.min(x_lo, p.intensity), math.max(x_hi, p.intensity), math.min(y_lo, p.gflops)
+  end
+  x_lo, x_hi = x_lo / 4, x_hi * 4
+  return x_lo, x_hi, math.min(y_lo / 2, roofs[#roofs].gbs * x_lo), top * 2
+end
+
+-- The dash pattern of the i-th roof or ceiling (largest first): solid,
+-- dashed, dotted, ...
+local function roof_dash(i)
+  return DASHES[(i - 1) % #DASHES + 1]
+end
+
+-- Draws the roofs and ceilings of a hierarchical roofline in `area`: each
+-- roof from where it enters the plot to the top ceiling, labelled along
+-- its slope (staggered so labels never meet), each ceiling from the
+-- highest roof to the right edge, labelled at its right end.
+local function draw_roofs(doc, area, roofs, ceilings, x_of, y_of, ax_lo, ax_hi, ay_lo)
+  local top = ceilings[1].gflops
+  doc:open_group({ "class", "roofs" })
+  local angle
+  local stagger = 0
+  for i, r in ipairs(roofs) do
+    local a = math.max(ax_lo, ay_lo / r.gbs)
+    local b = math.min(ax_hi, top / r.gbs)
+    if a < b then
+      doc:element("line", { "class", "roof", "data-label", r.label, "x1", x_of(a), "y1", y_of(r.gbs * a),
+        "x2", x_of(b), "y2", y_of(r.gbs * b), "stroke", "#202020", "stroke-width", i == 1 and 2.5 or 2,
+        "stroke-dasharray", roof_dash(i) })
+      angle = angle or math.atan(y_of(r.gbs * b) - y_of(r.gbs * a), x_of(b) - x_of(a))
+      local length = text_width(r.label, TICK_SIZE) + 4
+      local px = math.max(area.left + 8 + stagger, x_of(a) + 6)
+      px = math.min(px, x_of(b) - 4 - length * math.cos(angle))
+      stagger = px - area.left + length * math.cos(angle) + 10
+      local ai = 10 ^ (math.log(ax_lo, 10) + (px - area.left) / (area.right - area.left)
+        * (math.log(ax_hi, 10) - math.log(ax_lo, 10)))
+      local py = y_of(r.gbs * ai) - 5
+      doc:text(px, py, r.label, { "font-size", TICK_SIZE, "font-weight", "bold", "class", "roof-label",
+        "transform", ("rotate(%s %s %s)"):format(num(math.deg(angle)), num(px), num(py)) })
+    end
+  end
+  local last_y
+  for i, c in ipairs(ceilings) do
+    local from = math.max(ax_lo, c.gflops / roofs[1].gbs)
+    local y = y_of(c.gflops)
+    doc:element("line", { "class", "ceiling", "data-label", c.label, "x1", x_of(from), "y1", y, "x2", area.right,
+      "y2", y, "stroke", "#202020", "stroke-width", i == 1 and 2.5 or 2,
+      "stroke-dasharray", roof_dash(i) })
+    local ly = (last_y and y - 5 < last_y + 14) and y + 14 or y - 5
+    doc:text(area.right - 4, ly, c.label, { "text-anchor", "end", "font-size", TICK_SIZE, "font-weight", "bold",
+      "class", "roof-label" })
+    last_y = ly
+  end
+  doc:close_group()
+end
+
+-- Draws points (indices `which` of data.points) with their styles; points
+-- sharing a `link` are joined by a thin line in intensity order.
+local function draw_roof_points(doc, points, which, styles, x_of, y_of, unit, per_byte)
+  local links, order = {}, {}
+  for _, i in ipairs(which) do
+    local p = points[i]
+    if p.link ~= nil then
+      local key = tostring(p.link)
+      if not links[key] then
+        links[key] = {}
+        order[#order + 1] = key
+      end
+      table.insert(links[key], i)
+    end
+  end
+  doc:open_group({ "class", "points" })
+  for _, key in ipairs(order) do
+    local list = links[key]
+    if #list > 1 then
+      table.sort(list, function(a, b) return points[a].intensity < points[b].intensity end)
+      local pts = {}
+      for j, i in ipairs(list) do
+        pts[j] = num(x_of(points[i].intensity)) .. "," .. num(y_of(points[i].gflops))
+      end
+      doc:element("polyline", { "class", "point-link", "points", table.concat(pts, " "), "fill", "none",
+        "stroke", styles[list[1]].color, "stroke-width", 1, "stroke-opacity", 0.6 })
+    end
+  end
+  for _, i in ipairs(which) do
+    local p = points[i]
+    doc:marker(styles[i].marker, x_of(p.intensity), y_of(p.gflops), 5, styles[i].color,
+      ("%s: %s %s, %s %s"):format(p.label or ("point " .. i), M.format_value(p.intensity), per_byte,
+        M.format_value(p.gflops), unit))
+  end
+  doc:close_group()
+end
+
+-- A hierarchical roofline (several roofs or ceilings, or panels): one
+-- panel per distinct points[i].panel on shared log-log axes (they compare),
+-- or one plot; colour by group, marker by style; a legend of the groups,
+-- the styles, and the roofs and ceilings with their values.
+local function hierarchical_roofline(fn, data, opts, roofs, ceilings)
+  local points = data.points or {}
+  local unit, per_byte = data.unit or "GFLOP/s", data.intensity_unit or "FLOP/B"
+  local x_lo, x_hi, y_lo, y_hi = roofline_ranges(points, roofs, ceilings)
+  local panels, by_panel = {}, {}
+  for i, p in ipairs(points) do
+    local key = p.panel ~= nil and tostring(p.panel) or ""
+    if not by_panel[key] then
+      by_panel[key] = { label = key, points = {} }
+      panels[#panels + 1] = by_panel[key]
+    end
+    table.insert(by_panel[key].points, i)
+  end
+  if #panels == 0 then
+    panels[1] = { label = "", points = {} }
+  end
+  local colors, markers, styles, entries, kinds = {}, {}, {}, {}, {}
+  local group_entries, style_entries = {}, {}
+  for i, p in ipairs(points) do
+    local g, st = tostring(p.group or p.label or i), tostring(p.style or "")
+    if not colors[g] then
+      colors[g] = M.palette[#group_entries % #M.palette + 1]
+      group_entries[#group_entries + 1] = { label = g, color = colors[g] }
+    end
+    if not markers[st] then
+      markers[st] = MARKERS[#style_entries % #MARKERS + 1]
+      style_entries[#style_entries + 1] = { label = st, color = "#404040", kind = "marker", marker = markers[st] }
+    end
+    styles[i] = { color = colors[g], marker = markers[st] }
+  end
+  local function section(heading, list)
+    if #list > 0 then
+      entries[#entries + 1] = { label = heading, kind = "heading" }
+      for _, e in ipairs(list) do
+        entries[#entries + 1] = e
+      end
+    end
+  end
+  section(data.group_heading or "kernels", group_entries)
+  if #style_entries > 1 or style_entries[1] and style_entries[1].label ~= "" then
+    section(data.style_heading or "points", style_entries)
+  end
+  for i, r in ipairs(roofs) do
+    kinds[#kinds + 1] = { label = ("%s %s"):format(r.label, rate_text(r.gbs, "GB/s")), color = "#202020", kind = "line",
+      dash = roof_dash(i) }
+  end
+  for i, c in ipairs(ceilings) do
+    kinds[#kinds + 1] = { label = ("%s %s"):format(c.label, rate_text(c.gflops, unit)), color = "#202020",
+      kind = "line", dash = roof_dash(i) }
+  end
+  section("roofs and ceilings", kinds)
+  for _, note in ipairs(data.notes or {}) do
+    entries[#entries + 1] = { label = tostring(note), kind = "note" }
+  end
+  local x_ticks, y_ticks = M.log_ticks(x_lo, x_hi), M.log_ticks(y_lo, y_hi)
+  local y_tick_w = ticks_width(y_ticks)
+  local doc, areas, outer
+  if #panels > 1 then
+    local o = sized(fn, opts)
+    o.panel_width, o.panel_height = o.panel_width or 250, o.panel_height or 210
+    doc, areas, outer = panel_doc(fn, o, #panels, y_tick_w, entries)
+  else
+    doc = new_doc(fn, opts)
+    areas = { layout(doc, legend_width(entries, nil, doc), 58) }
+    outer = areas[1]
+    if panels[1].label ~= "" then -- one named panel (a model): its name above the plot
+      areas[1].top = areas[1].top + 18
+    end
+  end
+  for pi, panel in ipairs(panels) do
+    local area = areas[pi]
+    local xt, x_of = axis(x_lo, x_hi, area.left, area.right, true)
+    local yt, y_of = axis(y_lo, y_hi, area.bottom, area.top, true)
+    draw_y_axis(doc, area, yt, y_of)
+    draw_x_axis(doc, area, xt, x_of)
+    if panel.label ~= "" then
+      draw_panel_title(doc, area, panel.label, y_tick_w)
+    end
+    draw_roofs(doc, area, roofs, ceilings, x_of, y_of, xt[1].value, xt[#xt].value, yt[1].value)
+    draw_roof_points(doc, points, panel.points, styles, x_of, y_of, unit, per_byte)
+    draw_frame(doc, area)
+  end
+  local o = doc.opts
+  o.x_label = o.x_label or ("Arithmetic intensity (%s of the level's traffic)"):format(per_byte)
+  o.y_label = o.y_label or ("Performance (%s)"):format(unit)
+  draw_legend(doc, outer, entries)
+  draw_title_and_labels(doc, outer)
+  return doc:finish()
+end
+
+-- data = { peak_gflops = .., peak_gbs = .., compute_label = "FP32 FMA peak",
+--          memory_label = "DRAM", unit = "GFLOP/s", intensity_unit = "FLOP/B",
+--          points = { { label = "stream_triad", intensity = FLOP/byte, gflops = ..,
+--                       group = kernel (colour), style = model (marker) } } }
+-- (`gflops` is the performance in `unit`, whatever the unit.)  opts: title,
+-- x_label, y_label, width, height.  gpush.roofline builds data.
+-- Hierarchical: data.roofs = { { label = "L1", gbs = .. }, { label = "L2", .. },
+-- { label = "DRAM", .. } } and data.ceilings = { { label = "FP32", gflops = .. },
+-- { label = "FP64", .. } } instead of the peaks; a point may name a `panel`
+-- (one panel per value, shared axes: a model) and a `link` (points of one
+-- link are joined: a kernel's L1, L2 and DRAM points); group_heading and
+-- style_heading title the legend's sections, notes adds lines under it.
+function M.roofline(data, opts)
+  local fn = "roofline"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  local roofs, ceilings = roofs_of(fn, data)
+  check_roof_points(fn, data.points or {})
+  local panelled = false
+  for _, p in ipairs(data.points or {}) do
+    panelled = panelled or p.panel ~= nil
+  end
+  if data.roofs or data.ceilings or panelled then
+    return hierarchical_roofline(fn, data, opts, roofs, ceilings)
+  end
+  local peak, bw = ceilings[1].gflops, roofs[1].gbs
+  local points = data.points or {}
+  local ridge = peak / bw
+  local x_lo, x_hi, y_lo = ridge, ridge, peak
+  for _, p in ipairs(points) do
+    x_lo, x_hi, y_lo = math.min(x_lo, p.intensity), math.max(x_hi, p.intensity), math.min(y_lo, p.gflops)
   end
   x_lo, x_hi = x_lo / 4, x_hi * 4
   y_lo = math.min(y_lo / 2, bw * x_lo)
-  local doc = new_doc(fn, opts)
-  opts = doc.opts
-  opts.x_label = opts.x_label or "Arithmetic intensity (FLOP/byte of DRAM traffic)"
-  opts.y_label = opts.y_label or "Performance (GFLOP/s)"
   local styles = series_styles(points)
   local entries, seen = {}, {}
   for i, p in ipairs(points) do
@@ -951,7 +1554,11 @@ function M.roofline(data, opts)
       entries[#entries + 1] = { label = label, color = styles[i].color, kind = "marker", marker = styles[i].marker }
     end
   end
-  local area = layout(doc, legend_width(entries), 58)
+  local doc = new_doc(fn, wide_enough(fn, opts, entries))
+  opts = doc.opts
+  opts.x_label = opts.x_label or "Arithmetic intensity (FLOP/byte of DRAM traffic)"
+  opts.y_label = opts.y_label or "Performance (GFLOP/s)"
+  local area = layout(doc, legend_width(entries, nil, doc), 58)
   local x_ticks, x_of = axis(x_lo, x_hi, area.left, area.right, true)
   local y_ticks, y_of = axis(y_lo, peak * 2, area.bottom, area.top, true)
   draw_y_axis(doc, area, y_ticks, y_of)
@@ -1019,7 +1626,9 @@ function M.tornado(data, opts)
   local entries = { { label = data.low_label or "low value", color = M.palette[1] },
     { label = data.high_label or "high value", color = M.palette[2] } }
   local area = layout(doc, legend_width(entries), 58, math.max(78, 16 + label_w))
-  local span = math.max(-lo, hi) * 1.2 -- room for the value written at a bar's end
+  -- room for the value written at a bar's end (about 48 px) on either side
+  local half = (area.right - area.left) / 2
+  local span = math.max(-lo, hi) * half / math.max(half - 48, half / 2)
   if span == 0 then
     span = 0.01
   end
@@ -1042,7 +1651,7 @@ function M.tornado(data, opts)
         "x", math.min(x0, x1), "y", y, "width", math.abs(x1 - x0), "height", bar_h, "fill", entries[k].color },
         ("%s, %s: %+.2f%%"):format(r.label or "", entries[k].label, v))
       local tx = x1 + (v < 0 and -4 or 4)
-      doc:text(tx, y + bar_h - 2, ("%+.1f%%"):format(v), { "text-anchor", v < 0 and "end" or "start",
+      doc:text(tx, y + bar_h - 2, M.format_percent(v), { "text-anchor", v < 0 and "end" or "start",
         "font-size", math.max(8, math.min(TICK_SIZE, bar_h)), "class", "bar-value" })
     end
     doc:close_group()
@@ -1156,6 +1765,26 @@ function M.correlation(data, opts)
   draw_frame(doc, area)
   draw_legend(doc, area, entries)
   draw_title_and_labels(doc, area)
+  return doc:finish()
+end
+
+-- (g) A note in place of a plot ------------------------------------------------------------
+
+-- A figure that says why a plot is missing: the title and `lines` of text
+-- (data = { lines = {...} }), so a report never leaves a reader guessing.
+function M.note(data, opts)
+  local fn = "note"
+  if type(data) ~= "table" then
+    fail(fn, "data must be a table, got %s", type(data))
+  end
+  check_list(fn, data.lines, "data.lines")
+  local doc = new_doc(fn, opts)
+  local y = plot_top(doc) + 16
+  for _, line in ipairs(data.lines) do
+    doc:text(24, y, fit_text(line, doc.width - 48, LABEL_SIZE), { "font-size", LABEL_SIZE, "class", "note" })
+    y = y + 20
+  end
+  draw_title_and_labels(doc, { left = 0, right = doc.width, top = 0, bottom = doc.height })
   return doc:finish()
 end
 

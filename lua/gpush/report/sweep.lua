@@ -4,17 +4,16 @@
 -- `gpush merge`:
 --
 --   "gpush.report.sweep:svg"       CPI stacks, stall stacks, cycles, heat maps
---   "gpush.report.sweep:roofline"  the baseline point's FP32 roofline
+--   "gpush.report.sweep:roofline"  the baseline point's hierarchical roofline
 --
--- They read only the results (rows and the sweep's description in
--- extra.sweep), never the experiment engine; the stack and stall categories
--- and their labels come from the model families (gpush.models).  The plots
--- themselves are gpush.report.svg's.
-local config = require "gpush.config"
+-- They read only the results (rows, the sweep's description in
+-- extra.sweep, and what the engine gathered for them: extra.roofline),
+-- never the experiment engine, the configuration or the traces; the stack
+-- and stall categories and their labels come from the model families
+-- (gpush.models).  The plots themselves are gpush.report.svg's.
 local models = require "gpush.models"
 local roofline = require "gpush.roofline"
 local svg = require "gpush.report.svg"
-local trace = require "gpush.trace"
 
 local M = {}
 
@@ -103,6 +102,11 @@ end
 -- since the list may come from a shard file).
 M.sweep_reports = { svg = true, roofline = true }
 
+-- What a report needs the engine to gather while the sweep runs
+-- (docs/experiments.md, "Reports"): the roofline reads each kernel's FLOPs
+-- and bytes per level at the baseline point (extra.roofline).
+M.sweep_needs = { roofline = { "kernel_profiles" } }
+
 function M.svg(res, dir)
   local sweep = res.extra and res.extra.sweep
   if type(sweep) ~= "table" or type(sweep.parameters) ~= "table" or #sweep.parameters == 0 then
@@ -135,10 +139,12 @@ function M.svg(res, dir)
       end
     end
     if #model_rows > 0 then
+      -- one panel per kernel on its own scale: a kernel at 0.5 CPI stays
+      -- as readable as one at 150
       local ok, err = emit("cpi_" .. file_part(model), svg.stacked_bars(svg.stack_data(model_rows,
         { group = "kernel", bar = x.column, categories = gpumech.STACK }),
-        { title = ("CPI stacks, %s%s"):format(model, at), x_label = x_label .. ", by kernel",
-          y_label = "CPI (cycles per warp instruction)" }))
+        { title = ("CPI stacks, %s%s"):format(model, at), x_label = x_label,
+          y_label = "CPI (cycles per warp instruction), each kernel on its own scale", panels = true }))
       if not ok then
         return nil, err
       end
@@ -152,8 +158,8 @@ function M.svg(res, dir)
     if #stall_rows > 0 then
       local ok, err = emit("stalls_" .. file_part(model),
         svg.stacked_bars(stall_stacks(stall_rows, x.column, sim),
-        { title = ("Stall stacks, %s%s"):format(model, at), x_label = x_label .. ", by kernel",
-          y_label = "share of scheduler cycles" }))
+        { title = ("Stall stacks, %s%s"):format(model, at), x_label = x_label,
+          y_label = "share of scheduler cycles", panels = true, shared_y = true }))
       if not ok then
         return nil, err
       end
@@ -161,8 +167,8 @@ function M.svg(res, dir)
   end
   if #line_rows > 0 then
     local ok, err = emit("cycles", svg.lines(svg.series_data(line_rows, { x = x.column, y = "cycles" }),
-      { title = ("Cycles against %s%s"):format(x.column, at), x_label = x_label, y_label = "cycles",
-        log_y = true, x_ticks = "data" }))
+      { title = ("Cycles against %s%s"):format(x.column, at), x_label = x_label,
+        y_label = "cycles (log), each kernel on its own scale", log_y = true, x_ticks = "data", panels = true }))
     if not ok then
       return nil, err
     end
@@ -195,67 +201,117 @@ function M.svg(res, dir)
   return written
 end
 
+-- What is wrong with the engine's roofline facts (extra.roofline, read
+-- from a file when merged), or nil.
+local function roofline_problem(roof)
+  local m = type(roof) == "table" and roof.machine
+  if type(roof.point) ~= "table" or type(m) ~= "table" or type(m.roofs) ~= "table" or type(m.ceilings) ~= "table"
+      or type(roof.kernels) ~= "table" then
+    return "extra.roofline must hold point, machine {roofs, ceilings} and kernels"
+  end
+  for i, k in ipairs(roof.kernels) do
+    for _, field in ipairs { "fp32", "fp64", "l1_bytes", "l2_bytes", "dram_bytes" } do
+      if type(k[field]) ~= "number" or k[field] < 0 then
+        return ("extra.roofline.kernels[%d].%s must be a non-negative number"):format(i, field)
+      end
+    end
+  end
+end
+
+-- The legend's lines naming the kernels the roofline cannot place (no
+-- FP32/FP64 FLOPs, or no memory traffic: no intensity), a few to a line.
+local function not_drawn_notes(kernels)
+  if #kernels == 0 then
+    return nil
+  end
+  local lines, line = { "not drawn (no FLOPs or no memory traffic):" }, ""
+  for i, k in ipairs(kernels) do
+    local piece = k .. (i < #kernels and "," or "")
+    if #line > 0 and #line + 1 + #piece > 36 then
+      lines[#lines + 1] = line
+      line = piece
+    else
+      line = #line > 0 and (line .. " " .. piece) or piece
+    end
+  end
+  lines[#lines + 1] = line
+  return lines
+end
+
 -- The roofline report of a sweep ("gpush.report.sweep:roofline" in a sweep's
 -- reports list; the old name "gpush.roofline:sweep_report" reaches it
--- too): the FP32 roofline of the sweep's baseline point (summary.baseline,
--- else its first point), every kernel and model at that
--- point placed by its FP32 FLOPs (counted from the trace, 256 sampled warps
--- scaled to the kernel) and the DRAM bytes its model moved (achieved GB/s x
--- time).  Writes DIR/NAME_roofline.svg; returns the paths written.
+-- too): the hierarchical roofline of the sweep's baseline point
+-- (summary.baseline, else its first point), one panel per model, every
+-- kernel placed at its L1, L2 and DRAM intensities (its FLOPs over the
+-- bytes the memory model moved at each level) and at the performance the
+-- model predicts (FLOPs / its time), under the L1, L2 and DRAM roofs and
+-- the FP32 and FP64 ceilings of that point's configuration.  Everything
+-- comes from the results: the engine hands the roofs and each kernel's
+-- profile over in extra.roofline (gpush.roofline.hierarchy and
+-- kernel_profile).  Models without memory traffic (the bounds) are left
+-- out.  Writes DIR/NAME_roofline.svg (results without the engine's facts,
+-- an earlier gpush's, get a figure saying so); returns the paths written.
 function M.roofline(res, dir)
   local sweep = res.extra and res.extra.sweep
-  if type(sweep) ~= "table" or type(sweep.preset) ~= "string" then
+  if type(sweep) ~= "table" or type(sweep.parameters) ~= "table" then
     return nil, "gpush.report.sweep.roofline needs a sweep's results"
   end
-  local point = sweep.summary and sweep.summary.baseline or sweep.points[1] or {}
-  local overrides = { table.unpack(sweep.overrides or {}) }
-  for _, p in ipairs(sweep.parameters) do
-    if point[p.column] ~= nil then
-      overrides[#overrides + 1] = ("%s=%s"):format(p.path, tostring(point[p.column]))
+  local roof = res.extra.roofline
+  local path = ("%s/%s_roofline.svg"):format(dir, sweep.name)
+  if roof == nil then -- an earlier gpush's results (old shards), or no baseline: say so in the figure's place
+    local ok, err = svg.write(path, svg.note({ lines = {
+      "These results carry no kernel profiles: a gpush that did not gather them wrote them, or the",
+      "baseline point's configuration did not validate (see the failures). Run the sweep again with",
+      "this gpush to draw its hierarchical roofline; the other outputs are complete." } },
+      { title = "No roofline for " .. sweep.name, height = 200 }))
+    if not ok then
+      return nil, err
+    end
+    return { path }
+  end
+  local problem = roofline_problem(roof)
+  if problem then
+    return nil, "gpush.report.sweep.roofline: " .. problem
+  end
+  local profiles = {}
+  for _, k in ipairs(roof.kernels) do
+    profiles[("%s\0%s\0%s"):format(k.workload, k.kernel, tostring(k.launch))] = k
+  end
+  local points, flopless, seen = {}, {}, {}
+  for _, row in ipairs(res.rows or {}) do
+    local at_point = true
+    for column, v in pairs(roof.point) do
+      at_point = at_point and row[column] == v
+    end
+    local profile = profiles[("%s\0%s\0%s"):format(row.workload, row.kernel, tostring(row.launch))]
+    if at_point and row.achieved_gbs ~= nil and profile then
+      local placed = roofline.hierarchy_points(profile, row.time_us)
+      for _, p in ipairs(placed) do
+        local kernel = row.kernel .. (p.precision == "FP64" and " (FP64)" or "")
+        points[#points + 1] = { label = ("%s %s, %s bytes"):format(row.kernel, row.model, p.level), group = kernel,
+          style = p.level, panel = row.model, link = kernel, intensity = p.intensity, gflops = p.gflops }
+      end
+      if #placed == 0 and not seen[row.kernel] then -- compute-only kernels have no intensity
+        seen[row.kernel] = true
+        flopless[#flopless + 1] = row.kernel
+      end
     end
   end
-  local cfg, cfg_err = config.load(sweep.preset, overrides)
-  if not cfg then
-    return nil, cfg_err
-  end
-  local machine, flops, placed, at_point = roofline.machine(cfg), {}, {}, {}
-  for _, p in ipairs(sweep.parameters) do
-    at_point[p.column] = point[p.column]
-  end
-  for _, row in ipairs(res:filter(at_point).rows) do
-    if row.achieved_gbs and row.time_us then
-      if not flops[row.workload] then
-        local iter, iter_err = trace.kernels_of(row.workload)
-        if not iter then
-          return nil, iter_err
-        end
-        flops[row.workload] = {}
-        for launch, kernel in iter do
-          flops[row.workload][launch.kernel .. "\0" .. launch.launch] =
-            roofline.kernel_flops(kernel, { max_warps = 256 })
-        end
-      end
-      local counts = flops[row.workload][row.kernel .. "\0" .. row.launch]
-      if counts then
-        placed[#placed + 1] = { label = row.kernel .. " " .. row.model, group = row.kernel, style = row.model,
-          position = roofline.position(machine, { ops = counts.fp32, dram_bytes = row.achieved_gbs * row.time_us * 1e3,
-            cycles = row.cycles }) }
-      end
-    end
-  end
-  local _, skipped = roofline.plot_data(machine, placed)
-  if #placed == #skipped then
+  if #points == 0 then
     return {}
   end
   local at = {}
   for _, p in ipairs(sweep.parameters) do
-    if point[p.column] ~= nil then
-      at[#at + 1] = ("%s %s"):format(p.column, tostring(point[p.column]))
+    if roof.point[p.column] ~= nil then
+      at[#at + 1] = ("%s %s"):format(p.column, svg.format_compact(roof.point[p.column]))
     end
   end
-  local path = ("%s/%s_roofline.svg"):format(dir, sweep.name)
-  local ok, err = svg.write(path, roofline.svg(machine, placed,
-    { title = ("FP32 roofline at %s"):format(#at > 0 and table.concat(at, ", ") or "the base point") }))
+  local ok, err = svg.write(path, svg.roofline({ roofs = roof.machine.roofs, ceilings = roof.machine.ceilings,
+    unit = "GFLOP/s", intensity_unit = "FLOP/B", points = points, group_heading = "kernels (colour)",
+    style_heading = "bytes at (marker)",
+    notes = not_drawn_notes(flopless) },
+    { title = ("Hierarchical roofline of %s at %s"):format(roof.machine.name or sweep.preset,
+      #at > 0 and table.concat(at, ", ") or "the base point") }))
   if not ok then
     return nil, err
   end

@@ -110,7 +110,7 @@ local function plain(v)
 end
 
 local function percent(v)
-  return ("%+.1f%%"):format(v * 100)
+  return svg.format_percent(v * 100)
 end
 
 local function cell(s)
