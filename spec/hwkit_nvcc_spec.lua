@@ -10,6 +10,7 @@
 --     fma.rn.f32 for an FFMA chain, ...).  ptxas turns these into SASS on
 --     the GPU's side of the kit: tools/hwkit/sass_check.lua checks the SASS
 --     of a run.
+local gpush = require "gpush"
 local helper = require "spec_helper"
 
 local function find_nvcc()
@@ -147,7 +148,7 @@ local function descriptions()
   local p = io.popen("ls tools/hwkit/kernels/*.lua")
   for line in p:lines() do
     if not line:match("/common%.lua$") then
-      list[#list + 1] = dofile(line)
+      list[#list + 1] = assert(gpush.workloads.load_file(line))
     end
   end
   p:close()
