@@ -28,6 +28,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "staged.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -146,7 +147,7 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
   uint64_t len[SEC_COUNT], pos;
   static const unsigned char zeros[GPT_ALIGN] = {0};
   unsigned char *payload;
-  FILE *f;
+  gp_staged out;
   int s, ok;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, GPT_MAGIC, 8);
@@ -190,19 +191,21 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
     memcpy(head, &h, sizeof h);
     h.header_checksum = header_checksum(head, h.header_bytes);
   }
-  f = fopen(path, "wb");
-  if (f == NULL) {
+  if (gp_staged_open(&out, &k->alloc, path, err) != GP_OK) {
     gp_free(&k->alloc, payload, (size_t)(h.file_bytes - h.header_bytes));
-    return gp_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+    return GP_ERR;
   }
-  ok = fwrite(&h, sizeof h, 1, f) == 1 &&
-       fwrite(zeros, 1, h.header_bytes - sizeof h, f) == h.header_bytes - sizeof h &&
-       fwrite(payload, 1, (size_t)(h.file_bytes - h.header_bytes), f) ==
+  ok = fwrite(&h, sizeof h, 1, out.f) == 1 &&
+       fwrite(zeros, 1, h.header_bytes - sizeof h, out.f) == h.header_bytes - sizeof h &&
+       fwrite(payload, 1, (size_t)(h.file_bytes - h.header_bytes), out.f) ==
            (size_t)(h.file_bytes - h.header_bytes);
   gp_free(&k->alloc, payload, (size_t)(h.file_bytes - h.header_bytes));
-  if (fclose(f) != 0 || !ok)
-    return gp_error_set(err, "%s: write error: %s", path, strerror(errno));
-  return GP_OK;
+  if (!ok) {
+    gp_error_set(err, "%s: cannot write: %s (the file is unchanged)", path, strerror(errno));
+    gp_staged_abort(&out);
+    return GP_ERR;
+  }
+  return gp_staged_commit(&out, err);
 }
 
 int gp_gpt_seal(unsigned char *image, size_t size) {

@@ -29,9 +29,9 @@
 #include "compat.h"
 #include "l_core.h"
 #include "memsim.h"
+#include "staged.h"
 #include "trace.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -329,17 +329,14 @@ static int kernel_write_text(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   const char *path = luaL_checkstring(L, 2);
   gp_error err;
-  FILE *f = fopen(path, "wb");
-  int status;
-  if (f == NULL) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: cannot write: %s", path, strerror(errno));
-    return 2;
+  gp_staged out;
+  if (gp_staged_open(&out, &k->alloc, path, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  if (gp_kernel_write_text(k, out.f, path, &err) != GP_OK) {
+    gp_staged_abort(&out);
+    return push_failure(L, err.msg);
   }
-  status = gp_kernel_write_text(k, f, path, &err);
-  if (fclose(f) != 0 && status == GP_OK)
-    status = gp_error_set(&err, "%s: write error: %s", path, strerror(errno));
-  if (status != GP_OK)
+  if (gp_staged_commit(&out, &err) != GP_OK)
     return push_failure(L, err.msg);
   lua_pushboolean(L, 1);
   return 1;

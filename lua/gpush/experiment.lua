@@ -858,13 +858,10 @@ local function write_scenario_file(dir, name, text)
   if not ok then
     error(mkdir_err, 0)
   end
-  local path = dir .. "/" .. name
-  local f, open_err = io.open(path, "w")
-  if not f then
-    error(open_err, 0)
+  local ok, write_err = staging.write(dir .. "/" .. name, text)
+  if not ok then
+    error(write_err, 0)
   end
-  f:write(text)
-  f:close()
 end
 
 -- A comparison scenario's CSV table: the provenance lines as '# ' comments,

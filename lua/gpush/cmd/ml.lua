@@ -6,6 +6,7 @@ local csv = require "gpush.report.csv"
 local dataset = require "gpush.ml.dataset"
 local evaluate = require "gpush.ml.evaluate"
 local json = require "gpush.json"
+local staging = require "gpush.staging"
 local surface = require "gpush.models.surface"
 local text = require "gpush.text"
 
@@ -157,9 +158,15 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: --out MODEL.gsm is required\n", usage)
     return 2
   end
-  local ds, data_err = load_data(opts, err)
+  local ds, info = load_data(opts, err)
   if not ds then
-    err:write("gpush ml train: ", data_err, "\n")
+    err:write("gpush ml train: ", info, "\n")
+    return 1
+  end
+  local input = opts.data or info.path -- the CSV read, or the corpus cache file
+  if staging.same(input, opts.out) then
+    err:write(("gpush ml train: --out %s is the data %s: saving the model would replace it; give another --out\n")
+      :format(opts.out, input))
     return 1
   end
   local kernels

@@ -194,9 +194,7 @@ local function convert(opts, out, err)
         kind == "file" and output or (output:gsub("/+$", "") .. "/" .. name), launch.kernel, launch.launch)
     end
     if kind == "folder" and #written > 0 then
-      local list = check(io.open(stage.path .. "/kernelslist.g", "w"))
-      list:write(table.concat(written, "\n"), "\n")
-      list:close()
+      check(staging.write(stage.path .. "/kernelslist.g", table.concat(written, "\n") .. "\n"))
     end
   end)
   if ok and #written == 0 then
@@ -208,7 +206,7 @@ local function convert(opts, out, err)
     stage:abort()
   end
   if not ok then
-    err:write("gpush trace: ", tostring(problem), "\n")
+    err:write("gpush trace: ", stage:message(problem), "\n")
     return 1
   end
   out:write(table.concat(notes))

@@ -16,6 +16,8 @@
 -- reference and only the generic `sans-serif` font; numbers are written with
 -- fixed precision and tables are walked in array order, so the same data
 -- gives the same bytes.  docs/reports.md describes every data layout.
+local staging = require "gpush.staging"
+
 local M = {}
 
 local FONT = "sans-serif"
@@ -1250,21 +1252,13 @@ end
 
 -- Files ------------------------------------------------------------------------------------
 
--- Writes SVG text to `path`; returns true, or nil and a message.
+-- Writes SVG text to `path` through a staged file (gpush.staging.write);
+-- returns true, or nil and a message.
 function M.write(path, text)
   if type(path) ~= "string" or type(text) ~= "string" then
     error("gpush.report.svg.write: expected (path, svg text)", 2)
   end
-  local f, err = io.open(path, "wb")
-  if not f then
-    return nil, ("%s: cannot write: %s"):format(path, err)
-  end
-  local ok, write_err = f:write(text)
-  local closed, close_err = f:close()
-  if not ok or not closed then
-    return nil, ("%s: write error: %s"):format(path, tostring(write_err or close_err))
-  end
-  return true
+  return staging.write(path, text)
 end
 
 return M
