@@ -244,9 +244,9 @@ typedef struct gp_kernel {
   size_t cap_warps;
   gp_pc_slot *pc_table; /* PC -> static index hash (private to trace_parse.c) */
   size_t pc_table_cap;
-  /* a kernel loaded from .gpt points into this read-only mapping */
-  void *mapping;
-  size_t mapping_bytes;
+  /* a kernel loaded from .gpt points into this private copy of the file */
+  void *image;
+  size_t image_bytes;
 } gp_kernel;
 
 /* A new empty kernel (every field zero) using `alloc`, or NULL when out of
@@ -286,9 +286,10 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
 int gp_kernel_write_text(const gp_kernel *k, FILE *f, const char *name,
                          gp_error *err);
 
-/* The .gpt binary kernel (trace_gpt.c): written once, mapped read-only on
- * load.  verify = 0 skips the checksum and the index checks: only the header
- * fields may then be used (gp_trace_next reads launches that way). */
+/* The .gpt binary kernel (trace_gpt.c): written once (staged), read into a
+ * private copy on load.  verify = 0 reads and checks the header only: the
+ * kernel then has the header's fields and no arrays (gp_trace_next reads
+ * launches that way). */
 int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err);
 int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
                        int verify, gp_error *err);

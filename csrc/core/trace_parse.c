@@ -1106,15 +1106,15 @@ int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
   parser ps;
   int began, status;
   if (gp_gpt_is(path)) {
-    gp_kernel *mapped;
-    if (gp_kernel_load_gpt(&mapped, alloc, path, 0, err) != GP_OK)
+    gp_kernel *header;
+    if (gp_kernel_load_gpt(&header, alloc, path, 0, err) != GP_OK)
       return GP_ERR;
     memset(k, 0, sizeof *k);
-    memcpy(k->name, mapped->name, sizeof k->name);
-    k->launch_id = mapped->launch_id;
-    memcpy(k->grid, mapped->grid, sizeof k->grid);
-    memcpy(k->block, mapped->block, sizeof k->block);
-    gp_kernel_free(mapped);
+    memcpy(k->name, header->name, sizeof k->name);
+    k->launch_id = header->launch_id;
+    memcpy(k->grid, header->grid, sizeof k->grid);
+    memcpy(k->block, header->block, sizeof k->block);
+    gp_kernel_free(header);
     return GP_OK;
   }
   memset(&ps, 0, sizeof ps);

@@ -188,7 +188,7 @@ static void test_resealed_deps(const char *dir) {
   CHECK(gp_kernel_load_gpt(&k, &a, path, 1, &err) == GP_OK);
   if (k == NULL)
     return;
-  deps = (long)((const unsigned char *)k->deps - (const unsigned char *)k->mapping);
+  deps = (long)((const unsigned char *)k->deps - (const unsigned char *)k->image);
   CHECK(k->deps[0] == 0); /* warp 0's first instruction has no producer */
   gp_kernel_free(k);
   /* instruction 0, slot 0: one instruction back, before the warp */
