@@ -49,6 +49,7 @@ typedef struct parser {
   uint64_t deps_dropped;      /* instructions with more producers than GP_DEPS */
   int any_unknown;
   uint64_t blocks_seen;       /* "thread block =" lines */
+  uint64_t kernel_cap;        /* bytes the kernel's arrays may hold (0: no cap) */
 } parser;
 
 /* ---------------------------------------------------------------------------
@@ -267,6 +268,26 @@ static int popcount32(uint32_t x) {
 #define GROW(ps, field, cap, need)                                             \
   (gp_grow(&(ps)->k->alloc, (void **)&(ps)->k->field, &(ps)->k->cap, (need),   \
            sizeof *(ps)->k->field) == GP_OK)
+
+/* Bytes the kernel's arrays hold (their capacities), against the cap on a
+ * launch parsed from compressed input. */
+static uint64_t kernel_bytes(const gp_kernel *k) {
+  return (uint64_t)k->cap_warps * (sizeof *k->warp_start + sizeof *k->warp_len) +
+         (uint64_t)k->cap_insts * (4 + sizeof *k->pc_index + sizeof *k->mem + GP_DEPS * sizeof *k->deps) +
+         (uint64_t)k->cap_mem * sizeof *k->mem_records + (uint64_t)k->cap_addr * sizeof *k->addresses +
+         (uint64_t)k->cap_lines * (sizeof *k->lines + 1) + (uint64_t)k->cap_statics * sizeof *k->statics +
+         (uint64_t)k->cap_strings + (uint64_t)k->pc_table_cap * sizeof *k->pc_table;
+}
+
+static int check_kernel_cap(parser *ps) {
+  char msg[400];
+  if (ps->kernel_cap == 0 || kernel_bytes(ps->k) <= ps->kernel_cap)
+    return GP_OK;
+  snprintf(msg, sizeof msg, "the launch needs more than %llu MiB in memory once parsed, gpush's limit "
+           "for a compressed trace (" GP_TRACE_LIMIT_HINT ")",
+           (unsigned long long)(ps->kernel_cap >> 20));
+  return fail(ps, msg);
+}
 
 /* Makes room for `need` instructions in every per-instruction array. */
 static int reserve_insts(parser *ps, size_t need) {
@@ -598,7 +619,7 @@ static int parse_instruction(parser *ps) {
   k->insts++;
   k->warp_len[ps->warp]++;
   ps->remaining--;
-  return GP_OK;
+  return check_kernel_cap(ps);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1023,7 +1044,7 @@ static int read_body(parser *ps, int began) {
   const char *line;
   size_t len;
   int r;
-  if (finish_header(ps) != GP_OK)
+  if (finish_header(ps) != GP_OK || check_kernel_cap(ps) != GP_OK)
     return GP_ERR;
   ps->warp = -1;
   ps->in_block = began;
@@ -1068,6 +1089,7 @@ static int parse_kernel(gp_line_input *in, const gp_alloc *alloc,
   if (ps.k == NULL)
     return gp_error_set(err, "%s: out of memory", gp_line_name(in));
   ps.k->trace_version = 3;
+  ps.kernel_cap = gp_line_kernel_cap(in);
   if (read_header(&ps, &began) != GP_OK || read_body(&ps, began) != GP_OK) {
     gp_kernel_free(ps.k);
     return GP_ERR;
@@ -1090,11 +1112,18 @@ int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
 
 int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
                         const char *path, gp_error *err) {
+  return gp_trace_parse_file_limited(out, alloc, path, NULL, err);
+}
+
+int gp_trace_parse_file_limited(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                                const gp_trace_limits *limits, gp_error *err) {
   gp_line_input *in;
   int status;
+  if (gp_trace_check_regular(path, err) != GP_OK)
+    return GP_ERR;
   if (gp_gpt_is(path))
     return gp_kernel_load_gpt(out, alloc, path, 1, err);
-  if (gp_line_open(&in, alloc, path, err) != GP_OK)
+  if (gp_line_open(&in, alloc, path, limits, err) != GP_OK)
     return GP_ERR;
   status = parse_kernel(in, alloc, out, err);
   gp_line_close(in);
@@ -1102,9 +1131,11 @@ int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
 }
 
 int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
-                          gp_error *err) {
+                          const gp_trace_limits *limits, gp_error *err) {
   parser ps;
   int began, status;
+  if (gp_trace_check_regular(path, err) != GP_OK)
+    return GP_ERR;
   if (gp_gpt_is(path)) {
     gp_kernel *header;
     if (gp_kernel_load_gpt(&header, alloc, path, 0, err) != GP_OK)
@@ -1123,7 +1154,7 @@ int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
   k->trace_version = 3;
   ps.k = k;
   ps.err = err;
-  if (gp_line_open(&ps.in, alloc, path, err) != GP_OK)
+  if (gp_line_open(&ps.in, alloc, path, limits, err) != GP_OK)
     return GP_ERR;
   status = read_header(&ps, &began);
   gp_line_close(ps.in);

@@ -205,7 +205,7 @@ static void test_header_only_load(const char *dir) {
   gp_kernel header;
   gp_kernel *k = make_kernel();
   snprintf(path, sizeof path, "%s/k.gpt", dir);
-  CHECK(gp_trace_parse_header(&header, &a, path, &err) == GP_OK);
+  CHECK(gp_trace_parse_header(&header, &a, path, NULL, &err) == GP_OK);
   CHECK(strcmp(header.name, "gpt-test") == 0);
   CHECK_EQ_INT(header.grid[0], 3);
   /* the stream id survives (format version 2 and later) */
