@@ -534,7 +534,7 @@ local core = require "gpush.core"
 local main_pid = core.proc_self()
 local stop_at = tonumber(os.getenv("STOP_AT") or "-1")
 local model = { name = "toy", run = function(_, cfg)
-  if cfg.l1.mshrs == stop_at then core.proc_kill(main_pid, os.getenv("STOP_SIGNAL") or "INT") end
+  if cfg.l1.mshrs == stop_at then os.execute(("kill -s %s %d"):format(os.getenv("STOP_SIGNAL") or "INT", main_pid)) end
   if os.getenv("FAIL_ALL") then return nil, "the same parse error" end
   local t = core.now()
   while core.now() - t < 0.01 do end

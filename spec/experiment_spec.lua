@@ -347,7 +347,7 @@ local core = require "gpush.core"
 local main_pid = core.proc_self()
 local stop_at = tonumber(os.getenv("STOP_AT") or "-1")
 local model = { name = "toy", run = function(_, cfg)
-  if cfg.l1.mshrs == stop_at then core.proc_kill(main_pid, "INT") end
+  if cfg.l1.mshrs == stop_at then os.execute("kill -s INT " .. main_pid) end
   if cfg.l1.mshrs == 3 then return nil, "three is refused" end
   local t = core.now()
   while core.now() - t < 0.01 do end

@@ -513,11 +513,11 @@ local function run_in_process(plan, first, last, c)
 end
 
 local function start_worker(plan, first, last, stride)
-  local pid, pipe = core.proc_fork()
-  if not pid then
+  local process, pipe = core.proc_fork()
+  if process == nil then
     return nil, pipe
   end
-  if pid == 0 then
+  if not process then -- in the worker
     local ok, err = pcall(execute, plan, first, last, stride, function(line)
       assert(pipe:write(line .. "\n"))
     end, function() return false end)
@@ -527,7 +527,7 @@ local function start_worker(plan, first, last, stride)
     pipe:close()
     core.proc_exit(ok and 0 or 1)
   end
-  return { pid = pid, pipe = pipe, buffer = "", first = first, last = last, stride = stride, open = true }
+  return { process = process, pipe = pipe, buffer = "", first = first, last = last, stride = stride, open = true }
 end
 
 -- Forks `jobs` workers over first..last and collects their rows; returns
@@ -544,8 +544,8 @@ local function run_workers(plan, first, last, jobs, c)
       local w, err = start_worker(plan, lo, hi, jobs)
       if not w then
         for _, started in ipairs(workers) do
-          core.proc_kill(started.pid, "TERM")
-          core.proc_wait(started.pid)
+          started.process:signal("TERM")
+          started.process:wait()
         end
         error("gpush.experiment: " .. err, 0)
       end
@@ -560,18 +560,18 @@ local function run_workers(plan, first, last, jobs, c)
   incomplete = interruption() or incomplete
   for _, w in ipairs(workers) do
     if w.open then
-      core.proc_kill(w.pid, "TERM")
+      w.process:signal("TERM")
       w.pipe:close()
     end
   end
   if not ok then -- stop every worker before passing the error on
     for _, w in ipairs(workers) do
-      core.proc_wait(w.pid)
+      w.process:wait()
     end
     error(loop_err, 0)
   end
   for _, w in ipairs(workers) do
-    local how, code = core.proc_wait(w.pid)
+    local how, code = w.process:wait()
     if not incomplete and not (how == "exit" and code == 0) then
       incomplete = ("the worker for tasks %d-%d (every %d) ended (%s %s)%s"):format(w.first, w.last, w.stride,
         tostring(how), tostring(code), c.fatal and (": " .. c.fatal) or "")
