@@ -267,9 +267,10 @@ static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
   return status == GP_ERR ? GP_ERR : GP_OK;
 }
 
-/* Why a trace path cannot be opened, for the message. */
-static const char *open_failure(int code) {
-  if (code == ENOENT)
+/* Why a trace path cannot be opened, for the message (a kernelslist.g by
+ * the system's words, other paths as a trace file or folder). */
+static const char *open_failure(int code, int is_list) {
+  if (code == ENOENT && !is_list)
     return "no such trace file or folder";
   if (code == ELOOP)
     return "a loop of symbolic links";
@@ -289,7 +290,7 @@ int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
   r->current = -1;
   r->limits = gp_trace_limits_mb(GP_TRACE_LIMIT_MB_DEFAULT);
   if (stat(path, &st) != 0) {
-    status = gp_error_set(err, "%s: cannot open: %s", path, open_failure(errno));
+    status = gp_error_set(err, "%s: cannot open: %s", path, open_failure(errno, ends_with(path, ".g")));
   } else if (S_ISDIR(st.st_mode)) {
     r->dir = join(alloc, path, strlen(path), NULL);
     r->list = join(alloc, path, strlen(path), "/kernelslist.g");

@@ -328,19 +328,8 @@ end
 
 -- Tasks -----------------------------------------------------------------------------
 
--- Task t (1-based) as (kernel, model, point) indices.
-local function decode_task(t, n_models, n_points)
-  local i = t - 1
-  local p = i % n_points
-  i = i // n_points
-  return i // n_models + 1, i % n_models + 1, p + 1
-end
-
--- The i-th of n contiguous runs of tasks first..last (empty when first > last).
-function M.slice(first, last, i, n)
-  local count = last - first + 1
-  return first + (i - 1) * count // n, first + i * count // n - 1
-end
+local decode_task = outputs.decode_task
+M.slice = outputs.slice
 
 -- Flattens nested result tables into "outer.inner" keys and checks values.
 local function flatten(result, prefix, out)

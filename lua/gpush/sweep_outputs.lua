@@ -8,6 +8,23 @@ local summary = require "gpush.report.summary"
 
 local M = {}
 
+-- Task t (1-based) as (kernel, model, point) indices: tasks are numbered
+-- kernel by kernel, model by model within a kernel, point by point within
+-- a model.
+function M.decode_task(t, n_models, n_points)
+  local i = t - 1
+  local p = i % n_points
+  i = i // n_points
+  return i // n_models + 1, i % n_models + 1, p + 1
+end
+
+-- The i-th of n contiguous runs of tasks first..last (empty when first > last):
+-- the tasks of shard i/n.
+function M.slice(first, last, i, n)
+  local count = last - first + 1
+  return first + (i - 1) * count // n, first + i * count // n - 1
+end
+
 -- Columns every row starts with, and the provenance ones it ends with.
 M.KEY_COLUMNS = { "workload", "kernel", "launch", "model" }
 M.STAMP_COLUMNS = { "config_hash", "trace_hash" }
@@ -172,7 +189,8 @@ end
 -- the sweep's previous run left there under other names are removed.  A
 -- failure, or a report that raises, removes the staging folder and leaves
 -- DIR as it was.  A result of an incomplete run marks every file it writes,
--- the reports' SVGs included.
+-- the reports' SVGs included.  opts.inputs: files the command read (gpush
+-- merge's partials), which no output may replace.
 function M.write(res, dir, opts)
   local stage = opts and opts.stage
   if not stage then
@@ -188,6 +206,15 @@ function M.write(res, dir, opts)
   if not ran or not files then
     stage:abort()
     return nil, stage:message(ran and write_err or files)
+  end
+  for _, file in ipairs(files) do
+    for _, input in ipairs(opts and opts.inputs or {}) do
+      if staging.same(dir .. "/" .. file, input) then
+        stage:abort()
+        return nil, ("%s/%s is the input %s: writing it would replace what the command reads; give another --out")
+          :format(dir:gsub("/+$", ""), file, input)
+      end
+    end
   end
   local moved, move_err = stage:commit()
   if not moved then
