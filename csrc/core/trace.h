@@ -183,7 +183,7 @@ typedef struct gp_static_inst {
 } gp_static_inst;
 
 /* One slot of the parser's PC -> static index table: open addressing over
- * (pc + 1) keys, 0 = empty. */
+ * PC keys (every 64-bit value is a PC); index UINT32_MAX marks a free slot. */
 typedef struct gp_pc_slot {
   uint64_t key;
   uint32_t index;

@@ -237,18 +237,19 @@ static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
   if (gp_line_open(&in, &r->alloc, path, &r->limits, err) != GP_OK)
     return GP_ERR;
   while ((status = gp_line_next(in, &line, &len, err)) == 1) {
-    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
       len--;
     if (len == 0 || line[0] == '#')
       continue;
     if (len > 10 && memcmp(line, "MemcpyHtoD", 10) == 0) {
       status = memcpy_line(r, line, len, path, gp_line_number(in), err);
     } else if (memchr(line, ',', len) != NULL || memchr(line, ' ', len) != NULL) {
+      char shown[4 * 60 + 4];
       status = gp_error_set(err,
                             "%s:%llu: expected a kernel trace file name or "
-                            "'MemcpyHtoD,address,bytes', found '%.*s'",
+                            "'MemcpyHtoD,address,bytes', found '%s'",
                             path, (unsigned long long)gp_line_number(in),
-                            (int)(len > 60 ? 60 : len), line);
+                            gp_visible(shown, sizeof shown, line, len, 60));
     } else {
       status = add_file(r, line, len, err);
       if (status == GP_OK &&
