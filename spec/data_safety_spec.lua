@@ -191,14 +191,52 @@ end
 ]], ".lua")
     local code, clean, err = gpush(script, dir .. "/k.gpt", "true")
     assert.are.equal(0, code, err)
-    -- before: SIGBUS (truncated) and SIGSEGV (rewritten in place)
-    for _, change in ipairs { ": > " .. dir .. "/k.gpt",
-      ("cp %s/other.gpt %s/k.gpt"):format(dir, dir) } do
+    -- before: SIGBUS (truncated) and SIGSEGV (rewritten in place); the mapping is leased, so a
+    -- writer's open first turns it into a private copy
+    for _, change in ipairs { ": > " .. dir .. "/k.gpt", ("cp %s/other.gpt %s/k.gpt"):format(dir, dir),
+      ("dd if=%s/other.gpt of=%s/k.gpt conv=notrunc status=none"):format(dir, dir) } do
       assert.are.equal(0, (gpush("trace", "convert", "suite:sfu_heavy", dir .. "/k.gpt")))
       local out
       code, out, err = gpush(script, dir .. "/k.gpt", change)
       assert.are.equal(0, code, err)
       assert.are.equal(clean, out)
+    end
+    -- a file another process holds open for writing cannot be leased: it is read into a private copy
+    assert.are.equal(0, (gpush("trace", "convert", "suite:sfu_heavy", dir .. "/k.gpt")))
+    local out
+    code, out, err = helper.run(("exec 3>>%s/k.gpt; %s %s %s/k.gpt ': > %s/k.gpt'"):format(dir,
+      helper.shell_quote(helper.gpush), script, dir, dir))
+    assert.are.equal(0, code, err)
+    assert.are.equal(clean, out)
+    os.execute("rm -rf " .. dir)
+    os.remove(script)
+  end)
+
+  it("keeps a sweep's workers running on their kernels while the .gpt is replaced", function()
+    local dir = helper.temp_dir()
+    assert.are.equal(0, (gpush("trace", "convert", "suite:sfu_heavy", dir .. "/k.gpt")))
+    assert.are.equal(0, (gpush("trace", "convert", "suite:l1_resident", dir .. "/other.gpt")))
+    -- a model that reads the kernel's arrays after the file changed under the worker that loaded it
+    local script = helper.write_temp(([[
+local experiment = require "gpush.experiment"
+local model = { name = "reader", run = function(kernel, cfg)
+  if cfg.l1.mshrs == 2 then os.execute("cp %s/other.gpt %s/k.gpt") end
+  if cfg.l1.mshrs == 3 then os.execute(": > %s/k.gpt") end
+  local lanes = 0
+  for w = 0, 63 do
+    for _, inst in ipairs(kernel:warp(w)) do lanes = lanes + inst.active end
+  end
+  return { cycles = lanes }
+end }
+os.exit(experiment.main({ name = "reader", base = "gtx660ti", workloads = { "%s/k.gpt" }, models = { model },
+  parameters = { { path = "l1.mshrs", values = { 1, 2, 3, 4 }, column = "mshrs" } } }, arg))
+]]):format(dir, dir, dir, dir), ".lua")
+    local code, _, err = gpush(script, "--out", dir .. "/out", "--jobs", "2", "--quiet")
+    assert.are.equal(0, code, err)
+    local rows = helper.csv_rows((helper.read_file(dir .. "/out/reader.csv"):gsub("#[^\n]*\n", "")))
+    assert.are.equal(4, #rows)
+    for _, row in ipairs(rows) do
+      assert.are.equal(rows[1].cycles, row.cycles)
     end
     os.execute("rm -rf " .. dir)
     os.remove(script)

@@ -244,9 +244,11 @@ typedef struct gp_kernel {
   size_t cap_warps;
   gp_pc_slot *pc_table; /* PC -> static index hash (private to trace_parse.c) */
   size_t pc_table_cap;
-  /* a kernel loaded from .gpt points into this private copy of the file */
+  /* a kernel loaded from .gpt points into this image of the file: a guarded
+   * mapping (image_mapped, gpt_guard.h) or a private copy */
   void *image;
   size_t image_bytes;
+  int image_mapped;
 } gp_kernel;
 
 /* A new empty kernel (every field zero) using `alloc`, or NULL when out of

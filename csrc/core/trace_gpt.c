@@ -28,9 +28,9 @@
  * refused with the command that regenerates it (gpt_check_version); a bump
  * changes GPT_VERSION only.
  */
-#define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
 
+#include "gpt_guard.h"
 #include "staged.h"
 #include "trace.h"
 
@@ -38,7 +38,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -457,22 +456,6 @@ static int read_exactly(int fd, unsigned char *dst, uint64_t n, const char *path
   return GP_OK;
 }
 
-/* Asks for huge pages under a large buffer about to be filled (Linux, THP in
- * "madvise" mode): one fault per 2 MiB instead of one per 4 KiB page, which
- * is most of what a read costs beyond the copy. */
-static void prefer_huge_pages(unsigned char *p, uint64_t n) {
-#ifdef MADV_HUGEPAGE
-  const uintptr_t huge = (uintptr_t)2 << 20;
-  uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-  uintptr_t end = ((uintptr_t)p + (uintptr_t)n) & ~(huge - 1);
-  if (end > start)
-    madvise((void *)start, end - start, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
-#endif
-}
-
 /* The whole file into `image` (already holding its first header_bytes),
  * summing the payload chunk by chunk as it arrives; *sum is its checksum. */
 #define READ_SUM_CHUNK (1u << 20)
@@ -535,12 +518,13 @@ static void fill_kernel(gp_kernel *k, const gpt_header *h, unsigned char *image)
 #undef AT
 }
 
-/* The file is read, not mapped: a mapping shares the file's pages, so a
+/* Loading for a model maps the file under a lease (gpt_guard.h), so that a
  * .gpt truncated or rewritten while a model runs (cp new.gpt old.gpt during
- * a sweep) would end in SIGBUS or in indices that no longer match what was
- * checked.  The private copy is checked once and cannot change underneath.
- * The checksum is summed as the chunks arrive, so the copy costs little
- * more than the mapping's page faults did (docs/traces.md, Benchmark). */
+ * a sweep) cannot end in SIGBUS or in indices that no longer match what was
+ * checked: before the file can change, the mapping becomes a private copy.
+ * Where no lease can be had, the file is read into a private copy, its
+ * checksum summed chunk by chunk as it arrives; that costs more CPU than a
+ * mapping (docs/traces.md, Benchmark), which is why the lease comes first. */
 int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
                        int verify, gp_error *err) {
   struct stat st;
@@ -552,6 +536,7 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   unsigned char *image = NULL;
   const gpt_header *h;
   uint64_t size, sum = 0;
+  int mapped = 0;
   gp_kernel *k;
   if (fd < 0)
     return gp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
@@ -567,13 +552,21 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
     return GP_ERR;
   }
   h = &head.h;
-  if (verify) {
+  if (verify && size <= SIZE_MAX && (image = gp_gpt_guard_map(fd, (size_t)size)) != NULL) {
+    mapped = 1; /* the guard owns fd now; the header is checked again, as leased */
+    fd = -1;
+    h = (const gpt_header *)image;
+    if (check_header(image, size, path, err) != GP_OK) {
+      gp_gpt_guard_unmap(image, (size_t)size);
+      return GP_ERR;
+    }
+    sum = checksum(image + h->header_bytes, size - h->header_bytes);
+  } else if (verify) {
     image = size <= SIZE_MAX ? gp_malloc(alloc, (size_t)size) : NULL;
     if (image == NULL) {
       close(fd);
       return gp_error_set(err, "%s: out of memory (%llu bytes)", path, (unsigned long long)size);
     }
-    prefer_huge_pages(image, size);
     memcpy(image, head.bytes, h->header_bytes);
     if (lseek(fd, (off_t)h->header_bytes, SEEK_SET) != (off_t)h->header_bytes ||
         read_payload(fd, image, h->header_bytes, size, &sum, path, err) != GP_OK) {
@@ -583,18 +576,23 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
     }
     h = (const gpt_header *)image;
   }
-  close(fd);
-  if (verify && sum != h->checksum) {
-    gp_free(alloc, image, (size_t)size);
-    return gp_error_set(err, "%s: checksum mismatch: the file is corrupt", path);
-  }
+  if (fd >= 0)
+    close(fd);
   k = gp_kernel_new(alloc);
   if (k == NULL) {
-    gp_free(alloc, image, (size_t)size);
+    if (mapped)
+      gp_gpt_guard_unmap(image, (size_t)size);
+    else
+      gp_free(alloc, image, (size_t)size);
     return gp_error_set(err, "%s: out of memory", path);
   }
   k->image = image;
   k->image_bytes = (size_t)size;
+  k->image_mapped = mapped;
+  if (verify && sum != h->checksum) {
+    gp_kernel_free(k);
+    return gp_error_set(err, "%s: checksum mismatch: the file is corrupt", path);
+  }
   fill_kernel(k, h, image);
   if (verify && check_contents(k, path, err) != GP_OK) {
     gp_kernel_free(k);

@@ -5,6 +5,7 @@
  * (trace_gpt.c) and the synthetic generator (synth.c) all start here, so no
  * reader depends on another to create or free a kernel.
  */
+#include "gpt_guard.h"
 #include "trace.h"
 
 #include <string.h>
@@ -24,7 +25,10 @@ void gp_kernel_free(gp_kernel *k) {
     return;
   a = k->alloc;
   if (k->image != NULL) { /* arrays live in the .gpt image */
-    gp_free(&a, k->image, k->image_bytes);
+    if (k->image_mapped)
+      gp_gpt_guard_unmap(k->image, k->image_bytes);
+    else
+      gp_free(&a, k->image, k->image_bytes);
     gp_free(&a, k, sizeof *k);
     return;
   }
