@@ -39,8 +39,13 @@ local function listing(dir)
   return table.concat(core.list_dir(dir) or {}, " ")
 end
 
+-- No temporary file in `dir`, and no staging folder of `dir` beside it.
 local function no_temporaries(dir)
   assert.is_nil(listing(dir):find("%.tmp%-"), "a temporary file was left in " .. dir .. ": " .. listing(dir))
+  local parent, base = dir:match("^(.*)/([^/]+)$")
+  for _, name in ipairs(core.list_dir(parent) or {}) do
+    assert.is_nil(name:find("." .. base .. ".tmp-", 1, true) == 1 or nil, "a staging folder was left: " .. name)
+  end
 end
 
 local function escape(s)
@@ -102,7 +107,6 @@ describe("data safety: a full disk never replaces a good file with a cut one", f
       return names
     end)(), " "))
     no_temporaries(dir)
-    no_temporaries(dir:match("^(.*)/[^/]*$"))
     os.execute("rm -rf " .. dir)
     os.remove(script)
   end)
