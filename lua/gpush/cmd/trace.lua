@@ -31,6 +31,9 @@ usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
   on producers that write no register (stores, branches), which lanes were
   active (the lowest lanes are written), source line numbers, the version-5
   immediates, the CUDA stream id and the MemcpyHtoD lines of a kernelslist.g.
+  Inputs must be regular files (a trace is read more than once); a .gz or
+  .xz trace may give at most GPUSH_TRACE_LIMIT_MB (default 512) MiB of text
+  and of parsed launch.
 ]==]
 
 local function usage_error(message, err)
