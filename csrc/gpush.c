@@ -584,11 +584,19 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gpush: cannot create a Lua state (out of memory)\n");
     return EXIT_MODEL_ERROR;
   }
+  /* A file-size limit (ulimit -f) makes a write fail with EFBIG, which the
+   * writers report, instead of killing gpush half-way through a file. */
+  signal(SIGXFSZ, SIG_IGN);
   luaL_openlibs(L);
   preload_core(L);
   setup_module_paths(L);
   code = dispatch(L, argc, argv);
-  fflush(stdout);
+  /* Output redirected to a full disk must not end in exit 0. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "gpush: cannot write the standard output: %s\n", strerror(errno));
+    if (code == 0)
+      code = EXIT_MODEL_ERROR;
+  }
   lua_close(L);
   return code;
 }

@@ -74,9 +74,7 @@ local function progress(what)
   end
 end
 local function write(path, text)
-  local f = assert(io.open(dir .. "/" .. path, "wb"))
-  f:write(text)
-  f:close()
+  assert(require("gpush.staging").write(dir .. "/" .. path, text))
   say("wrote %s/%s", dir, path)
 end
 assert(core.mkdir(dir))

@@ -128,11 +128,9 @@ end
 local text = opts.json and (json.encode(rows, true) .. "\n") or markdown()
 io.stdout:write(text)
 if opts.out then
-  assert(gpush.core.mkdir_p(opts.out))
+  assert(gpush.core.mkdir(opts.out))
   local function write(path, data)
-    local f = assert(io.open(path, "wb"))
-    f:write(data)
-    f:close()
+    assert(require("gpush.staging").write(path, data))
   end
   write(opts.out .. "/microbench.md", markdown())
   write(opts.out .. "/microbench.json", json.encode(rows, true) .. "\n")

@@ -255,8 +255,6 @@ local md_path = path_of("index.md")
 for _, p in ipairs(written) do
   md[#md + 1] = "- " .. p:match("[^/]+$")
 end
-local f = check(io.open(md_path, "wb"))
-f:write(table.concat(md, "\n"), "\n")
-f:close()
+check(require("gpush.staging").write(md_path, table.concat(md, "\n") .. "\n"))
 say("%s: %d rows; wrote %s and %d more files in %s", name, #res.rows, md_path, #written, dir)
 os.exit(experiment.report_end(name, res, io.stderr))

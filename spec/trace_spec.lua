@@ -20,8 +20,9 @@ describe("gpush.trace", function()
     local info = k:info()
     assert.are.equal("mini", info.kernel)
     assert.are.equal(4, info.launch)
-    assert.are.equal(2, info.thread_blocks)
-    assert.are.equal(4, info.warps)
+    -- the grid's 2 blocks list block 0 only: the kernel is that block (issue 26)
+    assert.are.equal(1, info.thread_blocks)
+    assert.are.equal(2, info.warps)
     assert.are.equal(4, info.warp_instructions)
     assert.are.same({ ld_global = 1, fp32 = 1, barrier = 2 }, info.class_mix)
     assert.are.equal(3, info.distinct_pcs)
@@ -43,8 +44,8 @@ describe("gpush.trace", function()
     assert.are.same({ 1 }, w[2].deps)    -- R5..R7 come from the .128 load
     assert.are.same({ 1 }, w[2].load_deps)
     assert.are.equal("barrier", w[3].class)
-    assert.are.equal(0, #k:warp(2))       -- block 1 is not in the trace
-    assert.has_error(function() k:warp(4) end)
+    assert.are.equal(1, #k:warp(1))       -- its barrier
+    assert.has_error(function() k:warp(2) end) -- block 1 is not in the trace: the kernel is block 0
   end)
 
   it("reports malformed traces with the file and line", function()

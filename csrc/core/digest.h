@@ -37,7 +37,7 @@ uint64_t gp_digest_bytes(const void *data, size_t len);
  * resources, per-warp lengths, every per-instruction array, the memory
  * records' lane addresses and the static instructions (PC, opcode text,
  * class).  Independent of the file format it came from (.traceg or .gpt)
- * and of reader-private fields (capacities, hash tables, mappings). */
+ * and of reader-private fields (capacities, hash tables, .gpt images). */
 uint64_t gp_digest_kernel(const struct gp_kernel *k);
 
 #endif

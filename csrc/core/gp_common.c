@@ -84,3 +84,32 @@ int gp_error_set(gp_error *err, const char *fmt, ...) {
 }
 
 const char *gp_version(void) { return GP_VERSION; }
+
+const char *gp_visible(char *dst, size_t cap, const char *s, size_t n, size_t max) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i, o = 0;
+  if (cap == 0)
+    return dst;
+  for (i = 0; i < n && i < max; i++) {
+    unsigned char c = (unsigned char)s[i];
+    char esc[5];
+    size_t len = 1;
+    if (c >= 0x20 && c < 0x7f) {
+      esc[0] = (char)c;
+    } else if (c == '\r' || c == '\t' || c == '\n') {
+      esc[0] = '\\', esc[1] = c == '\r' ? 'r' : c == '\t' ? 't' : 'n', len = 2;
+    } else {
+      esc[0] = '\\', esc[1] = 'x', esc[2] = hex[c >> 4], esc[3] = hex[c & 15], len = 4;
+    }
+    if (o + len >= cap)
+      break;
+    memcpy(dst + o, esc, len);
+    o += len;
+  }
+  if (i < n && o + 3 < cap) {
+    memcpy(dst + o, "...", 3);
+    o += 3;
+  }
+  dst[o] = '\0';
+  return dst;
+}

@@ -62,6 +62,13 @@ typedef struct gp_error {
  * `return gp_error_set(err, "...", ...);`.  err may be NULL. */
 int gp_error_set(gp_error *err, const char *fmt, ...) GP_PRINTF(2, 3);
 
+/* Input text as a message shows it: the first `max` bytes of s[0..n), each
+ * byte that is not printable ASCII written as \r, \t, \n or \xNN (and a
+ * trailing "..." when cut), so a stray carriage return or binary byte is
+ * visible instead of hiding in or garbling the message.  Returns dst, which
+ * is always terminated; cap >= 4 * max + 4 holds any text. */
+const char *gp_visible(char *dst, size_t cap, const char *s, size_t n, size_t max);
+
 /* The gpush version string ("0.1.0"). */
 const char *gp_version(void);
 

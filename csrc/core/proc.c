@@ -119,12 +119,25 @@ int gp_proc_poll(const int *fds, int *ready, int n, int timeout_ms, gp_error *er
   return got;
 }
 
+/* A process id as pid_t, checked before the cast: a positive value that
+ * pid_t holds (0 and negative values name process groups, or every
+ * process, to kill and waitpid; 4294967296 - N would wrap to -N). */
+static int checked_pid(int64_t pid, pid_t *out, const char *what, gp_error *err) {
+  if (pid <= 0 || pid > (int64_t)INT32_MAX || (int64_t)(pid_t)pid != pid)
+    return gp_error_set(err, "refusing to %s process id %lld: expected a positive process id of a worker",
+                        what, (long long)pid);
+  *out = (pid_t)pid;
+  return GP_OK;
+}
+
 int gp_proc_wait(int64_t pid, int nohang, gp_proc_status *st, gp_error *err) {
   int status = 0;
-  pid_t done;
+  pid_t done, p = 0;
   memset(st, 0, sizeof *st);
+  if (checked_pid(pid, &p, "wait for", err) != GP_OK)
+    return GP_ERR;
   do
-    done = waitpid((pid_t)pid, &status, nohang ? WNOHANG : 0);
+    done = waitpid(p, &status, nohang ? WNOHANG : 0);
   while (done < 0 && errno == EINTR);
   if (done < 0)
     return gp_error_set(err, "cannot wait for process %lld: %s", (long long)pid, strerror(errno));
@@ -142,9 +155,10 @@ int gp_proc_wait(int64_t pid, int nohang, gp_proc_status *st, gp_error *err) {
 }
 
 int gp_proc_kill(int64_t pid, int sig, gp_error *err) {
-  if (pid <= 0)
-    return gp_error_set(err, "refusing to signal process id %lld", (long long)pid);
-  if (kill((pid_t)pid, sig) != 0)
+  pid_t p = 0;
+  if (checked_pid(pid, &p, "signal", err) != GP_OK)
+    return GP_ERR;
+  if (kill(p, sig) != 0)
     return gp_error_set(err, "cannot signal process %lld: %s", (long long)pid, strerror(errno));
   return GP_OK;
 }

@@ -50,10 +50,14 @@ typedef struct gp_proc_status {
 } gp_proc_status;
 
 /* Reaps process pid (waiting unless nohang).  GP_ERR when pid is not a
- * child of this process. */
+ * child of this process, or not a positive pid_t (checked before the cast:
+ * 0 and -1 would reap any child). */
 int gp_proc_wait(int64_t pid, int nohang, gp_proc_status *st, gp_error *err);
 
-/* Sends signal sig to pid. */
+/* Sends signal sig to pid; GP_ERR for a pid that is not a positive pid_t,
+ * checked before the cast (0, negative values and 2^32 - N would signal a
+ * process group or every process).  The Lua binding only exposes it on
+ * the handles of workers gp_proc_fork started. */
 int gp_proc_kill(int64_t pid, int sig, gp_error *err);
 
 /* Leaves the calling worker at once with `code` (_exit). */

@@ -183,7 +183,7 @@ typedef struct gp_static_inst {
 } gp_static_inst;
 
 /* One slot of the parser's PC -> static index table: open addressing over
- * (pc + 1) keys, 0 = empty. */
+ * PC keys (every 64-bit value is a PC); index UINT32_MAX marks a free slot. */
 typedef struct gp_pc_slot {
   uint64_t key;
   uint32_t index;
@@ -244,9 +244,11 @@ typedef struct gp_kernel {
   size_t cap_warps;
   gp_pc_slot *pc_table; /* PC -> static index hash (private to trace_parse.c) */
   size_t pc_table_cap;
-  /* a kernel loaded from .gpt points into this read-only mapping */
-  void *mapping;
-  size_t mapping_bytes;
+  /* a kernel loaded from .gpt points into this image of the file: a guarded
+   * mapping (image_mapped, gpt_guard.h) or a private copy */
+  void *image;
+  size_t image_bytes;
+  int image_mapped;
 } gp_kernel;
 
 /* A new empty kernel (every field zero) using `alloc`, or NULL when out of
@@ -286,9 +288,10 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
 int gp_kernel_write_text(const gp_kernel *k, FILE *f, const char *name,
                          gp_error *err);
 
-/* The .gpt binary kernel (trace_gpt.c): written once, mapped read-only on
- * load.  verify = 0 skips the checksum and the index checks: only the header
- * fields may then be used (gp_trace_next reads launches that way). */
+/* The .gpt binary kernel (trace_gpt.c): written once (staged), read into a
+ * private copy on load.  verify = 0 reads and checks the header only: the
+ * kernel then has the header's fields and no arrays (gp_trace_next reads
+ * launches that way). */
 int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err);
 int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
                        int verify, gp_error *err);
@@ -299,14 +302,36 @@ int gp_gpt_is(const char *path);
  * GP_ERR when the image is shorter than a header or its header_bytes. */
 int gp_gpt_seal(unsigned char *image, size_t size);
 
-/* Parses one trace file (plain, .gz, .xz, or a .gpt) into a new kernel. */
+/* Caps on compressed trace input (gzip, xz), where the size of the file does
+ * not bound the work: a few kilobytes can decompress to gigabytes of text
+ * whose address modes expand again when parsed.  text_bytes caps the
+ * decompressed bytes of one file, kernel_bytes the memory of a launch parsed
+ * from one, decoder_bytes the memory the xz decoder may ask for.  A plain
+ * file is bounded by its size (the parser reserves only what the rest of
+ * the file can hold).  0: no cap. */
+typedef struct gp_trace_limits {
+  uint64_t text_bytes, kernel_bytes, decoder_bytes;
+} gp_trace_limits;
+
+#define GP_TRACE_LIMIT_MB_DEFAULT 512u
+/* How a user lifts the caps, in every message that names one. */
+#define GP_TRACE_LIMIT_HINT                                                     \
+  "set GPUSH_TRACE_LIMIT_MB to raise it, or decompress the file: a plain file is bounded by its size"
+/* The caps of a limit of `mb` MiB: text and kernel `mb` MiB each, the
+ * decoder half of it (xz -9 needs 65 MiB). */
+gp_trace_limits gp_trace_limits_mb(uint64_t mb);
+
+/* Parses one trace file (plain, .gz, .xz, or a .gpt) into a new kernel;
+ * compressed input within the default limits (GP_TRACE_LIMIT_MB_DEFAULT). */
 int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
                         const char *path, gp_error *err);
+int gp_trace_parse_file_limited(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                                const gp_trace_limits *limits, gp_error *err);
 
 /* Reads only the header of a trace file into *k (a caller-owned struct with
  * no arrays; nothing to free). */
 int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
-                          gp_error *err);
+                          const gp_trace_limits *limits, gp_error *err);
 
 /* ---------------------------------------------------------------------------
  * Measures for analytical models (trace_mix.c)
@@ -348,14 +373,21 @@ typedef struct gp_launch_info {
   uint32_t index;       /* 1-based position among the launches */
   uint32_t launch_id;   /* -kernel id */
   char name[256];
-  char path[1024];      /* the trace file */
+  const char *path;     /* the trace file (owned by the reader) */
   uint32_t grid[3], block[3];
 } gp_launch_info;
 
-/* Opens a kernelslist.g, a .traceg, .traceg.gz or .traceg.xz (detected by
- * content). */
+/* Opens a kernelslist.g (or a folder holding one), a .traceg, .traceg.gz,
+ * .traceg.xz (detected by content) or .gpt.  Every input must be a regular
+ * file: a trace is read more than once (the header, then the body), which
+ * a pipe or a device cannot give.  A list naming one file twice (compared
+ * by device and inode, so ./k.traceg, sub/../k.traceg and links count) is
+ * refused. */
 int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
                   const char *path, gp_error *err);
+/* Sets the caps on compressed input for the launches read from now on
+ * (default: gp_trace_limits_mb(GP_TRACE_LIMIT_MB_DEFAULT)). */
+void gp_trace_set_limits(gp_trace_reader *r, const gp_trace_limits *limits);
 /* Steps to the next launch and reads its header: returns 1 with *info
  * filled, 0 when there are no more, GP_ERR on error. */
 int gp_trace_next(gp_trace_reader *r, gp_launch_info *info, gp_error *err);
@@ -389,9 +421,16 @@ void gp_trace_close(gp_trace_reader *r);
 
 typedef struct gp_line_input gp_line_input;
 
-/* Opens a file for line reading; gzip and xz are detected by magic bytes. */
+/* GP_OK when `path` names a regular file; otherwise GP_ERR and a message
+ * saying what it is (a pipe, a device, a folder, a loop of symbolic links,
+ * missing).  Checked before opening, so a FIFO is never opened (and never
+ * waited on). */
+int gp_trace_check_regular(const char *path, gp_error *err);
+
+/* Opens a regular file for line reading; gzip and xz are detected by magic
+ * bytes and decompressed within `limits` (NULL: the defaults). */
 int gp_line_open(gp_line_input **out, const gp_alloc *alloc, const char *path,
-                 gp_error *err);
+                 const gp_trace_limits *limits, gp_error *err);
 /* Reads over a memory buffer (not copied; must outlive the input). */
 int gp_line_open_buffer(gp_line_input **out, const gp_alloc *alloc,
                         const char *text, size_t len, const char *name,
@@ -405,6 +444,9 @@ int gp_line_next(gp_line_input *in, const char **line, size_t *len,
  * buffers), UINT64_MAX when it is not (gzip, xz).  The parser uses it to
  * refuse an 'insts =' count the rest of the file cannot hold. */
 uint64_t gp_line_bytes_left(const gp_line_input *in);
+/* The cap on the memory of a launch parsed from this input: the limits'
+ * kernel_bytes for compressed input, 0 (none) for plain files and buffers. */
+uint64_t gp_line_kernel_cap(const gp_line_input *in);
 /* 1-based number of the line last returned; the name given at open. */
 uint64_t gp_line_number(const gp_line_input *in);
 const char *gp_line_name(const gp_line_input *in);

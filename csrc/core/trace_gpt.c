@@ -1,5 +1,5 @@
 /*
- * trace_gpt.c -- the .gpt binary kernel: written once, mapped on load.
+ * trace_gpt.c -- the .gpt binary kernel: written once, read into memory on load.
  *
  * Layout (little-endian, every section 64-byte aligned):
  *   header   gpt_header below: magic "GPUSHGPT", format version, byte-order
@@ -13,12 +13,14 @@
  * The records are the C structs of trace.h as laid out on LP64 ABIs (sizes
  * checked below).  Two 64-bit checksums cover every byte: one the header
  * (with both checksum fields zero, padding included), one everything after
- * it.  Loading maps the file read-only, checks the header's checksum and
- * that its fields are consistent with each other, and (verify) the payload's
- * checksum, that the header's counts describe the data (class counts,
- * instructions per warp, memory records) and every index, before pointing
- * the kernel's arrays into the mapping; a hostile file cannot make a model
- * read out of bounds, and a tampered header cannot change a result.
+ * it.  Loading reads the header, checks its checksum and that its fields
+ * are consistent with each other, and (verify) reads the whole file into a
+ * private copy, checking the payload's checksum, that the header's counts
+ * describe the data (class counts, instructions per warp, memory records)
+ * and every index, before pointing the kernel's arrays into the copy; a
+ * hostile file cannot make a model read out of bounds, a tampered header
+ * cannot change a result, and a file changed while a model runs cannot
+ * reach the model (gp_kernel_load_gpt).
  *
  * Format versions: 1 (checksum of the payload only; the nearest producer
  * and the nearest load producer per instruction), 2 (header checksum, CUDA
@@ -28,13 +30,14 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "gpt_guard.h"
+#include "staged.h"
 #include "trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,25 +109,53 @@ static uint64_t align_up(uint64_t x) { return (x + GPT_ALIGN - 1) & ~(uint64_t)(
 /* The payload checksum: four interleaved multiply-xor lanes over 64-bit
  * little-endian words (so the loop runs at memory speed), folded together
  * with the length.  It detects truncation and corruption; it is not a
- * cryptographic hash.  The payload length is a multiple of GPT_ALIGN. */
-static uint64_t checksum(const unsigned char *p, uint64_t n) {
+ * cryptographic hash.  The payload length is a multiple of GPT_ALIGN.  The
+ * state form lets the loader sum each chunk as it reads it, while the chunk
+ * is still in the cache. */
+typedef struct sum_state {
+  uint64_t lane[4], h;
+} sum_state;
+
+static void sum_init(sum_state *s, uint64_t n) {
+  int j;
+  for (j = 0; j < 4; j++)
+    s->lane[j] = (uint64_t)j + 1;
+  s->h = n;
+}
+
+/* Adds n bytes, a multiple of 32. */
+static void sum_blocks(sum_state *s, const unsigned char *p, uint64_t n) {
   const uint64_t prime = 0x9e3779b97f4a7c15ull;
-  uint64_t lane[4] = {1, 2, 3, 4}, h = n;
   uint64_t i;
   int j;
   for (i = 0; i + 32 <= n; i += 32) {
     for (j = 0; j < 4; j++) {
       uint64_t w;
       memcpy(&w, p + i + 8 * (uint64_t)j, 8);
-      lane[j] = (lane[j] ^ w) * prime;
-      lane[j] ^= lane[j] >> 29;
+      s->lane[j] = (s->lane[j] ^ w) * prime;
+      s->lane[j] ^= s->lane[j] >> 29;
     }
   }
-  for (; i < n; i++)
-    h = (h ^ p[i]) * prime;
+}
+
+/* Adds the last n < 32 bytes and folds the lanes. */
+static uint64_t sum_finish(sum_state *s, const unsigned char *tail, uint64_t n) {
+  const uint64_t prime = 0x9e3779b97f4a7c15ull;
+  uint64_t i, h = s->h;
+  int j;
+  for (i = 0; i < n; i++)
+    h = (h ^ tail[i]) * prime;
   for (j = 0; j < 4; j++)
-    h = (h ^ lane[j]) * prime;
+    h = (h ^ s->lane[j]) * prime;
   return h ^ (h >> 32);
+}
+
+static uint64_t checksum(const unsigned char *p, uint64_t n) {
+  sum_state s;
+  uint64_t whole = n & ~(uint64_t)31;
+  sum_init(&s, n);
+  sum_blocks(&s, p, whole);
+  return sum_finish(&s, p + whole, n - whole);
 }
 
 /* The checksum of the header as written: header_bytes bytes (the struct and
@@ -146,7 +177,7 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
   uint64_t len[SEC_COUNT], pos;
   static const unsigned char zeros[GPT_ALIGN] = {0};
   unsigned char *payload;
-  FILE *f;
+  gp_staged out;
   int s, ok;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, GPT_MAGIC, 8);
@@ -190,19 +221,21 @@ int gp_kernel_write_gpt(const gp_kernel *k, const char *path, gp_error *err) {
     memcpy(head, &h, sizeof h);
     h.header_checksum = header_checksum(head, h.header_bytes);
   }
-  f = fopen(path, "wb");
-  if (f == NULL) {
+  if (gp_staged_open(&out, &k->alloc, path, err) != GP_OK) {
     gp_free(&k->alloc, payload, (size_t)(h.file_bytes - h.header_bytes));
-    return gp_error_set(err, "%s: cannot write: %s", path, strerror(errno));
+    return GP_ERR;
   }
-  ok = fwrite(&h, sizeof h, 1, f) == 1 &&
-       fwrite(zeros, 1, h.header_bytes - sizeof h, f) == h.header_bytes - sizeof h &&
-       fwrite(payload, 1, (size_t)(h.file_bytes - h.header_bytes), f) ==
+  ok = fwrite(&h, sizeof h, 1, out.f) == 1 &&
+       fwrite(zeros, 1, h.header_bytes - sizeof h, out.f) == h.header_bytes - sizeof h &&
+       fwrite(payload, 1, (size_t)(h.file_bytes - h.header_bytes), out.f) ==
            (size_t)(h.file_bytes - h.header_bytes);
   gp_free(&k->alloc, payload, (size_t)(h.file_bytes - h.header_bytes));
-  if (fclose(f) != 0 || !ok)
-    return gp_error_set(err, "%s: write error: %s", path, strerror(errno));
-  return GP_OK;
+  if (!ok) {
+    gp_error_set(err, "%s: cannot write: %s (the file is unchanged)", path, strerror(errno));
+    gp_staged_abort(&out);
+    return GP_ERR;
+  }
+  return gp_staged_commit(&out, err);
 }
 
 int gp_gpt_seal(unsigned char *image, size_t size) {
@@ -407,40 +440,48 @@ static int read_prefix(int fd, const char *path, off_t size, gp_error *err) {
   return GP_OK;
 }
 
-int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
-                       int verify, gp_error *err) {
-  struct stat st;
-  int fd = open(path, O_RDONLY);
-  unsigned char *map;
-  const gpt_header *h;
-  gp_kernel *k;
-  if (fd < 0)
-    return gp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fd, &st) != 0 || read_prefix(fd, path, st.st_size, err) != GP_OK) {
-    close(fd);
-    return GP_ERR;
+/* Reads exactly n bytes at the file's current offset; GP_ERR with a message
+ * when the file ends early or the read fails (it changed while being read). */
+static int read_exactly(int fd, unsigned char *dst, uint64_t n, const char *path, gp_error *err) {
+  while (n > 0) {
+    ssize_t got = read(fd, dst, n > (1u << 30) ? (1u << 30) : (size_t)n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return gp_error_set(err, "%s: cannot read: %s", path,
+                          got < 0 ? strerror(errno) : "the file became shorter while it was read");
+    dst += got;
+    n -= (uint64_t)got;
   }
-  map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED)
-    return gp_error_set(err, "%s: cannot map: %s", path, strerror(errno));
-  h = (const gpt_header *)map;
-  if (check_header(map, (uint64_t)st.st_size, path, err) != GP_OK) {
-    munmap(map, (size_t)st.st_size);
-    return GP_ERR;
+  return GP_OK;
+}
+
+/* The whole file into `image` (already holding its first header_bytes),
+ * summing the payload chunk by chunk as it arrives; *sum is its checksum. */
+#define READ_SUM_CHUNK (1u << 20)
+static int read_payload(int fd, unsigned char *image, uint64_t header_bytes, uint64_t size,
+                        uint64_t *sum, const char *path, gp_error *err) {
+  sum_state s;
+  uint64_t pos = header_bytes, whole;
+  sum_init(&s, size - header_bytes);
+  while (pos < size) {
+    uint64_t n = size - pos < READ_SUM_CHUNK ? size - pos : READ_SUM_CHUNK;
+    if (read_exactly(fd, image + pos, n, path, err) != GP_OK)
+      return GP_ERR;
+    whole = n & ~(uint64_t)31; /* only the last chunk can have a tail */
+    sum_blocks(&s, image + pos, whole);
+    pos += n;
+    if (pos == size)
+      *sum = sum_finish(&s, image + pos - (n - whole), n - whole);
   }
-  if (verify && checksum(map + h->header_bytes, (uint64_t)st.st_size - h->header_bytes) !=
-                        h->checksum) {
-    munmap(map, (size_t)st.st_size);
-    return gp_error_set(err, "%s: checksum mismatch: the file is corrupt", path);
-  }
-  k = gp_kernel_new(alloc);
-  if (k == NULL) {
-    munmap(map, (size_t)st.st_size);
-    return gp_error_set(err, "%s: out of memory", path);
-  }
-  k->mapping = map;
-  k->mapping_bytes = (size_t)st.st_size;
+  if (pos == header_bytes)
+    *sum = sum_finish(&s, image, 0);
+  return GP_OK;
+}
+
+/* Points the kernel's scalars at the header's values, and (image != NULL)
+ * its arrays into the image. */
+static void fill_kernel(gp_kernel *k, const gpt_header *h, unsigned char *image) {
   memcpy(k->name, h->name, sizeof k->name);
   k->launch_id = h->launch_id;
   memcpy(k->grid, h->grid, sizeof k->grid);
@@ -456,7 +497,9 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   k->strings_len = h->strings_len;
   memcpy(k->class_counts, h->class_counts, sizeof k->class_counts);
   memcpy(k->warnings, h->warnings, sizeof k->warnings);
-#define AT(sec) ((void *)(map + h->offset[sec]))
+  if (image == NULL)
+    return;
+#define AT(sec) ((void *)(image + h->offset[sec]))
   k->warp_start = AT(SEC_WARP_START);
   k->warp_len = AT(SEC_WARP_LEN);
   k->op_class = AT(SEC_OP_CLASS);
@@ -473,6 +516,84 @@ int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
   k->statics = AT(SEC_STATICS);
   k->strings = AT(SEC_STRINGS);
 #undef AT
+}
+
+/* Loading for a model maps the file under a lease (gpt_guard.h), so that a
+ * .gpt truncated or rewritten while a model runs (cp new.gpt old.gpt during
+ * a sweep) cannot end in SIGBUS or in indices that no longer match what was
+ * checked: before the file can change, the mapping becomes a private copy.
+ * Where no lease can be had, the file is read into a private copy, its
+ * checksum summed chunk by chunk as it arrives; that costs more CPU than a
+ * mapping (docs/traces.md, Benchmark), which is why the lease comes first. */
+int gp_kernel_load_gpt(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                       int verify, gp_error *err) {
+  struct stat st;
+  int fd = open(path, O_RDONLY);
+  union {
+    gpt_header h;
+    unsigned char bytes[GPT_HEADER_MAX];
+  } head;
+  unsigned char *image = NULL;
+  const gpt_header *h;
+  uint64_t size, sum = 0;
+  int mapped = 0;
+  gp_kernel *k;
+  if (fd < 0)
+    return gp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return gp_error_set(err, "%s: not a regular file: a .gpt kernel is read from a file", path);
+  }
+  size = (uint64_t)st.st_size;
+  if (read_prefix(fd, path, st.st_size, err) != GP_OK || lseek(fd, 0, SEEK_SET) != 0 ||
+      read_exactly(fd, head.bytes, size < GPT_HEADER_MAX ? size : GPT_HEADER_MAX, path, err) != GP_OK ||
+      check_header(head.bytes, size, path, err) != GP_OK) {
+    close(fd);
+    return GP_ERR;
+  }
+  h = &head.h;
+  if (verify && size <= SIZE_MAX && (image = gp_gpt_guard_map(fd, (size_t)size)) != NULL) {
+    mapped = 1; /* the guard owns fd now; the header is checked again, as leased */
+    fd = -1;
+    h = (const gpt_header *)image;
+    if (check_header(image, size, path, err) != GP_OK) {
+      gp_gpt_guard_unmap(image, (size_t)size);
+      return GP_ERR;
+    }
+    sum = checksum(image + h->header_bytes, size - h->header_bytes);
+  } else if (verify) {
+    image = size <= SIZE_MAX ? gp_malloc(alloc, (size_t)size) : NULL;
+    if (image == NULL) {
+      close(fd);
+      return gp_error_set(err, "%s: out of memory (%llu bytes)", path, (unsigned long long)size);
+    }
+    memcpy(image, head.bytes, h->header_bytes);
+    if (lseek(fd, (off_t)h->header_bytes, SEEK_SET) != (off_t)h->header_bytes ||
+        read_payload(fd, image, h->header_bytes, size, &sum, path, err) != GP_OK) {
+      close(fd);
+      gp_free(alloc, image, (size_t)size);
+      return GP_ERR;
+    }
+    h = (const gpt_header *)image;
+  }
+  if (fd >= 0)
+    close(fd);
+  k = gp_kernel_new(alloc);
+  if (k == NULL) {
+    if (mapped)
+      gp_gpt_guard_unmap(image, (size_t)size);
+    else
+      gp_free(alloc, image, (size_t)size);
+    return gp_error_set(err, "%s: out of memory", path);
+  }
+  k->image = image;
+  k->image_bytes = (size_t)size;
+  k->image_mapped = mapped;
+  if (verify && sum != h->checksum) {
+    gp_kernel_free(k);
+    return gp_error_set(err, "%s: checksum mismatch: the file is corrupt", path);
+  }
+  fill_kernel(k, h, image);
   if (verify && check_contents(k, path, err) != GP_OK) {
     gp_kernel_free(k);
     return GP_ERR;

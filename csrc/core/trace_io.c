@@ -4,7 +4,9 @@
  * The trace parser asks for one line at a time; this file hides where the
  * bytes come from.  Compression is detected from the first bytes (gzip:
  * 1f 8b; xz: fd 37 7a 58 5a 00), not from the file name.  Lines point into
- * a large read buffer, so reading costs one memchr per line.
+ * a large read buffer, so reading costs one memchr per line.  Compressed
+ * input is capped (gp_trace_limits): the decompressed bytes, counted as
+ * they arrive, and the xz decoder's memory.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,13 +22,16 @@
 
 #define READ_CHUNK (1u << 20)
 #define MAX_LINE (16u << 20)
+#define MIB (1024u * 1024u)
 
 typedef enum source_kind { SOURCE_BUFFER, SOURCE_PLAIN, SOURCE_GZIP, SOURCE_XZ } source_kind;
 
 struct gp_line_input {
   gp_alloc alloc;
   source_kind kind;
-  char name[1024];
+  char *name;
+  gp_trace_limits limits;
+  uint64_t decompressed; /* bytes the decoder gave so far */
   /* sources */
   FILE *file;
   gzFile gz;
@@ -44,6 +49,14 @@ struct gp_line_input {
   uint64_t file_size, file_read;
 };
 
+gp_trace_limits gp_trace_limits_mb(uint64_t mb) {
+  gp_trace_limits l;
+  uint64_t bytes = mb > UINT64_MAX / MIB ? UINT64_MAX : mb * MIB;
+  l.text_bytes = l.kernel_bytes = bytes;
+  l.decoder_bytes = bytes / 2;
+  return l;
+}
+
 static int input_alloc(gp_line_input **out, const gp_alloc *alloc,
                        const char *name, gp_error *err) {
   gp_line_input *in = gp_malloc(alloc, sizeof *in);
@@ -51,7 +64,12 @@ static int input_alloc(gp_line_input **out, const gp_alloc *alloc,
     return gp_error_set(err, "%s: out of memory", name);
   memset(in, 0, sizeof *in);
   in->alloc = *alloc;
-  snprintf(in->name, sizeof in->name, "%s", name);
+  in->limits = gp_trace_limits_mb(GP_TRACE_LIMIT_MB_DEFAULT);
+  in->name = gp_strdup(alloc, name);
+  if (in->name == NULL) {
+    gp_free(alloc, in, sizeof *in);
+    return gp_error_set(err, "%s: out of memory", name);
+  }
   *out = in;
   return GP_OK;
 }
@@ -86,7 +104,8 @@ static int open_decoder(gp_line_input *in, gp_error *err) {
   } else if (n == 6 && memcmp(magic, "\xfd" "7zXZ\0", 6) == 0) {
     lzma_stream init = LZMA_STREAM_INIT;
     in->xz = init;
-    if (lzma_stream_decoder(&in->xz, UINT64_MAX, 0) != LZMA_OK)
+    if (lzma_stream_decoder(&in->xz, in->limits.decoder_bytes ? in->limits.decoder_bytes : UINT64_MAX,
+                            0) != LZMA_OK)
       return gp_error_set(err, "%s: cannot start the xz decoder", in->name);
     in->xz_in = gp_malloc(&in->alloc, READ_CHUNK);
     if (in->xz_in == NULL)
@@ -102,11 +121,43 @@ static int open_decoder(gp_line_input *in, gp_error *err) {
   return GP_OK;
 }
 
+/* What a file that is not a regular one is, for the message refusing it. */
+static const char *kind_of(mode_t mode) {
+  if (S_ISFIFO(mode))
+    return "a pipe (FIFO)";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISDIR(mode))
+    return "a folder";
+  return "not a regular file";
+}
+
+int gp_trace_check_regular(const char *path, gp_error *err) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return gp_error_set(err, "%s: cannot open: %s", path,
+                        errno == ELOOP ? "a loop of symbolic links" : strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return gp_error_set(err,
+                        "%s: is %s: gpush reads a trace more than once (its header, then its "
+                        "body), so it needs a regular file; save the data to a file first",
+                        path, kind_of(st.st_mode));
+  return GP_OK;
+}
+
 int gp_line_open(gp_line_input **out, const gp_alloc *alloc, const char *path,
-                 gp_error *err) {
+                 const gp_trace_limits *limits, gp_error *err) {
   gp_line_input *in;
+  if (gp_trace_check_regular(path, err) != GP_OK)
+    return GP_ERR;
   if (input_alloc(&in, alloc, path, err) != GP_OK)
     return GP_ERR;
+  if (limits != NULL)
+    in->limits = *limits;
   in->file = fopen(path, "rb");
   if (in->file == NULL) {
     gp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
@@ -160,12 +211,32 @@ static long read_xz(gp_line_input *in, char *dst, size_t room, gp_error *err) {
     ret = lzma_code(&in->xz, action);
     if (ret == LZMA_STREAM_END) {
       in->xz_done = 1;
+    } else if (ret == LZMA_MEMLIMIT_ERROR) {
+      gp_error_set(err, "%s: cannot decompress: the xz stream needs %llu MiB of decoder memory, above "
+                   "gpush's limit of %llu MiB for a compressed trace (" GP_TRACE_LIMIT_HINT ")", in->name,
+                   (unsigned long long)((lzma_memusage(&in->xz) + MIB - 1) / MIB),
+                   (unsigned long long)(in->limits.decoder_bytes / MIB));
+      return -1;
     } else if (ret != LZMA_OK) {
       gp_error_set(err, "%s: cannot decompress: %s", in->name, xz_failure(ret));
       return -1;
     }
   }
   return (long)(room - in->xz.avail_out);
+}
+
+/* Counts decompressed bytes against the text cap; -1 with err set when the
+ * input passes it. */
+static long count_decompressed(gp_line_input *in, long n, gp_error *err) {
+  if (n <= 0)
+    return n;
+  in->decompressed += (uint64_t)n;
+  if (in->limits.text_bytes != 0 && in->decompressed > in->limits.text_bytes) {
+    gp_error_set(err, "%s: decompresses to more than %llu MiB, gpush's limit for a compressed trace (" GP_TRACE_LIMIT_HINT
+                 ")", in->name, (unsigned long long)(in->limits.text_bytes / MIB));
+    return -1;
+  }
+  return n;
 }
 
 /* Appends more bytes at buf[end]; returns bytes read, 0 at end, -1 error. */
@@ -200,10 +271,10 @@ static long fill(gp_line_input *in, gp_error *err) {
                    colon != NULL ? colon + 3 : (msg != NULL ? msg : "zlib error"));
       return -1;
     }
-    return n;
+    return count_decompressed(in, n, err);
   }
   case SOURCE_XZ:
-    return read_xz(in, dst, room, err);
+    return count_decompressed(in, read_xz(in, dst, room, err), err);
   case SOURCE_BUFFER:
     break;
   }
@@ -297,6 +368,10 @@ uint64_t gp_line_bytes_left(const gp_line_input *in) {
   return UINT64_MAX;
 }
 
+uint64_t gp_line_kernel_cap(const gp_line_input *in) {
+  return in->kind == SOURCE_GZIP || in->kind == SOURCE_XZ ? in->limits.kernel_bytes : 0;
+}
+
 uint64_t gp_line_number(const gp_line_input *in) { return in->line_number; }
 
 const char *gp_line_name(const gp_line_input *in) { return in->name; }
@@ -312,5 +387,6 @@ void gp_line_close(gp_line_input *in) {
     lzma_end(&in->xz);
   gp_free(&in->alloc, in->xz_in, READ_CHUNK);
   gp_free(&in->alloc, in->buf, in->cap);
+  gp_free(&in->alloc, in->name, strlen(in->name) + 1);
   gp_free(&in->alloc, in, sizeof *in);
 }

@@ -1,14 +1,14 @@
 /*
  * trace_kernel.c -- a gp_kernel's lifecycle: a new empty kernel bound to an
- * allocator, and its release (the arrays it owns, or the read-only .gpt
- * mapping they point into).  The parser (trace_parse.c), the .gpt loader
+ * allocator, and its release (the arrays it owns, or the private copy of a
+ * .gpt file they point into).  The parser (trace_parse.c), the .gpt loader
  * (trace_gpt.c) and the synthetic generator (synth.c) all start here, so no
  * reader depends on another to create or free a kernel.
  */
+#include "gpt_guard.h"
 #include "trace.h"
 
 #include <string.h>
-#include <sys/mman.h>
 
 gp_kernel *gp_kernel_new(const gp_alloc *alloc) {
   gp_kernel *k = gp_malloc(alloc, sizeof *k);
@@ -24,8 +24,11 @@ void gp_kernel_free(gp_kernel *k) {
   if (k == NULL)
     return;
   a = k->alloc;
-  if (k->mapping != NULL) { /* arrays live in the .gpt mapping */
-    munmap(k->mapping, k->mapping_bytes);
+  if (k->image != NULL) { /* arrays live in the .gpt image */
+    if (k->image_mapped)
+      gp_gpt_guard_unmap(k->image, k->image_bytes);
+    else
+      gp_free(&a, k->image, k->image_bytes);
     gp_free(&a, k, sizeof *k);
     return;
   }

@@ -28,6 +28,8 @@
 #define MIN_INST_LINE 12           /* "0 0 0 X 0 0\n": the shortest line */
 #define RESERVE_UNKNOWN (1u << 16) /* pre-reservation when the size is unknown */
 #define NO_MEMORY UINT32_MAX
+#define PC_SLOT_EMPTY UINT32_MAX   /* a free slot of the PC table (no static index is that large) */
+#define SHOWN (4 * 40 + 4)         /* room for 40 bytes of input as gp_visible shows them */
 
 _Static_assert(sizeof(gp_mem_record) == 12, "gp_mem_record is 12 bytes");
 
@@ -45,10 +47,12 @@ typedef struct parser {
   uint32_t warp_id;
   uint64_t remaining;         /* instructions still expected for the warp */
   uint64_t declared;
+  int counted;                /* the warp's 'insts =' was read */
   gp_scoreboard sb;
   uint64_t deps_dropped;      /* instructions with more producers than GP_DEPS */
   int any_unknown;
   uint64_t blocks_seen;       /* "thread block =" lines */
+  uint64_t kernel_cap;        /* bytes the kernel's arrays may hold (0: no cap) */
 } parser;
 
 /* ---------------------------------------------------------------------------
@@ -132,15 +136,15 @@ static int parse_dec(const char *t, size_t len, int64_t *out) {
 static int bad_token(parser *ps, const char *what, const char *range) {
   const char *t;
   size_t len;
-  char msg[200];
+  char msg[400], shown[SHOWN];
   ps->p = ps->tok_start;
   if (!token(ps, &t, &len)) {
     snprintf(msg, sizeof msg, "expected %s%s, found the end of the line", what,
              range[0] == ' ' && range[1] == '(' ? range : "");
     return fail(ps, msg);
   }
-  snprintf(msg, sizeof msg, "expected %s%s, found '%.*s'", what, range,
-           (int)(len > 40 ? 40 : len), t);
+  snprintf(msg, sizeof msg, "expected %s%s, found '%s'", what, range,
+           gp_visible(shown, sizeof shown, t, len, 40));
   return fail(ps, msg);
 }
 
@@ -211,17 +215,21 @@ static int next_small(parser *ps, int64_t *out, int64_t hi, const char *what) {
   return next_dec(ps, out, 0, hi, what);
 }
 
-/* A register token "R12": its number (R255 is RZ), GP_REG_RZ for other
- * operands (P0, UR4, RZ, ...), which never make a dependence, or -1 for an
- * R followed by digits that is not R0-R255 (R256, R1000: no such register). */
+/* A register token "R12": its number (R255 is RZ), GP_REG_RZ for RZ and
+ * for operands that are not R registers (P0, UR4, ...), which never make a
+ * dependence, or -1 for a token that starts with R but is not one of
+ * R0-R255 (R256, R1000, R-1, R: no such register; read as "no register"
+ * they would drop a dependence without a word). */
 static int register_number(const char *t, size_t len) {
   unsigned n = 0;
   size_t i;
-  if (len < 2 || t[0] != 'R')
+  if (len == 0 || t[0] != 'R' || (len == 2 && t[1] == 'Z'))
     return GP_REG_RZ;
+  if (len == 1)
+    return -1;
   for (i = 1; i < len; i++) {
     if (t[i] < '0' || t[i] > '9')
-      return GP_REG_RZ;
+      return -1;
     if (n <= GP_REG_RZ)
       n = n * 10 + (unsigned)(t[i] - '0');
   }
@@ -267,6 +275,26 @@ static int popcount32(uint32_t x) {
 #define GROW(ps, field, cap, need)                                             \
   (gp_grow(&(ps)->k->alloc, (void **)&(ps)->k->field, &(ps)->k->cap, (need),   \
            sizeof *(ps)->k->field) == GP_OK)
+
+/* Bytes the kernel's arrays hold (their capacities), against the cap on a
+ * launch parsed from compressed input. */
+static uint64_t kernel_bytes(const gp_kernel *k) {
+  return (uint64_t)k->cap_warps * (sizeof *k->warp_start + sizeof *k->warp_len) +
+         (uint64_t)k->cap_insts * (4 + sizeof *k->pc_index + sizeof *k->mem + GP_DEPS * sizeof *k->deps) +
+         (uint64_t)k->cap_mem * sizeof *k->mem_records + (uint64_t)k->cap_addr * sizeof *k->addresses +
+         (uint64_t)k->cap_lines * (sizeof *k->lines + 1) + (uint64_t)k->cap_statics * sizeof *k->statics +
+         (uint64_t)k->cap_strings + (uint64_t)k->pc_table_cap * sizeof *k->pc_table;
+}
+
+static int check_kernel_cap(parser *ps) {
+  char msg[400];
+  if (ps->kernel_cap == 0 || kernel_bytes(ps->k) <= ps->kernel_cap)
+    return GP_OK;
+  snprintf(msg, sizeof msg, "the launch needs more than %llu MiB in memory once parsed, gpush's limit "
+           "for a compressed trace (" GP_TRACE_LIMIT_HINT ")",
+           (unsigned long long)(ps->kernel_cap >> 20));
+  return fail(ps, msg);
+}
 
 /* Makes room for `need` instructions in every per-instruction array. */
 static int reserve_insts(parser *ps, size_t need) {
@@ -317,11 +345,12 @@ static int pc_table_grow(parser *ps) {
   gp_pc_slot *old = k->pc_table, *fresh = gp_malloc(&k->alloc, ncap * sizeof *fresh);
   if (fresh == NULL)
     return fail(ps, "out of memory");
-  memset(fresh, 0, ncap * sizeof *fresh);
+  for (i = 0; i < ncap; i++)
+    fresh[i].index = PC_SLOT_EMPTY;
   for (i = 0; i < k->pc_table_cap; i++) {
-    if (old[i].key != 0) {
+    if (old[i].index != PC_SLOT_EMPTY) {
       size_t j = (size_t)mix64(old[i].key) & (ncap - 1);
-      while (fresh[j].key != 0)
+      while (fresh[j].index != PC_SLOT_EMPTY)
         j = (j + 1) & (ncap - 1);
       fresh[j] = old[i];
     }
@@ -344,9 +373,9 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
   if (k->static_count * 2 >= k->pc_table_cap && pc_table_grow(ps) != GP_OK)
     return GP_ERR;
   table = k->pc_table;
-  j = (size_t)mix64(pc + 1) & (k->pc_table_cap - 1);
-  while (table[j].key != 0) {
-    if (table[j].key == pc + 1) {
+  j = (size_t)mix64(pc) & (k->pc_table_cap - 1);
+  while (table[j].index != PC_SLOT_EMPTY) {
+    if (table[j].key == pc) {
       const char *known;
       s = &k->statics[table[j].index];
       known = k->strings + s->opcode;
@@ -382,7 +411,7 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
   s->generic = info.generic;
   if (!info.known)
     ps->any_unknown = 1;
-  table[j].key = pc + 1;
+  table[j].key = pc;
   table[j].index = k->static_count;
   *out = k->static_count++;
   return GP_OK;
@@ -488,9 +517,9 @@ static int read_registers(parser *ps, int64_t n, uint8_t *regs,
     }
     reg = register_number(t, len);
     if (reg < 0) {
-      char msg[120];
-      snprintf(msg, sizeof msg, "expected %s registers R0-R255 (R255 is RZ), found '%.*s'", what,
-               (int)(len > 20 ? 20 : len), t);
+      char msg[300], shown[SHOWN];
+      snprintf(msg, sizeof msg, "expected %s registers R0-R255 (R255 is RZ), found '%s'", what,
+               gp_visible(shown, sizeof shown, t, len, 20));
       return fail(ps, msg);
     }
     regs[i] = (uint8_t)reg;
@@ -583,9 +612,9 @@ static int parse_instruction(parser *ps) {
   if (k->trace_version >= 5 && !token(ps, &t, &len))
     return fail(ps, "expected the immediate operand (tracer version 5)");
   if (token(ps, &t, &len)) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "unexpected '%.*s' after the instruction",
-             (int)(len > 40 ? 40 : len), t);
+    char msg[300], shown[SHOWN];
+    snprintf(msg, sizeof msg, "unexpected '%s' after the instruction",
+             gp_visible(shown, sizeof shown, t, len, 40));
     return fail(ps, msg);
   }
   k->op_class[inst] = op_class;
@@ -598,7 +627,7 @@ static int parse_instruction(parser *ps) {
   k->insts++;
   k->warp_len[ps->warp]++;
   ps->remaining--;
-  return GP_OK;
+  return check_kernel_cap(ps);
 }
 
 /* ---------------------------------------------------------------------------
@@ -658,12 +687,12 @@ static int parse_triple(const char *v, size_t len, uint32_t out[3]) {
 static int header_number(parser *ps, const char *v, size_t vlen, int hex,
                          uint64_t max, uint64_t *out, const char *what) {
   int64_t d;
-  char msg[200];
+  char msg[400], shown[SHOWN];
   if (hex ? parse_hex(v, vlen, out) : (parse_dec(v, vlen, &d) && d >= 0 && (*out = (uint64_t)d, 1))) {
     if (*out <= max)
       return GP_OK;
   }
-  snprintf(msg, sizeof msg, "expected %s, found '%.*s'", what, (int)(vlen > 40 ? 40 : vlen), v);
+  snprintf(msg, sizeof msg, "expected %s, found '%s'", what, gp_visible(shown, sizeof shown, v, vlen, 40));
   return fail(ps, msg);
 }
 
@@ -791,7 +820,7 @@ static int body_line(parser *ps, const char *line, size_t len) {
   size_t vlen;
   const char *v;
   uint64_t x;
-  char msg[200];
+  char msg[400], shown[SHOWN];
   while (len > 0 && is_space(*line)) {
     line++;
     len--;
@@ -860,12 +889,19 @@ static int body_line(parser *ps, const char *line, size_t len) {
     k->warp_start[ps->warp] = k->insts;
     gp_scoreboard_reset(&ps->sb);
     ps->remaining = ps->declared = 0;
+    ps->counted = 0;
     return GP_OK;
   }
   if (starts_with(line, len, "insts")) {
     v = header_value(line, len, &vlen);
     if (ps->warp < 0)
       return fail(ps, "'insts =' before 'warp ='");
+    if (ps->counted) {
+      snprintf(msg, sizeof msg, "a second 'insts =' for warp %u of block (%u,%u,%u): expected one count per warp",
+               ps->warp_id, ps->block_xyz[0], ps->block_xyz[1], ps->block_xyz[2]);
+      return fail(ps, msg);
+    }
+    ps->counted = 1;
     if (v == NULL || header_number(ps, v, vlen, 0, MAX_INSTS_PER_WARP, &x,
                                    "an instruction count (at most 100000000)") != GP_OK)
       return v == NULL ? fail(ps, "expected 'insts = K'") : GP_ERR;
@@ -891,7 +927,7 @@ static int body_line(parser *ps, const char *line, size_t len) {
     return GP_OK;
   }
   snprintf(msg, sizeof msg, "expected an instruction line, 'warp = N', 'insts = K' or "
-           "#END_TB, found '%.*s'", (int)(len > 40 ? 40 : len), line);
+           "#END_TB, found '%s'", gp_visible(shown, sizeof shown, line, len, 40));
   return fail(ps, msg);
 }
 
@@ -1004,9 +1040,9 @@ static int read_header(parser *ps, int *began) {
       *began = 1;
       break;
     } else {
-      char msg[160];
-      snprintf(msg, sizeof msg, "expected a '-key = value' header line, found '%.*s'",
-               (int)(len > 40 ? 40 : len), line);
+      char msg[300], shown[SHOWN];
+      snprintf(msg, sizeof msg, "expected a '-key = value' header line, found '%s'",
+               gp_visible(shown, sizeof shown, line, len, 40));
       return fail(ps, msg);
     }
   }
@@ -1019,11 +1055,48 @@ static int read_header(parser *ps, int *began) {
   return GP_OK;
 }
 
+/* A trace that lists only some of its grid's thread blocks (a cut or
+ * sampled trace) is taken as the kernel of those blocks: the blocks with
+ * instructions move to the front, in block order, and the grid becomes
+ * (listed, 1, 1), so that every model (GPUMech's waves, the simulator's
+ * blocks, the bounds, Blem's M-core) runs the same blocks and none scales
+ * the listed ones up to the grid on its own.  The warning says so, and
+ * every model prints it as a note. */
+static void keep_listed_blocks(gp_kernel *k) {
+  uint32_t b, w, kept = 0, wpb = k->warps_per_block;
+  char text[240];
+  for (b = 0; b < k->blocks; b++) {
+    uint64_t first = (uint64_t)b * wpb, to = (uint64_t)kept * wpb;
+    int listed = 0;
+    for (w = 0; w < wpb && !listed; w++)
+      listed = k->warp_len[first + w] != 0;
+    if (!listed)
+      continue;
+    for (w = 0; w < wpb; w++) {
+      k->warp_start[to + w] = k->warp_start[first + w];
+      k->warp_len[to + w] = k->warp_len[first + w];
+    }
+    kept++;
+  }
+  if (kept == k->blocks || kept == 0)
+    return;
+  snprintf(text, sizeof text,
+           "the trace lists %u of the grid's %u thread blocks (%u,%u,%u): every model runs the %u "
+           "listed, as a grid of (%u,1,1)", kept, k->blocks, k->grid[0], k->grid[1], k->grid[2], kept, kept);
+  add_warning(k, text);
+  memset(k->warp_start + (uint64_t)kept * wpb, 0, (size_t)(k->blocks - kept) * wpb * sizeof *k->warp_start);
+  memset(k->warp_len + (uint64_t)kept * wpb, 0, (size_t)(k->blocks - kept) * wpb * sizeof *k->warp_len);
+  k->grid[0] = kept;
+  k->grid[1] = k->grid[2] = 1;
+  k->blocks = kept;
+  k->warps = kept * wpb;
+}
+
 static int read_body(parser *ps, int began) {
   const char *line;
   size_t len;
   int r;
-  if (finish_header(ps) != GP_OK)
+  if (finish_header(ps) != GP_OK || check_kernel_cap(ps) != GP_OK)
     return GP_ERR;
   ps->warp = -1;
   ps->in_block = began;
@@ -1047,12 +1120,7 @@ static int read_body(parser *ps, int began) {
              "(#BEGIN_TB, 'thread block = x,y,z')", ps->k->blocks);
     return fail(ps, msg);
   }
-  if (ps->blocks_seen < ps->k->blocks) {
-    char text[160];
-    snprintf(text, sizeof text, "the trace lists %llu of the grid's %u thread blocks",
-             (unsigned long long)ps->blocks_seen, ps->k->blocks);
-    add_warning(ps->k, text);
-  }
+  keep_listed_blocks(ps->k);
   return finish_warnings(ps);
 }
 
@@ -1068,6 +1136,7 @@ static int parse_kernel(gp_line_input *in, const gp_alloc *alloc,
   if (ps.k == NULL)
     return gp_error_set(err, "%s: out of memory", gp_line_name(in));
   ps.k->trace_version = 3;
+  ps.kernel_cap = gp_line_kernel_cap(in);
   if (read_header(&ps, &began) != GP_OK || read_body(&ps, began) != GP_OK) {
     gp_kernel_free(ps.k);
     return GP_ERR;
@@ -1090,11 +1159,18 @@ int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
 
 int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
                         const char *path, gp_error *err) {
+  return gp_trace_parse_file_limited(out, alloc, path, NULL, err);
+}
+
+int gp_trace_parse_file_limited(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                                const gp_trace_limits *limits, gp_error *err) {
   gp_line_input *in;
   int status;
+  if (gp_trace_check_regular(path, err) != GP_OK)
+    return GP_ERR;
   if (gp_gpt_is(path))
     return gp_kernel_load_gpt(out, alloc, path, 1, err);
-  if (gp_line_open(&in, alloc, path, err) != GP_OK)
+  if (gp_line_open(&in, alloc, path, limits, err) != GP_OK)
     return GP_ERR;
   status = parse_kernel(in, alloc, out, err);
   gp_line_close(in);
@@ -1102,19 +1178,21 @@ int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
 }
 
 int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
-                          gp_error *err) {
+                          const gp_trace_limits *limits, gp_error *err) {
   parser ps;
   int began, status;
+  if (gp_trace_check_regular(path, err) != GP_OK)
+    return GP_ERR;
   if (gp_gpt_is(path)) {
-    gp_kernel *mapped;
-    if (gp_kernel_load_gpt(&mapped, alloc, path, 0, err) != GP_OK)
+    gp_kernel *header;
+    if (gp_kernel_load_gpt(&header, alloc, path, 0, err) != GP_OK)
       return GP_ERR;
     memset(k, 0, sizeof *k);
-    memcpy(k->name, mapped->name, sizeof k->name);
-    k->launch_id = mapped->launch_id;
-    memcpy(k->grid, mapped->grid, sizeof k->grid);
-    memcpy(k->block, mapped->block, sizeof k->block);
-    gp_kernel_free(mapped);
+    memcpy(k->name, header->name, sizeof k->name);
+    k->launch_id = header->launch_id;
+    memcpy(k->grid, header->grid, sizeof k->grid);
+    memcpy(k->block, header->block, sizeof k->block);
+    gp_kernel_free(header);
     return GP_OK;
   }
   memset(&ps, 0, sizeof ps);
@@ -1123,7 +1201,7 @@ int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
   k->trace_version = 3;
   ps.k = k;
   ps.err = err;
-  if (gp_line_open(&ps.in, alloc, path, err) != GP_OK)
+  if (gp_line_open(&ps.in, alloc, path, limits, err) != GP_OK)
     return GP_ERR;
   status = read_header(&ps, &began);
   gp_line_close(ps.in);

@@ -6,11 +6,15 @@
  * (or .traceg.gz / .traceg.xz) is an application of one launch.  A folder
  * means its kernelslist.g.  gp_trace_next() reads only the next launch's
  * header, so a caller filtering by name or id never parses skipped bodies.
+ * Paths are held at their full length (no fixed-size buffer cuts a long
+ * path into another file's name), and the files a list names are compared
+ * by device and inode, not by their text.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "trace.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,8 +23,9 @@
 
 struct gp_trace_reader {
   gp_alloc alloc;
-  char dir[1024];
-  char list[1100];     /* the kernelslist.g read, "" for a single trace file */
+  gp_trace_limits limits; /* caps on compressed input */
+  char *dir;           /* the folder list entries are relative to; "" for a single file */
+  char *list;          /* the kernelslist.g read, "" for a single trace file */
   char **files;        /* trace files in launch order */
   uint32_t file_count, file_cap;
   uint32_t next;       /* index of the next launch to step to */
@@ -31,34 +36,53 @@ struct gp_trace_reader {
   size_t copies_cap;
 };
 
-static int is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* A new string: the first `len` bytes of `a`, then `b` (may be NULL). */
+static char *join(const gp_alloc *alloc, const char *a, size_t len, const char *b) {
+  size_t blen = b ? strlen(b) : 0;
+  char *s = gp_malloc(alloc, len + blen + 1);
+  if (s != NULL) {
+    memcpy(s, a, len);
+    if (blen > 0)
+      memcpy(s + len, b, blen);
+    s[len + blen] = '\0';
+  }
+  return s;
+}
+
+static void free_string(const gp_alloc *alloc, char *s) {
+  if (s != NULL)
+    gp_free(alloc, s, strlen(s) + 1);
+}
+
 static int add_file(gp_trace_reader *r, const char *name, size_t len,
                     gp_error *err) {
-  char *copy, full[2200];
-  size_t cap = r->file_cap;
+  char *full;
+  size_t cap = r->file_cap, dir_len = strlen(r->dir), prefix;
   if (r->file_count >= MAX_LAUNCHES)
-    return gp_error_set(err, "%s: more than %u launches", r->dir, MAX_LAUNCHES);
+    return gp_error_set(err, "%s: more than %u launches", r->list, MAX_LAUNCHES);
   if (gp_grow(&r->alloc, (void **)&r->files, &cap, r->file_count + 1,
               sizeof *r->files) != GP_OK)
     return gp_error_set(err, "out of memory");
   r->file_cap = (uint32_t)cap;
-  if (name[0] == '/' || r->dir[0] == '\0') /* absolute, or a file opened on its own */
-    snprintf(full, sizeof full, "%.*s", (int)len, name);
-  else
-    snprintf(full, sizeof full, "%s/%.*s", r->dir, (int)len, name);
-  copy = gp_strdup(&r->alloc, full);
-  if (copy == NULL)
+  /* DIR/NAME, or NAME when absolute or a file opened on its own */
+  prefix = name[0] == '/' || dir_len == 0 ? 0 : dir_len + 1;
+  full = gp_malloc(&r->alloc, prefix + len + 1);
+  if (full != NULL) {
+    if (prefix > 0) {
+      memcpy(full, r->dir, dir_len);
+      full[dir_len] = '/';
+    }
+    memcpy(full + prefix, name, len);
+    full[prefix + len] = '\0';
+  }
+  if (full == NULL)
     return gp_error_set(err, "out of memory");
-  r->files[r->file_count++] = copy;
+  r->files[r->file_count++] = full;
   return GP_OK;
 }
 
@@ -117,48 +141,90 @@ static int memcpy_line(gp_trace_reader *r, const char *line, size_t len,
   r->copies[r->memcpy_count].addr = addr;
   r->copies[r->memcpy_count].bytes = bytes;
   r->copies[r->memcpy_count].before_launch = r->file_count + 1;
+  if (bytes > (uint64_t)INT64_MAX - r->memcpy_bytes)
+    return gp_error_set(err, "%s:%llu: a copy of %llu bytes takes the total of the copies past 2^63-1 "
+                        "bytes: expected the byte count of a host-to-device copy", path,
+                        (unsigned long long)number, (unsigned long long)bytes);
   r->memcpy_count++;
   r->memcpy_bytes += bytes;
   return GP_OK;
 }
 
-/* FNV-1a of a string, for the duplicate check. */
-static uint64_t hash_name(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
+/* A listed file's identity: its device and inode when it exists (so two
+ * spellings of one file, or a link and its file, are one), else its text
+ * (the load reports a missing file). */
+typedef struct file_identity {
+  int known;
+  uint64_t dev, ino, hash;
+} file_identity;
+
+static file_identity identity_of(const char *path) {
+  file_identity id;
+  struct stat st;
+  memset(&id, 0, sizeof id);
+  id.hash = 0xcbf29ce484222325ull;
+  if (stat(path, &st) == 0) {
+    id.known = 1;
+    id.dev = (uint64_t)st.st_dev;
+    id.ino = (uint64_t)st.st_ino;
+    id.hash = (id.hash ^ id.dev) * 0x100000001b3ull;
+    id.hash = (id.hash ^ id.ino) * 0x100000001b3ull;
+  } else {
+    const char *s;
+    for (s = path; *s; s++) /* FNV-1a of the text */
+      id.hash = (id.hash ^ (unsigned char)*s) * 0x100000001b3ull;
+  }
+  return id;
+}
+
+static int same_file(const file_identity *a, const char *pa, const file_identity *b, const char *pb) {
+  if (a->known != b->known)
+    return 0;
+  return a->known ? a->dev == b->dev && a->ino == b->ino : strcmp(pa, pb) == 0;
 }
 
 /* Refuses a list naming one trace file twice (each launch has its own
- * file; a repeated name is a mistake that would model a launch twice) and
+ * file; a repeated file is a mistake that would model a launch twice) and
  * a list naming none.  lines[i] is the list line of file i. */
 static int check_files(gp_trace_reader *r, const char *path, const uint64_t *lines,
                        gp_error *err) {
   size_t cap = 16, i;
   uint32_t *slot, f;
+  file_identity *ids;
   int status = GP_OK;
   if (r->file_count == 0)
     return gp_error_set(err, "%s: lists no kernel trace file: expected one file name per launch", path);
   while (cap < 2 * (size_t)r->file_count)
     cap *= 2;
   slot = gp_malloc(&r->alloc, cap * sizeof *slot);
-  if (slot == NULL)
+  ids = gp_malloc(&r->alloc, (size_t)r->file_count * sizeof *ids);
+  if (slot == NULL || ids == NULL) {
+    gp_free(&r->alloc, slot, cap * sizeof *slot);
+    gp_free(&r->alloc, ids, (size_t)r->file_count * sizeof *ids);
     return gp_error_set(err, "out of memory");
+  }
   for (i = 0; i < cap; i++)
     slot[i] = UINT32_MAX;
   for (f = 0; f < r->file_count && status == GP_OK; f++) {
-    for (i = (size_t)hash_name(r->files[f]) & (cap - 1); slot[i] != UINT32_MAX; i = (i + 1) & (cap - 1)) {
-      if (strcmp(r->files[slot[i]], r->files[f]) == 0) {
-        status = gp_error_set(err, "%s:%llu: %s is listed again (first at line %llu): each launch needs its own trace file",
-                              path, (unsigned long long)lines[f], r->files[f],
-                              (unsigned long long)lines[slot[i]]);
+    ids[f] = identity_of(r->files[f]);
+    for (i = (size_t)ids[f].hash & (cap - 1); slot[i] != UINT32_MAX; i = (i + 1) & (cap - 1)) {
+      uint32_t g = slot[i];
+      if (same_file(&ids[g], r->files[g], &ids[f], r->files[f])) {
+        if (strcmp(r->files[g], r->files[f]) == 0)
+          status = gp_error_set(err, "%s:%llu: %s is listed again (first at line %llu): each launch needs its "
+                                "own trace file", path, (unsigned long long)lines[f], r->files[f],
+                                (unsigned long long)lines[g]);
+        else
+          status = gp_error_set(err, "%s:%llu: %s is the file %s of line %llu: each launch needs its own "
+                                "trace file", path, (unsigned long long)lines[f], r->files[f], r->files[g],
+                                (unsigned long long)lines[g]);
         break;
       }
     }
     slot[i] = f;
   }
   gp_free(&r->alloc, slot, cap * sizeof *slot);
+  gp_free(&r->alloc, ids, (size_t)r->file_count * sizeof *ids);
   return status;
 }
 
@@ -168,21 +234,22 @@ static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
   size_t len, lines_cap = 0;
   uint64_t *lines = NULL;
   int status;
-  if (gp_line_open(&in, &r->alloc, path, err) != GP_OK)
+  if (gp_line_open(&in, &r->alloc, path, &r->limits, err) != GP_OK)
     return GP_ERR;
   while ((status = gp_line_next(in, &line, &len, err)) == 1) {
-    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
       len--;
     if (len == 0 || line[0] == '#')
       continue;
     if (len > 10 && memcmp(line, "MemcpyHtoD", 10) == 0) {
       status = memcpy_line(r, line, len, path, gp_line_number(in), err);
     } else if (memchr(line, ',', len) != NULL || memchr(line, ' ', len) != NULL) {
+      char shown[4 * 60 + 4];
       status = gp_error_set(err,
                             "%s:%llu: expected a kernel trace file name or "
-                            "'MemcpyHtoD,address,bytes', found '%.*s'",
+                            "'MemcpyHtoD,address,bytes', found '%s'",
                             path, (unsigned long long)gp_line_number(in),
-                            (int)(len > 60 ? 60 : len), line);
+                            gp_visible(shown, sizeof shown, line, len, 60));
     } else {
       status = add_file(r, line, len, err);
       if (status == GP_OK &&
@@ -201,34 +268,46 @@ static int read_list(gp_trace_reader *r, const char *path, gp_error *err) {
   return status == GP_ERR ? GP_ERR : GP_OK;
 }
 
+/* Why a trace path cannot be opened, for the message (a kernelslist.g by
+ * the system's words, other paths as a trace file or folder). */
+static const char *open_failure(int code, int is_list) {
+  if (code == ENOENT && !is_list)
+    return "no such trace file or folder";
+  if (code == ELOOP)
+    return "a loop of symbolic links";
+  return strerror(code);
+}
+
 int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
                   const char *path, gp_error *err) {
   gp_trace_reader *r = gp_malloc(alloc, sizeof *r);
   const char *slash;
+  struct stat st;
   int status;
   if (r == NULL)
     return gp_error_set(err, "out of memory");
   memset(r, 0, sizeof *r);
   r->alloc = *alloc;
   r->current = -1;
-  if (is_dir(path)) {
-    snprintf(r->dir, sizeof r->dir, "%s", path);
-    snprintf(r->list, sizeof r->list, "%s/kernelslist.g", path);
-    status = read_list(r, r->list, err);
+  r->limits = gp_trace_limits_mb(GP_TRACE_LIMIT_MB_DEFAULT);
+  if (stat(path, &st) != 0) {
+    status = gp_error_set(err, "%s: cannot open: %s", path, open_failure(errno, ends_with(path, ".g")));
+  } else if (S_ISDIR(st.st_mode)) {
+    r->dir = join(alloc, path, strlen(path), NULL);
+    r->list = join(alloc, path, strlen(path), "/kernelslist.g");
+    status = r->dir && r->list ? read_list(r, r->list, err) : gp_error_set(err, "out of memory");
   } else if (ends_with(path, ".g")) {
     slash = strrchr(path, '/');
-    snprintf(r->dir, sizeof r->dir, "%.*s", slash ? (int)(slash - path) : 1,
-             slash ? path : ".");
-    snprintf(r->list, sizeof r->list, "%s", path);
-    status = read_list(r, path, err);
+    r->dir = slash ? join(alloc, path, slash == path ? 1 : (size_t)(slash - path), NULL)
+                   : join(alloc, ".", 1, NULL);
+    r->list = join(alloc, path, strlen(path), NULL);
+    status = r->dir && r->list ? read_list(r, path, err) : gp_error_set(err, "out of memory");
   } else {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-      status = gp_error_set(err, "%s: cannot open: no such trace file or folder", path);
-    } else {
-      fclose(f);
+    r->dir = join(alloc, "", 0, NULL);
+    r->list = join(alloc, "", 0, NULL);
+    status = r->dir && r->list ? gp_trace_check_regular(path, err) : gp_error_set(err, "out of memory");
+    if (status == GP_OK)
       status = add_file(r, path, strlen(path), err);
-    }
   }
   if (status != GP_OK) {
     gp_trace_close(r);
@@ -238,17 +317,19 @@ int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
   return GP_OK;
 }
 
+void gp_trace_set_limits(gp_trace_reader *r, const gp_trace_limits *limits) { r->limits = *limits; }
+
 int gp_trace_next(gp_trace_reader *r, gp_launch_info *info, gp_error *err) {
   gp_kernel header;
   if (r->next >= r->file_count)
     return 0;
-  if (gp_trace_parse_header(&header, &r->alloc, r->files[r->next], err) != GP_OK)
+  if (gp_trace_parse_header(&header, &r->alloc, r->files[r->next], &r->limits, err) != GP_OK)
     return GP_ERR;
   memset(info, 0, sizeof *info);
   info->index = r->next + 1;
   info->launch_id = header.launch_id;
   snprintf(info->name, sizeof info->name, "%s", header.name);
-  snprintf(info->path, sizeof info->path, "%s", r->files[r->next]);
+  info->path = r->files[r->next];
   memcpy(info->grid, header.grid, sizeof info->grid);
   memcpy(info->block, header.block, sizeof info->block);
   r->current = (int)r->next++;
@@ -258,7 +339,7 @@ int gp_trace_next(gp_trace_reader *r, gp_launch_info *info, gp_error *err) {
 int gp_trace_load(gp_trace_reader *r, gp_kernel **out, gp_error *err) {
   if (r->current < 0)
     return gp_error_set(err, "gp_trace_load: call gp_trace_next first");
-  return gp_trace_parse_file(out, &r->alloc, r->files[r->current], err);
+  return gp_trace_parse_file_limited(out, &r->alloc, r->files[r->current], &r->limits, err);
 }
 
 void gp_trace_memcpy(const gp_trace_reader *r, uint32_t *count,
@@ -279,7 +360,7 @@ const char *gp_trace_file(const gp_trace_reader *r, uint32_t i) {
   return i < r->file_count ? r->files[i] : NULL;
 }
 
-const char *gp_trace_list_path(const gp_trace_reader *r) { return r->list; }
+const char *gp_trace_list_path(const gp_trace_reader *r) { return r->list ? r->list : ""; }
 
 void gp_trace_close(gp_trace_reader *r) {
   uint32_t i;
@@ -289,5 +370,7 @@ void gp_trace_close(gp_trace_reader *r) {
     gp_free(&r->alloc, r->files[i], strlen(r->files[i]) + 1);
   gp_free(&r->alloc, r->files, r->file_cap * sizeof *r->files);
   gp_free(&r->alloc, r->copies, r->copies_cap * sizeof *r->copies);
+  free_string(&r->alloc, r->dir);
+  free_string(&r->alloc, r->list);
   gp_free(&r->alloc, r, sizeof *r);
 }

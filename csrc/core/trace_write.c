@@ -118,6 +118,6 @@ int gp_kernel_write_text(const gp_kernel *k, FILE *f, const char *name,
     fputs("#END_TB\n\n", f);
   }
   if (ferror(f))
-    return gp_error_set(err, "%s: write error: %s", name, strerror(errno));
+    return gp_error_set(err, "%s: cannot write: %s", name, strerror(errno));
   return GP_OK;
 }

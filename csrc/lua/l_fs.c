@@ -11,6 +11,9 @@
  *   path = core.temp_file(prefix) -- creates prefix .. "XXXXXX" (a new empty
  *                                 -- file, mode from the umask); or nil, message
  *   path = core.temp_folder(prefix) -- the same for a new folder
+ *   ok = core.write_file(path, text) -- text written through a staged file
+ *                                 -- (staged.h: beside the target, synced,
+ *                                 -- checked, renamed); true, or nil, message
  *   t = core.now()                -- monotonic wall-clock seconds (benchmarks)
  *   bytes, lines = core.read_file_plain(path)  -- read it all once: the
  *                                 -- baseline a parser is compared to
@@ -19,6 +22,7 @@
 
 #include "compat.h"
 #include "l_core.h"
+#include "staged.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -144,6 +148,21 @@ fail:
 static int temp_file(lua_State *L) { return temp_entry(L, 0); }
 static int temp_folder(lua_State *L) { return temp_entry(L, 1); }
 
+static int write_file(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  size_t len;
+  const char *text = luaL_checklstring(L, 2, &len);
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  if (gp_staged_write(&alloc, path, text, len, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int now(lua_State *L) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -188,6 +207,7 @@ static const luaL_Reg fs_functions[] = {{"list_dir", list_dir},
                                         {"stat", file_stat},
                                         {"temp_file", temp_file},
                                         {"temp_folder", temp_folder},
+                                        {"write_file", write_file},
                                         {NULL, NULL}};
 
 void gpl_open_fs(lua_State *L) { luaL_setfuncs(L, fs_functions, 0); }

@@ -1,16 +1,19 @@
 /*
  * l_proc.c -- the process primitives of proc.h for gpush.experiment.
  *
- *   pid, pipe = core.proc_fork()   -- parent: worker pid, read end;
- *                                  -- worker: 0, write end; or nil, message
+ *   worker, pipe = core.proc_fork() -- parent: the worker's handle, read end;
+ *                                  -- worker: false, write end; or nil, message
  *   s = pipe:read()                -- up to 64 KiB; "" at end of file
  *   ok = pipe:write(s)             -- true, or nil, message
  *   pipe:close()
  *   ready = core.proc_poll(pipes, timeout_ms)
  *                                  -- {true/false per pipe}; nil, "interrupted"
- *   how, n = core.proc_wait(pid [, nohang])
- *                                  -- "exit", code | "signal", signo | "running"
- *   ok = core.proc_kill(pid, "TERM"|"INT"|"KILL")
+ *   how, n = worker:wait([nohang]) -- "exit", code | "signal", signo | "running"
+ *   ok = worker:signal("TERM"|"INT"|"KILL")  -- true, or nil, message
+ *   pid = worker:pid()
+ * Signals go only through the handles of the workers this process forked,
+ * and never after the worker was reaped (its id may then name another
+ * process): there is no way to signal a process id given as a number.
  *   core.proc_exit(code)           -- a worker leaves (no buffers flushed)
  *   n = core.proc_cpus()           -- online processors
  *   pid = core.proc_self()
@@ -31,12 +34,18 @@
 #include <unistd.h>
 
 #define PIPE_TYPE "gpush.pipe"
+#define WORKER_TYPE "gpush.worker"
 #define SIGINT_GUARD_TYPE "gpush.sigint_guard"
 #define READ_CHUNK 65536
 
 typedef struct pipe_box {
   int fd; /* -1 once closed */
 } pipe_box;
+
+typedef struct worker_box {
+  int64_t pid;
+  int reaped; /* 1 once wait saw it end: its id is free for reuse */
+} worker_box;
 
 typedef struct guard_box {
   int active;
@@ -70,7 +79,15 @@ static int proc_fork(lua_State *L) {
   fflush(NULL); /* no buffered output is duplicated into the worker */
   if (gp_proc_fork(&pid, &fd, &err) != GP_OK)
     return push_failure(L, err.msg);
-  lua_pushinteger(L, (lua_Integer)pid);
+  if (pid == 0) {
+    lua_pushboolean(L, 0);
+  } else {
+    worker_box *w = lua_newuserdata(L, sizeof *w);
+    w->pid = pid;
+    w->reaped = 0;
+    luaL_getmetatable(L, WORKER_TYPE);
+    lua_setmetatable(L, -2);
+  }
   push_pipe(L, fd);
   return 2;
 }
@@ -132,30 +149,52 @@ static int proc_poll(lua_State *L) {
   return 1;
 }
 
-static int proc_wait(lua_State *L) {
-  lua_Integer pid = luaL_checkinteger(L, 1);
+static int worker_wait(lua_State *L) {
+  worker_box *w = luaL_checkudata(L, 1, WORKER_TYPE);
   gp_proc_status st;
   gp_error err;
-  if (gp_proc_wait((int64_t)pid, lua_toboolean(L, 2), &st, &err) != GP_OK)
+  if (w->reaped)
+    return push_failure(L, "the worker was already reaped");
+  if (gp_proc_wait(w->pid, lua_toboolean(L, 2), &st, &err) != GP_OK)
     return push_failure(L, err.msg);
   if (st.running) {
     lua_pushliteral(L, "running");
     return 1;
   }
+  w->reaped = 1;
   lua_pushstring(L, st.exited ? "exit" : "signal");
   lua_pushinteger(L, st.exited ? st.code : st.signal);
   return 2;
 }
 
-static int proc_kill(lua_State *L) {
+static int worker_signal(lua_State *L) {
   static const char *const names[] = {"TERM", "INT", "KILL", NULL};
   static const int signals[] = {SIGTERM, SIGINT, SIGKILL};
-  lua_Integer pid = luaL_checkinteger(L, 1);
+  worker_box *w = luaL_checkudata(L, 1, WORKER_TYPE);
   int which = luaL_checkoption(L, 2, "TERM", names);
   gp_error err;
-  if (gp_proc_kill((int64_t)pid, signals[which], &err) != GP_OK)
+  if (w->reaped)
+    return push_failure(L, "the worker was already reaped: its process id may belong to another process now");
+  if (gp_proc_kill(w->pid, signals[which], &err) != GP_OK)
     return push_failure(L, err.msg);
   lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* A handle collected before its worker was reaped reaps it if it has ended
+ * (no zombie is left behind); a running worker is left alone. */
+static int worker_gc(lua_State *L) {
+  worker_box *w = luaL_checkudata(L, 1, WORKER_TYPE);
+  gp_proc_status st;
+  gp_error err;
+  if (!w->reaped && gp_proc_wait(w->pid, 1, &st, &err) == GP_OK && !st.running)
+    w->reaped = 1;
+  return 0;
+}
+
+static int worker_pid(lua_State *L) {
+  worker_box *w = luaL_checkudata(L, 1, WORKER_TYPE);
+  lua_pushinteger(L, (lua_Integer)w->pid);
   return 1;
 }
 
@@ -218,9 +257,11 @@ static const luaL_Reg pipe_methods[] = {
 
 static const luaL_Reg guard_methods[] = {{"release", guard_release}, {NULL, NULL}};
 
+static const luaL_Reg worker_methods[] = {
+    {"wait", worker_wait}, {"signal", worker_signal}, {"pid", worker_pid}, {NULL, NULL}};
+
 static const luaL_Reg proc_functions[] = {
     {"proc_fork", proc_fork},     {"proc_poll", proc_poll},
-    {"proc_wait", proc_wait},     {"proc_kill", proc_kill},
     {"proc_exit", proc_exit},     {"proc_cpus", proc_cpus},
     {"proc_self", proc_self},     {"proc_isatty", proc_isatty},
     {"sigint_catch", sigint_catch}, {"sigint_pending", sigint_pending},
@@ -229,5 +270,6 @@ static const luaL_Reg proc_functions[] = {
 void gpl_open_proc(lua_State *L) {
   gpl_new_type(L, PIPE_TYPE, pipe_methods, pipe_close);
   gpl_new_type(L, SIGINT_GUARD_TYPE, guard_methods, guard_release);
+  gpl_new_type(L, WORKER_TYPE, worker_methods, worker_gc);
   luaL_setfuncs(L, proc_functions, 0);
 }

@@ -19,6 +19,7 @@
 #include "l_core.h"
 #include "synth.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const stream_kinds[] = {"coalesced", "strided", "random",
@@ -33,24 +34,41 @@ static lua_Integer opt_field(lua_State *L, int t, const char *field,
     if (!gpc_isinteger(L, -1))
       luaL_error(L, "synthetic kernel: field '%s' must be an integer", field);
     v = lua_tointeger(L, -1);
-    if (v < lo || v > hi)
-      luaL_error(L, "synthetic kernel: field '%s' = %d is outside %d..%d", field,
-                 (int)v, (int)lo, (int)hi);
+    if (v < lo || v > hi) {
+      char text[80];
+      snprintf(text, sizeof text, "%lld is outside %lld..%lld", (long long)v, (long long)lo, (long long)hi);
+      luaL_error(L, "synthetic kernel: field '%s' = %s", field, text);
+    }
   }
   lua_pop(L, 1);
   return v;
+}
+
+/* The value on top of the stack as one dimension of `field`: an integer
+ * from 1 to 2^32-1, checked before the cast (4294967297 would wrap to 1). */
+static uint32_t dim_value(lua_State *L, const char *field, int i) {
+  lua_Integer v;
+  if (!gpc_isinteger(L, -1))
+    luaL_error(L, "synthetic kernel: field '%s'[%d] must be an integer", field, i + 1);
+  v = lua_tointeger(L, -1);
+  if (v < 1 || v > (lua_Integer)UINT32_MAX) {
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)v);
+    luaL_error(L, "synthetic kernel: field '%s'[%d] = %s is outside 1..4294967295", field, i + 1, text);
+  }
+  return (uint32_t)v;
 }
 
 static void read_dims(lua_State *L, int t, const char *field, uint32_t out[3]) {
   int i;
   gpc_getfield(L, t, field);
   if (lua_type(L, -1) == LUA_TNUMBER) {
-    out[0] = (uint32_t)lua_tointeger(L, -1);
+    out[0] = dim_value(L, field, 0);
     out[1] = out[2] = 1;
   } else if (lua_istable(L, -1)) {
     for (i = 0; i < 3; i++) {
       gpc_rawgeti(L, -1, i + 1);
-      out[i] = lua_isnil(L, -1) ? 1u : (uint32_t)luaL_checkinteger(L, -1);
+      out[i] = lua_isnil(L, -1) ? 1u : dim_value(L, field, i);
       lua_pop(L, 1);
     }
   } else {

@@ -1,7 +1,9 @@
 /*
  * l_trace.c -- traces and kernels as Lua userdata.
  *
- *   reader = core.trace_open(path)          -- or nil, message
+ *   reader = core.trace_open(path [, limit_mb])  -- or nil, message; limit_mb:
+ *                                           -- the cap on compressed input in MiB
+ *                                           -- (gp_trace_limits_mb; default 512)
  *   info = reader:next()                    -- next launch's header; nil at end
  *                                           -- (nil, message on error)
  *   kernel = reader:load()                  -- the current launch; or nil, message
@@ -34,9 +36,9 @@
 #include "compat.h"
 #include "l_core.h"
 #include "memsim.h"
+#include "staged.h"
 #include "trace.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -118,14 +120,20 @@ static void set_triple(lua_State *L, const char *field, const uint32_t v[3]) {
 
 static int trace_open(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
+  lua_Integer limit_mb = luaL_optinteger(L, 2, GP_TRACE_LIMIT_MB_DEFAULT);
   gp_alloc alloc = default_allocator();
   gp_error err;
-  reader_box *box = lua_newuserdata(L, sizeof *box);
+  gp_trace_limits limits;
+  reader_box *box;
+  luaL_argcheck(L, limit_mb >= 1, 2, "the limit on compressed input must be at least 1 MiB");
+  limits = gp_trace_limits_mb((uint64_t)limit_mb);
+  box = lua_newuserdata(L, sizeof *box);
   box->reader = NULL;
   luaL_getmetatable(L, READER_TYPE);
   lua_setmetatable(L, -2);
   if (gp_trace_open(&box->reader, &alloc, path, &err) != GP_OK)
     return push_failure(L, err.msg);
+  gp_trace_set_limits(box->reader, &limits);
   return 1;
 }
 
@@ -334,17 +342,14 @@ static int kernel_write_text(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   const char *path = luaL_checkstring(L, 2);
   gp_error err;
-  FILE *f = fopen(path, "wb");
-  int status;
-  if (f == NULL) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: cannot write: %s", path, strerror(errno));
-    return 2;
+  gp_staged out;
+  if (gp_staged_open(&out, &k->alloc, path, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  if (gp_kernel_write_text(k, out.f, path, &err) != GP_OK) {
+    gp_staged_abort(&out);
+    return push_failure(L, err.msg);
   }
-  status = gp_kernel_write_text(k, f, path, &err);
-  if (fclose(f) != 0 && status == GP_OK)
-    status = gp_error_set(&err, "%s: write error: %s", path, strerror(errno));
-  if (status != GP_OK)
+  if (gp_staged_commit(&out, &err) != GP_OK)
     return push_failure(L, err.msg);
   lua_pushboolean(L, 1);
   return 1;

@@ -219,6 +219,10 @@ local function collect(layer, tree, prefix)
         fail(layer, path, false, ("parameter '%s' of '%s': expected %s, got %s")
           :format(path, layer.config_name, expectation(params[path] or derived[path]), format_value(v)))
       end
+      if layer.values[path] ~= nil then -- 'sm.count: 9' and 'sm: {count: 3}' in one file
+        fail(layer, path, true, ("parameter '%s' of '%s' is given twice, as '%s:' and inside '%s:': keep one")
+          :format(path, layer.config_name, path, prefix ~= "" and prefix or path:match("^[^.]+")))
+      end
       layer.values[path] = check_value(layer, params[path] or derived[path], v)
       layer.order[#layer.order + 1] = path
     elseif groups[path] then

@@ -329,19 +329,8 @@ end
 
 -- Tasks -----------------------------------------------------------------------------
 
--- Task t (1-based) as (kernel, model, point) indices.
-local function decode_task(t, n_models, n_points)
-  local i = t - 1
-  local p = i % n_points
-  i = i // n_points
-  return i // n_models + 1, i % n_models + 1, p + 1
-end
-
--- The i-th of n contiguous runs of tasks first..last (empty when first > last).
-function M.slice(first, last, i, n)
-  local count = last - first + 1
-  return first + (i - 1) * count // n, first + i * count // n - 1
-end
+local decode_task = outputs.decode_task
+M.slice = outputs.slice
 
 -- Flattens nested result tables into "outer.inner" keys and checks values.
 local function flatten(result, prefix, out)
@@ -568,11 +557,11 @@ local function run_in_process(plan, first, last, c)
 end
 
 local function start_worker(plan, first, last, stride)
-  local pid, pipe = core.proc_fork()
-  if not pid then
+  local process, pipe = core.proc_fork()
+  if process == nil then
     return nil, pipe
   end
-  if pid == 0 then
+  if not process then -- in the worker
     local ok, err = pcall(execute, plan, first, last, stride, function(line)
       assert(pipe:write(line .. "\n"))
     end, function() return false end)
@@ -582,7 +571,7 @@ local function start_worker(plan, first, last, stride)
     pipe:close()
     core.proc_exit(ok and 0 or 1)
   end
-  return { pid = pid, pipe = pipe, buffer = "", first = first, last = last, stride = stride, open = true }
+  return { process = process, pipe = pipe, buffer = "", first = first, last = last, stride = stride, open = true }
 end
 
 -- Forks `jobs` workers over first..last and collects their rows; returns
@@ -599,8 +588,8 @@ local function run_workers(plan, first, last, jobs, c)
       local w, err = start_worker(plan, lo, hi, jobs)
       if not w then
         for _, started in ipairs(workers) do
-          core.proc_kill(started.pid, "TERM")
-          core.proc_wait(started.pid)
+          started.process:signal("TERM")
+          started.process:wait()
         end
         error("gpush.experiment: " .. err, 0)
       end
@@ -615,18 +604,18 @@ local function run_workers(plan, first, last, jobs, c)
   incomplete = interruption() or incomplete
   for _, w in ipairs(workers) do
     if w.open then
-      core.proc_kill(w.pid, "TERM")
+      w.process:signal("TERM")
       w.pipe:close()
     end
   end
   if not ok then -- stop every worker before passing the error on
     for _, w in ipairs(workers) do
-      core.proc_wait(w.pid)
+      w.process:wait()
     end
     error(loop_err, 0)
   end
   for _, w in ipairs(workers) do
-    local how, code = core.proc_wait(w.pid)
+    local how, code = w.process:wait()
     if not incomplete and not (how == "exit" and code == 0) then
       incomplete = ("the worker for tasks %d-%d (every %d) ended (%s %s)%s"):format(w.first, w.last, w.stride,
         tostring(how), tostring(code), c.fatal and (": " .. c.fatal) or "")
@@ -930,13 +919,10 @@ local function write_scenario_file(dir, name, text)
   if not ok then
     error(mkdir_err, 0)
   end
-  local path = dir .. "/" .. name
-  local f, open_err = io.open(path, "w")
-  if not f then
-    error(open_err, 0)
+  local ok, write_err = staging.write(dir .. "/" .. name, text)
+  if not ok then
+    error(write_err, 0)
   end
-  f:write(text)
-  f:close()
 end
 
 -- A comparison scenario's CSV table: the provenance lines as '# ' comments,

@@ -3,7 +3,9 @@
 -- encode(value) writes objects with sorted keys and numbers with %.17g (integers
 -- as integers), so the same value always gives the same bytes.  A table is an
 -- array when its keys are exactly 1..n (an empty table is `[]` unless it is
--- M.object()).  decode(text) returns the value or nil, message.
+-- M.object()).  decode(text) returns the value or nil, message; it refuses
+-- a key given twice in one object (which value is meant?) and nesting
+-- deeper than M.MAX_DEPTH levels (which would exhaust the stack).
 local M = {}
 
 local object_marker = setmetatable({}, { __mode = "k" })
@@ -121,6 +123,11 @@ end
 
 local decode_value
 
+-- Arrays and objects nested deeper than this are refused: no gpush file
+-- comes close (a results file nests 4 levels), and the recursive decoder
+-- would otherwise run out of stack.
+M.MAX_DEPTH = 200
+
 local function decode_error(text, pos, what)
   local line = select(2, text:sub(1, pos):gsub("\n", "")) + 1
   error({ json_error = ("line %d (byte %d): %s"):format(line, pos, what) }, 0)
@@ -183,7 +190,10 @@ local function decode_number(text, pos)
   return n, pos + #s
 end
 
-local function decode_list(text, pos, close, item)
+local function decode_list(text, pos, close, item, depth)
+  if depth > M.MAX_DEPTH then
+    decode_error(text, pos, ("nested deeper than %d levels"):format(M.MAX_DEPTH))
+  end
   local result = {}
   pos = skip_space(text, pos + 1)
   if text:sub(pos, pos) == close then
@@ -202,7 +212,8 @@ local function decode_list(text, pos, close, item)
   end
 end
 
-function decode_value(text, pos)
+function decode_value(text, pos, depth)
+  depth = depth or 1
   pos = skip_space(text, pos)
   local c = text:sub(pos, pos)
   if c == "{" then
@@ -211,22 +222,25 @@ function decode_value(text, pos)
         decode_error(text, p, "expected a string key")
       end
       local key, q = decode_string(text, p)
+      if result[key] ~= nil then
+        decode_error(text, p, ("the key '%s' appears twice in one object"):format(key))
+      end
       q = skip_space(text, q)
       if text:sub(q, q) ~= ":" then
         decode_error(text, q, "expected ':'")
       end
       local value
-      value, q = decode_value(text, q + 1)
+      value, q = decode_value(text, q + 1, depth + 1)
       result[key] = value
       return q
-    end)
+    end, depth)
     return M.object(obj), next_pos
   elseif c == "[" then
     return decode_list(text, pos, "]", function(result, p)
-      local value, q = decode_value(text, p)
+      local value, q = decode_value(text, p, depth + 1)
       result[#result + 1] = value
       return q
-    end)
+    end, depth)
   elseif c == '"' then
     return decode_string(text, pos)
   elseif text:sub(pos, pos + 3) == "true" then

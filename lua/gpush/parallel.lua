@@ -103,11 +103,11 @@ function M.map(n, fn, opts)
     end
     local workers = {}
     for j = 1, jobs do
-      local pid, pipe = core.proc_fork()
-      if not pid then
+      local process, pipe = core.proc_fork()
+      if process == nil then
         error(label .. ": " .. pipe, 0)
       end
-      if pid == 0 then
+      if not process then -- in the worker
         local done = pcall(function()
           for i = j, n, jobs do
             assert(pipe:write(encode(i) .. "\n"))
@@ -116,16 +116,16 @@ function M.map(n, fn, opts)
         pipe:close()
         core.proc_exit(done and 0 or 1)
       end
-      workers[#workers + 1] = { pid = pid, pipe = pipe, buffer = "", open = true }
+      workers[#workers + 1] = { process = process, pipe = pipe, buffer = "", open = true }
     end
     while not core.sigint_pending() and not problem and M.poll_round(workers, take) do
     end
     for _, w in ipairs(workers) do
       if w.open then
-        core.proc_kill(w.pid, "TERM")
+        w.process:signal("TERM")
         w.pipe:close()
       end
-      core.proc_wait(w.pid)
+      w.process:wait()
     end
   end)
   local interrupted = core.sigint_pending()

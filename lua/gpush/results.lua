@@ -20,6 +20,7 @@
 local csv = require "gpush.report.csv"
 local json = require "gpush.json"
 local markdown = require "gpush.report.markdown"
+local staging = require "gpush.staging"
 local text = require "gpush.text"
 
 local M = {}
@@ -313,24 +314,12 @@ function Results:to_csv()
   return table.concat(lines, "\n") .. "\n"
 end
 
-local function write_file(path, text)
-  local f, err = io.open(path, "wb")
-  if not f then
-    return nil, err
-  end
-  local ok, write_err = f:write(text)
-  f:close()
-  if not ok then
-    return nil, ("%s: %s"):format(path, write_err)
-  end
-  return true
-end
-
 -- Writes writer(self, opts), the text of one format (Results.to_csv, a
 -- report's function of the results such as gpush.report.summary.file, or a
--- caller's own), to `path`; returns true, or nil and a message.
+-- caller's own), to `path` through a staged file (gpush.staging.write: a
+-- failed write leaves the previous file); returns true, or nil and a message.
 function Results:write(path, writer, opts)
-  return write_file(path, writer(self, opts))
+  return staging.write(path, writer(self, opts))
 end
 
 function Results:write_csv(path)

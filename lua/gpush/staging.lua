@@ -3,6 +3,9 @@
 -- interrupted command never leaves a partial file behind, and never replaces
 -- its own input.
 --
+--   assert(staging.write("out.csv", text))              -- one file, all at once
+--   assert(staging.write("m.gsm", bytes, { inputs = { "data.csv" } }))  -- never over an input
+--
 --   local stage = assert(staging.file("out.gpt"))       -- stage.path: write here
 --   ... write stage.path ...
 --   assert(stage:commit())                              -- or stage:abort()
@@ -38,6 +41,23 @@ end
 function M.same(a, b)
   local ia = M.identity(a)
   return ia ~= nil and ia == M.identity(b)
+end
+
+-- Writes `text` to `path` through the core's staged writer (csrc/core/
+-- staged.h: a temporary file beside `path`, flushed, synced, closed with the
+-- result checked, renamed over `path`), so a full disk or any other write
+-- failure leaves the previous file as it was.  opts.inputs: paths the
+-- command reads; `path` naming one of them (compared by device and inode,
+-- so links count) is refused.  Returns true, or nil and a message naming
+-- the file.
+function M.write(path, text, opts)
+  for _, input in ipairs(opts and opts.inputs or {}) do
+    if M.same(input, path) then
+      return nil, ("%s is the input %s: writing it would replace what the command reads; give another output file")
+        :format(path, input)
+    end
+  end
+  return core.write_file(path, text)
 end
 
 local Stage = {}
@@ -108,19 +128,21 @@ function Stage:commit()
   return true
 end
 
--- Writes `text` to `path` (a file inside a stage, typically), checking the
--- write and the close; true, or nil and a message naming the file.
-function M.write(path, text)
-  local f, err = io.open(path, "wb")
-  if not f then
-    return nil, ("%s: cannot write: %s"):format(path, tostring(err))
+-- A message about the staged output as the user should read it: the
+-- temporary name replaced by the target's.
+function Stage:message(text)
+  local out, from = {}, 1
+  text = tostring(text)
+  while true do
+    local i, j = text:find(self.path, from, true)
+    if not i then
+      break
+    end
+    out[#out + 1] = text:sub(from, i - 1) .. self.target:gsub("/+$", "")
+    from = j + 1
   end
-  local ok, write_err = f:write(text)
-  local closed, close_err = f:close()
-  if not ok or not closed then
-    return nil, ("%s: write error: %s"):format(path, tostring(write_err or close_err))
-  end
-  return true
+  out[#out + 1] = text:sub(from)
+  return table.concat(out)
 end
 
 -- Removes the staged output.

@@ -1,6 +1,7 @@
 -- gpush.sweep_merge: checks the partial results of a sharded sweep (read
 -- from shard files, so every field is validated before use) and joins them
 -- into the single-run Results (gpush merge; gpush.experiment.merge).
+local json = require "gpush.json"
 local outputs = require "gpush.sweep_outputs"
 local results = require "gpush.results"
 
@@ -131,6 +132,134 @@ local function merged_roofline(partials, by_index, names, count)
   return roof
 end
 
+-- The key columns every row holds, with their Lua types.
+local KEY_TYPES = { workload = "string", kernel = "string", launch = "number", model = "string" }
+
+local function value_kind(v)
+  return v == json.null and "null" or type(v)
+end
+
+-- What is wrong with the slice of tasks partial p (shard index of count)
+-- covers, or nil: its range is the one the shard count gives, its rows'
+-- task numbers rise within it, and every task of it has a row or a failure.
+local function slice_problem(p, total)
+  local x = p.extra
+  local lo, hi = outputs.slice(1, total, x.shard.index, x.shard.count)
+  if x.shard.first_task ~= lo or x.shard.last_task ~= hi then
+    return ("shard %d of %d says tasks %s-%s; %d tasks in %d shards give it tasks %d-%d"):format(x.shard.index,
+      x.shard.count, tostring(x.shard.first_task), tostring(x.shard.last_task), total, x.shard.count, lo, hi)
+  end
+  local seen, previous = {}, lo - 1
+  for j, t in ipairs(x.tasks) do
+    if t <= previous or t > hi then
+      return ("row %d has task %d: expected task numbers rising within the shard's tasks %d-%d"):format(j, t, lo, hi)
+    end
+    seen[t], previous = true, t
+  end
+  for i, f in ipairs(p.failures) do
+    if math.type(f.task) ~= "integer" or f.task < lo or f.task > hi or seen[f.task] then
+      return ("failure %d has task %s: expected a task of the shard's %d-%d that has no row"):format(i,
+        tostring(f.task), lo, hi)
+    end
+    seen[f.task] = true
+  end
+  for t = lo, hi do
+    if not seen[t] then
+      return ("task %d of the shard's tasks %d-%d has neither a row nor a failure"):format(t, lo, hi)
+    end
+  end
+end
+
+-- What is wrong with one row of partial p, or nil: the model and the
+-- parameter values its task number gives (task = kernel x models x points),
+-- the same kernel as every other row of that kernel, the key columns'
+-- types, a value in every column its model declares, each column of one
+-- type across all rows (`kinds`: column -> {kind, where}), and a positive
+-- cycle count (the reports plot it on log axes).
+local function row_problem(d, row, j, t, kernels, kinds, name)
+  local k, m, point = outputs.decode_task(t, #d.models, #d.points)
+  for column, kind in pairs(KEY_TYPES) do
+    if type(row[column]) ~= kind then
+      return ("row %d, column '%s': expected a %s, got %s"):format(j, column, kind, value_kind(row[column]))
+    end
+  end
+  if row.model ~= d.models[m] then
+    return ("row %d, column 'model': '%s', but its task %d is model '%s'"):format(j, row.model, t, d.models[m])
+  end
+  for _, p in ipairs(d.parameters) do
+    local want = d.points[point][p.column]
+    if want ~= nil and row[p.column] ~= want then
+      return ("row %d, column '%s': %s, but its task %d is the point with %s"):format(j, p.column,
+        tostring(row[p.column]), t, tostring(want))
+    end
+  end
+  local key = ("%s\0%s\0%s"):format(row.workload, row.kernel, row.launch)
+  if kernels[k] and kernels[k].key ~= key then
+    return ("row %d: kernel '%s' (launch %s) of %s, but its task %d is kernel %d, '%s' in %s"):format(j, row.kernel,
+      tostring(row.launch), row.workload, t, k, kernels[k].kernel, kernels[k].where)
+  end
+  kernels[k] = kernels[k] or { key = key, kernel = row.kernel, where = name }
+  for _, column in ipairs(d.model_columns[row.model] or {}) do
+    if row[column] == nil then
+      return ("row %d (model %s): no value in its column '%s'"):format(j, row.model, column)
+    end
+  end
+  for column, v in pairs(row) do
+    local kind = value_kind(v)
+    if kind == "null" then
+      return ("row %d, column '%s': null: expected a number, string or boolean"):format(j, column)
+    end
+    local first = kinds[column]
+    if first and first.kind ~= kind then
+      return ("row %d, column '%s': a %s, where %s has a %s"):format(j, column, kind, first.where, first.kind)
+    end
+    kinds[column] = first or { kind = kind, where = ("%s row %d"):format(name, j) }
+  end
+  if row.cycles ~= nil and not (type(row.cycles) == "number" and row.cycles > 0) then
+    return ("row %d, column 'cycles': %s: expected a positive number of cycles"):format(j, tostring(row.cycles))
+  end
+end
+
+-- What is wrong with the partials taken together, in shard order, or nil:
+-- one identity is a claim, so they must also describe the same sweep (its
+-- definition, task count, columns) and hold rows that fit it (slice_problem,
+-- row_problem).  Messages name the file, and the row and column.
+local function agreement_problem(ordered, names)
+  local ref = ordered[1].partial
+  local d, total = ref.extra.sweep, ref.extra.total_tasks
+  local description = json.encode(d)
+  if #d.models == 0 or #d.points == 0 or total % (#d.models * #d.points) ~= 0 or total < 1 then
+    return ("%s: \"total_tasks\" %d is not a whole number of kernels x %d models x %d points"):format(names[ordered[1].i],
+      total, #d.models, #d.points)
+  end
+  local kernels, kinds = {}, {}
+  for _, o in ipairs(ordered) do
+    local p, name = o.partial, names[o.i]
+    if json.encode(p.extra.sweep) ~= description then
+      return ("%s and %s carry the same identity but describe different sweeps: a partial was edited; run its shard"
+        .. " again"):format(names[ordered[1].i], name)
+    end
+    if p.extra.total_tasks ~= total then
+      return ("%s says %d tasks in all, %s %d"):format(name, p.extra.total_tasks, names[ordered[1].i], total)
+    end
+    local problem = slice_problem(p, total)
+    if problem then
+      return ("%s: %s"):format(name, problem)
+    end
+    local expected = outputs.columns(d.parameters, d.models, d.model_columns, p.rows)
+    if table.concat(expected, "\0") ~= table.concat(p.columns, "\0") then
+      return ("%s: \"columns\" does not list its rows' columns in the sweep's order (expected %s)"):format(name,
+        table.concat(expected, ", "))
+    end
+    for j, row in ipairs(p.rows) do
+      problem = row_problem(d, row, j, p.extra.tasks[j], kernels, kinds, name)
+      if problem then
+        return ("%s: %s"):format(name, problem)
+      end
+    end
+  end
+end
+
 -- Combines partial results (each a Results read from a shard file, with
 -- its file name in `names`) into the single-run Results; refuses partials
 -- of different sweeps, duplicate and missing shards, incomplete shards and
@@ -178,6 +307,14 @@ function M.merge(partials, names, command)
   end
   if #missing > 0 then
     return nil, ("missing shard%s %s of %d"):format(#missing > 1 and "s" or "", table.concat(missing, ", "), count)
+  end
+  local ordered = {}
+  for index = 1, count do
+    ordered[index] = { partial = partials[by_index[index]], i = by_index[index] }
+  end
+  local disagreement = agreement_problem(ordered, names)
+  if disagreement then
+    return nil, disagreement
   end
   local rows, failures, tasks, digests = {}, {}, {}, {}
   for index = 1, count do

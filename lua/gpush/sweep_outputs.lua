@@ -8,6 +8,23 @@ local summary = require "gpush.report.summary"
 
 local M = {}
 
+-- Task t (1-based) as (kernel, model, point) indices: tasks are numbered
+-- kernel by kernel, model by model within a kernel, point by point within
+-- a model.
+function M.decode_task(t, n_models, n_points)
+  local i = t - 1
+  local p = i % n_points
+  i = i // n_points
+  return i // n_models + 1, i % n_models + 1, p + 1
+end
+
+-- The i-th of n contiguous runs of tasks first..last (empty when first > last):
+-- the tasks of shard i/n.
+function M.slice(first, last, i, n)
+  local count = last - first + 1
+  return first + (i - 1) * count // n, first + i * count // n - 1
+end
+
 -- Columns every row starts with, and the provenance ones it ends with.
 M.KEY_COLUMNS = { "workload", "kernel", "launch", "model" }
 M.STAMP_COLUMNS = { "config_hash", "trace_hash" }
@@ -93,11 +110,12 @@ end
 
 -- Marks a report file of an incomplete run so it cannot pass for a finished
 -- study: an SVG gets a red line of text along its bottom edge, a Markdown
--- or CSV file a first line.  Other files are left as they are.
+-- or CSV file a first line.  Other files are left as they are.  Returns
+-- true, or nil and the message of a failed write.
 local function mark_partial(path, note)
   local f = io.open(path, "rb")
   if not f then
-    return
+    return nil, ("%s: cannot read it back to mark it incomplete"):format(path)
   end
   local text = f:read("a")
   f:close()
@@ -111,13 +129,9 @@ local function mark_partial(path, note)
   elseif path:match("%.csv$") then
     text = ("# incomplete: %s\n"):format(note) .. text
   else
-    return
+    return true
   end
-  f = io.open(path, "wb")
-  if f then
-    f:write(text)
-    f:close()
-  end
+  return staging.write(path, text)
 end
 
 -- The files of one sweep's outputs: what its last run wrote, recorded in
@@ -142,13 +156,69 @@ local function previous_outputs(dir, name)
   return names
 end
 
--- Writes DIR/NAME.csv, .json and .md (and runs the sweep's reports, each
--- "module:function" called as f(results, dir) -> list of paths written);
+-- Writes the sweep's files into the staging folder `stage_path`: NAME.csv,
+-- .json and .md, then each report ("module:function", called as f(results,
+-- dir) -> list of paths written), every file marked when the run is
+-- incomplete, and the manifest.  Returns the file names, or nil and a
+-- message; a report that raises propagates.
+local function write_files(res, stage_path)
+  local name = res.extra.sweep.name
+  local base = stage_path .. "/" .. name
+  local files = {}
+  for _, step in ipairs {
+    { base .. ".csv", function(path) return res:write_csv(path) end },
+    { base .. ".json", function(path) return res:write_json(path) end },
+    { base .. ".md", function(path) return res:write(path, summary.file) end },
+  } do
+    local done, write_err = step[2](step[1])
+    if not done then
+      return nil, write_err
+    end
+    files[#files + 1] = step[1]:match("[^/]+$")
+  end
+  for _, spec in ipairs(res.extra.sweep.reports or {}) do
+    local module, fn = report_parts(spec)
+    local loaded, report = pcall(require, module or "")
+    if not module or not loaded or type(report) ~= "table" or type(report[fn]) ~= "function" then
+      return nil, ("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec)
+    end
+    -- The list may come from a shard file: run only what a module declares.
+    if type(report.sweep_reports) ~= "table" or report.sweep_reports[fn] ~= true then
+      return nil, ("report '%s': %s.sweep_reports does not list '%s' as a sweep report"):format(spec, module, fn)
+    end
+    local paths, report_err = report[fn](res, stage_path)
+    if not paths then
+      return nil, ("report '%s': %s"):format(spec, tostring(report_err))
+    end
+    for _, p in ipairs(paths) do
+      local file = p:match("[^/]+$")
+      if res.incomplete then
+        local marked, mark_err = mark_partial(stage_path .. "/" .. file,
+          ("%s: %s"):format(res.incomplete, summary.tasks_ran(res)))
+        if not marked then
+          return nil, mark_err
+        end
+      end
+      files[#files + 1] = file
+    end
+  end
+  local listed, list_err = staging.write(stage_path .. "/" .. manifest_path("", name):sub(2),
+    table.concat(files, "\n") .. "\n")
+  if not listed then
+    return nil, list_err
+  end
+  return files
+end
+
+-- Writes DIR/NAME.csv, .json and .md and the sweep's reports (write_files);
 -- returns the list of paths, or nil and a message.  Everything is written
 -- into a fresh folder beside DIR (opts.stage: one made earlier) and moved
--- into DIR at the end, after the files of the sweep's previous run there
--- are removed; nothing is left half-written.  A result of an incomplete
--- run marks every file it writes, the reports' SVGs included.
+-- into DIR at the end, replacing the files of the same names; then the files
+-- the sweep's previous run left there under other names are removed.  A
+-- failure, or a report that raises, removes the staging folder and leaves
+-- DIR as it was.  A result of an incomplete run marks every file it writes,
+-- the reports' SVGs included.  opts.inputs: files the command read (gpush
+-- merge's partials), which no output may replace.
 function M.write(res, dir, opts)
   local stage = opts and opts.stage
   if not stage then
@@ -159,57 +229,33 @@ function M.write(res, dir, opts)
     end
   end
   local name = res.extra.sweep.name
-  local base = stage.path .. "/" .. name
-  local files = {}
-  local function fail(message)
+  local old_files = previous_outputs(dir, name)
+  local ran, files, write_err = pcall(write_files, res, stage.path)
+  if not ran or not files then
     stage:abort()
-    return nil, message
+    return nil, stage:message(ran and write_err or files)
   end
-  for _, step in ipairs {
-    { base .. ".csv", function(path) return res:write_csv(path) end },
-    { base .. ".json", function(path) return res:write_json(path) end },
-    { base .. ".md", function(path) return res:write(path, summary.file) end },
-  } do
-    local done, write_err = step[2](step[1])
-    if not done then
-      return fail(write_err)
-    end
-    files[#files + 1] = step[1]:match("[^/]+$")
-  end
-  for _, spec in ipairs(res.extra.sweep.reports or {}) do
-    local module, fn = report_parts(spec)
-    local loaded, report = pcall(require, module or "")
-    if not module or not loaded or type(report) ~= "table" or type(report[fn]) ~= "function" then
-      return fail(("report '%s': expected MODULE:FUNCTION naming a Lua function"):format(spec))
-    end
-    -- The list may come from a shard file: run only what a module declares.
-    if type(report.sweep_reports) ~= "table" or report.sweep_reports[fn] ~= true then
-      return fail(("report '%s': %s.sweep_reports does not list '%s' as a sweep report")
-        :format(spec, module, fn))
-    end
-    local paths, report_err = report[fn](res, stage.path)
-    if not paths then
-      return fail(("report '%s': %s"):format(spec, tostring(report_err)))
-    end
-    for _, p in ipairs(paths) do
-      local file = p:match("[^/]+$")
-      if res.incomplete then
-        mark_partial(stage.path .. "/" .. file, ("%s: %s"):format(res.incomplete, summary.tasks_ran(res)))
+  for _, file in ipairs(files) do
+    for _, input in ipairs(opts and opts.inputs or {}) do
+      if staging.same(dir .. "/" .. file, input) then
+        stage:abort()
+        return nil, ("%s/%s is the input %s: writing it would replace what the command reads; give another --out")
+          :format(dir:gsub("/+$", ""), file, input)
       end
-      files[#files + 1] = file
     end
-  end
-  local manifest = io.open(stage.path .. "/" .. manifest_path("", name):sub(2), "w")
-  if manifest then
-    manifest:write(table.concat(files, "\n"), "\n")
-    manifest:close()
-  end
-  for _, old in ipairs(previous_outputs(dir, name)) do
-    os.remove(dir .. "/" .. old)
   end
   local moved, move_err = stage:commit()
   if not moved then
     return nil, move_err
+  end
+  local kept = {}
+  for _, file in ipairs(files) do
+    kept[file] = true
+  end
+  for _, old in ipairs(old_files) do
+    if not kept[old] then
+      os.remove(dir .. "/" .. old)
+    end
   end
   local written = {}
   for i, file in ipairs(files) do

@@ -20,12 +20,38 @@ local M = {}
 local Trace = {}
 Trace.__index = Trace
 
--- Opens a trace; returns a Trace or nil, message.
-function M.open(path)
+-- The cap on compressed trace input, in MiB: the decompressed text of one
+-- file and the memory of a launch parsed from it (the xz decoder gets half):
+-- GPUSH_TRACE_LIMIT_MB, else 512 (docs/traces.md, Bad input).  Plain files
+-- are bounded by their size.  Returns the number, or nil and a message.
+function M.limit_mb()
+  local text = os.getenv("GPUSH_TRACE_LIMIT_MB")
+  if text == nil or text == "" then
+    return M.DEFAULT_LIMIT_MB
+  end
+  local mb = math.tointeger(tonumber(text))
+  if not mb or mb < 1 then
+    return nil, ("GPUSH_TRACE_LIMIT_MB=%s: expected a whole number of MiB, at least 1 (default %d)")
+      :format(text, M.DEFAULT_LIMIT_MB)
+  end
+  return mb
+end
+M.DEFAULT_LIMIT_MB = 512
+
+-- Opens a trace; returns a Trace or nil, message.  opts.limit_mb: the cap
+-- on compressed input (default M.limit_mb()).
+function M.open(path, opts)
   if type(path) ~= "string" then
     error("gpush.trace.open: expected a path, got " .. type(path), 2)
   end
-  local reader, err = core.trace_open(path)
+  local limit, limit_err = opts and opts.limit_mb, nil
+  if not limit then
+    limit, limit_err = M.limit_mb()
+    if not limit then
+      return nil, limit_err
+    end
+  end
+  local reader, err = core.trace_open(path, limit)
   if not reader then
     return nil, err
   end

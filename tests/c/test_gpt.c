@@ -188,7 +188,7 @@ static void test_resealed_deps(const char *dir) {
   CHECK(gp_kernel_load_gpt(&k, &a, path, 1, &err) == GP_OK);
   if (k == NULL)
     return;
-  deps = (long)((const unsigned char *)k->deps - (const unsigned char *)k->mapping);
+  deps = (long)((const unsigned char *)k->deps - (const unsigned char *)k->image);
   CHECK(k->deps[0] == 0); /* warp 0's first instruction has no producer */
   gp_kernel_free(k);
   /* instruction 0, slot 0: one instruction back, before the warp */
@@ -205,7 +205,7 @@ static void test_header_only_load(const char *dir) {
   gp_kernel header;
   gp_kernel *k = make_kernel();
   snprintf(path, sizeof path, "%s/k.gpt", dir);
-  CHECK(gp_trace_parse_header(&header, &a, path, &err) == GP_OK);
+  CHECK(gp_trace_parse_header(&header, &a, path, NULL, &err) == GP_OK);
   CHECK(strcmp(header.name, "gpt-test") == 0);
   CHECK_EQ_INT(header.grid[0], 3);
   /* the stream id survives (format version 2 and later) */

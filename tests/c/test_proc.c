@@ -63,6 +63,25 @@ static void test_kill_reports_signal(void) {
   CHECK(gp_proc_kill(0, SIGTERM, &err) == GP_ERR); /* never the process group */
 }
 
+/* Process ids are checked before the cast to pid_t: 2^32 - PGID would wrap
+ * to -PGID (the caller's own process group), 2^32 - 1 to -1 (every process
+ * the caller may signal), and 0 or a negative id to a group.  None of them
+ * reaches kill() or waitpid(); the refusal says so. */
+static void test_pids_checked_before_the_cast(void) {
+  gp_proc_status st;
+  gp_error err;
+  int64_t group = (int64_t)getpgrp();
+  int64_t bad[] = {0, -1, -group, ((int64_t)1 << 32) - group, ((int64_t)1 << 32) - 1,
+                   (int64_t)1 << 32, INT64_MAX, INT64_MIN, (int64_t)INT32_MAX + 1};
+  size_t i;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK(gp_proc_kill(bad[i], SIGTERM, &err) == GP_ERR);
+    CHECK_STR_CONTAINS(err.msg, "refusing to signal process id");
+    CHECK(gp_proc_wait(bad[i], 1, &st, &err) == GP_ERR);
+    CHECK_STR_CONTAINS(err.msg, "refusing to wait for process id");
+  }
+}
+
 static void test_sigint_flag(void) {
   gp_sigint_saved saved;
   gp_error err;
@@ -112,6 +131,7 @@ static void test_digest(void) {
 int main(void) {
   RUN(test_worker_round_trip);
   RUN(test_kill_reports_signal);
+  RUN(test_pids_checked_before_the_cast);
   RUN(test_sigint_flag);
   RUN(test_digest);
   return gp_test_finish();

@@ -55,13 +55,15 @@ static void test_version4_modes_and_dependences(void) {
   }
   CHECK(strcmp(k->name, "mini") == 0);
   CHECK_EQ_INT(k->launch_id, 7);
-  CHECK_EQ_INT(k->blocks, 2);
+  /* the grid's 2 blocks list only block 1: the kernel is that block */
+  CHECK_EQ_INT(k->blocks, 1);
+  CHECK_EQ_INT(k->grid[0], 1);
   CHECK_EQ_INT(k->warps_per_block, 2);
-  CHECK_EQ_INT(k->warps, 4);
+  CHECK_EQ_INT(k->warps, 2);
   CHECK_EQ_INT(k->insts, 6);
-  /* block 1, warp 1 -> global warp 3; the others are empty */
-  CHECK_EQ_INT(k->warp_len[3], 6);
-  CHECK_EQ_INT(k->warp_start[3], 0);
+  /* block 1 moves to block 0: its warp 1 is global warp 1; warp 0 is empty */
+  CHECK_EQ_INT(k->warp_len[1], 6);
+  CHECK_EQ_INT(k->warp_start[1], 0);
   CHECK_EQ_INT(k->warp_len[0], 0);
   CHECK_EQ_INT(k->op_class[0], GP_OP_LD_GLOBAL);
   CHECK_EQ_INT(k->op_class[1], GP_OP_INT);
@@ -108,7 +110,8 @@ static void test_version4_modes_and_dependences(void) {
   CHECK_EQ_INT(k->static_count, 6);
   CHECK(strcmp(opcode_of(k, 0), "LDG.E.128") == 0);
   CHECK_EQ_INT(k->class_counts[GP_OP_LD_GLOBAL], 2);
-  CHECK(strcmp(k->warnings, "the trace lists 1 of the grid's 2 thread blocks") == 0);
+  CHECK(strcmp(k->warnings, "the trace lists 1 of the grid's 2 thread blocks (2,1,1): every model runs "
+                            "the 1 listed, as a grid of (1,1,1)") == 0);
   gp_kernel_free(k);
 }
 

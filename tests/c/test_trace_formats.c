@@ -65,11 +65,13 @@ static void test_version3_every_mode(void) {
   CHECK_EQ_INT(k->stream_id, 3);
   CHECK_EQ_INT(k->binary_version, 75);
   CHECK_EQ_INT(k->nregs, 24);
-  CHECK_EQ_INT(k->blocks, 4);
-  CHECK_EQ_INT(k->warps, 8);
-  /* block (1,1,0) is block index 3: warp 1 -> global warp 7 */
-  CHECK_EQ_INT(k->warp_len[7], 3);
-  CHECK_EQ_INT(k->warp_start[7], 0);
+  /* 2 of the grid's 4 blocks are listed: the kernel is those 2, in block
+   * order: block (0,0,0) stays block 0, block (1,1,0) (index 3) becomes
+   * block 1, its warp 1 global warp 3 */
+  CHECK_EQ_INT(k->blocks, 2);
+  CHECK_EQ_INT(k->warps, 4);
+  CHECK_EQ_INT(k->warp_len[3], 3);
+  CHECK_EQ_INT(k->warp_start[3], 0);
   CHECK_EQ_INT(k->warp_len[0], 1);
   CHECK_EQ_INT(k->warp_start[0], 3);
   /* mode 0: lanes 0 and 2 */
@@ -98,7 +100,8 @@ static void test_version3_every_mode(void) {
   CHECK_EQ_INT(m->sector_count, 2);
   CHECK_EQ_INT(k->width[2], 2);
   CHECK_EQ_INT(k->op_class[3], GP_OP_BRANCH);
-  CHECK(strcmp(k->warnings, "the trace lists 2 of the grid's 4 thread blocks") == 0);
+  CHECK(strcmp(k->warnings, "the trace lists 2 of the grid's 4 thread blocks (2,2,1): every model runs "
+                            "the 2 listed, as a grid of (2,1,1)") == 0);
   gp_kernel_free(k);
 }
 

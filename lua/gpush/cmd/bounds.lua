@@ -34,7 +34,7 @@ that binds and the next two.
     b.bounds, b.cycles = b.cycles, b.total
     b.kernel = info.kernel
     b.ipc = b.cycles > 0 and info.warp_instructions / b.cycles or 0
-    b.warnings = {}
+    b.warnings = { info.warnings ~= "" and info.warnings or nil }
     return b
   end,
   title = function(_, cfg)

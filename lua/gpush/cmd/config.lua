@@ -125,18 +125,7 @@ local function write_import(target, text, dir)
       return nil, ("-o %s is the input %s: give another output file"):format(target, input)
     end
   end
-  local stage, stage_err = staging.file(target)
-  if not stage then
-    return nil, stage_err
-  end
-  local f, message = io.open(stage.path, "w")
-  if not f then
-    stage:abort()
-    return nil, message
-  end
-  f:write(text)
-  f:close()
-  return stage:commit()
+  return staging.write(target, text)
 end
 
 local function import_accelsim(opts, out, err)

@@ -49,7 +49,7 @@ function M.main(args, out, err)
     return 1
   end
   local dir = opts.out or opts.words[1]:match("^(.*)/[^/]*$") or "."
-  local written, write_err = experiment.write_outputs(merged, dir)
+  local written, write_err = experiment.write_outputs(merged, dir, { inputs = opts.words })
   if not written then
     err:write("gpush merge: ", write_err, "\n")
     return 1

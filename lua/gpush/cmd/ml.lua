@@ -173,9 +173,15 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: --out MODEL.gsm is required\n", usage)
     return 2
   end
-  local ds, data_err = load_data(opts, err)
+  local ds, info = load_data(opts, err)
   if not ds then
-    err:write("gpush ml train: ", data_err, "\n")
+    err:write("gpush ml train: ", info, "\n")
+    return 1
+  end
+  local input = opts.data or info.path -- the CSV read, or the corpus cache file
+  if staging.same(input, opts.out) then
+    err:write(("gpush ml train: --out %s is the data %s: saving the model would replace it; give another --out\n")
+      :format(opts.out, input))
     return 1
   end
   local kernels

@@ -31,6 +31,9 @@ usage: gpush trace info PATH [--kernel NAME|ID|A-B[,...]] [--json]
   on producers that write no register (stores, branches), which lanes were
   active (the lowest lanes are written), source line numbers, the version-5
   immediates, the CUDA stream id and the MemcpyHtoD lines of a kernelslist.g.
+  Inputs must be regular files (a trace is read more than once); a .gz or
+  .xz trace may give at most GPUSH_TRACE_LIMIT_MB (default 512) MiB of text
+  and of parsed launch.
 ]==]
 
 local function usage_error(message, err)
@@ -194,9 +197,7 @@ local function convert(opts, out, err)
         kind == "file" and output or (output:gsub("/+$", "") .. "/" .. name), launch.kernel, launch.launch)
     end
     if kind == "folder" and #written > 0 then
-      local list = check(io.open(stage.path .. "/kernelslist.g", "w"))
-      list:write(table.concat(written, "\n"), "\n")
-      list:close()
+      check(staging.write(stage.path .. "/kernelslist.g", table.concat(written, "\n") .. "\n"))
     end
   end)
   if ok and #written == 0 then
@@ -208,7 +209,7 @@ local function convert(opts, out, err)
     stage:abort()
   end
   if not ok then
-    err:write("gpush trace: ", tostring(problem), "\n")
+    err:write("gpush trace: ", stage:message(problem), "\n")
     return 1
   end
   out:write(table.concat(notes))

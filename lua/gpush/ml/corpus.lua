@@ -165,20 +165,22 @@ function M.size(descs, grid, preset, opts)
 end
 
 -- The user's cache folder for gpush: $XDG_CACHE_HOME/gpush, else
--- ~/.cache/gpush (created on demand).
+-- ~/.cache/gpush (created on demand); or nil and a message saying what to
+-- set.
 function M.cache_dir()
+  local fix = "set XDG_CACHE_HOME to a folder you can write, or give the data with --data CSV"
   local base = os.getenv("XDG_CACHE_HOME")
   if not base or base == "" then
     local home = os.getenv("HOME")
     if not home or home == "" then
-      return nil, "no cache folder: neither XDG_CACHE_HOME nor HOME is set"
+      return nil, "no cache folder for the ML corpus: neither XDG_CACHE_HOME nor HOME is set; " .. fix
     end
     base = home .. "/.cache"
   end
   for _, dir in ipairs { base, base .. "/gpush" } do
     local ok, err = core.mkdir(dir)
     if not ok then
-      return nil, err
+      return nil, ("no cache folder for the ML corpus: %s; %s"):format(err, fix)
     end
   end
   return base .. "/gpush"
@@ -289,7 +291,10 @@ function M.load(opts)
     return nil, err
   end
   local descs = opts.descs or M.kernels()
-  local dir, dir_err = opts.cache_dir or M.cache_dir()
+  local dir, dir_err = opts.cache_dir, nil
+  if not dir then
+    dir, dir_err = M.cache_dir()
+  end
   if not dir then
     return nil, dir_err
   end
@@ -319,22 +324,36 @@ function M.load(opts)
     end
     info.seconds = core.now() - t0
     res.provenance.build_seconds = ("%.1f"):format(info.seconds)
-    local tmp = ("%s.tmp%d"):format(path, core.proc_self())
-    local ok, write_err = res:write_csv(tmp)
+    local ok, write_err = res:write_csv(path) -- staged: a failed write leaves no cache file
     if not ok then
       return nil, write_err
     end
-    local renamed, rename_err = os.rename(tmp, path)
-    if not renamed then
-      return nil, rename_err
-    end
   end
   local ds, read_err = dataset.read_csv(path)
-  if not ds then
-    return nil, read_err
+  if ds then
+    read_err = M.check_cached(ds, #descs)
+  end
+  if read_err then
+    return nil, ("%s (the ML corpus cache: remove the file, or rebuild it with `gpush ml corpus --force`)")
+      :format(read_err)
   end
   info.kernels = #ds.kernels
   return ds, info
+end
+
+-- What is wrong with a corpus read back from the cache, or nil: it must hold
+-- every kernel its provenance does not list as dropped (a file cut at a
+-- kernel boundary still parses).
+function M.check_cached(ds, kernel_count)
+  local dropped = 0
+  for _, c in ipairs(ds.comments or {}) do
+    local n = c:match("^dropped: (%d+) kernels")
+    dropped = n and tonumber(n) or dropped
+  end
+  if #ds.kernels ~= kernel_count - dropped then
+    return ("%s: holds %d kernels, the corpus has %d (%d of %d dropped): the file is cut short"):format(ds.source,
+      #ds.kernels, kernel_count - dropped, dropped, kernel_count)
+  end
 end
 
 return M

@@ -433,14 +433,10 @@ function Dataset:to_csv(comments)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- Writes the CSV through a staged file (a failed write leaves the
+-- previous file); true, or nil and a message.
 function Dataset:write_csv(path, comments)
-  local f, err = io.open(path, "wb")
-  if not f then
-    return nil, err
-  end
-  f:write(self:to_csv(comments))
-  f:close()
-  return true
+  return require("gpush.staging").write(path, self:to_csv(comments))
 end
 
 return M

@@ -231,9 +231,7 @@ function M.findings(ds, main, sweep)
 end
 
 local function write(path, text, written)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
+  assert(require("gpush.staging").write(path, text))
   written[#written + 1] = path
 end
 

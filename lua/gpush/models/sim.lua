@@ -147,6 +147,9 @@ function M.run(kernel, cfg, opts)
     r.warnings[1] = ("sub-wave kernel: %d blocks for %d SMs x %d blocks"):format(info.thread_blocks,
       cfg.sm.count, params.blocks_per_sm)
   end
+  if info.warnings ~= "" then -- the trace's own (blocks it does not list, unknown opcodes, ...)
+    r.warnings[#r.warnings + 1] = info.warnings
+  end
   return r
 end
 

@@ -5,6 +5,7 @@
 --                           -- when they hold , " CR or LF or edge spaces
 --   csv.line(values, n)     -- n fields joined by commas, CRLF-free
 --   records, comments, lines = csv.parse(text)
+--                           -- (a leading UTF-8 byte-order mark is skipped)
 --                           -- the records (lists of strings), the text of
 --                           -- each comment line ('#' at a record's start,
 --                           -- without the '#' and one space) and the line
@@ -81,6 +82,9 @@ end
 local function parse(text)
   local records, comments, lines = {}, {}, {}
   local pos, line, n = 1, 1, #text
+  if text:sub(1, 3) == "\239\187\191" then -- a UTF-8 byte-order mark (spreadsheets write one) is no text
+    pos = 4
+  end
   while pos <= n do
     if text:sub(pos, pos) == "#" then
       local stop = text:find("\n", pos, true) or n + 1

@@ -1986,7 +1986,8 @@ end
 
 -- Files ------------------------------------------------------------------------------------
 
--- Writes SVG text to `path`; returns true, or nil and a message.
+-- Writes SVG text to `path` through a staged file (gpush.staging.write);
+-- returns true, or nil and a message.
 function M.write(path, text)
   if type(path) ~= "string" or type(text) ~= "string" then
     error("gpush.report.svg.write: expected (path, svg text)", 2)

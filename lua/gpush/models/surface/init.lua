@@ -20,6 +20,7 @@
 -- The numerics are in C (csrc/core/num, csrc/core/surface); this module
 -- composes them.  Models never require the experiment engine.
 local core = require "gpush.core"
+local staging = require "gpush.staging"
 
 local M = {}
 
@@ -260,14 +261,11 @@ function Model:encode()
   return core.surface_encode(list)
 end
 
-function Model:save(path)
-  local f, err = io.open(path, "wb")
-  if not f then
-    return nil, err
-  end
-  f:write(self:encode())
-  f:close()
-  return true
+-- Writes the model file through a staged file (a failed write leaves the
+-- previous file); opts.inputs: files the command read, never replaced.
+-- Returns true, or nil and a message.
+function Model:save(path, opts)
+  return staging.write(path, self:encode(), opts)
 end
 
 -- Reads a model file image; `name` names it in messages.
