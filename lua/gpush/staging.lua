@@ -43,13 +43,23 @@ function M.same(a, b)
   return ia ~= nil and ia == M.identity(b)
 end
 
+-- Makes the folder an output file goes into when it is missing (one level,
+-- as --out DIR is: `-o ml_out/m.gsm` works in a fresh checkout); true, or nil
+-- and a message.
+local function ensure_folder(dir)
+  if core.stat(dir) then
+    return true
+  end
+  return core.mkdir(dir)
+end
+
 -- Writes `text` to `path` through the core's staged writer (csrc/core/
 -- staged.h: a temporary file beside `path`, flushed, synced, closed with the
 -- result checked, renamed over `path`), so a full disk or any other write
 -- failure leaves the previous file as it was.  opts.inputs: paths the
 -- command reads; `path` naming one of them (compared by device and inode,
 -- so links count) is refused.  Returns true, or nil and a message naming
--- the file.
+-- the file.  A missing folder of `path` is made (ensure_folder).
 function M.write(path, text, opts)
   for _, input in ipairs(opts and opts.inputs or {}) do
     if M.same(input, path) then
@@ -57,22 +67,23 @@ function M.write(path, text, opts)
         :format(path, input)
     end
   end
+  local made, mkdir_err = ensure_folder((split(path)))
+  if not made then
+    return nil, mkdir_err
+  end
   return core.write_file(path, text)
 end
 
 local Stage = {}
 Stage.__index = Stage
 
--- A staged single file: stage.path is a new empty file beside `target`.
--- A missing folder of the target is made (one level, as --out DIR is:
--- `-o ml_out/m.gsm` works in a fresh checkout).
+-- A staged single file: stage.path is a new empty file beside `target`
+-- (whose missing folder is made, ensure_folder).
 function M.file(target)
   local dir, base = split(target)
-  if not core.stat(dir) then
-    local made, mkdir_err = core.mkdir(dir)
-    if not made then
-      return nil, mkdir_err
-    end
+  local made, mkdir_err = ensure_folder(dir)
+  if not made then
+    return nil, mkdir_err
   end
   local path, err = core.temp_file(dir .. "/." .. base .. ".tmp-")
   if not path then

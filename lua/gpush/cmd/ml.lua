@@ -193,17 +193,8 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: ", train_err, "\n")
     return 1
   end
-  -- staged: written beside the target (its folder made when missing) and renamed once whole
-  local stage, save_err = staging.file(opts.out)
-  local ok = false
-  if stage then
-    ok, save_err = model:save(stage.path)
-    if ok then
-      ok, save_err = stage:commit()
-    else
-      stage:abort()
-    end
-  end
+  -- staged (gpush.staging.write): written beside the target, its folder made when missing
+  local ok, save_err = model:save(opts.out, { inputs = { input } })
   if not ok then
     err:write("gpush ml train: ", save_err, "\n")
     return 1
