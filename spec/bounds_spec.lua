@@ -174,9 +174,9 @@ describe("gpush.bounds with a caller's functional replay", function()
       replays = replays + 1
       return replay(...)
     end
-    core.bounds_kernel = function(kernel, params, functional)
+    core.bounds_kernel = function(kernel, machine, blocks, functional)
       replays = replays + (functional and 0 or 1)
-      return count(kernel, params, functional)
+      return count(kernel, machine, blocks, functional)
     end
     local ok, err = pcall(function()
       assert(bounds.kernel(k, cfg, nil, mem))

@@ -160,8 +160,14 @@ describe("gpush.gpumech", function()
       "gpumech: parameter 'warps' must be a number")
     -- a boolean reads as 0 or 1, an absent field takes its default
     assert.are.equal(profile:predict { warps = true }.cycles, profile:predict {}.cycles)
-    assert.has_error(function() core.memsim_functional(small("fma_compute", 1), { l1_bytes = -1 }) end,
-      "memsim: parameter 'l1_bytes' must not be negative")
+    -- the machine names the parameter a configuration lacks or gets wrong
+    local cfg = config.load("gtx1080")
+    cfg.l1.ways = -1
+    assert.has_error(function() core.machine(cfg) end,
+      "machine: parameter 'l1.ways' must be a whole number from 0 to 2^32 - 1, got -1")
+    cfg.l1.ways = nil
+    assert.has_error(function() core.machine(cfg) end,
+      "machine: parameter 'l1.ways' is missing from the configuration (gpush.config.load gives every parameter)")
   end)
 
   it("runs every shared real trace end to end", function()

@@ -25,47 +25,28 @@ const char *gp_bound_name(int bound) {
   return bound >= 0 && bound < GP_BOUND_COUNT ? bound_names[bound] : "invalid";
 }
 
-int gp_op_unit(int c) {
-  switch (c) {
-  case GP_OP_INT:
-    return GP_UNIT_INT;
-  case GP_OP_FP32:
-  case GP_OP_IMAD:
-    return GP_UNIT_FMA;
-  case GP_OP_FP64:
-    return GP_UNIT_FP64;
-  case GP_OP_SFU:
-    return GP_UNIT_SFU;
-  case GP_OP_TENSOR:
-    return GP_UNIT_TENSOR;
-  case GP_OP_UNIFORM:
-    return GP_UNIT_UNIFORM;
-  default:
-    return gp_op_is_memory(c) || c == GP_OP_LD_CONST ? GP_UNIT_LSU : GP_UNIT_CONTROL;
-  }
-}
-
 /* ---------------------------------------------------------------------------
  * Counting
  * ------------------------------------------------------------------------- */
-
-static int is_shared(int c) {
-  return c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
-}
-
-static int is_store(int c) { return c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL; }
 
 /* The latency of static instruction `pc` of class c on the dependence
  * path when it does not use the caches: compute classes their latency,
  * shared memory its latency (plus the passes, per instruction in
  * lsu_cycles), constant loads theirs.  Cache-using classes are priced per
  * instruction (memory_floor); their entry here is unused. */
-static double pc_latency(const gp_bounds_machine *m, int c) {
+static double pc_latency(const gp_machine *m, int c) {
   if (c == GP_OP_LD_CONST)
-    return m->const_latency;
+    return m->constant.latency;
   if (!gp_op_uses_cache(c))
-    return gp_op_is_memory(c) ? m->shared_latency : m->latency[c];
+    return gp_op_is_memory(c) ? m->shared.latency : gp_machine_class_latency(m, c);
   return 0;
+}
+
+/* The cycles class c holds its unit per warp instruction: the machine's
+ * interval, at least a cycle when it is not above 0. */
+static double unit_busy(const gp_machine *m, int c) {
+  double interval = gp_machine_class_interval(m, c);
+  return interval > 0 ? interval : 1;
 }
 
 /* Dependence distances are uint16_t, so a ring of 65,536 result-ready
@@ -75,7 +56,8 @@ static double pc_latency(const gp_bounds_machine *m, int c) {
 /* What a pass over the kernel keeps. */
 typedef struct counter {
   const gp_kernel *k;
-  const gp_bounds_machine *m;
+  const gp_machine *m;
+  gp_timed_config mem;  /* the memory the simulator has (machine.h) */
   double *pc_lat;    /* per static PC: latency of the classes that skip the caches */
   uint64_t *tagged;  /* line << 2 | ROLE_* of every cache-using request, sorted */
   uint32_t *entry;   /* each tagged request's index in k->lines, sorted along */
@@ -128,7 +110,7 @@ static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n)
  * average over all warps (bfs on gtx660ti, docs/bounds.md). */
 static double memory_floor(const counter *q, uint64_t i) {
   const gp_kernel *k = q->k;
-  const gp_timed_config *mem = &q->m->memory;
+  const gp_timed_config *mem = &q->mem;
   int c = k->op_class[i];
   int through_l1 = mem->l1.size_bytes > 0 &&
                    (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
@@ -137,7 +119,7 @@ static double memory_floor(const counter *q, uint64_t i) {
   double hit = through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
   const gp_mem_record *r;
   uint32_t j;
-  if (is_store(c))
+  if (gp_op_is_store(c))
     return 0;
   if (k->mem[i] == UINT32_MAX || k->mem_records[k->mem[i]].line_count == 0)
     return 1;
@@ -157,11 +139,10 @@ static double memory_floor(const counter *q, uint64_t i) {
  * each and never merge. */
 enum { ROLE_LOAD, ROLE_L2_WRITE, ROLE_L1_WRITE, ROLE_ATOMIC };
 
-static int request_role(const gp_bounds_machine *m, int c) {
-  const gp_timed_config *mem = &m->memory;
+static int request_role(const gp_timed_config *mem, int c) {
   int through_l1 = mem->l1.size_bytes > 0 &&
                    (c == GP_OP_ST_LOCAL || (c == GP_OP_ST_GLOBAL && mem->cache_global_in_l1));
-  if (is_store(c))
+  if (gp_op_is_store(c))
     return through_l1 && mem->l1.write_back ? ROLE_L1_WRITE : ROLE_L2_WRITE;
   return c == GP_OP_ATOM_GLOBAL ? ROLE_ATOMIC : ROLE_LOAD;
 }
@@ -197,7 +178,7 @@ static int l2_keeps_stores(const gp_timed_config *mem) {
  * are written to DRAM, whatever the interleaving.  Atomics are left out
  * of both DRAM counts. */
 static void hard_counts(const counter *q, gp_bounds_counts *c) {
-  const gp_timed_config *mem = &q->m->memory;
+  const gp_timed_config *mem = &q->mem;
   const uint8_t *masks = q->k->sector_masks;
   uint64_t i = 0, n = q->tagged_count;
   double held = 0, capacity = l2_keeps_stores(mem) ? (double)mem->l2.size_bytes : 0;
@@ -230,7 +211,7 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
     held += 32.0 * gp_sector_count(written);
   }
   if (keeps_l1)
-    capacity += (double)q->m->sms * (double)mem->l1.size_bytes;
+    capacity += (double)mem->sms * (double)mem->l1.size_bytes;
   if (held > capacity)
     c->hard_dram_written_bytes += held - capacity;
 }
@@ -258,7 +239,7 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
   for (i = 0; i < k->insts; i++)
     if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i])) {
       const gp_mem_record *r = &k->mem_records[k->mem[i]];
-      int role = request_role(q->m, k->op_class[i]);
+      int role = request_role(&q->mem, k->op_class[i]);
       uint32_t j;
       for (j = 0; j < r->line_count; j++) {
         q->tagged[q->tagged_count + j] = k->lines[r->line_start + j] << 2 | (uint64_t)role;
@@ -267,10 +248,10 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
       q->tagged_count += r->line_count;
       if (role == ROLE_L2_WRITE || role == ROLE_ATOMIC)
         q->out->hard_l2_requests += r->line_count;
-      if (role == ROLE_L2_WRITE && !l2_keeps_stores(&q->m->memory))
+      if (role == ROLE_L2_WRITE && !l2_keeps_stores(&q->mem))
         for (j = 0; j < r->line_count; j++) /* a write-through L2 passes the sectors on */
           q->out->hard_dram_written_bytes +=
-              (double)gp_timed_store_bytes(&q->m->memory, k->sector_masks[r->line_start + j]);
+              (double)gp_timed_store_bytes(&q->mem, k->sector_masks[r->line_start + j]);
     }
   sort_keys(q, q->tagged, q->entry, q->tagged_count);
   return GP_OK;
@@ -282,27 +263,27 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
  * depends on the instruction (shared memory: + one cycle per extra pass). */
 static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, double *lat) {
   const gp_kernel *k = q->k;
-  const gp_bounds_machine *m = q->m;
+  const gp_machine *m = q->m;
   int c = k->op_class[i];
   *passes_out = 0;
   if (k->mem[i] != UINT32_MAX) {
     const gp_mem_record *r = &k->mem_records[k->mem[i]];
     if (gp_op_uses_cache(c) && r->line_count > 0)
       return r->line_count;
-    if (is_shared(c)) {
+    if (gp_op_is_shared(c)) {
       uint32_t passes = gp_shared_passes(k->addresses + r->addr_start, r->addr_count,
-                                         k->width[i], m->shared_banks, m->shared_bank_bytes);
+                                         k->width[i], m->shared.banks, m->shared.bank_bytes);
       if (passes < 1)
         passes = 1;
       *passes_out = passes;
       *lat += passes - 1;
       return passes;
     }
-  } else if (is_shared(c)) {
+  } else if (gp_op_is_shared(c)) {
     *passes_out = 1;
     return 1;
   }
-  return m->interval[c] > 0 ? m->interval[c] : 1;
+  return unit_busy(m, c);
 }
 
 /* Warp g's dependence path (cycles from its first issue to its last
@@ -310,13 +291,13 @@ static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, doubl
  * bank passes to the counts. */
 static double warp_path(counter *q, uint64_t g) {
   const gp_kernel *k = q->k;
-  const gp_bounds_machine *m = q->m;
+  const gp_machine *m = q->m;
   uint64_t start = k->warp_start[g], n = k->warp_len[g], x;
   double unit_free[GP_UNIT_COUNT], t = 0, end = 0;
   memset(unit_free, 0, sizeof unit_free);
   for (x = 0; x < n; x++) {
     uint64_t i = start + x;
-    int c = k->op_class[i], u = gp_op_unit(c);
+    int c = k->op_class[i], u = gp_machine_op_unit(m, c);
     double lat = gp_op_uses_cache(c) ? memory_floor(q, i) : q->pc_lat[k->pc_index[i]], busy,
            passes;
     const uint16_t *d = k->deps + i * GP_DEPS;
@@ -337,7 +318,7 @@ static double warp_path(counter *q, uint64_t g) {
       q->out->lsu_cycles += busy;
       q->out->shared_passes += passes;
     } else {
-      busy = m->interval[c] > 0 ? m->interval[c] : 1;
+      busy = unit_busy(m, c);
     }
     unit_free[u] = t + busy;
     q->done[x % RING_SIZE] = t + lat;
@@ -345,20 +326,6 @@ static double warp_path(counter *q, uint64_t g) {
       end = t + lat;
   }
   return end;
-}
-
-void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *c) {
-  memset(c, 0, sizeof *c);
-  c->sms = m->sms;
-  c->blocks_per_sm = m->blocks_per_sm;
-  c->l1 = m->memory.l1, c->l2 = m->memory.l2, c->l2_slices = m->memory.l2_slices;
-  c->cache_global_in_l1 = m->memory.cache_global_in_l1;
-  c->dram_access_bytes = m->memory.dram_access_bytes;
-  c->l1_latency = m->memory.l1_latency, c->l2_latency = m->memory.l2_latency;
-  c->dram_latency = m->memory.dram_latency;
-  c->cc1x = m->memory.cc1x;
-  c->shared_banks = m->shared_banks, c->shared_bank_bytes = m->shared_bank_bytes;
-  c->shared_latency = m->shared_latency, c->const_latency = m->const_latency;
 }
 
 /* Frees what gp_bounds_count allocated (NULL pointers are fine). */
@@ -371,7 +338,7 @@ static void free_counter(counter *q, const gp_alloc *alloc) {
   gp_free(alloc, q->shared, (size_t)q->k->line_count + 1);
 }
 
-int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
+int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per_sm,
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err) {
   counter q;
@@ -384,6 +351,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
                         mem ? mem->pc_count : 0, k->static_count);
   memset(&q, 0, sizeof q);
   q.k = k, q.m = m, q.out = out;
+  gp_machine_timed(m, blocks_per_sm, k->shmem_bytes, &q.mem);
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
   q.done = gp_malloc(alloc, RING_SIZE * sizeof *q.done);
   if (q.pc_lat == NULL || q.done == NULL || collect_lines(&q, alloc) != GP_OK) {
@@ -409,7 +377,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
     }
     if (block_path > out->longest_path)
       out->longest_path = block_path;
-    out->block_paths += block_path + m->block_launch_cycles;
+    out->block_paths += block_path + m->launch.block_cycles;
     if (block_insts < out->min_block_insts)
       out->min_block_insts = block_insts;
   }
@@ -459,20 +427,23 @@ static int largest(const double *cycles) {
   return best;
 }
 
-void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp_bounds *out) {
-  double sms = c->blocks < m->sms ? c->blocks : m->sms;
-  double units = sms * m->schedulers, per_sm_issue = (double)m->schedulers * m->issue_width;
+void gp_bounds_compute(const gp_bounds_counts *c, const gp_machine *m, uint32_t blocks_per_sm,
+                       gp_bounds *out) {
+  double sms = c->blocks < m->sm.count ? c->blocks : m->sm.count;
+  double units = sms * m->sm.schedulers, per_sm_issue = (double)m->sm.schedulers * m->sm.issue_width;
   double unit_cycles[GP_UNIT_COUNT], most_blocks, expected[GP_BOUND_COUNT];
-  const gp_timed_config *mem = &m->memory;
+  gp_timed_config memory;
+  const gp_timed_config *mem = &memory;
   int k;
+  gp_machine_timed(m, blocks_per_sm, 0, &memory);
   memset(out, 0, sizeof *out);
   out->sms_used = sms;
   memset(unit_cycles, 0, sizeof unit_cycles);
   for (k = 0; k < GP_OP_CLASS_COUNT; k++)
-    if (gp_op_unit(k) != GP_UNIT_LSU)
-      unit_cycles[gp_op_unit(k)] += c->class_insts[k] * (m->interval[k] > 0 ? m->interval[k] : 1);
+    if (gp_machine_op_unit(m, k) != GP_UNIT_LSU)
+      unit_cycles[gp_machine_op_unit(m, k)] += c->class_insts[k] * unit_busy(m, k);
   /* the SM with the most blocks holds ceil(blocks / sm count) of them */
-  most_blocks = m->sms > 0 ? ceil(c->blocks / m->sms) : 0;
+  most_blocks = m->sm.count > 0 ? ceil(c->blocks / m->sm.count) : 0;
   out->cycles[GP_BOUND_ISSUE] = ratio(c->insts, sms * per_sm_issue);
   if (ratio(most_blocks * c->min_block_insts, per_sm_issue) > out->cycles[GP_BOUND_ISSUE])
     out->cycles[GP_BOUND_ISSUE] = ratio(most_blocks * c->min_block_insts, per_sm_issue);
@@ -482,7 +453,7 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp
   out->cycles[GP_BOUND_SFU] = ratio(unit_cycles[GP_UNIT_SFU], units);
   out->cycles[GP_BOUND_TENSOR] = ratio(unit_cycles[GP_UNIT_TENSOR], units);
   out->cycles[GP_BOUND_UNIFORM] = ratio(unit_cycles[GP_UNIT_UNIFORM], units);
-  out->cycles[GP_BOUND_CONTROL] = ratio(unit_cycles[GP_UNIT_CONTROL], units);
+  out->cycles[GP_BOUND_CONTROL] = ratio(unit_cycles[GP_UNIT_OTHER], units);
   out->cycles[GP_BOUND_SHARED] = ratio(c->shared_passes, units);
   out->cycles[GP_BOUND_LSU] = ratio(c->lsu_cycles, units);
   out->cycles[GP_BOUND_L2] = l2_cycles(c->hard_l2_requests, c->hard_l2_requests > c->hard_mshr_lines, mem);
@@ -490,11 +461,11 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp
       ratio(c->hard_dram_read_bytes + c->hard_dram_written_bytes, mem->dram_bytes_per_cycle);
   out->cycles[GP_BOUND_MSHR] = mshr_cycles(c->hard_mshr_lines, c->hard_mshr_cold_lines, sms, mem);
   out->cycles[GP_BOUND_LATENCY] = c->longest_path;
-  out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * m->blocks_per_sm);
-  out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->block_launch_cycles;
+  out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * blocks_per_sm);
+  out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->launch.block_cycles;
   out->binds = largest(out->cycles);
   out->bound = out->cycles[out->binds];
-  out->total = out->bound + m->kernel_launch_cycles;
+  out->total = out->bound + m->launch.kernel_cycles;
   /* the functional replay's counts: estimates, for the expected limiter */
   out->estimate_l2 = ratio(c->l2_requests * mem->l2_interval, mem->l2_slices);
   out->estimate_mshr = mshr_cycles(c->mshr_requests, c->mshr_dram_requests, sms, mem);

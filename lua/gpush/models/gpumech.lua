@@ -37,6 +37,7 @@
 local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
+local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
@@ -73,21 +74,9 @@ local is_equations = { gpush = true, paper = true }
 -- equations).
 M.STACK = { "BASE", "DEP", "L1", "L2", "DRAM", "MSHR", "QUEUE", "L2BW", "SFU", "FP64", "PIPE", "LSU", "BANK" }
 
--- Opcode classes without a pipeline of their own use ops.other.
-local pipeline = bounds.PIPELINE
-
--- The scheduler unit each compute class occupies (the simulator's units:
--- FP32 and IMAD share the FMA pipe; branches and barriers use OTHER); every
--- memory class and constant loads use the LSU.
-local unit_of = {
-  int = "int", fp32 = "fma", imad = "fma", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "other", other = "other", barrier = "other",
-  barrier_arrive = "other", depbar = "other",
-}
-local store_like = { st_global = true, st_local = true, atom_global = true }
--- Classes that go through the caches: with no active lane they return at once.
-local cached = { ld_global = true, st_global = true, ld_local = true, st_local = true, tex = true,
-  atom_global = true, ldgsts = true }
+-- The compute pipeline (ops.<name>) each class takes, and what each class is
+-- (gpush.machine, from C).
+local pipeline, class_of = machine.PIPELINE, machine.CLASS
 
 -- The L1-missing requests that find their line still outstanding with m
 -- MSHRs (the SM missed on it at most m misses earlier: memsim.h's
@@ -153,10 +142,14 @@ function M.pc_params(kernel, cfg, mem, equations)
   local miss_latency, misses = 0, 0
   local l1_total, l2_total, lsu_total, bank_total, lsu_counted = 0, 0, 0, 0, 0
   local dram_cycles = mem.params.dram_latency
+  local unit_of = machine.unit_of(cfg)
   for i, st in ipairs(kernel:statics()) do
     local pc = mem.pcs[i]
+    local class = class_of[st.class]
+    -- stores and global atomics reach the L2 unless L1 keeps them
+    local store_like = class.cache and (class.store or class.atomic)
     local latency, l1_miss, dram, l2, mix_l1, mix_l2, mix_dram, mix_bank = 0, 0, 0, 0, 0, 0, 0, 0
-    local unit, busy = unit_of[st.class] or "lsu", 1
+    local unit, busy = unit_of[st.class], 1
     if pipeline[st.class] then
       latency = cfg.ops[pipeline[st.class]].latency
       busy = cfg.ops[pipeline[st.class]].interval
@@ -166,10 +159,10 @@ function M.pc_params(kernel, cfg, mem, equations)
       l1_miss, dram = pc.l1_miss_requests / n, pc.dram_requests / n
       mix_l1, mix_l2, mix_dram = pc.l1_hits / n, pc.l2_hits / n, pc.dram / n
       -- loads reach L2 when they miss L1; stores and atomics unless L1 keeps them
-      l2 = store_like[st.class] and pc.requests / n * (1 - mix_l1) or l1_miss
-      if gpush and st.class == "atom_global" then
+      l2 = store_like and pc.requests / n * (1 - mix_l1) or l1_miss
+      if gpush and class.atomic and class.cache then
         l1_miss = 0 -- atomics take no MSHR (they wait at the L2)
-      elseif gpush and store_like[st.class] then
+      elseif gpush and store_like then
         -- a store is done when L1 (write-back) or the L2 slice accepts it; nothing
         -- reads its result, so this only ends the warp's drain
         latency = cfg.l1.write_policy == "write_back" and cfg.l1.latency or cfg.l2.interval
@@ -198,7 +191,7 @@ function M.pc_params(kernel, cfg, mem, equations)
         lsu_total, lsu_counted = lsu_total + busy * pc.instructions, lsu_counted + pc.instructions
       elseif st.class == "ld_const" then
         latency = cfg.const.latency
-      elseif st.class == "ld_shared" or st.class == "atom_shared" then
+      elseif class.shared and not class.store then
         latency = cfg.shared.latency
       else
         latency = cfg.l1.latency -- memory instruction with no request (empty mask)
@@ -211,9 +204,7 @@ function M.pc_params(kernel, cfg, mem, equations)
     if gpush then
       -- an execution with no active lane: a cached access returns the next
       -- cycle, a shared one after the shared latency (the simulator's timing)
-      params.inactive_latency[i] = cached[st.class] and 1
-        or ((st.class == "ld_shared" or st.class == "st_shared" or st.class == "atom_shared") and cfg.shared.latency)
-        or -1
+      params.inactive_latency[i] = class.cache and 1 or (class.shared and cfg.shared.latency) or -1
     end
   end
   params.avg_miss_latency = misses > 0 and miss_latency / misses or cfg.l2.latency
