@@ -169,8 +169,8 @@ describe("gpush.bounds with a caller's functional replay", function()
     local cfg = config.load("gtx1080")
     local mem = assert(memsim.functional(k, cfg))
     -- replays: memsim.functional's, and core.bounds_kernel's own when it is given none
-    local replay, count, replays = core.memsim_functional, core.bounds_kernel, 0
-    core.memsim_functional = function(...)
+    local replay, count, replays = core.memsim_replay, core.bounds_kernel, 0
+    core.memsim_replay = function(...)
       replays = replays + 1
       return replay(...)
     end
@@ -188,7 +188,7 @@ describe("gpush.bounds with a caller's functional replay", function()
       assert.are.equal(2, replays) -- so do M-core's path inputs
       assert.is_true(inputs.T_path > 0)
     end)
-    core.memsim_functional, core.bounds_kernel = replay, count
+    core.memsim_replay, core.bounds_kernel = replay, count
     assert(ok, err)
   end)
 

@@ -99,41 +99,44 @@ static uint32_t check_blocks(lua_State *L, int arg) {
   return (uint32_t)b;
 }
 
+void gpl_read_bounds_counts(lua_State *L, int t, gp_bounds_counts *c) {
+  int k;
+  luaL_checktype(L, t, LUA_TTABLE);
+  memset(c, 0, sizeof *c);
+  c->blocks = count_field(L, t, "blocks");
+  c->insts = count_field(L, t, "insts");
+  c->min_block_insts = count_field(L, t, "min_block_insts");
+  gpl_read_classes(L, t, "class_insts", c->class_insts, 0, "bounds");
+  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
+    if (!(c->class_insts[k] >= 0) || isinf(c->class_insts[k]))
+      luaL_error(L, "bounds: class_insts.%s must be a finite number >= 0", gp_op_class_name(k));
+  c->lsu_cycles = count_field(L, t, "lsu_cycles");
+  c->shared_passes = count_field(L, t, "shared_passes");
+  c->l2_requests = count_field(L, t, "l2_requests");
+  c->mshr_requests = count_field(L, t, "mshr_requests");
+  c->mshr_dram_requests = count_field(L, t, "mshr_dram_requests");
+  c->hard_l2_requests = count_field(L, t, "hard_l2_requests");
+  c->hard_mshr_lines = count_field(L, t, "hard_mshr_lines");
+  c->hard_mshr_cold_lines = count_field(L, t, "hard_mshr_cold_lines");
+  if (c->hard_mshr_cold_lines > c->hard_mshr_lines || c->hard_mshr_lines > c->hard_l2_requests)
+    luaL_error(L, "bounds: counts need hard_mshr_cold_lines <= hard_mshr_lines <= "
+                  "hard_l2_requests, got %f, %f, %f",
+               c->hard_mshr_cold_lines, c->hard_mshr_lines, c->hard_l2_requests);
+  c->hard_dram_read_bytes = count_field(L, t, "hard_dram_read_bytes");
+  c->hard_dram_written_bytes = count_field(L, t, "hard_dram_written_bytes");
+  c->dram_bytes = count_field(L, t, "dram_bytes");
+  c->longest_path = count_field(L, t, "longest_path");
+  c->block_paths = count_field(L, t, "block_paths");
+}
+
 static int bounds_compute(lua_State *L) {
   const gp_machine *m;
   uint32_t blocks;
   gp_bounds_counts c;
   gp_bounds b;
-  int k;
-  luaL_checktype(L, 1, LUA_TTABLE);
+  gpl_read_bounds_counts(L, 1, &c);
   m = gpl_check_machine(L, 2);
   blocks = check_blocks(L, 3);
-  memset(&c, 0, sizeof c);
-  c.blocks = count_field(L, 1, "blocks");
-  c.insts = count_field(L, 1, "insts");
-  c.min_block_insts = count_field(L, 1, "min_block_insts");
-  gpl_read_classes(L, 1, "class_insts", c.class_insts, 0, "bounds");
-  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
-    if (!(c.class_insts[k] >= 0) || isinf(c.class_insts[k]))
-      return luaL_error(L, "bounds: class_insts.%s must be a finite number >= 0",
-                        gp_op_class_name(k));
-  c.lsu_cycles = count_field(L, 1, "lsu_cycles");
-  c.shared_passes = count_field(L, 1, "shared_passes");
-  c.l2_requests = count_field(L, 1, "l2_requests");
-  c.mshr_requests = count_field(L, 1, "mshr_requests");
-  c.mshr_dram_requests = count_field(L, 1, "mshr_dram_requests");
-  c.hard_l2_requests = count_field(L, 1, "hard_l2_requests");
-  c.hard_mshr_lines = count_field(L, 1, "hard_mshr_lines");
-  c.hard_mshr_cold_lines = count_field(L, 1, "hard_mshr_cold_lines");
-  if (c.hard_mshr_cold_lines > c.hard_mshr_lines || c.hard_mshr_lines > c.hard_l2_requests)
-    return luaL_error(L, "bounds: counts need hard_mshr_cold_lines <= hard_mshr_lines <= "
-                         "hard_l2_requests, got %f, %f, %f",
-                      c.hard_mshr_cold_lines, c.hard_mshr_lines, c.hard_l2_requests);
-  c.hard_dram_read_bytes = count_field(L, 1, "hard_dram_read_bytes");
-  c.hard_dram_written_bytes = count_field(L, 1, "hard_dram_written_bytes");
-  c.dram_bytes = count_field(L, 1, "dram_bytes");
-  c.longest_path = count_field(L, 1, "longest_path");
-  c.block_paths = count_field(L, 1, "block_paths");
   gp_bounds_compute(&c, m, blocks, &b);
   push_bounds(L, &b);
   return 1;

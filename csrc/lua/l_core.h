@@ -35,6 +35,14 @@ void gpl_push_kernel(lua_State *L, struct gp_kernel *k);
  * def). */
 void gpl_read_classes(lua_State *L, int t, const char *field, double *out, double def,
                       const char *who);
+struct gp_memsim_result;
+/* The functional result of the gpush.memsim_replay userdata at `index`
+ * (core.memsim_functional's result table keeps it as `replay`; l_memsim.c). */
+const struct gp_memsim_result *gpl_check_replay(lua_State *L, int index);
+struct gp_bounds_counts;
+/* A counts table (core.bounds_compute's input) at `index` into *c
+ * (l_bounds.c); raises naming a count that is not a finite number >= 0. */
+void gpl_read_bounds_counts(lua_State *L, int index, struct gp_bounds_counts *c);
 struct gp_machine;
 /* The machine of the gpush.machine userdata at `index` (raises otherwise;
  * core.machine(cfg) makes one, l_machine.c). */

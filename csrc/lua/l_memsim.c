@@ -13,7 +13,12 @@
  *   (memory PCs only) }, pc_count (the kernel's static instructions),
  *   load_l1_misses, mshr_requests (load requests, not atomics, missing L1), mshr_dram_requests (those also missing L2),
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts,
- *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
+ *   l1 = {...}, l2 = {...}, replay = the result in C (a gpush.memsim_replay
+ *   userdata GPUMech's C entry reads: core.gpumech_predict) };
+ *   shared-memory PCs also carry shared_passes.
+ *
+ *   result = core.memsim_replay(kernel, machine, blocks_per_sm)  -- or nil, message
+ * The same without `pcs`: result.replay:pcs(kernel) builds it on request.
  *
  *   result = core.memsim_timed_replay(kernel, machine, blocks_per_sm)  -- or nil, message
  * (gp_machine_timed: MSHRs, L2 slices, DRAM channels and bandwidth too); result:
@@ -44,6 +49,29 @@ static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) 
   lua_setfield(L, -2, name);
 }
 
+#define REPLAY_MT "gpush.memsim_replay"
+
+/* A functional result kept in C for the models that read it there. */
+typedef struct replay_box {
+  gp_memsim_result r;
+  gp_alloc alloc;
+  int live;
+} replay_box;
+
+static int replay_gc(lua_State *L) {
+  replay_box *b = luaL_checkudata(L, 1, REPLAY_MT);
+  if (b->live)
+    gp_memsim_result_free(&b->r, &b->alloc);
+  b->live = 0;
+  return 0;
+}
+
+const gp_memsim_result *gpl_check_replay(lua_State *L, int index) {
+  replay_box *b = luaL_checkudata(L, index, REPLAY_MT);
+  luaL_argcheck(L, b->live, index, "memsim: the replay was freed");
+  return &b->r;
+}
+
 /* The occupancy argument at `arg`: resident blocks per SM. */
 static uint32_t check_blocks(lua_State *L, int arg) {
   lua_Integer b = luaL_checkinteger(L, arg);
@@ -51,24 +79,12 @@ static uint32_t check_blocks(lua_State *L, int arg) {
   return (uint32_t)b;
 }
 
-static int memsim_functional(lua_State *L) {
-  gp_kernel *k = gpl_check_kernel(L, 1);
-  const gp_machine *m = gpl_check_machine(L, 2);
-  gp_memsim_config c;
-  gp_memsim_result r;
-  gp_alloc alloc = gp_alloc_default();
-  gp_error err;
+/* The per-PC table of a functional result (the header's `pcs`). */
+static void push_pcs(lua_State *L, const gp_kernel *k, const gp_memsim_result *r) {
   uint32_t i;
-  gp_machine_memsim(m, check_blocks(L, 3), k->shmem_bytes, &c);
-  if (gp_memsim_functional(k, &c, &alloc, &r, &err) != GP_OK) {
-    lua_pushnil(L);
-    lua_pushstring(L, err.msg);
-    return 2;
-  }
-  lua_createtable(L, 0, 8);
   lua_newtable(L);
-  for (i = 0; i < r.pc_count; i++) {
-    const gp_pc_memory *p = &r.pcs[i];
+  for (i = 0; i < r->pc_count; i++) {
+    const gp_pc_memory *p = &r->pcs[i];
     if (p->instructions == 0)
       continue;
     lua_createtable(L, 0, 8);
@@ -107,26 +123,76 @@ static int memsim_functional(lua_State *L) {
     }
     gpc_rawseti(L, -2, i + 1);
   }
-  lua_setfield(L, -2, "pcs");
-  lua_pushinteger(L, (lua_Integer)r.pc_count);
+}
+
+/* The functional result as a table (the header's), its userdata (at the
+ * top of the stack) as its `replay` field; the per-PC table only when
+ * `with_pcs` (replay:pcs() builds it later). */
+static void push_functional(lua_State *L, const gp_kernel *k, const gp_memsim_result *r,
+                            int with_pcs) {
+  lua_createtable(L, 0, 10);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "replay");
+  if (with_pcs) {
+    push_pcs(L, k, r);
+    lua_setfield(L, -2, "pcs");
+  }
+  lua_pushinteger(L, (lua_Integer)r->pc_count);
   lua_setfield(L, -2, "pc_count");
-  lua_pushinteger(L, (lua_Integer)r.load_l1_misses);
+  lua_pushinteger(L, (lua_Integer)r->load_l1_misses);
   lua_setfield(L, -2, "load_l1_misses");
-  lua_pushinteger(L, (lua_Integer)r.mshr_requests);
+  lua_pushinteger(L, (lua_Integer)r->mshr_requests);
   lua_setfield(L, -2, "mshr_requests");
-  lua_pushinteger(L, (lua_Integer)r.mshr_dram_requests);
+  lua_pushinteger(L, (lua_Integer)r->mshr_dram_requests);
   lua_setfield(L, -2, "mshr_dram_requests");
-  lua_pushinteger(L, (lua_Integer)r.dram_requests);
+  lua_pushinteger(L, (lua_Integer)r->dram_requests);
   lua_setfield(L, -2, "dram_requests");
-  lua_pushinteger(L, (lua_Integer)r.dram_bytes_read);
+  lua_pushinteger(L, (lua_Integer)r->dram_bytes_read);
   lua_setfield(L, -2, "dram_bytes_read");
-  lua_pushinteger(L, (lua_Integer)r.dram_bytes_written);
+  lua_pushinteger(L, (lua_Integer)r->dram_bytes_written);
   lua_setfield(L, -2, "dram_bytes_written");
-  lua_pushinteger(L, (lua_Integer)r.bank_conflicts);
+  lua_pushinteger(L, (lua_Integer)r->bank_conflicts);
   lua_setfield(L, -2, "bank_conflicts");
-  push_stats(L, &r.l1, "l1");
-  push_stats(L, &r.l2, "l2");
-  gp_memsim_result_free(&r, &alloc);
+  push_stats(L, &r->l1, "l1");
+  push_stats(L, &r->l2, "l2");
+}
+
+/* The functional mode of the kernel at argument 1 on the machine at 2 and
+ * the occupancy at 3: its result in a replay userdata (left on the stack
+ * below the table), pushed as a table by push_functional; on failure nil
+ * and the message. */
+static int functional(lua_State *L, int with_pcs) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
+  gp_memsim_config c;
+  replay_box *box;
+  gp_error err;
+  gp_machine_memsim(m, check_blocks(L, 3), k->shmem_bytes, &c);
+  box = lua_newuserdata(L, sizeof *box);
+  memset(box, 0, sizeof *box);
+  luaL_getmetatable(L, REPLAY_MT);
+  lua_setmetatable(L, -2);
+  box->alloc = gp_alloc_default();
+  if (gp_memsim_functional(k, &c, &box->alloc, &box->r, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  box->live = 1;
+  push_functional(L, k, &box->r, with_pcs);
+  return 1;
+}
+
+static int memsim_functional(lua_State *L) { return functional(L, 1); }
+
+static int memsim_replay(lua_State *L) { return functional(L, 0); }
+
+/* replay:pcs(kernel): the per-PC table of a replay of that kernel. */
+static int replay_pcs(lua_State *L) {
+  const gp_memsim_result *r = gpl_check_replay(L, 1);
+  gp_kernel *k = gpl_check_kernel(L, 2);
+  luaL_argcheck(L, r->pc_count == k->static_count, 2, "memsim: the replay is of another kernel");
+  push_pcs(L, k, r);
   return 1;
 }
 
@@ -187,8 +253,14 @@ static int kernel_line_scan(lua_State *L) {
 }
 
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
+                                            {"memsim_replay", memsim_replay},
                                             {"memsim_timed_replay", memsim_timed_replay},
                                             {"kernel_line_scan", kernel_line_scan},
                                             {NULL, NULL}};
 
-void gpl_open_memsim(lua_State *L) { luaL_setfuncs(L, memsim_functions, 0); }
+static const luaL_Reg replay_methods[] = {{"pcs", replay_pcs}, {NULL, NULL}};
+
+void gpl_open_memsim(lua_State *L) {
+  gpl_new_type(L, REPLAY_MT, replay_methods, replay_gc);
+  luaL_setfuncs(L, memsim_functions, 0);
+}

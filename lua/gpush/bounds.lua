@@ -109,16 +109,41 @@ end
 
 -- The functional result a caller passed, checked against the memory
 -- configuration the bounds would replay with (misuse raises).
-local function check_functional(functional, m, blocks_per_sm, kernel, cfg)
+local function check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
   if type(functional) ~= "table" or type(functional.params) ~= "table" then
-    error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 3)
+    error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 4)
   end
-  local own = m:memsim(math.max(1, blocks_per_sm), kernel:info().shared_bytes_per_block)
+  local own = m:memsim(math.max(1, blocks_per_sm), shared_bytes)
   if memsim.params_key(functional.params) ~= memsim.params_key(own) then
     error(("gpush.bounds.kernel: the functional result was replayed with other memory parameters "
-      .. "than '%s' gives this kernel"):format(cfg._name or "?"), 3)
+      .. "than '%s' gives this kernel"):format(cfg._name or "?"), 4)
   end
   return functional
+end
+
+-- The counts of a built kernel on a configuration whose machine `m` holds
+-- `blocks_per_sm` of its blocks (> 0): through `cache` (see M.kernel),
+-- from `functional` (see M.kernel) or a replay of its own.  Returns the
+-- counts and, when it counted now, core.bounds_kernel's report; or nil,
+-- message.  GPUMech's floor reads them this way, with what it knows.
+function M.counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes)
+  local key = cache and counts_key(kernel, cfg, blocks_per_sm)
+  local counts = key and cache[key]
+  if counts then
+    return counts
+  end
+  if functional then
+    shared_bytes = shared_bytes or kernel:info().shared_bytes_per_block
+    functional = check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
+  end
+  local r, err = core.bounds_kernel(kernel, m, blocks_per_sm, functional)
+  if not r then
+    return nil, err
+  end
+  if key then
+    cache[key] = r.counts
+  end
+  return r.counts, r
 end
 
 -- Every bound of a built kernel on a configuration (memory traffic from
@@ -137,22 +162,13 @@ function M.kernel(kernel, cfg, cache, functional)
     return nil, ("bounds: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
       :format(kernel:info().kernel, cfg._name or "?", tostring(limit))
   end
-  local key = cache and counts_key(kernel, cfg, blocks)
-  local counts = key and cache[key]
-  local r
-  if counts then
+  local counts, r = M.counts(kernel, cfg, m, blocks, cache, functional)
+  if not counts then
+    return nil, r
+  end
+  if not r then
     r = core.bounds_compute(counts, m, blocks)
     r.counts = counts
-  else
-    local err
-    r, err = core.bounds_kernel(kernel, m, blocks,
-      functional and check_functional(functional, m, blocks, kernel, cfg))
-    if not r then
-      return nil, err
-    end
-    if key then
-      cache[key] = r.counts
-    end
   end
   return finish(r, cfg, blocks)
 end

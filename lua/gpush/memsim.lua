@@ -89,34 +89,51 @@ function M.params_key(p, skip)
   return table.concat(parts, ";")
 end
 
--- The functional mode through a cache: sweeps that vary parameters the
--- memory replay does not read (MSHRs, DRAM bandwidth, latencies of compute
--- pipelines) replay each kernel once.  `cache` is any table the caller keeps;
--- entries are keyed by the kernel and every parameter the replay reads.
-function M.functional_cached(kernel, cfg, cache)
-  local params = M.params(cfg, kernel)
-  local key = tostring(kernel) .. "|" .. M.params_key(params)
-  local hit = cache[key]
+-- The functional mode of kernel k on machine m at `blocks` (>= 1)
+-- resident blocks of `shared` bytes of shared memory each, through `cache`
+-- (nil: none): sweeps that vary parameters the memory replay does not read
+-- (MSHRs, DRAM bandwidth, latencies of compute pipelines) replay each kernel
+-- once, since entries are keyed by the kernel and every parameter the
+-- replay reads.  Returns the result (see csrc/lua/l_memsim.c) with the
+-- parameters used, or nil and a message.  GPUMech calls it with what it
+-- knows already.
+function M.replay(kernel, m, blocks, shared, cache)
+  local params = m:memsim(blocks, shared)
+  local key = cache and tostring(kernel) .. "|" .. M.params_key(params)
+  local hit = key and cache[key]
   if hit then
     return hit
   end
-  local result, err = M.functional(kernel, cfg)
-  if result then
+  local result, err = core.memsim_replay(kernel, m, blocks)
+  if not result then
+    return nil, err
+  end
+  result.params = params
+  -- the per-PC table on first use (GPUMech reads the replay in C)
+  setmetatable(result, { __index = function(t, k)
+    if k == "pcs" then
+      rawset(t, k, t.replay:pcs(kernel))
+      return rawget(t, k)
+    end
+  end })
+  if key then
     cache[key] = result
   end
-  return result, err
+  return result
+end
+
+-- The functional mode through a cache (M.replay's): `cache` is any table
+-- the caller keeps.
+function M.functional_cached(kernel, cfg, cache)
+  local m, blocks = fit(cfg, kernel, 2)
+  return M.replay(kernel, m, blocks, shared_per_block(kernel), cache)
 end
 
 -- Runs the functional mode; returns the result (see csrc/lua/l_memsim.c)
 -- with the parameters used, or nil and a message.
 function M.functional(kernel, cfg)
   local m, blocks = fit(cfg, kernel, 2)
-  local result, err = core.memsim_functional(kernel, m, blocks)
-  if not result then
-    return nil, err
-  end
-  result.params = m:memsim(blocks, shared_per_block(kernel))
-  return result
+  return M.replay(kernel, m, blocks, shared_per_block(kernel))
 end
 
 return M
