@@ -418,6 +418,17 @@ static double l2_cycles(double requests, int stores, const gp_timed_config *mem)
   return busy;
 }
 
+/* A unit's bound: its busy cycles per scheduler (the busiest scheduler is
+ * at least that busy), less the most any class of it holds the unit beyond
+ * its latency: the kernel ends when the last instruction's result is ready,
+ * which may come before the unit's occupancy ends. */
+static double unit_bound(const double *busy, const double *slack, int unit, double units) {
+  double cycles = ratio(busy[unit], units);
+  if (!(cycles > 0) || !isfinite(cycles))
+    return cycles;
+  return cycles > slack[unit] ? cycles - slack[unit] : 0;
+}
+
 /* The index of the largest entry (ties: the first). */
 static int largest(const double *cycles) {
   int k, best = 0;
@@ -431,7 +442,7 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_machine *m, uint32_t 
                        gp_bounds *out) {
   double sms = c->blocks < m->sm.count ? c->blocks : m->sm.count;
   double units = sms * m->sm.schedulers, per_sm_issue = (double)m->sm.schedulers * m->sm.issue_width;
-  double unit_cycles[GP_UNIT_COUNT], most_blocks, expected[GP_BOUND_COUNT];
+  double unit_cycles[GP_UNIT_COUNT], tail_slack[GP_UNIT_COUNT], most_blocks, expected[GP_BOUND_COUNT];
   gp_timed_config memory;
   const gp_timed_config *mem = &memory;
   int k;
@@ -439,21 +450,30 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_machine *m, uint32_t 
   memset(out, 0, sizeof *out);
   out->sms_used = sms;
   memset(unit_cycles, 0, sizeof unit_cycles);
-  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
-    if (gp_machine_op_unit(m, k) != GP_UNIT_LSU)
-      unit_cycles[gp_machine_op_unit(m, k)] += c->class_insts[k] * unit_busy(m, k);
+  memset(tail_slack, 0, sizeof tail_slack);
+  for (k = 0; k < GP_OP_CLASS_COUNT; k++) {
+    int u = gp_machine_op_unit(m, k);
+    double slack = unit_busy(m, k) - gp_machine_class_latency(m, k);
+    if (u == GP_UNIT_LSU)
+      continue;
+    unit_cycles[u] += c->class_insts[k] * unit_busy(m, k);
+    /* the unit's last instruction is done `latency` after its issue, which
+     * may come before its occupancy ends (gtx1080's DFMA: 20 of 32) */
+    if (c->class_insts[k] > 0 && slack > tail_slack[u])
+      tail_slack[u] = slack;
+  }
   /* the SM with the most blocks holds ceil(blocks / sm count) of them */
   most_blocks = m->sm.count > 0 ? ceil(c->blocks / m->sm.count) : 0;
   out->cycles[GP_BOUND_ISSUE] = ratio(c->insts, sms * per_sm_issue);
   if (ratio(most_blocks * c->min_block_insts, per_sm_issue) > out->cycles[GP_BOUND_ISSUE])
     out->cycles[GP_BOUND_ISSUE] = ratio(most_blocks * c->min_block_insts, per_sm_issue);
-  out->cycles[GP_BOUND_INT] = ratio(unit_cycles[GP_UNIT_INT], units);
-  out->cycles[GP_BOUND_FMA] = ratio(unit_cycles[GP_UNIT_FMA], units);
-  out->cycles[GP_BOUND_FP64] = ratio(unit_cycles[GP_UNIT_FP64], units);
-  out->cycles[GP_BOUND_SFU] = ratio(unit_cycles[GP_UNIT_SFU], units);
-  out->cycles[GP_BOUND_TENSOR] = ratio(unit_cycles[GP_UNIT_TENSOR], units);
-  out->cycles[GP_BOUND_UNIFORM] = ratio(unit_cycles[GP_UNIT_UNIFORM], units);
-  out->cycles[GP_BOUND_CONTROL] = ratio(unit_cycles[GP_UNIT_OTHER], units);
+  out->cycles[GP_BOUND_INT] = unit_bound(unit_cycles, tail_slack, GP_UNIT_INT, units);
+  out->cycles[GP_BOUND_FMA] = unit_bound(unit_cycles, tail_slack, GP_UNIT_FMA, units);
+  out->cycles[GP_BOUND_FP64] = unit_bound(unit_cycles, tail_slack, GP_UNIT_FP64, units);
+  out->cycles[GP_BOUND_SFU] = unit_bound(unit_cycles, tail_slack, GP_UNIT_SFU, units);
+  out->cycles[GP_BOUND_TENSOR] = unit_bound(unit_cycles, tail_slack, GP_UNIT_TENSOR, units);
+  out->cycles[GP_BOUND_UNIFORM] = unit_bound(unit_cycles, tail_slack, GP_UNIT_UNIFORM, units);
+  out->cycles[GP_BOUND_CONTROL] = unit_bound(unit_cycles, tail_slack, GP_UNIT_OTHER, units);
   out->cycles[GP_BOUND_SHARED] = ratio(c->shared_passes, units);
   out->cycles[GP_BOUND_LSU] = ratio(c->lsu_cycles, units);
   out->cycles[GP_BOUND_L2] = l2_cycles(c->hard_l2_requests, c->hard_l2_requests > c->hard_mshr_lines, mem);

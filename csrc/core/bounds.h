@@ -21,7 +21,9 @@
  *            (schedulers x issue_width) on the SM with the most blocks
  *   int, fma, fp64, sfu, tensor, uniform, control
  *            sum over the unit's classes of insts x interval
- *            / (SMs x schedulers)
+ *            / (SMs x schedulers), less the largest interval - latency of
+ *            its classes when above 0 (the last result is ready `latency`
+ *            after its issue, before the unit's occupancy ends)
  *   shared   shared-memory bank passes / (SMs x schedulers)
  *   lsu      LSU cycles (line requests, bank passes, one interval per
  *            other LSU instruction) / (SMs x schedulers)
