@@ -204,8 +204,9 @@ describe("bad input: config import-accelsim", function()
     local out = dir .. "/small.yaml"
     local _, code, _, err = import(good, "-o", out)
     assert.are.equal(0, code, err)
-    -- 52: issue 15's l1.unified_kb is a parameter the importer does not map
-    assert.matches("; 52 assumed, not in the configuration %(gpush defaults%): gpu%.compute_capability, sm%.max_blocks, ", err)
+    -- 53: issue 15's l1.unified_kb and issue 24's sm.int_fp32_shared are
+    -- parameters the importer does not map
+    assert.matches("; 53 assumed, not in the configuration %(gpush defaults%): gpu%.compute_capability, sm%.max_blocks, ", err)
     local text = helper.read_file(out)
     assert.matches("count: 4%s+# from %-gpgpu_n_clusters 4, %-gpgpu_n_cores_per_cluster 1", text)
     assert.matches("latency: %d+%s+# assumed: gpush default, not in the Accel%-Sim configuration", text)

@@ -192,21 +192,24 @@ describe("the simulator against gpush.bounds", function()
   end)
 
   it("keeps fma_compute on gtx660ti just above the FMA bound: a 2/3-cycle FP32 unit takes 3 warp instructions per 2 cycles", function()
-    -- 80 blocks x 8 warps x 4 trips x 128 FFMAs = 327,680 on 7 SMs x 4
-    -- schedulers at 1 / 0.6667 a cycle: 7,802.3 cycles.  While the
+    -- 80 blocks x 8 warps x 4 trips x 128 FFMAs = 327,680, and one IADD3 a
+    -- trip (2,560) on the same pipe (Kepler's INT and FP32 share it,
+    -- sm.int_fp32_shared), on 7 SMs x 4 schedulers at 1 / 0.6667 a cycle:
+    -- 7,863.3 cycles (7,802.3 for the FFMAs alone).  While the
     -- simulator's units were busy for whole cycles it issued one FFMA a
     -- cycle per scheduler and took 12,300 body cycles (LRR), 1.58 x.  The
     -- busiest SM holds 12 of the 80 blocks (8 a wave): 24 warps a scheduler
-    -- x 512 FFMAs x 0.6667 = 8,192.4 cycles, which LRR meets within the
-    -- load of the first trip and the last chain (8,239 measured); GTO's
-    -- greedy warp runs into its own chains (8,770).
+    -- x 516 FFMAs and IADD3s x 0.6667 = 8,256.4 cycles, which LRR meets
+    -- within the load of the first trip and the last chain (8,282
+    -- measured); GTO's greedy warp runs into its own chains (8,824).
     local cfg = config.load("gtx660ti")
     local k = assert(workloads.kernel(workloads.get("fma_compute")))
     local b = assert(bounds.kernel(k, cfg))
     assert.are.equal("fma", b.binds)
     assert.are.equal(327680, b.counts.class_insts.fp32)
-    assert.is_near(327680 * 0.6667 / 28, b.cycles.fma, 1e-6)
-    local busiest = 24 * 512 * 0.6667
+    assert.are.equal(2560, b.counts.class_insts.int)
+    assert.is_near((327680 + 2560) * 0.6667 / 28, b.cycles.fma, 1e-6)
+    local busiest = 24 * 516 * 0.6667
     for policy, most in pairs { lrr = 1.01, gto = 1.08 } do
       local r = assert(sim.run(k, cfg, { policy = policy }))
       local body = r.cycles - b.launch

@@ -219,9 +219,12 @@ describe("gpush gpumech command", function()
     assert.matches("GPUMech %(gpumech, rr, gpush equations%) on 'gpumech%-baseline'", out)
     assert.matches("\n total%s+2 launches", out)
     assert.matches("%(bound: [a-z0-9]+; largest hard bound: [a-z0-9]+ %d+%)", out)
-    -- issue_mix sits on its issue bound (warp instructions / issue slots, plus the launch)
-    local cycles, hard = out:match("issue_mix%s+(%d+).-largest hard bound: issue (%d+)%)")
-    assert.are.equal(cycles, hard)
+    -- issue_mix sits on its issue bound (warp instructions / issue slots, plus
+    -- the launch), and within 2 % of it: its INT and FP32 instructions share
+    -- one pipe (sm.int_fp32_shared), a queue of utilisation near 1 whose
+    -- M/D/1 waits add 1.6 %
+    local cycles, hard = out:match("issue_mix%s+(%d+)[^\n]-largest hard bound: issue (%d+)%)")
+    assert.is_true(tonumber(cycles) >= tonumber(hard) and tonumber(cycles) <= 1.02 * tonumber(hard))
     code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1",
       "--equations", "paper" }
     assert.are.equal(0, code)

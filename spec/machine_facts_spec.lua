@@ -42,4 +42,42 @@ describe("the machine's facts", function()
       assert.is_true(assert(gpumech.predict(k, cfg, { policy = policy })).cycles >= 29564, policy)
     end
   end)
+
+  it("runs INT and FP32 on one pipe before Volta (gtx1080, gtx660ti), on two from Volta on (a100)", function()
+    -- issue_mix: 320 blocks x 8 warps x 16 trips x (4 FFMA + 4 IADD3) =
+    -- 327,680 INT and FP32 instructions over 80 (gtx1080) or 28
+    -- (gtx660ti) schedulers, each taking its pipe one interval
+    local k = suite("issue_mix")
+    local cases = {
+      -- gtx1080: 4,096 a scheduler at interval 1 on the shared pipe, + 5,000 launch
+      gtx1080 = { total = 4096 + 5000, binds = "fma" },
+      -- gtx660ti: 11,703 INT and FP32 instructions a scheduler at 0.6667 of
+      -- a cycle each (48 lanes): 327,680 x 0.6667 / 28 = 7,802, + 5,000 launch
+      gtx660ti = { total = 327680 * 0.6667 / 28 + 5000, binds = "fma" },
+    }
+    for name, want in pairs(cases) do
+      local cfg = config.load(name)
+      assert.is_true(cfg.sm.int_fp32_shared, name)
+      local b = assert(bounds.kernel(k, cfg))
+      near(327680, b.counts.class_insts.int + b.counts.class_insts.fp32)
+      assert.are.equal(want.binds, b.binds, name)
+      near(want.total, b.total, 1e-6)
+      near(0, b.cycles.int) -- no INT pipe of its own
+      for _, policy in ipairs { "lrr", "gto" } do
+        local r = assert(sim.run(k, cfg, { policy = policy }))
+        assert.is_true(r.cycles >= want.total, name .. " " .. policy)
+        assert.is_true(r.cycles <= want.total * 1.02, name .. " " .. policy)
+      end
+      for _, policy in ipairs { "rr", "gto" } do
+        assert.is_true(assert(gpumech.predict(k, cfg, { policy = policy })).cycles >= want.total, name)
+      end
+    end
+    -- a100: 16 INT32 and 16 FP32 lanes a partition, apart (interval 2 each):
+    -- 163,840 of each over 108 SMs x 4 schedulers, 758.5 cycles a pipe
+    local a100 = config.load("a100")
+    assert.is_false(a100.sm.int_fp32_shared)
+    local b = assert(bounds.kernel(k, a100))
+    near(b.cycles.int, b.cycles.fma)
+    near(163840 * 2 / (108 * 4), b.cycles.fma, 1e-6)
+  end)
 end)

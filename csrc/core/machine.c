@@ -51,8 +51,8 @@ int gp_op_unit(int c) {
 }
 
 int gp_machine_op_unit(const gp_machine *m, int c) {
-  (void)m;
-  return gp_op_unit(c);
+  int unit = gp_op_unit(c);
+  return unit == GP_UNIT_INT && m->sm.int_fp32_shared ? GP_UNIT_FMA : unit;
 }
 
 double gp_machine_class_latency(const gp_machine *m, int c) {
@@ -151,6 +151,7 @@ static const gp_machine_field fields[] = {
     FIELD(U32, sm.max_block_threads),
     FIELD(U32, sm.schedulers),
     FIELD(U32, sm.issue_width),
+    FIELD(BOOL, sm.int_fp32_shared),
     FIELD(U32, sm.active_warps),
     FIELD(U32, sm.registers),
     FIELD(U32, sm.register_alloc_unit),

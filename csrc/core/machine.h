@@ -15,7 +15,8 @@
  * here once for every model:
  *   gp_op_pipeline()     the ops.<pipeline> whose latency and interval a
  *                        class takes (barriers and DEPBAR: other)
- *   gp_machine_op_unit() the scheduler unit a class issues to
+ *   gp_machine_op_unit() the scheduler unit a class issues to (INT shares
+ *                        the FMA unit where sm.int_fp32_shared says so)
  *   gp_machine_class_latency/_interval()  per opcode class
  *   gp_machine_memsim()  the functional memory model's configuration for a
  *                        kernel at an occupancy
@@ -63,7 +64,9 @@ typedef struct gp_machine {
   } gpu;
   struct {
     uint32_t count, warp_size, max_warps, max_blocks, max_block_threads;
-    uint32_t schedulers, issue_width, active_warps;
+    uint32_t schedulers, issue_width;
+    int int_fp32_shared;   /* INT instructions issue to the FMA unit */
+    uint32_t active_warps;
     uint32_t registers, register_alloc_unit, max_registers_per_thread;
     double shared_kb;
     uint32_t shared_alloc_bytes;

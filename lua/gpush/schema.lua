@@ -53,6 +53,8 @@ param { "sm.schedulers", "int", unit = "schedulers", default = 1, min = 1, max =
   desc = "Warp schedulers per SM; warps are split evenly among them" }
 param { "sm.issue_width", "int", unit = "warp-inst/cycle", default = 1, min = 1, max = 8,
   desc = "Warp instructions one scheduler can issue per cycle" }
+param { "sm.int_fp32_shared", "bool", unit = "", default = false,
+  desc = "INT32 instructions issue to the FP32/FMA unit (one pipe for both: NVIDIA before Volta, GCN's VALU); false: an INT32 unit of its own" }
 param { "sm.active_warps", "int", unit = "warps", default = 8, min = 1, max = 256,
   desc = "Two-level scheduling (simulator --policy two-level): warps in each scheduler's active set" }
 param { "sm.registers", "int", unit = "registers", default = 32768, min = 1, max = 1048576,

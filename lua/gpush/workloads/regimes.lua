@@ -67,7 +67,10 @@ M.list = {
   {
     name = "issue_mix", regime = "issue",
     summary = "issue-bound: independent FFMA and IADD3 chains (ILP 4 each), no memory",
-    claim = { bounds = { "issue" }, stalls = { "issued" } },
+    -- issue-bound where INT and FP32 have pipes of their own (Volta on); on
+    -- GPUs whose INT and FP32 share one (sm.int_fp32_shared: gtx1080), that
+    -- pipe binds first
+    claim = { bounds = { "issue", "fma" }, stalls = { "issued" } },
     defaults = { grid = 320, block = 256, regs = 32, shmem = 0, trips = 16, ilp = 4, seed = 21 },
     ranges = { grid = { 40, 120 }, block = { values = { 128, 256 } }, regs = { values = { 32, 56 } },
       trips = { 2, 6 }, ilp = { 4, 8 } },
