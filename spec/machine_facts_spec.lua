@@ -80,4 +80,31 @@ describe("the machine's facts", function()
     near(b.cycles.int, b.cycles.fma)
     near(163840 * 2 / (108 * 4), b.cycles.fma, 1e-6)
   end)
+
+  it("moves DRAM bytes at the achievable bandwidth, 78 % of gtx1080's peak, not at the peak", function()
+    local cfg = config.load("gtx1080")
+    near(0.78, cfg.dram.efficiency)
+    near(320 * 0.78, cfg.dram.achievable_gbs, 1e-9)
+    -- stream_triad: a = b + s c over three 64 MB arrays (2048 blocks x 256
+    -- threads x 8 trips x 16 B): every line of b and c read once (128 MB),
+    -- a written beyond what the 2 MB L2 keeps at the end (62 MB), at
+    -- 249.6 GB/s / 1607 MHz = 155.3 B a cycle, + 5,000 launch
+    local k = suite("stream_triad")
+    local bytes = 2 * 64 * 2 ^ 20 + (64 - 2) * 2 ^ 20
+    local cycles = bytes / (320e9 * 0.78 / 1607e6) + 5000
+    local b = assert(bounds.kernel(k, cfg))
+    assert.are.equal("dram", b.binds)
+    near(bytes, b.counts.hard_dram_read_bytes + b.counts.hard_dram_written_bytes)
+    near(cycles, b.total, 1e-6)
+    for _, policy in ipairs { "lrr", "gto" } do
+      local r = assert(sim.run(k, cfg, { policy = policy }))
+      -- never faster than the achievable bandwidth allows, and close to it
+      assert.is_true(r.dram_gbs <= 320 * 0.78 * 1.001, policy)
+      assert.is_true(r.dram_gbs >= 320 * 0.78 * 0.95, policy)
+      assert.is_true(r.cycles >= cycles, policy)
+    end
+    for _, policy in ipairs { "rr", "gto" } do
+      assert.is_true(assert(gpumech.predict(k, cfg, { policy = policy })).cycles >= cycles, policy)
+    end
+  end)
 end)

@@ -247,10 +247,13 @@ local pinned = {
 -- The presets as they were when the numbers were pinned (issue 15 gave the
 -- GTX 660 Ti 64 MSHRs, the A100 the mean of its near and far L2 latencies,
 -- and the Ampere presets an L1 that takes the shared memory a kernel leaves).
+-- Issue 24 moved DRAM bytes at the achievable bandwidth (dram.efficiency).
 local PINNED_AS = {
-  gtx660ti = { "l1.mshrs=32" },
-  a100 = { "l2.latency=200", "l1.unified_kb=0" },
-  rtx3070 = { "l1.unified_kb=0" },
+  gtx660ti = { "l1.mshrs=32", "dram.efficiency=1" },
+  gtx480 = { "dram.efficiency=1" },
+  gtx1080 = { "dram.efficiency=1" },
+  a100 = { "l2.latency=200", "l1.unified_kb=0", "dram.efficiency=1" },
+  rtx3070 = { "l1.unified_kb=0", "dram.efficiency=1" },
 }
 
 local stall_order = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",

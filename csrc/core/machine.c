@@ -70,7 +70,7 @@ double gp_machine_dram_latency_cycles(const gp_machine *m) {
 }
 
 double gp_machine_dram_bytes_per_cycle(const gp_machine *m) {
-  return m->dram.bandwidth_gbs * 1e9 / (m->clock.core_mhz * 1e6);
+  return m->dram.achievable_gbs * 1e9 / (m->clock.core_mhz * 1e6);
 }
 
 uint64_t gp_machine_l1_bytes(const gp_machine *m, uint32_t blocks, uint64_t shared_bytes) {
@@ -197,11 +197,13 @@ static const gp_machine_field fields[] = {
     FIELD(F64, dram.transfers_per_clock),
     FIELD(F64, dram.latency_ns),
     FIELD(U32, dram.access_bytes),
+    FIELD(F64, dram.efficiency),
     FIELD(F64, launch.kernel_cycles),
     FIELD(F64, launch.block_cycles),
     /* derived parameters (schema.derived) */
     FIELD(U32, sm.max_threads),
     FIELD(F64, dram.bandwidth_gbs),
+    FIELD(F64, dram.achievable_gbs),
 };
 
 const gp_machine_field *gp_machine_fields(size_t *count) {

@@ -103,7 +103,9 @@ typedef struct gp_machine {
     uint32_t channels, bus_bits;
     double transfers_per_clock, latency_ns;
     uint32_t access_bytes;
+    double efficiency;     /* the share of the peak a stream sustains */
     double bandwidth_gbs;  /* derived: the peak */
+    double achievable_gbs; /* derived: the peak x efficiency, what the models use */
   } dram;
   struct {
     double kernel_cycles, block_cycles;
@@ -138,7 +140,8 @@ double gp_machine_class_interval(const gp_machine *m, int op_class);
 /* DRAM latency beyond an L2 miss in core cycles (dram.latency_ns at the core
  * clock, so core-clock sweeps do not scale it). */
 double gp_machine_dram_latency_cycles(const gp_machine *m);
-/* Peak DRAM bytes per core cycle, all channels together. */
+/* Achievable DRAM bytes per core cycle (dram.achievable_gbs), all channels
+ * together: what every model moves bytes at. */
 double gp_machine_dram_bytes_per_cycle(const gp_machine *m);
 
 /* The L1 bytes an SM has for `blocks` resident blocks of `shared_bytes`

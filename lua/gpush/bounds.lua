@@ -91,7 +91,8 @@ end
 -- sweep over them reuses one kernel pass.
 local COUNT_FREE = {
   ["sm.schedulers"] = true, ["sm.issue_width"] = true, ["launch.kernel_cycles"] = true, ["l1.mshrs"] = true,
-  ["dram.bandwidth_gbs"] = true, ["clock.mem_mhz"] = true, ["dram.bus_bits"] = true,
+  ["dram.bandwidth_gbs"] = true, ["dram.efficiency"] = true, ["dram.achievable_gbs"] = true,
+  ["clock.mem_mhz"] = true, ["dram.bus_bits"] = true,
   ["dram.transfers_per_clock"] = true, ["dram.channels"] = true, ["l2.interval"] = true,
 }
 

@@ -158,6 +158,8 @@ param { "dram.latency_ns", "number", unit = "ns", default = 300, min = 0, max = 
   desc = "DRAM access latency beyond an L2 miss (increment)" }
 param { "dram.access_bytes", "int", unit = "bytes", default = 32, min = 1, max = 1024,
   desc = "DRAM access granularity; what counts as DRAM traffic per request" }
+param { "dram.efficiency", "number", unit = "", default = 1, min = 0.05, max = 1,
+  desc = "Share of the peak bandwidth a streaming kernel sustains (row switches, refresh, read/write turnarounds): dram.achievable_gbs = peak x this" }
 
 -- launch overheads ------------------------------------------------------------------
 param { "launch.kernel_cycles", "number", unit = "cycles", default = 0, min = 0, max = 1e9,
@@ -217,6 +219,10 @@ M.derived = {
       set("clock.mem_mhz", value * 1e9 / (get("dram.bus_bits") / 8
         * get("dram.transfers_per_clock")) / 1e6)
     end },
+  { "dram.achievable_gbs", "number", unit = "GB/s", min = 0.001, max = 1e6, from = "dram.efficiency",
+    desc = "DRAM bandwidth a streaming kernel sustains, what every model and bound moves bytes at: "
+      .. "dram.bandwidth_gbs x dram.efficiency",
+    compute = function(get) return get("dram.bandwidth_gbs") * get("dram.efficiency") end },
 }
 
 return M

@@ -37,6 +37,7 @@ static inline sim_setup sim_setup_of(uint32_t sms, uint32_t schedulers, uint32_t
   c.m.l2.interval = 1;
   c.m.clock.core_mhz = 1000, c.m.dram.latency_ns = 200;
   c.m.dram.channels = 1, c.m.dram.bandwidth_gbs = 8, c.m.dram.access_bytes = 32;
+  c.m.dram.efficiency = 1, c.m.dram.achievable_gbs = 8;
   c.o.policy = GP_SIM_LRR, c.o.blocks_per_sm = blocks_per_sm;
   return c;
 }

@@ -34,6 +34,7 @@ static gp_machine machine(void) {
   m.l1.cache_global = 0, m.l1.write_policy = GP_WRITE_THROUGH_NO_ALLOCATE;
   m.clock.core_mhz = 1000, m.dram.latency_ns = 200;
   m.dram.channels = 2, m.dram.bandwidth_gbs = 32, m.dram.access_bytes = 32;
+  m.dram.efficiency = 1, m.dram.achievable_gbs = 32;
   return m;
 }
 

@@ -194,6 +194,7 @@ static gp_machine launch_machine(uint32_t sms) {
   m.l2.interval = 1, m.shared.banks = 32, m.shared.bank_bytes = 4, m.shared.latency = 20;
   m.constant.latency = 8, m.clock.core_mhz = 1000, m.dram.latency_ns = 200;
   m.dram.channels = 1, m.dram.bandwidth_gbs = 32, m.dram.access_bytes = 32;
+  m.dram.efficiency = 1, m.dram.achievable_gbs = 32;
   return m;
 }
 

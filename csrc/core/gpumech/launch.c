@@ -168,9 +168,9 @@ static void wave_params(const gp_kernel *k, const gp_machine *m, const gp_gm_inp
    * under gpush's equations each request's own round trip */
   par->avg_miss_latency_cycles = gpush ? in->mshr_hold_latency : in->avg_miss_latency;
   par->sms_with_blocks = s->cores;
-  /* Eq. 22: s = L / B, B the bandwidth in bytes per core cycle */
+  /* Eq. 22: s = L / B, B the achievable bandwidth in bytes per core cycle */
   par->dram_service_cycles =
-      m->clock.core_mhz * 1e6 * m->dram.access_bytes / (m->dram.bandwidth_gbs * 1e9);
+      m->clock.core_mhz * 1e6 * m->dram.access_bytes / (m->dram.achievable_gbs * 1e9);
   /* every warp's DRAM accesses on average, for the DRAM floor */
   par->kernel_dram_reqs_per_warp = k->warps > 0 ? in->dram_reqs_per_warp : 0;
   par->cause_mix = in->pcs.n >= prof->ncause ? in->pcs.mix : NULL;
