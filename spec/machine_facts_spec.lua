@@ -107,4 +107,29 @@ describe("the machine's facts", function()
       assert.is_true(assert(gpumech.predict(k, cfg, { policy = policy })).cycles >= cycles, policy)
     end
   end)
+
+  it("counts the DRAM reads of lines a kernel updates in place (each warp loads a line before it stores it)", function()
+    -- a[i] = f(a[i]) over 64 MB (2048 blocks x 256 threads x 8 trips x 16 B):
+    -- whatever the interleaving a line's first access is a load, which
+    -- reads it (64 MB); the stores stay in the 2 MB write-back L2 until
+    -- evicted (62 MB written at least); at the achievable 249.6 GB/s on
+    -- 1607 MHz, + 5,000 launch
+    local cfg = config.load("gtx1080")
+    local bytes = 64 << 20
+    local k = assert(workloads.kernel { name = "in_place", grid = 2048, block = 256, trips = 8,
+      streams = { a = { kind = "coalesced", footprint = bytes } },
+      body = { { "ld_global", stream = "a", width = 16 }, { "fp32", dep = 1 }, { "fp32", dep = 1 },
+        { "st_global", stream = "a", width = 16, dep = 1 } } })
+    local cycles = (bytes + bytes - (2 << 20)) / (320e9 * 0.78 / 1607e6) + 5000
+    local b = assert(bounds.kernel(k, cfg))
+    near(bytes, b.counts.hard_dram_read_bytes) -- was 0: lines a store touches counted no read
+    near(bytes - (2 << 20), b.counts.hard_dram_written_bytes)
+    assert.are.equal("dram", b.binds)
+    near(cycles, b.total, 1e-6)
+    for _, policy in ipairs { "lrr", "gto" } do
+      local r = assert(sim.run(k, cfg, { policy = policy }))
+      assert.is_true(r.cycles >= b.total, policy)
+      assert.is_true(b.total >= 0.8 * r.cycles, policy) -- the bound reaches the simulation
+    end
+  end)
 end)

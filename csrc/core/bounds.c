@@ -59,8 +59,11 @@ typedef struct counter {
   const gp_machine *m;
   gp_timed_config mem;  /* the memory the simulator has (machine.h) */
   double *pc_lat;    /* per static PC: latency of the classes that skip the caches */
-  uint64_t *tagged;  /* line << 2 | ROLE_* of every cache-using request, sorted */
+  uint64_t *tagged;  /* the line of every cache-using request, sorted (stably: a line's
+                        requests stay in warp order, each warp's in program order) */
   uint32_t *entry;   /* each tagged request's index in k->lines, sorted along */
+  uint8_t *role_of;  /* per index in k->lines: its request's ROLE_* */
+  uint32_t *warp_of; /* per index in k->lines: its warp */
   uint64_t *tmp;     /* the sort's scratch: keys, then entries */
   uint64_t tagged_count, cap;
   uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
@@ -154,17 +157,20 @@ static int l2_keeps_stores(const gp_timed_config *mem) {
 }
 
 /* The hard MSHR, L2 and DRAM counts from the tagged lines (sorted, so a
- * line's requests are adjacent), and q->shared: a line more than one
- * request touches can be in a cache, or outstanding, when a request
- * arrives; a line touched once is a cold miss (both models start each
- * launch with empty caches).  A line some load asks for needs at least one
- * MSHR allocation, on some SM, unless a store may have put it in a
- * write-back L1 (its loads could all hit): every SM's L1 starts empty, and
- * a load request that misses L1 either merges into an outstanding
- * allocation for its line on its SM or makes one.  The first allocation of
- * a line no store or atomic touches is the line's first L2 access (loads
- * reach the L2 only through an allocation; clean L1 victims are dropped), a
- * miss in the launch's empty L2: it holds its entry l2 + DRAM latency at
+ * line's requests are adjacent, in warp order and each warp's in program
+ * order), and q->shared: a line more than one request touches can be in a
+ * cache, or outstanding, when a request arrives; a line touched once is a
+ * cold miss (both models start each launch with empty caches).  A line some
+ * load asks for needs at least one MSHR allocation, on some SM, unless a
+ * store may have put it in a write-back L1 (its loads could all hit): every
+ * SM's L1 starts empty, and a load request that misses L1 either merges
+ * into an outstanding allocation for its line on its SM or makes one.  The
+ * first allocation of a line is the line's first L2 access, a miss in the
+ * launch's empty L2, when nothing but loads can come before it: when no
+ * store or atomic touches the line, or when every warp that touches it
+ * loads it before its first store or atomic (an in-place update: whatever
+ * the interleaving, the line's first access is some warp's first, a load).
+ * Such a line's first allocation holds its entry l2 + DRAM latency at
  * least, every other allocation the L2 latency, and it reads at least the
  * sectors of one of the line's load requests from DRAM (the smallest
  * request's fill: requests merged into it may ask for sectors it does not
@@ -184,15 +190,22 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
   double held = 0, capacity = l2_keeps_stores(mem) ? (double)mem->l2.size_bytes : 0;
   int keeps_l1 = 0;
   while (i < n) {
-    uint64_t line = q->tagged[i] >> 2, first = i;
-    uint8_t written = 0, fill = 0x0f;
-    int roles = 0;
-    for (; i < n && q->tagged[i] >> 2 == line; i++) {
-      int role = (int)(q->tagged[i] & 3);
-      uint8_t mask = masks[q->entry[i]];
+    uint64_t line = q->tagged[i], first = i;
+    uint8_t written = 0;
+    double fill = INFINITY; /* the least any of its load requests' fills reads */
+    int roles = 0, loads_first = 1;
+    uint32_t warp = UINT32_MAX;
+    for (; i < n && q->tagged[i] == line; i++) {
+      uint32_t e = q->entry[i];
+      int role = q->role_of[e];
+      uint8_t mask = masks[e];
+      if (q->warp_of[e] != warp) { /* this warp's first access to the line */
+        warp = q->warp_of[e];
+        loads_first = loads_first && role == ROLE_LOAD;
+      }
       roles |= 1 << role;
-      if (role == ROLE_LOAD && gp_sector_count(mask) < gp_sector_count(fill))
-        fill = mask;
+      if (role == ROLE_LOAD && (double)gp_timed_fill_bytes(mem, mask) < fill)
+        fill = (double)gp_timed_fill_bytes(mem, mask);
       if (role == ROLE_L1_WRITE || (role == ROLE_L2_WRITE && l2_keeps_stores(mem)))
         written |= mask;
       keeps_l1 = keeps_l1 || role == ROLE_L1_WRITE;
@@ -200,12 +213,12 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
     if (i - first > 1)
       for (; first < i; first++)
         q->shared[q->entry[first]] = 1;
-    if ((roles & (1 << ROLE_LOAD)) && !(roles & (1 << ROLE_L1_WRITE))) {
+    if ((roles & (1 << ROLE_LOAD)) && (loads_first || !(roles & (1 << ROLE_L1_WRITE)))) {
       c->hard_mshr_lines += 1;
       c->hard_l2_requests += 1;
-      if (!(roles & (1 << ROLE_L2_WRITE | 1 << ROLE_ATOMIC))) {
+      if (loads_first || !(roles & (1 << ROLE_L2_WRITE | 1 << ROLE_ATOMIC | 1 << ROLE_L1_WRITE))) {
         c->hard_mshr_cold_lines += 1;
-        c->hard_dram_read_bytes += (double)gp_timed_fill_bytes(mem, fill);
+        c->hard_dram_read_bytes += fill;
       }
     }
     held += 32.0 * gp_sector_count(written);
@@ -224,7 +237,8 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
  * GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
-  uint64_t i, n = 0;
+  uint64_t i, n = 0, w, x;
+  size_t lines = (size_t)k->line_count + 1;
   for (i = 0; i < k->insts; i++)
     if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i]))
       n += k->mem_records[k->mem[i]].line_count;
@@ -232,18 +246,28 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
   q->tagged = gp_malloc(alloc, q->cap * sizeof *q->tagged);
   q->entry = gp_malloc(alloc, q->cap * sizeof *q->entry);
   q->tmp = gp_malloc(alloc, q->cap * (sizeof *q->tagged + sizeof *q->entry));
-  q->shared = gp_malloc(alloc, (size_t)k->line_count + 1);
-  if (q->tagged == NULL || q->entry == NULL || q->tmp == NULL || q->shared == NULL)
+  q->shared = gp_malloc(alloc, lines);
+  q->role_of = gp_malloc(alloc, lines);
+  q->warp_of = gp_malloc(alloc, lines * sizeof *q->warp_of);
+  if (q->tagged == NULL || q->entry == NULL || q->tmp == NULL || q->shared == NULL ||
+      q->role_of == NULL || q->warp_of == NULL)
     return GP_ERR;
-  memset(q->shared, 0, (size_t)k->line_count + 1);
-  for (i = 0; i < k->insts; i++)
-    if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i])) {
-      const gp_mem_record *r = &k->mem_records[k->mem[i]];
-      int role = request_role(&q->mem, k->op_class[i]);
+  memset(q->shared, 0, lines);
+  for (w = 0; w < k->warps; w++) /* warp by warp, each in program order */
+    for (x = 0; x < k->warp_len[w]; x++) {
+      const gp_mem_record *r;
+      int role;
       uint32_t j;
+      i = k->warp_start[w] + x;
+      if (k->mem[i] == UINT32_MAX || !gp_op_uses_cache(k->op_class[i]))
+        continue;
+      r = &k->mem_records[k->mem[i]];
+      role = request_role(&q->mem, k->op_class[i]);
       for (j = 0; j < r->line_count; j++) {
-        q->tagged[q->tagged_count + j] = k->lines[r->line_start + j] << 2 | (uint64_t)role;
+        q->tagged[q->tagged_count + j] = k->lines[r->line_start + j];
         q->entry[q->tagged_count + j] = r->line_start + j;
+        q->role_of[r->line_start + j] = (uint8_t)role;
+        q->warp_of[r->line_start + j] = (uint32_t)w;
       }
       q->tagged_count += r->line_count;
       if (role == ROLE_L2_WRITE || role == ROLE_ATOMIC)
@@ -336,6 +360,8 @@ static void free_counter(counter *q, const gp_alloc *alloc) {
   gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
   gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
   gp_free(alloc, q->shared, (size_t)q->k->line_count + 1);
+  gp_free(alloc, q->role_of, (size_t)q->k->line_count + 1);
+  gp_free(alloc, q->warp_of, ((size_t)q->k->line_count + 1) * sizeof *q->warp_of);
 }
 
 int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per_sm,

@@ -33,8 +33,10 @@
  *            every store request not absorbed by a write-back L1, every
  *            atomic request
  *   dram     hard DRAM bytes (read + written) / DRAM bytes per cycle:
- *            the DRAM's busy time; reads: each line only loads touch
- *            filled once, at least its smallest request's sectors; writes:
+ *            the DRAM's busy time; reads: each line only loads touch, or
+ *            that every warp touching it loads before it stores it (an
+ *            in-place update), filled once, at least its smallest request's
+ *            fill; writes:
  *            every write-through store's sectors, plus the distinct
  *            sectors written into write-back caches beyond what they hold
  *            (dirty lines left in the L2 at the end are never written);

@@ -330,6 +330,46 @@ static void test_hard_dram_bytes_by_hand(void) {
   gp_kernel_free(k);
 }
 
+/* An in-place update: 64 blocks of 4 warps, 4 trips of a 4-byte load of
+ * stream 0, an FFMA and a store of the same address (128 KB, 1,024 lines,
+ * each loaded and stored by one warp only).  Every warp loads a line before
+ * it stores it, so whatever the interleaving a line's first access is a
+ * load, a cold miss: 131,072 B read (issue 24; the bound used to count
+ * none, as a line a store touches may be in the L2 without a read), and
+ * with a 64 KB write-back L2, 65,536 B written at least: 196,608 B at 32 B
+ * a cycle.  The line's first allocation holds an MSHR for L2 + DRAM: 1,024
+ * cold lines.  A store first in a warp (the same kernel with the store
+ * before the load) may leave the line in the L2 for its load: no read. */
+static void test_in_place_update_reads(void) {
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0, 1 << 17, 0, 1}};
+  gp_synth_op update[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                           {GP_OP_ST_GLOBAL, 4, 0, 0, {1}}};
+  gp_synth_op store_first[3] = {{GP_OP_ST_GLOBAL, 4, 0, 0, {0}}, {GP_OP_LD_GLOBAL, 4, 0, 0, {0}},
+                                {GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(64, 128, 4, update, 3, s, 1), *w = make(64, 128, 4, store_first, 3, s, 1);
+  gp_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  gp_timed_stats mem;
+  if (k == NULL || w == NULL)
+    return;
+  m.l2.size_kb = 64;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
+  CHECK_NEAR(c.hard_dram_written_bytes, 65536, 0);
+  CHECK_NEAR(c.hard_mshr_lines, 1024, 0);
+  CHECK_NEAR(c.hard_mshr_cold_lines, 1024, 0);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 196608.0 / 32, 1e-9);
+  CHECK(simulate(k, &m, &mem) >= b.cycles[GP_BOUND_DRAM]);
+  CHECK_NEAR((double)mem.dram_bytes_read, 131072, 0);
+  CHECK(count(w, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_dram_read_bytes, 0, 0);
+  CHECK_NEAR(c.hard_mshr_cold_lines, 0, 0);
+  gp_kernel_free(k);
+  gp_kernel_free(w);
+}
+
 static gp_kernel *parse(const char *text) {
   gp_alloc a = gp_alloc_default();
   gp_error err;
@@ -509,6 +549,7 @@ int main(void) {
   RUN(test_bank_passes);
   RUN(test_simulator_respects_the_bounds);
   RUN(test_hard_dram_bytes_by_hand);
+  RUN(test_in_place_update_reads);
   RUN(test_amat_is_no_floor_for_one_warp);
   RUN(test_empty_loads_cost_one_cycle);
   RUN(test_merged_requests);
