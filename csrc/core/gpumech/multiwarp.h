@@ -174,6 +174,17 @@ double gp_mw_nonoverlapped_rr(double interval_insts, double issue_prob, double w
 double gp_mw_nonoverlapped_gto(double stall_cycles, double issue_prob, double warps,
                                double avg_interval_insts, double issue_rate);
 
+/* gpush's GTO non-overlapped instructions of one interval (docs/gpumech.md,
+ * "RR and GTO"): Eq. 12-16 with the other warps' mean interval
+ * (`others_interval_insts`) for Eq. 13's, and at most the rest of one such
+ * interval.  GTO gives the oldest ready warp the scheduler once the greedy
+ * warp stalls, so the representative, ready after its stall, waits for the
+ * greedy warp's interval to end, not for every warp that issued in its
+ * stall; the rest of that backlog is the issue slots' demand, which gpush's
+ * equations already take as the wave's floor. */
+double gp_mw_nonoverlapped_gto_gpush(double stall_cycles, double issue_prob, double warps,
+                                     double others_interval_insts, double issue_rate);
+
 /* The multi-warp prediction for one scheduler from the representative
  * warp's profile (which must hold its intervals unless the model is NAIVE).
  * Under the paper's equations:
