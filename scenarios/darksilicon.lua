@@ -22,7 +22,7 @@
 --   darksilicon_counts.svg     most cores of each named core per node (Fig. 4.16)
 -- -p overrides an assumed input (gpush darksilicon --params lists them).
 local cli = require "gpush.cli"
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local markdown = require "gpush.report.markdown"
 local svg = require "gpush.report.svg"
 local core = require "gpush.core"

@@ -21,7 +21,7 @@
 --                             thesis's four questions (L1386-1393) as gpush answers them
 --   symmetric_multicores.svg  speedup bars per kernel and chip, the simulator as markers
 local cli = require "gpush.cli"
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local markdown = require "gpush.report.markdown"
 local svg = require "gpush.report.svg"
 local staging = require "gpush.staging"

@@ -54,7 +54,7 @@ end
 
 -- A small surface-model dataset: 12 kernels on the ci grid, 4 counters.
 local function small_dataset(path)
-  local csv = require "gpush.report.csv"
+  local csv = require "gpush.csv"
   local lines = { "kernel,cus,core_mhz,mem_mhz,time_us,power_w,VALUInsts,SALUInsts,VFetchInsts,MemUnitBusy" }
   for k = 1, 12 do
     for _, c in ipairs { 8, 32 } do

@@ -160,8 +160,14 @@ describe("gpush.gpumech", function()
       "gpumech: parameter 'warps' must be a number")
     -- a boolean reads as 0 or 1, an absent field takes its default
     assert.are.equal(profile:predict { warps = true }.cycles, profile:predict {}.cycles)
-    assert.has_error(function() core.memsim_functional(small("fma_compute", 1), { l1_bytes = -1 }) end,
-      "memsim: parameter 'l1_bytes' must not be negative")
+    -- the machine names the parameter a configuration lacks or gets wrong
+    local cfg = config.load("gtx1080")
+    cfg.l1.ways = -1
+    assert.has_error(function() core.machine(cfg) end,
+      "machine: parameter 'l1.ways' must be a whole number from 0 to 2^32 - 1, got -1")
+    cfg.l1.ways = nil
+    assert.has_error(function() core.machine(cfg) end,
+      "machine: parameter 'l1.ways' is missing from the configuration (gpush.config.load gives every parameter)")
   end)
 
   it("runs every shared real trace end to end", function()
@@ -213,9 +219,12 @@ describe("gpush gpumech command", function()
     assert.matches("GPUMech %(gpumech, rr, gpush equations%) on 'gpumech%-baseline'", out)
     assert.matches("\n total%s+2 launches", out)
     assert.matches("%(bound: [a-z0-9]+; largest hard bound: [a-z0-9]+ %d+%)", out)
-    -- issue_mix sits on its issue bound (warp instructions / issue slots, plus the launch)
-    local cycles, hard = out:match("issue_mix%s+(%d+).-largest hard bound: issue (%d+)%)")
-    assert.are.equal(cycles, hard)
+    -- issue_mix sits on its issue bound (warp instructions / issue slots, plus
+    -- the launch), and within 2 % of it: its INT and FP32 instructions share
+    -- one pipe (sm.int_fp32_shared), a queue of utilisation near 1 whose
+    -- M/D/1 waits add 1.6 %
+    local cycles, hard = out:match("issue_mix%s+(%d+)[^\n]-largest hard bound: issue (%d+)%)")
+    assert.is_true(tonumber(cycles) >= tonumber(hard) and tonumber(cycles) <= 1.02 * tonumber(hard))
     code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1",
       "--equations", "paper" }
     assert.are.equal(0, code)

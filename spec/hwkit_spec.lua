@@ -4,7 +4,7 @@
 -- SASS reader on a fixture in cuobjdump's layout.  The fixtures are written
 -- by hand and say so: nothing here is a measurement.  The checks that need
 -- nvcc are in hwkit_nvcc_spec.lua.
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local gpush = require "gpush"
 local helper = require "spec_helper"
 

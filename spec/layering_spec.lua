@@ -11,7 +11,13 @@
 --   5. a family folder of the core (csrc/core/gpumech/, sim/, surface/, ...:
 --      every subfolder but num/) never includes another family's files;
 --   6. num/ never reaches a trace header (trace.h, directly or through
---      another header).
+--      another header);
+--   7. no circle of calls between C files (csrc/core/ and csrc/lua/): file
+--      A depends on file B when A calls a function B defines (not static);
+--      the scheduler and the event loop, the binding's helpers and its
+--      types each call one way;
+--   8. the opcode-class map is C's (gpush.machine): no Lua module spells a
+--      class-to-unit or class-to-pipeline table of its own.
 -- num/ and the flat substrate are shared: any family may include them.  The
 -- checker works on an in-memory file set {path = text}, so the spec first
 -- plants each violation in a small example and sees it reported.
@@ -192,6 +198,101 @@ local function check_c(files)
   return problems
 end
 
+-- C text without comments and string or character literals.
+local function c_code(text)
+  text = text:gsub("/%*.-%*/", " ")
+  text = text:gsub("//[^\n]*", "")
+  text = text:gsub('"[^"\n]-[^\\]"', '""'):gsub("'[^'\n]-'", "''")
+  return text
+end
+
+-- The functions a C text defines at file scope (not static): a name at the
+-- start of a line's declaration whose parameter list is followed by a body.
+local function c_definitions(code)
+  local names = {}
+  for head, name, rest in ("\n" .. code):gmatch("\n([%a_][%w_ %*]-)([%a_][%w_]*)%s*(%b()%s*{)") do
+    if not head:match("^static") and not head:match("^typedef") and not head:match("^return") then
+      names[#names + 1] = name
+    end
+    local _ = rest
+  end
+  return names
+end
+
+-- Rule 7 over {path = text} of C files: the circles of calls between them.
+local function check_calls(files)
+  local defined_in, calls, paths = {}, {}, {}
+  for path, text in pairs(files) do
+    if path:match("%.c$") then
+      paths[#paths + 1] = path
+      local code = c_code(text)
+      for _, name in ipairs(c_definitions(code)) do
+        defined_in[name] = path
+      end
+      calls[path] = {}
+      for name in code:gmatch("([%a_][%w_]*)%s*%(") do
+        calls[path][name] = true
+      end
+    end
+  end
+  table.sort(paths)
+  local graph = {}
+  for _, path in ipairs(paths) do
+    local seen, edges = {}, {}
+    for name in pairs(calls[path]) do
+      local target = defined_in[name]
+      if target and target ~= path and not seen[target] then
+        seen[target] = true
+        edges[#edges + 1] = target
+      end
+    end
+    table.sort(edges)
+    graph[path] = edges
+  end
+  local problems, state, stack = {}, {}, {}
+  local function visit(path)
+    state[path] = "open"
+    stack[#stack + 1] = path
+    for _, target in ipairs(graph[path]) do
+      if state[target] == "open" then
+        local from = 1
+        while stack[from] ~= target do
+          from = from + 1
+        end
+        problems[#problems + 1] = "call cycle: " .. table.concat(stack, " -> ", from) .. " -> " .. target
+      elseif not state[target] then
+        visit(target)
+      end
+    end
+    stack[#stack] = nil
+    state[path] = "done"
+  end
+  for _, path in ipairs(paths) do
+    if not state[path] then
+      visit(path)
+    end
+  end
+  return problems
+end
+
+-- Rule 8 over {path = text} of Lua modules: a table that maps an opcode
+-- class to a unit or a pipeline (`imad = "fma"`, `barrier = "other"`).
+local function check_class_maps(files)
+  local problems = {}
+  for path, text in pairs(files) do
+    local code = lua_code(text)
+    for _, pattern in ipairs { 'imad%s*=%s*"fma"', 'fp32%s*=%s*"fma"', 'barrier%s*=%s*"other"' } do
+      if code:match(pattern) then
+        problems[#problems + 1] = ("%s spells an opcode-class map of its own (%s); read gpush.machine's")
+          :format(path, code:match(pattern))
+        break
+      end
+    end
+  end
+  table.sort(problems)
+  return problems
+end
+
 local function read(path)
   local f = assert(io.open(path, "rb"))
   local text = f:read("a")
@@ -262,6 +363,19 @@ describe("the layering checker", function()
       ["csrc/core/memsim.h"] = '#include "trace.h"\n',
       ["csrc/core/trace.h"] = "",
     }, "num/ file csrc/core/num/k.c reaches a trace header through memsim.h")
+    one(check_calls {
+      ["csrc/core/sim/a.c"] = "/* b_run() in a comment */\nint a_issue(int x) {\n  return b_pick(x);\n}\n",
+      ["csrc/core/sim/b.c"] = "static int helper(void) { return 0; }\nint b_pick(int x) {\n  return x;\n}\n"
+        .. "int b_run(void) {\n  return a_issue(helper());\n}\n",
+    }, "call cycle: csrc/core/sim/a.c -> csrc/core/sim/b.c -> csrc/core/sim/a.c")
+    assert.are.same({}, check_calls {
+      ["csrc/lua/l_core.c"] = "int luaopen_x(void) {\n  return gpl_open_a() + gpl_util();\n}\n",
+      ["csrc/lua/l_a.c"] = "int gpl_open_a(void) {\n  return gpl_util();\n}\n",
+      ["csrc/lua/l_util.c"] = "int gpl_util(void) {\n  return 1;\n}\n",
+    })
+    one(check_class_maps { ["lua/gpush/x.lua"] = 'local unit = { int = "int", imad = "fma" }' },
+      "lua/gpush/x.lua spells an opcode-class map of its own")
+    assert.are.same({}, check_class_maps { ["lua/gpush/x.lua"] = '-- imad = "fma" in a comment' })
   end)
 end)
 
@@ -279,5 +393,15 @@ describe("gpush's layering", function()
     assert.is_not_nil(files["csrc/core/sim/sim.c"])
     assert.is_not_nil(files["csrc/core/num/kmeans.h"])
     assert.are.same({}, check_c(files))
+  end)
+
+  it("has no circle of calls between C files", function()
+    local files = tree("csrc", "*.c")
+    assert.is_not_nil(files["csrc/core/sim/sched.c"])
+    assert.are.same({}, check_calls(files))
+  end)
+
+  it("reads the opcode-class map from C, never from a table of its own", function()
+    assert.are.same({}, check_class_maps(tree("lua/gpush", "*.lua")))
   end)
 end)

@@ -27,18 +27,34 @@ describe("gpush.core under LuaJIT", function()
   end)
 
   it("runs the generator, the memory model and GPUMech's core under LuaJIT", function()
+    -- the machine crosses into C from a configuration table; LuaJIT gets the
+    -- one gpush.config resolves here, written out as a Lua literal
+    local cfg = require("gpush.config").load("gtx1080", { "sm.count=2", "l2.size_kb=64" })
+    local function literal(v)
+      if type(v) ~= "table" then
+        return type(v) == "string" and ("%q"):format(v) or ("%.17g"):format(v)
+      end
+      local parts = {}
+      for key, value in pairs(v) do
+        if type(key) == "string" and key:sub(1, 1) ~= "_" then
+          parts[#parts + 1] = ("[%q] = %s"):format(key, type(value) == "boolean" and tostring(value)
+            or literal(value))
+        end
+      end
+      return "{" .. table.concat(parts, ", ") .. "}"
+    end
     local code = [[
       local core = require("gpush.core")
       local k = assert(core.synth { name = "s", grid = 4, block = 128, trips = 3,
         streams = { { kind = "coalesced" } },
         body = { { class = "ld_global", width = 4, stream = 1 }, { class = "fp32", dep = 1 } } })
-      local r = assert(core.memsim_functional(k, { sms = 2, blocks_per_sm = 2, l2_bytes = 65536,
-        l2_ways = 8, l2_latency = 50, dram_latency = 100 }))
+      local r = assert(core.memsim_functional(k, core.machine(CFG), 2))
       local pcs = { latency = { r.pcs[1].amat, 4, 4 }, l1_miss_reqs = { 1, 0, 0 }, dram_reqs = { 0.5, 0, 0 } }
       local p = core.gpumech_profile(k, 0, pcs)
       local m = p:predict { warps = 4, issue_rate = 1, policy = "gto", mshrs = 4 }
       print(("%.17g\t%.17g\t%.17g"):format(r.pcs[1].amat, p:summary().total_cycles, m.cycles))
     ]]
+    code = code:gsub("CFG", function() return literal(cfg) end)
     local rc, out, err = helper.run(("luajit -e %s"):format(helper.shell_quote(
       ("package.cpath=%q; "):format(helper.build_dir .. "/lib/lua/5.1/?.so") .. code)))
     assert.are.equal(0, rc, err)
@@ -49,8 +65,7 @@ describe("gpush.core under LuaJIT", function()
     local k = assert(lua54.synth { name = "s", grid = 4, block = 128, trips = 3,
       streams = { { kind = "coalesced" } },
       body = { { class = "ld_global", width = 4, stream = 1 }, { class = "fp32", dep = 1 } } })
-    local r = assert(lua54.memsim_functional(k, { sms = 2, blocks_per_sm = 2, l2_bytes = 65536,
-      l2_ways = 8, l2_latency = 50, dram_latency = 100 }))
+    local r = assert(lua54.memsim_functional(k, lua54.machine(cfg), 2))
     assert.are.equal(r.pcs[1].amat, tonumber(amat)) -- same numbers in both builds
     local pcs = { latency = { r.pcs[1].amat, 4, 4 }, l1_miss_reqs = { 1, 0, 0 }, dram_reqs = { 0.5, 0, 0 } }
     local p = lua54.gpumech_profile(k, 0, pcs)

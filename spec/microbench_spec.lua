@@ -14,19 +14,25 @@ describe("scenarios/microbench.lua", function()
       by[r.preset] = r
     end
     local g = by.gtx1080
-    -- dependent latency per class: ops.<class>.latency of the preset
-    for class, cycles in pairs { int = 6, fp32 = 6, imad = 6, fp64 = 20, sfu = 20 } do
+    -- dependent latency per class: ops.<class>.latency of the preset, or its
+    -- interval where that is longer (gtx1080's DFMA unit takes a warp
+    -- instruction 32 cycles, its result ready after 20: a chain goes at 32)
+    for class, cycles in pairs { int = 6, fp32 = 6, imad = 6, fp64 = 32, sfu = 20 } do
       assert.is_near(cycles, g.latency[class], 1e-9)
     end
     -- pointer chases: the L1 and L2 hit latencies, and L2 + DRAM (190 ns at
-    -- 1607 MHz) + one 32-byte sector's transfer on a channel (320 GB/s / 8)
+    -- 1607 MHz) + one 32-byte sector's transfer on a channel (the achievable
+    -- 320 x 0.78 GB/s / 8)
     assert.is_near(82, g.l1, 1e-9)
     assert.is_near(216, g.l2, 1e-9)
-    assert.is_near(216 + 190 * 1.607 + 32 / (320e9 / 1.607e9 / 8), g.dram, 1e-6)
+    assert.is_near(216 + 190 * 1.607 + 32 / (320e9 * 0.78 / 1.607e9 / 8), g.dram, 1e-6)
     assert.is_near(24, g.shared, 1e-9)
-    assert.is_true(g.stream_share > 0.95 and g.stream_share <= 1)
-    -- the GTX 660 Ti's 64 MSHRs let a read stream reach over 90 % of the peak (32 allowed 47 %)
-    assert.is_true(by.gtx660ti.stream_share > 0.9, by.gtx660ti.stream_share)
+    -- a read stream reaches nearly the achievable bandwidth (78 % of the peak), never more
+    assert.is_true(g.stream_share > 0.95 * 0.78 and g.stream_share <= 0.78)
+    -- the GTX 660 Ti's 64 MSHRs let a read stream reach over 90 % of its achievable
+    -- bandwidth, 78 % of the peak (32 MSHRs allowed 47 % of the peak)
+    assert.is_true(by.gtx660ti.stream_share > 0.9 * 0.78 and by.gtx660ti.stream_share <= 0.78,
+      by.gtx660ti.stream_share)
     assert.is_near(9, by.gtx660ti.latency.fp32, 1e-9)
     -- the measured RTX 3070 variant: 4-cycle ALU and FFMA, the Turing sibling's caches
     assert.is_near(4, by["rtx3070-measured"].latency.fp32, 1e-9)

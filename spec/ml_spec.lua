@@ -193,7 +193,7 @@ describe("gpush.ml.corpus", function()
     for i, f in ipairs(ds.features) do
       header[#header + 1], row[#row + 1] = f, ds:counters_at(1, g)[i]
     end
-    local csv = require "gpush.report.csv"
+    local csv = require "gpush.csv"
     local base_csv = helper.write_temp(csv.line(header) .. "\n" .. csv.line(row, #header) .. "\n", ".csv")
     code, out, err = helper.gpush_run({ "ml", "predict", "--model", dir .. "/m.gsm", "--counters", base_csv,
       "--target", "32/1000/1375", "--target", "8/300/475", "--json" }, env)

@@ -1,6 +1,6 @@
 -- gpush.results: the table object, its CSV/JSON round trips and Markdown.
 local results = require "gpush.results"
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local markdown = require "gpush.report.markdown"
 
 local function sample()
@@ -19,7 +19,7 @@ local function sample()
   }
 end
 
-describe("gpush.report.csv", function()
+describe("gpush.csv", function()
   it("writes numbers as the shortest text that reads back exactly", function()
     assert.are.equal("0.1", csv.number(0.1))
     assert.are.equal("0.3333333333333333", csv.number(1 / 3))

@@ -98,7 +98,7 @@ end
 -- A CSV's data rows (its first record the header) as tables keyed by the
 -- header's names, numbers converted.
 function M.csv_rows(text)
-  local records = assert(require("gpush.report.csv").parse(text))
+  local records = assert(require("gpush.csv").parse(text))
   local header, rows = records[1], {}
   for i = 2, #records do
     local row = {}

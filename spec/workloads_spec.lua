@@ -144,7 +144,9 @@ describe("the embedded suite", function()
       local r = assert(sim.run(kernel, cfg, { policy = "gto" }))
       assert.is_true(r.cycles >= b.total,
         ("%s: simulated %.0f below the bound %.0f"):format(d.name, r.cycles, b.total))
-      assert.is_true(r.cycles <= 1.3 * b.expect_total,
+      -- (tiled_barrier, which rereads its tiles, is the loosest: 1.31 x its
+      -- latency bound since issue 24's achievable DRAM bandwidth)
+      assert.is_true(r.cycles <= 1.35 * b.expect_total,
         ("%s: simulated %.0f, %.2f x the %s bound"):format(d.name, r.cycles, r.cycles / b.expect_total, b.expect))
       local total, largest, value = 0, nil, -1
       for _, reason in ipairs(sim.STALL_REASONS) do

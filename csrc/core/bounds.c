@@ -25,47 +25,28 @@ const char *gp_bound_name(int bound) {
   return bound >= 0 && bound < GP_BOUND_COUNT ? bound_names[bound] : "invalid";
 }
 
-int gp_op_unit(int c) {
-  switch (c) {
-  case GP_OP_INT:
-    return GP_UNIT_INT;
-  case GP_OP_FP32:
-  case GP_OP_IMAD:
-    return GP_UNIT_FMA;
-  case GP_OP_FP64:
-    return GP_UNIT_FP64;
-  case GP_OP_SFU:
-    return GP_UNIT_SFU;
-  case GP_OP_TENSOR:
-    return GP_UNIT_TENSOR;
-  case GP_OP_UNIFORM:
-    return GP_UNIT_UNIFORM;
-  default:
-    return gp_op_is_memory(c) || c == GP_OP_LD_CONST ? GP_UNIT_LSU : GP_UNIT_CONTROL;
-  }
-}
-
 /* ---------------------------------------------------------------------------
  * Counting
  * ------------------------------------------------------------------------- */
-
-static int is_shared(int c) {
-  return c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
-}
-
-static int is_store(int c) { return c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL; }
 
 /* The latency of static instruction `pc` of class c on the dependence
  * path when it does not use the caches: compute classes their latency,
  * shared memory its latency (plus the passes, per instruction in
  * lsu_cycles), constant loads theirs.  Cache-using classes are priced per
  * instruction (memory_floor); their entry here is unused. */
-static double pc_latency(const gp_bounds_machine *m, int c) {
+static double pc_latency(const gp_machine *m, int c) {
   if (c == GP_OP_LD_CONST)
-    return m->const_latency;
+    return m->constant.latency;
   if (!gp_op_uses_cache(c))
-    return gp_op_is_memory(c) ? m->shared_latency : m->latency[c];
+    return gp_op_is_memory(c) ? m->shared.latency : gp_machine_class_latency(m, c);
   return 0;
+}
+
+/* The cycles class c holds its unit per warp instruction: the machine's
+ * interval, at least a cycle when it is not above 0. */
+static double unit_busy(const gp_machine *m, int c) {
+  double interval = gp_machine_class_interval(m, c);
+  return interval > 0 ? interval : 1;
 }
 
 /* Dependence distances are uint16_t, so a ring of 65,536 result-ready
@@ -75,10 +56,14 @@ static double pc_latency(const gp_bounds_machine *m, int c) {
 /* What a pass over the kernel keeps. */
 typedef struct counter {
   const gp_kernel *k;
-  const gp_bounds_machine *m;
+  const gp_machine *m;
+  gp_timed_config mem;  /* the memory the simulator has (machine.h) */
   double *pc_lat;    /* per static PC: latency of the classes that skip the caches */
-  uint64_t *tagged;  /* line << 2 | ROLE_* of every cache-using request, sorted */
+  uint64_t *tagged;  /* the line of every cache-using request, sorted (stably: a line's
+                        requests stay in warp order, each warp's in program order) */
   uint32_t *entry;   /* each tagged request's index in k->lines, sorted along */
+  uint8_t *role_of;  /* per index in k->lines: its request's ROLE_* */
+  uint32_t *warp_of; /* per index in k->lines: its warp */
   uint64_t *tmp;     /* the sort's scratch: keys, then entries */
   uint64_t tagged_count, cap;
   uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
@@ -128,7 +113,7 @@ static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n)
  * average over all warps (bfs on gtx660ti, docs/bounds.md). */
 static double memory_floor(const counter *q, uint64_t i) {
   const gp_kernel *k = q->k;
-  const gp_timed_config *mem = &q->m->memory;
+  const gp_timed_config *mem = &q->mem;
   int c = k->op_class[i];
   int through_l1 = mem->l1.size_bytes > 0 &&
                    (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
@@ -137,7 +122,7 @@ static double memory_floor(const counter *q, uint64_t i) {
   double hit = through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
   const gp_mem_record *r;
   uint32_t j;
-  if (is_store(c))
+  if (gp_op_is_store(c))
     return 0;
   if (k->mem[i] == UINT32_MAX || k->mem_records[k->mem[i]].line_count == 0)
     return 1;
@@ -157,11 +142,10 @@ static double memory_floor(const counter *q, uint64_t i) {
  * each and never merge. */
 enum { ROLE_LOAD, ROLE_L2_WRITE, ROLE_L1_WRITE, ROLE_ATOMIC };
 
-static int request_role(const gp_bounds_machine *m, int c) {
-  const gp_timed_config *mem = &m->memory;
+static int request_role(const gp_timed_config *mem, int c) {
   int through_l1 = mem->l1.size_bytes > 0 &&
                    (c == GP_OP_ST_LOCAL || (c == GP_OP_ST_GLOBAL && mem->cache_global_in_l1));
-  if (is_store(c))
+  if (gp_op_is_store(c))
     return through_l1 && mem->l1.write_back ? ROLE_L1_WRITE : ROLE_L2_WRITE;
   return c == GP_OP_ATOM_GLOBAL ? ROLE_ATOMIC : ROLE_LOAD;
 }
@@ -173,17 +157,20 @@ static int l2_keeps_stores(const gp_timed_config *mem) {
 }
 
 /* The hard MSHR, L2 and DRAM counts from the tagged lines (sorted, so a
- * line's requests are adjacent), and q->shared: a line more than one
- * request touches can be in a cache, or outstanding, when a request
- * arrives; a line touched once is a cold miss (both models start each
- * launch with empty caches).  A line some load asks for needs at least one
- * MSHR allocation, on some SM, unless a store may have put it in a
- * write-back L1 (its loads could all hit): every SM's L1 starts empty, and
- * a load request that misses L1 either merges into an outstanding
- * allocation for its line on its SM or makes one.  The first allocation of
- * a line no store or atomic touches is the line's first L2 access (loads
- * reach the L2 only through an allocation; clean L1 victims are dropped), a
- * miss in the launch's empty L2: it holds its entry l2 + DRAM latency at
+ * line's requests are adjacent, in warp order and each warp's in program
+ * order), and q->shared: a line more than one request touches can be in a
+ * cache, or outstanding, when a request arrives; a line touched once is a
+ * cold miss (both models start each launch with empty caches).  A line some
+ * load asks for needs at least one MSHR allocation, on some SM, unless a
+ * store may have put it in a write-back L1 (its loads could all hit): every
+ * SM's L1 starts empty, and a load request that misses L1 either merges
+ * into an outstanding allocation for its line on its SM or makes one.  The
+ * first allocation of a line is the line's first L2 access, a miss in the
+ * launch's empty L2, when nothing but loads can come before it: when no
+ * store or atomic touches the line, or when every warp that touches it
+ * loads it before its first store or atomic (an in-place update: whatever
+ * the interleaving, the line's first access is some warp's first, a load).
+ * Such a line's first allocation holds its entry l2 + DRAM latency at
  * least, every other allocation the L2 latency, and it reads at least the
  * sectors of one of the line's load requests from DRAM (the smallest
  * request's fill: requests merged into it may ask for sectors it does not
@@ -197,21 +184,28 @@ static int l2_keeps_stores(const gp_timed_config *mem) {
  * are written to DRAM, whatever the interleaving.  Atomics are left out
  * of both DRAM counts. */
 static void hard_counts(const counter *q, gp_bounds_counts *c) {
-  const gp_timed_config *mem = &q->m->memory;
+  const gp_timed_config *mem = &q->mem;
   const uint8_t *masks = q->k->sector_masks;
   uint64_t i = 0, n = q->tagged_count;
   double held = 0, capacity = l2_keeps_stores(mem) ? (double)mem->l2.size_bytes : 0;
   int keeps_l1 = 0;
   while (i < n) {
-    uint64_t line = q->tagged[i] >> 2, first = i;
-    uint8_t written = 0, fill = 0x0f;
-    int roles = 0;
-    for (; i < n && q->tagged[i] >> 2 == line; i++) {
-      int role = (int)(q->tagged[i] & 3);
-      uint8_t mask = masks[q->entry[i]];
+    uint64_t line = q->tagged[i], first = i;
+    uint8_t written = 0;
+    double fill = INFINITY; /* the least any of its load requests' fills reads */
+    int roles = 0, loads_first = 1;
+    uint32_t warp = UINT32_MAX;
+    for (; i < n && q->tagged[i] == line; i++) {
+      uint32_t e = q->entry[i];
+      int role = q->role_of[e];
+      uint8_t mask = masks[e];
+      if (q->warp_of[e] != warp) { /* this warp's first access to the line */
+        warp = q->warp_of[e];
+        loads_first = loads_first && role == ROLE_LOAD;
+      }
       roles |= 1 << role;
-      if (role == ROLE_LOAD && gp_sector_count(mask) < gp_sector_count(fill))
-        fill = mask;
+      if (role == ROLE_LOAD && (double)gp_timed_fill_bytes(mem, mask) < fill)
+        fill = (double)gp_timed_fill_bytes(mem, mask);
       if (role == ROLE_L1_WRITE || (role == ROLE_L2_WRITE && l2_keeps_stores(mem)))
         written |= mask;
       keeps_l1 = keeps_l1 || role == ROLE_L1_WRITE;
@@ -219,18 +213,18 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
     if (i - first > 1)
       for (; first < i; first++)
         q->shared[q->entry[first]] = 1;
-    if ((roles & (1 << ROLE_LOAD)) && !(roles & (1 << ROLE_L1_WRITE))) {
+    if ((roles & (1 << ROLE_LOAD)) && (loads_first || !(roles & (1 << ROLE_L1_WRITE)))) {
       c->hard_mshr_lines += 1;
       c->hard_l2_requests += 1;
-      if (!(roles & (1 << ROLE_L2_WRITE | 1 << ROLE_ATOMIC))) {
+      if (loads_first || !(roles & (1 << ROLE_L2_WRITE | 1 << ROLE_ATOMIC | 1 << ROLE_L1_WRITE))) {
         c->hard_mshr_cold_lines += 1;
-        c->hard_dram_read_bytes += (double)gp_timed_fill_bytes(mem, fill);
+        c->hard_dram_read_bytes += fill;
       }
     }
     held += 32.0 * gp_sector_count(written);
   }
   if (keeps_l1)
-    capacity += (double)q->m->sms * (double)mem->l1.size_bytes;
+    capacity += (double)mem->sms * (double)mem->l1.size_bytes;
   if (held > capacity)
     c->hard_dram_written_bytes += held - capacity;
 }
@@ -243,7 +237,8 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
  * GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
-  uint64_t i, n = 0;
+  uint64_t i, n = 0, w, x;
+  size_t lines = (size_t)k->line_count + 1;
   for (i = 0; i < k->insts; i++)
     if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i]))
       n += k->mem_records[k->mem[i]].line_count;
@@ -251,26 +246,36 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
   q->tagged = gp_malloc(alloc, q->cap * sizeof *q->tagged);
   q->entry = gp_malloc(alloc, q->cap * sizeof *q->entry);
   q->tmp = gp_malloc(alloc, q->cap * (sizeof *q->tagged + sizeof *q->entry));
-  q->shared = gp_malloc(alloc, (size_t)k->line_count + 1);
-  if (q->tagged == NULL || q->entry == NULL || q->tmp == NULL || q->shared == NULL)
+  q->shared = gp_malloc(alloc, lines);
+  q->role_of = gp_malloc(alloc, lines);
+  q->warp_of = gp_malloc(alloc, lines * sizeof *q->warp_of);
+  if (q->tagged == NULL || q->entry == NULL || q->tmp == NULL || q->shared == NULL ||
+      q->role_of == NULL || q->warp_of == NULL)
     return GP_ERR;
-  memset(q->shared, 0, (size_t)k->line_count + 1);
-  for (i = 0; i < k->insts; i++)
-    if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i])) {
-      const gp_mem_record *r = &k->mem_records[k->mem[i]];
-      int role = request_role(q->m, k->op_class[i]);
+  memset(q->shared, 0, lines);
+  for (w = 0; w < k->warps; w++) /* warp by warp, each in program order */
+    for (x = 0; x < k->warp_len[w]; x++) {
+      const gp_mem_record *r;
+      int role;
       uint32_t j;
+      i = k->warp_start[w] + x;
+      if (k->mem[i] == UINT32_MAX || !gp_op_uses_cache(k->op_class[i]))
+        continue;
+      r = &k->mem_records[k->mem[i]];
+      role = request_role(&q->mem, k->op_class[i]);
       for (j = 0; j < r->line_count; j++) {
-        q->tagged[q->tagged_count + j] = k->lines[r->line_start + j] << 2 | (uint64_t)role;
+        q->tagged[q->tagged_count + j] = k->lines[r->line_start + j];
         q->entry[q->tagged_count + j] = r->line_start + j;
+        q->role_of[r->line_start + j] = (uint8_t)role;
+        q->warp_of[r->line_start + j] = (uint32_t)w;
       }
       q->tagged_count += r->line_count;
       if (role == ROLE_L2_WRITE || role == ROLE_ATOMIC)
         q->out->hard_l2_requests += r->line_count;
-      if (role == ROLE_L2_WRITE && !l2_keeps_stores(&q->m->memory))
+      if (role == ROLE_L2_WRITE && !l2_keeps_stores(&q->mem))
         for (j = 0; j < r->line_count; j++) /* a write-through L2 passes the sectors on */
           q->out->hard_dram_written_bytes +=
-              (double)gp_timed_store_bytes(&q->m->memory, k->sector_masks[r->line_start + j]);
+              (double)gp_timed_store_bytes(&q->mem, k->sector_masks[r->line_start + j]);
     }
   sort_keys(q, q->tagged, q->entry, q->tagged_count);
   return GP_OK;
@@ -282,27 +287,27 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
  * depends on the instruction (shared memory: + one cycle per extra pass). */
 static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, double *lat) {
   const gp_kernel *k = q->k;
-  const gp_bounds_machine *m = q->m;
+  const gp_machine *m = q->m;
   int c = k->op_class[i];
   *passes_out = 0;
   if (k->mem[i] != UINT32_MAX) {
     const gp_mem_record *r = &k->mem_records[k->mem[i]];
     if (gp_op_uses_cache(c) && r->line_count > 0)
       return r->line_count;
-    if (is_shared(c)) {
+    if (gp_op_is_shared(c)) {
       uint32_t passes = gp_shared_passes(k->addresses + r->addr_start, r->addr_count,
-                                         k->width[i], m->shared_banks, m->shared_bank_bytes);
+                                         k->width[i], m->shared.banks, m->shared.bank_bytes);
       if (passes < 1)
         passes = 1;
       *passes_out = passes;
       *lat += passes - 1;
       return passes;
     }
-  } else if (is_shared(c)) {
+  } else if (gp_op_is_shared(c)) {
     *passes_out = 1;
     return 1;
   }
-  return m->interval[c] > 0 ? m->interval[c] : 1;
+  return unit_busy(m, c);
 }
 
 /* Warp g's dependence path (cycles from its first issue to its last
@@ -310,13 +315,13 @@ static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, doubl
  * bank passes to the counts. */
 static double warp_path(counter *q, uint64_t g) {
   const gp_kernel *k = q->k;
-  const gp_bounds_machine *m = q->m;
+  const gp_machine *m = q->m;
   uint64_t start = k->warp_start[g], n = k->warp_len[g], x;
   double unit_free[GP_UNIT_COUNT], t = 0, end = 0;
   memset(unit_free, 0, sizeof unit_free);
   for (x = 0; x < n; x++) {
     uint64_t i = start + x;
-    int c = k->op_class[i], u = gp_op_unit(c);
+    int c = k->op_class[i], u = gp_machine_op_unit(m, c);
     double lat = gp_op_uses_cache(c) ? memory_floor(q, i) : q->pc_lat[k->pc_index[i]], busy,
            passes;
     const uint16_t *d = k->deps + i * GP_DEPS;
@@ -337,7 +342,7 @@ static double warp_path(counter *q, uint64_t g) {
       q->out->lsu_cycles += busy;
       q->out->shared_passes += passes;
     } else {
-      busy = m->interval[c] > 0 ? m->interval[c] : 1;
+      busy = unit_busy(m, c);
     }
     unit_free[u] = t + busy;
     q->done[x % RING_SIZE] = t + lat;
@@ -345,20 +350,6 @@ static double warp_path(counter *q, uint64_t g) {
       end = t + lat;
   }
   return end;
-}
-
-void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *c) {
-  memset(c, 0, sizeof *c);
-  c->sms = m->sms;
-  c->blocks_per_sm = m->blocks_per_sm;
-  c->l1 = m->memory.l1, c->l2 = m->memory.l2, c->l2_slices = m->memory.l2_slices;
-  c->cache_global_in_l1 = m->memory.cache_global_in_l1;
-  c->dram_access_bytes = m->memory.dram_access_bytes;
-  c->l1_latency = m->memory.l1_latency, c->l2_latency = m->memory.l2_latency;
-  c->dram_latency = m->memory.dram_latency;
-  c->cc1x = m->memory.cc1x;
-  c->shared_banks = m->shared_banks, c->shared_bank_bytes = m->shared_bank_bytes;
-  c->shared_latency = m->shared_latency, c->const_latency = m->const_latency;
 }
 
 /* Frees what gp_bounds_count allocated (NULL pointers are fine). */
@@ -369,9 +360,11 @@ static void free_counter(counter *q, const gp_alloc *alloc) {
   gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
   gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
   gp_free(alloc, q->shared, (size_t)q->k->line_count + 1);
+  gp_free(alloc, q->role_of, (size_t)q->k->line_count + 1);
+  gp_free(alloc, q->warp_of, ((size_t)q->k->line_count + 1) * sizeof *q->warp_of);
 }
 
-int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
+int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per_sm,
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err) {
   counter q;
@@ -384,6 +377,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
                         mem ? mem->pc_count : 0, k->static_count);
   memset(&q, 0, sizeof q);
   q.k = k, q.m = m, q.out = out;
+  gp_machine_timed(m, blocks_per_sm, k->shmem_bytes, &q.mem);
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
   q.done = gp_malloc(alloc, RING_SIZE * sizeof *q.done);
   if (q.pc_lat == NULL || q.done == NULL || collect_lines(&q, alloc) != GP_OK) {
@@ -409,7 +403,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
     }
     if (block_path > out->longest_path)
       out->longest_path = block_path;
-    out->block_paths += block_path + m->block_launch_cycles;
+    out->block_paths += block_path + m->launch.block_cycles;
     if (block_insts < out->min_block_insts)
       out->min_block_insts = block_insts;
   }
@@ -450,6 +444,17 @@ static double l2_cycles(double requests, int stores, const gp_timed_config *mem)
   return busy;
 }
 
+/* A unit's bound: its busy cycles per scheduler (the busiest scheduler is
+ * at least that busy), less the most any class of it holds the unit beyond
+ * its latency: the kernel ends when the last instruction's result is ready,
+ * which may come before the unit's occupancy ends. */
+static double unit_bound(const double *busy, const double *slack, int unit, double units) {
+  double cycles = ratio(busy[unit], units);
+  if (!(cycles > 0) || !isfinite(cycles))
+    return cycles;
+  return cycles > slack[unit] ? cycles - slack[unit] : 0;
+}
+
 /* The index of the largest entry (ties: the first). */
 static int largest(const double *cycles) {
   int k, best = 0;
@@ -459,30 +464,42 @@ static int largest(const double *cycles) {
   return best;
 }
 
-void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp_bounds *out) {
-  double sms = c->blocks < m->sms ? c->blocks : m->sms;
-  double units = sms * m->schedulers, per_sm_issue = (double)m->schedulers * m->issue_width;
-  double unit_cycles[GP_UNIT_COUNT], most_blocks, expected[GP_BOUND_COUNT];
-  const gp_timed_config *mem = &m->memory;
+void gp_bounds_compute(const gp_bounds_counts *c, const gp_machine *m, uint32_t blocks_per_sm,
+                       gp_bounds *out) {
+  double sms = c->blocks < m->sm.count ? c->blocks : m->sm.count;
+  double units = sms * m->sm.schedulers, per_sm_issue = (double)m->sm.schedulers * m->sm.issue_width;
+  double unit_cycles[GP_UNIT_COUNT], tail_slack[GP_UNIT_COUNT], most_blocks, expected[GP_BOUND_COUNT];
+  gp_timed_config memory;
+  const gp_timed_config *mem = &memory;
   int k;
+  gp_machine_timed(m, blocks_per_sm, 0, &memory);
   memset(out, 0, sizeof *out);
   out->sms_used = sms;
   memset(unit_cycles, 0, sizeof unit_cycles);
-  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
-    if (gp_op_unit(k) != GP_UNIT_LSU)
-      unit_cycles[gp_op_unit(k)] += c->class_insts[k] * (m->interval[k] > 0 ? m->interval[k] : 1);
+  memset(tail_slack, 0, sizeof tail_slack);
+  for (k = 0; k < GP_OP_CLASS_COUNT; k++) {
+    int u = gp_machine_op_unit(m, k);
+    double slack = unit_busy(m, k) - gp_machine_class_latency(m, k);
+    if (u == GP_UNIT_LSU)
+      continue;
+    unit_cycles[u] += c->class_insts[k] * unit_busy(m, k);
+    /* the unit's last instruction is done `latency` after its issue, which
+     * may come before its occupancy ends (gtx1080's DFMA: 20 of 32) */
+    if (c->class_insts[k] > 0 && slack > tail_slack[u])
+      tail_slack[u] = slack;
+  }
   /* the SM with the most blocks holds ceil(blocks / sm count) of them */
-  most_blocks = m->sms > 0 ? ceil(c->blocks / m->sms) : 0;
+  most_blocks = m->sm.count > 0 ? ceil(c->blocks / m->sm.count) : 0;
   out->cycles[GP_BOUND_ISSUE] = ratio(c->insts, sms * per_sm_issue);
   if (ratio(most_blocks * c->min_block_insts, per_sm_issue) > out->cycles[GP_BOUND_ISSUE])
     out->cycles[GP_BOUND_ISSUE] = ratio(most_blocks * c->min_block_insts, per_sm_issue);
-  out->cycles[GP_BOUND_INT] = ratio(unit_cycles[GP_UNIT_INT], units);
-  out->cycles[GP_BOUND_FMA] = ratio(unit_cycles[GP_UNIT_FMA], units);
-  out->cycles[GP_BOUND_FP64] = ratio(unit_cycles[GP_UNIT_FP64], units);
-  out->cycles[GP_BOUND_SFU] = ratio(unit_cycles[GP_UNIT_SFU], units);
-  out->cycles[GP_BOUND_TENSOR] = ratio(unit_cycles[GP_UNIT_TENSOR], units);
-  out->cycles[GP_BOUND_UNIFORM] = ratio(unit_cycles[GP_UNIT_UNIFORM], units);
-  out->cycles[GP_BOUND_CONTROL] = ratio(unit_cycles[GP_UNIT_CONTROL], units);
+  out->cycles[GP_BOUND_INT] = unit_bound(unit_cycles, tail_slack, GP_UNIT_INT, units);
+  out->cycles[GP_BOUND_FMA] = unit_bound(unit_cycles, tail_slack, GP_UNIT_FMA, units);
+  out->cycles[GP_BOUND_FP64] = unit_bound(unit_cycles, tail_slack, GP_UNIT_FP64, units);
+  out->cycles[GP_BOUND_SFU] = unit_bound(unit_cycles, tail_slack, GP_UNIT_SFU, units);
+  out->cycles[GP_BOUND_TENSOR] = unit_bound(unit_cycles, tail_slack, GP_UNIT_TENSOR, units);
+  out->cycles[GP_BOUND_UNIFORM] = unit_bound(unit_cycles, tail_slack, GP_UNIT_UNIFORM, units);
+  out->cycles[GP_BOUND_CONTROL] = unit_bound(unit_cycles, tail_slack, GP_UNIT_OTHER, units);
   out->cycles[GP_BOUND_SHARED] = ratio(c->shared_passes, units);
   out->cycles[GP_BOUND_LSU] = ratio(c->lsu_cycles, units);
   out->cycles[GP_BOUND_L2] = l2_cycles(c->hard_l2_requests, c->hard_l2_requests > c->hard_mshr_lines, mem);
@@ -490,11 +507,11 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp
       ratio(c->hard_dram_read_bytes + c->hard_dram_written_bytes, mem->dram_bytes_per_cycle);
   out->cycles[GP_BOUND_MSHR] = mshr_cycles(c->hard_mshr_lines, c->hard_mshr_cold_lines, sms, mem);
   out->cycles[GP_BOUND_LATENCY] = c->longest_path;
-  out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * m->blocks_per_sm);
-  out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->block_launch_cycles;
+  out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * blocks_per_sm);
+  out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->launch.block_cycles;
   out->binds = largest(out->cycles);
   out->bound = out->cycles[out->binds];
-  out->total = out->bound + m->kernel_launch_cycles;
+  out->total = out->bound + m->launch.kernel_cycles;
   /* the functional replay's counts: estimates, for the expected limiter */
   out->estimate_l2 = ratio(c->l2_requests * mem->l2_interval, mem->l2_slices);
   out->estimate_mshr = mshr_cycles(c->mshr_requests, c->mshr_dram_requests, sms, mem);

@@ -3,29 +3,27 @@
  * place the specs, the docs, the workload suite and GPUMech compute them.
  *
  * API
- *   gp_bounds_machine    the GPU as the models see it (gp_sim_config's
- *                        fields without the scheduling policy)
  *   gp_bounds_counts     what a kernel asks of the machine
- *   gp_bounds_count()    fills the counts from a kernel and memsim's
- *                        functional result (one pass over the kernel)
+ *   gp_bounds_count()    fills the counts from a kernel, a machine
+ *                        (machine.h) and memsim's functional result (one
+ *                        pass over the kernel)
  *   gp_bounds_compute()  every bound in cycles and the one that binds
  *   gp_bound_name()      "issue", "dram", ... (GP_BOUND_* order)
- *   gp_op_unit()         the functional unit a class issues to (GP_UNIT_*)
- *   gp_bounds_memsim_config()  the functional memory configuration of a
- *                        machine, for the memsim run gp_bounds_count needs
  * A caller that knows the counts another way (a synthetic kernel's
  * descriptor, gpush.workloads) fills gp_bounds_counts itself and calls
  * gp_bounds_compute: the formulas live only in bounds.c.
  *
  * The bounds, in cycles of the kernel body (the launch overhead is
  * reported apart).  SMs = the SMs that get a block, min(sm count, blocks);
- * "per scheduler" units are those of gp_op_unit, one per scheduler:
+ * "per scheduler" units are those of gp_machine_op_unit, one per scheduler:
  *   issue    insts / (SMs x schedulers x issue_width), and at least
  *            ceil(blocks / sm count) x the smallest block's insts /
  *            (schedulers x issue_width) on the SM with the most blocks
  *   int, fma, fp64, sfu, tensor, uniform, control
  *            sum over the unit's classes of insts x interval
- *            / (SMs x schedulers)
+ *            / (SMs x schedulers), less the largest interval - latency of
+ *            its classes when above 0 (the last result is ready `latency`
+ *            after its issue, before the unit's occupancy ends)
  *   shared   shared-memory bank passes / (SMs x schedulers)
  *   lsu      LSU cycles (line requests, bank passes, one interval per
  *            other LSU instruction) / (SMs x schedulers)
@@ -35,8 +33,10 @@
  *            every store request not absorbed by a write-back L1, every
  *            atomic request
  *   dram     hard DRAM bytes (read + written) / DRAM bytes per cycle:
- *            the DRAM's busy time; reads: each line only loads touch
- *            filled once, at least its smallest request's sectors; writes:
+ *            the DRAM's busy time; reads: each line only loads touch, or
+ *            that every warp touching it loads before it stores it (an
+ *            in-place update), filled once, at least its smallest request's
+ *            fill; writes:
  *            every write-through store's sectors, plus the distinct
  *            sectors written into write-back caches beyond what they hold
  *            (dirty lines left in the L2 at the end are never written);
@@ -65,19 +65,7 @@
 #ifndef GP_BOUNDS_H
 #define GP_BOUNDS_H
 
-#include "memsim.h"
-#include "trace.h"
-
-/* Functional units, one of each per scheduler (the simulator's). */
-enum {
-  GP_UNIT_INT, GP_UNIT_FMA, GP_UNIT_FP64, GP_UNIT_SFU, GP_UNIT_TENSOR, GP_UNIT_UNIFORM,
-  GP_UNIT_CONTROL, /* branch, other, barriers, DEPBAR */
-  GP_UNIT_LSU,     /* every memory class and LDC */
-  GP_UNIT_COUNT
-};
-
-/* The unit an opcode class issues to. */
-int gp_op_unit(int op_class);
+#include "machine.h"
 
 enum {
   GP_BOUND_ISSUE, GP_BOUND_INT, GP_BOUND_FMA, GP_BOUND_FP64, GP_BOUND_SFU, GP_BOUND_TENSOR,
@@ -89,17 +77,6 @@ enum {
 /* "issue", "int", "fma", "fp64", "sfu", "tensor", "uniform", "control",
  * "shared", "lsu", "l2", "dram", "mshr", "latency", "blocks"; "invalid". */
 const char *gp_bound_name(int bound);
-
-typedef struct gp_bounds_machine {
-  uint32_t sms, schedulers, issue_width;
-  uint32_t blocks_per_sm;              /* occupancy */
-  double latency[GP_OP_CLASS_COUNT];   /* producer issue to consumer issue */
-  double interval[GP_OP_CLASS_COUNT];  /* cycles a unit needs per warp instruction */
-  double shared_latency, const_latency;
-  uint32_t shared_banks, shared_bank_bytes;
-  double block_launch_cycles, kernel_launch_cycles;
-  gp_timed_config memory;              /* MSHRs, latencies, L2 slices, DRAM */
-} gp_bounds_machine;
 
 typedef struct gp_bounds_counts {
   double blocks;                       /* thread blocks */
@@ -143,23 +120,22 @@ typedef struct gp_bounds {
   double expect_cycles;
 } gp_bounds;
 
-/* The counts of kernel k on machine m, with memory traffic from memsim's
- * functional result `mem` (run on the same kernel and machine: GPUMech
- * passes its own).  Only mem's totals are read (pc_count, mshr_requests,
+/* The counts of kernel k on machine m at blocks_per_sm resident blocks
+ * (gpush.occupancy), with memory traffic from memsim's functional result
+ * `mem` (run on the same kernel, machine and occupancy: GPUMech passes its
+ * own).  Only mem's totals are read (pc_count, mshr_requests,
  * mshr_dram_requests, dram_bytes_read, dram_bytes_written, l2.accesses),
  * never its per-PC entries, so a caller holding the totals alone (the Lua
  * binding, from memsim's result table) may fill just those.  GP_ERR only
  * when out of memory or when mem does not belong to the kernel. */
-int gp_bounds_count(const gp_kernel *k, const gp_bounds_machine *m,
+int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per_sm,
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err);
 
-/* The functional-mode configuration of machine m (its caches, latencies,
- * shared memory and occupancy), for gp_memsim_functional. */
-void gp_bounds_memsim_config(const gp_bounds_machine *m, gp_memsim_config *out);
-
-/* Every bound from the counts.  Never fails: zero SMs, schedulers or
- * bandwidth give infinite bounds for what needs them. */
-void gp_bounds_compute(const gp_bounds_counts *c, const gp_bounds_machine *m, gp_bounds *out);
+/* Every bound from the counts, for a kernel at blocks_per_sm resident
+ * blocks.  Never fails: zero SMs, schedulers or bandwidth give infinite
+ * bounds for what needs them. */
+void gp_bounds_compute(const gp_bounds_counts *c, const gp_machine *m, uint32_t blocks_per_sm,
+                       gp_bounds *out);
 
 #endif

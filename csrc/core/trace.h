@@ -76,6 +76,12 @@ int gp_op_is_memory(int op_class);
 int gp_op_uses_cache(int op_class);
 /* Loads (their destination is written by memory). */
 int gp_op_is_load(int op_class);
+/* Stores: global, local, shared. */
+int gp_op_is_store(int op_class);
+/* Shared-memory classes: loads, stores and atomics. */
+int gp_op_is_shared(int op_class);
+/* Atomics: global and shared. */
+int gp_op_is_atomic(int op_class);
 
 /* Resolves a generic LD / ST / ATOM / RED (classified as ld_global,
  * st_global or atom_global) by its first active address: the shared window

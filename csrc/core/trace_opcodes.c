@@ -56,6 +56,16 @@ int gp_op_is_load(int c) {
          c == GP_OP_ATOM_SHARED;
 }
 
+int gp_op_is_store(int c) {
+  return c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL || c == GP_OP_ST_SHARED;
+}
+
+int gp_op_is_shared(int c) {
+  return c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
+}
+
+int gp_op_is_atomic(int c) { return c == GP_OP_ATOM_GLOBAL || c == GP_OP_ATOM_SHARED; }
+
 typedef struct base_entry {
   const char *name;
   uint8_t op_class;

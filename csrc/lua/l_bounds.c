@@ -2,11 +2,10 @@
  * l_bounds.c -- the first-principles bounds from Lua (gpush.bounds wraps
  * them).
  *
- *   r = core.bounds_kernel(kernel, params [, functional])  -- or nil, message
- *   r = core.bounds_compute(counts, params)
- * params: the simulator's machine parameters (gpl_read_machine: sms,
- *   schedulers, issue_width, blocks_per_sm, latency, interval, shared_*,
- *   const_latency, *_launch_cycles, memory = {...}).
+ *   r = core.bounds_kernel(kernel, machine, blocks_per_sm [, functional])  -- or nil, message
+ *   r = core.bounds_compute(counts, machine, blocks_per_sm)
+ * machine: core.machine(cfg); blocks_per_sm: the kernel's occupancy
+ * (gpush.occupancy).
  * counts (bounds_compute's input, bounds_kernel's r.counts): blocks, insts,
  *   min_block_insts, class_insts = {class = n}, lsu_cycles, shared_passes,
  *   l2_requests, mshr_requests, mshr_dram_requests (the functional
@@ -22,8 +21,8 @@
  *   adds counts.
  * bounds_kernel runs memsim's functional mode on the kernel for the memory
  * traffic (gp_bounds_count), then gp_bounds_compute; given `functional`
- * (core.memsim_functional's result for the same kernel and memory
- * parameters: GPUMech's own replay), it reads the totals gp_bounds_count
+ * (core.memsim_functional's result for the same kernel, machine and
+ * occupancy: GPUMech's own replay), it reads the totals gp_bounds_count
  * needs from it instead of replaying again.
  */
 #include "bounds.h"
@@ -93,40 +92,52 @@ static double count_field(lua_State *L, int t, const char *field) {
   return v;
 }
 
+/* The occupancy argument at `arg`: resident blocks per SM. */
+static uint32_t check_blocks(lua_State *L, int arg) {
+  lua_Integer b = luaL_checkinteger(L, arg);
+  luaL_argcheck(L, b >= 0 && b <= (lua_Integer)UINT32_MAX, arg, "blocks per SM out of range");
+  return (uint32_t)b;
+}
+
+void gpl_read_bounds_counts(lua_State *L, int t, gp_bounds_counts *c) {
+  int k;
+  luaL_checktype(L, t, LUA_TTABLE);
+  memset(c, 0, sizeof *c);
+  c->blocks = count_field(L, t, "blocks");
+  c->insts = count_field(L, t, "insts");
+  c->min_block_insts = count_field(L, t, "min_block_insts");
+  gpl_read_classes(L, t, "class_insts", c->class_insts, 0, "bounds");
+  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
+    if (!(c->class_insts[k] >= 0) || isinf(c->class_insts[k]))
+      luaL_error(L, "bounds: class_insts.%s must be a finite number >= 0", gp_op_class_name(k));
+  c->lsu_cycles = count_field(L, t, "lsu_cycles");
+  c->shared_passes = count_field(L, t, "shared_passes");
+  c->l2_requests = count_field(L, t, "l2_requests");
+  c->mshr_requests = count_field(L, t, "mshr_requests");
+  c->mshr_dram_requests = count_field(L, t, "mshr_dram_requests");
+  c->hard_l2_requests = count_field(L, t, "hard_l2_requests");
+  c->hard_mshr_lines = count_field(L, t, "hard_mshr_lines");
+  c->hard_mshr_cold_lines = count_field(L, t, "hard_mshr_cold_lines");
+  if (c->hard_mshr_cold_lines > c->hard_mshr_lines || c->hard_mshr_lines > c->hard_l2_requests)
+    luaL_error(L, "bounds: counts need hard_mshr_cold_lines <= hard_mshr_lines <= "
+                  "hard_l2_requests, got %f, %f, %f",
+               c->hard_mshr_cold_lines, c->hard_mshr_lines, c->hard_l2_requests);
+  c->hard_dram_read_bytes = count_field(L, t, "hard_dram_read_bytes");
+  c->hard_dram_written_bytes = count_field(L, t, "hard_dram_written_bytes");
+  c->dram_bytes = count_field(L, t, "dram_bytes");
+  c->longest_path = count_field(L, t, "longest_path");
+  c->block_paths = count_field(L, t, "block_paths");
+}
+
 static int bounds_compute(lua_State *L) {
-  gp_bounds_machine m;
+  const gp_machine *m;
+  uint32_t blocks;
   gp_bounds_counts c;
   gp_bounds b;
-  int k;
-  luaL_checktype(L, 1, LUA_TTABLE);
-  gpl_read_machine(L, 2, &m, "bounds");
-  memset(&c, 0, sizeof c);
-  c.blocks = count_field(L, 1, "blocks");
-  c.insts = count_field(L, 1, "insts");
-  c.min_block_insts = count_field(L, 1, "min_block_insts");
-  gpl_read_classes(L, 1, "class_insts", c.class_insts, 0, "bounds");
-  for (k = 0; k < GP_OP_CLASS_COUNT; k++)
-    if (!(c.class_insts[k] >= 0) || isinf(c.class_insts[k]))
-      return luaL_error(L, "bounds: class_insts.%s must be a finite number >= 0",
-                        gp_op_class_name(k));
-  c.lsu_cycles = count_field(L, 1, "lsu_cycles");
-  c.shared_passes = count_field(L, 1, "shared_passes");
-  c.l2_requests = count_field(L, 1, "l2_requests");
-  c.mshr_requests = count_field(L, 1, "mshr_requests");
-  c.mshr_dram_requests = count_field(L, 1, "mshr_dram_requests");
-  c.hard_l2_requests = count_field(L, 1, "hard_l2_requests");
-  c.hard_mshr_lines = count_field(L, 1, "hard_mshr_lines");
-  c.hard_mshr_cold_lines = count_field(L, 1, "hard_mshr_cold_lines");
-  if (c.hard_mshr_cold_lines > c.hard_mshr_lines || c.hard_mshr_lines > c.hard_l2_requests)
-    return luaL_error(L, "bounds: counts need hard_mshr_cold_lines <= hard_mshr_lines <= "
-                         "hard_l2_requests, got %f, %f, %f",
-                      c.hard_mshr_cold_lines, c.hard_mshr_lines, c.hard_l2_requests);
-  c.hard_dram_read_bytes = count_field(L, 1, "hard_dram_read_bytes");
-  c.hard_dram_written_bytes = count_field(L, 1, "hard_dram_written_bytes");
-  c.dram_bytes = count_field(L, 1, "dram_bytes");
-  c.longest_path = count_field(L, 1, "longest_path");
-  c.block_paths = count_field(L, 1, "block_paths");
-  gp_bounds_compute(&c, &m, &b);
+  gpl_read_bounds_counts(L, 1, &c);
+  m = gpl_check_machine(L, 2);
+  blocks = check_blocks(L, 3);
+  gp_bounds_compute(&c, m, blocks, &b);
   push_bounds(L, &b);
   return 1;
 }
@@ -151,26 +162,26 @@ static void read_functional_totals(lua_State *L, int t, gp_memsim_result *mem) {
 
 static int bounds_kernel(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
-  gp_bounds_machine m;
+  const gp_machine *m = gpl_check_machine(L, 2);
+  uint32_t blocks = check_blocks(L, 3);
   gp_memsim_config mc;
   gp_memsim_result mem;
   gp_bounds_counts c;
   gp_bounds b;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
-  int status, replay = lua_isnoneornil(L, 3);
-  gpl_read_machine(L, 2, &m, "bounds");
+  int status, replay = lua_isnoneornil(L, 4);
   if (!replay) {
-    read_functional_totals(L, 3, &mem);
+    read_functional_totals(L, 4, &mem);
   } else {
-    gp_bounds_memsim_config(&m, &mc);
+    gp_machine_memsim(m, blocks, k->shmem_bytes, &mc);
     if (gp_memsim_functional(k, &mc, &alloc, &mem, &err) != GP_OK) {
       lua_pushnil(L);
       lua_pushstring(L, err.msg);
       return 2;
     }
   }
-  status = gp_bounds_count(k, &m, &mem, &alloc, &c, &err);
+  status = gp_bounds_count(k, m, blocks, &mem, &alloc, &c, &err);
   if (replay)
     gp_memsim_result_free(&mem, &alloc);
   if (status != GP_OK) {
@@ -178,7 +189,7 @@ static int bounds_kernel(lua_State *L) {
     lua_pushstring(L, err.msg);
     return 2;
   }
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, m, blocks, &b);
   push_bounds(L, &b);
   push_counts(L, &c);
   lua_setfield(L, -2, "counts");

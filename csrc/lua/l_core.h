@@ -1,6 +1,9 @@
 /*
  * l_core.h -- the binding's registry of types.  A new binding file adds its
- * gpl_open_<type> declaration here and one call to GPL_OPEN_ALL.
+ * gpl_open_<type> declaration here and one call to GPL_OPEN_ALL.  Also the
+ * few functions binding files share: the kernel and machine userdata
+ * (l_trace.c, l_machine.c) and the field helpers (l_util.c).  The files call
+ * each other without a circle: l_core.c opens them all, none calls it.
  */
 #ifndef GP_L_CORE_H
 #define GP_L_CORE_H
@@ -23,23 +26,27 @@ void gpl_open_proc(lua_State *L);
 void gpl_open_digest(lua_State *L);
 void gpl_open_surface(lua_State *L);
 void gpl_open_bounds(lua_State *L);
+void gpl_open_machine(lua_State *L);
 
 struct gp_kernel;
 /* Pushes a kernel as gpush.kernel userdata, which owns and frees it. */
 void gpl_push_kernel(lua_State *L, struct gp_kernel *k);
-struct gp_timed_config;
-/* Reads a memory-parameter table (see l_memsim.c) at index t. */
-void gpl_read_memory_params(lua_State *L, int t, struct gp_timed_config *c,
-                            uint32_t *blocks_per_sm);
-struct gp_bounds_machine;
 /* {class_name = number} at t[field] into out[GP_OP_CLASS_COUNT] (absent:
  * def). */
 void gpl_read_classes(lua_State *L, int t, const char *field, double *out, double def,
                       const char *who);
-/* The machine parameters the simulator and the bounds share (sms,
- * schedulers, issue_width, blocks_per_sm, latency, interval, shared_*,
- * const_latency, *_launch_cycles, memory = {...}) from the table at t. */
-void gpl_read_machine(lua_State *L, int t, struct gp_bounds_machine *m, const char *who);
+struct gp_memsim_result;
+/* The functional result of the gpush.memsim_replay userdata at `index`
+ * (core.memsim_functional's result table keeps it as `replay`; l_memsim.c). */
+const struct gp_memsim_result *gpl_check_replay(lua_State *L, int index);
+struct gp_bounds_counts;
+/* A counts table (core.bounds_compute's input) at `index` into *c
+ * (l_bounds.c); raises naming a count that is not a finite number >= 0. */
+void gpl_read_bounds_counts(lua_State *L, int index, struct gp_bounds_counts *c);
+struct gp_machine;
+/* The machine of the gpush.machine userdata at `index` (raises otherwise;
+ * core.machine(cfg) makes one, l_machine.c). */
+const struct gp_machine *gpl_check_machine(lua_State *L, int index);
 /* The kernel of the gpush.kernel userdata at `index` (raises otherwise). */
 struct gp_kernel *gpl_check_kernel(lua_State *L, int index);
 /* gpl_check_kernel, and kernel:close() raises until gpl_release_kernel: for a
@@ -74,6 +81,7 @@ void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_C
     gpl_open_digest(L);                                                        \
     gpl_open_surface(L);                                                       \
     gpl_open_bounds(L);                                                        \
+    gpl_open_machine(L);                                                       \
   } while (0)
 
 #endif

@@ -49,6 +49,32 @@
  *       --   PIPE, LSU, BANK} in CPI units; gpush's equations also bound (the
  *       --   binding resource: "latency", "issue", "mshr", "dram", "l2" or a
  *       --   unit) and resources = {name = {demand, utilisation, wait}}
+ * A launch on a machine, in one call each (csrc/core/gpumech/launch.c):
+ *   prepared = core.gpumech_prepare(kernel, machine, replay, options)
+ *       -- replay: memsim.functional's result's `replay` (same kernel,
+ *       -- machine and occupancy); options: equations "gpush" (default) |
+ *       -- "paper", select "kmeans" | "max" | "min" | "random", seed.  A
+ *       -- userdata: prepared:warp(), prepared:critical() -> { {block, warp,
+ *       -- cycles}, ... } (gpush's equations: every block's critical warp)
+ *   result, profile = core.gpumech_predict(kernel, machine, replay, options [, counts])
+ *       -- options: model, policy, equations, blocks_per_sm (required),
+ *       -- prepared (a prepared userdata of the same equations) or select
+ *       -- and seed; counts: gpush.bounds' counts of this kernel, machine and
+ *       -- occupancy (gpush's equations floor the launch at their bounds).
+ *       -- result: cycles, cpi, stack, waves, dispatch_cycles,
+ *       --   representative_warp, warps_per_scheduler, nonoverlapped,
+ *       --   mshr_delay, dram_delay, markov (model markov), profile (the
+ *       --   summary), dram_capped, bandwidth_bound (the paper's validity
+ *       --   flags); gpush's launch totals also bound, resources,
+ *       --   mshr_rounds_cycles (MT_MSHR and up), critical_warp,
+ *       --   wave_shapes = { {count, blocks, warps_on_sm, warp, cycles,
+ *       --   bound}, ... }, hard_bound = {name, cycles} (with counts);
+ *       -- profile: the reported warp's profile userdata (its intervals on
+ *       --   request)
+ *   pcs = core.gpumech_inputs(kernel, machine, replay, equations)
+ *       -- the per-PC table above (and kernel = the mean warp's demands,
+ *       -- avg_miss_latency, mshr_hold_latency, miss_dram_fraction), as the
+ *       -- launch reads them
  *   n = core.kernel_inst_scan(kernel)
  *       -- a plain pass over the arrays the interval pass reads (benchmark
  *       -- baseline); returns the instruction count
@@ -57,6 +83,7 @@
 #include "gpumech/gpumech.h"
 #include "l_core.h"
 
+#include <math.h>
 #include <string.h>
 
 #define PROFILE_MT "gpush.gpumech_profile"
@@ -414,11 +441,6 @@ static void read_predict_params(lua_State *L, int t, const l_profile *lp, gp_mw_
   par->cause_mix = lp->mix_rows >= lp->prof.ncause ? lp->mix : NULL;
 }
 
-/* Resource names of gpush's equations (GP_MW_RES_*). */
-static const char *const resource_names[GP_MW_RES_N] = {
-    "latency", "issue", "mshr", "dram", "l2", "int", "fma", "fp64", "sfu", "tensor",
-    "uniform", "other", "lsu"};
-
 static void push_stack(lua_State *L, const double *stack) {
   static const char *const names[GP_MW_STACK_N] = {"BASE", "DEP",  "L1",   "L2",  "DRAM",
                                                    "MSHR", "QUEUE", "L2BW", "SFU", "FP64",
@@ -433,7 +455,7 @@ static void push_stack(lua_State *L, const double *stack) {
  * demand, {demand, utilisation, wait} at the solution. */
 static void push_resources(lua_State *L, const gp_mw_result *r) {
   int j;
-  lua_pushstring(L, resource_names[r->bound]);
+  lua_pushstring(L, gp_gm_resource_name(r->bound));
   lua_setfield(L, -2, "bound");
   lua_createtable(L, 0, GP_MW_RES_N);
   for (j = 0; j < GP_MW_RES_N; j++) {
@@ -443,7 +465,7 @@ static void push_resources(lua_State *L, const gp_mw_result *r) {
     gpl_set_number(L, "demand", r->demand_cycles[j]);
     gpl_set_number(L, "utilisation", r->utilisation[j]);
     gpl_set_number(L, "wait", r->wait_cycles[j]);
-    lua_setfield(L, -2, resource_names[j]);
+    lua_setfield(L, -2, gp_gm_resource_name(j));
   }
   lua_setfield(L, -2, "resources");
 }
@@ -488,6 +510,317 @@ static int profile_predict(lua_State *L) {
   return 1;
 }
 
+
+/* ---------------------------------------------------------------------------
+ * A launch on a machine: one call each
+ * ------------------------------------------------------------------------- */
+
+#define PREPARED_MT "gpush.gpumech_prepared"
+
+static const char *const select_names[] = {"kmeans", "max", "min", "random", NULL};
+static const gp_gm_select_method select_ids[] = {GP_GM_SELECT_KMEANS, GP_GM_SELECT_MAX,
+                                                 GP_GM_SELECT_MIN, GP_GM_SELECT_RANDOM};
+static const char *const equation_names[] = {"gpush", "paper", NULL};
+
+static gp_mw_equations read_equations(lua_State *L, int t) {
+  return option_field(L, t, "equations", equation_names, 0) == 0 ? GP_MW_EQ_GPUSH
+                                                                 : GP_MW_EQ_PAPER;
+}
+
+static uint64_t read_seed(lua_State *L, int t) {
+  double seed = gpl_opt_number(L, t, "seed", 1, "gpumech");
+  if (!(seed >= 0) || seed != floor(seed) || seed > 9007199254740992.0)
+    luaL_error(L, "gpumech: parameter 'seed' must be a whole number >= 0");
+  return (uint64_t)seed;
+}
+
+/* The inputs of a launch, freed with the userdata that holds them (a
+ * raised error inside the calls below cannot leak them). */
+typedef struct inputs_box {
+  gp_gm_inputs in;
+  int live;
+} inputs_box;
+
+static int inputs_gc(lua_State *L) {
+  inputs_box *b = lua_touserdata(L, 1);
+  if (b->live)
+    gp_gm_inputs_free(&b->in);
+  b->live = 0;
+  return 0;
+}
+
+/* Builds the inputs on the stack (a userdata with a __gc); raises on error. */
+static gp_gm_inputs *push_inputs(lua_State *L, const gp_kernel *k, const gp_machine *m,
+                                 const gp_memsim_result *mem, gp_mw_equations eq) {
+  inputs_box *b = lua_newuserdata(L, sizeof *b);
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  memset(b, 0, sizeof *b);
+  lua_newtable(L);
+  lua_pushcfunction(L, inputs_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  if (gp_gm_inputs_build(k, m, mem, eq, &alloc, &b->in, &err) != GP_OK)
+    luaL_error(L, "%s", err.msg);
+  b->live = 1;
+  return &b->in;
+}
+
+static int prepared_gc(lua_State *L) {
+  gp_gm_prepared *p = luaL_checkudata(L, 1, PREPARED_MT);
+  gp_gm_prepared_free(p);
+  return 0;
+}
+
+static int prepared_warp(lua_State *L) {
+  const gp_gm_prepared *p = luaL_checkudata(L, 1, PREPARED_MT);
+  lua_pushinteger(L, (lua_Integer)p->warp);
+  return 1;
+}
+
+static int prepared_critical(lua_State *L) {
+  const gp_gm_prepared *p = luaL_checkudata(L, 1, PREPARED_MT);
+  size_t i;
+  lua_createtable(L, (int)p->critical_count, 0);
+  for (i = 0; i < p->critical_count; i++) {
+    lua_createtable(L, 0, 3);
+    gpl_set_integer(L, "block", p->critical[i].block);
+    gpl_set_integer(L, "warp", (lua_Integer)p->critical[i].warp);
+    gpl_set_number(L, "cycles", p->critical[i].cycles);
+    gpc_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* A prepared userdata from the inputs (pushed); raises on error. */
+static gp_gm_prepared *push_prepared(lua_State *L, const gp_kernel *k, const gp_machine *m,
+                                     const gp_gm_inputs *in, gp_mw_equations eq, int opts) {
+  gp_gm_prepared *p = lua_newuserdata(L, sizeof *p);
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  int method = option_field(L, opts, "select", select_names, 0);
+  uint64_t seed = read_seed(L, opts);
+  memset(p, 0, sizeof *p);
+  luaL_getmetatable(L, PREPARED_MT);
+  lua_setmetatable(L, -2);
+  if (gp_gm_prepare(k, m, in, eq, select_ids[method], seed, &alloc, p, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return NULL;
+  }
+  return p;
+}
+
+static int gpumech_prepare(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
+  const gp_memsim_result *mem = gpl_check_replay(L, 3);
+  gp_mw_equations eq;
+  const gp_gm_inputs *in;
+  luaL_checktype(L, 4, LUA_TTABLE);
+  eq = read_equations(L, 4);
+  in = push_inputs(L, k, m, mem, eq);
+  return push_prepared(L, k, m, in, eq, 4) ? 1 : 2;
+}
+
+/* The per-PC inputs as the table gpumech_features and gpumech_profile read. */
+static void push_pc_lists(lua_State *L, const gp_gm_inputs *in) {
+  static const char *const mix_names[GP_MW_MIX_N] = {NULL, "mix_l1", "mix_l2", "mix_dram",
+                                                     "mix_bank"};
+  const gp_gm_pcs *p = &in->pcs;
+  const struct {
+    const char *name;
+    const double *v;
+  } lists[] = {{"latency", p->latency},     {"l1_miss_reqs", p->l1_miss_reqs},
+               {"dram_reqs", p->dram_reqs}, {"l2_reqs", p->l2_reqs},
+               {"unit_busy", p->unit_busy}, {"inactive_latency", p->inactive_latency}};
+  size_t l;
+  uint32_t i;
+  int j;
+  for (l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+    if (lists[l].v == NULL)
+      continue;
+    lua_createtable(L, (int)p->n, 0);
+    for (i = 0; i < p->n; i++) {
+      lua_pushnumber(L, lists[l].v[i]);
+      gpc_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, lists[l].name);
+  }
+  for (j = GP_MW_MIX_L1; j < GP_MW_MIX_N; j++) {
+    lua_createtable(L, (int)p->n, 0);
+    for (i = 0; i < p->n; i++) {
+      lua_pushnumber(L, p->mix[(size_t)i * GP_MW_MIX_N + (size_t)j]);
+      gpc_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, mix_names[j]);
+  }
+  lua_createtable(L, (int)p->n, 0);
+  for (i = 0; i < p->n; i++) {
+    lua_pushstring(L, gp_unit_name(p->unit[i]));
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "unit");
+  lua_pushboolean(L, p->unit_timing);
+  lua_setfield(L, -2, "unit_timing");
+}
+
+static int gpumech_inputs(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
+  const gp_memsim_result *mem = gpl_check_replay(L, 3);
+  int e = luaL_checkoption(L, 4, "gpush", equation_names);
+  const gp_gm_inputs *in = push_inputs(L, k, m, mem, e == 0 ? GP_MW_EQ_GPUSH : GP_MW_EQ_PAPER);
+  int u;
+  lua_createtable(L, 0, 16);
+  push_pc_lists(L, in);
+  gpl_set_number(L, "avg_miss_latency", in->avg_miss_latency);
+  if (e == 0) {
+    gpl_set_number(L, "mshr_hold_latency", in->mshr_hold_latency);
+    gpl_set_number(L, "miss_dram_fraction", in->miss_dram_fraction);
+  }
+  lua_createtable(L, 0, 7);
+  gpl_set_number(L, "insts_per_warp", in->insts_per_warp);
+  gpl_set_number(L, "l1_miss_reqs_per_warp", in->l1_miss_reqs_per_warp);
+  gpl_set_number(L, "l2_reqs_per_warp", in->l2_reqs_per_warp);
+  gpl_set_number(L, "dram_reqs_per_warp", in->dram_reqs_per_warp);
+  gpl_set_number(L, "bank_busy_per_warp", in->bank_busy_per_warp);
+  lua_createtable(L, 0, GP_UNIT_COUNT);
+  for (u = 0; u < GP_UNIT_COUNT; u++)
+    if (in->unit_busy_per_warp[u] > 0 || u == GP_UNIT_LSU)
+      gpl_set_number(L, gp_unit_name(u), in->unit_busy_per_warp[u]);
+  lua_setfield(L, -2, "unit_busy_per_warp");
+  lua_setfield(L, -2, "kernel");
+  return 1;
+}
+
+/* The launch's result table (the header's). */
+static void push_prediction(lua_State *L, const gp_machine *m, const gp_gm_options *opt,
+                            const gp_gm_prediction *p, const gp_iv_profile *prof) {
+  const gp_mw_result *first = &p->shape[0].r;
+  size_t i;
+  lua_createtable(L, 0, 24);
+  gpl_set_number(L, "cycles", p->cycles);
+  gpl_set_number(L, "cpi", p->cpi);
+  push_stack(L, p->stack);
+  lua_setfield(L, -2, "stack");
+  gpl_set_integer(L, "waves", p->waves);
+  gpl_set_number(L, "dispatch_cycles", p->dispatch_cycles);
+  gpl_set_integer(L, "representative_warp", (lua_Integer)p->representative_warp);
+  gpl_set_integer(L, "warps_per_scheduler",
+                  (lua_Integer)ceil((double)p->shape[0].warps_on_sm / m->sm.schedulers));
+  gpl_set_number(L, "nonoverlapped", first->nonoverlapped);
+  gpl_set_number(L, "mshr_delay", first->mshr_cycles);
+  gpl_set_number(L, "dram_delay", first->dram_cycles);
+  if (opt->model == GP_MW_MARKOV) {
+    lua_createtable(L, 0, 3);
+    gpl_set_number(L, "p_stall", first->markov_p_stall);
+    gpl_set_number(L, "stall_slots", first->markov_stall_slots);
+    gpl_set_number(L, "ipc", first->markov_ipc);
+    lua_setfield(L, -2, "markov");
+  }
+  lua_createtable(L, 0, 6);
+  gpl_set_number(L, "insts", (double)prof->insts);
+  gpl_set_number(L, "stall_cycles", prof->stall_cycles);
+  gpl_set_number(L, "stall_events", (double)prof->stall_events);
+  gpl_set_number(L, "total_cycles", prof->total_cycles);
+  gpl_set_number(L, "issue_cycles", prof->issue_cycles);
+  gpl_set_integer(L, "intervals", (lua_Integer)prof->count);
+  lua_setfield(L, -2, "profile");
+  lua_pushboolean(L, p->dram_capped);
+  lua_setfield(L, -2, "dram_capped");
+  lua_pushboolean(L, p->bandwidth_bound);
+  lua_setfield(L, -2, "bandwidth_bound");
+  if (!p->launch_totals)
+    return;
+  push_resources(L, &p->shape[p->longest].r); /* the longest shape's bound and resources */
+  lua_pushstring(L, p->bound);
+  lua_setfield(L, -2, "bound");
+  if (opt->model == GP_MW_MT_MSHR || opt->model == GP_MW_MT_MSHR_BAND)
+    gpl_set_number(L, "mshr_rounds_cycles", p->mshr_rounds_cycles);
+  gpl_set_integer(L, "critical_warp", (lua_Integer)p->shape[p->shape_count - 1].warp);
+  lua_createtable(L, (int)p->shape_count, 0);
+  for (i = 0; i < p->shape_count; i++) {
+    const gp_gm_shape *s = &p->shape[i];
+    lua_createtable(L, 0, 6);
+    gpl_set_number(L, "count", s->count);
+    gpl_set_integer(L, "blocks", s->blocks);
+    gpl_set_integer(L, "warps_on_sm", s->warps_on_sm);
+    gpl_set_integer(L, "warp", (lua_Integer)s->warp);
+    gpl_set_number(L, "cycles", s->r.cycles);
+    lua_pushstring(L, gp_gm_resource_name(s->r.bound));
+    lua_setfield(L, -2, "bound");
+    gpc_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "wave_shapes");
+  if (p->hard_bound) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, p->hard_bound);
+    lua_setfield(L, -2, "name");
+    gpl_set_number(L, "cycles", p->hard_bound_cycles);
+    lua_setfield(L, -2, "hard_bound");
+  }
+}
+
+static int gpumech_predict(lua_State *L) {
+  static const char *const models[] = {"naive", "markov", "mt", "mt_mshr", "mt_mshr_band", NULL};
+  static const gp_mw_model model_ids[] = {GP_MW_NAIVE, GP_MW_MARKOV, GP_MW_MT, GP_MW_MT_MSHR,
+                                          GP_MW_MT_MSHR_BAND};
+  static const char *const policies[] = {"rr", "gto", NULL};
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
+  const gp_memsim_result *mem = gpl_check_replay(L, 3);
+  gp_gm_options opt;
+  gp_bounds_counts counts;
+  const gp_gm_prepared *prep;
+  const gp_gm_inputs *in;
+  gp_gm_prediction p;
+  gp_error err;
+  l_profile *lp;
+  double blocks;
+  int has_counts = !lua_isnoneornil(L, 5);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  memset(&opt, 0, sizeof opt);
+  opt.model = model_ids[option_field(L, 4, "model", models, 4)];
+  opt.policy = option_field(L, 4, "policy", policies, 0) == 1 ? GP_MW_GTO : GP_MW_RR;
+  opt.equations = read_equations(L, 4);
+  blocks = gpl_opt_number(L, 4, "blocks_per_sm", 0, "gpumech");
+  luaL_argcheck(L, blocks >= 1 && blocks == floor(blocks) && blocks <= 4294967295.0, 4,
+                "gpumech: options.blocks_per_sm (the kernel's occupancy) must be a whole number >= 1");
+  opt.blocks_per_sm = (uint32_t)blocks;
+  if (has_counts)
+    gpl_read_bounds_counts(L, 5, &counts);
+  in = push_inputs(L, k, m, mem, opt.equations);
+  gpc_getfield(L, 4, "prepared");
+  if (!lua_isnil(L, -1)) {
+    prep = luaL_checkudata(L, -1, PREPARED_MT);
+    luaL_argcheck(L, prep->equations == opt.equations, 4,
+                  "gpumech: options.prepared was made under other equations");
+  } else {
+    prep = push_prepared(L, k, m, in, opt.equations, 4);
+    if (prep == NULL)
+      return 2;
+  }
+  lp = new_profile(L);
+  if (gp_gm_predict(k, m, in, prep, has_counts ? &counts : NULL, &opt, &lp->prof, &p, &err) !=
+      GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  if (in->pcs.n > 0) { /* the cause mix stays with the profile (profile:predict) */
+    size_t bytes = (size_t)in->pcs.n * GP_MW_MIX_N * sizeof *lp->mix;
+    lp->mix = gp_malloc(&lp->prof.alloc, bytes);
+    if (lp->mix == NULL)
+      return luaL_error(L, "gpumech: out of memory");
+    memcpy(lp->mix, in->pcs.mix, bytes);
+    lp->mix_rows = in->pcs.n;
+  }
+  push_prediction(L, m, &opt, &p, &lp->prof);
+  lua_insert(L, -2);
+  return 2;
+}
+
 static int kernel_inst_scan(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   uint64_t i, sum = 0;
@@ -497,6 +830,9 @@ static int kernel_inst_scan(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)(sum & 0x7fffffff));
   return 2;
 }
+
+static const luaL_Reg prepared_methods[] = {
+    {"warp", prepared_warp}, {"critical", prepared_critical}, {NULL, NULL}};
 
 static const luaL_Reg profile_methods[] = {{"summary", profile_summary},
                                            {"intervals", profile_intervals},
@@ -508,9 +844,13 @@ static const luaL_Reg gpumech_functions[] = {{"kernel_inst_scan", kernel_inst_sc
                                              {"gpumech_select", gpumech_select},
                                              {"gpumech_profile", gpumech_profile},
                                              {"gpumech_profile_of", gpumech_profile_of},
+                                             {"gpumech_prepare", gpumech_prepare},
+                                             {"gpumech_predict", gpumech_predict},
+                                             {"gpumech_inputs", gpumech_inputs},
                                              {NULL, NULL}};
 
 void gpl_open_gpumech(lua_State *L) {
   gpl_new_type(L, PROFILE_MT, profile_methods, profile_gc);
+  gpl_new_type(L, PREPARED_MT, prepared_methods, prepared_gc);
   luaL_setfuncs(L, gpumech_functions, 0);
 }

@@ -1,12 +1,12 @@
 /*
  * l_memsim.c -- the memory model from Lua.
  *
- *   result = core.memsim_functional(kernel, params)   -- or nil, message
+ *   result = core.memsim_functional(kernel, machine, blocks_per_sm)  -- or nil, message
  *
- * params is a flat table (gpush.memsim builds it from a configuration):
- *   sms, blocks_per_sm, l1_bytes, l1_line, l1_ways, l1_sectored, l1_write_back,
- *   l2_bytes, l2_line, l2_ways, l2_sectored, l2_write_back, l2_slices,
- *   cache_global, dram_access_bytes, l1_latency, l2_latency, dram_latency
+ * machine: core.machine(cfg); blocks_per_sm: the kernel's occupancy
+ * (gpush.occupancy).  The memory configuration is the machine's
+ * (gp_machine_memsim: caches, latencies, shared memory; machine:memsim()
+ * shows it).
  * result: { pcs = { [pc_index + 1] = {pc, opcode, instructions, l1_hits,
  *   l2_hits, dram, requests, l1_miss_requests, dram_requests, amat,
  *   miss_reuse = {bucket counts, memsim.h GP_REUSE_BUCKETS} when it missed L1}
@@ -14,11 +14,15 @@
  *   load_l1_misses, mshr_requests (load requests, not atomics, missing L1), mshr_dram_requests (those also missing L2),
  *   dram_requests, dram_bytes_read, dram_bytes_written, bank_conflicts, l1_bytes and
  *   l2_bytes (32-byte sectors asked of L1/TEX and arriving at the L2, memsim.h),
- *   l1 = {...}, l2 = {...} }; shared-memory PCs also carry shared_passes.
- * Optional: cc1x, shared_banks, shared_bank_bytes, shared_latency, const_latency.
+ *   l1 = {...}, l2 = {...}, replay = the result in C (a gpush.memsim_replay
+ *   userdata GPUMech's C entry reads: core.gpumech_predict) };
+ *   shared-memory PCs also carry shared_passes.
  *
- *   result = core.memsim_timed_replay(kernel, params)  -- or nil, message
- * params adds mshrs, l2_interval, dram_channels, dram_bytes_per_cycle; result:
+ *   result = core.memsim_replay(kernel, machine, blocks_per_sm)  -- or nil, message
+ * The same without `pcs`: result.replay:pcs(kernel) builds it on request.
+ *
+ *   result = core.memsim_timed_replay(kernel, machine, blocks_per_sm)  -- or nil, message
+ * (gp_machine_timed: MSHRs, L2 slices, DRAM channels and bandwidth too); result:
  *   { requests, last_cycle, mshr_full_stalls, mshr_stall_cycles, mshr_merges,
  *     dram_bytes_read, dram_bytes_written, last_dram_done }
  *
@@ -27,7 +31,7 @@
  */
 #include "compat.h"
 #include "l_core.h"
-#include "memsim.h"
+#include "machine.h"
 
 #include <string.h>
 
@@ -46,65 +50,42 @@ static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) 
   lua_setfield(L, -2, name);
 }
 
-/* Reads the flat parameter table at index t (both memory modes and the
- * simulator share it). */
-void gpl_read_memory_params(lua_State *L, int t, gp_timed_config *c, uint32_t *blocks_per_sm) {
-  luaL_checktype(L, t, LUA_TTABLE);
-  memset(c, 0, sizeof *c);
-  c->sms = (uint32_t)gpl_opt_nonneg(L, t, "sms", 1, "memsim");
-  *blocks_per_sm = (uint32_t)gpl_opt_nonneg(L, t, "blocks_per_sm", 1, "memsim");
-  c->mshrs_per_sm = (uint32_t)gpl_opt_nonneg(L, t, "mshrs", 32, "memsim");
-  c->l1.size_bytes = (uint64_t)gpl_opt_nonneg(L, t, "l1_bytes", 0, "memsim");
-  c->l1.line_bytes = (uint32_t)gpl_opt_nonneg(L, t, "l1_line", 128, "memsim");
-  c->l1.ways = (uint32_t)gpl_opt_nonneg(L, t, "l1_ways", 4, "memsim");
-  c->l1.sectored = (int)gpl_opt_nonneg(L, t, "l1_sectored", 0, "memsim");
-  c->l1.write_back = (int)gpl_opt_nonneg(L, t, "l1_write_back", 0, "memsim");
-  c->l2.size_bytes = (uint64_t)gpl_opt_nonneg(L, t, "l2_bytes", 0, "memsim");
-  c->l2.line_bytes = (uint32_t)gpl_opt_nonneg(L, t, "l2_line", 128, "memsim");
-  c->l2.ways = (uint32_t)gpl_opt_nonneg(L, t, "l2_ways", 8, "memsim");
-  c->l2.sectored = (int)gpl_opt_nonneg(L, t, "l2_sectored", 0, "memsim");
-  c->l2.write_back = (int)gpl_opt_nonneg(L, t, "l2_write_back", 1, "memsim");
-  c->l2_slices = (uint32_t)gpl_opt_nonneg(L, t, "l2_slices", 1, "memsim");
-  c->cache_global_in_l1 = (int)gpl_opt_nonneg(L, t, "cache_global", 1, "memsim");
-  c->dram_access_bytes = (uint32_t)gpl_opt_nonneg(L, t, "dram_access_bytes", 32, "memsim");
-  c->l1_latency = gpl_opt_nonneg(L, t, "l1_latency", 0, "memsim");
-  c->l2_latency = gpl_opt_nonneg(L, t, "l2_latency", 0, "memsim");
-  c->dram_latency = gpl_opt_nonneg(L, t, "dram_latency", 0, "memsim");
-  c->l2_interval = gpl_opt_nonneg(L, t, "l2_interval", 1, "memsim");
-  c->dram_channels = (uint32_t)gpl_opt_nonneg(L, t, "dram_channels", 1, "memsim");
-  c->dram_bytes_per_cycle = gpl_opt_nonneg(L, t, "dram_bytes_per_cycle", 32, "memsim");
-  c->cc1x = (int)gpl_opt_nonneg(L, t, "cc1x", 0, "memsim");
+#define REPLAY_MT "gpush.memsim_replay"
+
+/* A functional result kept in C for the models that read it there. */
+typedef struct replay_box {
+  gp_memsim_result r;
+  gp_alloc alloc;
+  int live;
+} replay_box;
+
+static int replay_gc(lua_State *L) {
+  replay_box *b = luaL_checkudata(L, 1, REPLAY_MT);
+  if (b->live)
+    gp_memsim_result_free(&b->r, &b->alloc);
+  b->live = 0;
+  return 0;
 }
 
-static int memsim_functional(lua_State *L) {
-  gp_kernel *k = gpl_check_kernel(L, 1);
-  gp_timed_config params;
-  gp_memsim_config c;
-  gp_memsim_result r;
-  gp_alloc alloc = gp_alloc_default();
-  gp_error err;
+const gp_memsim_result *gpl_check_replay(lua_State *L, int index) {
+  replay_box *b = luaL_checkudata(L, index, REPLAY_MT);
+  luaL_argcheck(L, b->live, index, "memsim: the replay was freed");
+  return &b->r;
+}
+
+/* The occupancy argument at `arg`: resident blocks per SM. */
+static uint32_t check_blocks(lua_State *L, int arg) {
+  lua_Integer b = luaL_checkinteger(L, arg);
+  luaL_argcheck(L, b >= 0 && b <= (lua_Integer)UINT32_MAX, arg, "blocks per SM out of range");
+  return (uint32_t)b;
+}
+
+/* The per-PC table of a functional result (the header's `pcs`). */
+static void push_pcs(lua_State *L, const gp_kernel *k, const gp_memsim_result *r) {
   uint32_t i;
-  gpl_read_memory_params(L, 2, &params, &c.blocks_per_sm);
-  c.sms = params.sms;
-  c.l1 = params.l1, c.l2 = params.l2, c.l2_slices = params.l2_slices;
-  c.cache_global_in_l1 = params.cache_global_in_l1;
-  c.dram_access_bytes = params.dram_access_bytes;
-  c.l1_latency = params.l1_latency, c.l2_latency = params.l2_latency;
-  c.dram_latency = params.dram_latency;
-  c.cc1x = params.cc1x;
-  c.shared_banks = (uint32_t)gpl_opt_nonneg(L, 2, "shared_banks", 32, "memsim");
-  c.shared_bank_bytes = (uint32_t)gpl_opt_nonneg(L, 2, "shared_bank_bytes", 4, "memsim");
-  c.shared_latency = gpl_opt_nonneg(L, 2, "shared_latency", 0, "memsim");
-  c.const_latency = gpl_opt_nonneg(L, 2, "const_latency", 0, "memsim");
-  if (gp_memsim_functional(k, &c, &alloc, &r, &err) != GP_OK) {
-    lua_pushnil(L);
-    lua_pushstring(L, err.msg);
-    return 2;
-  }
-  lua_createtable(L, 0, 8);
   lua_newtable(L);
-  for (i = 0; i < r.pc_count; i++) {
-    const gp_pc_memory *p = &r.pcs[i];
+  for (i = 0; i < r->pc_count; i++) {
+    const gp_pc_memory *p = &r->pcs[i];
     if (p->instructions == 0)
       continue;
     lua_createtable(L, 0, 8);
@@ -143,43 +124,96 @@ static int memsim_functional(lua_State *L) {
     }
     gpc_rawseti(L, -2, i + 1);
   }
-  lua_setfield(L, -2, "pcs");
-  lua_pushinteger(L, (lua_Integer)r.pc_count);
+}
+
+/* The functional result as a table (the header's), its userdata (at the
+ * top of the stack) as its `replay` field; the per-PC table only when
+ * `with_pcs` (replay:pcs() builds it later). */
+static void push_functional(lua_State *L, const gp_kernel *k, const gp_memsim_result *r,
+                            int with_pcs) {
+  lua_createtable(L, 0, 10);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "replay");
+  if (with_pcs) {
+    push_pcs(L, k, r);
+    lua_setfield(L, -2, "pcs");
+  }
+  lua_pushinteger(L, (lua_Integer)r->pc_count);
   lua_setfield(L, -2, "pc_count");
-  lua_pushinteger(L, (lua_Integer)r.load_l1_misses);
+  lua_pushinteger(L, (lua_Integer)r->load_l1_misses);
   lua_setfield(L, -2, "load_l1_misses");
-  lua_pushinteger(L, (lua_Integer)r.mshr_requests);
+  lua_pushinteger(L, (lua_Integer)r->mshr_requests);
   lua_setfield(L, -2, "mshr_requests");
-  lua_pushinteger(L, (lua_Integer)r.mshr_dram_requests);
+  lua_pushinteger(L, (lua_Integer)r->mshr_dram_requests);
   lua_setfield(L, -2, "mshr_dram_requests");
-  lua_pushinteger(L, (lua_Integer)r.dram_requests);
+  lua_pushinteger(L, (lua_Integer)r->dram_requests);
   lua_setfield(L, -2, "dram_requests");
-  lua_pushinteger(L, (lua_Integer)r.dram_bytes_read);
+  lua_pushinteger(L, (lua_Integer)r->dram_bytes_read);
   lua_setfield(L, -2, "dram_bytes_read");
-  lua_pushinteger(L, (lua_Integer)r.dram_bytes_written);
+  lua_pushinteger(L, (lua_Integer)r->dram_bytes_written);
   lua_setfield(L, -2, "dram_bytes_written");
-  lua_pushinteger(L, (lua_Integer)r.bank_conflicts);
+  lua_pushinteger(L, (lua_Integer)r->bank_conflicts);
   lua_setfield(L, -2, "bank_conflicts");
-  lua_pushinteger(L, (lua_Integer)r.l1_bytes);
+  lua_pushinteger(L, (lua_Integer)r->l1_bytes);
   lua_setfield(L, -2, "l1_bytes");
-  lua_pushinteger(L, (lua_Integer)r.l2_bytes);
+  lua_pushinteger(L, (lua_Integer)r->l2_bytes);
   lua_setfield(L, -2, "l2_bytes");
-  push_stats(L, &r.l1, "l1");
-  push_stats(L, &r.l2, "l2");
-  gp_memsim_result_free(&r, &alloc);
+  push_stats(L, &r->l1, "l1");
+  push_stats(L, &r->l2, "l2");
+}
+
+/* The functional mode of the kernel at argument 1 on the machine at 2 and
+ * the occupancy at 3: its result in a replay userdata (left on the stack
+ * below the table), pushed as a table by push_functional; on failure nil
+ * and the message. */
+static int functional(lua_State *L, int with_pcs) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
+  gp_memsim_config c;
+  replay_box *box;
+  gp_error err;
+  gp_machine_memsim(m, check_blocks(L, 3), k->shmem_bytes, &c);
+  box = lua_newuserdata(L, sizeof *box);
+  memset(box, 0, sizeof *box);
+  luaL_getmetatable(L, REPLAY_MT);
+  lua_setmetatable(L, -2);
+  box->alloc = gp_alloc_default();
+  if (gp_memsim_functional(k, &c, &box->alloc, &box->r, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  box->live = 1;
+  push_functional(L, k, &box->r, with_pcs);
+  return 1;
+}
+
+static int memsim_functional(lua_State *L) { return functional(L, 1); }
+
+static int memsim_replay(lua_State *L) { return functional(L, 0); }
+
+/* replay:pcs(kernel): the per-PC table of a replay of that kernel. */
+static int replay_pcs(lua_State *L) {
+  const gp_memsim_result *r = gpl_check_replay(L, 1);
+  gp_kernel *k = gpl_check_kernel(L, 2);
+  luaL_argcheck(L, r->pc_count == k->static_count, 2, "memsim: the replay is of another kernel");
+  push_pcs(L, k, r);
   return 1;
 }
 
 static int memsim_timed_replay(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
+  uint32_t blocks = check_blocks(L, 3);
   gp_timed_config c;
   gp_timed_stats st;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
   uint64_t requests;
   double last;
-  uint32_t blocks;
-  gpl_read_memory_params(L, 2, &c, &blocks);
+  gp_machine_timed(m, blocks, k->shmem_bytes, &c);
+  if (blocks == 0)
+    blocks = 1;
   if (gp_memsim_timed_replay(k, &c, blocks, &alloc, &st, &requests, &last, &err) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
@@ -224,8 +258,14 @@ static int kernel_line_scan(lua_State *L) {
 }
 
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
+                                            {"memsim_replay", memsim_replay},
                                             {"memsim_timed_replay", memsim_timed_replay},
                                             {"kernel_line_scan", kernel_line_scan},
                                             {NULL, NULL}};
 
-void gpl_open_memsim(lua_State *L) { luaL_setfuncs(L, memsim_functions, 0); }
+static const luaL_Reg replay_methods[] = {{"pcs", replay_pcs}, {NULL, NULL}};
+
+void gpl_open_memsim(lua_State *L) {
+  gpl_new_type(L, REPLAY_MT, replay_methods, replay_gc);
+  luaL_setfuncs(L, memsim_functions, 0);
+}

@@ -1,13 +1,10 @@
 /*
  * l_sim.c -- the abstract simulator from Lua.
  *
- *   result = core.sim_run(kernel, params)    -- or nil, message
- * params: sms, schedulers, issue_width, blocks_per_sm,
- *   policy "lrr"|"gto"|"two-level" or a function (see below), active_warps,
- *   latency = {class = cycles}, interval = {class = cycles} (by class name),
- *   shared_latency, const_latency, shared_banks, shared_bank_bytes,
- *   block_launch_cycles, kernel_launch_cycles, memory = {the parameters of
- *   core.memsim_timed_replay}.
+ *   result = core.sim_run(kernel, machine, options)    -- or nil, message
+ * machine: core.machine(cfg) (everything the simulator times comes from it);
+ * options: blocks_per_sm (the kernel's occupancy, gpush.occupancy; required)
+ *   and policy "lrr" (default), "gto", "two-level" or a function (below).
  * A policy function is called as policy(where, candidates) for every issue:
  *   where = {sm =, scheduler =, cycle =} (ids from 0), candidates = an array
  *   of {warp =, slot =, age =, pc =, op =} (the warps that can issue now, by
@@ -22,7 +19,6 @@
  *   l2_early_arrivals, dram_duplicate_bytes (memsim's arrival-order rule),
  *   last_dram_done
  */
-#include "bounds.h"
 #include "compat.h"
 #include "l_core.h"
 #include "sim/sim.h"
@@ -217,10 +213,10 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   gpl_set_number(L, "last_dram_done", r->memory.last_dram_done);
 }
 
-/* Reads params.policy: a name or a function (left on the stack at *fn). */
+/* Reads options.policy: a name or a function (left on the stack at *fn). */
 static gp_sim_policy read_policy(lua_State *L, int *fn) {
   const char *name;
-  gpc_getfield(L, 2, "policy");
+  gpc_getfield(L, 3, "policy");
   if (lua_isfunction(L, -1)) {
     *fn = lua_gettop(L);
     return GP_SIM_CALLBACK;
@@ -228,7 +224,7 @@ static gp_sim_policy read_policy(lua_State *L, int *fn) {
   name = luaL_optstring(L, -1, "lrr");
   luaL_argcheck(L, strcmp(name, "lrr") == 0 || strcmp(name, "gto") == 0 ||
                        strcmp(name, "two-level") == 0,
-                2, "policy must be 'lrr', 'gto', 'two-level' or a function");
+                3, "policy must be 'lrr', 'gto', 'two-level' or a function");
   lua_pop(L, 1);
   return strcmp(name, "gto") == 0 ? GP_SIM_GTO
          : strcmp(name, "two-level") == 0 ? GP_SIM_TWO_LEVEL
@@ -237,28 +233,24 @@ static gp_sim_policy read_policy(lua_State *L, int *fn) {
 
 static int sim_run(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
   int status;
-  gp_sim_config c;
-  gp_bounds_machine m;
+  gp_sim_options c;
   gp_sim_result r;
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
   policy_call call;
+  lua_Integer blocks;
   int fn = 0;
-  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
   memset(&c, 0, sizeof c);
   memset(&call, 0, sizeof call);
-  gpl_read_machine(L, 2, &m, "sim");
-  c.sms = m.sms, c.schedulers = m.schedulers, c.issue_width = m.issue_width;
-  c.blocks_per_sm = m.blocks_per_sm;
-  c.active_warps = (uint32_t)gpl_opt_number(L, 2, "active_warps", 8, "sim");
-  memcpy(c.latency, m.latency, sizeof c.latency);
-  memcpy(c.interval, m.interval, sizeof c.interval);
-  c.shared_latency = m.shared_latency, c.const_latency = m.const_latency;
-  c.shared_banks = m.shared_banks, c.shared_bank_bytes = m.shared_bank_bytes;
-  c.block_launch_cycles = m.block_launch_cycles;
-  c.kernel_launch_cycles = m.kernel_launch_cycles;
-  c.memory = m.memory;
+  gpc_getfield(L, 3, "blocks_per_sm");
+  blocks = gpc_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+  lua_pop(L, 1);
+  luaL_argcheck(L, blocks >= 0 && blocks <= (lua_Integer)UINT32_MAX, 3,
+                "options.blocks_per_sm (the kernel's occupancy) must be a whole number >= 0");
+  c.blocks_per_sm = (uint32_t)blocks;
   c.policy = read_policy(L, &fn);
   if (c.policy == GP_SIM_CALLBACK) {
     luaL_checkstack(L, 8, "sim: policy function");
@@ -267,14 +259,14 @@ static int sim_run(lua_State *L) {
     c.pick = pick_lua, c.pick_ctx = &call;
   }
   gpl_hold_kernel(L, 1);
-  status = gp_sim_run(k, &c, &alloc, &r, &err);
+  status = gp_sim_run(k, m, &c, &alloc, &r, &err);
   gpl_release_kernel(L, 1);
   if (status != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
     return 2;
   }
-  push_result(L, k, &r, c.sms);
+  push_result(L, k, &r, r.sms);
   gp_sim_result_free(&r, &alloc);
   return 1;
 }

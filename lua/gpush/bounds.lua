@@ -22,9 +22,12 @@
 -- (its order's bytes, write-backs included) are `estimates`; `expected` is `cycles` with them in place, `expect` the
 -- expected binding resource (what the workload suite labels a kernel by)
 -- and `expect_total` its cycles with the launch.
+local config = require "gpush.config"
 local core = require "gpush.core"
+local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
+local text = require "gpush.text"
 
 local M = {}
 
@@ -52,38 +55,18 @@ M.DESCRIPTIONS = {
   dispatch = "blocks of the busiest SM x launch.block_cycles (one launch at a time)",
 }
 
--- Opcode classes without a pipeline of their own use ops.other.
-M.PIPELINE = {
-  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "branch", other = "other", barrier = "other",
-  barrier_arrive = "other", depbar = "other",
-}
-
--- The machine parameters of a configuration for a kernel (a gpush.kernel,
--- or a geometry { threads =, registers =, shared_bytes = } for occupancy):
--- the table core.sim_run and core.bounds_* read.
+-- The machine of a configuration (gpush.machine) and the occupancy of a
+-- kernel (a gpush.kernel, or a geometry { threads =, registers =,
+-- shared_bytes = }) on it: what core.sim_run and core.bounds_* take.
 function M.machine(cfg, kernel)
-  local latency, interval = {}, {}
-  for class, ops in pairs(M.PIPELINE) do
-    latency[class] = cfg.ops[ops].latency
-    interval[class] = cfg.ops[ops].interval
-  end
-  return {
-    sms = cfg.sm.count, schedulers = cfg.sm.schedulers, issue_width = cfg.sm.issue_width,
-    blocks_per_sm = (occupancy.for_kernel(cfg, kernel)),
-    latency = latency, interval = interval,
-    shared_latency = cfg.shared.latency, const_latency = cfg.const.latency,
-    shared_banks = cfg.shared.banks, shared_bank_bytes = cfg.shared.bank_bytes,
-    block_launch_cycles = cfg.launch.block_cycles, kernel_launch_cycles = cfg.launch.kernel_cycles,
-    memory = memsim.timed_params(cfg, kernel),
-  }
+  return machine.of(cfg, 2), (occupancy.for_kernel(cfg, kernel))
 end
 
 -- Adds what every report carries: the launch overhead, the time and the
 -- bounds ranked from the largest.
-local function finish(r, cfg, params)
-  r.launch = params.kernel_launch_cycles
-  r.blocks_per_sm = params.blocks_per_sm
+local function finish(r, cfg, blocks_per_sm)
+  r.launch = cfg.launch.kernel_cycles
+  r.blocks_per_sm = blocks_per_sm
   r.expected = {}
   for name, cycles in pairs(r.cycles) do
     r.expected[name] = r.estimates[name] or cycles
@@ -104,27 +87,64 @@ local function finish(r, cfg, params)
   return r
 end
 
--- Machine parameters the counts do not depend on (only the formulas read
--- them): a sweep over them reuses one kernel pass.
+-- Parameters the counts do not depend on (only the formulas read them): a
+-- sweep over them reuses one kernel pass.
 local COUNT_FREE = {
-  schedulers = true, issue_width = true, kernel_launch_cycles = true, ["memory.mshrs"] = true,
-  ["memory.dram_bytes_per_cycle"] = true, ["memory.dram_channels"] = true, ["memory.l2_interval"] = true,
+  ["sm.schedulers"] = true, ["sm.issue_width"] = true, ["launch.kernel_cycles"] = true, ["l1.mshrs"] = true,
+  ["dram.bandwidth_gbs"] = true, ["dram.efficiency"] = true, ["dram.achievable_gbs"] = true,
+  ["clock.mem_mhz"] = true, ["dram.bus_bits"] = true,
+  ["dram.transfers_per_clock"] = true, ["dram.channels"] = true, ["l2.interval"] = true,
 }
 
--- The timed mode's parameters on top of memsim.params' (memsim.timed_params).
-local TIMED_ONLY = { mshrs = true, l2_interval = true, dram_channels = true, dram_bytes_per_cycle = true }
+-- A kernel's counts on a configuration, as a cache key: every parameter but
+-- COUNT_FREE's, and the occupancy.
+local function counts_key(kernel, cfg, blocks_per_sm)
+  local flat, parts = config.flatten(cfg), {}
+  for _, path in ipairs(text.sorted_keys(flat)) do
+    if not COUNT_FREE[path] then
+      parts[#parts + 1] = path .. "=" .. tostring(flat[path])
+    end
+  end
+  return ("bounds|%s|%d|%s"):format(tostring(kernel), blocks_per_sm, table.concat(parts, ";"))
+end
 
 -- The functional result a caller passed, checked against the memory
--- parameters the bounds would replay with (misuse raises).
-local function check_functional(functional, params, cfg)
+-- configuration the bounds would replay with (misuse raises).
+local function check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
   if type(functional) ~= "table" or type(functional.params) ~= "table" then
-    error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 3)
+    error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 4)
   end
-  if memsim.params_key(functional.params) ~= memsim.params_key(params.memory, TIMED_ONLY) then
+  local own = m:memsim(math.max(1, blocks_per_sm), shared_bytes)
+  if memsim.params_key(functional.params) ~= memsim.params_key(own) then
     error(("gpush.bounds.kernel: the functional result was replayed with other memory parameters "
-      .. "than '%s' gives this kernel"):format(cfg._name or "?"), 3)
+      .. "than '%s' gives this kernel"):format(cfg._name or "?"), 4)
   end
   return functional
+end
+
+-- The counts of a built kernel on a configuration whose machine `m` holds
+-- `blocks_per_sm` of its blocks (> 0): through `cache` (see M.kernel),
+-- from `functional` (see M.kernel) or a replay of its own.  Returns the
+-- counts and, when it counted now, core.bounds_kernel's report; or nil,
+-- message.  GPUMech's floor reads them this way, with what it knows.
+function M.counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes)
+  local key = cache and counts_key(kernel, cfg, blocks_per_sm)
+  local counts = key and cache[key]
+  if counts then
+    return counts
+  end
+  if functional then
+    shared_bytes = shared_bytes or kernel:info().shared_bytes_per_block
+    functional = check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
+  end
+  local r, err = core.bounds_kernel(kernel, m, blocks_per_sm, functional)
+  if not r then
+    return nil, err
+  end
+  if key then
+    cache[key] = r.counts
+  end
+  return r.counts, r
 end
 
 -- Every bound of a built kernel on a configuration (memory traffic from
@@ -137,43 +157,35 @@ end
 -- caller has replayed already (GPUMech): its totals are used instead of a
 -- second replay, with the same counts.
 function M.kernel(kernel, cfg, cache, functional)
-  local params = M.machine(cfg, kernel)
-  if params.blocks_per_sm == 0 then
+  local m, blocks = M.machine(cfg, kernel)
+  if blocks == 0 then
     local _, limit = occupancy.for_kernel(cfg, kernel)
     return nil, ("bounds: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
       :format(kernel:info().kernel, cfg._name or "?", tostring(limit))
   end
-  local key = cache and ("bounds|" .. tostring(kernel) .. "|" .. memsim.params_key(params, COUNT_FREE))
-  local counts = key and cache[key]
-  local r
-  if counts then
-    r = core.bounds_compute(counts, params)
-    r.counts = counts
-  else
-    local err
-    r, err = core.bounds_kernel(kernel, params, functional and check_functional(functional, params, cfg))
-    if not r then
-      return nil, err
-    end
-    if key then
-      cache[key] = r.counts
-    end
+  local counts, r = M.counts(kernel, cfg, m, blocks, cache, functional)
+  if not counts then
+    return nil, r
   end
-  return finish(r, cfg, params)
+  if not r then
+    r = core.bounds_compute(counts, m, blocks)
+    r.counts = counts
+  end
+  return finish(r, cfg, blocks)
 end
 
 -- Every bound from counts the caller computed (see core.bounds_compute's
 -- fields in csrc/lua/l_bounds.c), for a kernel of `geometry` ({ threads =,
 -- registers =, shared_bytes = }) on a configuration.
 function M.compute(counts, cfg, geometry)
-  local params = M.machine(cfg, geometry)
-  if params.blocks_per_sm == 0 then
+  local m, blocks = M.machine(cfg, geometry)
+  if blocks == 0 then
     error(("gpush.bounds.compute: a block of %s threads does not fit on one SM of '%s'")
       :format(tostring(geometry.threads), cfg._name or "?"), 2)
   end
-  local r = core.bounds_compute(counts, params)
+  local r = core.bounds_compute(counts, m, blocks)
   r.counts = counts
-  return finish(r, cfg, params)
+  return finish(r, cfg, blocks)
 end
 
 -- A short text: every non-zero bound, largest first, the binding one marked;

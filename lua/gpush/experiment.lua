@@ -31,7 +31,7 @@
 -- --jobs 1 give the same bytes.
 local config = require "gpush.config"
 local core = require "gpush.core"
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local json = require "gpush.json"
 local models = require "gpush.models"
 local parallel = require "gpush.parallel"

@@ -10,8 +10,8 @@
 -- accesses (by each instruction's slowest request) and the AMAT in core
 -- cycles.  Compute capability 1.x configurations have no caches.
 local core = require "gpush.core"
+local machine = require "gpush.machine"
 local occupancy = require "gpush.occupancy"
-local config = require "gpush.config"
 local text = require "gpush.text"
 
 local M = {}
@@ -20,12 +20,7 @@ local M = {}
 -- shared memory each: l1.size_kb, or with l1.unified_kb what the blocks'
 -- shared memory leaves of the combined capacity (at least l1.size_kb).
 function M.l1_bytes(cfg, blocks, shared)
-  local fixed = math.floor(cfg.l1.size_kb * 1024)
-  local unified = math.floor((cfg.l1.unified_kb or 0) * 1024)
-  if unified <= 0 then
-    return fixed
-  end
-  return math.max(fixed, unified - blocks * (shared or 0))
+  return machine.of(cfg, 2):l1_bytes(blocks, shared or 0)
 end
 
 local function shared_per_block(kernel)
@@ -35,56 +30,42 @@ local function shared_per_block(kernel)
   return kernel:info().shared_bytes_per_block or 0
 end
 
--- The flat parameters of the C model for a configuration and a kernel.
-function M.params(cfg, kernel)
-  config.check(cfg, 3)
-  local blocks = occupancy.for_kernel(cfg, kernel)
-  local no_caches = cfg.gpu.compute_capability < 2
-  return {
-    sms = cfg.sm.count,
-    blocks_per_sm = math.max(1, blocks),
-    l1_bytes = no_caches and 0 or M.l1_bytes(cfg, math.max(1, blocks), shared_per_block(kernel)),
-    l1_line = cfg.l1.line_bytes, l1_ways = cfg.l1.ways, l1_sectored = cfg.l1.sectored,
-    l1_write_back = cfg.l1.write_policy == "write_back",
-    l2_bytes = no_caches and 0 or math.floor(cfg.l2.size_kb * 1024),
-    l2_line = cfg.l2.line_bytes, l2_ways = cfg.l2.ways, l2_sectored = cfg.l2.sectored,
-    l2_write_back = cfg.l2.write_policy == "write_back", l2_slices = cfg.l2.slices,
-    cache_global = cfg.l1.cache_global,
-    dram_access_bytes = cfg.dram.access_bytes,
-    l1_latency = cfg.l1.latency,
-    l2_latency = cfg.l2.latency,
-    -- DRAM latency is given in ns so core-clock sweeps do not scale it
-    dram_latency = cfg.dram.latency_ns * cfg.clock.core_mhz / 1000,
-    cc1x = no_caches, -- half-warp coalescing before Fermi
-    shared_banks = cfg.shared.banks, shared_bank_bytes = cfg.shared.bank_bytes,
-    shared_latency = cfg.shared.latency,
-    const_latency = cfg.const.latency,
-  }
+-- The machine of a configuration and a kernel's occupancy on it (at least
+-- one block, as the memory model replays every kernel).
+local function fit(cfg, kernel, level)
+  local m = machine.of(cfg, level + 1)
+  return m, math.max(1, (occupancy.for_kernel(cfg, kernel)))
 end
 
--- Parameters of the timed model: the functional ones plus MSHRs, the L2
--- slice service interval and DRAM bandwidth in bytes per core cycle.
+-- The memory configuration the functional mode runs with for a
+-- configuration and a kernel (derived in C from the machine: caches,
+-- latencies in cycles, shared memory, half-warp coalescing below compute
+-- capability 2.0), as a table: sms, blocks_per_sm, l1_bytes, ...
+-- (csrc/lua/l_machine.c).
+function M.params(cfg, kernel)
+  local m, blocks = fit(cfg, kernel, 2)
+  return m:memsim(blocks, shared_per_block(kernel))
+end
+
+-- The timed model's: the functional ones plus MSHRs, the L2 slice service
+-- interval, the DRAM channels and bandwidth in bytes per core cycle.
 function M.timed_params(cfg, kernel)
-  local p = M.params(cfg, kernel)
-  p.mshrs = cfg.l1.mshrs
-  p.l2_interval = cfg.l2.interval
-  p.dram_channels = cfg.dram.channels
-  p.dram_bytes_per_cycle = cfg.dram.bandwidth_gbs * 1e9 / (cfg.clock.core_mhz * 1e6)
-  return p
+  local m, blocks = fit(cfg, kernel, 2)
+  return m:timed(blocks, shared_per_block(kernel))
 end
 
 -- Drives the timed model with the kernel (each SM issuing one memory
 -- instruction per cycle in the functional order); returns counters, the
 -- last return cycle and the achieved DRAM bandwidth in GB/s.
 function M.timed_replay(kernel, cfg)
-  local params = M.timed_params(cfg, kernel)
-  local result, err = core.memsim_timed_replay(kernel, params)
+  local m, blocks = fit(cfg, kernel, 2)
+  local result, err = core.memsim_timed_replay(kernel, m, blocks)
   if not result then
     return nil, err
   end
   local seconds = result.last_dram_done / (cfg.clock.core_mhz * 1e6)
   result.dram_gbs = seconds > 0 and (result.dram_bytes_read + result.dram_bytes_written) / seconds / 1e9 or 0
-  result.params = params
+  result.params = m:timed(blocks, shared_per_block(kernel))
   return result
 end
 
@@ -108,34 +89,51 @@ function M.params_key(p, skip)
   return table.concat(parts, ";")
 end
 
--- The functional mode through a cache: sweeps that vary parameters the
--- memory replay does not read (MSHRs, DRAM bandwidth, latencies of compute
--- pipelines) replay each kernel once.  `cache` is any table the caller keeps;
--- entries are keyed by the kernel and every parameter the replay reads.
-function M.functional_cached(kernel, cfg, cache)
-  local params = M.params(cfg, kernel)
-  local key = tostring(kernel) .. "|" .. M.params_key(params)
-  local hit = cache[key]
+-- The functional mode of kernel k on machine m at `blocks` (>= 1)
+-- resident blocks of `shared` bytes of shared memory each, through `cache`
+-- (nil: none): sweeps that vary parameters the memory replay does not read
+-- (MSHRs, DRAM bandwidth, latencies of compute pipelines) replay each kernel
+-- once, since entries are keyed by the kernel and every parameter the
+-- replay reads.  Returns the result (see csrc/lua/l_memsim.c) with the
+-- parameters used, or nil and a message.  GPUMech calls it with what it
+-- knows already.
+function M.replay(kernel, m, blocks, shared, cache)
+  local params = m:memsim(blocks, shared)
+  local key = cache and tostring(kernel) .. "|" .. M.params_key(params)
+  local hit = key and cache[key]
   if hit then
     return hit
   end
-  local result, err = M.functional(kernel, cfg)
-  if result then
+  local result, err = core.memsim_replay(kernel, m, blocks)
+  if not result then
+    return nil, err
+  end
+  result.params = params
+  -- the per-PC table on first use (GPUMech reads the replay in C)
+  setmetatable(result, { __index = function(t, k)
+    if k == "pcs" then
+      rawset(t, k, t.replay:pcs(kernel))
+      return rawget(t, k)
+    end
+  end })
+  if key then
     cache[key] = result
   end
-  return result, err
+  return result
+end
+
+-- The functional mode through a cache (M.replay's): `cache` is any table
+-- the caller keeps.
+function M.functional_cached(kernel, cfg, cache)
+  local m, blocks = fit(cfg, kernel, 2)
+  return M.replay(kernel, m, blocks, shared_per_block(kernel), cache)
 end
 
 -- Runs the functional mode; returns the result (see csrc/lua/l_memsim.c)
 -- with the parameters used, or nil and a message.
 function M.functional(kernel, cfg)
-  local params = M.params(cfg, kernel)
-  local result, err = core.memsim_functional(kernel, params)
-  if not result then
-    return nil, err
-  end
-  result.params = params
-  return result
+  local m, blocks = fit(cfg, kernel, 2)
+  return M.replay(kernel, m, blocks, shared_per_block(kernel))
 end
 
 return M

@@ -48,18 +48,22 @@ function M.blocks_per_sm(cfg, kernel)
   return math.max(0, math.tointeger(best) or 0), why, limits
 end
 
+-- The geometry blocks_per_sm takes, from a kernel's kernel:info().
+function M.geometry(info)
+  return {
+    threads = info.block[1] * info.block[2] * info.block[3],
+    registers = info.registers_per_thread,
+    shared_bytes = info.shared_bytes_per_block,
+  }
+end
+
 -- The same for a gpush kernel (trace or synthetic), or for a geometry table
 -- as blocks_per_sm takes it.
 function M.for_kernel(cfg, kernel)
   if type(kernel) == "table" then
     return M.blocks_per_sm(cfg, kernel)
   end
-  local info = kernel:info()
-  return M.blocks_per_sm(cfg, {
-    threads = info.block[1] * info.block[2] * info.block[3],
-    registers = info.registers_per_thread,
-    shared_bytes = info.shared_bytes_per_block,
-  })
+  return M.blocks_per_sm(cfg, M.geometry(kernel:info()))
 end
 
 return M

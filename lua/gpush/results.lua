@@ -17,7 +17,7 @@
 -- tables with at least `message`) and `incomplete` (nil or the reason the
 -- run stopped early) travel with the rows; `extra` holds further top-level
 -- JSON fields (a sweep's description, a shard's task list).
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local json = require "gpush.json"
 local markdown = require "gpush.report.markdown"
 local staging = require "gpush.staging"

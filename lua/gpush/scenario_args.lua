@@ -10,7 +10,7 @@
 --   local def2, notes = scenario_args.apply_overrides(def, opts.overrides)
 local cli = require "gpush.cli"
 local core = require "gpush.core"
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local schema = require "gpush.schema"
 local text = require "gpush.text"
 

@@ -90,6 +90,8 @@ param { "sm.schedulers", "int", unit = "schedulers", default = 1, min = 1, max =
   desc = "Warp schedulers per SM; warps are split evenly among them" }
 param { "sm.issue_width", "int", unit = "warp-inst/cycle", default = 1, min = 1, max = 8,
   desc = "Warp instructions one scheduler can issue per cycle" }
+param { "sm.int_fp32_shared", "bool", unit = "", default = false,
+  desc = "INT32 instructions issue to the FP32/FMA unit (one pipe for both: NVIDIA before Volta, GCN's VALU); false: an INT32 unit of its own" }
 param { "sm.active_warps", "int", unit = "warps", default = 8, min = 1, max = 256,
   desc = "Two-level scheduling (simulator --policy two-level): warps in each scheduler's active set" }
 param { "sm.registers", "int", unit = "registers", default = 32768, min = 1, max = 1048576,
@@ -193,6 +195,8 @@ param { "dram.latency_ns", "number", unit = "ns", default = 300, min = 0, max = 
   desc = "DRAM access latency beyond an L2 miss (increment)" }
 param { "dram.access_bytes", "int", unit = "bytes", default = 32, min = 1, max = 1024,
   desc = "DRAM access granularity; what counts as DRAM traffic per request" }
+param { "dram.efficiency", "number", unit = "", default = 1, min = 0.05, max = 1,
+  desc = "Share of the peak bandwidth a streaming kernel sustains (row switches, refresh, read/write turnarounds): dram.achievable_gbs = peak x this" }
 
 -- launch overheads ------------------------------------------------------------------
 param { "launch.kernel_cycles", "number", unit = "cycles", default = 0, min = 0, max = 1e9,
@@ -252,6 +256,10 @@ M.derived = {
       set("clock.mem_mhz", value * 1e9 / (get("dram.bus_bits") / 8
         * get("dram.transfers_per_clock")) / 1e6)
     end },
+  { "dram.achievable_gbs", "number", unit = "GB/s", min = 0.001, max = 1e6, from = "dram.efficiency",
+    desc = "DRAM bandwidth a streaming kernel sustains, what every model and bound moves bytes at: "
+      .. "dram.bandwidth_gbs x dram.efficiency",
+    compute = function(get) return get("dram.bandwidth_gbs") * get("dram.efficiency") end },
 }
 
 return M

@@ -11,34 +11,36 @@
 #include <math.h>
 #include <string.h>
 
-/* 4 SMs x 2 schedulers, issue width 1, 2 blocks per SM; latency 4 and
- * interval 1 everywhere except SFU (20, 4) and FP64 (20, 8); L1 30, L2 100,
- * DRAM +200 cycles, 8 MSHRs per SM, 2 L2 slices at 2 cycles per request,
- * DRAM 32 B per cycle; global loads bypass L1. */
-static gp_bounds_machine machine(void) {
-  gp_bounds_machine m;
+/* 4 SMs x 2 schedulers, issue width 1 (2 blocks per SM: BLOCKS); latency
+ * 4 and interval 1 everywhere except SFU (20, 4) and FP64 (20, 8); L1 16 KB,
+ * 30 cycles, L2 1 MB, 100, DRAM +200 cycles (200 ns at 1 GHz), 8 MSHRs per
+ * SM, 2 L2 slices at 2 cycles per request, DRAM 32 B per cycle (32 GB/s at
+ * 1 GHz); global loads bypass L1; no launch costs. */
+#define BLOCKS 2
+static gp_machine machine(void) {
+  gp_machine m;
   int i;
   memset(&m, 0, sizeof m);
-  m.sms = 4, m.schedulers = 2, m.issue_width = 1, m.blocks_per_sm = 2;
-  for (i = 0; i < GP_OP_CLASS_COUNT; i++)
-    m.latency[i] = 4, m.interval[i] = 1;
-  m.latency[GP_OP_SFU] = 20, m.interval[GP_OP_SFU] = 4;
-  m.latency[GP_OP_FP64] = 20, m.interval[GP_OP_FP64] = 8;
-  m.shared_latency = 24, m.const_latency = 8, m.shared_banks = 32, m.shared_bank_bytes = 4;
-  m.memory.sms = 4, m.memory.mshrs_per_sm = 8;
-  m.memory.l1.size_bytes = 16384, m.memory.l1.line_bytes = 128, m.memory.l1.ways = 4;
-  m.memory.l2.size_bytes = 1 << 20, m.memory.l2.line_bytes = 128, m.memory.l2.ways = 8;
-  m.memory.l2.sectored = 1, m.memory.l2.write_back = 1, m.memory.l2_slices = 2;
-  m.memory.cache_global_in_l1 = 0;
-  m.memory.l1_latency = 30, m.memory.l2_latency = 100, m.memory.dram_latency = 200;
-  m.memory.l2_interval = 2, m.memory.dram_channels = 2, m.memory.dram_bytes_per_cycle = 32;
-  m.memory.dram_access_bytes = 32;
+  m.gpu.compute_capability = 7.0;
+  m.sm.count = 4, m.sm.schedulers = 2, m.sm.issue_width = 1, m.sm.warp_size = 32;
+  for (i = 0; i < GP_OP_COMPUTE_COUNT; i++)
+    m.ops[i].latency = 4, m.ops[i].interval = 1;
+  m.ops[GP_OP_SFU].latency = 20, m.ops[GP_OP_SFU].interval = 4;
+  m.ops[GP_OP_FP64].latency = 20, m.ops[GP_OP_FP64].interval = 8;
+  m.shared.latency = 24, m.constant.latency = 8, m.shared.banks = 32, m.shared.bank_bytes = 4;
+  m.l1.mshrs = 8, m.l1.size_kb = 16, m.l1.line_bytes = 128, m.l1.ways = 4, m.l1.latency = 30;
+  m.l2.size_kb = 1024, m.l2.line_bytes = 128, m.l2.ways = 8, m.l2.sectored = 1;
+  m.l2.write_policy = GP_L2_WRITE_BACK, m.l2.slices = 2, m.l2.latency = 100, m.l2.interval = 2;
+  m.l1.cache_global = 0, m.l1.write_policy = GP_WRITE_THROUGH_NO_ALLOCATE;
+  m.clock.core_mhz = 1000, m.dram.latency_ns = 200;
+  m.dram.channels = 2, m.dram.bandwidth_gbs = 32, m.dram.access_bytes = 32;
+  m.dram.efficiency = 1, m.dram.achievable_gbs = 32;
   return m;
 }
 
 /* Every formula of bounds.h on counts given by hand. */
 static void test_formulas_by_hand(void) {
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   memset(&c, 0, sizeof c);
@@ -53,8 +55,8 @@ static void test_formulas_by_hand(void) {
   c.hard_mshr_lines = 100, c.hard_mshr_cold_lines = 50, c.hard_l2_requests = 300;
   c.hard_dram_read_bytes = 3200, c.hard_dram_written_bytes = 1600;
   c.longest_path = 500, c.block_paths = 16 * 450;
-  m.kernel_launch_cycles = 1000;
-  gp_bounds_compute(&c, &m, &b);
+  m.launch.kernel_cycles = 1000;
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_NEAR(b.sms_used, 4, 0);
   CHECK_NEAR(b.cycles[GP_BOUND_ISSUE], 1000.0 / 8, 1e-9); /* > ceil(16/4) x 60 / 2 = 120 */
   CHECK_NEAR(b.cycles[GP_BOUND_FMA], 600.0 / 8, 1e-9);
@@ -79,14 +81,14 @@ static void test_formulas_by_hand(void) {
   CHECK_NEAR(b.bound, 900, 1e-9);
   CHECK_NEAR(b.total, 1900, 1e-9);
   /* fewer MSHRs: the MSHR bound takes over */
-  m.memory.mshrs_per_sm = 4;
-  gp_bounds_compute(&c, &m, &b);
+  m.l1.mshrs = 4;
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_EQ_INT(b.binds, GP_BOUND_MSHR);
   CHECK_NEAR(b.bound, 1250, 1e-9);
   CHECK(strcmp(gp_bound_name(b.binds), "mshr") == 0);
   /* the functional replay's requests name the expected limiter, not the bound */
   c.l2_requests = 3000;
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_EQ_INT(b.binds, GP_BOUND_MSHR);
   CHECK_EQ_INT(b.expect, GP_BOUND_L2);
   CHECK_NEAR(b.expect_cycles, 3000, 1e-9);
@@ -96,24 +98,24 @@ static void test_formulas_by_hand(void) {
 /* Three blocks on four SMs: three SMs do the work; the SM with the most
  * blocks holds one, so the issue bound is one block's instructions. */
 static void test_sub_wave_uses_the_sms_with_blocks(void) {
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   memset(&c, 0, sizeof c);
   c.blocks = 3, c.insts = 300, c.min_block_insts = 100;
   c.class_insts[GP_OP_INT] = 300, c.dram_bytes = 960;
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_NEAR(b.sms_used, 3, 0);
   CHECK_NEAR(b.cycles[GP_BOUND_ISSUE], 50, 1e-9); /* 300 / (3 x 2) = 100 / 2 */
   CHECK_NEAR(b.cycles[GP_BOUND_INT], 50, 1e-9);
   CHECK_EQ_INT(b.binds, GP_BOUND_ISSUE); /* ties go to the first */
   /* five blocks: one SM holds two, so 2 x 100 / 2 beats 500 / 8 */
   c.blocks = 5, c.insts = 500;
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_NEAR(b.cycles[GP_BOUND_ISSUE], 100, 1e-9);
   /* no block at all: every bound is 0 */
   memset(&c, 0, sizeof c);
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_NEAR(b.bound, 0, 0);
 }
 
@@ -135,18 +137,18 @@ static gp_kernel *make(uint32_t blocks, uint32_t threads, uint32_t trips, const 
 }
 
 /* memsim's functional mode, then the counts. */
-static int count(const gp_kernel *k, const gp_bounds_machine *m, gp_bounds_counts *c) {
+static int count(const gp_kernel *k, const gp_machine *m, gp_bounds_counts *c) {
   gp_alloc a = gp_alloc_default();
   gp_memsim_config mc;
   gp_memsim_result mem;
   gp_error err;
   int status;
-  gp_bounds_memsim_config(m, &mc);
+  gp_machine_memsim(m, BLOCKS, k->shmem_bytes, &mc);
   if (gp_memsim_functional(k, &mc, &a, &mem, &err) != GP_OK) {
     fprintf(stderr, "  %s\n", err.msg);
     return GP_ERR;
   }
-  status = gp_bounds_count(k, m, &mem, &a, c, &err);
+  status = gp_bounds_count(k, m, BLOCKS, &mem, &a, c, &err);
   if (status != GP_OK)
     fprintf(stderr, "  %s\n", err.msg);
   gp_memsim_result_free(&mem, &a);
@@ -163,7 +165,7 @@ static void test_path_by_hand(void) {
   gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
                          {GP_OP_SFU, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, 32, 2, body, 3, &s, 1);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   CHECK(count(k, &m, &c) == GP_OK);
@@ -177,10 +179,10 @@ static void test_path_by_hand(void) {
   CHECK_NEAR(c.mshr_dram_requests, 2, 0);
   CHECK_NEAR(c.l2_requests, 2, 0);
   CHECK_NEAR(c.dram_bytes, 256, 0);          /* two lines of four sectors */
-  m.block_launch_cycles = 10;
+  m.launch.block_cycles = 10;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.block_paths, 639, 1e-9);
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_EQ_INT(b.binds, GP_BOUND_LATENCY);
   CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], 639.0 / 2, 1e-9); /* one SM with blocks, 2 slots */
   CHECK_NEAR(b.bound, 629, 1e-9);
@@ -197,42 +199,36 @@ static void test_bank_passes(void) {
   gp_synth_stream s = {GP_STREAM_SHARED, 0, 4096, 8, 1};
   gp_synth_op body[2] = {{GP_OP_LD_SHARED, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, 32, 3, body, 2, &s, 1);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.shared_passes, 6, 0);
   CHECK_NEAR(c.lsu_cycles, 6, 0);
   CHECK_NEAR(c.longest_path, 82, 1e-9);
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_NEAR(b.cycles[GP_BOUND_SHARED], 6.0 / 2, 1e-9); /* one SM, 2 schedulers */
   CHECK_NEAR(b.cycles[GP_BOUND_LSU], 6.0 / 2, 1e-9);
   gp_kernel_free(k);
 }
 
-/* The simulator's configuration for machine m (GTO). */
-static gp_sim_config sim_config(const gp_bounds_machine *m) {
-  gp_sim_config sc;
-  memset(&sc, 0, sizeof sc);
-  sc.sms = m->sms, sc.schedulers = m->schedulers, sc.issue_width = m->issue_width;
-  sc.blocks_per_sm = m->blocks_per_sm, sc.policy = GP_SIM_GTO;
-  memcpy(sc.latency, m->latency, sizeof sc.latency);
-  memcpy(sc.interval, m->interval, sizeof sc.interval);
-  sc.shared_latency = m->shared_latency, sc.const_latency = m->const_latency;
-  sc.shared_banks = m->shared_banks, sc.shared_bank_bytes = m->shared_bank_bytes;
-  sc.memory = m->memory;
-  return sc;
+/* The simulator's options on the test machine (GTO). */
+static gp_sim_options sim_options(void) {
+  gp_sim_options o;
+  memset(&o, 0, sizeof o);
+  o.blocks_per_sm = BLOCKS, o.policy = GP_SIM_GTO;
+  return o;
 }
 
 /* The simulator on machine m (GTO): cycles without the kernel launch (-1
  * on an error), its memory counters in *memory when that is not NULL. */
-static double simulate(const gp_kernel *k, const gp_bounds_machine *m, gp_timed_stats *memory) {
-  gp_sim_config sc = sim_config(m);
+static double simulate(const gp_kernel *k, const gp_machine *m, gp_timed_stats *memory) {
+  gp_sim_options sc = sim_options();
   gp_sim_result r;
   gp_alloc a = gp_alloc_default();
   gp_error err;
   double cycles = -1;
-  if (gp_sim_run(k, &sc, &a, &r, &err) != GP_OK) {
+  if (gp_sim_run(k, m, &sc, &a, &r, &err) != GP_OK) {
     fprintf(stderr, "  %s\n", err.msg);
     return -1;
   }
@@ -255,18 +251,18 @@ static void test_simulator_respects_the_bounds(void) {
                          {GP_OP_FP32, 0, 0, 0, {1}},      {GP_OP_SFU, 0, 0, 0, {1}},
                          {GP_OP_ST_GLOBAL, 4, 1, 0, {1}}};
   gp_kernel *k = make(64, 128, 4, body, 7, s, 2);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
-  gp_sim_config sc;
+  gp_sim_options sc;
   gp_sim_result r;
   gp_alloc a = gp_alloc_default();
   gp_error err;
   int i;
   CHECK(count(k, &m, &c) == GP_OK);
-  gp_bounds_compute(&c, &m, &b);
-  sc = sim_config(&m);
-  CHECK(gp_sim_run(k, &sc, &a, &r, &err) == GP_OK);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
+  sc = sim_options();
+  CHECK(gp_sim_run(k, &m, &sc, &a, &r, &err) == GP_OK);
   for (i = 0; i < GP_BOUND_COUNT; i++)
     if (i != GP_BOUND_DRAM) {
       if (!(r.cycles >= b.cycles[i]))
@@ -304,34 +300,74 @@ static void test_hard_dram_bytes_by_hand(void) {
   gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
                          {GP_OP_ST_GLOBAL, 4, 1, 0, {1}}};
   gp_kernel *k = make(64, 128, 4, body, 3, s, 2);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   gp_timed_stats mem;
   if (k == NULL)
     return;
-  m.memory.l2.size_bytes = 1 << 16;
+  m.l2.size_kb = 64;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
   CHECK_NEAR(c.hard_dram_written_bytes, 65536, 0);
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 196608.0 / 32, 1e-9);
   CHECK(c.dram_bytes > 196608 && b.estimate_dram > b.cycles[GP_BOUND_DRAM]);
   CHECK(simulate(k, &m, &mem) >= 0);
   CHECK_NEAR((double)mem.dram_bytes_read, 131072, 0);
   CHECK(mem.dram_bytes_written >= 65536);
   CHECK(mem.last_dram_done >= b.cycles[GP_BOUND_DRAM]);
-  m.memory.l2.write_back = 0;
+  m.l2.write_policy = GP_L2_WRITE_THROUGH;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
   CHECK_NEAR(c.hard_dram_written_bytes, 131072, 0);
   CHECK(simulate(k, &m, &mem) >= 0);
   CHECK_NEAR((double)mem.dram_bytes_written, 131072, 0);
-  m.memory.l2.write_back = 1, m.memory.l1.write_back = 1, m.memory.cache_global_in_l1 = 1;
+  m.l2.write_policy = GP_L2_WRITE_BACK, m.l1.write_policy = GP_WRITE_BACK, m.l1.cache_global = 1;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
   CHECK_NEAR(c.hard_dram_written_bytes, 0, 0);
   gp_kernel_free(k);
+}
+
+/* An in-place update: 64 blocks of 4 warps, 4 trips of a 4-byte load of
+ * stream 0, an FFMA and a store of the same address (128 KB, 1,024 lines,
+ * each loaded and stored by one warp only).  Every warp loads a line before
+ * it stores it, so whatever the interleaving a line's first access is a
+ * load, a cold miss: 131,072 B read (issue 24; the bound used to count
+ * none, as a line a store touches may be in the L2 without a read), and
+ * with a 64 KB write-back L2, 65,536 B written at least: 196,608 B at 32 B
+ * a cycle.  The line's first allocation holds an MSHR for L2 + DRAM: 1,024
+ * cold lines.  A store first in a warp (the same kernel with the store
+ * before the load) may leave the line in the L2 for its load: no read. */
+static void test_in_place_update_reads(void) {
+  gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0, 1 << 17, 0, 1}};
+  gp_synth_op update[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                           {GP_OP_ST_GLOBAL, 4, 0, 0, {1}}};
+  gp_synth_op store_first[3] = {{GP_OP_ST_GLOBAL, 4, 0, 0, {0}}, {GP_OP_LD_GLOBAL, 4, 0, 0, {0}},
+                                {GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(64, 128, 4, update, 3, s, 1), *w = make(64, 128, 4, store_first, 3, s, 1);
+  gp_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  gp_timed_stats mem;
+  if (k == NULL || w == NULL)
+    return;
+  m.l2.size_kb = 64;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_dram_read_bytes, 131072, 0);
+  CHECK_NEAR(c.hard_dram_written_bytes, 65536, 0);
+  CHECK_NEAR(c.hard_mshr_lines, 1024, 0);
+  CHECK_NEAR(c.hard_mshr_cold_lines, 1024, 0);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_DRAM], 196608.0 / 32, 1e-9);
+  CHECK(simulate(k, &m, &mem) >= b.cycles[GP_BOUND_DRAM]);
+  CHECK_NEAR((double)mem.dram_bytes_read, 131072, 0);
+  CHECK(count(w, &m, &c) == GP_OK);
+  CHECK_NEAR(c.hard_dram_read_bytes, 0, 0);
+  CHECK_NEAR(c.hard_mshr_cold_lines, 0, 0);
+  gp_kernel_free(k);
+  gp_kernel_free(w);
 }
 
 static gp_kernel *parse(const char *text) {
@@ -367,7 +403,7 @@ static void test_amat_is_no_floor_for_one_warp(void) {
       "0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n0010 ffffffff 1 R2 LDG.E 1 R2 4 1 0x50000 4\n"
       "#END_TB\n";
   gp_kernel *k = parse(text);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   double cycles;
@@ -378,7 +414,7 @@ static void test_amat_is_no_floor_for_one_warp(void) {
   CHECK_NEAR(c.mshr_dram_requests, 5, 0);
   CHECK_NEAR(c.longest_path, 1200, 1e-9);
   CHECK_NEAR(c.block_paths, 1200 + 800, 1e-9);
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_EQ_INT(b.binds, GP_BOUND_LATENCY);
   cycles = simulate(k, &m, NULL);
   CHECK_NEAR(cycles, 1232, 1e-9);
@@ -404,7 +440,7 @@ static void test_empty_loads_cost_one_cycle(void) {
       "0010 00000000 1 R2 LDG.E 1 R2 0\n0010 00000000 1 R2 LDG.E 1 R2 0\n"
       "#END_TB\n";
   gp_kernel *k = parse(text);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   double cycles;
@@ -414,7 +450,7 @@ static void test_empty_loads_cost_one_cycle(void) {
   CHECK_NEAR(c.longest_path, 304, 1e-9);
   CHECK_NEAR(c.block_paths, 304 + 4, 1e-9);
   CHECK_NEAR(c.lsu_cycles, 1 + 4, 0); /* one line; an empty load takes the LSU a cycle */
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   cycles = simulate(k, &m, NULL);
   CHECK_NEAR(cycles, 312, 1e-9);
   CHECK(cycles >= b.bound);
@@ -457,13 +493,13 @@ static void test_merged_requests(void) {
       "warp = 3\ninsts = 1\n0010 ffffffff 1 R2 LDG.E 1 R0 4 1 0x10000 4\n"
       "#END_TB\n";
   gp_kernel *k = parse(text);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_bounds_counts c;
   gp_bounds b;
   double cycles;
   if (k == NULL)
     return;
-  m.memory.mshrs_per_sm = 1;
+  m.l1.mshrs = 1;
   CHECK(count(k, &m, &c) == GP_OK);
   CHECK_NEAR(c.hard_mshr_lines, 2, 0);
   CHECK_NEAR(c.hard_mshr_cold_lines, 1, 0);
@@ -475,7 +511,7 @@ static void test_merged_requests(void) {
   CHECK_NEAR(c.mshr_requests, 5, 0);
   CHECK_NEAR(c.mshr_dram_requests, 1, 0);
   CHECK_NEAR(c.l2_requests, 6, 0);
-  gp_bounds_compute(&c, &m, &b);
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_NEAR(b.cycles[GP_BOUND_MSHR], 400, 1e-9);
   CHECK_NEAR(b.cycles[GP_BOUND_L2], 1, 1e-9);
   CHECK_NEAR(b.estimate_mshr, 700, 1e-9);
@@ -494,14 +530,14 @@ static void test_merged_requests(void) {
 static void test_mismatched_memory_result(void) {
   gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, 32, 2, body, 1, NULL, 0);
-  gp_bounds_machine m = machine();
+  gp_machine m = machine();
   gp_memsim_result mem;
   gp_bounds_counts c;
   gp_alloc a = gp_alloc_default();
   gp_error err;
   memset(&mem, 0, sizeof mem);
   mem.pc_count = 7;
-  CHECK(gp_bounds_count(k, &m, &mem, &a, &c, &err) == GP_ERR);
+  CHECK(gp_bounds_count(k, &m, BLOCKS, &mem, &a, &c, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "7 static instructions");
   gp_kernel_free(k);
 }
@@ -513,6 +549,7 @@ int main(void) {
   RUN(test_bank_passes);
   RUN(test_simulator_respects_the_bounds);
   RUN(test_hard_dram_bytes_by_hand);
+  RUN(test_in_place_update_reads);
   RUN(test_amat_is_no_floor_for_one_warp);
   RUN(test_empty_loads_cost_one_cycle);
   RUN(test_merged_requests);

@@ -1,7 +1,9 @@
 /* GPUMech over a traced kernel (gpumech.h) without Lua: the per-PC static
  * inputs, every warp's features from the interval pass on a synthetic
  * kernel (dependent chains of known length: N x L by hand), one warp's
- * profile, and the representative warp by k-means, MAX, MIN and RANDOM. */
+ * profile, the representative warp by k-means, MAX, MIN and RANDOM, and a
+ * whole launch on a machine (inputs, waves, block dispatch, the floor at
+ * the hard bounds) by hand. */
 #include "gp_test.h"
 #include "gpumech/gpumech.h"
 #include "synth.h"
@@ -176,8 +178,149 @@ static void test_select(void) {
   CHECK(strstr(err.msg, "no warps") != NULL);
 }
 
+/* A machine of `sms` SMs, one scheduler each, every pipeline at latency 4
+ * (branches 1), no memory traffic in the kernels below. */
+static gp_machine launch_machine(uint32_t sms) {
+  gp_machine m;
+  int i;
+  memset(&m, 0, sizeof m);
+  m.gpu.compute_capability = 7.0;
+  m.sm.count = sms, m.sm.schedulers = 1, m.sm.issue_width = 1, m.sm.warp_size = 32;
+  for (i = 0; i < GP_OP_COMPUTE_COUNT; i++)
+    m.ops[i].latency = 4, m.ops[i].interval = 1;
+  m.ops[GP_OP_BRANCH].latency = 1;
+  m.l1.mshrs = 32, m.l1.line_bytes = 128, m.l1.ways = 4, m.l1.latency = 20;
+  m.l2.size_kb = 256, m.l2.line_bytes = 128, m.l2.ways = 8, m.l2.slices = 1, m.l2.latency = 100;
+  m.l2.interval = 1, m.shared.banks = 32, m.shared.bank_bytes = 4, m.shared.latency = 20;
+  m.constant.latency = 8, m.clock.core_mhz = 1000, m.dram.latency_ns = 200;
+  m.dram.channels = 1, m.dram.bandwidth_gbs = 32, m.dram.access_bytes = 32;
+  m.dram.efficiency = 1, m.dram.achievable_gbs = 32;
+  return m;
+}
+
+/* A kernel of `blocks` one-warp blocks, a chain of 10 dependent FFMAs each
+ * (latency 4) then EXIT: 11 instructions, the warp done at 40. */
+static gp_kernel *chain_blocks(uint32_t blocks) {
+  static const gp_synth_op body[] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_synth_desc d;
+  gp_error err;
+  gp_kernel *k = NULL;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "chain");
+  d.grid[0] = blocks, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 32, d.block[1] = d.block[2] = 1;
+  d.body = body, d.body_len = 1, d.trips = 10, d.seed = 1;
+  if (gp_synth_generate(&k, &A, &d, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return k;
+}
+
+/* One launch through the C entry: memsim's replay, the inputs, the
+ * representative, the bound counts, the prediction. */
+static int launch(const gp_kernel *k, const gp_machine *m, gp_mw_equations eq, uint32_t blocks,
+                  gp_gm_prediction *p) {
+  gp_memsim_config mc;
+  gp_memsim_result mem;
+  gp_gm_inputs in;
+  gp_gm_prepared prep;
+  gp_bounds_counts counts;
+  gp_gm_options opt;
+  gp_iv_profile prof;
+  gp_error err;
+  int status;
+  gp_machine_memsim(m, blocks, k->shmem_bytes, &mc);
+  if (gp_memsim_functional(k, &mc, &A, &mem, &err) != GP_OK)
+    return GP_ERR;
+  status = gp_gm_inputs_build(k, m, &mem, eq, &A, &in, &err);
+  if (status == GP_OK)
+    status = gp_gm_prepare(k, m, &in, eq, GP_GM_SELECT_KMEANS, 1, &A, &prep, &err);
+  if (status == GP_OK)
+    status = gp_bounds_count(k, m, blocks, &mem, &A, &counts, &err);
+  memset(&opt, 0, sizeof opt);
+  opt.model = GP_MW_MT_MSHR_BAND, opt.policy = GP_MW_RR, opt.equations = eq;
+  opt.blocks_per_sm = blocks;
+  gp_iv_profile_init(&prof, &A);
+  if (status == GP_OK)
+    status = gp_gm_predict(k, m, &in, &prep, &counts, &opt, &prof, p, &err);
+  if (status != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  gp_iv_profile_free(&prof);
+  gp_gm_prepared_free(&prep);
+  gp_gm_inputs_free(&in);
+  gp_memsim_result_free(&mem, &A);
+  return status;
+}
+
+/* One block of one chain warp: 40 cycles (10 x 4), CPI 40 / 11, one wave.
+ * Eight such blocks on 2 SMs at 1 block per SM: four waves of 2 blocks (the
+ * paper's one shape of count 4; gpush's the full waves and the last one
+ * apart: counts 3 and 1), each wave one warp per scheduler, 40 cycles (no
+ * other warp to overlap or queue behind): 160, which is also the `blocks`
+ * bound (8 x 40 / 2).  With 10 cycles per block launch each wave adds its
+ * launch: 200; the bounds say 200 (`blocks`: 8 x 50 / 2) and 40
+ * (`dispatch`: 4 x 10): the floor adds nothing. */
+static void test_launch_by_hand(void) {
+  gp_kernel *one = chain_blocks(1), *eight = chain_blocks(8);
+  gp_machine m = launch_machine(1);
+  gp_gm_prediction p;
+  CHECK(one != NULL && eight != NULL);
+  if (!one || !eight)
+    return;
+  CHECK(launch(one, &m, GP_MW_EQ_PAPER, 1, &p) == GP_OK);
+  CHECK_NEAR(p.cycles, 40, 1e-9);
+  CHECK_NEAR(p.cpi, 40.0 / 11, 1e-12);
+  CHECK_EQ_INT(p.waves, 1);
+  CHECK(launch(one, &m, GP_MW_EQ_GPUSH, 1, &p) == GP_OK);
+  CHECK_NEAR(p.cycles, 40, 1e-9);
+  CHECK(strcmp(p.hard_bound, "latency") == 0);
+  CHECK_NEAR(p.hard_bound_cycles, 40, 1e-9);
+  m = launch_machine(2);
+  CHECK(launch(eight, &m, GP_MW_EQ_PAPER, 1, &p) == GP_OK);
+  CHECK_EQ_INT(p.shape_count, 1);
+  CHECK_NEAR(p.shape[0].count, 4, 0);
+  CHECK_EQ_INT(p.shape[0].warps_on_sm, 1);
+  CHECK_NEAR(p.cycles, 160, 1e-9);
+  CHECK(launch(eight, &m, GP_MW_EQ_GPUSH, 1, &p) == GP_OK);
+  CHECK_EQ_INT(p.shape_count, 2);
+  CHECK_NEAR(p.shape[0].count, 3, 0);
+  CHECK_NEAR(p.shape[1].count, 1, 0);
+  CHECK_EQ_INT(p.waves, 4);
+  CHECK_NEAR(p.cycles, 160, 1e-9);
+  CHECK_NEAR(p.dispatch_cycles, 0, 0);
+  m.launch.block_cycles = 10;
+  CHECK(launch(eight, &m, GP_MW_EQ_GPUSH, 1, &p) == GP_OK);
+  CHECK_NEAR(p.dispatch_cycles, 40, 1e-9);
+  CHECK_NEAR(p.cycles, 200, 1e-9);
+  CHECK_NEAR(p.hard_bound_cycles, 200, 1e-9);
+  CHECK(strcmp(p.hard_bound, "blocks") == 0);
+  m.launch.kernel_cycles = 1000;
+  CHECK(launch(eight, &m, GP_MW_EQ_GPUSH, 1, &p) == GP_OK);
+  CHECK_NEAR(p.cycles, 1200, 1e-9);
+  CHECK_NEAR(p.hard_bound_cycles, 1200, 1e-9);
+  gp_kernel_free(one);
+  gp_kernel_free(eight);
+}
+
+/* The inputs refuse a memory result of another kernel. */
+static void test_inputs_check_the_kernel(void) {
+  gp_kernel *one = chain_blocks(1);
+  gp_memsim_result mem;
+  gp_gm_inputs in;
+  gp_error err;
+  gp_machine m = launch_machine(1);
+  if (!one)
+    return;
+  memset(&mem, 0, sizeof mem);
+  mem.pc_count = one->static_count + 1;
+  CHECK(gp_gm_inputs_build(one, &m, &mem, GP_MW_EQ_GPUSH, &A, &in, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "static instructions") != NULL);
+  gp_kernel_free(one);
+}
+
 int main(void) {
   A = gp_alloc_default();
+  RUN(test_launch_by_hand);
+  RUN(test_inputs_check_the_kernel);
   RUN(test_static_inputs);
   RUN(test_features_and_profile);
   RUN(test_select);

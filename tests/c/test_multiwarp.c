@@ -68,6 +68,13 @@ static void test_figure8(void) {
   /* Eq. 15's erratum: with max(.., 1) the probability would be 2 and GTO
    * would give 12; Eq. 16's erratum: never negative */
   CHECK_NEAR(gp_mw_nonoverlapped_gto(6, 1, 4, 1, 1), 0, 0);
+  /* gpush's GTO: a backlog of 3 x 3 - 2 = 7 instructions after a 2-cycle
+   * stall, but the ready representative waits for the greedy warp's
+   * interval only: 3 - 1 = 2; none when the backlog is shorter */
+  CHECK_NEAR(gp_mw_nonoverlapped_gto(2, 1, 4, 3, 1), 7, 0);
+  CHECK_NEAR(gp_mw_nonoverlapped_gto_gpush(2, 1, 4, 3, 1), 2, 0);
+  CHECK_NEAR(gp_mw_nonoverlapped_gto_gpush(8, 1, 4, 3, 1), 1, 0);
+  CHECK_NEAR(gp_mw_nonoverlapped_gto_gpush(9, 1, 4, 3, 1), 0, 0);
   gp_iv_profile_free(&p);
 }
 

@@ -4,7 +4,7 @@
  * more SMs never slower, DRAM contention between SMs, determinism, the
  * per-class issue and lane counts. */
 #include "gp_test.h"
-#include "sim/sim.h"
+#include "gp_test_sim.h"
 #include "synth.h"
 
 #include <string.h>
@@ -26,29 +26,14 @@ static gp_kernel *make(uint32_t blocks, uint32_t threads, uint32_t trips, const 
   return k;
 }
 
-static gp_sim_config config(uint32_t sms, uint32_t schedulers, uint32_t blocks_per_sm) {
-  gp_sim_config c;
-  int i;
-  memset(&c, 0, sizeof c);
-  c.sms = sms, c.schedulers = schedulers, c.issue_width = 1, c.blocks_per_sm = blocks_per_sm;
-  c.policy = GP_SIM_LRR;
-  for (i = 0; i < GP_OP_CLASS_COUNT; i++)
-    c.latency[i] = 4, c.interval[i] = 1;
-  c.latency[GP_OP_BRANCH] = 1;
-  c.shared_latency = 20, c.const_latency = 8, c.shared_banks = 32, c.shared_bank_bytes = 4;
-  c.memory.sms = sms, c.memory.mshrs_per_sm = 64;
-  c.memory.l2.size_bytes = 1 << 20, c.memory.l2.line_bytes = 128, c.memory.l2.ways = 8;
-  c.memory.l2.sectored = 1, c.memory.l2.write_back = 1, c.memory.l2_slices = 1;
-  c.memory.l2_latency = 100, c.memory.dram_latency = 200, c.memory.l2_interval = 1;
-  c.memory.dram_channels = 1, c.memory.dram_bytes_per_cycle = 8, c.memory.dram_access_bytes = 32;
-  return c;
+static sim_setup config(uint32_t sms, uint32_t schedulers, uint32_t blocks_per_sm) {
+  return sim_setup_of(sms, schedulers, blocks_per_sm);
 }
 
-static gp_sim_result run(const gp_kernel *k, const gp_sim_config *c) {
-  gp_alloc a = gp_alloc_default();
+static gp_sim_result run(const gp_kernel *k, const sim_setup *c) {
   gp_sim_result r;
   gp_error err;
-  if (gp_sim_run(k, c, &a, &r, &err) != GP_OK) {
+  if (sim_setup_run(k, c, &r, &err) != GP_OK) {
     fprintf(stderr, "  %s\n", err.msg);
     memset(&r, 0, sizeof r);
   }
@@ -66,12 +51,12 @@ static void done(gp_sim_result *r, const gp_kernel *k, uint32_t sms) {
 static void test_chain_takes_n_times_l(void) {
   gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(1, 32, 10, body, 1, NULL, 0);
-  gp_sim_config c = config(1, 1, 1);
+  sim_setup c = config(1, 1, 1);
   gp_sim_result r = run(k, &c);
   CHECK_NEAR(r.cycles, 40, 1e-9);
   CHECK_EQ_INT(r.issued, 11);
   done(&r, k, 1);
-  c.kernel_launch_cycles = 100, c.block_launch_cycles = 7;
+  c.m.launch.kernel_cycles = 100, c.m.launch.block_cycles = 7;
   r = run(k, &c);
   CHECK_NEAR(r.cycles, 40 + 100 + 7, 1e-9);
   done(&r, k, 1);
@@ -84,7 +69,7 @@ static void test_chain_takes_n_times_l(void) {
 static void test_lrr_and_gto_order(void) {
   gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = make(1, 128, 7, body, 1, NULL, 0); /* 7 INT + EXIT = 8 per warp */
-  gp_sim_config c = config(1, 1, 1);
+  sim_setup c = config(1, 1, 1);
   gp_sim_result r = run(k, &c);
   /* LRR: warp w issues at w, w+4, ..., its EXIT at 28 + w (latency 1) */
   CHECK_NEAR(r.warp_done[0], 28 + 0 + 1, 1e-9);
@@ -92,7 +77,7 @@ static void test_lrr_and_gto_order(void) {
   CHECK_NEAR(r.cycles, 32, 1e-9);
   CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 32, 1e-9);
   done(&r, k, 1);
-  c.policy = GP_SIM_GTO;
+  c.o.policy = GP_SIM_GTO;
   r = run(k, &c);
   /* GTO: warp 0 issues its INTs at 0..6 (the last done at 10) and EXIT at 7;
    * warp 3 issues at 24..31, its last INT done at 34 */
@@ -118,12 +103,12 @@ static void test_barrier(void) {
   gp_alloc a = gp_alloc_default();
   gp_error err;
   gp_kernel *k = NULL;
-  gp_sim_config c = config(1, 1, 1);
+  sim_setup c = config(1, 1, 1);
   gp_sim_result r;
   CHECK(gp_kernel_parse_buffer(&k, &a, text, sizeof text - 1, "bar.traceg", &err) == GP_OK);
   if (k == NULL)
     return;
-  c.latency[GP_OP_BARRIER] = 1;
+  c.m.ops[GP_OP_OTHER].latency = 1;
   r = run(k, &c);
   CHECK_NEAR(r.warp_done[0], 19 + 4, 1e-9);
   CHECK_NEAR(r.warp_done[1], 21, 1e-9); /* its last FFMA: 17 + 4 */
@@ -138,9 +123,9 @@ static void test_barrier(void) {
 static void test_occupancy_adds_waves(void) {
   gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(2, 32, 10, body, 1, NULL, 0);
-  gp_sim_config c = config(1, 1, 2);
+  sim_setup c = config(1, 1, 2);
   gp_sim_result both = run(k, &c), one;
-  c.blocks_per_sm = 1;
+  c.o.blocks_per_sm = 1;
   one = run(k, &c);
   CHECK_NEAR(both.cycles, 41, 1e-9); /* the second warp one cycle behind */
   CHECK_NEAR(one.cycles, 80, 1e-9);  /* two waves of 40 */
@@ -157,9 +142,9 @@ static void test_more_sms_never_slower(void) {
   double last = 1e300;
   uint32_t sms;
   for (sms = 1; sms <= 8; sms *= 2) {
-    gp_sim_config c = config(sms, 2, 2);
+    sim_setup c = config(sms, 2, 2);
     gp_sim_result r = run(k, &c), again = run(k, &c);
-    c.memory.dram_channels = 1;
+    c.m.dram.channels = 1;
     CHECK(r.cycles <= last + 1e-9);
     CHECK_NEAR(again.cycles, r.cycles, 0); /* deterministic */
     CHECK(memcmp(r.stalls, again.stalls, sizeof r.stalls) == 0);
@@ -177,7 +162,7 @@ static void test_sms_contend_for_dram(void) {
   gp_synth_op body[1] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}};
   gp_kernel *one_block = make(1, 256, 16, body, 1, s, 1);
   gp_kernel *two_blocks = make(2, 256, 16, body, 1, s, 1);
-  gp_sim_config c1 = config(1, 1, 1), c2 = config(2, 1, 1);
+  sim_setup c1 = config(1, 1, 1), c2 = config(2, 1, 1);
   gp_sim_result alone = run(one_block, &c1), shared = run(two_blocks, &c2);
   CHECK(shared.sm_cycles[0] > alone.sm_cycles[0] * 1.5);
   CHECK_EQ_INT(shared.memory.dram_bytes_read, 2 * alone.memory.dram_bytes_read);
@@ -194,7 +179,7 @@ static void test_sms_contend_for_dram(void) {
 static void test_two_word_scheduler(void) {
   gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = make(3, 1024, 7, body, 1, NULL, 0);
-  gp_sim_config c = config(1, 1, 3);
+  sim_setup c = config(1, 1, 3);
   gp_sim_result r = run(k, &c);
   CHECK_EQ_INT(r.issued, 96 * 8);
   CHECK_NEAR(r.cycles, 768, 1e-9);
@@ -202,7 +187,7 @@ static void test_two_word_scheduler(void) {
   CHECK_NEAR(r.warp_done[95], 767 + 1, 1e-9);
   CHECK_NEAR(r.warp_done[0], 7 * 96 + 1, 1e-9);
   done(&r, k, 1);
-  c.policy = GP_SIM_GTO;
+  c.o.policy = GP_SIM_GTO;
   r = run(k, &c);
   CHECK_NEAR(r.cycles, 770, 1e-9);
   CHECK_NEAR(r.warp_done[0], 6 + 4, 1e-9);
@@ -218,7 +203,7 @@ static void test_two_word_scheduler(void) {
 static void test_many_schedulers(void) {
   gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(80, 32, 10, body, 1, NULL, 0);
-  gp_sim_config c = config(80, 1, 1);
+  sim_setup c = config(80, 1, 1);
   gp_sim_result r = run(k, &c);
   uint32_t i;
   CHECK_NEAR(r.cycles, 40, 1e-9);
@@ -235,7 +220,7 @@ static void test_many_schedulers(void) {
 static void test_class_counts(void) {
   gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 8, {0}}, {GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = make(1, 64, 3, body, 2, NULL, 0);
-  gp_sim_config c = config(1, 1, 1);
+  sim_setup c = config(1, 1, 1);
   gp_sim_result r = run(k, &c);
   uint64_t sum = 0;
   int i;
@@ -266,12 +251,12 @@ static void test_waits_for_every_producer(void) {
   gp_alloc a = gp_alloc_default();
   gp_error err;
   gp_kernel *k = NULL;
-  gp_sim_config c = config(1, 1, 1);
+  sim_setup c = config(1, 1, 1);
   gp_sim_result r;
   CHECK(gp_kernel_parse_buffer(&k, &a, text, strlen(text), "p.traceg", &err) == GP_OK);
   if (k == NULL)
     return;
-  c.latency[GP_OP_SFU] = 20;
+  c.m.ops[GP_OP_SFU].latency = 20;
   r = run(k, &c);
   CHECK_NEAR(r.cycles, 24, 1e-9);
   CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 18, 1e-9); /* cycles 2 to 19 */
@@ -288,14 +273,14 @@ static void test_waits_for_every_producer(void) {
 static void test_block_dispatch_is_serialised(void) {
   gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
   gp_kernel *k = make(4, 32, 2, body, 1, NULL, 0);
-  gp_sim_config c = config(1, 1, 4);
+  sim_setup c = config(1, 1, 4);
   gp_sim_result r;
-  c.block_launch_cycles = 10;
+  c.m.launch.block_cycles = 10;
   r = run(k, &c);
   CHECK_NEAR(r.cycles, 48, 1e-9);
   done(&r, k, 1);
   c = config(4, 1, 4);
-  c.block_launch_cycles = 10;
+  c.m.launch.block_cycles = 10;
   r = run(k, &c);
   CHECK_NEAR(r.cycles, 18, 1e-9);
   done(&r, k, 4);

@@ -3,7 +3,7 @@
  * the two-level scheduler's active set, pick callbacks (order, errors), and
  * the per-PC stall breakdown. */
 #include "gp_test.h"
-#include "sim/sim.h"
+#include "gp_test_sim.h"
 #include "synth.h"
 
 #include <string.h>
@@ -24,23 +24,7 @@ static void log_issue(void *ctx, uint32_t sm, uint32_t sched, double cycle, uint
   }
 }
 
-static gp_sim_config config(void) {
-  gp_sim_config c;
-  int i;
-  memset(&c, 0, sizeof c);
-  c.sms = 1, c.schedulers = 1, c.issue_width = 1, c.blocks_per_sm = 1;
-  c.policy = GP_SIM_LRR;
-  for (i = 0; i < GP_OP_CLASS_COUNT; i++)
-    c.latency[i] = 4, c.interval[i] = 1;
-  c.latency[GP_OP_BRANCH] = 1;
-  c.shared_latency = 20, c.const_latency = 8, c.shared_banks = 32, c.shared_bank_bytes = 4;
-  c.memory.sms = 1, c.memory.mshrs_per_sm = 64;
-  c.memory.l2.size_bytes = 1 << 20, c.memory.l2.line_bytes = 128, c.memory.l2.ways = 8;
-  c.memory.l2.sectored = 1, c.memory.l2.write_back = 1, c.memory.l2_slices = 1;
-  c.memory.l2_latency = 100, c.memory.dram_latency = 200, c.memory.l2_interval = 1;
-  c.memory.dram_channels = 1, c.memory.dram_bytes_per_cycle = 8, c.memory.dram_access_bytes = 32;
-  return c;
-}
+static sim_setup config(void) { return sim_setup_of(1, 1, 1); }
 
 static gp_kernel *parse(const char *text) {
   gp_alloc a = gp_alloc_default();
@@ -51,9 +35,8 @@ static gp_kernel *parse(const char *text) {
   return k;
 }
 
-static int run(const gp_kernel *k, const gp_sim_config *c, gp_sim_result *r, gp_error *err) {
-  gp_alloc a = gp_alloc_default();
-  return gp_sim_run(k, c, &a, r, err);
+static int run(const gp_kernel *k, const sim_setup *c, gp_sim_result *r, gp_error *err) {
+  return sim_setup_run(k, c, r, err);
 }
 
 static void done(gp_sim_result *r) {
@@ -89,7 +72,7 @@ static void test_fig3_by_hand(void) {
                                     28, 32, 33, 36, 40, 41, 48, 49, 56, 57};
   static const uint32_t warps[20] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 0, 0, 3, 1, 1, 2, 2, 3, 3};
   gp_kernel *k = parse(fig3_text);
-  gp_sim_config c = config();
+  sim_setup c = config();
   gp_sim_result r;
   gp_error err;
   issue_log log;
@@ -99,9 +82,9 @@ static void test_fig3_by_hand(void) {
     return;
   }
   memset(&log, 0, sizeof log);
-  c.latency[GP_OP_FP32] = 6, c.latency[GP_OP_SFU] = 20, c.interval[GP_OP_SFU] = 8;
-  c.latency[GP_OP_INT] = 4;
-  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  c.m.ops[GP_OP_FP32].latency = 6, c.m.ops[GP_OP_SFU].latency = 20, c.m.ops[GP_OP_SFU].interval = 8;
+  c.m.ops[GP_OP_INT].latency = 4;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   CHECK_EQ_INT(log.n, 20);
   for (i = 0; i < 20 && i < log.n; i++) {
@@ -161,13 +144,13 @@ static gp_kernel *synth(uint32_t threads, uint32_t trips, const gp_synth_op *bod
 static void test_lrr_fairness(void) {
   gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = synth(6 * 32, 9, body, 1);
-  gp_sim_config c = config();
+  sim_setup c = config();
   gp_sim_result r;
   gp_error err;
   issue_log log;
   uint32_t i;
   memset(&log, 0, sizeof log);
-  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   CHECK_EQ_INT(log.n, 60);
   for (i = 0; i < log.n; i++) {
@@ -189,14 +172,14 @@ static void test_two_level_active_set(void) {
                          {GP_OP_INT, 0, 0, 0, {1}},
                          {GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = synth(3 * 32, 1, body, 5);
-  gp_sim_config c = config();
+  sim_setup c = config();
   gp_sim_result r;
   gp_error err;
   issue_log log;
   uint32_t i;
   memset(&log, 0, sizeof log);
-  c.policy = GP_SIM_TWO_LEVEL, c.active_warps = 1;
-  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  c.o.policy = GP_SIM_TWO_LEVEL, c.m.sm.active_warps = 1;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   CHECK_EQ_INT(log.n, 18);
   for (i = 0; i < 9; i++) { /* 0 0 0 1 1 1 2 2 2 at cycles 0..8 */
@@ -210,14 +193,14 @@ static void test_two_level_active_set(void) {
   CHECK_EQ_INT(log.warp[11], 0); /* its EXIT: it keeps the active place */
   done(&r);
   memset(&log, 0, sizeof log);
-  c.policy = GP_SIM_LRR;
+  c.o.policy = GP_SIM_LRR;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   CHECK_EQ_INT(log.warp[0], 0);
   CHECK_EQ_INT(log.warp[1], 1);
   CHECK_EQ_INT(log.warp[2], 2);
   done(&r);
-  c.active_warps = 0;
-  c.policy = GP_SIM_TWO_LEVEL;
+  c.m.sm.active_warps = 0;
+  c.o.policy = GP_SIM_TWO_LEVEL;
   CHECK(run(k, &c, &r, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "active set");
   gp_kernel_free(k);
@@ -248,7 +231,7 @@ static int pick_youngest(void *ctx, uint32_t sm, uint32_t sched, double cycle,
 static void test_callback_policy(void) {
   gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
   gp_kernel *k = synth(3 * 32, 2, body, 1);
-  gp_sim_config c = config();
+  sim_setup c = config();
   gp_sim_result r;
   gp_error err;
   issue_log log;
@@ -256,8 +239,8 @@ static void test_callback_policy(void) {
   uint32_t i;
   static const uint32_t order[9] = {2, 2, 2, 1, 1, 1, 0, 0, 0};
   memset(&log, 0, sizeof log);
-  c.policy = GP_SIM_CALLBACK, c.pick = pick_youngest, c.pick_ctx = &p;
-  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  c.o.policy = GP_SIM_CALLBACK, c.o.pick = pick_youngest, c.o.pick_ctx = &p;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   CHECK_EQ_INT(log.n, 9);
   CHECK_EQ_INT(p.calls, 9);
@@ -272,7 +255,7 @@ static void test_callback_policy(void) {
   p.mode = 2;
   CHECK(run(k, &c, &r, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "chose candidate 3 of 3");
-  c.pick = NULL;
+  c.o.pick = NULL;
   CHECK(run(k, &c, &r, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "pick function");
   gp_kernel_free(k);
@@ -284,12 +267,12 @@ static void test_stall_sums(void) {
   gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
                          {GP_OP_SFU, 0, 0, 0, {1}}};
   gp_kernel *k = synth(256, 6, body, 3);
-  gp_sim_config c = config();
+  sim_setup c = config();
   gp_sim_result r;
   gp_error err;
   double total = 0, per_sm = 0, per_pc = 0;
   uint32_t i;
-  c.schedulers = 2, c.issue_width = 2;
+  c.m.sm.schedulers = 2, c.m.sm.issue_width = 2;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   for (i = 0; i < GP_STALL_COUNT; i++) {
     total += r.stalls[i];
@@ -316,15 +299,15 @@ static void test_stall_sums(void) {
 static void test_fractional_interval(void) {
   gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {0}}};
   gp_kernel *k = synth(3 * 32, 80, body, 1);
-  gp_sim_config c = config();
+  sim_setup c = config();
   gp_sim_result r;
   gp_error err;
   issue_log log;
   uint32_t i, ffma = 0;
   memset(&log, 0, sizeof log);
-  c.issue_width = 2;
-  c.latency[GP_OP_FP32] = 9, c.interval[GP_OP_FP32] = 2.0 / 3.0;
-  c.on_issue = log_issue, c.on_issue_ctx = &log;
+  c.m.sm.issue_width = 2;
+  c.m.ops[GP_OP_FP32].latency = 9, c.m.ops[GP_OP_FP32].interval = 2.0 / 3.0;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   CHECK_EQ_INT(log.n, 3 * 81); /* and an EXIT per warp */
   for (i = 0; i < log.n; i++) {

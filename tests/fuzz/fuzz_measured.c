@@ -1,5 +1,5 @@
 /* libFuzzer target: the measured-cycles CSV `gpush correlate` reads
- * (gpush.correlate.measured, report.csv underneath).  Any input is read or
+ * (gpush.correlate.measured, gpush.csv underneath).  Any input is read or
  * refused with a message naming the file (and, for a row, its line within
  * the input); a row read has positive finite cycles and names a trace or a
  * kernel.  Kernel rows naming a microbenchmark or a suite kernel are then
@@ -13,7 +13,7 @@
   "local kernels = require 'gpush.correlate.kernels'\n"                                  \
   "local metrics = require 'gpush.correlate.metrics'\n"                                  \
   "local report = require 'gpush.report.correlate'\n"                                    \
-  "local csv = require 'gpush.report.csv'\n"                                             \
+  "local csv = require 'gpush.csv'\n"                                             \
   "local json = require 'gpush.json'\n"                                                  \
   "return function(bytes)\n"                                                             \
   "  local set, err = measured.parse(bytes, 'fuzz.csv')\n"                                \

@@ -1,6 +1,6 @@
 /* libFuzzer target: the readers `gpush merge` feeds a sweep's partial
  * results through: results.from_json (json.decode underneath) and
- * results.from_csv (report.csv underneath), then experiment.merge and the
+ * results.from_csv (gpush.csv underneath), then experiment.merge and the
  * writers of the merged table.  Any input must be read or refused with a
  * message naming the file (merge's refusals are about the set of partials:
  * a message); nothing raises, and what was read always writes back.  The Lua is driven by lua_harness.h. */

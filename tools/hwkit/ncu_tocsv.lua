@@ -14,7 +14,7 @@
 -- (cycles_repeat: how well a row repeats).  ncu's records are paired with
 -- the cases by launch order; a kernel name or geometry that disagrees with
 -- its case is an error naming the record.
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local staging = require "gpush.staging"
 
 local usage = "usage: gpush tools/hwkit/ncu_tocsv.lua NCU-RAW.csv CASES.txt OUT.csv [--repeat NCU-RAW-2.csv]"

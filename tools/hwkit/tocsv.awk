@@ -19,7 +19,7 @@
 # record without it leaves the cell empty.  A record missing kernel/desc,
 # grid, block, event_us or core_mhz (or with a value that is not a positive
 # number) is reported and left out; the exit status is then 1.  Fields are
-# quoted as gpush's CSV codec (gpush.report.csv) quotes them.
+# quoted as gpush's CSV codec (gpush.csv) quotes them.
 BEGIN {
   FS = "\t"
   if (kernels == "")

@@ -9,11 +9,22 @@
  *   gp_gm_features          Eq. 4-5 over every warp with instructions
  *   gp_gm_select            Sec. III-C / Fig. 7: the representative warp
  *   gp_gm_profile           Eq. 4 over one warp, intervals kept
+ * and a whole launch on a machine (machine.h), the family's C entry:
+ *   gp_gm_inputs_build      Sec. V-A: per-PC latencies, requests, units and
+ *                           miss events from memsim's functional result;
+ *                           the mean warp's demands (inputs.c)
+ *   gp_gm_prepare           the representative warp(s) of a kernel, once
+ *                           for every configuration (launch.c)
+ *   gp_gm_predict           the launch: wave shapes, the multi-warp model per
+ *                           wave (multiwarp.h), the launch's totals, CPI
+ *                           stack and floor at the hard bounds (launch.c)
  */
 #ifndef GP_GPUMECH_H
 #define GP_GPUMECH_H
 
+#include "bounds.h"
 #include "interval.h"
+#include "machine.h"
 #include "multiwarp.h"
 #include "trace.h"
 
@@ -86,5 +97,125 @@ int gp_gm_select(const gp_gm_feature *f, size_t n, gp_gm_select_method method, u
  * range, those of gp_iv_run. */
 int gp_gm_profile(gp_iv_profile *prof, const gp_kernel *k, uint64_t w, const gp_gm_pcs *p,
                   double issue_cycles, gp_error *err);
+
+/* ---------------------------------------------------------------------------
+ * A launch on a machine
+ * ------------------------------------------------------------------------- */
+
+/* The interval pass's cycles per issue slot: the paper's one issue slot of
+ * its scheduler (1 / sm.issue_width); gpush's at least a cycle, as the
+ * simulator's schedulers issue from issue_width different warps a cycle
+ * (one instruction per warp) and the bounds' latency path assumes. */
+double gp_gm_issue_cycles(const gp_machine *m, gp_mw_equations eq);
+
+/* Everything a launch's model reads of the kernel's memory behaviour
+ * (Sec. V-A), per static PC and for the mean warp. */
+typedef struct gp_gm_inputs {
+  gp_alloc alloc;
+  gp_gm_pcs pcs;                /* arrays owned here; unit ids are GP_UNIT_* */
+  double avg_miss_latency;      /* Eq. 19's: per L1-missing load instruction, by its
+                                   slowest request (the paper's MSHR service time) */
+  double mshr_hold_latency;     /* gpush's: an MSHR's holding time per request */
+  double miss_dram_fraction;    /* ... and the share of its requests that reach DRAM */
+  /* the mean warp (the kernel's totals over its warps): */
+  double insts_per_warp, l1_miss_reqs_per_warp, l2_reqs_per_warp, dram_reqs_per_warp;
+  double unit_busy_per_warp[GP_UNIT_COUNT];
+  double bank_busy_per_warp;
+} gp_gm_inputs;
+
+/* Builds the inputs of kernel k on machine m from memsim's functional result
+ * `mem` of the same kernel, machine and occupancy, under a set of equations
+ * (gpush's add the MSHR holding time, merges, stores' and empty
+ * instructions' latencies, unit timing).  Free with gp_gm_inputs_free.
+ * Errors: out of memory, `mem` not of this kernel. */
+int gp_gm_inputs_build(const gp_kernel *k, const gp_machine *m, const gp_memsim_result *mem,
+                       gp_mw_equations eq, const gp_alloc *alloc, gp_gm_inputs *out,
+                       gp_error *err);
+void gp_gm_inputs_free(gp_gm_inputs *in);
+
+/* A block's critical warp: its longest alone (a block holds its slot until
+ * its last warp ends). */
+typedef struct gp_gm_critical {
+  uint32_t block;
+  uint64_t warp;
+  double cycles;
+} gp_gm_critical;
+
+/* The representative warp of a kernel and, under gpush's equations, every
+ * block's critical warp in block order (the last wave ends with its longest
+ * block).  Chosen once per kernel on a base configuration. */
+typedef struct gp_gm_prepared {
+  gp_alloc alloc;
+  gp_mw_equations equations;
+  uint64_t warp;
+  gp_gm_critical *critical;
+  size_t critical_count;
+} gp_gm_prepared;
+
+/* Selects the representative warp from inputs `in` (built under
+ * equations `eq`): Eq. 6's k-means (gpush's: over the blocks' critical
+ * warps) or Fig. 7's MAX, MIN, RANDOM over every warp.  Free with
+ * gp_gm_prepared_free.  Errors: a kernel without instructions, out of
+ * memory. */
+int gp_gm_prepare(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
+                  gp_mw_equations eq, gp_gm_select_method method, uint64_t seed,
+                  const gp_alloc *alloc, gp_gm_prepared *out, gp_error *err);
+void gp_gm_prepared_free(gp_gm_prepared *p);
+
+/* One launch's options. */
+typedef struct gp_gm_options {
+  gp_mw_model model;
+  gp_mw_policy policy;
+  gp_mw_equations equations;
+  uint32_t blocks_per_sm;       /* the kernel's occupancy (gpush.occupancy), >= 1 */
+} gp_gm_options;
+
+/* A wave shape: `count` waves of `blocks` blocks, the busiest SM holding
+ * blocks_on_sm of them (warps_on_sm warps), `cores` SMs holding blocks,
+ * modelled with warp `warp`. */
+typedef struct gp_gm_shape {
+  double count;
+  uint32_t blocks, blocks_on_sm, warps_on_sm, cores;
+  uint64_t warp;
+  gp_mw_result r;               /* the multi-warp model of one of its waves */
+} gp_gm_shape;
+
+#define GP_GM_MAX_SHAPES 3
+
+/* A launch's prediction. */
+typedef struct gp_gm_prediction {
+  double cycles;                /* the launch, its kernel launch cost included */
+  double cpi, stack[GP_MW_STACK_N]; /* per scheduler; the stack sums to the CPI */
+  uint32_t waves;
+  gp_gm_shape shape[GP_GM_MAX_SHAPES];
+  size_t shape_count;
+  size_t longest;               /* the shape taking most cycles (gpush's) */
+  double dispatch_cycles;       /* the busiest SMs' serialised block launches */
+  double mshr_rounds_cycles;    /* gpush's MT_MSHR and up: the MSHRs' whole rounds */
+  int launch_totals;            /* gpush's equations, MT and up: the totals below */
+  const char *bound;            /* the binding resource (gpush's launch totals) */
+  const char *hard_bound;       /* the largest hard bound (bounds.h), and its cycles */
+  double hard_bound_cycles;     /* with the kernel launch */
+  uint64_t representative_warp; /* the full waves' representative */
+  uint64_t profile_warp;        /* whose profile the result reports */
+  int dram_capped, bandwidth_bound; /* the paper's validity flags (any shape) */
+} gp_gm_prediction;
+
+/* "latency", "issue", "mshr", "dram", "l2", then the units (GP_MW_RES_*
+ * order); "invalid". */
+const char *gp_gm_resource_name(int resource);
+
+/* Predicts a launch of kernel k on machine m: inputs `in` (built under
+ * opt->equations), the representative warps `prep` (from gp_gm_prepare
+ * under the same equations, on this or a base configuration), and under
+ * gpush's equations the kernel's hard bound counts `counts` (gp_bounds_count
+ * on this machine and occupancy; the prediction is floored at its bounds).
+ * `profile` (initialised by the caller) receives the reported warp's
+ * interval profile.  Errors: those of the interval pass and the multi-warp
+ * model. */
+int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
+                  const gp_gm_prepared *prep, const gp_bounds_counts *counts,
+                  const gp_gm_options *opt, gp_iv_profile *profile, gp_gm_prediction *out,
+                  gp_error *err);
 
 #endif

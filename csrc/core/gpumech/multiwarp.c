@@ -24,6 +24,16 @@ double gp_mw_nonoverlapped_gto(double stall_cycles, double issue_prob, double wa
   return fmax(issued - stall_cycles * issue_rate, 0.0);            /* Eq. 16 (erratum) */
 }
 
+/* A mean per warp from the kernel, or the representative warp's own. */
+static double mean_or(double kernel_mean, double own) { return kernel_mean > 0 ? kernel_mean : own; }
+
+double gp_mw_nonoverlapped_gto_gpush(double stall_cycles, double issue_prob, double warps,
+                                     double others_interval_insts, double issue_rate) {
+  double backlog = gp_mw_nonoverlapped_gto(stall_cycles, issue_prob, warps,
+                                           others_interval_insts, issue_rate);
+  return fmin(backlog, fmax(others_interval_insts - 1, 0));
+}
+
 _Static_assert(GP_MW_UNIT_N == GP_IV_UNITS, "one profile unit slot per scheduler unit");
 
 /* Adds `cycles` of representative-warp stall to the stack by the profile's
@@ -80,15 +90,23 @@ static void sum_intervals(const gp_iv_profile *p, const gp_mw_params *par, gp_mw
                           mw_visits *visits) {
   double r = par->issue_rate, wsm = par->warps_per_sm > 0 ? par->warps_per_sm : par->warps;
   int paper = par->equations != GP_MW_EQ_GPUSH;
+  /* gpush's GTO: the other warps' intervals are the mean warp's (its
+   * instructions over the representative's intervals), not the
+   * representative's own */
+  double others_interval =
+      p->count ? mean_or(par->kernel_insts_per_warp, (double)p->insts) / (double)p->count : 0;
   size_t i;
   for (i = 0; i < p->count; i++) {
     const gp_iv_interval *iv = &p->iv[i];
     double insts = (double)iv->insts;
-    out->nonoverlapped +=
-        par->policy == GP_MW_RR
-            ? gp_mw_nonoverlapped_rr(insts, out->issue_prob, par->warps)
-            : gp_mw_nonoverlapped_gto(iv->stall_cycles, out->issue_prob, par->warps,
-                                      out->avg_interval_insts, r);
+    if (par->policy == GP_MW_RR)
+      out->nonoverlapped += gp_mw_nonoverlapped_rr(insts, out->issue_prob, par->warps);
+    else if (paper)
+      out->nonoverlapped += gp_mw_nonoverlapped_gto(iv->stall_cycles, out->issue_prob, par->warps,
+                                                    out->avg_interval_insts, r);
+    else
+      out->nonoverlapped += gp_mw_nonoverlapped_gto_gpush(iv->stall_cycles, out->issue_prob,
+                                                          par->warps, others_interval, r);
     if (!paper) {
       visits->mshr += iv->l1_miss_reqs > 0;
       visits->dram += iv->dram_reqs > 0;
@@ -140,9 +158,6 @@ static double services_ahead(double per_visit, double population, double servers
   double ahead = per_visit * population / servers - 1;
   return ahead > 0 ? ahead : 0;
 }
-
-/* A mean per warp from the kernel, or the representative warp's own. */
-static double mean_or(double kernel_mean, double own) { return kernel_mean > 0 ? kernel_mean : own; }
 
 /* Fills the queues of one wave from the parameters, the profile and its
  * visits.  Resources the model does not include keep zero demand. */

@@ -17,6 +17,7 @@
 
 #include "gp_common.h"
 #include "interval.h"
+#include "machine.h"
 
 typedef enum gp_mw_policy { GP_MW_RR, GP_MW_GTO } gp_mw_policy;
 
@@ -47,13 +48,15 @@ typedef enum gp_mw_equations {
   GP_MW_EQ_GPUSH
 } gp_mw_equations;
 
-/* Unit ids of a scheduler's pipelines (interval.h's GP_IV_UNITS slots),
- * the abstract simulator's units (docs/sim.md): FP32 and IMAD share FMA;
- * branches, barriers and the rest use OTHER; LSU is busy a cycle per line
- * request or shared-memory bank pass. */
+/* Unit ids of a scheduler's pipelines (interval.h's GP_IV_UNITS slots):
+ * the machine's units (machine.h, the simulator's): FP32 and IMAD share
+ * FMA; branches, barriers and the rest use OTHER; LSU is busy a cycle per
+ * line request or shared-memory bank pass. */
 enum {
-  GP_MW_UNIT_INT, GP_MW_UNIT_FMA, GP_MW_UNIT_FP64, GP_MW_UNIT_SFU, GP_MW_UNIT_TENSOR,
-  GP_MW_UNIT_UNIFORM, GP_MW_UNIT_OTHER, GP_MW_UNIT_LSU, GP_MW_UNIT_N
+  GP_MW_UNIT_INT = GP_UNIT_INT, GP_MW_UNIT_FMA = GP_UNIT_FMA, GP_MW_UNIT_FP64 = GP_UNIT_FP64,
+  GP_MW_UNIT_SFU = GP_UNIT_SFU, GP_MW_UNIT_TENSOR = GP_UNIT_TENSOR,
+  GP_MW_UNIT_UNIFORM = GP_UNIT_UNIFORM, GP_MW_UNIT_OTHER = GP_UNIT_OTHER,
+  GP_MW_UNIT_LSU = GP_UNIT_LSU, GP_MW_UNIT_N = GP_UNIT_COUNT
 };
 
 /* CPI-stack categories, in CPI units: Table III's seven, then gpush's
@@ -170,6 +173,17 @@ double gp_mw_nonoverlapped_rr(double interval_insts, double issue_prob, double w
  * instructions of one interval. */
 double gp_mw_nonoverlapped_gto(double stall_cycles, double issue_prob, double warps,
                                double avg_interval_insts, double issue_rate);
+
+/* gpush's GTO non-overlapped instructions of one interval (docs/gpumech.md,
+ * "RR and GTO"): Eq. 12-16 with the other warps' mean interval
+ * (`others_interval_insts`) for Eq. 13's, and at most the rest of one such
+ * interval.  GTO gives the oldest ready warp the scheduler once the greedy
+ * warp stalls, so the representative, ready after its stall, waits for the
+ * greedy warp's interval to end, not for every warp that issued in its
+ * stall; the rest of that backlog is the issue slots' demand, which gpush's
+ * equations already take as the wave's floor. */
+double gp_mw_nonoverlapped_gto_gpush(double stall_cycles, double issue_prob, double warps,
+                                     double others_interval_insts, double issue_rate);
 
 /* The multi-warp prediction for one scheduler from the representative
  * warp's profile (which must hold its intervals unless the model is NAIVE).

@@ -30,12 +30,13 @@
  *    cost nothing.
  * The loop is event-driven: a scheduler is looked at only at the cycles it
  * can act (asleep in a tournament tree by wake-up cycle until then), in
- * SM-then-scheduler order within a cycle (sched_run_due in sched.c), so
- * memory requests reach memsim in time order.
+ * SM-then-scheduler order within a cycle (run_due_schedulers: the look at a
+ * scheduler, with sched.h's sets and policies), so memory requests reach
+ * memsim in time order.
  * A warp is done when its last result is ready; an SM's cycles are those of
  * its last warp; the kernel's are the slowest SM's plus the launch cost.
  */
-#include "state.h"
+#include "sched.h"
 
 #include <math.h>
 #include <string.h>
@@ -52,7 +53,6 @@ const char *gp_stall_name(int s) {
 /* Each class's unit, kind, latency and unit occupancy, looked up once per
  * run. */
 static void classify(sim *s) {
-  const gp_sim_config *cfg = s->cfg;
   int c;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
     int kind = 0;
@@ -67,9 +67,9 @@ static void classify(sim *s) {
     if (gp_op_is_load(c) && gp_op_uses_cache(c)) /* two-level's long-latency loads */
       kind |= KIND_LONG;
     s->kind[c] = (uint8_t)kind;
-    s->unit_of[c] = (uint8_t)gp_op_unit(c);
-    s->latency[c] = cfg->latency[c];
-    s->busy[c] = cfg->interval[c] > 0 ? cfg->interval[c] : 1;
+    s->unit_of[c] = (uint8_t)gp_machine_op_unit(s->m, c);
+    s->latency[c] = gp_machine_class_latency(s->m, c);
+    s->busy[c] = gp_machine_class_interval(s->m, c) > 0 ? gp_machine_class_interval(s->m, c) : 1;
   }
 }
 
@@ -79,7 +79,7 @@ static void classify(sim *s) {
  * ------------------------------------------------------------------------- */
 
 /* Scheduler g sleeps until `wake`. */
-void sim_sleep(sim *s, uint32_t g, double wake) {
+static void sleep_until(sim *s, uint32_t g, double wake) {
   double *tree = s->wake_tree;
   uint32_t i = s->tree_leaves + g;
   tree[i] = wake; /* it was INFINITY: the minima above can only fall */
@@ -194,7 +194,7 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
 
 /* Every scheduler of SM smi looks again: those after the current one in
  * this cycle, the others in the next (a barrier release or a new block). */
-void sim_wake_sm(sim *s, uint32_t smi) {
+static void wake_sm(sim *s, uint32_t smi) {
   uint32_t sc;
   s->sets_changed = 1;
   for (sc = 0; sc < s->S; sc++) {
@@ -219,7 +219,7 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
   const gp_kernel *k = s->k;
   sm_state *sm = &s->sms[smi];
   uint32_t w;
-  sim_wake_sm(s, smi);
+  wake_sm(s, smi);
   if (sm->slots[slot].block < 0)
     mark_resident(s, smi, slot, +1);
   sm->slots[slot].block = (int64_t)b;
@@ -269,7 +269,7 @@ static int place(sim *s, uint32_t smi, uint32_t slot, double when) {
   sm_state *sm = &s->sms[smi];
   block_slot *b = &sm->slots[slot];
   while (s->next_block < s->k->blocks) {
-    double start = (when > sm->dispatch_free ? when : sm->dispatch_free) + s->cfg->block_launch_cycles;
+    double start = (when > sm->dispatch_free ? when : sm->dispatch_free) + s->m->launch.block_cycles;
     sm->dispatch_free = start;
     if (dispatch(s, smi, slot, s->next_block++, start) != GP_OK)
       return GP_ERR;
@@ -299,7 +299,7 @@ static void release_barrier(sim *s, uint32_t smi, uint32_t slot) {
     w->at_barrier = 0;
   }
   sm->slots[slot].arrived = 0;
-  sim_wake_sm(s, smi);
+  wake_sm(s, smi);
 }
 
 /* A warp issued its last instruction. */
@@ -334,7 +334,7 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
                                                   int kind, double t, double *busy,
                                                   double *complete) {
   const gp_kernel *k = s->k;
-  const gp_sim_config *cfg = s->cfg;
+  const gp_machine *mach = s->m;
   gp_sim_counters *n = &s->out->counters;
   const packed_inst *p = w->cur;
   int c = p->op_class;
@@ -357,16 +357,16 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
     if (p->mem != UINT32_MAX) {
       const gp_mem_record *m = &k->mem_records[p->mem];
       passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count, k->width[w->next],
-                                cfg->shared_banks, cfg->shared_bank_bytes);
+                                mach->shared.banks, mach->shared.bank_bytes);
     }
     if (passes > 1) {
       n->bank_conflicts++;
       n->bank_extra_passes += passes - 1;
     }
     *busy = passes > 0 ? passes : 1;
-    *complete = t + cfg->shared_latency + (passes > 1 ? passes - 1 : 0);
+    *complete = t + mach->shared.latency + (passes > 1 ? passes - 1 : 0);
   } else if (kind & KIND_CONST) {
-    *complete = t + cfg->const_latency;
+    *complete = t + mach->constant.latency;
   } else if (kind & KIND_MEMORY) {
     *complete = t + 1; /* a memory instruction with an empty mask */
   }
@@ -399,11 +399,14 @@ static void occupy_unit(sched_state *q, int unit, double t, double busy) {
  * already taken out of the ready sets, at cycle t (Algorithm 1 lines
  * 10-20): the unit's next free cycle, the completion time (memory through
  * memsim), the barrier, and the warp's next instruction's readiness.
- * Returns SIM_ENQUEUE when the warp goes on (the caller puts it into ready
+ * Returns ENQUEUE when the warp goes on (the caller puts it into ready
  * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
  * error. */
-int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
-  const gp_sim_config *cfg = s->cfg;
+/* issue(): the warp goes on (the caller puts it into ready or pending). */
+#define ENQUEUE 1
+
+static int issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
+  const gp_sim_options *opt = s->opt;
   uint32_t smi = q->sm;
   int c = w->op_class, unit = w->unit;
   double busy = s->busy[c], complete = t + s->latency[c];
@@ -413,8 +416,8 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
     return GP_ERR;
   if (unit == UNIT_LSU)
     s->out->counters.lsu_busy_cycles += busy;
-  if (cfg->on_issue)
-    cfg->on_issue(cfg->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, w->pc_index);
+  if (opt->on_issue)
+    opt->on_issue(opt->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, w->pc_index);
   occupy_unit(q, unit, t, busy);
   w->done[w->next & s->ring_mask] = complete;
   if (complete > w->last_done)
@@ -441,7 +444,134 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
   /* two-level: a long-latency operation sends the warp to the pending set */
   if (kind & KIND_LONG)
     sched_leave_active(q, pos);
-  return SIM_ENQUEUE;
+  return ENQUEUE;
+}
+
+/* ---------------------------------------------------------------------------
+ * A look at the schedulers due now (Algorithm 1 lines 7-20)
+ * ------------------------------------------------------------------------- */
+
+/* sched_evaluate's body for a scheduler of `words` bitmap words and a
+ * policy, both constants in the common cases (one word; LRR or GTO), so the
+ * compiler drops the word loops and the policy tests. */
+static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
+                                                          double *when, uint32_t words,
+                                                          int policy) {
+  uint64_t *e = set_w(q, SET_SCRATCH, words);
+  uint32_t issued = 0, width = s->m->sm.issue_width;
+  int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
+  sched_promote(q, t, words);
+  if (two_level)
+    sched_fill_active(s, q);
+  s->sets_changed = 0;
+  while (issued < width) {
+    int64_t pos;
+    uint32_t pc;
+    int unit;
+    warp_state *w;
+    if (sets_changed || two_level)
+      sched_eligible(q, t, issued, e, words, policy);
+    else if (words == 1 && e[0] == 0)
+      break; /* nothing left this cycle (the usual end after an issue) */
+    pos = sched_pick(s, q, t, e, words, policy);
+    if (pos < 0) {
+      if (pos == -2)
+        return -1;
+      break;
+    }
+    w = warp_at(q, (uint32_t)pos);
+    pc = w->pc_index;
+    unit = w->unit;
+    bit_clear_w(set_w(q, unit, words), (uint32_t)pos, words);
+    bit_clear_w(set_w(q, SET_READY_ANY, words), (uint32_t)pos, words);
+    switch (issue(s, q, w, (uint32_t)pos, t)) {
+    case ENQUEUE:
+      sched_enqueue_w(q, w, (uint32_t)pos, t, words);
+      break;
+    case GP_OK:
+      break;
+    default:
+      return -1;
+    }
+    /* a barrier release or a new block (s->sets_changed) may add warps */
+    sets_changed = s->sets_changed;
+    s->sets_changed = 0;
+    sched_eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
+    q->issued_now[issued] = (uint32_t)pos;
+    q->why_pcs[issued] = pc;
+    issued++;
+    q->rr = q->greedy = pos;
+    if (two_level)
+      sched_fill_active(s, q);
+  }
+  if (issued > 0) {
+    q->why = GP_STALL_ISSUED;
+    q->why_pc_count = issued;
+    *when = t + 1;
+    return (int)issued;
+  }
+  *when = two_level ? sched_reason_two_level(s, q) : sched_reason_from_sets(q, words, policy);
+  return 0;
+}
+
+/* One scheduler at cycle t: issues up to issue_width warps; returns the
+ * number issued (-1 on error), sets q->why and its PCs, and *when, the
+ * earliest cycle it could issue next when it issued nothing.  Inline in
+ * run_due: once per look at a scheduler.  `policy` is the configuration's
+ * when the caller knows it as a constant (LRR, GTO), else -1. */
+static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
+                                                                double *when, int policy) {
+  out_charge(s, q, t);
+  if (q->count == 0) {
+    sched_set_reason(q, GP_STALL_IDLE, -1);
+    *when = INFINITY;
+    return 0;
+  }
+  if (policy < 0)
+    return evaluate(s, q, t, when, q->words, (int)s->opt->policy);
+  if (q->words == 1)
+    return evaluate(s, q, t, when, 1, policy);
+  return evaluate(s, q, t, when, q->words, policy);
+}
+
+/* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
+ * (wake-ups may add later ones of the same SM); *issued tells whether any
+ * issued.  `policy` as in sched_evaluate. */
+static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy) {
+  uint32_t wi;
+  *issued = 0;
+  for (wi = 0; wi < s->due_words; wi++) {
+    while (s->due_now[wi]) {
+      uint32_t b = (uint32_t)__builtin_ctzll(s->due_now[wi]);
+      uint32_t g = wi * 64 + b;
+      sched_state *q = s->sched_of[g];
+      double when;
+      int n;
+      s->due_now[wi] &= s->due_now[wi] - 1;
+      s->cur_g = g;
+      n = sched_evaluate(s, q, s->t, &when, policy);
+      if (n < 0)
+        return GP_ERR;
+      if (n > 0) {
+        *issued = 1;
+        bit_set(s->due_next, g);
+      } else if (when < INFINITY) {
+        sleep_until(s, g, when);
+      } /* else asleep until a barrier release or a new block */
+    }
+  }
+  return GP_OK;
+}
+
+static int run_due_schedulers(sim *s, int *issued) {
+  switch (s->opt->policy) {
+  case GP_SIM_LRR:
+    return run_due(s, issued, GP_SIM_LRR);
+  case GP_SIM_GTO:
+    return run_due(s, issued, GP_SIM_GTO);
+  default:
+    return run_due(s, issued, -1);
+  }
 }
 
 /* ---------------------------------------------------------------------------
@@ -450,9 +580,8 @@ int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
 
 static void free_sim(sim *s) {
   uint32_t i, x;
-  const gp_sim_config *cfg = s->cfg;
   if (s->sms) {
-    for (i = 0; i < cfg->sms; i++) {
+    for (i = 0; i < s->sm_count; i++) {
       sm_state *sm = &s->sms[i];
       if (sm->warps_mem)
         for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
@@ -467,13 +596,13 @@ static void free_sim(sim *s) {
           sched_free(s, &sm->scheds[x]);
       gp_free(&s->alloc, sm->scheds, s->S * sizeof *sm->scheds);
     }
-    gp_free(&s->alloc, s->sms, cfg->sms * sizeof *s->sms);
+    gp_free(&s->alloc, s->sms, s->sm_count * sizeof *s->sms);
   }
   gp_free(&s->alloc, s->due_now, s->due_words * sizeof *s->due_now);
   gp_free(&s->alloc, s->due_next, s->due_words * sizeof *s->due_next);
   gp_free(&s->alloc, s->wake_tree, 2 * s->tree_leaves * sizeof *s->wake_tree);
   gp_free(&s->alloc, s->cand, s->slots_per_sm * s->wpb * sizeof *s->cand);
-  gp_free(&s->alloc, s->sched_of, cfg->sms * s->S * sizeof *s->sched_of);
+  gp_free(&s->alloc, s->sched_of, s->sm_count * s->S * sizeof *s->sched_of);
   gp_timed_free(s->mem);
 }
 
@@ -498,16 +627,15 @@ static void size_rings(sim *s) {
 }
 
 static int setup(sim *s) {
-  const gp_sim_config *cfg = s->cfg;
   uint32_t i, x, per_sm = s->slots_per_sm * s->wpb;
   size_rings(s);
-  s->due_words = (cfg->sms * s->S + 63) / 64;
+  s->due_words = (s->sm_count * s->S + 63) / 64;
   s->due_now = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_now);
   s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);
   s->cand = gp_malloc(&s->alloc, per_sm * sizeof *s->cand);
-  s->sms = gp_malloc(&s->alloc, cfg->sms * sizeof *s->sms);
-  s->sched_of = gp_malloc(&s->alloc, cfg->sms * s->S * sizeof *s->sched_of);
-  for (s->tree_leaves = 1; s->tree_leaves < cfg->sms * s->S; s->tree_leaves *= 2)
+  s->sms = gp_malloc(&s->alloc, s->sm_count * sizeof *s->sms);
+  s->sched_of = gp_malloc(&s->alloc, s->sm_count * s->S * sizeof *s->sched_of);
+  for (s->tree_leaves = 1; s->tree_leaves < s->sm_count * s->S; s->tree_leaves *= 2)
     ;
   s->wake_tree = gp_malloc(&s->alloc, 2 * s->tree_leaves * sizeof *s->wake_tree);
   if (!s->due_now || !s->due_next || !s->cand || !s->sms || !s->sched_of || !s->wake_tree)
@@ -516,8 +644,8 @@ static int setup(sim *s) {
     s->wake_tree[i] = INFINITY;
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
-  memset(s->sms, 0, cfg->sms * sizeof *s->sms);
-  for (i = 0; i < cfg->sms; i++) {
+  memset(s->sms, 0, s->sm_count * sizeof *s->sms);
+  for (i = 0; i < s->sm_count; i++) {
     sm_state *sm = &s->sms[i];
     sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
     sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
@@ -537,12 +665,12 @@ static int setup(sim *s) {
   }
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
-    for (i = 0; i < cfg->sms; i++)
+    for (i = 0; i < s->sm_count; i++)
       if (s->next_block < s->k->blocks && place(s, i, x, 0) != GP_OK)
         return GP_ERR;
   /* every scheduler looks at cycle 0 */
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
-  for (x = 0; x < cfg->sms * s->S; x++)
+  for (x = 0; x < s->sm_count * s->S; x++)
     bit_set(s->due_now, x);
   return GP_OK;
 }
@@ -584,39 +712,38 @@ static int alloc_result(gp_sim_result *out, const gp_alloc *alloc, const gp_kern
   return GP_OK;
 }
 
-int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *alloc,
-               gp_sim_result *out, gp_error *err) {
+int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *opt,
+               const gp_alloc *alloc, gp_sim_result *out, gp_error *err) {
   sim s;
   uint32_t i;
   int status = GP_OK;
-  if (cfg->sms == 0 || cfg->schedulers == 0 || cfg->issue_width == 0 || cfg->blocks_per_sm == 0)
+  if (m->sm.count == 0 || m->sm.schedulers == 0 || m->sm.issue_width == 0 || opt->blocks_per_sm == 0)
     return gp_error_set(err, "sim: SMs, schedulers, issue width and blocks per SM must be above 0");
-  if (cfg->memory.sms != cfg->sms)
-    return gp_error_set(err, "sim: the memory model has %u SMs, the simulator %u", cfg->memory.sms,
-                        cfg->sms);
-  if (cfg->policy == GP_SIM_TWO_LEVEL && cfg->active_warps == 0)
+  if (opt->policy == GP_SIM_TWO_LEVEL && m->sm.active_warps == 0)
     return gp_error_set(err, "sim: the two-level scheduler's active set needs at least 1 warp");
-  if (cfg->policy == GP_SIM_CALLBACK && cfg->pick == NULL)
+  if (opt->policy == GP_SIM_CALLBACK && opt->pick == NULL)
     return gp_error_set(err, "sim: the callback policy needs a pick function");
-  if ((unsigned)cfg->policy > GP_SIM_CALLBACK)
-    return gp_error_set(err, "sim: unknown scheduling policy %d", (int)cfg->policy);
+  if ((unsigned)opt->policy > GP_SIM_CALLBACK)
+    return gp_error_set(err, "sim: unknown scheduling policy %d", (int)opt->policy);
   memset(&s, 0, sizeof s);
   memset(out, 0, sizeof *out);
-  s.k = k, s.cfg = cfg, s.alloc = *alloc, s.out = out, s.err = err;
+  s.k = k, s.m = m, s.opt = opt, s.alloc = *alloc, s.out = out, s.err = err;
+  s.sm_count = m->sm.count;
+  gp_machine_timed(m, opt->blocks_per_sm, k->shmem_bytes, &s.memory);
   s.wpb = k->warps_per_block;
-  s.slots_per_sm = cfg->blocks_per_sm;
-  s.S = cfg->schedulers;
+  s.slots_per_sm = opt->blocks_per_sm;
+  s.S = m->sm.schedulers;
   classify(&s);
-  if (alloc_result(out, alloc, k, cfg->sms) != GP_OK) {
+  if (alloc_result(out, alloc, k, s.sm_count) != GP_OK) {
     gp_sim_result_free(out, alloc);
     return gp_error_set(err, "sim: out of memory");
   }
-  status = gp_timed_new(&s.mem, alloc, &cfg->memory, err);
+  status = gp_timed_new(&s.mem, alloc, &s.memory, err);
   if (status == GP_OK)
     status = setup(&s);
   while (status == GP_OK && s.blocks_done < k->blocks) {
     int issued;
-    status = sched_run_due(&s, &issued);
+    status = run_due_schedulers(&s, &issued);
     if (status == GP_OK && s.blocks_done < k->blocks)
       status = advance(&s, issued);
   }
@@ -624,14 +751,14 @@ int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *all
     double end = k->blocks > 0 ? s.t + 1 : 0; /* the last issue's cycle is counted */
     uint32_t sc;
     out->cycles = 0;
-    for (i = 0; i < cfg->sms; i++) {
+    for (i = 0; i < s.sm_count; i++) {
       for (sc = 0; sc < s.S; sc++)
         out_charge(&s, &s.sms[i].scheds[sc], end);
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)
         out->cycles = s.sms[i].finish;
     }
-    out->cycles += cfg->kernel_launch_cycles;
+    out->cycles += m->launch.kernel_cycles;
     out->memory = *gp_timed_stats_of(s.mem);
     status = out_finish(&s);
   }

@@ -5,16 +5,18 @@
  * initiation intervals, memory through memsim's timed mode, barriers, and
  * thread blocks dispatched to SMs as slots free.
  *
- * Files: sim.c (the event loop, blocks, warps, issue), sched.c (each
- * scheduler's ready and pending sets, the policies, stall reasons),
+ * The machine (machine.h) is the configuration's; the options say how to
+ * schedule and how many blocks of this kernel an SM holds (gpush.occupancy).
+ *
+ * Files: sim.c (the event loop, blocks, warps, issue), sched.c and sched.h
+ * (each scheduler's ready and pending sets, the policies, stall reasons),
  * out.c (per-PC and per-line stalls, counters); state.h holds the
  * state they share.  docs/sim.md describes the model and its deviations.
  */
 #ifndef GP_SIM_H
 #define GP_SIM_H
 
-#include "memsim.h"
-#include "trace.h"
+#include "machine.h"
 
 typedef enum gp_sim_policy {
   GP_SIM_LRR,       /* loose round-robin from the warp after the last issued */
@@ -60,21 +62,14 @@ typedef int (*gp_sim_pick_fn)(void *ctx, uint32_t sm, uint32_t sched, double cyc
 typedef void (*gp_sim_issue_fn)(void *ctx, uint32_t sm, uint32_t sched, double cycle,
                                 uint32_t warp, uint32_t pc_index);
 
-typedef struct gp_sim_config {
-  uint32_t sms, schedulers, issue_width, blocks_per_sm;
+typedef struct gp_sim_options {
   gp_sim_policy policy;
-  uint32_t active_warps;               /* two-level: active-set size per scheduler */
+  uint32_t blocks_per_sm;              /* resident blocks per SM (occupancy) */
   gp_sim_pick_fn pick;                 /* GP_SIM_CALLBACK */
   void *pick_ctx;
   gp_sim_issue_fn on_issue;            /* optional */
   void *on_issue_ctx;
-  double latency[GP_OP_CLASS_COUNT];   /* producer issue to consumer issue */
-  double interval[GP_OP_CLASS_COUNT];  /* cycles a unit needs per warp instruction */
-  double shared_latency, const_latency;
-  uint32_t shared_banks, shared_bank_bytes;
-  double block_launch_cycles, kernel_launch_cycles;
-  gp_timed_config memory;              /* sms must equal the above */
-} gp_sim_config;
+} gp_sim_options;
 
 /* Raw event counts behind Wu et al.'s Table II features (the Lua layer
  * turns them into fractions). */
@@ -107,8 +102,8 @@ typedef struct gp_sim_result {
 
 /* Simulates the kernel.  Deterministic: the same inputs give the same
  * result.  Free the result's arrays with gp_sim_result_free. */
-int gp_sim_run(const gp_kernel *k, const gp_sim_config *cfg, const gp_alloc *alloc,
-               gp_sim_result *out, gp_error *err);
+int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *opt,
+               const gp_alloc *alloc, gp_sim_result *out, gp_error *err);
 void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc);
 
 #endif

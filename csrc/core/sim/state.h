@@ -17,16 +17,16 @@
 #ifndef GP_SIM_STATE_H
 #define GP_SIM_STATE_H
 
-#include "bounds.h"
+#include "machine.h"
 #include "sim.h"
 
 #include <stddef.h>
 
-/* The functional units of bounds.h's gp_op_unit, one of each per
+/* The functional units of machine.h's gp_machine_op_unit, one of each per
  * scheduler. */
 enum { UNIT_INT = GP_UNIT_INT, UNIT_FMA = GP_UNIT_FMA, UNIT_FP64 = GP_UNIT_FP64,
        UNIT_SFU = GP_UNIT_SFU, UNIT_TENSOR = GP_UNIT_TENSOR, UNIT_UNIFORM = GP_UNIT_UNIFORM,
-       UNIT_OTHER = GP_UNIT_CONTROL, UNIT_LSU = GP_UNIT_LSU,
+       UNIT_OTHER = GP_UNIT_OTHER, UNIT_LSU = GP_UNIT_LSU,
        UNIT_COUNT = GP_UNIT_COUNT }; /* eligible() spells out the eight */
 
 /* Bitmaps of a scheduler, each `words` 64-bit words, in sched_state.bits. */
@@ -130,7 +130,10 @@ typedef struct sm_state {
 
 typedef struct sim {
   const gp_kernel *k;
-  const gp_sim_config *cfg;
+  const gp_machine *m;
+  const gp_sim_options *opt;
+  uint32_t sm_count;
+  gp_timed_config memory;  /* the machine's memory at this kernel's occupancy */
   gp_alloc alloc;
   sm_state *sms;
   gp_timed *mem;
@@ -178,23 +181,6 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
   else
     bit_clear(b, p);
 }
-
-/* sim.c */
-#define SIM_ENQUEUE 1 /* sim_issue: the warp goes on */
-int sim_issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t);
-/* Scheduler g sleeps until `wake` (or a wake-up of its SM). */
-void sim_sleep(sim *s, uint32_t g, double wake);
-void sim_wake_sm(sim *s, uint32_t smi);
-
-/* sched.c */
-int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count);
-void sched_free(sim *s, sched_state *q);
-/* Looks at every scheduler due at cycle s->t (s->due_now), in
- * SM-then-scheduler order; *issued tells whether any issued. */
-int sched_run_due(sim *s, int *issued);
-/* A warp of the scheduler left the active set's candidates (exited, at a
- * barrier, or issued a long-latency load): two-level bookkeeping. */
-void sched_leave_active(sched_state *q, uint32_t pos);
 
 /* out.c */
 int out_finish(sim *s);

@@ -48,12 +48,8 @@ docs/gpumech.md).
     end
   end,
   run = function(kernel, cfg, opts)
-    local r, err = gpumech.predict(kernel, cfg, { policy = opts.policy, model = opts.model, select = opts.select,
+    return gpumech.predict(kernel, cfg, { policy = opts.policy, model = opts.model, select = opts.select,
       equations = opts.equations })
-    if r then
-      r.intervals = nil
-    end
-    return r, err
   end,
   title = function(rows, cfg)
     return ("GPUMech (%s, %s, %s equations) on '%s': %d SMs at %g MHz"):format(rows[1].model, rows[1].policy,

@@ -2,7 +2,7 @@
 -- docs/ml.md): build the simulated corpus, train, predict, evaluate.
 local cli = require "gpush.cli"
 local corpus = require "gpush.ml.corpus"
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local dataset = require "gpush.ml.dataset"
 local evaluate = require "gpush.ml.evaluate"
 local json = require "gpush.json"

@@ -26,7 +26,7 @@
 -- expected.  Nothing here opens a trace or builds a kernel
 -- (gpush.correlate.kernels does); parse() reads text alone, so the fuzzer
 -- drives it directly (tests/fuzz/fuzz_measured.c).
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local microbench = require "gpush.workloads.microbench"
 
 local M = {}

@@ -18,7 +18,7 @@
 -- gpush generated.  Every kernel needs every combination of the three
 -- axes' values.  Bad input gives nil and "FILE:LINE: what was expected".
 local core = require "gpush.core"
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local surface = require "gpush.models.surface"
 local text_util = require "gpush.text"
 

@@ -3,7 +3,7 @@
 -- statement of which of the paper's qualitative findings hold.
 --
 --   local files = report.write(dir, ds, main, sweep)   -- main: evaluate.run, sweep: evaluate.k_sweep
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local json = require "gpush.json"
 local markdown = require "gpush.report.markdown"
 local svg = require "gpush.report.svg"

@@ -23,13 +23,12 @@ local occupancy = require "gpush.occupancy"
 
 local M = {}
 
--- The simulator's parameters for a configuration and kernel: the machine
--- (gpush.bounds.machine, which the bounds share) and the policy.
+-- The simulator's inputs for a configuration and kernel: the machine
+-- (gpush.machine, which every model shares), and the options core.sim_run
+-- takes: the kernel's occupancy and the policy.
 function M.params(cfg, kernel, policy)
-  local p = bounds.machine(cfg, kernel)
-  p.policy = policy or "lrr"
-  p.active_warps = cfg.sm.active_warps
-  return p
+  local m, blocks = bounds.machine(cfg, kernel)
+  return m, { blocks_per_sm = blocks, policy = policy or "lrr" }
 end
 
 local builtin = { lrr = true, gto = true, ["two-level"] = true }
@@ -123,12 +122,12 @@ function M.run(kernel, cfg, opts)
   end
   config.check(cfg, 2)
   local info = kernel:info()
-  local params = M.params(cfg, kernel, policy)
+  local m, params = M.params(cfg, kernel, policy)
   if params.blocks_per_sm == 0 then
     local _, limit = occupancy.for_kernel(cfg, kernel)
     return nil, ("sim: kernel '%s' does not fit on one SM of '%s' (limit: %s)"):format(info.kernel, cfg._name, limit)
   end
-  local r, err = core.sim_run(kernel, params)
+  local r, err = core.sim_run(kernel, m, params)
   if not r then
     return nil, err
   end

@@ -10,7 +10,7 @@
 --   correlate_report.write(result, dir, provenance) --> the paths written, or nil, message
 --
 -- docs/correlate.md describes every column and field.
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local json = require "gpush.json"
 local markdown = require "gpush.report.markdown"
 local measured = require "gpush.correlate.measured"

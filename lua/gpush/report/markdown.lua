@@ -5,7 +5,7 @@
 --                                       -- lists of cell values
 --   markdown.stamp(provenance)          -- a "Provenance" section listing
 --                                       -- "key: `value`", keys sorted
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local text = require "gpush.text"
 
 local M = {}

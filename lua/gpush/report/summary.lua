@@ -7,7 +7,7 @@
 --   local summary = require "gpush.report.summary"
 --   print(table.concat(summary.lines(res), "\n"))
 --   local text = summary.file(res)
-local csv = require "gpush.report.csv"
+local csv = require "gpush.csv"
 local markdown = require "gpush.report.markdown"
 local results = require "gpush.results"
 

@@ -14,6 +14,7 @@
 -- caches, else L2) misses once per sector, every access of a stream that
 -- does not fit misses.  The spec compares both with the built kernel's
 -- counts (gpush.bounds.kernel).
+local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 
@@ -21,17 +22,19 @@ local M = {}
 
 local LINE, SECTOR = 128, 32
 
--- classes whose loads go through L1 when the configuration caches them
-local memory = {
-  ld_global = "load", st_global = "store", ld_local = "load", st_local = "store",
-  ld_shared = "shared", st_shared = "shared", atom_shared = "shared", tex = "load",
-  atom_global = "atomic", ldgsts = "load", ld_const = "const",
-}
-local compute_pipe = {
-  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "branch", other = "other", barrier = "other",
-  barrier_arrive = "other", depbar = "other",
-}
+-- What a class without a compute pipeline does here, from gpush.machine's
+-- class facts: shared memory, a cached load, store or atomic, or a constant
+-- load.
+local memory = {}
+for _, c in ipairs(machine.CLASSES) do
+  if c.shared then
+    memory[c.name] = "shared"
+  elseif c.cache then
+    memory[c.name] = c.store and "store" or c.atomic and "atomic" or "load"
+  elseif not c.pipeline then
+    memory[c.name] = "const"
+  end
+end
 local flops_per_lane = { fp32 = 2, fp64 = 2 } -- FFMA and DFMA
 
 local function product(v)
@@ -207,16 +210,6 @@ local function path(ops, trips, cfg)
   return math.max(finish, exit + cfg.ops.branch.latency)
 end
 
-local function unit_of(class)
-  local pipe = compute_pipe[class]
-  if pipe == "fp32" or pipe == "imad" then
-    return "fma"
-  elseif pipe == "branch" or pipe == "other" then
-    return "control"
-  end
-  return pipe or "lsu"
-end
-
 -- The counts of gpush.bounds for a description on a configuration, and a
 -- summary of its memory behaviour.  A description with a prologue or an
 -- epilogue (the microbenchmarks, gpush.workloads.microbench) is refused:
@@ -227,6 +220,7 @@ function M.counts(desc, cfg)
       .. " loop body alone: build the kernel and bound it (gpush.bounds.kernel)"):format(tostring(desc.name)), 2)
   end
   local v = config_values(cfg, desc)
+  local unit_of = machine.unit_of(cfg)
   local blocks, threads = product(desc.grid), product(desc.block)
   local wpb = (threads + 31) // 32
   local warps = blocks * wpb
@@ -307,9 +301,9 @@ function M.counts(desc, cfg)
     local class = op[1] or op.class
     local kind = memory[class]
     local lanes = math.min(op.active and op.active > 0 and op.active or 32, 32)
-    local o = { deps = deps_of(op), unit = unit_of(class), busy = 1, latency = 0 }
+    local o = { deps = deps_of(op), unit = unit_of[class], busy = 1, latency = 0 }
     if not kind then
-      local pipe = cfg.ops[compute_pipe[class]]
+      local pipe = cfg.ops[machine.PIPELINE[class]]
       o.latency, o.busy = pipe.latency, pipe.interval
     elseif kind == "const" then
       o.latency = v.const_latency

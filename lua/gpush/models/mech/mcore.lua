@@ -25,6 +25,7 @@
 local bounds = require "gpush.bounds"
 local config = require "gpush.config"
 local core = require "gpush.core"
+local machine = require "gpush.machine"
 local text = require "gpush.text"
 local framework = require "gpush.models.mech.framework"
 local memsim = require "gpush.memsim"
@@ -185,13 +186,18 @@ M.mwp_cwp = module {
 
 -- Table 4.2 / Fig. 4.5 modules ---------------------------------------------------------------
 
--- The execution units a scheduler issues to, by trace op class (the same
--- grouping as the simulator's, csrc/core/sim.c).
-local UNIT_OF = {
-  int = "int", fp32 = "fma", imad = "fma", fp64 = "fp64", sfu = "sfu", tensor = "tensor", uniform = "uniform",
-  branch = "other", other = "other", barrier = "other", barrier_arrive = "other", depbar = "other",
-}
-local LSU_ONCE = { ld_shared = true, st_shared = true, atom_shared = true, ld_const = true }
+-- The execution units a scheduler issues to, by trace op class (the C
+-- core's map, gpush.machine, which the simulator uses): compute classes.
+-- Shared-memory classes and constant loads hold the LSU once per
+-- instruction (LSU_ONCE); global memory is the memory terms'.
+local UNIT_OF, LSU_ONCE = {}, {}
+for _, c in ipairs(machine.CLASSES) do
+  if c.pipeline then
+    UNIT_OF[c.name] = c.unit
+  elseif c.shared or not c.memory then
+    LSU_ONCE[c.name] = true
+  end
+end
 M.UNIT_OF = UNIT_OF
 
 M.timing = module {

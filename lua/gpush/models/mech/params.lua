@@ -15,6 +15,7 @@
 -- {micro-op type -> count}) and `ports` (R(mu, r): micro-op type -> list of
 -- port numbers).
 local config = require "gpush.config"
+local machine = require "gpush.machine"
 local schema = require "gpush.schema"
 local text = require "gpush.text"
 
@@ -98,11 +99,7 @@ sp { "lambda_max", "number", unit = "", default = 0.95, min = 0, max = 0.999,
 -- The latency and initiation interval of every trace op class from a GPU
 -- configuration (shared and constant loads their own latencies; global memory
 -- is T_mem's, not an instruction latency).
-local pipeline_of = {
-  int = "int", fp32 = "fp32", imad = "imad", fp64 = "fp64", sfu = "sfu", tensor = "tensor",
-  uniform = "uniform", branch = "branch", other = "other", barrier = "other", barrier_arrive = "other",
-  depbar = "other",
-}
+local pipeline_of = machine.PIPELINE -- the C core's map (gpush.machine)
 M.GPU_PIPELINE_OF = pipeline_of
 
 local function no_caches(cfg)

@@ -16,6 +16,7 @@
 -- measurement to the other side's input directly, through the IR's
 -- instruction classes.
 
+local machine = require "gpush.machine"
 local text = require "gpush.text"
 
 local M = {}
@@ -108,12 +109,18 @@ M.PTX = { add = "int", sub = "int", mul = "int", mad = "int", ["and"] = "int", [
   bar = "sync", ret = "other", exit = "other" }
 
 -- gpush trace opcode classes (kernel:info().class_mix, the M-core's n_i)
--- -> IR class, and back.
-M.TRACE = { int = "int", imad = "int", uniform = "int", fp32 = "fp_mul", fp64 = "fp_mul", tensor = "fp_mul",
-  sfu = "sfu", ld_global = "load", ld_local = "load", ld_shared = "load", ld_const = "load", tex = "load",
-  ldgsts = "load", st_global = "store", st_local = "store", st_shared = "store", atom_global = "store",
-  atom_shared = "store", branch = "branch", barrier = "sync", barrier_arrive = "sync", depbar = "other",
+-- -> IR class, and back.  Classes with a compute pipeline by what they
+-- compute (the IR counts IMAD as integer work, although it issues to the
+-- FMA unit); the others by the C core's class facts (gpush.machine):
+-- stores and atomics write, every other memory class and constant loads
+-- read.
+local IR_OF_COMPUTE = { int = "int", imad = "int", uniform = "int", fp32 = "fp_mul", fp64 = "fp_mul",
+  tensor = "fp_mul", sfu = "sfu", branch = "branch", barrier = "sync", barrier_arrive = "sync", depbar = "other",
   other = "other" }
+M.TRACE = {}
+for _, c in ipairs(machine.CLASSES) do
+  M.TRACE[c.name] = c.pipeline and IR_OF_COMPUTE[c.name] or ((c.store or c.atomic) and "store" or "load")
+end
 M.TRACE_CLASS = { int = "int", fp_add = "fp32", fp_mul = "fp32", sfu = "sfu", load = "ld_global",
   store = "st_global", branch = "branch", sync = "barrier", other = "other" }
 

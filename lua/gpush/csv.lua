@@ -1,4 +1,4 @@
--- gpush.report.csv: CSV text as RFC 4180 writes it, with '#' comment lines.
+-- gpush.csv: CSV text as RFC 4180 writes it, with '#' comment lines.
 --
 --   csv.field(v)            -- one field: numbers exactly (shortest text that
 --                           -- reads back to the same double), strings quoted

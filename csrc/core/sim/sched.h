@@ -1,0 +1,230 @@
+/*
+ * sched.h -- one warp scheduler's sets and policies (sched.c), as the event
+ * loop (sim.c) reads them at every look at a scheduler: the pending list's
+ * promotion, the eligible warps (GATSim's Algorithm 1 line 7), the policy's
+ * pick (ScheduleWarp, line 9) and the reason a scheduler did not issue.  The
+ * per-issue helpers are inline here, so the loop that calls them is compiled
+ * per policy and per bitmap width; the rarer work (allocation, the two-level
+ * active set, a callback policy, the two-level reason scan) is in sched.c,
+ * which calls nothing of sim.c.
+ */
+#ifndef GP_SIM_SCHED_H
+#define GP_SIM_SCHED_H
+
+#include "state.h"
+
+#include <math.h>
+
+int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count);
+void sched_free(sim *s, sched_state *q);
+/* A warp of the scheduler left the active set's candidates (exited, at a
+ * barrier, or issued a long-latency load): two-level bookkeeping. */
+void sched_leave_active(sched_state *q, uint32_t pos);
+/* Two-level: fills the active set's free places with the oldest pending
+ * warps whose producers are done (a warp waiting for a load stays out). */
+void sched_fill_active(const sim *s, sched_state *q);
+/* The callback policy: the chosen position among e, -1 none, -2 error. */
+int64_t sched_pick_callback(sim *s, sched_state *q, double t, const uint64_t *e);
+/* Two-level: why nothing issued (q->why) and the earliest cycle anything
+ * can. */
+double sched_reason_two_level(const sim *s, sched_state *q);
+
+/* Moves the pending warps whose producers are done by t to ready. */
+static inline __attribute__((always_inline)) void sched_promote(sched_state *q, double t,
+                                                          uint32_t words) {
+  while (q->pending_count > 0 && q->pending[q->pending_count - 1].ready <= t) {
+    const pend_entry *p = &q->pending[--q->pending_count];
+    uint32_t pos = p->pos;
+    int unit = p->unit, set = p->set;
+    bit_clear_w(set_w(q, set, words), pos, words);
+    bit_set_w(set_w(q, unit, words), pos, words);
+    bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
+  }
+}
+
+/* Where round-robin scanning starts: the position after the last issue. */
+static inline uint32_t rr_start(const sched_state *q) {
+  uint32_t start = (uint32_t)(q->rr + 1);
+  return start >= q->count ? 0 : start;
+}
+
+/* The first set bit at or after `start`, wrapping round; -1 when none. */
+static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words,
+                                                                 uint32_t start) {
+  uint32_t wi = start >> 6, n;
+  uint64_t m = b[wi] & (~(uint64_t)0 << (start & 63));
+  for (n = 0; n <= words; n++) {
+    if (m)
+      return (int64_t)wi * 64 + __builtin_ctzll(m);
+    wi = wi + 1 == words ? 0 : wi + 1;
+    m = b[wi];
+  }
+  return -1;
+}
+
+static inline int any_bit(const uint64_t *b, uint32_t words) {
+  uint32_t i;
+  for (i = 0; i < words; i++)
+    if (b[i])
+      return 1;
+  return 0;
+}
+
+static inline warp_state *warp_at(const sched_state *q, uint32_t pos) {
+  return &q->warps[(size_t)pos * q->stride];
+}
+
+/* The oldest warp of bitmap b; -1 when empty. */
+static inline __attribute__((always_inline)) int64_t oldest_in(const sched_state *q,
+                                                                const uint64_t *b,
+                                                                uint32_t words) {
+  int64_t best = -1;
+  uint64_t best_age = UINT64_MAX;
+  uint32_t wi;
+  for (wi = 0; wi < words; wi++) {
+    uint64_t m = b[wi];
+    while (m) {
+      uint32_t pos = wi * 64 + (uint32_t)__builtin_ctzll(m);
+      uint64_t age = q->ages[pos];
+      m &= m - 1;
+      if (age < best_age)
+        best_age = age, best = pos;
+    }
+  }
+  return best;
+}
+
+/* The warps that can issue at t (Algorithm 1 line 7): ready, their unit
+ * free, not issued this cycle, in the active set under two-level. */
+static inline __attribute__((always_inline)) void sched_eligible(sched_state *q, double t,
+                                                          uint32_t issued, uint64_t *e,
+                                                          uint32_t words, int policy) {
+  const uint64_t *any = set_w(q, SET_READY_ANY, words);
+  uint32_t wi, x, busy;
+  for (wi = 0; wi < words; wi++)
+    e[wi] = any[wi];
+  if (t >= q->latest_free)
+    busy = 0; /* every unit is free */
+  else /* branch-free: units are busy or not at random */
+    busy = (uint32_t)(q->unit_free[0] > t) | (uint32_t)(q->unit_free[1] > t) << 1 |
+         (uint32_t)(q->unit_free[2] > t) << 2 | (uint32_t)(q->unit_free[3] > t) << 3 |
+         (uint32_t)(q->unit_free[4] > t) << 4 | (uint32_t)(q->unit_free[5] > t) << 5 |
+         (uint32_t)(q->unit_free[6] > t) << 6 | (uint32_t)(q->unit_free[7] > t) << 7;
+  while (busy) {
+    const uint64_t *r = set_w(q, __builtin_ctz(busy), words);
+    busy &= busy - 1;
+    for (wi = 0; wi < words; wi++)
+      e[wi] &= ~r[wi];
+  }
+  if (policy == GP_SIM_TWO_LEVEL) {
+    const uint64_t *a = set_w(q, SET_ACTIVE, words);
+    for (wi = 0; wi < words; wi++)
+      e[wi] &= a[wi];
+  }
+  for (x = 0; x < issued; x++)
+    bit_clear(e, q->issued_now[x]);
+}
+
+/* After an issue from e: the issued warp and, when its unit is now busy,
+ * the unit's other warps drop out (no new warp can have become ready unless
+ * a barrier release or a new block changed the sets). */
+static inline void sched_eligible_after_issue(sched_state *q, double t, uint32_t pos, int unit,
+                                        uint64_t *e, uint32_t words) {
+  uint32_t wi;
+  bit_clear_w(e, pos, words);
+  if (q->unit_free[unit] > t) {
+    const uint64_t *r = set_w(q, unit, words);
+    for (wi = 0; wi < words; wi++)
+      e[wi] &= ~r[wi];
+  }
+}
+
+/* The position the policy issues next among e; -1 none, -2 error. */
+static inline __attribute__((always_inline)) int64_t sched_pick(sim *s, sched_state *q, double t,
+                                                           const uint64_t *e, uint32_t words,
+                                                           int policy) {
+  switch (policy) {
+  case GP_SIM_GTO:
+    if (q->greedy >= 0 && bit_test(e, (uint32_t)q->greedy))
+      return q->greedy;
+    return oldest_in(q, e, words);
+  case GP_SIM_CALLBACK:
+    return sched_pick_callback(s, q, t, e);
+  default: /* LRR, and two-level within its active set */
+    return first_from(e, words, rr_start(q));
+  }
+}
+
+/* Why nothing issued, and when something can */
+
+static inline int unit_stall(int unit) {
+  return unit == UNIT_LSU ? GP_STALL_LSU : unit == UNIT_SFU ? GP_STALL_SFU : GP_STALL_UNIT;
+}
+
+static inline void sched_set_reason(sched_state *q, int why, int64_t pos) {
+  q->why = why;
+  q->why_pc_count = 0;
+  if (pos >= 0) {
+    q->why_pcs[0] = warp_at(q, (uint32_t)pos)->pc_index;
+    q->why_pc_count = 1;
+  }
+}
+
+/* From the sets (LRR, GTO, callback): every ready warp waits for its busy
+ * unit here; the next chance is the earliest free unit with a ready warp,
+ * or a pending warp's producers and its unit. */
+static inline __attribute__((always_inline)) double sched_reason_from_sets(sched_state *q,
+                                                                     uint32_t words,
+                                                                     int policy) {
+  uint32_t start = policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
+  uint64_t *busy = set_w(q, SET_SCRATCH, words);
+  double when = INFINITY;
+  int64_t pos;
+  int u, any_ready = any_bit(set_w(q, SET_READY_ANY, words), words);
+  for (wi = 0; wi < words; wi++)
+    busy[wi] = 0;
+  if (any_ready) /* else every unit's set is empty */
+    for (u = 0; u < UNIT_COUNT; u++) {
+      const uint64_t *r = set_w(q, u, words);
+      if (!any_bit(r, words))
+        continue;
+      if (q->unit_free[u] < when)
+        when = q->unit_free[u];
+      if (u != UNIT_SFU)
+        for (wi = 0; wi < words; wi++)
+          busy[wi] |= r[wi];
+    }
+  if (q->pending_count > 0) {
+    /* the earliest pending warp decides unless a unit is busy beyond it */
+    double first = q->pending[q->pending_count - 1].ready;
+    if (q->latest_free <= first) {
+      if (first < when)
+        when = first;
+    } else {
+      for (x = q->pending_count; x-- > 0;) { /* soonest first */
+        const pend_entry *p = &q->pending[x];
+        double w;
+        if (p->ready >= when)
+          break; /* this one and the later ones cannot be earlier */
+        w = p->ready > q->unit_free[p->unit] ? p->ready : q->unit_free[p->unit];
+        if (w < when)
+          when = w;
+      }
+    }
+  }
+  if (any_ready && (pos = first_from(set_w(q, UNIT_SFU, words), words, start)) >= 0)
+    sched_set_reason(q, GP_STALL_SFU, pos);
+  else if (any_ready && (pos = first_from(busy, words, start)) >= 0)
+    sched_set_reason(q, unit_stall(warp_at(q, (uint32_t)pos)->unit), pos);
+  else if ((pos = first_from(set_w(q, SET_PEND_MEM, words), words, start)) >= 0)
+    sched_set_reason(q, GP_STALL_MEMORY, pos);
+  else if ((pos = first_from(set_w(q, SET_PEND_DEP, words), words, start)) >= 0)
+    sched_set_reason(q, GP_STALL_DEPENDENCE, pos);
+  else if ((pos = first_from(set_w(q, SET_BARRIER, words), words, start)) >= 0)
+    sched_set_reason(q, GP_STALL_BARRIER, pos);
+  else
+    sched_set_reason(q, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
+  return when;
+}
+
+#endif
