@@ -59,7 +59,8 @@ end
 -- failure leaves the previous file as it was.  opts.inputs: paths the
 -- command reads; `path` naming one of them (compared by device and inode,
 -- so links count) is refused.  Returns true, or nil and a message naming
--- the file.  A missing folder of `path` is made (ensure_folder).
+-- the file.  opts.make_folder: make a missing folder of `path` (ensure_folder),
+-- as an output option such as `-o ml_out/m.gsm` expects.
 function M.write(path, text, opts)
   for _, input in ipairs(opts and opts.inputs or {}) do
     if M.same(input, path) then
@@ -67,9 +68,11 @@ function M.write(path, text, opts)
         :format(path, input)
     end
   end
-  local made, mkdir_err = ensure_folder((split(path)))
-  if not made then
-    return nil, mkdir_err
+  if opts and opts.make_folder then
+    local made, mkdir_err = ensure_folder((split(path)))
+    if not made then
+      return nil, mkdir_err
+    end
   end
   return core.write_file(path, text)
 end

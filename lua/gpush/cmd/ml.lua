@@ -194,7 +194,7 @@ local function train_cmd(opts, out, err)
     return 1
   end
   -- staged (gpush.staging.write): written beside the target, its folder made when missing
-  local ok, save_err = model:save(opts.out, { inputs = { input } })
+  local ok, save_err = model:save(opts.out, { inputs = { input }, make_folder = true })
   if not ok then
     err:write("gpush ml train: ", save_err, "\n")
     return 1
