@@ -362,8 +362,10 @@ static int model_info(lua_State *L) {
   lua_pushstring(L, m->classifier == GP_SURF_NEIGHBOURS ? classifiers[0] : classifiers[1]);
   lua_setfield(L, -2, "classifier");
   if (m->classifier == GP_SURF_NEIGHBOURS) {
-    lua_pushnumber(L, m->bandwidth);
+    lua_pushnumber(L, m->setting.h2);
     lua_setfield(L, -2, "bandwidth");
+    lua_pushnumber(L, m->setting.lambda);
+    lua_setfield(L, -2, "prior");
     lua_pushinteger(L, m->refs);
     lua_setfield(L, -2, "refs");
   }

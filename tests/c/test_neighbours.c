@@ -1,7 +1,8 @@
 /* The cost-weighted neighbour classifier (num/neighbours.h): Gaussian
  * weights by hand (the nearest point weighs 1, a skipped group 0, points
  * beyond e^-40 exactly 0, every point when all would be skipped), the
- * class of least expected cost by hand, and the bandwidth chosen by
+ * class of least expected cost by hand, with and without the prior, and the
+ * bandwidth chosen by
  * leave-one-group-out validation on a case worked out on paper: two
  * clusters of points that each prefer their own class, where only a narrow
  * bandwidth lets a held-out point follow its neighbours. */
@@ -51,13 +52,13 @@ static void test_choose(void) {
   const double costs[6] = {0.2, 0.4, 0.9, 0.1, 0.0, 5.0};
   const double w[3] = {1, 0.5, 0};
   double expected[2];
-  CHECK_EQ_INT(gp_nb_choose(costs, 3, 2, w, expected), 1);
+  CHECK_EQ_INT(gp_nb_choose(costs, 3, 2, w, 0, NULL, expected), 1);
   CHECK_NEAR(expected[0], 0.65, 1e-15);
   CHECK_NEAR(expected[1], 0.45, 1e-15);
   /* ties go to the lower class */
   {
     const double even[2] = {0.3, 0.3}, one[1] = {1};
-    CHECK_EQ_INT(gp_nb_choose(even, 1, 2, one, expected), 0);
+    CHECK_EQ_INT(gp_nb_choose(even, 1, 2, one, 0, NULL, expected), 0);
   }
 }
 
@@ -70,7 +71,7 @@ static void test_choose(void) {
 static void test_select(void) {
   const double points[6] = {0, 0.2, 1.0, 1.2, 1.4, 1.6};
   const double costs[12] = {0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0};
-  const double candidates[2] = {0.01, 1e30};
+  const gp_nb_setting candidates[2] = {{0.01, 0}, {1e30, 0}};
   gp_nb_table table = {costs, 2, 1.0};
   double loss[2];
   size_t best;
@@ -99,10 +100,32 @@ static void test_select(void) {
   CHECK_STR_CONTAINS(err.msg, "0 reference points");
 }
 
+/* The prior: lambda x exp(d_min / h2) against the relative weights, so a
+ * query far from every reference follows the references' mean cost. */
+static void test_prior(void) {
+  const gp_nb_setting set = {1.0, 0.5}, none = {1.0, 0};
+  const double costs[4] = {0, 1, 1, 0}; /* point 0 prefers class 0, point 1 class 1 */
+  const double w[2] = {1, 0.1}, prior[2] = {0.9, 0.1};
+  double expected[2], mean[2];
+  CHECK_NEAR(gp_nb_prior_weight(&set, 2.0), 0.5 * exp(2.0), 1e-12);
+  CHECK(gp_nb_prior_weight(&none, 2.0) == 0);
+  CHECK(isinf(gp_nb_prior_weight(&set, 701.0)));
+  /* no prior: 0.1 against 1, class 0; a prior of weight 5: 0.1 + 4.5 against
+   * 1 + 0.5, class 1; an infinite one: the prior's least, class 1 */
+  CHECK_EQ_INT(gp_nb_choose(costs, 2, 2, w, 0, NULL, expected), 0);
+  CHECK_EQ_INT(gp_nb_choose(costs, 2, 2, w, 5, prior, expected), 1);
+  CHECK_NEAR(expected[0], 4.6, 1e-15);
+  CHECK_NEAR(expected[1], 1.5, 1e-15);
+  CHECK_EQ_INT(gp_nb_choose(costs, 2, 2, w, INFINITY, prior, expected), 1);
+  gp_nb_mean_costs(costs, 2, 2, mean);
+  CHECK(mean[0] == 0.5 && mean[1] == 0.5);
+}
+
 int main(void) {
   A = gp_alloc_default();
   RUN(test_weights);
   RUN(test_choose);
   RUN(test_select);
+  RUN(test_prior);
   return gp_test_finish();
 }

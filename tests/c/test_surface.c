@@ -439,8 +439,8 @@ static void test_version_1(void) {
 /* The neighbour classifier: each set's cost table is gp_surf_set_cost of
  * every training kernel against every centroid; a training kernel far from
  * the others' families still gets the cluster of least expected cost under
- * the chosen bandwidth, which for these well-separated families is its own
- * family's (every set); the bandwidth is one of the candidates. */
+ * the chosen setting, which for these well-separated families is its own
+ * family's (every set); the setting is one of the candidates. */
 static void test_neighbours(void) {
   gp_surf_data d;
   gp_surf_model *m;
@@ -460,8 +460,11 @@ static void test_neighbours(void) {
   CHECK_EQ_INT(m->classifier, GP_SURF_NEIGHBOURS);
   CHECK_EQ_INT(m->refs, NK);
   for (j = 0, s = 0; j < GP_SURF_BANDWIDTHS; j++)
-    s += m->bandwidth == gp_surf_bandwidths[j];
+    s += m->setting.h2 == gp_surf_bandwidths[j];
+  for (j = 0, k = 0; j < GP_SURF_PRIORS; j++)
+    k += m->setting.lambda == gp_surf_priors[j];
   CHECK_EQ_INT(s, 1);
+  CHECK_EQ_INT(k, 1);
   /* the costs, recomputed: kernel 4 against every centroid of set 0 and
    * of the CU set; its own cluster costs (nearly) nothing */
   gp_surf_freq_values(&d.grid, gp_surf_data_tensor(&d, 0, 4), 0, own);

@@ -11,7 +11,8 @@
  *       32     -  payload: u32 model count, then per model its quantity
  *                 name, grid, base, k, feature names and ranges, the
  *                 classifier (version 2: u32 kind; for the neighbour
- *                 classifier u32 reference count, f64 bandwidth and the
+ *                 classifier u32 reference count, f64 bandwidth and prior
+ *                 mass and the
  *                 references' normalised counters), and per set k, dim,
  *                 the centroids and, for k > 1, the network's weights
  *                 (the paper's classifier; version 1 files have only
@@ -94,7 +95,8 @@ static void put_model(wbuf *w, const gp_surf_model *m) {
   put_u32(w, m->classifier);
   if (m->classifier == GP_SURF_NEIGHBOURS) {
     put_u32(w, m->refs);
-    put_f64s(w, &m->bandwidth, 1);
+    put_f64s(w, &m->setting.h2, 1);
+    put_f64s(w, &m->setting.lambda, 1);
     put_f64s(w, m->ref_points, (size_t)m->refs * m->features);
   }
   for (s = 0; s < m->nsets; s++) {
@@ -270,6 +272,8 @@ static void get_set(rbuf *r, gp_surf_model *m, gp_surf_set *set, size_t dim) {
     for (i = 0; i < costs && !r->failed; i++)
       if (set->costs[i] < 0)
         fail(r, "a classifier cost is negative");
+    if (!r->failed && gp_surf_set_prior(m, set) != GP_OK)
+      fail(r, "out of memory");
     return;
   }
   if (gp_nn_alloc(&set->net, &m->alloc, m->features, set->k, set->k, &nn_err) != GP_OK) {
@@ -298,7 +302,7 @@ static int names_ok(const unsigned char *names, size_t len, uint32_t features) {
 }
 
 /* The classifier of a version-2 model: its kind, and the neighbour
- * classifier's references (normalised counters in [0, 1]) and bandwidth. */
+ * classifier's references (normalised counters in [0, 1]) and setting. */
 static void get_classifier(rbuf *r, gp_surf_model *m) {
   size_t i, values;
   uint32_t refs;
@@ -317,7 +321,10 @@ static void get_classifier(rbuf *r, gp_surf_model *m) {
     fail(r, "out of memory");
     return;
   }
-  get_f64s(r, &m->bandwidth, 1, 1, "the classifier's bandwidth is not a positive number");
+  get_f64s(r, &m->setting.h2, 1, 1, "the classifier's bandwidth is not a positive number");
+  get_f64s(r, &m->setting.lambda, 1, 0, "the classifier's prior mass is not finite");
+  if (!r->failed && m->setting.lambda < 0)
+    fail(r, "the classifier's prior mass is negative");
   values = (size_t)m->refs * m->features;
   get_f64s(r, m->ref_points, values, 0, "a reference kernel's counter is not finite");
   for (i = 0; i < values && !r->failed; i++)

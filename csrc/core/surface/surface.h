@@ -30,6 +30,7 @@
 #define GP_SURFACE_H
 
 #include "gp_common.h"
+#include "num/neighbours.h"
 #include "num/nn.h"
 
 enum { GP_SURF_CU = 0, GP_SURF_ENGINE = 1, GP_SURF_MEMORY = 2 };
@@ -127,6 +128,8 @@ typedef struct gp_surf_set {
                           when k == 1 */
   double *costs;       /* GP_SURF_NEIGHBOURS, k > 1: refs x k, the cost of giving
                           reference kernel i cluster j (gp_surf_set_cost) */
+  double *prior;       /* GP_SURF_NEIGHBOURS, k > 1: k, each cluster's mean cost
+                          over the references (derived from costs, not stored) */
 } gp_surf_set;
 
 typedef struct gp_surf_model {
@@ -143,7 +146,8 @@ typedef struct gp_surf_model {
   gp_surf_set *sets;
   uint32_t classifier;     /* gp_surf_classifier */
   uint32_t refs;           /* GP_SURF_NEIGHBOURS: reference (training) kernels */
-  double bandwidth;        /* GP_SURF_NEIGHBOURS: h^2 of the Gaussian weight */
+  gp_nb_setting setting;   /* GP_SURF_NEIGHBOURS: the bandwidth h^2 and the prior's
+                              mass lambda */
   double *ref_points;      /* GP_SURF_NEIGHBOURS: refs x features, normalised */
   /* training state, in memory only (never saved): the dataset kernels the
    * model was trained on and their k-means clusters, set by set, for the
@@ -165,12 +169,15 @@ typedef struct gp_surf_train_opts {
                              is chosen; NULL: each kernel its own group */
 } gp_surf_train_opts;
 
-/* The neighbour classifier's bandwidths (h^2 in min-max normalised counter
- * space, squared distances up to the feature count) tried by
- * leave-one-group-out validation; the last gives every training kernel the
- * same weight (the one cluster that suits the training set best). */
+/* The neighbour classifier's settings tried by leave-one-group-out
+ * validation: every bandwidth (h^2 in min-max normalised counter space,
+ * squared distances up to the feature count; the last gives every training
+ * kernel the same weight) with every prior mass (0: none). */
 #define GP_SURF_BANDWIDTHS 10
+#define GP_SURF_PRIORS 4
+#define GP_SURF_SETTINGS (GP_SURF_BANDWIDTHS * GP_SURF_PRIORS)
 extern const double gp_surf_bandwidths[GP_SURF_BANDWIDTHS];
+extern const double gp_surf_priors[GP_SURF_PRIORS];
 
 /* k = 12, seed = 1, restarts = 10, max_iter = 100, classifier
  * GP_SURF_NEIGHBOURS, groups NULL, gp_nn_train_opts_default with
@@ -205,9 +212,12 @@ gp_surf_model *gp_surf_model_new(const gp_alloc *alloc, const char *quantity,
                                  const gp_surf_grid *grid, const uint32_t base[3], uint32_t k,
                                  const char *names, size_t names_len, uint32_t features,
                                  uint32_t trained);
-/* The reference points of a GP_SURF_NEIGHBOURS model (refs x features,
- * every set's costs refs x k): allocated; GP_ERR when out of memory. */
+/* The reference points of a GP_SURF_NEIGHBOURS model (refs x features):
+ * allocated; GP_ERR when out of memory. */
 int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs);
+/* Set s's prior (each cluster's mean cost) from its costs; GP_ERR when out
+ * of memory. */
+int gp_surf_set_prior(gp_surf_model *m, gp_surf_set *set);
 
 /* The cluster of every set for a kernel's counters at the base (model
  * feature order, raw values; clamped by the stored range). */

@@ -16,6 +16,8 @@
  * every training kernel weighs the same). */
 const double gp_surf_bandwidths[GP_SURF_BANDWIDTHS] = {1e-3, 3e-3, 0.01, 0.03, 0.1,
                                                         0.3,  1,    3,    10,   1e30};
+/* From none to a prior worth three references at the query's place. */
+const double gp_surf_priors[GP_SURF_PRIORS] = {0, 0.03, 0.3, 3};
 
 void gp_surf_train_opts_default(gp_surf_train_opts *o) {
   o->k = 12;
@@ -37,6 +39,7 @@ void gp_surf_model_free(gp_surf_model *m) {
       gp_surf_set *set = &m->sets[s];
       gp_free(&m->alloc, set->centroids, ((size_t)set->k * set->dim + 1) * sizeof(double));
       gp_free(&m->alloc, set->costs, ((size_t)m->refs * set->k + 1) * sizeof(double));
+      gp_free(&m->alloc, set->prior, ((size_t)set->k + 1) * sizeof(double));
       gp_nn_free(&set->net);
     }
     gp_free(&m->alloc, m->sets, m->nsets * sizeof *m->sets);
@@ -107,6 +110,14 @@ int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs) {
   return m->ref_points ? GP_OK : GP_ERR;
 }
 
+int gp_surf_set_prior(gp_surf_model *m, gp_surf_set *set) {
+  set->prior = gp_malloc(&m->alloc, ((size_t)set->k + 1) * sizeof(double));
+  if (!set->prior)
+    return GP_ERR;
+  gp_nb_mean_costs(set->costs, m->refs, set->k, set->prior);
+  return GP_OK;
+}
+
 /* Set s's costs (refs x k) once its k is known; GP_ERR when out of memory. */
 static int alloc_costs(gp_surf_model *m, gp_surf_set *set) {
   set->costs = gp_malloc(&m->alloc, ((size_t)m->refs * set->k + 1) * sizeof(double));
@@ -140,13 +151,15 @@ static int set_costs(gp_surf_model *m, uint32_t s, const double *v, size_t dim, 
       set->costs[(size_t)i * set->k + j] =
           gp_surf_set_cost(&m->grid, s, m->base, v + (size_t)i * dim,
                            set->centroids + (size_t)j * dim, scratch);
+  if (gp_surf_set_prior(m, set) != GP_OK)
+    return gp_error_set(err, "surface: out of memory for a set's prior");
   return GP_OK;
 }
 
 /* Clusters one set (Sec. III-C) and trains its classifier on the
  * normalised base counters x (n x features): the paper's network (Sec.
- * III-D), or the neighbour classifier's costs (its bandwidth is chosen once
- * every set has them, choose_bandwidth). */
+ * III-D), or the neighbour classifier's costs (its setting is chosen once
+ * every set has them, choose_setting). */
 static int build_set(gp_surf_model *m, uint32_t s, const double *v, size_t dim, uint32_t n,
                      const double *x, const gp_surf_train_opts *opts, uint32_t *assign,
                      gp_error *err) {
@@ -210,16 +223,23 @@ static int base_features(gp_surf_model *m, const gp_surf_data *d, const uint32_t
   return GP_OK;
 }
 
-/* The neighbour classifier's bandwidth: gp_surf_bandwidths' candidate of
- * least leave-one-group-out loss over every set with more than one
- * cluster, each set's mean cost weighted by the targets it serves (the CU
- * set every target at another CU count, a frequency set those at its CU
- * count), so the loss approximates the model's own mean error. */
-static int choose_bandwidth(gp_surf_model *m, const gp_surf_train_opts *opts, gp_error *err) {
+/* The neighbour classifier's setting: the candidate (every bandwidth with
+ * every prior mass) of least leave-one-group-out loss over every set with
+ * more than one cluster, each set's mean cost weighted by the targets it
+ * serves (the CU set every target at another CU count, a frequency set
+ * those at its CU count), so the loss approximates the model's own mean
+ * error. */
+static int choose_setting(gp_surf_model *m, const gp_surf_train_opts *opts, gp_error *err) {
   gp_nb_table tables[GP_SURF_MAX_AXIS + 1];
-  size_t ntables = 0, best;
+  gp_nb_setting settings[GP_SURF_SETTINGS];
+  size_t ntables = 0, best, b, p;
   uint32_t s, nc = m->grid.n[GP_SURF_CU];
   double per_cu = (double)m->grid.n[GP_SURF_ENGINE] * m->grid.n[GP_SURF_MEMORY];
+  for (p = 0; p < GP_SURF_PRIORS; p++)
+    for (b = 0; b < GP_SURF_BANDWIDTHS; b++) {
+      settings[p * GP_SURF_BANDWIDTHS + b].h2 = gp_surf_bandwidths[b];
+      settings[p * GP_SURF_BANDWIDTHS + b].lambda = gp_surf_priors[p];
+    }
   for (s = 0; s < m->nsets; s++)
     if (m->sets[s].k > 1) {
       tables[ntables].costs = m->sets[s].costs;
@@ -227,13 +247,13 @@ static int choose_bandwidth(gp_surf_model *m, const gp_surf_train_opts *opts, gp
       tables[ntables].weight = s < nc ? per_cu - 1 : (nc - 1) * per_cu;
       ntables++;
     }
-  m->bandwidth = gp_surf_bandwidths[GP_SURF_BANDWIDTHS - 1];
+  m->setting = settings[GP_SURF_BANDWIDTHS - 1]; /* uniform, no prior */
   if (ntables == 0)
     return GP_OK;
-  if (gp_nb_select(m->ref_points, m->refs, m->features, opts->groups, tables, ntables,
-                   gp_surf_bandwidths, GP_SURF_BANDWIDTHS, &m->alloc, NULL, &best, err) != GP_OK)
+  if (gp_nb_select(m->ref_points, m->refs, m->features, opts->groups, tables, ntables, settings,
+                   GP_SURF_SETTINGS, &m->alloc, NULL, &best, err) != GP_OK)
     return GP_ERR;
-  m->bandwidth = gp_surf_bandwidths[best];
+  m->setting = settings[best];
   return GP_OK;
 }
 
@@ -323,7 +343,7 @@ int gp_surf_train(const gp_surf_data *d, uint32_t q, const char *quantity, const
     for (i = 0; i < n; i++)
       m->train_assign[(size_t)i * m->nsets + s] = assign[i];
   }
-  if (m->classifier == GP_SURF_NEIGHBOURS && choose_bandwidth(m, opts, err) != GP_OK)
+  if (m->classifier == GP_SURF_NEIGHBOURS && choose_setting(m, opts, err) != GP_OK)
     goto done;
   *out = m;
   m = NULL;

@@ -301,7 +301,8 @@ function M.definition(opts)
     return nil, err
   end
   local preset = opts.preset or M.PRESET
-  local kept, dropped = M.size(opts.descs or M.kernels(), grid, preset, opts)
+  local descs = opts.descs or M.kernels { per = M.GRID_VARIANTS[opts.grid] }
+  local kept, dropped = M.size(descs, grid, preset, opts)
   if not kept then
     return nil, dropped
   end

@@ -87,6 +87,8 @@ local function units_of(ds, split)
   error(("gpush.ml.evaluate: split must be 'family' or 'kernel', got '%s'"):format(tostring(split)), 3)
 end
 
+local PLURAL = { family = "families", kernel = "kernels" }
+
 -- The kernels of the units that `keep(unit)` selects, and the others,
 -- each ascending.
 local function partition(unit, keep)
@@ -106,7 +108,7 @@ end
 function M.split_dataset(ds, split, seed, fraction)
   local unit, units = units_of(ds, split)
   if units < 2 then
-    error(("gpush.ml.evaluate: a split by %s needs at least two %ss; %s has one"):format(split, split,
+    error(("gpush.ml.evaluate: a split by %s needs at least two %s; %s has one"):format(split, PLURAL[split],
       ds.source or "the dataset"), 2)
   end
   local train_units = M.split(units, seed, fraction)
@@ -124,7 +126,7 @@ end
 function M.folds(ds, split, seed, folds)
   local unit, units = units_of(ds, split)
   if folds < 2 or folds > units then
-    error(("gpush.ml.evaluate: %d folds of %d %ss (2 to %d)"):format(folds, units, split, units), 2)
+    error(("gpush.ml.evaluate: %d folds of %d %s (2 to %d)"):format(folds, units, PLURAL[split], units), 2)
   end
   local fold_of = {}
   for position, u in ipairs(shuffled(units, seed)) do

@@ -199,6 +199,9 @@ end
 -- Fig. 12 (L304): "The best distribution is seen with a 500 MHz base
 -- engine frequency" (the middle of the range).
 local function best_engine_clock(ds, main)
+  if #ds.grid.core_mhz < 3 then -- no middle to be best
+    return nil
+  end
   local sums, counts = {}, {}
   for _, b in ipairs(main.bases) do
     local e = b.config.core_mhz
