@@ -1,20 +1,21 @@
 -- gpush.ml.corpus: the simulated training corpus of the scaling-surface
 -- models (Wu et al., HPCA 2015; docs/ml.md).  No GPU is at hand, so every
--- kernel of a seeded workload family runs on gpush's simulator at every
--- configuration of a CU x engine-clock x memory-clock grid on the hd7970
--- preset, with the Table II counters (gpush.ml.counters) and the activity
--- power model (gpush.ml.power) at each.  SIMULATED, not measured: every
--- output says so.
+-- kernel of the corpus's families (gpush.ml.families) runs on gpush's
+-- simulator at every configuration of a CU x engine-clock x memory-clock
+-- grid on the hd7970 preset, with the Table II counters (gpush.ml.counters)
+-- and the activity power model (gpush.ml.power) at each.  SIMULATED, not
+-- measured: every output says so.
 --
 --   local ds, info = assert(corpus.load { grid = "default", jobs = 2 })
---   info.path, info.cached, info.seconds, info.dropped
+--   info.path, info.cached, info.seconds, info.dropped, info.resumed
 --
 -- It runs on the experiment engine (workers, progress, shards: a big grid
 -- runs as a Slurm array like any sweep, then `gpush merge`), and keeps the
 -- result in the user's cache folder ($XDG_CACHE_HOME/gpush, else
 -- ~/.cache/gpush; never the install tree) under a hash of every input: the
 -- grid, the preset's resolved configuration, the kernels' descriptions,
--- the simulator policy and the gpush version.
+-- the simulator policy and the gpush version.  The build is checkpointed
+-- kernel by kernel (through gpush.ml.files) and resumes after an interrupt.
 local config = require "gpush.config"
 local core = require "gpush.core"
 local counters = require "gpush.ml.counters"
@@ -75,13 +76,15 @@ local function grid_of(grid)
   return g
 end
 
--- The kernel families (gpush.ml.families: the regime suite's sixteen and
--- the mixes), PER_FAMILY seeded variants of each, before sizing (M.size).
--- opts: seed (default 1), per (variants per family, default PER_FAMILY).
+-- Variants per family: PER_FAMILY, or what GRID_VARIANTS gives for a named
+-- grid (the test suite's ci grid one, so its build stays within a minute on
+-- two cores).
 M.PER_FAMILY = 3
--- The variants per family a named grid's corpus takes when it differs: the
--- test suite's ci grid one (its build stays within a minute on two cores).
 M.GRID_VARIANTS = { ci = 1 }
+
+-- The kernel families (gpush.ml.families: the regime suite's sixteen and
+-- the mixes), opts.per (default PER_FAMILY) seeded variants of each, before
+-- sizing (M.size).  opts: seed (default 1), per.
 function M.kernels(opts)
   opts = opts or {}
   return workloads.variants { entries = families.list, seed = opts.seed or 1, per = opts.per or M.PER_FAMILY }

@@ -475,18 +475,8 @@ function M.from_csv(text, name, opts)
   return from_records(records, lines, comments, name, opts)
 end
 
-local function read_text(path)
-  local f, err = io.open(path, "rb")
-  if not f then
-    return nil, err
-  end
-  local text = f:read("a")
-  f:close()
-  return text
-end
-
 function M.read_csv(path, opts)
-  local text, err = read_text(path)
+  local text, err = files.read(path)
   if not text then
     return nil, err
   end
@@ -500,7 +490,7 @@ end
 -- columns are ignored.  Returns a list of {kernel, line, time_us, power_w,
 -- counters = {by name}} or nil and "FILE:LINE: ..." (every bad row).
 function M.read_base(path, features, base)
-  local text, err = read_text(path)
+  local text, err = files.read(path)
   if not text then
     return nil, err
   end

@@ -219,16 +219,25 @@ local function evaluate_base(ds, base, folds, opts)
   for _, q in ipairs(ds.quantities) do
     acc[q] = { valid = pooled(), k1 = pooled(), oracle = pooled(), train = pooled(), train_oracle = pooled() }
   end
-  local k_used = opts.train.k
+  local k_used, per_kernel = opts.train.k, {}
+  for _, q in ipairs(ds.quantities) do
+    per_kernel[q] = {}
+  end
   for _, fold in ipairs(folds) do
     local model = trained(ds, opts, base, fold.train)
     local flat = trained(ds, opts, base, fold.train, 1)
     k_used = math.min(k_used, model.k_used)
     for _, q in ipairs(ds.quantities) do
       local a = acc[q]
-      pool(a.valid, assert(model:evaluate(ds, fold.valid, q)))
-      pool(a.k1, assert(flat:evaluate(ds, fold.valid, q)))
-      pool(a.oracle, assert(model:evaluate(ds, fold.valid, q, { choice = "nearest" })))
+      local ev = assert(model:evaluate(ds, fold.valid, q))
+      local ev1 = assert(flat:evaluate(ds, fold.valid, q))
+      local evo = assert(model:evaluate(ds, fold.valid, q, { choice = "nearest" }))
+      pool(a.valid, ev)
+      pool(a.k1, ev1)
+      pool(a.oracle, evo)
+      for i, kk in ipairs(fold.valid) do -- each validation kernel's own mean: model, K = 1, oracle
+        per_kernel[q][ds.kernels[kk]] = { ev.per_kernel[i], ev1.per_kernel[i], evo.per_kernel[i] }
+      end
       if opts.train_error then
         pool(a.train, assert(model:evaluate(ds, fold.train, q)))
         pool(a.train_oracle, assert(model:evaluate(ds, fold.train, q, { choice = "oracle" })))
@@ -239,7 +248,7 @@ local function evaluate_base(ds, base, folds, opts)
   for _, q in ipairs(ds.quantities) do
     local a = acc[q]
     out[q] = { mean = mean_of(a.valid), max = a.valid.max, count = a.valid.count, histogram = a.valid.histogram,
-      k1_mean = mean_of(a.k1), oracle_mean = mean_of(a.oracle) }
+      k1_mean = mean_of(a.k1), oracle_mean = mean_of(a.oracle), per_kernel = per_kernel[q] }
     if opts.train_error then
       out[q].train_mean, out[q].train_oracle_mean = mean_of(a.train), mean_of(a.train_oracle)
     end
@@ -336,7 +345,41 @@ function M.run(ds, opts)
     result.oracle[q] = sums.oracle_mean / #per_base
     result.histogram[q] = hist
   end
+  result.families_error = M.by_family(ds, per_base)
+  for _, r in ipairs(per_base) do -- kept per family; per kernel and base is more than a reader needs
+    for _, q in ipairs(ds.quantities) do
+      r[q].per_kernel = nil
+    end
+  end
   return result
+end
+
+-- Per quantity, every validated family's mean error over its kernels and
+-- the bases: {family, kernels, mean, k1_mean, oracle_mean}, worst first
+-- (ties: by name).
+function M.by_family(ds, per_base)
+  local out = {}
+  for _, q in ipairs(ds.quantities) do
+    local sums = {}
+    for _, r in ipairs(per_base) do
+      for name, e in pairs(r[q].per_kernel) do
+        local f = ds.family[ds:kernel_index(name)]
+        local s = sums[f] or { family = f, n = 0, mean = 0, k1_mean = 0, oracle_mean = 0, kernels = {} }
+        s.n, s.mean, s.k1_mean, s.oracle_mean = s.n + 1, s.mean + e[1], s.k1_mean + e[2], s.oracle_mean + e[3]
+        s.kernels[name] = true
+        sums[f] = s
+      end
+    end
+    local list = {}
+    for _, f in ipairs(text.sorted_keys(sums)) do
+      local s = sums[f]
+      list[#list + 1] = { family = f, kernels = #text.sorted_keys(s.kernels), mean = s.mean / s.n,
+        k1_mean = s.k1_mean / s.n, oracle_mean = s.oracle_mean / s.n }
+    end
+    table.sort(list, function(a, b) return a.mean > b.mean or (a.mean == b.mean and a.family < b.family) end)
+    out[q] = list
+  end
+  return out
 end
 
 -- The cluster sweep of Sec. V-B/V-C: M.run at each K of opts.ks (default

@@ -64,6 +64,27 @@ local function shared_stage(body, loads, alu, class, active)
   return body
 end
 
+-- A tiled shared-memory pass: a streamed load into the tile, a barrier,
+-- `steps` stages of two LDS (the tile, then the view of it named `other`
+-- at lane stride p.stride), `alu(body)` appending the work on them, two STS
+-- back and a barrier; then the tile streamed out.
+local function tile_stages(p, other, alu)
+  local body = { { "ld_global", stream = "in" }, { "st_shared", stream = "tile", dep = 1 }, { "barrier" } }
+  for _ = 1, p.steps do
+    body[#body + 1] = { "ld_shared", stream = "tile" }
+    body[#body + 1] = { "ld_shared", stream = other }
+    alu(body)
+    body[#body + 1] = { "st_shared", stream = "tile", dep = 1 }
+    body[#body + 1] = { "st_shared", stream = other, dep = 2 }
+    body[#body + 1] = { "barrier" }
+  end
+  body[#body + 1] = { "ld_shared", stream = "tile" }
+  body[#body + 1] = { "st_global", stream = "out", dep = 1 }
+  return desc(p, { ["in"] = streaming(p, 0x100000000), out = streaming(p, 0x200000000),
+    tile = { kind = "shared", footprint = p.shmem, stride = 4 },
+    [other] = { kind = "shared", footprint = p.shmem, stride = p.stride } }, body)
+end
+
 local SIZE = { grid = { 24, 96 }, block = { values = { 128, 256 } } }
 
 -- The ranges every family draws its size from, plus its own.
@@ -430,21 +451,10 @@ M.mixes = {
     defaults = { grid = 48, block = 256, regs = 24, shmem = 4 * KB, trips = 1, steps = 10, stride = 8, seed = 122 },
     ranges = ranges { steps = { 6, 15 }, stride = { values = { 4, 8, 64 } } },
     make = function(p)
-      local body = { { "ld_global", stream = "in" }, { "st_shared", stream = "tile", dep = 1 }, { "barrier" } }
-      for _ = 1, p.steps do
-        body[#body + 1] = { "ld_shared", stream = "tile" }
-        body[#body + 1] = { "ld_shared", stream = "partner" }
+      return tile_stages(p, "partner", function(body) -- compare, exchange
         body[#body + 1] = { "int", dep = { 1, 2 } }
         body[#body + 1] = { "int", dep = 1 }
-        body[#body + 1] = { "st_shared", stream = "tile", dep = 1 }
-        body[#body + 1] = { "st_shared", stream = "partner", dep = 2 }
-        body[#body + 1] = { "barrier" }
-      end
-      body[#body + 1] = { "ld_shared", stream = "tile" }
-      body[#body + 1] = { "st_global", stream = "out", dep = 1 }
-      return desc(p, { ["in"] = streaming(p, 0x100000000), out = streaming(p, 0x200000000),
-        tile = { kind = "shared", footprint = p.shmem, stride = 4 },
-        partner = { kind = "shared", footprint = p.shmem, stride = p.stride } }, body)
+      end)
     end,
   },
   {
@@ -453,22 +463,11 @@ M.mixes = {
     defaults = { grid = 48, block = 256, regs = 32, shmem = 8 * KB, trips = 1, steps = 8, stride = 16, seed = 123 },
     ranges = ranges { steps = { 5, 10 }, stride = { values = { 4, 16, 64, 128 } }, shmem = { values = { 4 * KB, 8 * KB } } },
     make = function(p)
-      local body = { { "ld_global", stream = "in" }, { "st_shared", stream = "tile", dep = 1 }, { "barrier" } }
-      for _ = 1, p.steps do
-        body[#body + 1] = { "ld_shared", stream = "tile" }
-        body[#body + 1] = { "ld_shared", stream = "strided" }
+      return tile_stages(p, "strided", function(body) -- a twiddle, the butterfly
         body[#body + 1] = { "sfu" }
         body[#body + 1] = { "fp32", dep = { 1, 2 } }
         rep(body, 3, { "fp32", dep = { 1, 4 } })
-        body[#body + 1] = { "st_shared", stream = "tile", dep = 1 }
-        body[#body + 1] = { "st_shared", stream = "strided", dep = 2 }
-        body[#body + 1] = { "barrier" }
-      end
-      body[#body + 1] = { "ld_shared", stream = "tile" }
-      body[#body + 1] = { "st_global", stream = "out", dep = 1 }
-      return desc(p, { ["in"] = streaming(p, 0x100000000), out = streaming(p, 0x200000000),
-        tile = { kind = "shared", footprint = p.shmem, stride = 4 },
-        strided = { kind = "shared", footprint = p.shmem, stride = p.stride } }, body)
+      end)
     end,
   },
   {

@@ -302,14 +302,9 @@ function Model:encode()
   return core.surface_encode(list)
 end
 
+-- Writes the model to path (staged, checked and renamed: gpush.ml.files).
 function Model:save(path)
-  local f, err = io.open(path, "wb")
-  if not f then
-    return nil, err
-  end
-  f:write(self:encode())
-  f:close()
-  return true
+  return require("gpush.ml.files").write(path, self:encode())
 end
 
 -- Reads a model file image; `name` names it in messages.
@@ -338,12 +333,10 @@ function M.decode(bytes, name)
 end
 
 function M.load(path)
-  local f, err = io.open(path, "rb")
-  if not f then
+  local bytes, err = require("gpush.ml.files").read(path)
+  if not bytes then
     return nil, err
   end
-  local bytes = f:read("a")
-  f:close()
   return M.decode(bytes, path)
 end
 
