@@ -394,7 +394,7 @@ describe("data safety: the ML corpus cache", function()
     local ds, err = corpus.load { grid = "ci", descs = descs, cache_dir = dir, quiet = true }
     assert.is_nil(ds)
     assert.are.equal(path .. ":1: no 'core_mhz' column; a dataset needs kernel, cus, core_mhz, mem_mhz, time_us,"
-      .. " optionally power_w, and counter columns (Table II names: VALUInsts, ...) (the ML corpus cache: remove the"
+      .. " optionally power_w and family, and counter columns (Table II names: VALUInsts, ...) (the ML corpus cache: remove the"
       .. " file, or rebuild it with `gpush ml corpus --force`)", err)
     -- a whole kernel gone: it parses, with fewer kernels than the corpus has
     small_dataset(dir .. "/one.csv")

@@ -33,15 +33,33 @@ int gp_coalesce_active(const uint64_t *addrs, uint32_t active, uint32_t width,
  * address order, so the insertion sort rarely moves anything) and counted
  * per bank once each.
  */
+/* x / d, by a shift when d is a power of two (every preset's bank width
+ * and bank count): the divisions were most of this function's time. */
+static inline uint64_t divide(uint64_t x, uint64_t d, int shift) {
+  return shift >= 0 ? x >> shift : x / d;
+}
+
+/* log2(d) when d is a power of two, else -1. */
+static int power_of_two(uint64_t d) {
+  int s = 0;
+  if (d == 0 || (d & (d - 1)) != 0)
+    return -1;
+  while ((d >> s) != 1)
+    s++;
+  return s;
+}
+
 uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
                           uint32_t banks, uint32_t bank_bytes) {
   uint64_t words[512]; /* 32 lanes x at most 16 words each */
   uint32_t count[256], m = 0, worst = 0, i, j;
+  int word_shift = power_of_two(bank_bytes), bank_shift = power_of_two(banks);
+  uint64_t bank_mask = (uint64_t)banks - 1;
   if (banks == 0 || banks > 256 || bank_bytes == 0)
     return n > 0;
   for (i = 0; i < n && i < 32; i++) {
-    uint64_t first = offsets[i] / bank_bytes;
-    uint64_t last = (offsets[i] + (width ? width : 1) - 1) / bank_bytes;
+    uint64_t first = divide(offsets[i], bank_bytes, word_shift);
+    uint64_t last = divide(offsets[i] + (width ? width : 1) - 1, bank_bytes, word_shift);
     uint64_t word;
     for (word = first; word <= last && word - first < 16; word++) {
       for (j = m; j > 0 && words[j - 1] > word; j--)
@@ -52,10 +70,10 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
   }
   for (j = 0; j < m; j++)
     if (j == 0 || words[j] != words[j - 1])
-      count[words[j] % banks] = 0;
+      count[bank_shift >= 0 ? words[j] & bank_mask : words[j] % banks] = 0;
   for (j = 0; j < m; j++)
     if (j == 0 || words[j] != words[j - 1]) {
-      uint32_t b = (uint32_t)(words[j] % banks);
+      uint32_t b = (uint32_t)(bank_shift >= 0 ? words[j] & bank_mask : words[j] % banks);
       if (++count[b] > worst)
         worst = count[b];
     }

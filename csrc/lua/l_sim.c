@@ -11,7 +11,7 @@
  *   slot); it returns the index (1..#candidates) of the one that issues.
  *   Its errors come back as nil, message; they never unwind the C core.
  * result: cycles, issued, sm_cycles, sm_issued, sm_stalls = {{reason = cycles}},
- *   stalls = {reason = cycles}, pc_stalls = {{pc, opcode, line, total,
+ *   stalls = {reason = cycles}, pc_stalls = {{pc, opcode, class, line, total,
  *   stalls}}, line_stalls = {{line, total, stalls}}, counts = {the raw
  *   counters of gp_sim_counters and the cache statistics},
  *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, mshr_merges (requests
@@ -125,6 +125,8 @@ static void push_pc_stalls(lua_State *L, const gp_kernel *k, const gp_sim_result
     gpl_set_integer(L, "pc", (lua_Integer)st->pc);
     lua_pushstring(L, k->strings + st->opcode);
     lua_setfield(L, -2, "opcode");
+    lua_pushstring(L, gp_op_class_name(st->op_class));
+    lua_setfield(L, -2, "class");
     if (st->line_num > 0)
       gpl_set_integer(L, "line", st->line_num);
     gpc_rawseti(L, -2, ++n);

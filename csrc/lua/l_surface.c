@@ -8,6 +8,7 @@
  *   ds:fill("counters", flat)      -- kernels x configurations x features (NaN: none)
  *   m = core.surface_train(ds, {quantity = q, name = "time", kernels = {...},
  *         base = {c, e, m}, features = {names}, k, seed, restarts, max_iter,
+ *         classifier = "neighbours"|"paper", groups = {per kernel, >= 1},
  *         epochs, learning_rate, weight_decay, stop_early})  -- nil, message on bad data
  *   m:info()  m:classify(counters)  m:predict(counters, base_value, {c, e, m})
  *   m:evaluate(ds, kernels, {quantity = q, choice = "classifier"|"oracle"|"nearest"})
@@ -246,6 +247,8 @@ static const char *read_names(lua_State *L, int t, size_t *len) {
   return buf;
 }
 
+static const char *const classifiers[] = {"neighbours", "paper", NULL};
+
 static int surface_train(lua_State *L) {
   gp_surf_data *d = check_data(L, 1);
   gp_surf_train_opts o;
@@ -272,6 +275,19 @@ static int surface_train(lua_State *L) {
     base[a] = (uint32_t)b[a] - 1;
   }
   names = read_names(L, 2, &names_len);
+  gpc_getfield(L, 2, "classifier");
+  o.classifier = luaL_checkoption(L, -1, "neighbours", classifiers) == 0 ? GP_SURF_NEIGHBOURS
+                                                                        : GP_SURF_PAPER;
+  lua_pop(L, 1);
+  gpc_getfield(L, 2, "groups");
+  if (!lua_isnil(L, -1)) {
+    size_t ng;
+    lua_pop(L, 1);
+    o.groups = read_indices(L, 2, "groups", UINT32_MAX, &ng);
+    luaL_argcheck(L, ng == n, 2, "surface: groups must give one group per training kernel");
+  } else {
+    lua_pop(L, 1);
+  }
   o.k = (uint32_t)int_field(L, 2, "k", o.k);
   o.seed = (uint64_t)int_field(L, 2, "seed", (lua_Integer)o.seed);
   o.restarts = (unsigned)int_field(L, 2, "restarts", o.restarts);
@@ -343,6 +359,16 @@ static int model_info(lua_State *L) {
   lua_setfield(L, -2, "sets");
   lua_pushinteger(L, m->trained);
   lua_setfield(L, -2, "trained");
+  lua_pushstring(L, m->classifier == GP_SURF_NEIGHBOURS ? classifiers[0] : classifiers[1]);
+  lua_setfield(L, -2, "classifier");
+  if (m->classifier == GP_SURF_NEIGHBOURS) {
+    lua_pushnumber(L, m->setting.h2);
+    lua_setfield(L, -2, "bandwidth");
+    lua_pushnumber(L, m->setting.lambda);
+    lua_setfield(L, -2, "prior");
+    lua_pushinteger(L, m->refs);
+    lua_setfield(L, -2, "refs");
+  }
   return 1;
 }
 

@@ -176,6 +176,14 @@ end
 
 M.regimes = regimes.list
 
+-- The description of a regime-format entry (a regime of
+-- gpush.workloads.regimes, or any table of that shape: name, regime,
+-- summary, defaults, make) at parameters p over its defaults, named `name`
+-- (default the entry's), with its metadata.
+function M.describe(entry, p, name)
+  return described(entry, params_of(entry, p), name or entry.name)
+end
+
 -- The base kernels, one per regime entry, at their default parameters.
 M.suite = {}
 for i, entry in ipairs(regimes.list) do
@@ -278,7 +286,8 @@ end
 -- A seeded, deterministic family of the suite's kernels for studies and
 -- corpora.  opts: seed (default 1), count (default 8 per regime entry:
 -- 128), regimes (base kernel or regime names; default all), per (variants
--- per entry, instead of count).  Each variant is a description like the
+-- per entry, instead of count), entries (regime-format entries to draw
+-- from instead of the suite's, such as gpush.ml.families').  Each variant is a description like the
 -- suite's (name "<base>.v<n>", regime, base, claim, params) with parameters
 -- drawn from its entry's ranges: grid, block, registers and shared memory
 -- (so occupancy varies), trips and the regime's intensity knobs.  Variants
@@ -289,11 +298,12 @@ function M.variants(opts)
   if type(opts) ~= "table" then
     error("gpush.workloads.variants: expected an options table, got " .. type(opts), 2)
   end
+  local pool = opts.entries or regimes.list
   local chosen = {}
   if opts.regimes then
     for _, want in ipairs(opts.regimes) do
       local found = false
-      for _, entry in ipairs(regimes.list) do
+      for _, entry in ipairs(pool) do
         if entry.name == want or entry.regime == want then
           chosen[#chosen + 1], found = entry, true
         end
@@ -303,7 +313,7 @@ function M.variants(opts)
       end
     end
   else
-    chosen = regimes.list
+    chosen = pool
   end
   local per = opts.per
   local count = opts.count or (per and per * #chosen) or 8 * #chosen

@@ -362,10 +362,10 @@ static void test_file_round_trip(void) {
   /* another format version is refused by name */
   copy = malloc(len);
   memcpy(copy, bytes, len);
-  copy[8] = 2;
-  CHECK(gp_surf_decode(copy, len, "old.gsm", &A, &back, &count, &err) == GP_ERR);
-  CHECK_STR_CONTAINS(err.msg, "old.gsm: a surface model of format version 2");
-  CHECK_STR_CONTAINS(err.msg, "reads version 1 only: train it again with `gpush ml train`");
+  copy[8] = 3;
+  CHECK(gp_surf_decode(copy, len, "new.gsm", &A, &back, &count, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "new.gsm: a surface model of format version 3");
+  CHECK_STR_CONTAINS(err.msg, "reads versions 1 to 2: train it again with `gpush ml train`");
   /* a flipped payload byte fails the checksum; resealed, the structure
    * checks still hold it */
   memcpy(copy, bytes, len);
@@ -389,6 +389,115 @@ static void test_file_round_trip(void) {
   gp_surf_model_free(m[0]);
   gp_surf_model_free(m[1]);
   gp_surf_data_free(&d);
+}
+
+/* A version-1 file (before the classifier kind: the paper's networks
+ * only) still reads, with the same predictions: the version-2 image of a
+ * paper model less its classifier field, resealed. */
+static void test_version_1(void) {
+  gp_surf_data d;
+  gp_surf_model *m, **back;
+  gp_surf_train_opts o;
+  gp_error err;
+  uint32_t kernels[NK], base[3] = {1, 2, 1}, k, count, target[3] = {2, 0, 2};
+  unsigned char *bytes, *old;
+  size_t len, at;
+  family_dataset(&d);
+  for (k = 0; k < NK; k++)
+    kernels[k] = k;
+  gp_surf_train_opts_default(&o);
+  o.k = 3;
+  o.classifier = GP_SURF_PAPER;
+  o.nn.epochs = 100;
+  CHECK(gp_surf_train(&d, 0, "time", kernels, NK, base, NAMES, NAMES_LEN, &o, &A, &m, &err) ==
+        GP_OK);
+  CHECK(gp_surf_encode(&m, 1, &A, &bytes, &len, &err) == GP_OK);
+  /* header, count, quantity "time", grid sizes and values, base, k,
+   * features, names, ranges: then the classifier field */
+  at = 32 + 4 + (4 + 4) + 12 + 8 * (3 + 4 + 3) + 12 + 4 + 4 + 4 + NAMES_LEN + 2 * 8 * 4;
+  CHECK(bytes[at] == GP_SURF_PAPER && bytes[at + 1] == 0);
+  old = malloc(len - 4);
+  memcpy(old, bytes, at);
+  memcpy(old + at, bytes + at + 4, len - at - 4);
+  old[8] = 1;
+  gp_surf_seal(old, len - 4);
+  CHECK(gp_surf_decode(old, len - 4, "v1.gsm", &A, &back, &count, &err) == GP_OK);
+  CHECK_EQ_INT(count, 1);
+  CHECK_EQ_INT(back[0]->classifier, GP_SURF_PAPER);
+  for (k = 0; k < NK; k++) {
+    const double *x = d.counters + ((size_t)k * 36 + 20) * 4;
+    CHECK(gp_surf_predict(m, x, 3.0, target) == gp_surf_predict(back[0], x, 3.0, target));
+  }
+  gp_surf_model_free(back[0]);
+  gp_free(&A, back, sizeof *back);
+  free(old);
+  gp_free(&A, bytes, len);
+  gp_surf_model_free(m);
+  gp_surf_data_free(&d);
+}
+
+/* The neighbour classifier: each set's cost table is gp_surf_set_cost of
+ * every training kernel against every centroid; a training kernel far from
+ * the others' families still gets the cluster of least expected cost under
+ * the chosen setting, which for these well-separated families is its own
+ * family's (every set); the setting is one of the candidates. */
+static void test_neighbours(void) {
+  gp_surf_data d;
+  gp_surf_model *m;
+  gp_surf_train_opts o;
+  gp_error err;
+  uint32_t kernels[NK], groups[NK], base[3] = {1, 2, 1}, k, s, j, choice[4], hits = 0;
+  double scratch[2 * 64], v[32], own[32];
+  family_dataset(&d);
+  for (k = 0; k < NK; k++)
+    kernels[k] = k, groups[k] = k / 3; /* groups of three: one of each family */
+  gp_surf_train_opts_default(&o);
+  o.k = 3;
+  o.groups = groups;
+  CHECK_EQ_INT(o.classifier, GP_SURF_NEIGHBOURS);
+  CHECK(gp_surf_train(&d, 0, "time", kernels, NK, base, NAMES, NAMES_LEN, &o, &A, &m, &err) ==
+        GP_OK);
+  CHECK_EQ_INT(m->classifier, GP_SURF_NEIGHBOURS);
+  CHECK_EQ_INT(m->refs, NK);
+  for (j = 0, s = 0; j < GP_SURF_BANDWIDTHS; j++)
+    s += m->setting.h2 == gp_surf_bandwidths[j];
+  for (j = 0, k = 0; j < GP_SURF_PRIORS; j++)
+    k += m->setting.lambda == gp_surf_priors[j];
+  CHECK_EQ_INT(s, 1);
+  CHECK_EQ_INT(k, 1);
+  /* the costs, recomputed: kernel 4 against every centroid of set 0 and
+   * of the CU set; its own cluster costs (nearly) nothing */
+  gp_surf_freq_values(&d.grid, gp_surf_data_tensor(&d, 0, 4), 0, own);
+  for (j = 0; j < m->sets[0].k; j++)
+    CHECK(m->sets[0].costs[4 * m->sets[0].k + j] ==
+          gp_surf_set_cost(&d.grid, 0, base, own, m->sets[0].centroids + j * 17, scratch));
+  CHECK(m->sets[0].costs[4 * m->sets[0].k + m->train_assign[4 * 4 + 0]] < 1e-12);
+  gp_surf_cu_values(&d.grid, gp_surf_data_tensor(&d, 0, 4), base[1], base[2], v);
+  CHECK(m->sets[3].costs[4 * 3 + 1] == gp_surf_set_cost(&d.grid, 3, base, v,
+                                                         m->sets[3].centroids + 2, scratch));
+  /* each kernel's counters pick its own clusters in every set */
+  for (k = 0; k < NK; k++) {
+    gp_surf_classify(m, d.counters + ((size_t)k * 36 + gp_surf_config_index(&d.grid, 1, 2, 1)) * 4,
+                     choice);
+    for (s = 0; s < 4; s++)
+      hits += choice[s] == m->train_assign[k * 4 + s];
+  }
+  CHECK_EQ_INT(hits, NK * 4);
+  gp_surf_model_free(m);
+  gp_surf_data_free(&d);
+}
+
+/* gp_surf_set_cost by hand: a CU set of 3 CU counts (2 values) at base CU
+ * index 1; factors to CU 0, 1, 2 are 1/cu[0], 1, cu[1]; the cost averages
+ * |centroid factor / own factor - 1| over targets 0 and 2. */
+static void test_set_cost_by_hand(void) {
+  gp_surf_grid g;
+  uint32_t base[3] = {1, 0, 0};
+  double own[2] = {0.5, 0.8}, cent[2] = {0.4, 0.9}, scratch[16], want;
+  small_grid(&g);
+  want = (fabs((1 / 0.4) / (1 / 0.5) - 1) + fabs(0.9 / 0.8 - 1)) / 2;
+  CHECK_NEAR(gp_surf_set_cost(&g, 3, base, own, cent, scratch), want, 1e-15);
+  CHECK(gp_surf_set_cost(&g, 3, base, own, own, scratch) == 0);
 }
 
 static void test_batch(void) {
@@ -424,6 +533,9 @@ int main(void) {
   RUN(test_oracle_by_hand);
   RUN(test_edges_and_errors);
   RUN(test_file_round_trip);
+  RUN(test_version_1);
+  RUN(test_neighbours);
+  RUN(test_set_cost_by_hand);
   RUN(test_batch);
   return gp_test_finish();
 }

@@ -9,8 +9,14 @@
  *       16     8  payload length in bytes
  *       24     8  digest of the payload (digest.h)
  *       32     -  payload: u32 model count, then per model its quantity
- *                 name, grid, base, k, feature names and ranges, and per
- *                 set k, dim, the centroids and the network's weights
+ *                 name, grid, base, k, feature names and ranges, the
+ *                 classifier (version 2: u32 kind; for the neighbour
+ *                 classifier u32 reference count, f64 bandwidth and prior
+ *                 mass and the
+ *                 references' normalised counters), and per set k, dim,
+ *                 the centroids and, for k > 1, the network's weights
+ *                 (the paper's classifier; version 1 files have only
+ *                 these) or the references' costs
  *
  * Integers are unsigned little-endian, reals IEEE-754 doubles stored as
  * their 64-bit pattern; a string is a u32 length and its bytes.
@@ -86,13 +92,22 @@ static void put_model(wbuf *w, const gp_surf_model *m) {
   put_bytes(w, m->names, m->names_len);
   put_f64s(w, m->fmin, m->features);
   put_f64s(w, m->fmax, m->features);
+  put_u32(w, m->classifier);
+  if (m->classifier == GP_SURF_NEIGHBOURS) {
+    put_u32(w, m->refs);
+    put_f64s(w, &m->setting.h2, 1);
+    put_f64s(w, &m->setting.lambda, 1);
+    put_f64s(w, m->ref_points, (size_t)m->refs * m->features);
+  }
   for (s = 0; s < m->nsets; s++) {
     const gp_surf_set *set = &m->sets[s];
     const gp_nn *net = &set->net;
     put_u32(w, set->k);
     put_u32(w, set->dim);
     put_f64s(w, set->centroids, (size_t)set->k * set->dim);
-    if (set->k > 1) {
+    if (set->k > 1 && m->classifier == GP_SURF_NEIGHBOURS) {
+      put_f64s(w, set->costs, (size_t)m->refs * set->k);
+    } else if (set->k > 1) {
       put_f64s(w, net->w1, net->hidden * net->in);
       put_f64s(w, net->b1, net->hidden);
       put_f64s(w, net->w2, net->out * net->hidden);
@@ -242,6 +257,25 @@ static void get_set(rbuf *r, gp_surf_model *m, gp_surf_set *set, size_t dim) {
   get_f64s(r, set->centroids, values, 1, "a centroid scaling value is not a positive number");
   if (r->failed || set->k == 1)
     return;
+  if (m->classifier == GP_SURF_NEIGHBOURS) {
+    size_t i, costs = (size_t)m->refs * set->k;
+    if (costs > r->left / 8) {
+      fail(r, "it ends inside a set's costs");
+      return;
+    }
+    set->costs = gp_malloc(&m->alloc, (costs + 1) * sizeof *set->costs);
+    if (!set->costs) {
+      fail(r, "out of memory");
+      return;
+    }
+    get_f64s(r, set->costs, costs, 0, "a classifier cost is not finite");
+    for (i = 0; i < costs && !r->failed; i++)
+      if (set->costs[i] < 0)
+        fail(r, "a classifier cost is negative");
+    if (!r->failed && gp_surf_set_prior(m, set) != GP_OK)
+      fail(r, "out of memory");
+    return;
+  }
   if (gp_nn_alloc(&set->net, &m->alloc, m->features, set->k, set->k, &nn_err) != GP_OK) {
     fail(r, nn_err.msg);
     return;
@@ -267,7 +301,38 @@ static int names_ok(const unsigned char *names, size_t len, uint32_t features) {
   return n == features;
 }
 
-static gp_surf_model *get_model(rbuf *r, const gp_alloc *alloc) {
+/* The classifier of a version-2 model: its kind, and the neighbour
+ * classifier's references (normalised counters in [0, 1]) and setting. */
+static void get_classifier(rbuf *r, gp_surf_model *m) {
+  size_t i, values;
+  uint32_t refs;
+  m->classifier = get_count(r, GP_SURF_PAPER, GP_SURF_NEIGHBOURS, "the classifier kind");
+  if (r->failed || m->classifier != GP_SURF_NEIGHBOURS)
+    return;
+  refs = get_count(r, 1, GP_SURF_MAX_REFS, "the reference kernel count");
+  if (r->failed)
+    return;
+  if ((size_t)refs * m->features > r->left / 8) {
+    fail(r, "it ends inside the reference kernels");
+    return;
+  }
+  if (gp_surf_model_alloc_refs(m, refs) != GP_OK) {
+    m->refs = 0;
+    fail(r, "out of memory");
+    return;
+  }
+  get_f64s(r, &m->setting.h2, 1, 1, "the classifier's bandwidth is not a positive number");
+  get_f64s(r, &m->setting.lambda, 1, 0, "the classifier's prior mass is not finite");
+  if (!r->failed && m->setting.lambda < 0)
+    fail(r, "the classifier's prior mass is negative");
+  values = (size_t)m->refs * m->features;
+  get_f64s(r, m->ref_points, values, 0, "a reference kernel's counter is not finite");
+  for (i = 0; i < values && !r->failed; i++)
+    if (m->ref_points[i] < 0 || m->ref_points[i] > 1)
+      fail(r, "a reference kernel's normalised counter is outside [0, 1]");
+}
+
+static gp_surf_model *get_model(rbuf *r, const gp_alloc *alloc, uint32_t version) {
   char quantity[32];
   gp_surf_grid grid;
   gp_error grid_err;
@@ -309,6 +374,8 @@ static gp_surf_model *get_model(rbuf *r, const gp_alloc *alloc) {
   for (a = 0; a < features && !r->failed; a++)
     if (m->fmin[a] > m->fmax[a])
       fail(r, "a feature's minimum exceeds its maximum");
+  if (version >= 2 && !r->failed)
+    get_classifier(r, m);
   for (s = 0; s < m->nsets && !r->failed; s++)
     get_set(r, m, &m->sets[s],
             s + 1 < m->nsets ? gp_surf_freq_dim(&grid) : gp_surf_cu_dim(&grid));
@@ -320,18 +387,18 @@ static gp_surf_model *get_model(rbuf *r, const gp_alloc *alloc) {
 }
 
 /* The header: magic, version (refused with a clear message), length and
- * digest.  Returns the payload length or sets an error. */
-static int check_header(const unsigned char *bytes, size_t len, const char *name, gp_error *err) {
-  uint32_t version;
+ * digest.  Returns GP_OK with *version set, or sets an error. */
+static int check_header(const unsigned char *bytes, size_t len, const char *name,
+                        uint32_t *version, gp_error *err) {
   uint64_t payload;
   if (len < HEADER_BYTES || memcmp(bytes, MAGIC, sizeof MAGIC) != 0)
     return gp_error_set(err, "%s: not a gpush surface model (no GPSURFMD header)", name);
-  version = (uint32_t)bytes[8] | (uint32_t)bytes[9] << 8 | (uint32_t)bytes[10] << 16 |
-            (uint32_t)bytes[11] << 24;
-  if (version != GP_SURF_FILE_VERSION)
+  *version = (uint32_t)bytes[8] | (uint32_t)bytes[9] << 8 | (uint32_t)bytes[10] << 16 |
+             (uint32_t)bytes[11] << 24;
+  if (*version < 1 || *version > GP_SURF_FILE_VERSION)
     return gp_error_set(err, "%s: a surface model of format version %u; this gpush (%s) reads "
-                        "version %d only: train it again with `gpush ml train`", name,
-                        (unsigned)version, gp_version(), GP_SURF_FILE_VERSION);
+                        "versions 1 to %d: train it again with `gpush ml train`", name,
+                        (unsigned)*version, gp_version(), GP_SURF_FILE_VERSION);
   payload = load_u64(bytes + 16);
   if (payload != len - HEADER_BYTES)
     return gp_error_set(err, "%s: truncated or padded: the header gives %llu payload bytes, "
@@ -346,10 +413,10 @@ int gp_surf_decode(const unsigned char *bytes, size_t len, const char *name,
                    const gp_alloc *alloc, gp_surf_model ***models, uint32_t *count,
                    gp_error *err) {
   rbuf r;
-  uint32_t n, i;
+  uint32_t n, i, version = 0;
   gp_surf_model **list;
   *models = NULL, *count = 0;
-  if (check_header(bytes, len, name, err) != GP_OK)
+  if (check_header(bytes, len, name, &version, err) != GP_OK)
     return GP_ERR;
   r.p = bytes + HEADER_BYTES, r.left = len - HEADER_BYTES, r.name = name, r.err = err;
   r.failed = 0;
@@ -360,7 +427,7 @@ int gp_surf_decode(const unsigned char *bytes, size_t len, const char *name,
   if (!list)
     return gp_error_set(err, "%s: out of memory", name);
   for (i = 0; i < n; i++) {
-    list[i] = get_model(&r, alloc);
+    list[i] = get_model(&r, alloc, version);
     if (!list[i])
       break;
   }

@@ -10,10 +10,29 @@
 #include <math.h>
 #include <string.h>
 
+/* The neighbour classifier: the reference kernels' weights for x once
+ * (and the prior's), then per set the cluster of least expected cost. */
+static void classify_neighbours(const gp_surf_model *m, const double *x, uint32_t *choice) {
+  double w[GP_SURF_MAX_REFS], expected[GP_SURF_MAX_K], prior_weight;
+  uint32_t s;
+  prior_weight = gp_nb_prior_weight(&m->setting, gp_nb_weights(m->ref_points, m->refs,
+                                                                m->features, x, m->setting.h2,
+                                                                NULL, 0, w));
+  for (s = 0; s < m->nsets; s++)
+    choice[s] = m->sets[s].k > 1 ? (uint32_t)gp_nb_choose(m->sets[s].costs, m->refs,
+                                                           m->sets[s].k, w, prior_weight,
+                                                           m->sets[s].prior, expected)
+                                 : 0;
+}
+
 void gp_surf_classify(const gp_surf_model *m, const double *counters, uint32_t *choice) {
   double x[GP_SURF_MAX_FEATURES], scratch[2 * GP_SURF_MAX_K];
   uint32_t s;
   gp_minmax_apply(counters, m->features, m->fmin, m->fmax, x);
+  if (m->classifier == GP_SURF_NEIGHBOURS) {
+    classify_neighbours(m, x, choice);
+    return;
+  }
   for (s = 0; s < m->nsets; s++)
     choice[s] = m->sets[s].k > 1 ? (uint32_t)gp_nn_classify(&m->sets[s].net, x, scratch) : 0;
 }

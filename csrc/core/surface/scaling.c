@@ -4,6 +4,8 @@
  */
 #include "surface.h"
 
+#include <math.h>
+
 size_t gp_surf_freq_dim(const gp_surf_grid *g) {
   size_t ne = g->n[GP_SURF_ENGINE], nm = g->n[GP_SURF_MEMORY];
   return nm * (ne - 1) + ne * (nm - 1);
@@ -57,4 +59,48 @@ double gp_surf_path(const gp_surf_grid *g, const double *cu, const double *freq,
   f *= walk(memory + (size_t)target[GP_SURF_ENGINE] * (nm - 1), base[GP_SURF_MEMORY],
             target[GP_SURF_MEMORY]);
   return f;
+}
+
+void gp_surf_freq_factors(const gp_surf_grid *g, const double *freq, const uint32_t base[3],
+                          double *out) {
+  uint32_t ne = g->n[GP_SURF_ENGINE], nm = g->n[GP_SURF_MEMORY], e, m;
+  const double *engine = freq, *memory = freq + (size_t)nm * (ne - 1);
+  for (e = 0; e < ne; e++) {
+    double fe = walk(engine + (size_t)base[GP_SURF_MEMORY] * (ne - 1), base[GP_SURF_ENGINE], e);
+    for (m = 0; m < nm; m++)
+      out[(size_t)e * nm + m] =
+          fe * walk(memory + (size_t)e * (nm - 1), base[GP_SURF_MEMORY], m);
+  }
+}
+
+void gp_surf_cu_factors(const gp_surf_grid *g, const double *cu, const uint32_t base[3],
+                        double *out) {
+  uint32_t c;
+  for (c = 0; c < g->n[GP_SURF_CU]; c++)
+    out[c] = walk(cu, base[GP_SURF_CU], c);
+}
+
+double gp_surf_set_cost(const gp_surf_grid *g, uint32_t s, const uint32_t base[3],
+                        const double *own, const double *centroid, double *scratch) {
+  size_t n, skip, i, count = 0;
+  double *a, *b, sum = 0;
+  if (s < g->n[GP_SURF_CU]) {
+    n = (size_t)g->n[GP_SURF_ENGINE] * g->n[GP_SURF_MEMORY];
+    a = scratch, b = scratch + n;
+    gp_surf_freq_factors(g, own, base, a);
+    gp_surf_freq_factors(g, centroid, base, b);
+    skip = (size_t)base[GP_SURF_ENGINE] * g->n[GP_SURF_MEMORY] + base[GP_SURF_MEMORY];
+  } else {
+    n = g->n[GP_SURF_CU];
+    a = scratch, b = scratch + n;
+    gp_surf_cu_factors(g, own, base, a);
+    gp_surf_cu_factors(g, centroid, base, b);
+    skip = base[GP_SURF_CU];
+  }
+  for (i = 0; i < n; i++)
+    if (i != skip) {
+      sum += fabs(b[i] / a[i] - 1);
+      count++;
+    }
+  return count ? sum / (double)count : 0;
 }

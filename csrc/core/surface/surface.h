@@ -30,6 +30,7 @@
 #define GP_SURFACE_H
 
 #include "gp_common.h"
+#include "num/neighbours.h"
 #include "num/nn.h"
 
 enum { GP_SURF_CU = 0, GP_SURF_ENGINE = 1, GP_SURF_MEMORY = 2 };
@@ -38,6 +39,7 @@ enum { GP_SURF_CU = 0, GP_SURF_ENGINE = 1, GP_SURF_MEMORY = 2 };
 #define GP_SURF_MAX_FEATURES 256   /* classifier inputs */
 #define GP_SURF_MAX_K 1024         /* clusters per set */
 #define GP_SURF_MAX_QUANTITIES 4   /* time, power, ... per dataset */
+#define GP_SURF_MAX_REFS 4096      /* the neighbour classifier's reference kernels */
 
 typedef struct gp_surf_grid {
   uint32_t n[3];                     /* values per axis */
@@ -88,6 +90,15 @@ void gp_surf_freq_values(const gp_surf_grid *g, const double *t, uint32_t c, dou
 void gp_surf_cu_values(const gp_surf_grid *g, const double *t, uint32_t e, uint32_t m,
                        double *out);
 
+/* The factors one set's values give from the base to each of its
+ * targets, the set's part of gp_surf_path: for a frequency set (the freq
+ * values of one CU count) ne x nm factors, target (e, m) at [e x nm + m];
+ * for the CU set nc factors, target c at [c]. */
+void gp_surf_freq_factors(const gp_surf_grid *g, const double *freq, const uint32_t base[3],
+                          double *out);
+void gp_surf_cu_factors(const gp_surf_grid *g, const double *cu, const uint32_t base[3],
+                        double *out);
+
 /* The factor that scales a value at base (c, e, m) to target (c, e, m)
  * (wu-spec.md section 2): CU values first (cu, at the base clocks), then
  * engine values of the target CU count (freq) along the base memory row,
@@ -101,11 +112,24 @@ double gp_surf_path(const gp_surf_grid *g, const double *cu, const double *freq,
  * Models (train.c, predict.c, model_io.c)
  * ------------------------------------------------------------------------- */
 
+/* How a model's sets pick a kernel's cluster from its base counters. */
+typedef enum gp_surf_classifier {
+  GP_SURF_PAPER = 1,     /* Wu et al.'s network per set (Sec. III-D, Fig. 9) */
+  GP_SURF_NEIGHBOURS = 2 /* per set the cluster of least expected cost over the
+                            training kernels, weighted by a Gaussian of their
+                            counter distance (num/neighbours.h) */
+} gp_surf_classifier;
+
 typedef struct gp_surf_set {
   uint32_t k;          /* clusters: min(requested, training kernels), 1 if dim == 0 */
   uint32_t dim;        /* scaling values per centroid */
   double *centroids;   /* k x dim: each cluster's mean scaling values (Sec. III-C) */
-  gp_nn net;           /* features -> k sigmoid -> k sigmoid; empty when k == 1 */
+  gp_nn net;           /* GP_SURF_PAPER: features -> k sigmoid -> k sigmoid; empty
+                          when k == 1 */
+  double *costs;       /* GP_SURF_NEIGHBOURS, k > 1: refs x k, the cost of giving
+                          reference kernel i cluster j (gp_surf_set_cost) */
+  double *prior;       /* GP_SURF_NEIGHBOURS, k > 1: k, each cluster's mean cost
+                          over the references (derived from costs, not stored) */
 } gp_surf_set;
 
 typedef struct gp_surf_model {
@@ -120,6 +144,11 @@ typedef struct gp_surf_model {
   double *fmin, *fmax;     /* the training set's range per feature */
   uint32_t nsets;          /* grid.n[CU] frequency sets + the CU set */
   gp_surf_set *sets;
+  uint32_t classifier;     /* gp_surf_classifier */
+  uint32_t refs;           /* GP_SURF_NEIGHBOURS: reference (training) kernels */
+  gp_nb_setting setting;   /* GP_SURF_NEIGHBOURS: the bandwidth h^2 and the prior's
+                              mass lambda */
+  double *ref_points;      /* GP_SURF_NEIGHBOURS: refs x features, normalised */
   /* training state, in memory only (never saved): the dataset kernels the
    * model was trained on and their k-means clusters, set by set, for the
    * oracle classifier of Sec. V-B2 */
@@ -133,12 +162,35 @@ typedef struct gp_surf_train_opts {
   uint64_t seed;         /* k-means++ and network initialisation */
   unsigned restarts;     /* k-means++ restarts per set (lowest inertia wins) */
   unsigned max_iter;     /* Lloyd iterations per restart */
-  gp_nn_train_opts nn;   /* the classifiers' training */
+  uint32_t classifier;   /* gp_surf_classifier */
+  gp_nn_train_opts nn;   /* GP_SURF_PAPER: the networks' training */
+  const uint32_t *groups; /* GP_SURF_NEIGHBOURS: per training kernel its group
+                             (a family), held out together when the bandwidth
+                             is chosen; NULL: each kernel its own group */
 } gp_surf_train_opts;
 
-/* k = 12, seed = 1, restarts = 10, max_iter = 100, gp_nn_train_opts_default
- * with stop_when_separated = 1. */
+/* The neighbour classifier's settings tried by leave-one-group-out
+ * validation: every bandwidth (h^2 in min-max normalised counter space,
+ * squared distances up to the feature count; the last gives every training
+ * kernel the same weight) with every prior mass (0: none). */
+#define GP_SURF_BANDWIDTHS 10
+#define GP_SURF_PRIORS 4
+#define GP_SURF_SETTINGS (GP_SURF_BANDWIDTHS * GP_SURF_PRIORS)
+extern const double gp_surf_bandwidths[GP_SURF_BANDWIDTHS];
+extern const double gp_surf_priors[GP_SURF_PRIORS];
+
+/* k = 12, seed = 1, restarts = 10, max_iter = 100, classifier
+ * GP_SURF_NEIGHBOURS, groups NULL, gp_nn_train_opts_default with
+ * stop_when_separated = 1. */
 void gp_surf_train_opts_default(gp_surf_train_opts *o);
+
+/* The cost of describing a kernel's set values `own` by a centroid's
+ * `centroid` (the same layout; set s < nc a frequency set, s == nc the CU
+ * set, base the model's base): the mean over the set's targets other than
+ * the base of |factor(centroid) / factor(own) - 1|, the relative error
+ * that choice alone gives there.  scratch: 2 x max(ne x nm, nc) doubles. */
+double gp_surf_set_cost(const gp_surf_grid *g, uint32_t s, const uint32_t base[3],
+                        const double *own, const double *centroid, double *scratch);
 
 /* Builds a model of quantity q of the dataset from the n kernels listed
  * (dataset indices), at base configuration `base` (indices): for every set
@@ -160,6 +212,12 @@ gp_surf_model *gp_surf_model_new(const gp_alloc *alloc, const char *quantity,
                                  const gp_surf_grid *grid, const uint32_t base[3], uint32_t k,
                                  const char *names, size_t names_len, uint32_t features,
                                  uint32_t trained);
+/* The reference points of a GP_SURF_NEIGHBOURS model (refs x features):
+ * allocated; GP_ERR when out of memory. */
+int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs);
+/* Set s's prior (each cluster's mean cost) from its costs; GP_ERR when out
+ * of memory. */
+int gp_surf_set_prior(gp_surf_model *m, gp_surf_set *set);
 
 /* The cluster of every set for a kernel's counters at the base (model
  * feature order, raw values; clamped by the stored range). */
@@ -210,7 +268,8 @@ int gp_surf_evaluate(const gp_surf_model *m, const gp_surf_data *d, uint32_t q,
  * message saying so) and returns count new models (free each with
  * gp_surf_model_free and the array with gp_free(alloc, models, count x
  * sizeof *models)).  `name` is used in messages. */
-#define GP_SURF_FILE_VERSION 1
+#define GP_SURF_FILE_VERSION 2 /* 2: the classifier kind; version 1 files (the
+                                  paper's networks) still read */
 int gp_surf_encode(gp_surf_model *const *models, uint32_t count, const gp_alloc *alloc,
                    unsigned char **bytes, size_t *len, gp_error *err);
 int gp_surf_decode(const unsigned char *bytes, size_t len, const char *name,

@@ -5,19 +5,29 @@
  */
 #include "num/kmeans.h"
 #include "num/minmax.h"
+#include "num/neighbours.h"
 #include "num/rng.h"
 #include "surface.h"
 
 #include <math.h>
 #include <string.h>
 
+/* From local (1e-3: a kernel's nearest relatives decide) to global (1e30:
+ * every training kernel weighs the same). */
+const double gp_surf_bandwidths[GP_SURF_BANDWIDTHS] = {1e-3, 3e-3, 0.01, 0.03, 0.1,
+                                                        0.3,  1,    3,    10,   1e30};
+/* From none to a prior worth three references at the query's place. */
+const double gp_surf_priors[GP_SURF_PRIORS] = {0, 0.03, 0.3, 3};
+
 void gp_surf_train_opts_default(gp_surf_train_opts *o) {
   o->k = 12;
   o->seed = 1;
   o->restarts = 10;
   o->max_iter = 100;
+  o->classifier = GP_SURF_NEIGHBOURS;
+  o->groups = NULL;
   gp_nn_train_opts_default(&o->nn);
-  o->nn.stop_when_separated = 1; /* the classifier's job is the argmax */
+  o->nn.stop_when_separated = 1; /* the paper network's job is the argmax */
 }
 
 void gp_surf_model_free(gp_surf_model *m) {
@@ -28,10 +38,13 @@ void gp_surf_model_free(gp_surf_model *m) {
     for (s = 0; s < m->nsets; s++) {
       gp_surf_set *set = &m->sets[s];
       gp_free(&m->alloc, set->centroids, ((size_t)set->k * set->dim + 1) * sizeof(double));
+      gp_free(&m->alloc, set->costs, ((size_t)m->refs * set->k + 1) * sizeof(double));
+      gp_free(&m->alloc, set->prior, ((size_t)set->k + 1) * sizeof(double));
       gp_nn_free(&set->net);
     }
     gp_free(&m->alloc, m->sets, m->nsets * sizeof *m->sets);
   }
+  gp_free(&m->alloc, m->ref_points, ((size_t)m->refs * m->features + 1) * sizeof(double));
   gp_free(&m->alloc, m->names, m->names_len);
   gp_free(&m->alloc, m->fmin, (m->features + 1) * sizeof *m->fmin);
   gp_free(&m->alloc, m->fmax, (m->features + 1) * sizeof *m->fmax);
@@ -87,7 +100,28 @@ gp_surf_model *gp_surf_model_new(const gp_alloc *alloc, const char *quantity,
     return NULL;
   }
   memcpy(m->names, names, names_len);
+  m->classifier = GP_SURF_PAPER;
   return m;
+}
+
+int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs) {
+  m->refs = refs;
+  m->ref_points = gp_malloc(&m->alloc, ((size_t)refs * m->features + 1) * sizeof(double));
+  return m->ref_points ? GP_OK : GP_ERR;
+}
+
+int gp_surf_set_prior(gp_surf_model *m, gp_surf_set *set) {
+  set->prior = gp_malloc(&m->alloc, ((size_t)set->k + 1) * sizeof(double));
+  if (!set->prior)
+    return GP_ERR;
+  gp_nb_mean_costs(set->costs, m->refs, set->k, set->prior);
+  return GP_OK;
+}
+
+/* Set s's costs (refs x k) once its k is known; GP_ERR when out of memory. */
+static int alloc_costs(gp_surf_model *m, gp_surf_set *set) {
+  set->costs = gp_malloc(&m->alloc, ((size_t)m->refs * set->k + 1) * sizeof(double));
+  return set->costs ? GP_OK : GP_ERR;
 }
 
 /* The set's scaling-value vectors of the training kernels (n x dim). */
@@ -103,8 +137,29 @@ static void set_vectors(const gp_surf_data *d, uint32_t q, const uint32_t *kerne
   }
 }
 
-/* Clusters one set (Sec. III-C) and trains its classifier (Sec. III-D) on
- * the normalised base counters x (n x features). */
+/* The neighbour classifier's costs of set s: for every training kernel
+ * (its values v, n x dim) and cluster, gp_surf_set_cost. */
+static int set_costs(gp_surf_model *m, uint32_t s, const double *v, size_t dim, uint32_t n,
+                     gp_error *err) {
+  gp_surf_set *set = &m->sets[s];
+  double scratch[2 * GP_SURF_MAX_AXIS * GP_SURF_MAX_AXIS];
+  uint32_t i, j;
+  if (alloc_costs(m, set) != GP_OK)
+    return gp_error_set(err, "surface: out of memory for the costs of %u kernels", (unsigned)n);
+  for (i = 0; i < n; i++)
+    for (j = 0; j < set->k; j++)
+      set->costs[(size_t)i * set->k + j] =
+          gp_surf_set_cost(&m->grid, s, m->base, v + (size_t)i * dim,
+                           set->centroids + (size_t)j * dim, scratch);
+  if (gp_surf_set_prior(m, set) != GP_OK)
+    return gp_error_set(err, "surface: out of memory for a set's prior");
+  return GP_OK;
+}
+
+/* Clusters one set (Sec. III-C) and trains its classifier on the
+ * normalised base counters x (n x features): the paper's network (Sec.
+ * III-D), or the neighbour classifier's costs (its setting is chosen once
+ * every set has them, choose_setting). */
 static int build_set(gp_surf_model *m, uint32_t s, const double *v, size_t dim, uint32_t n,
                      const double *x, const gp_surf_train_opts *opts, uint32_t *assign,
                      gp_error *err) {
@@ -135,6 +190,8 @@ static int build_set(gp_surf_model *m, uint32_t s, const double *v, size_t dim, 
     return GP_ERR;
   if (set->k == 1)
     return GP_OK;
+  if (m->classifier == GP_SURF_NEIGHBOURS)
+    return set_costs(m, s, v, dim, n, err);
   /* Fig. 9: K sigmoid hidden nodes, K sigmoid outputs */
   if (gp_nn_init(&set->net, &m->alloc, m->features, set->k, set->k,
                  gp_rng_derive(opts->seed, 1000 + s), err) != GP_OK)
@@ -166,6 +223,40 @@ static int base_features(gp_surf_model *m, const gp_surf_data *d, const uint32_t
   return GP_OK;
 }
 
+/* The neighbour classifier's setting: the candidate (every bandwidth with
+ * every prior mass) of least leave-one-group-out loss over every set with
+ * more than one cluster, each set's mean cost weighted by the targets it
+ * serves (the CU set every target at another CU count, a frequency set
+ * those at its CU count), so the loss approximates the model's own mean
+ * error. */
+static int choose_setting(gp_surf_model *m, const gp_surf_train_opts *opts, gp_error *err) {
+  gp_nb_table tables[GP_SURF_MAX_AXIS + 1];
+  gp_nb_setting settings[GP_SURF_SETTINGS];
+  size_t ntables = 0, best, b, p;
+  uint32_t s, nc = m->grid.n[GP_SURF_CU];
+  double per_cu = (double)m->grid.n[GP_SURF_ENGINE] * m->grid.n[GP_SURF_MEMORY];
+  for (p = 0; p < GP_SURF_PRIORS; p++)
+    for (b = 0; b < GP_SURF_BANDWIDTHS; b++) {
+      settings[p * GP_SURF_BANDWIDTHS + b].h2 = gp_surf_bandwidths[b];
+      settings[p * GP_SURF_BANDWIDTHS + b].lambda = gp_surf_priors[p];
+    }
+  for (s = 0; s < m->nsets; s++)
+    if (m->sets[s].k > 1) {
+      tables[ntables].costs = m->sets[s].costs;
+      tables[ntables].classes = m->sets[s].k;
+      tables[ntables].weight = s < nc ? per_cu - 1 : (nc - 1) * per_cu;
+      ntables++;
+    }
+  m->setting = settings[GP_SURF_BANDWIDTHS - 1]; /* uniform, no prior */
+  if (ntables == 0)
+    return GP_OK;
+  if (gp_nb_select(m->ref_points, m->refs, m->features, opts->groups, tables, ntables, settings,
+                   GP_SURF_SETTINGS, &m->alloc, NULL, &best, err) != GP_OK)
+    return GP_ERR;
+  m->setting = settings[best];
+  return GP_OK;
+}
+
 static int check_request(const gp_surf_data *d, uint32_t q, const char *quantity,
                          const uint32_t *kernels, uint32_t n, const uint32_t base[3],
                          const char *names, size_t names_len, const gp_surf_train_opts *opts,
@@ -193,6 +284,13 @@ static int check_request(const gp_surf_data *d, uint32_t q, const char *quantity
   if (opts->k == 0 || opts->k > GP_SURF_MAX_K)
     return gp_error_set(err, "surface: k = %u clusters (1 to %d expected)", (unsigned)opts->k,
                         GP_SURF_MAX_K);
+  if (opts->classifier != GP_SURF_PAPER && opts->classifier != GP_SURF_NEIGHBOURS)
+    return gp_error_set(err, "surface: classifier %u (1: paper, 2: neighbours expected)",
+                        (unsigned)opts->classifier);
+  if (opts->classifier == GP_SURF_NEIGHBOURS && n > GP_SURF_MAX_REFS)
+    return gp_error_set(err, "surface: the neighbour classifier takes at most %d training kernels, "
+                        "got %u (train on fewer, or with the paper's network)", GP_SURF_MAX_REFS,
+                        (unsigned)n);
   return gp_surf_data_check(d, err);
 }
 
@@ -228,6 +326,14 @@ int gp_surf_train(const gp_surf_data *d, uint32_t q, const char *quantity, const
   memcpy(m->train_kernels, kernels, n * sizeof *kernels);
   if (base_features(m, d, kernels, n, raw, x, err) != GP_OK)
     goto done;
+  m->classifier = opts->classifier;
+  if (m->classifier == GP_SURF_NEIGHBOURS) {
+    if (gp_surf_model_alloc_refs(m, n) != GP_OK) {
+      gp_error_set(err, "surface: out of memory for %u reference kernels", (unsigned)n);
+      goto done;
+    }
+    memcpy(m->ref_points, x, raw_n * sizeof *x);
+  }
   for (s = 0; s < m->nsets; s++) {
     size_t dim = s < d->grid.n[GP_SURF_CU] ? gp_surf_freq_dim(&d->grid)
                                            : gp_surf_cu_dim(&d->grid);
@@ -237,6 +343,8 @@ int gp_surf_train(const gp_surf_data *d, uint32_t q, const char *quantity, const
     for (i = 0; i < n; i++)
       m->train_assign[(size_t)i * m->nsets + s] = assign[i];
   }
+  if (m->classifier == GP_SURF_NEIGHBOURS && choose_setting(m, opts, err) != GP_OK)
+    goto done;
   *out = m;
   m = NULL;
   rc = GP_OK;

@@ -354,7 +354,8 @@ end
 -- bench ml: the scaling-surface model (Wu et al.) on the simulated corpus
 -- of --grid (default "default"; built and cached on first use): the time
 -- to train one time + power model at the grid's top configuration on the
--- 80 % training split (k = 12), then predictions per second for (kernel,
+-- 80 % training split by family (k = 12, the default classifier), then
+-- predictions per second with it and with the paper's networks for (kernel,
 -- target configuration) pairs, every kernel's base counters classified
 -- once and scaled to every other configuration, repeated to about --size
 -- million pairs, next to a plain loop over the same arrays.
@@ -373,11 +374,12 @@ local function bench_ml(opts, out, err)
     err:write("gpush bench ml: ", info, "\n")
     return 1
   end
-  local train = evaluate.split(#ds.kernels, 1)
+  local train = evaluate.split_dataset(ds, "family", 1)
   local base = surface.top_config(ds.grid)
   local t0 = core.now()
   local model = assert(surface.train(ds, { kernels = train, base = base }))
   local train_s = core.now() - t0
+  local paper = assert(surface.train(ds, { kernels = train, base = base, classifier = "paper" }))
   -- every kernel at the base, every other configuration a target
   local c, e, m = ds:locate(base)
   local g = ds:config_index(c, e, m)
@@ -410,10 +412,12 @@ local function bench_ml(opts, out, err)
   local n = #all_bases * #targets // 3
   local plain_s = batch:plain()
   local predict_s = batch:predict(model.parts.time)
+  local paper_s = batch:predict(paper.parts.time)
   local rows = {
     row("train", train_s, "s", nil),
     row("plain loop", n / plain_s, "pairs/s", nil),
     row("predict", n / predict_s, "pairs/s", n / plain_s),
+    row("predict (paper)", n / paper_s, "pairs/s", n / plain_s),
   }
   if opts.json then
     out:write(json.encode(rows, true), "\n")
@@ -421,21 +425,28 @@ local function bench_ml(opts, out, err)
   end
   out:write(("ml: %s corpus (SIMULATED), %d kernels x %d configurations, %d counters (one core)\n"):format(grid,
     #ds.kernels, ds:config_count(), #ds.features))
-  out:write(("  train         %8.2f s   time + power model, k = 12, base %s, %d training kernels\n"):format(train_s,
-    require("gpush.ml.dataset").config_text(base), #train))
+  out:write(("  train         %8.2f s   time + power model, k = 12, %s classifier, base %s, %d training kernels\n")
+    :format(train_s, model.classifier, require("gpush.ml.dataset").config_text(base), #train))
   out:write(("  plain loop    %8.1f M pairs/s   (baseline: one pass over the counters, base times and targets)\n")
     :format(n / plain_s / 1e6))
   out:write(("  predict       %8.1f M pairs/s   = %.3f x the plain loop (%d kernels classified once, %d targets each)\n")
     :format(n / predict_s / 1e6, plain_s / predict_s, #all_bases, #targets // 3))
+  out:write(("  predict, paper %7.1f M pairs/s   = %.3f x the plain loop (the paper's networks as classifiers)\n")
+    :format(n / paper_s / 1e6, plain_s / paper_s))
   return 0
 end
 
--- --size in megabytes (default 512): opts.size, and opts.size_given when set.
+-- What --size counts for each benchmark (the usage says the same).
+local SIZE_UNIT = { trace = "megabytes", memsim = "million memory instructions", gpumech = "million warp instructions",
+  sim = "million warp instructions", mech = "million warp instructions", ml = "million predictions" }
+
+-- --size (megabytes for trace, default 512; millions of the benchmark's
+-- unit for the others): opts.size, and opts.size_given when set.
 local function check_size(opts)
   if opts.size then
     opts.size, opts.size_given = tonumber(opts.size), true
     if not opts.size or opts.size < 1 then
-      return "--size needs a number of megabytes (at least 1)"
+      return ("--size needs a number of %s (at least 1)"):format(SIZE_UNIT[opts.words[1]] or "megabytes")
     end
   else
     opts.size = 512

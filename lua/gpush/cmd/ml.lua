@@ -15,18 +15,25 @@ local M = {}
 local usage = [[
 usage: gpush ml corpus [--grid default|full|ci] [--jobs N] [--force] [--quiet] [--json]
        gpush ml train [--data CSV | --grid NAME] [--base CUS/CORE/MEM] [--k K] [--seed S]
-                      [--kernels all|train] [--split-seed S] --out MODEL.gsm
+                      [--classifier neighbours|paper] [--kernels all|train] [--split family|kernel]
+                      [--split-seed S] --out MODEL.gsm
        gpush ml predict --model MODEL.gsm (--counters CSV | [--data CSV | --grid NAME] --kernel NAME)
                         [--target CUS/CORE/MEM ...] [--json]
-       gpush ml evaluate [--data CSV | --grid NAME] [--k K] [--split-seed S] [--seed S]
+       gpush ml evaluate [--data CSV | --grid NAME] [--k K] [--classifier neighbours|paper]
+                         [--split family|kernel] [--split-seed S] [--folds F] [--seed S]
                          [--bases all|top] [--jobs N] [--quiet] [--json]
        gpush ml info MODEL.gsm
 
 Without --data the default simulated corpus is used (built on first use into
-$XDG_CACHE_HOME/gpush, about a quarter of an hour on two cores, said before it
-starts; `gpush ml corpus` builds it, `--grid ci` a small one in about a minute).
-`predict --kernel NAME` takes a kernel of the data: an unknown NAME lists them.
-The data CSV and the model file are described in docs/ml.md.
+$XDG_CACHE_HOME/gpush, about 10 minutes on two idle cores, said before it
+starts; `gpush ml corpus` builds it, `--grid ci` a small one in about a minute,
+and an interrupted build resumes where it stopped).  `predict --kernel NAME`
+takes a kernel of the data: an unknown NAME lists them.  `evaluate` holds out
+whole kernel families by default (--split kernel: the paper's per-kernel
+split, where every validation kernel's siblings are in training) and reports
+next to its error the error with one cluster per set (K = 1) and with a
+perfect classifier (the oracle).  The data CSV and the model file are
+described in docs/ml.md.
 ]]
 
 local OPTIONS = {
@@ -34,18 +41,18 @@ local OPTIONS = {
   ["-q"] = "quiet", ["--json"] = "json", ["--data"] = "=data", ["--base"] = "=base", ["--k"] = "=k",
   ["--seed"] = "=seed", ["--split-seed"] = "=split_seed", ["--kernels"] = "=kernels", ["--out"] = "=out",
   ["--model"] = "=model", ["--counters"] = "=counters", ["--target"] = "+targets", ["--bases"] = "=bases",
-  ["--kernel"] = "=kernel",
+  ["--kernel"] = "=kernel", ["--split"] = "=split", ["--folds"] = "=folds", ["--classifier"] = "=classifier",
 }
 
 -- Which options each subcommand takes (others are usage errors).
 local ALLOWED = {
   corpus = { grid = true, jobs = true, force = true, quiet = true, json = true },
-  train = { data = true, grid = true, base = true, k = true, seed = true, kernels = true, split_seed = true,
-    out = true, jobs = true, quiet = true },
+  train = { data = true, grid = true, base = true, k = true, seed = true, kernels = true, split = true,
+    split_seed = true, classifier = true, out = true, jobs = true, quiet = true },
   predict = { model = true, counters = true, targets = true, json = true, data = true, grid = true, kernel = true,
     quiet = true },
-  evaluate = { data = true, grid = true, k = true, split_seed = true, seed = true, bases = true, jobs = true,
-    quiet = true, json = true },
+  evaluate = { data = true, grid = true, k = true, split = true, split_seed = true, folds = true, seed = true,
+    classifier = true, bases = true, jobs = true, quiet = true, json = true },
   info = {},
 }
 
@@ -86,7 +93,7 @@ local function validate(opts)
   end
   local err
   for _, spec in ipairs { { "jobs", "--jobs", 1 }, { "k", "--k", 1 }, { "seed", "--seed", 0 },
-    { "split_seed", "--split-seed", 0 } } do
+    { "split_seed", "--split-seed", 0 }, { "folds", "--folds", 1 } } do
     if opts[spec[1]] then
       opts[spec[1]], err = whole(opts[spec[1]], spec[2], spec[3])
       if not opts[spec[1]] then
@@ -118,6 +125,12 @@ local function validate(opts)
   if opts.bases and opts.bases ~= "all" and opts.bases ~= "top" then
     return ("--bases expects all or top, got '%s'"):format(opts.bases)
   end
+  if opts.split and opts.split ~= "family" and opts.split ~= "kernel" then
+    return ("--split expects family or kernel, got '%s'"):format(opts.split)
+  end
+  if opts.classifier and opts.classifier ~= "neighbours" and opts.classifier ~= "paper" then
+    return ("--classifier expects neighbours or paper, got '%s'"):format(opts.classifier)
+  end
 end
 
 -- corpus.load's on_build for a command `prog`: says, before the build
@@ -126,46 +139,71 @@ function M.announce_build(prog, err)
   return function(build)
     local ci = corpus.GRIDS.ci
     err:write(("%s: building the %s corpus: simulating %d kernels x %d configurations, which takes minutes on two "
-      .. "cores (ci about one and a half, default about a quarter of an hour); it is then cached in %s.%s\n")
+      .. "cores (ci about half a minute, default about ten minutes on idle cores); it is then cached in %s.%s\n")
       :format(prog, build.grid, build.kernels, build.configurations, build.path, build.grid == "ci" and "" or
         (" For a first look, --grid ci builds a small corpus (%d configurations) in about a minute.")
         :format(#ci.cus * #ci.core_mhz * #ci.mem_mhz)))
   end
 end
 
+-- The exit status of a build stopped by a signal, as the sweeps report it.
+local EXIT_SIGNAL = { ["interrupted (SIGINT)"] = 130, ["interrupted (SIGTERM)"] = 143 }
+
 -- The dataset: --data CSV, or the simulated corpus of --grid (default
--- "default") from the cache, built when missing.
+-- "default") from the cache, built when missing (resuming an interrupted
+-- build).  Says on err which counters were dropped as constant (unless
+-- quiet).  Returns the dataset and info, or nil, a message and the exit
+-- status.
 local function load_data(opts, err)
+  local ds, info, interrupted
   if opts.data then
-    return dataset.read_csv(opts.data)
+    ds, info = dataset.read_csv(opts.data)
+  else
+    ds, info, interrupted = corpus.load { grid = opts.grid or "default", jobs = opts.jobs or 2, quiet = opts.quiet,
+      force = opts.force, on_build = M.announce_build("gpush ml", err) }
+    if ds and not info.cached and not opts.quiet then
+      err:write(("gpush ml: built the %s corpus (SIMULATED) in %.0f s%s: %s\n"):format(opts.grid or "default",
+        info.seconds, info.resumed > 0 and (", resuming after %d kernels"):format(info.resumed) or "", info.path))
+    end
   end
-  local ds, info = corpus.load { grid = opts.grid or "default", jobs = opts.jobs or 2, quiet = opts.quiet,
-    force = opts.force, on_build = M.announce_build("gpush ml", err) }
-  if ds and not info.cached and not opts.quiet then
-    err:write(("gpush ml: built the %s corpus (SIMULATED) in %.0f s: %s\n"):format(opts.grid or "default",
-      info.seconds, info.path))
+  if not ds then
+    return nil, info, EXIT_SIGNAL[interrupted] or 1
+  end
+  if #ds.dropped_features > 0 and not opts.quiet then
+    err:write(("gpush ml: %s: %d counters are constant over the data and dropped from the inputs: %s\n"):format(
+      ds.source, #ds.dropped_features, table.concat(ds.dropped_features, ", ")))
   end
   return ds, info
 end
 
 local function corpus_cmd(opts, out, err)
-  local ds, info = load_data({ grid = opts.grid, jobs = opts.jobs, quiet = opts.quiet, force = opts.force }, err)
+  local ds, info, code = load_data({ grid = opts.grid, jobs = opts.jobs, quiet = opts.quiet, force = opts.force },
+    err)
   if not ds then
     err:write("gpush ml corpus: ", info, "\n")
-    return 1
+    return code
   end
   local summary = { path = info.path, cached = info.cached, build_seconds = info.seconds, kernels = #ds.kernels,
-    kernel_names = ds.kernels,
-    configurations = ds:config_count(), grid = ds.grid, features = ds.features, simulated = ds.simulated }
+    kernel_names = ds.kernels, families = ds.families, configurations = ds:config_count(), grid = ds.grid,
+    features = ds.features, dropped_counters = ds.dropped_features, simulated = ds.simulated }
   if opts.json then
     out:write(json.encode(summary, true), "\n")
     return 0
   end
-  out:write(("SIMULATED corpus (%s): %d kernels x %d configurations (%d CU counts x %d engine x %d memory clocks), "
-    .. "%d counters, time and power\n%s%s\n"):format(ds.simulated or "gpush", #ds.kernels, ds:config_count(),
-    #ds.grid.cus, #ds.grid.core_mhz, #ds.grid.mem_mhz, #ds.features, info.path,
+  out:write(("SIMULATED corpus (%s): %d kernels of %d families x %d configurations (%d CU counts x %d engine x %d "
+    .. "memory clocks), %d counters, time and power\n%s%s\n"):format(ds.simulated or "gpush", #ds.kernels,
+    #ds.families, ds:config_count(), #ds.grid.cus, #ds.grid.core_mhz, #ds.grid.mem_mhz, #ds.features, info.path,
     info.cached and " (cached)" or (" (built in %.0f s)"):format(info.seconds)))
   return 0
+end
+
+-- "k = 12", or "k = 5 (12 asked for; 5 training kernels)" when the sets
+-- have fewer clusters than asked.
+local function k_text(asked, used, kernels)
+  if used < asked then
+    return ("k = %d (%d asked for; %d training kernels)"):format(used, asked, kernels)
+  end
+  return ("k = %d"):format(used)
 end
 
 local function train_cmd(opts, out, err)
@@ -173,10 +211,10 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: --out MODEL.gsm is required\n", usage)
     return 2
   end
-  local ds, info = load_data(opts, err)
+  local ds, info, code = load_data(opts, err)
   if not ds then
     err:write("gpush ml train: ", info, "\n")
-    return 1
+    return code
   end
   local input = opts.data or info.path -- the CSV read, or the corpus cache file
   if staging.same(input, opts.out) then
@@ -186,9 +224,10 @@ local function train_cmd(opts, out, err)
   end
   local kernels
   if opts.kernels == "train" then
-    kernels = evaluate.split(#ds.kernels, opts.split_seed or 1)
+    kernels = evaluate.split_dataset(ds, opts.split or "family", opts.split_seed or 1)
   end
-  local model, train_err = surface.train(ds, { base = opts.base, k = opts.k, seed = opts.seed, kernels = kernels })
+  local model, train_err = surface.train(ds, { base = opts.base, k = opts.k, seed = opts.seed, kernels = kernels,
+    classifier = opts.classifier })
   if not model then
     err:write("gpush ml train: ", train_err, "\n")
     return 1
@@ -199,9 +238,10 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: ", save_err, "\n")
     return 1
   end
-  out:write(("trained %s on %d kernels of %s%s at base %s, k = %d: %s\n"):format(
+  out:write(("trained %s on %d kernels of %s%s at base %s, %s, %s classifier: %s\n"):format(
     table.concat(model.quantities, " and "), #model.trained_on, ds.source,
-    ds.simulated and " (SIMULATED)" or "", dataset.config_text(model.base), model.k, opts.out))
+    ds.simulated and " (SIMULATED)" or "", dataset.config_text(model.base),
+    k_text(model.k, model.k_used, #model.trained_on), model.classifier, opts.out))
   return 0
 end
 
@@ -258,14 +298,14 @@ local function predict_cmd(opts, out, err)
   end
   local rows, read_err
   if opts.counters then
-    rows, read_err = dataset.read_base(opts.counters, model.features)
+    rows, read_err = dataset.read_base(opts.counters, model.features, model.base)
   else
-    local ds, data_err = load_data(opts, err)
-    if ds then
-      rows, read_err = base_row(ds, opts.kernel, model)
-    else
-      read_err = data_err
+    local ds, data_err, code = load_data(opts, err)
+    if not ds then
+      err:write("gpush ml predict: ", data_err, "\n")
+      return code
     end
+    rows, read_err = base_row(ds, opts.kernel, model)
   end
   if not rows then
     err:write("gpush ml predict: ", read_err, "\n")
@@ -280,7 +320,9 @@ local function predict_cmd(opts, out, err)
         if base then
           local v, p_err = model:predict(row.counters, base, target, q)
           if not v then
-            err:write(("gpush ml predict: %s:%d: %s\n"):format(opts.counters or opts.kernel, row.line, p_err))
+            local where = opts.counters and ("%s:%d"):format(opts.counters, row.line)
+              or ("kernel '%s' of %s"):format(row.kernel, opts.data or "the corpus")
+            err:write(("gpush ml predict: %s: %s\n"):format(where, p_err))
             return 1
           end
           r[q == "time" and "time_us" or "power_w"] = v
@@ -303,14 +345,20 @@ local function predict_cmd(opts, out, err)
   return 0
 end
 
+-- {mean_abs_error, power_mean_abs_error} of a result's per-quantity table.
+local function errors(t)
+  return { mean_abs_error = t.time, power_mean_abs_error = t.power or json.null }
+end
+
 local function evaluate_cmd(opts, out, err)
-  local ds, data_err = load_data(opts, err)
+  local ds, data_err, code = load_data(opts, err)
   if not ds then
     err:write("gpush ml evaluate: ", data_err, "\n")
-    return 1
+    return code
   end
   local bases = opts.bases == "top" and { surface.top_config(ds.grid) } or "all"
-  local ok, r = pcall(evaluate.run, ds, { k = opts.k or 12, split_seed = opts.split_seed or 1, seed = opts.seed or 1,
+  local ok, r = pcall(evaluate.run, ds, { k = opts.k or 12, split = opts.split or "family",
+    split_seed = opts.split_seed or 1, folds = opts.folds, seed = opts.seed or 1, classifier = opts.classifier,
     bases = bases, jobs = opts.jobs or 2, quiet = opts.quiet })
   if not ok then
     err:write("gpush ml evaluate: ", tostring(r), "\n")
@@ -319,23 +367,37 @@ local function evaluate_cmd(opts, out, err)
   local per_base = {}
   for i, b in ipairs(r.bases) do
     per_base[i] = { cus = b.config.cus, core_mhz = b.config.core_mhz, mem_mhz = b.config.mem_mhz,
-      mean_abs_error = b.time.mean, power_mean_abs_error = b.power and b.power.mean or json.null }
+      mean_abs_error = b.time.mean, power_mean_abs_error = b.power and b.power.mean or json.null,
+      baseline_k1 = { mean_abs_error = b.time.k1_mean, power_mean_abs_error = b.power and b.power.k1_mean or json.null },
+      oracle = { mean_abs_error = b.time.oracle_mean,
+        power_mean_abs_error = b.power and b.power.oracle_mean or json.null } }
   end
-  local summary = { k = r.k, split_seed = r.split_seed, seed = r.seed, mean_abs_error = r.mean.time,
-    power_mean_abs_error = r.mean.power, bases = #r.bases, per_base = per_base,
-    targets_per_base = ds:config_count() - 1,
-    train_kernels = #r.train, validation_kernels = #r.valid, data = ds.source,
-    simulated = ds.simulated or json.null, grid = ds.grid, histogram = r.histogram, bins = evaluate.BINS }
+  local summary = { split = r.split, folds = r.folds, k = r.k_used, k_requested = r.k, classifier = r.classifier,
+    split_seed = r.split_seed, seed = r.seed, mean_abs_error = r.mean.time,
+    power_mean_abs_error = r.mean.power or json.null, baseline_k1 = errors(r.baseline_k1), oracle = errors(r.oracle),
+    bases = #r.bases, per_base = per_base, targets_per_base = ds:config_count() - 1,
+    train_kernels = #r.train, validation_kernels = #r.valid, families = r.families, data = ds.source,
+    simulated = ds.simulated or json.null, dropped_counters = ds.dropped_features, grid = ds.grid,
+    histogram = r.histogram, bins = evaluate.BINS }
   if opts.json then
     out:write(json.encode(summary, true), "\n")
     return 0
   end
-  out:write(("%s%s: %d kernels (%d train, %d validation, split seed %d), %d base configurations x %d targets, "
-    .. "k = %d\n"):format(ds.source, ds.simulated and " (SIMULATED)" or "", #ds.kernels, #r.train, #r.valid,
-    r.split_seed, #r.bases, ds:config_count() - 1, r.k))
-  out:write(("  performance: mean |error| %.1f %%\n"):format(100 * r.mean.time))
-  if r.mean.power then
-    out:write(("  power:       mean |error| %.1f %%\n"):format(100 * r.mean.power))
+  local how = r.split == "family"
+    and ("split by family: %d families (%d kernels) train, %d families (%d kernels) validate"):format(
+      r.families.train, #r.train, r.families.valid, #r.valid)
+    or ("the paper's per-kernel split: %d kernels train, %d validate, siblings of validation kernels among the "
+      .. "training ones"):format(#r.train, #r.valid)
+  if r.folds > 1 then
+    how = ("%d-fold cross-validation by %s, every kernel validated once"):format(r.folds, r.split)
+  end
+  out:write(("%s%s: %d kernels of %d families; %s (seed %d); %d base configurations x %d targets, %s, %s "
+    .. "classifier\n"):format(ds.source, ds.simulated and " (SIMULATED)" or "", #ds.kernels, #ds.families, how,
+    r.split_seed, #r.bases, ds:config_count() - 1, k_text(r.k, r.k_used, #r.train), r.classifier))
+  out:write(("%-13s %10s %14s %12s\n"):format("mean |error|", "model", "K = 1 (mean)", "oracle"))
+  for _, q in ipairs(ds.quantities) do
+    out:write(("%-13s %8.1f %% %12.1f %% %10.1f %%\n"):format(q == "time" and "performance" or q, 100 * r.mean[q],
+      100 * r.baseline_k1[q], 100 * r.oracle[q]))
   end
   return 0
 end
@@ -351,8 +413,9 @@ local function info_cmd(opts, out, err)
     err:write("gpush ml info: ", load_err, "\n")
     return 1
   end
-  out:write(("%s: %s model, base %s, k = %d, %d counters (%s)\n"):format(path, table.concat(model.quantities, " + "),
-    dataset.config_text(model.base), model.k, #model.features, table.concat(model.features, ", ")))
+  out:write(("%s: %s model, base %s, k = %d, %s classifier, %d counters (%s)\n"):format(path,
+    table.concat(model.quantities, " + "), dataset.config_text(model.base), model.k, model.classifier,
+    #model.features, table.concat(model.features, ", ")))
   out:write(("grid: CUs %s; engine MHz %s; memory MHz %s\n"):format(table.concat(model.grid.cus, " "),
     table.concat(model.grid.core_mhz, " "), table.concat(model.grid.mem_mhz, " ")))
   for _, q in ipairs(model.quantities) do

@@ -1,29 +1,34 @@
 -- gpush.ml.corpus: the simulated training corpus of the scaling-surface
 -- models (Wu et al., HPCA 2015; docs/ml.md).  No GPU is at hand, so every
--- kernel of a seeded workload family runs on gpush's simulator at every
--- configuration of a CU x engine-clock x memory-clock grid on the hd7970
--- preset, with the Table II counters (gpush.ml.counters) and the activity
--- power model (gpush.ml.power) at each.  SIMULATED, not measured: every
--- output says so.
+-- kernel of the corpus's families (gpush.ml.families) runs on gpush's
+-- simulator at every configuration of a CU x engine-clock x memory-clock
+-- grid on the hd7970 preset, with the Table II counters (gpush.ml.counters)
+-- and the activity power model (gpush.ml.power) at each.  SIMULATED, not
+-- measured: every output says so.
 --
 --   local ds, info = assert(corpus.load { grid = "default", jobs = 2 })
---   info.path, info.cached, info.seconds, info.dropped
+--   info.path, info.cached, info.seconds, info.dropped, info.resumed
 --
 -- It runs on the experiment engine (workers, progress, shards: a big grid
 -- runs as a Slurm array like any sweep, then `gpush merge`), and keeps the
 -- result in the user's cache folder ($XDG_CACHE_HOME/gpush, else
 -- ~/.cache/gpush; never the install tree) under a hash of every input: the
 -- grid, the preset's resolved configuration, the kernels' descriptions,
--- the simulator policy and the gpush version.
+-- the simulator policy and the gpush version.  The build is checkpointed
+-- kernel by kernel (through gpush.ml.files) and resumes after an interrupt.
 local config = require "gpush.config"
 local core = require "gpush.core"
 local counters = require "gpush.ml.counters"
 local dataset = require "gpush.ml.dataset"
 local experiment = require "gpush.experiment"
+local files = require "gpush.ml.files"
+local families = require "gpush.ml.families"
 local json = require "gpush.json"
 local models = require "gpush.models"
 local parallel = require "gpush.parallel"
 local power = require "gpush.ml.power"
+local progress = require "gpush.progress"
+local results = require "gpush.results"
 local workloads = require "gpush.workloads"
 
 local sim = assert(models.family("sim"))
@@ -55,10 +60,10 @@ M.GRID_NAMES = { "default", "full", "ci" }
 -- TARGET_LAUNCH_SHARE of its time at the grid's fastest configuration (at
 -- most SIZING_ROUNDS simulations, the grid at most MAX_GRID_SCALE times its
 -- own); a kernel still more than MAX_LAUNCH_SHARE launch overhead is dropped.
-M.TARGET_LAUNCH_SHARE = 1 / 3
-M.MAX_LAUNCH_SHARE = 0.5
-M.SIZING_ROUNDS = 4
-M.MAX_GRID_SCALE = 64
+M.TARGET_LAUNCH_SHARE = 0.2
+M.MAX_LAUNCH_SHARE = 0.25
+M.SIZING_ROUNDS = 6
+M.MAX_GRID_SCALE = 256
 
 local function grid_of(grid)
   if type(grid) == "table" then
@@ -71,14 +76,18 @@ local function grid_of(grid)
   return g
 end
 
--- The kernel family: issue 15's seeded variants of the regime suite
--- (gpush.workloads.variants: 8 per regime entry, 128 over 16 regimes,
--- compute-, latency-, SFU-, FP64-, shared-, cache-, DRAM-, divergence-,
--- atomics- and launch-bound), before sizing (M.size).  opts: seed
--- (default 1), count (default 128).
+-- Variants per family: PER_FAMILY, or what GRID_VARIANTS gives for a named
+-- grid (the test suite's ci grid one, so its build stays within a minute on
+-- two cores).
+M.PER_FAMILY = 3
+M.GRID_VARIANTS = { ci = 1 }
+
+-- The kernel families (gpush.ml.families: the regime suite's sixteen and
+-- the mixes), opts.per (default PER_FAMILY) seeded variants of each, before
+-- sizing (M.size).  opts: seed (default 1), per.
 function M.kernels(opts)
   opts = opts or {}
-  return workloads.variants { seed = opts.seed or 1, count = opts.count }
+  return workloads.variants { entries = families.list, seed = opts.seed or 1, per = opts.per or M.PER_FAMILY }
 end
 
 -- A variant with its grid multiplied by `scale` (same name and parameters
@@ -89,18 +98,28 @@ local function scaled(d, scale)
     p[key] = v
   end
   p.grid = d.params.grid * scale
-  local out = workloads.make(d.base, p)
-  out.name, out.variant, out.grid_scale = d.name, d.variant, scale
+  local out = families.describe(d, p)
+  out.grid_scale = scale
   return out
 end
 
--- The sweep's model: the simulator, then the Table II counters and the
--- activity power at the same configuration.
-function M.model()
+-- The numeric columns of the corpus model: time, power, Table II.
+local function value_columns()
   local columns = { "time_us", "power_w" }
-  for _, name in ipairs(counters.NAMES) do
+  for _, name in ipairs(dataset.TABLE_II) do
     columns[#columns + 1] = name
   end
+  return columns
+end
+
+-- The sweep's model: the simulator, then the Table II counters and the
+-- activity power at the same configuration, and the kernel's family
+-- (family_of: kernel name -> family name; the dataset's `family` column,
+-- which the family split of gpush.ml.evaluate reads).
+function M.model(family_of)
+  local columns = value_columns()
+  columns[#columns + 1] = "family"
+  family_of = family_of or {}
   return {
     name = "sim-" .. M.POLICY .. "+power",
     columns = columns,
@@ -112,15 +131,24 @@ function M.model()
       local row = counters.table_ii(r, cfg)
       row.time_us = r.time_us
       row.power_w = power.estimate(cfg, r)
+      row.family = family_of[kernel:info().kernel]
       return row
     end,
   }
 end
 
+-- The configuration at the grid's top (every axis at its largest value).
+local function fastest(grid, preset)
+  return assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
+    "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
+end
+
 -- How much one kernel's grid is multiplied (see TARGET_LAUNCH_SHARE):
 -- simulated at the fastest configuration `cfg`, the grid multiplied by
 -- ceil(wanted work / simulated work) until the launch share is at most the
--- target.  Returns {scale, share} or raises.
+-- target (a kernel with fewer blocks than the CUs hold does not lengthen
+-- in proportion, so the next round measures again).  Returns {scale,
+-- share} or raises.
 local function sizing(d, cfg)
   local launch_us = cfg.launch.kernel_cycles / cfg.clock.core_mhz
   local wanted_us = launch_us * (1 / M.TARGET_LAUNCH_SHARE - 1)
@@ -138,14 +166,11 @@ local function sizing(d, cfg)
   return { scale = scale, share = share }
 end
 
--- The kernels sized for the grid, one simulation round per kernel on
--- opts.jobs workers (parallel.map; opts.quiet): the sized descriptions
--- and the names of those dropped (still above MAX_LAUNCH_SHARE), or nil
+-- The sizes of the kernels, one simulation round per kernel on opts.jobs
+-- workers (parallel.map; opts.quiet): per kernel {scale, share}, or nil
 -- and a message.
-function M.size(descs, grid, preset, opts)
-  opts = opts or {}
-  local cfg = assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
-    "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
+local function sizes_of(descs, grid, preset, opts)
+  local cfg = fastest(grid, preset)
   local ok, sizes = pcall(parallel.map, #descs, function(i)
     return sizing(descs[i], cfg)
   end, { jobs = opts.jobs, quiet = opts.quiet, label = "sizing the corpus's kernels",
@@ -153,6 +178,12 @@ function M.size(descs, grid, preset, opts)
   if not ok then
     return nil, tostring(sizes)
   end
+  return sizes
+end
+
+-- The sized descriptions and the names of those dropped (still above
+-- MAX_LAUNCH_SHARE), from the sizes.
+local function apply_sizes(descs, sizes)
   local kept, dropped = {}, {}
   for i, d in ipairs(descs) do
     if sizes[i].share > M.MAX_LAUNCH_SHARE then
@@ -162,6 +193,17 @@ function M.size(descs, grid, preset, opts)
     end
   end
   return kept, dropped
+end
+
+-- The kernels sized for the grid: the sized descriptions and the names of
+-- those dropped, or nil and a message.  opts: jobs, quiet,
+-- progress_stream.
+function M.size(descs, grid, preset, opts)
+  local sizes, err = sizes_of(descs, grid, preset, opts or {})
+  if not sizes then
+    return nil, err
+  end
+  return apply_sizes(descs, sizes)
 end
 
 -- The user's cache folder for gpush: $XDG_CACHE_HOME/gpush, else
@@ -190,11 +232,9 @@ end
 -- the grid's fastest configuration (simulator, counters and power model),
 -- so a change to any of them that moves a number names another cache file.
 local function probe(grid, descs, preset)
-  local cfg = assert(config.load(preset or M.PRESET, { "sm.count=" .. grid.cus[#grid.cus],
-    "clock.core_mhz=" .. grid.core_mhz[#grid.core_mhz], "clock.mem_mhz=" .. grid.mem_mhz[#grid.mem_mhz] }))
-  local row = assert(M.model().run(assert(workloads.kernel(descs[1])), cfg))
+  local row = assert(M.model().run(assert(workloads.kernel(descs[1])), fastest(grid, preset)))
   local parts = {}
-  for _, column in ipairs(M.model().columns) do
+  for _, column in ipairs(value_columns()) do
     parts[#parts + 1] = ("%s=%.17g"):format(column, row[column] or 0 / 0)
   end
   return core.digest(table.concat(parts, ";"))
@@ -219,28 +259,13 @@ local function grid_label(name, grid)
     #grid.cus * #grid.core_mhz * #grid.mem_mhz)
 end
 
--- The experiment definition of the corpus (for experiment.new or
--- experiment.main): its kernels sized first (M.size), the "simulated" marker and
--- the grid in the provenance.  opts: grid (a name or {cus, core_mhz,
--- mem_mhz}), descs (default M.kernels()), preset, and jobs and quiet for
--- the sizing.  Returns the definition,
--- or nil and a message.
-function M.definition(opts)
-  opts = opts or {}
-  local grid, err = grid_of(opts.grid)
-  if not grid then
-    return nil, err
-  end
-  local preset = opts.preset or M.PRESET
-  local kept, dropped = M.size(opts.descs or M.kernels(), grid, preset, opts)
-  if not kept then
-    return nil, dropped
-  end
-  if #kept == 0 then
-    return nil, "every kernel is mostly launch overhead at the grid's fastest configuration"
-  end
-  local scales = {}
+-- The experiment definition of sized kernels `kept` (those in `dropped`
+-- named in the provenance): the grid's points, the model with every
+-- kernel's family, the "simulated" marker.
+local function definition_of(kept, dropped, grid, grid_name, preset)
+  local scales, family_of = {}, {}
   for _, d in ipairs(kept) do
+    family_of[d.name] = d.base
     if d.grid_scale then
       scales[#scales + 1] = ("%s x%d"):format(d.name, d.grid_scale)
     end
@@ -255,22 +280,46 @@ function M.definition(opts)
       { path = "clock.mem_mhz", values = grid.mem_mhz, column = "mem_mhz" },
     },
     workloads = { { label = "variants", descs = kept } },
-    models = { M.model() },
+    models = { M.model(family_of) },
     seed = 1,
     provenance = {
       simulated = ("gpush's abstract simulator (%s scheduling) on the %s preset with the activity power model "
         .. "(gpush.ml.power); not measured on a GPU"):format(M.POLICY, preset),
-      grid = grid_label(opts.grid, grid),
+      grid = grid_label(grid_name, grid),
       sized = ("grids multiplied until the launch is at most %.2f of the time at the fastest configuration: %s")
         :format(M.TARGET_LAUNCH_SHARE, #scales > 0 and table.concat(scales, ", ") or "none"),
-      dropped = #dropped > 0 and ("%d kernels mostly launch overhead at the fastest configuration: %s")
-        :format(#dropped, table.concat(dropped, " ")) or "none",
+      dropped = #dropped > 0 and ("%d kernels more than %.2f launch overhead at the fastest configuration: %s")
+        :format(#dropped, M.MAX_LAUNCH_SHARE, table.concat(dropped, " ")) or "none",
     },
   }
 end
 
--- Runs the corpus sweep; returns the experiment Results or nil, message.
--- opts: as M.definition, and jobs, quiet, shard, progress_stream, command.
+-- The experiment definition of the corpus (for experiment.new or
+-- experiment.main): its kernels sized first (M.size), the "simulated"
+-- marker and the grid in the provenance.  opts: grid (a name or {cus,
+-- core_mhz, mem_mhz}), descs (default M.kernels()), preset, and jobs and
+-- quiet for the sizing.  Returns the definition, or nil and a message.
+function M.definition(opts)
+  opts = opts or {}
+  local grid, err = grid_of(opts.grid)
+  if not grid then
+    return nil, err
+  end
+  local preset = opts.preset or M.PRESET
+  local descs = opts.descs or M.kernels { per = M.GRID_VARIANTS[opts.grid] }
+  local kept, dropped = M.size(descs, grid, preset, opts)
+  if not kept then
+    return nil, dropped
+  end
+  if #kept == 0 then
+    return nil, "every kernel is mostly launch overhead at the grid's fastest configuration"
+  end
+  return definition_of(kept, dropped, grid, opts.grid, preset)
+end
+
+-- Runs the corpus sweep in one go (no checkpoints: scenarios/ml_corpus.lua
+-- and its shards); returns the experiment Results or nil, message.  opts:
+-- as M.definition, and jobs, quiet, shard, progress_stream, command.
 function M.run(opts)
   local def, err = M.definition(opts)
   if not def then
@@ -280,17 +329,161 @@ function M.run(opts)
     progress_stream = opts.progress_stream, command = opts.command })
 end
 
+-- The checkpointed build --------------------------------------------------------------
+
+-- The sizes of descs, from the checkpoint when a previous run made them.
+local function checkpointed_sizes(cp, descs, grid, preset, opts)
+  local text = cp:has("sizing.json") and cp:read("sizing.json")
+  local saved = text and json.decode(text)
+  if type(saved) == "table" and #saved == #descs then
+    return saved
+  end
+  local sizes, err = sizes_of(descs, grid, preset, opts)
+  if not sizes then
+    return nil, err
+  end
+  local ok, write_err = cp:write("sizing.json", json.encode(sizes) .. "\n")
+  if not ok then
+    return nil, write_err
+  end
+  return sizes
+end
+
+local function piece_name(i)
+  return ("kernel-%04d.csv"):format(i)
+end
+
+-- The rows of kernel d from its checkpoint piece, or nil when the piece is
+-- missing or not whole (every configuration of d, nothing failed).
+local function piece_rows(cp, i, d, configs)
+  local text = cp:has(piece_name(i)) and cp:read(piece_name(i))
+  local res = text and results.from_csv(text, cp:path(piece_name(i)))
+  if not res or res.incomplete or #res.failures > 0 or #res.rows ~= configs then
+    return nil
+  end
+  for _, row in ipairs(res.rows) do
+    if row.kernel ~= d.name then
+      return nil
+    end
+  end
+  return res
+end
+
+-- Simulates kernel d at every configuration (one experiment run of one
+-- kernel) and writes its piece; the Results, or nil and a message.
+local function simulate_piece(cp, i, def, d, opts)
+  local one = {}
+  for k, v in pairs(def) do
+    one[k] = v
+  end
+  one.workloads = { { label = "variants", descs = { d } } }
+  local res, err = experiment.run(experiment.new(one), { jobs = opts.jobs or 1, quiet = true,
+    command = opts.command })
+  if not res then
+    return nil, err
+  end
+  if res.incomplete then
+    return nil, res.incomplete
+  end
+  if #res.failures > 0 then
+    return nil, ("the simulation of %s failed at %d configurations, e.g. %s"):format(d.name, #res.failures,
+      res.failures[1].message)
+  end
+  local ok, write_err = cp:write(piece_name(i), res:to_csv())
+  if not ok then
+    return nil, write_err
+  end
+  return res
+end
+
+-- Builds the corpus CSV at `path` kernel by kernel, each kernel's rows kept
+-- in the checkpoint folder path .. ".partial" as soon as they are done, so
+-- an interrupted build resumes where it stopped (same inputs: the folder's
+-- name carries the corpus's key).  The CSV is written only when every
+-- kernel is done and it reads back as a complete dataset; then the folder
+-- goes.  Returns info {resumed (kernels found done), kernels, dropped}, or
+-- nil and a message (saying how far it got).
+local function build(path, grid, grid_name, descs, preset, opts)
+  local cp, cp_err = files.checkpoint(path .. ".partial")
+  if not cp then
+    return nil, cp_err
+  end
+  local sizes, size_err = checkpointed_sizes(cp, descs, grid, preset, opts)
+  if not sizes then
+    return nil, size_err
+  end
+  local kept, dropped = apply_sizes(descs, sizes)
+  if #kept == 0 then
+    return nil, "every kernel is mostly launch overhead at the grid's fastest configuration"
+  end
+  local def = definition_of(kept, dropped, grid, grid_name, preset)
+  local configs = #grid.cus * #grid.core_mhz * #grid.mem_mhz
+  local pieces, todo = {}, {}
+  for i, d in ipairs(kept) do
+    pieces[i] = piece_rows(cp, i, d, configs)
+    if not pieces[i] then
+      todo[#todo + 1] = i
+    end
+  end
+  local resumed = #kept - #todo
+  local stream = opts.progress_stream or io.stderr
+  if resumed > 0 and not opts.quiet then
+    stream:write(("ml corpus: resuming: %d of %d kernels already simulated (%s)\n"):format(resumed, #kept, cp.dir))
+  end
+  local bar = progress.new(#todo * configs, { label = "ml corpus", stream = opts.progress_stream, quiet = opts.quiet })
+  for n, i in ipairs(todo) do
+    local res, err = simulate_piece(cp, i, def, kept[i], opts)
+    if not res then
+      return nil, ("%s; %d of %d kernels are done and kept in %s: run the same command again to resume"):format(err,
+        resumed + n - 1, #kept, cp.dir), err:find("interrupted", 1, true) and err
+    end
+    pieces[i] = res
+    for _ = 1, configs do
+      bar:step(false)
+    end
+  end
+  bar:finish()
+  local rows = {}
+  for _, piece in ipairs(pieces) do
+    for _, row in ipairs(piece.rows) do
+      rows[#rows + 1] = row
+    end
+  end
+  local sweep = experiment.new(def)
+  local description = sweep:describe()
+  local provenance = experiment.provenance(description, sweep:identity(),
+    config.hash(assert(config.load(preset))), experiment.command_line(opts.command), sweep.notes)
+  provenance.build_seconds = ("%.1f"):format(opts.seconds())
+  provenance.resumed = resumed > 0 and ("%d of %d kernels from an interrupted build"):format(resumed, #kept) or nil
+  local whole = results.new { columns = pieces[1].columns, rows = rows, failures = {}, provenance = provenance }
+  local text = whole:to_csv()
+  local ds, check_err = dataset.from_csv(text, path)
+  if not ds or #ds.kernels ~= #kept then
+    return nil, ("the assembled corpus does not read back whole: %s"):format(check_err or
+      ("%d of %d kernels"):format(ds and #ds.kernels or 0, #kept))
+  end
+  local ok, write_err = files.write(path, text)
+  if not ok then
+    return nil, write_err
+  end
+  cp:clear()
+  return { resumed = resumed, kernels = #kept, dropped = dropped }
+end
+
 -- The corpus of opts.grid (default "default"): from the cache when it is
--- there (unless opts.force), else built and cached (opts.on_build(info)
--- is called first, info = {path, grid, kernels, configurations}).  Returns the dataset
--- and info {path, cached, seconds, kernels, dropped}, or nil and a message.
+-- there (unless opts.force), else built (resuming an interrupted build) and
+-- cached (opts.on_build(info) is called first, info = {path, grid, kernels,
+-- configurations}: the caller says what is about to take minutes).  Returns
+-- the dataset and info {path, cached, seconds, kernels, dropped, resumed},
+-- or nil, a message and (when a signal stopped the build) "interrupted
+-- (SIGINT)" or "interrupted (SIGTERM)".
 function M.load(opts)
   opts = opts or {}
   local grid, err = grid_of(opts.grid)
   if not grid then
     return nil, err
   end
-  local descs = opts.descs or M.kernels()
+  local descs = opts.descs or M.kernels { per = M.GRID_VARIANTS[opts.grid] }
   local dir, dir_err = opts.cache_dir, nil
   if not dir then
     dir, dir_err = M.cache_dir()
@@ -300,34 +493,29 @@ function M.load(opts)
   end
   local name = type(opts.grid) == "string" and opts.grid or "custom"
   local path = ("%s/ml-corpus-%s-%s.csv"):format(dir, name, M.key(grid, descs, opts.preset))
-  local info = { path = path, cached = false, seconds = 0 }
-  local f = not opts.force and io.open(path, "rb")
-  if f then
-    f:close()
-    info.cached = true
-  else
+  local info = { path = path, cached = false, seconds = 0, resumed = 0 }
+  if opts.force then -- from scratch: no cached corpus, no checkpoint
+    os.remove(path)
+    local cp = files.checkpoint(path .. ".partial")
+    if cp then
+      cp:clear()
+    end
+  end
+  if not core.stat(path) then
     if opts.on_build then -- the caller says what is about to take minutes
       opts.on_build { path = path, grid = name, kernels = #descs,
         configurations = #grid.cus * #grid.core_mhz * #grid.mem_mhz }
     end
     local t0 = core.now()
-    local res, run_err = M.run { grid = opts.grid, descs = descs, preset = opts.preset, jobs = opts.jobs,
-      quiet = opts.quiet, progress_stream = opts.progress_stream, command = opts.command }
-    if not res then
-      return nil, run_err
+    local built, build_err, interrupted = build(path, grid, opts.grid, descs, opts.preset or M.PRESET, {
+      jobs = opts.jobs, quiet = opts.quiet, progress_stream = opts.progress_stream, command = opts.command,
+      seconds = function() return core.now() - t0 end })
+    if not built then
+      return nil, build_err, interrupted
     end
-    if #res.failures > 0 then
-      return nil, ("the corpus simulation failed at %d points, e.g. %s"):format(#res.failures, res.failures[1].message)
-    end
-    if res.incomplete then
-      return nil, "the corpus simulation stopped: " .. res.incomplete
-    end
-    info.seconds = core.now() - t0
-    res.provenance.build_seconds = ("%.1f"):format(info.seconds)
-    local ok, write_err = res:write_csv(path) -- staged: a failed write leaves no cache file
-    if not ok then
-      return nil, write_err
-    end
+    info.seconds, info.resumed, info.dropped = core.now() - t0, built.resumed, built.dropped
+  else
+    info.cached = true
   end
   local ds, read_err = dataset.read_csv(path)
   if ds then

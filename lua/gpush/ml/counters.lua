@@ -3,10 +3,10 @@
 --
 --   local row = counters.table_ii(sim_result, cfg)   -- {VALUInsts = ..., ...}
 --
--- 21 of the 22: WriteUnitStalled has no counterpart (the simulator's LSU
--- is one unit for loads and stores), so a simulated corpus has no such
--- column.  Percentages are fractions (min-max normalisation makes the scale
--- irrelevant to the model).
+-- All 22.  The simulator's LSU is one unit for loads and stores, so
+-- MemUnitStalled is the share of scheduler cycles any memory instruction
+-- waited for it and WriteUnitStalled the share a store did.  Percentages
+-- are fractions (min-max normalisation makes the scale irrelevant).
 local M = {}
 
 -- Table II name -> the simulator counter it reads (docs/ml.md explains each).
@@ -15,15 +15,11 @@ M.FROM_SIM = {
   SFetchInsts = "sfetch_insts", VWriteInsts = "vwrite_insts", LDSInsts = "lds_insts",
   VALUUtilization = "valu_utilization", VALUBusy = "valu_busy", SALUBusy = "salu_busy",
   CacheHit = "l2_hit_rate", MemUnitBusy = "lsu_busy", MemUnitStalled = "lsu_stalled",
+  WriteUnitStalled = "write_unit_stalled",
   LDSBankConflict = "bank_conflict", Occupancy = "occupancy", MemTime = "memory_wait",
   FetchPerLoadByte = "fetch_per_load_byte", WritePerStoreByte = "write_per_store_byte",
   NumWorkGroups = "num_work_groups", ReadBandwidth = "read_bandwidth_gbs", WriteBandwidth = "write_bandwidth_gbs",
 }
-
--- The features a simulated corpus has, in Table II's order.
-M.NAMES = { "VALUInsts", "SALUInsts", "VFetchInsts", "SFetchInsts", "VWriteInsts", "LDSInsts", "VALUUtilization",
-  "VALUBusy", "SALUBusy", "CacheHit", "MemUnitBusy", "MemUnitStalled", "LDSBankConflict", "Occupancy", "V_IPC",
-  "MemTime", "FetchPerLoadByte", "WritePerStoreByte", "NumWorkGroups", "ReadBandwidth", "WriteBandwidth" }
 
 -- The Table II row of a simulated run: V_IPC is vector-ALU instructions per
 -- cycle per CU (the simulator's IPC is over the whole GPU).

@@ -45,6 +45,11 @@ local mix = {
   other_insts = { "branch", "other", "barrier", "barrier_arrive", "depbar" },
 }
 
+local is_store = {}
+for _, class in ipairs(mix.vwrite_insts) do
+  is_store[class] = true
+end
+
 local function sum_classes(counts, classes)
   local n = 0
   for _, c in ipairs(classes) do
@@ -77,6 +82,15 @@ local function counters(r, cfg, kernel_info, blocks_per_sm)
   out.l2_hit_rate = ratio(c.l2_hits, c.l2_accesses)
   out.lsu_busy = ratio(c.lsu_busy_cycles, sched)
   out.lsu_stalled = ratio(r.stalls.lsu_busy, sched)
+  -- the stores among them: scheduler cycles a store waited for the busy LSU
+  -- (the LSU is one unit for loads and stores; Table II's WriteUnitStalled)
+  local store_stalls = 0
+  for _, pc in ipairs(r.pc_stalls) do
+    if is_store[pc.class] then
+      store_stalls = store_stalls + pc.stalls.lsu_busy
+    end
+  end
+  out.write_unit_stalled = ratio(store_stalls, sched)
   out.memory_wait = ratio(r.stalls.memory, sched)
   out.bank_conflicts = c.bank_conflicts
   out.bank_conflict = ratio(c.bank_extra_passes, sched)

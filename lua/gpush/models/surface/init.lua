@@ -65,9 +65,13 @@ function M.locate(grid, config)
 end
 M.FILE_EXTENSION = ".gsm"
 
--- Training options and their defaults (docs/ml.md says why each).
-M.DEFAULTS = { k = 12, seed = 1, restarts = 10, max_iter = 100, epochs = 1000, learning_rate = 0.1,
-  weight_decay = 1e-4, stop_early = 1 }
+-- Training options and their defaults (docs/ml.md says why each):
+-- classifier "neighbours" (the cost-weighted neighbour classifier) or
+-- "paper" (Wu et al.'s network per set, trained with epochs,
+-- learning_rate, weight_decay and stop_early).
+M.DEFAULTS = { k = 12, seed = 1, restarts = 10, max_iter = 100, classifier = "neighbours", epochs = 1000,
+  learning_rate = 0.1, weight_decay = 1e-4, stop_early = 1 }
+M.CLASSIFIERS = { "neighbours", "paper" }
 
 local Model = {}
 Model.__index = Model
@@ -105,7 +109,14 @@ local function wrap(parts, order)
     end
   end
   local model = setmetatable({ parts = parts, quantities = order, grid = first.grid, features = first.features,
-    k = first.k }, Model)
+    k = first.k, classifier = first.classifier }, Model)
+  -- the clusters a set actually has: fewer than k with fewer training kernels
+  model.k_used = 1
+  for _, q in ipairs(order) do
+    for _, set in ipairs(parts[q]:info().sets) do
+      model.k_used = math.max(model.k_used, set.k)
+    end
+  end
   model.base = { cus = first.grid.cus[first.base[1]], core_mhz = first.grid.core_mhz[first.base[2]],
     mem_mhz = first.grid.mem_mhz[first.base[3]] }
   model.base_index = first.base
@@ -116,23 +127,53 @@ local function wrap(parts, order)
   return model
 end
 
+-- Checks the numeric training options (raises naming the option).
+local function check_options(opts)
+  for key, v in pairs(opts) do
+    if key == "classifier" then
+      if v ~= "neighbours" and v ~= "paper" then
+        error(("gpush.models.surface.train: classifier must be 'neighbours' or 'paper', got %s"):format(
+          tostring(v)), 3)
+      end
+    elseif M.DEFAULTS[key] ~= nil and (type(v) ~= "number" or v < 0 or (key ~= "learning_rate"
+        and key ~= "weight_decay" and math.type(v) ~= "integer")) then
+      error(("gpush.models.surface.train: %s must be a non-negative %s, got %s"):format(key,
+        (key == "learning_rate" or key == "weight_decay") and "number" or "integer", tostring(v)), 3)
+    end
+  end
+end
+
+-- The group of each training kernel for the neighbour classifier's
+-- choice of bandwidth (kernels of one group are held out together):
+-- opts.groups (per dataset kernel), else the dataset's families, else
+-- none (false: each kernel on its own).
+local function groups_of(ds, kernels, groups)
+  if groups == nil then
+    groups = ds.family_index
+  end
+  if not groups then
+    return nil
+  end
+  local out = {}
+  for i, k in ipairs(kernels) do
+    out[i] = groups[k]
+  end
+  return out
+end
+
 -- Trains a model of every quantity the dataset has (or opts.quantities)
 -- on opts.kernels (names or indices; default all) at base configuration
 -- opts.base ({cus, core_mhz, mem_mhz}; default the grid's top).  Options:
--- k (clusters per set), seed, restarts, max_iter, epochs, learning_rate,
--- weight_decay (M.DEFAULTS).  Returns the model, or nil and a message.
+-- k (clusters per set), seed, restarts, max_iter, classifier, epochs,
+-- learning_rate, weight_decay (M.DEFAULTS), groups (per dataset kernel a
+-- group id, false for none; default the dataset's families).  Returns the
+-- model, or nil and a message.
 function M.train(ds, opts)
   opts = opts or {}
   if type(ds) ~= "table" or not ds.core then
     error("gpush.models.surface.train: expected a dataset (gpush.ml.dataset.read_csv)", 2)
   end
-  for key, v in pairs(opts) do
-    if M.DEFAULTS[key] ~= nil and (type(v) ~= "number" or v < 0 or (key ~= "learning_rate" and key ~= "weight_decay"
-        and math.type(v) ~= "integer")) then
-      error(("gpush.models.surface.train: %s must be a non-negative %s, got %s"):format(key,
-        (key == "learning_rate" or key == "weight_decay") and "number" or "integer", tostring(v)), 2)
-    end
-  end
+  check_options(opts)
   local base = opts.base or M.top_config(ds.grid)
   local c, e, m = ds:locate(base)
   if not c then
@@ -151,6 +192,7 @@ function M.train(ds, opts)
     end
     local part, train_err = core.surface_train(ds:core(), { quantity = qi, name = q, kernels = kernels,
       base = { c, e, m }, features = ds.features, k = opts.k or M.DEFAULTS.k, seed = opts.seed or M.DEFAULTS.seed,
+      classifier = opts.classifier or M.DEFAULTS.classifier, groups = groups_of(ds, kernels, opts.groups),
       restarts = opts.restarts or M.DEFAULTS.restarts, max_iter = opts.max_iter or M.DEFAULTS.max_iter,
       epochs = opts.epochs or M.DEFAULTS.epochs, learning_rate = opts.learning_rate or M.DEFAULTS.learning_rate,
       weight_decay = opts.weight_decay or M.DEFAULTS.weight_decay,
@@ -294,12 +336,10 @@ function M.decode(bytes, name)
 end
 
 function M.load(path)
-  local f, err = io.open(path, "rb")
-  if not f then
+  local bytes, err = require("gpush.ml.files").read(path)
+  if not bytes then
     return nil, err
   end
-  local bytes = f:read("a")
-  f:close()
   return M.decode(bytes, path)
 end
 
