@@ -20,6 +20,7 @@ local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
 local occupancy = require "gpush.occupancy"
+local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
 
@@ -92,13 +93,42 @@ local function counters(r, cfg, kernel_info, blocks_per_sm)
   return out
 end
 
--- Per SM: the share of its schedulers' cycles that issued, and that had a
--- block resident (not idle).
 -- The stall reasons in a fixed order: sums over them are the same bit for
 -- bit on every run (a pairs() walk's order is not).
 M.STALL_REASONS = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
   "no_eligible_warp", "idle" }
 
+-- The reasons a scheduler with a block resident can have: every one but
+-- idle.  Shares of these (M.active_shares) sum to 1 over the cycles the
+-- schedulers were active; idle is reported apart.
+M.ACTIVE_REASONS = {}
+for _, reason in ipairs(M.STALL_REASONS) do
+  if reason ~= "idle" then
+    M.ACTIVE_REASONS[#M.ACTIVE_REASONS + 1] = reason
+  end
+end
+
+-- Each active reason's share of the active scheduler cycles {reason =
+-- share}, the active cycles (scheduler cycles with a block resident) and
+-- all scheduler cycles (every scheduler of every SM from the kernel's first
+-- cycle to its last issue; the kernel launch apart), from a stalls table
+-- {reason = cycles}.
+function M.active_shares(stalls)
+  local total, active, shares = 0, 0, {}
+  for _, reason in ipairs(M.STALL_REASONS) do
+    total = total + (stalls[reason] or 0)
+  end
+  for _, reason in ipairs(M.ACTIVE_REASONS) do
+    active = active + (stalls[reason] or 0)
+  end
+  for _, reason in ipairs(M.ACTIVE_REASONS) do
+    shares[reason] = active > 0 and (stalls[reason] or 0) / active or 0
+  end
+  return shares, active, total
+end
+
+-- Per SM: the share of its schedulers' cycles that issued, and that had a
+-- block resident (not idle).
 local function sm_shares(r)
   local util, active = {}, {}
   for i, st in ipairs(r.sm_stalls) do
@@ -112,8 +142,39 @@ local function sm_shares(r)
   return util, active
 end
 
+-- The per-PC table of a run (the binding's per_pc list, in static order):
+-- r.pc_stalls as before ({pc, opcode, line, total, stalls} for every PC
+-- with cycles, in static order, every reason a key), and r.per_pc, every
+-- PC that executed or was charged cycles as {pc, opcode, line, executions,
+-- cycles, stalls = {reason = cycles}} over the reasons a PC can be charged
+-- (M.PC_REASONS), costliest first (ties: lower PC first).
+local function per_pc_tables(r)
+  local pc_stalls, per_pc = {}, {}
+  for _, p in ipairs(r.per_pc) do
+    if p.cycles > 0 then
+      pc_stalls[#pc_stalls + 1] = { pc = p.pc, opcode = p.opcode, line = p.line, total = p.cycles,
+        stalls = p.stalls }
+    end
+    local stalls = {}
+    for _, reason in ipairs(M.PC_REASONS) do
+      stalls[reason] = p.stalls[reason]
+    end
+    per_pc[#per_pc + 1] = { pc = p.pc, opcode = p.opcode, line = p.line, executions = p.executions,
+      cycles = p.cycles, stalls = stalls }
+  end
+  table.sort(per_pc, function(a, b)
+    if a.cycles ~= b.cycles then
+      return a.cycles > b.cycles
+    end
+    return a.pc < b.pc
+  end)
+  r.pc_stalls, r.per_pc = pc_stalls, per_pc
+end
+
 -- Simulates one kernel on one configuration; returns a result table or nil,
--- message.  opts.policy: "lrr" (default), "gto", "two-level" or a function.
+-- message.  opts.policy: "lrr" (default), "gto", "two-level" or a function;
+-- opts.per_pc: false skips the per-PC accounting (r.per_pc, r.pc_stalls,
+-- r.line_stalls), which a sweep does not read; true or nil keeps it.
 function M.run(kernel, cfg, opts)
   opts = opts or {}
   local policy = opts.policy or "lrr"
@@ -123,6 +184,7 @@ function M.run(kernel, cfg, opts)
   config.check(cfg, 2)
   local info = kernel:info()
   local m, params = M.params(cfg, kernel, policy)
+  params.per_pc = opts.per_pc ~= false
   if params.blocks_per_sm == 0 then
     local _, limit = occupancy.for_kernel(cfg, kernel)
     return nil, ("sim: kernel '%s' does not fit on one SM of '%s' (limit: %s)"):format(info.kernel, cfg._name, limit)
@@ -141,6 +203,13 @@ function M.run(kernel, cfg, opts)
   r.blocks_per_sm = params.blocks_per_sm
   r.sm_utilisation, r.sm_active = sm_shares(r)
   r.counters = counters(r, cfg, info, params.blocks_per_sm)
+  local scheduler_cycles
+  r.stall_shares, r.active_cycles, scheduler_cycles = M.active_shares(r.stalls)
+  r.idle_share = ratio(r.stalls.idle, scheduler_cycles)
+  r.bottleneck, r.bottleneck_detail = M.bottleneck(r, cfg)
+  if r.per_pc then
+    per_pc_tables(r)
+  end
   r.warnings = {}
   if info.thread_blocks < cfg.sm.count * params.blocks_per_sm then
     r.warnings[1] = ("sub-wave kernel: %d blocks for %d SMs x %d blocks"):format(info.thread_blocks,
@@ -169,9 +238,75 @@ end
 M.STALL_LABELS = { issued = "BASE", dependence = "DEP", memory = "MEM", lsu_busy = "LSU", sfu_busy = "SFU",
   unit_busy = "UNIT", barrier = "BARRIER", no_eligible_warp = "NO_WARP", idle = "IDLE" }
 
+-- The reasons a static instruction can be charged (idle and
+-- no_eligible_warp cycles have no PC).
+M.PC_REASONS = {}
+for _, reason in ipairs(M.ACTIVE_REASONS) do
+  if reason ~= "no_eligible_warp" then
+    M.PC_REASONS[#M.PC_REASONS + 1] = reason
+  end
+end
+
+-- Each active stall reason's label in the bottleneck vocabulary
+-- (gpush.models.vocabulary): issuing is ISSUE; waiting for a compute
+-- producer or for a load is LATENCY (the simulator does not record which
+-- level a load waited on, nor for how long it queued); a busy LSU is LSU,
+-- a busy SFU or other unit PIPE; a barrier BARRIER; resident warps with
+-- nothing left to issue wait for their block's longest warp (LATENCY).
+-- Idle cycles (no block resident) have no label: reported apart.
+M.BOTTLENECK = vocabulary.check_map({ issued = "ISSUE", dependence = "LATENCY", memory = "LATENCY",
+  lsu_busy = "LSU", sfu_busy = "PIPE", unit_busy = "PIPE", barrier = "BARRIER", no_eligible_warp = "LATENCY" },
+  "sim")
+
+-- The busy share of the DRAM or the L2 slices at which waiting for loads
+-- counts as that resource, not LATENCY: GPUMech's threshold for a busy
+-- resource (GP_MW_BOUND_UTILISATION in multiwarp.h).
+M.SATURATED = 0.9
+
+-- How busy a run kept the DRAM (its bytes over the achievable bandwidth,
+-- dram.achievable_gbs) and the L2 slices (its L2 requests x l2.interval
+-- over l2.slices), over the kernel's body (the kernel launch apart).
+function M.memory_busy(r, cfg)
+  local body = math.max(r.cycles - cfg.launch.kernel_cycles, 1)
+  local bytes_per_cycle = cfg.dram.achievable_gbs * 1e3 / cfg.clock.core_mhz
+  local dram = (r.dram_bytes_read + r.dram_bytes_written) / (bytes_per_cycle * body)
+  local l2 = cfg.l2.slices > 0 and r.counts.l2_accesses * cfg.l2.interval / (cfg.l2.slices * body) or 0
+  return dram, l2
+end
+
+-- The bottleneck of a run `r` (M.run's result on configuration `cfg`) in
+-- the vocabulary: the label whose active stall reasons hold the most
+-- scheduler cycles, with loads' waits counted as DRAM, or else L2, when
+-- the run kept that resource M.SATURATED busy or more (M.memory_busy; the
+-- simulator does not measure how long requests queue for an MSHR, so an
+-- MSHR-bound run reads LATENCY); an issue-bound run whose busiest unit
+-- needed more cycles than the issue slots (a pipe narrower than the issue
+-- rate, the LSU: r.counts' unit_busy_cycles against the warp instructions
+-- / sm.issue_width) is named after that unit (vocabulary.refine_issue).
+-- Returns the label and the own label of the reason (M.STALL_LABELS), or
+-- the unit's name, that gave it ("", "" when no scheduler was active).
+function M.bottleneck(r, cfg)
+  local map = M.BOTTLENECK
+  local dram, l2 = M.memory_busy(r, cfg)
+  if dram >= M.SATURATED or l2 >= M.SATURATED then
+    map = setmetatable({ memory = dram >= M.SATURATED and "DRAM" or "L2" }, { __index = M.BOTTLENECK })
+  end
+  local label, reason = vocabulary.largest(r.stalls, map, M.ACTIVE_REASONS)
+  local units, names, unit_labels = r.counts.unit_busy_cycles, {}, {}
+  for name in pairs(units) do
+    names[#names + 1], unit_labels[name] = name, name == "lsu" and "LSU" or "PIPE"
+  end
+  table.sort(names)
+  local detail
+  label, detail = vocabulary.refine_issue(label, reason and M.STALL_LABELS[reason], r.issued / cfg.sm.issue_width,
+    units, unit_labels, names)
+  return label or "", detail or ""
+end
+
 -- The label of the largest non-issued stall reason (BASE when every cycle
 -- issued), like gpumech.dominant for a CPI stack; equal shares go to the
--- first in M.STALL_REASONS order.
+-- first in M.STALL_REASONS order.  Over every scheduler cycle, idle ones
+-- included (as it always was); M.bottleneck reads the active ones.
 function M.dominant(stalls)
   local best, value = "issued", 0
   for _, name in ipairs(M.STALL_REASONS) do
@@ -186,10 +321,15 @@ end
 -- The simulator under a policy ("lrr"|"gto"), as a model of a sweep:
 -- cycles, time_us, ipc, achieved_gbs, dram_util, cpi (scheduler cycles per
 -- warp instruction: every SM's schedulers over the kernel, idle ones
--- included, divided by the warp instructions, the unit of GPUMech's
--- per-scheduler CPI), the dominant bottleneck (M.dominant) and the stall
--- shares stall_<reason> (each reason's share of the scheduler cycles; they
--- sum to 1).  It has no per-kernel preparation; every point is a full
+-- included, divided by the warp instructions), the dominant stall reason
+-- (M.dominant, idle included) and the stall shares stall_<reason> (each
+-- reason's share of all scheduler cycles; they sum to 1); and over the
+-- active scheduler cycles only (a block resident), idle apart: active_cpi
+-- (active scheduler cycles per warp instruction, GPUMech's per-scheduler
+-- CPI), active_<reason> (each active reason's share of them; they sum to
+-- 1), idle_share (= stall_idle) and the bottleneck in the shared
+-- vocabulary with the reason's own label (M.bottleneck).  No per-PC
+-- accounting.  It has no per-kernel preparation; every point is a full
 -- simulation.  opts: policy, name.
 function M.new(opts)
   opts = opts or {}
@@ -198,11 +338,17 @@ function M.new(opts)
   for _, s in ipairs(M.STALL_REASONS) do
     columns[#columns + 1] = "stall_" .. s
   end
+  for _, c in ipairs { "bottleneck", "bottleneck_detail", "active_cpi", "idle_share" } do
+    columns[#columns + 1] = c
+  end
+  for _, s in ipairs(M.ACTIVE_REASONS) do
+    columns[#columns + 1] = "active_" .. s
+  end
   return {
     name = opts.name or ("sim-" .. policy),
     columns = columns,
     run = function(kernel, cfg)
-      local r, err = M.run(kernel, cfg, { policy = policy })
+      local r, err = M.run(kernel, cfg, { policy = policy, per_pc = false })
       if not r then
         return nil, err
       end
@@ -210,11 +356,17 @@ function M.new(opts)
       for _, s in ipairs(M.STALL_REASONS) do
         scheduler_cycles = scheduler_cycles + r.stalls[s]
       end
+      local insts = r.warp_instructions
       local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, achieved_gbs = r.dram_gbs,
         dram_util = r.dram_gbs / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stalls),
-        cpi = r.warp_instructions > 0 and scheduler_cycles / r.warp_instructions or 0 }
+        cpi = insts > 0 and scheduler_cycles / insts or 0, bottleneck = r.bottleneck,
+        bottleneck_detail = r.bottleneck_detail, active_cpi = insts > 0 and r.active_cycles / insts or 0,
+        idle_share = r.idle_share }
       for _, s in ipairs(M.STALL_REASONS) do
         row["stall_" .. s] = scheduler_cycles > 0 and r.stalls[s] / scheduler_cycles or 0
+      end
+      for _, s in ipairs(M.ACTIVE_REASONS) do
+        row["active_" .. s] = r.stall_shares[s]
       end
       return row
     end,
