@@ -213,6 +213,26 @@ describe("gpush gpumech command", function()
     assert.is_near(r.cpi, sum, 1e-9)
   end)
 
+  -- The issue's two readings: "bound: mshr" printed beside an MSHR stack of 0.000 (the MSHRs
+  -- are busy, the cycles go to the loads' DRAM latency), and "bound: l2; largest hard bound:
+  -- latency" (the busiest resource beside the floor no model goes below)
+  it("names the bottleneck from the stack, the busiest resource and the floor apart", function()
+    local code, out = helper.gpush_run { "gpumech", "suite:pointer_chase", "--config", "gpumech-baseline" }
+    assert.are.equal(0, code)
+    assert.matches("pointer_chase%s+%d+%s+[%d.]+%s+[%d.]+%s+[%d.]+%s+LATENCY%s+BASE [%d.]+%s+DEP [%d.]+%s+L2 [%d.]+%s+"
+      .. "DRAM [%d.]+", out)
+    assert.matches("\n%s+busiest resource mshr, 9%d %% busy; floor %d+ cycles %(the blocks bound", out)
+    assert.is_nil(out:find("bound: mshr", 1, true))
+    if not helper.have_shared_traces() then
+      return
+    end
+    code, out = helper.gpush_run { "gpumech", helper.shared .. "/traces/bfs-rodinia-sm80", "--config", "gtx660ti",
+      "--kernel", "9" }
+    assert.are.equal(0, code)
+    assert.matches("LATENCY%s+BASE [^\n]+\n%s+busiest resource l2, %d+ %% busy; floor %d+ cycles %(the latency bound, "
+      .. "which no model goes below%): the prediction is [%d.]+ x the floor", out)
+  end)
+
   it("prints a table with totals and explains bad arguments", function()
     local code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1-2" }
     assert.are.equal(0, code)

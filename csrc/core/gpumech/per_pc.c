@@ -13,9 +13,11 @@
  * Each category goes to the PCs in proportion to what causes it:
  *  - BASE (the issue slots): every execution alike;
  *  - DEP, L1, L2, DRAM (the stalls on the latency path): the modelled
- *    warps' stall cycles per causing PC, split by its cause-mix row as the
- *    stack was (multiwarp.c, apportion_stall), each wave shape weighted by
- *    its share of the category;
+ *    warps' stall cycles, each split by its causing PC's cause-mix row as
+ *    the stack was (multiwarp.c, apportion_stall) and charged to the
+ *    instruction that waited (as the simulator and Nsight Compute charge a
+ *    stall: a load's DRAM latency shows at its first consumer), each wave
+ *    shape weighted by its share of the category;
  *  - BANK: the shared-memory PCs' extra bank passes (the LSU's conflict
  *    passes and the extra latency they add);
  *  - MSHR, QUEUE, L2BW: each PC's L1-missing, DRAM and L2 requests;
@@ -43,32 +45,43 @@ static int mix_category(int column, int gpush) {
 }
 
 /* Adds one wave shape's latency-path stalls to the weights w (n x
- * GP_MW_STACK_N): per category, the profile's stall cycles per PC as the
- * stack apportions them, scaled so the shape adds `amount[cat]` (its
- * instructions x its stack's CPI in that category). */
-static void add_path_weights(const gp_iv_profile *p, const gp_gm_pcs *pcs, int gpush,
-                             const double *amount, double *split, double *w) {
+ * GP_MW_STACK_N): each interval's stall, split over the categories by its
+ * causing PC's cause-mix row as the stack apportions it, charged to the
+ * instruction that waited (the next interval's first, the simulator's and
+ * Nsight Compute's convention; the warp's final drain to its cause), and
+ * scaled so the shape adds `amount[cat]` (its instructions x its stack's
+ * CPI in that category).  `p` is warp w's profile with its intervals. */
+static void add_path_weights(const gp_kernel *k, uint64_t w_index, const gp_iv_profile *p,
+                             const gp_gm_pcs *pcs, int gpush, const double *amount, double *split,
+                             double *w) {
+  const uint32_t *pc_of = k->pc_index + k->warp_start[w_index];
+  uint64_t len = k->warp_len[w_index];
   double sum[GP_MW_STACK_N];
-  size_t c;
+  size_t i, c;
   int j;
   memset(sum, 0, sizeof sum);
   memset(split, 0, (size_t)pcs->n * GP_MW_STACK_N * sizeof *split);
-  for (c = 0; c < p->ncause && c < pcs->n; c++) {
-    const double *row = pcs->mix + c * GP_MW_MIX_N;
-    double stall = p->cause_stall[c], total = 0;
-    if (!(stall > 0))
+  for (i = 0; i < p->count; i++) {
+    const gp_iv_interval *iv = &p->iv[i];
+    uint64_t next = iv->first + iv->insts;
+    const double *row;
+    double total = 0, stall = iv->stall_cycles;
+    size_t at;
+    if (!(stall > 0) || iv->cause < 0 || (size_t)iv->cause >= pcs->n)
       continue;
+    row = pcs->mix + (size_t)iv->cause * GP_MW_MIX_N;
+    at = next < len ? pc_of[next] : (size_t)iv->cause;
     for (j = 0; j < GP_MW_MIX_N; j++)
       total += row[j] > 0 ? row[j] : 0;
     if (!(total > 0)) {
-      split[c * GP_MW_STACK_N + GP_MW_DEP] += stall;
+      split[at * GP_MW_STACK_N + GP_MW_DEP] += stall;
       sum[GP_MW_DEP] += stall;
       continue;
     }
     for (j = 0; j < GP_MW_MIX_N; j++)
       if (row[j] > 0) {
         int cat = mix_category(j, gpush);
-        split[c * GP_MW_STACK_N + (size_t)cat] += stall * row[j] / total;
+        split[at * GP_MW_STACK_N + (size_t)cat] += stall * row[j] / total;
         sum[cat] += stall * row[j] / total;
       }
   }
@@ -182,7 +195,7 @@ int gp_gm_pc_costs_build(const gp_kernel *k, const gp_machine *m, const gp_gm_in
     }
     for (j = 0; j < GP_MW_STACK_N; j++)
       amount[j] = (j == GP_MW_BANK && gpush) ? 0 : insts * sh->r.stack[j];
-    add_path_weights(&prof, pcs, gpush, amount, split, w);
+    add_path_weights(k, sh->warp, &prof, pcs, gpush, amount, split, w);
   }
   gp_iv_profile_free(&prof);
   gp_free(alloc, split, cells * sizeof *split);

@@ -34,19 +34,23 @@ static void count_issued(sim *s) {
   uint32_t g;
   uint64_t i;
   int c;
-  for (g = 0; g < k->warps; g++)
-    for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
-      n->class_issued[k->op_class[i]]++;
-      n->class_lanes[k->op_class[i]] += k->active[i];
-    }
+  if (r->pc_executions == NULL)
+    for (g = 0; g < k->warps; g++)
+      for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
+        n->class_issued[k->op_class[i]]++;
+        n->class_lanes[k->op_class[i]] += k->active[i];
+      }
+  else
+    for (g = 0; g < k->warps; g++)
+      for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
+        n->class_issued[k->op_class[i]]++;
+        n->class_lanes[k->op_class[i]] += k->active[i];
+        r->pc_executions[k->pc_index[i]]++;
+      }
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     if (s->unit_of[c] != UNIT_LSU)
       n->unit_busy_cycles[s->unit_of[c]] += (double)n->class_issued[c] * s->busy[c];
   n->unit_busy_cycles[UNIT_LSU] = n->lsu_busy_cycles;
-  if (r->pc_executions != NULL)
-    for (g = 0; g < k->warps; g++)
-      for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++)
-        r->pc_executions[k->pc_index[i]]++;
   r->issued = 0;
   for (g = 0; g < r->sms; g++)
     r->issued += r->sm_issued[g];

@@ -23,7 +23,7 @@ local M = {}
 M.LABELS = { "ISSUE", "PIPE", "LSU", "L2", "DRAM", "MSHR", "LATENCY", "BARRIER", "LAUNCH" }
 
 M.MEANING = {
-  ISSUE = "the warp schedulers' issue slots: instructions issue about as fast as the schedulers allow",
+  ISSUE = "the warp schedulers' issue slots: most cycles issue, and no unit is busier than the issue slots",
   PIPE = "a compute unit's throughput (FP32/IMAD, INT, FP64, SFU, tensor, uniform, branch)",
   LSU = "the load/store unit: line requests and shared-memory bank passes",
   L2 = "the L2 slices' request rate",
@@ -32,7 +32,8 @@ M.MEANING = {
   LATENCY = "dependence latency the resident warps do not hide: compute results, shared memory, "
     .. "cache and DRAM round trips, a block's longest warp",
   BARRIER = "warps waiting at barriers",
-  LAUNCH = "the kernel launch and the serialised block dispatch",
+  LAUNCH = "the serialised block dispatch (launch.block_cycles a block on each SM; the kernel launch itself "
+    .. "is counted apart)",
 }
 
 local is_label = {}
