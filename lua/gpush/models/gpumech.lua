@@ -290,10 +290,12 @@ M.RESOURCE_BOTTLENECK = vocabulary.check_map({ issue = "ISSUE", int = "PIPE", fm
 -- A CPI stack's bottleneck in the vocabulary: the label whose categories
 -- sum to the most CPI, BASE included (M.dominant names the largest stall
 -- category alone), and the category that gave it the most; "" and "" for
--- an empty stack.  With gpush's `resources` (r.resources), an issue-bound
--- stack whose busiest resource is not the issue slots (a pipe narrower
--- than the issue rate, the LSU) is named after that resource
--- (vocabulary.refine_issue) and its name (fma, lsu, ...) is the detail.
+-- an empty stack.  With gpush's `resources` (r.resources, the longest
+-- wave's utilisations), an issue-bound stack is named after the busiest of
+-- the issue slots and the units when that one is saturated (a pipe
+-- narrower than the issue rate: PIPE, with its name, fma, as the detail),
+-- and after its largest other category when none is
+-- (vocabulary.refine_issue).
 function M.bottleneck(stack, resources)
   local label, category = vocabulary.largest(stack, M.BOTTLENECK, M.STACK)
   if resources and resources.issue then
@@ -304,7 +306,8 @@ function M.bottleneck(stack, resources)
       end
     end
     table.sort(names)
-    label, category = vocabulary.refine_issue(label, category, busy.issue, busy, M.RESOURCE_BOTTLENECK, names)
+    label, category = vocabulary.refine_issue(label, category, busy.issue, busy, M.RESOURCE_BOTTLENECK, names,
+      stack, M.BOTTLENECK, M.STACK)
   end
   return label or "", category or ""
 end

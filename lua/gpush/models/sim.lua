@@ -258,10 +258,6 @@ M.BOTTLENECK = vocabulary.check_map({ issued = "ISSUE", dependence = "LATENCY", 
   lsu_busy = "LSU", sfu_busy = "PIPE", unit_busy = "PIPE", barrier = "BARRIER", no_eligible_warp = "LATENCY" },
   "sim")
 
--- The busy share of the DRAM or the L2 slices at which waiting for loads
--- counts as that resource, not LATENCY: GPUMech's threshold for a busy
--- resource (GP_MW_BOUND_UTILISATION in multiwarp.h).
-M.SATURATED = 0.9
 
 -- How busy a run kept the DRAM (its bytes over the achievable bandwidth,
 -- dram.achievable_gbs) and the L2 slices (its L2 requests x l2.interval
@@ -277,30 +273,33 @@ end
 -- The bottleneck of a run `r` (M.run's result on configuration `cfg`) in
 -- the vocabulary: the label whose active stall reasons hold the most
 -- scheduler cycles, with loads' waits counted as DRAM, or else L2, when
--- the run kept that resource M.SATURATED busy or more (M.memory_busy; the
+-- the run kept that resource vocabulary.SATURATED busy or more (M.memory_busy; the
 -- simulator does not measure how long requests queue for an MSHR, so an
--- MSHR-bound run reads LATENCY); an issue-bound run whose busiest unit
--- needed more cycles than the issue slots (a pipe narrower than the issue
--- rate, the LSU: r.counts' unit_busy_cycles against the warp instructions
--- / sm.issue_width) is named after that unit (vocabulary.refine_issue).
--- Returns the label and the own label of the reason (M.STALL_LABELS), or
--- the unit's name, that gave it ("", "" when no scheduler was active).
+-- MSHR-bound run reads LATENCY).  An issue-bound run is named after the
+-- busiest of its issue slots (the warp instructions / sm.issue_width) and
+-- units (r.counts' unit_busy_cycles: a pipe narrower than the issue rate,
+-- the LSU), each over the active scheduler cycles, when that one is
+-- saturated, and after its largest stall otherwise
+-- (vocabulary.refine_issue).  Returns the label and the own label of the
+-- reason (M.STALL_LABELS), or the unit's name, that gave it ("", "" when
+-- no scheduler was active).
 function M.bottleneck(r, cfg)
   local map = M.BOTTLENECK
   local dram, l2 = M.memory_busy(r, cfg)
-  if dram >= M.SATURATED or l2 >= M.SATURATED then
-    map = setmetatable({ memory = dram >= M.SATURATED and "DRAM" or "L2" }, { __index = M.BOTTLENECK })
+  if dram >= vocabulary.SATURATED or l2 >= vocabulary.SATURATED then
+    map = setmetatable({ memory = dram >= vocabulary.SATURATED and "DRAM" or "L2" }, { __index = M.BOTTLENECK })
   end
   local label, reason = vocabulary.largest(r.stalls, map, M.ACTIVE_REASONS)
-  local units, names, unit_labels = r.counts.unit_busy_cycles, {}, {}
-  for name in pairs(units) do
-    names[#names + 1], unit_labels[name] = name, name == "lsu" and "LSU" or "PIPE"
+  local active = math.max(r.active_cycles, 1)
+  local busy, names, unit_labels = {}, {}, {}
+  for name, cycles in pairs(r.counts.unit_busy_cycles) do
+    busy[name], names[#names + 1], unit_labels[name] = cycles / active, name, name == "lsu" and "LSU" or "PIPE"
   end
   table.sort(names)
   local detail
-  label, detail = vocabulary.refine_issue(label, reason and M.STALL_LABELS[reason], r.issued / cfg.sm.issue_width,
-    units, unit_labels, names)
-  return label or "", detail or ""
+  label, detail = vocabulary.refine_issue(label, reason, r.issued / cfg.sm.issue_width / active, busy, unit_labels,
+    names, r.stalls, map, M.ACTIVE_REASONS)
+  return label or "", M.STALL_LABELS[detail] or detail or ""
 end
 
 -- The label of the largest non-issued stall reason (BASE when every cycle

@@ -23,7 +23,8 @@ local M = {}
 M.LABELS = { "ISSUE", "PIPE", "LSU", "L2", "DRAM", "MSHR", "LATENCY", "BARRIER", "LAUNCH" }
 
 M.MEANING = {
-  ISSUE = "the warp schedulers' issue slots: most cycles issue, and no unit is busier than the issue slots",
+  ISSUE = "the warp schedulers' issue slots: most cycles issue, and the slots are the busiest resource, "
+    .. "90 % busy or more",
   PIPE = "a compute unit's throughput (FP32/IMAD, INT, FP64, SFU, tensor, uniform, branch)",
   LSU = "the load/store unit: line requests and shared-memory bank passes",
   L2 = "the L2 slices' request rate",
@@ -99,27 +100,45 @@ function M.largest(values, map, order)
   return best, best and top[best], sums
 end
 
--- ISSUE means the issue slots are the busiest throughput resource.  Where
--- the largest share of the cycles is issuing (`label` ISSUE) but another
--- resource was busier than the issue slots (a pipe narrower than the issue
--- rate, the LSU), the schedulers issue at that resource's pace: returns
--- its label and name.  `issue_busy` is the issue slots' busy share, `busy`
--- {resource = busy share} in the same unit, `map` resource -> label,
--- `order` the resources in the order ties are named.  Any other label, or
--- none busier, comes back as given.
-function M.refine_issue(label, detail, issue_busy, busy, map, order)
+-- How busy a throughput resource must be to be the bottleneck when the
+-- largest share of the cycles issues: GPUMech's threshold for a busy
+-- resource (GP_MW_BOUND_UTILISATION in csrc/core/gpumech/multiwarp.h).
+M.SATURATED = 0.9
+
+-- ISSUE means the schedulers issue at the pace of a saturated resource.
+-- Where the largest share of the cycles is issuing (`label` ISSUE), that
+-- resource is the busiest of the issue slots (`issue_busy`, a busy share)
+-- and `busy` ({resource = busy share}, each labelled by `busy_map`, ties in
+-- `busy_order`: a pipe narrower than the issue rate, the LSU): its label
+-- when it is M.SATURATED busy or more.  When none is, the kernel issues
+-- with slack and its time is set by what it waits for: the label of the
+-- largest other share (`values` by `map` over `order`, as M.largest), or
+-- ISSUE when nothing else took cycles.  Returns the label and the own
+-- category (or resource name) that gave it; any label but ISSUE comes back
+-- as given.
+function M.refine_issue(label, detail, issue_busy, busy, busy_map, busy_order, values, map, order)
   if label ~= "ISSUE" or not issue_busy then
     return label, detail
   end
   local best, value = nil, issue_busy
-  for _, name in ipairs(order) do
+  for _, name in ipairs(busy_order) do
     local v = busy[name]
-    if map[name] and type(v) == "number" and v > value * (1 + 1e-9) then
+    if busy_map[name] and type(v) == "number" and v > value * (1 + 1e-9) then
       best, value = name, v
     end
   end
-  if best then
-    return map[best], best
+  if value >= M.SATURATED then
+    if best then
+      return busy_map[best], best
+    end
+    return label, detail
+  end
+  local others = setmetatable({}, { __index = function(_, category)
+    return map[category] ~= "ISSUE" and map[category] or nil
+  end })
+  local waited, category = M.largest(values, others, order)
+  if waited then
+    return waited, category
   end
   return label, detail
 end
