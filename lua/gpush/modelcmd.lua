@@ -89,7 +89,7 @@ function M.main(spec, args, out, err)
   if opts.top and not (opts.per_pc and tonumber(opts.top) and math.floor(tonumber(opts.top)) == tonumber(opts.top)
       and tonumber(opts.top) >= 0) then
     err:write(prefix, opts.per_pc and ("--top takes a whole number >= 0, got '" .. opts.top .. "'")
-      or "--top goes with --per-pc", "\n")
+      or "--top goes with --per-pc", "\n", usage)
     return 2
   end
   local invalid = spec.validate and spec.validate(opts)
