@@ -156,7 +156,8 @@ function M.svg(res, dir)
       local ok, err = emit("cpi_" .. file_part(model), svg.stacked_bars(svg.stack_data(model_rows,
         { group = "kernel", bar = x.column, categories = gpumech.STACK }),
         { title = ("CPI stacks, %s%s"):format(model, at), x_label = x_label,
-          y_label = "CPI (cycles per warp instruction), each kernel on its own scale", panels = true }))
+          y_label = "CPI of a scheduler (cycles per warp instruction, launch excluded), each kernel on its own scale",
+          panels = true }))
       if not ok then
         return nil, err
       end
