@@ -15,6 +15,7 @@
 -- time_us, ipc, cpi, stack, bottleneck, bottleneck_detail, bound,
 -- hard_bound, with --per-pc per_pc, ...).
 local gpumech = assert(require("gpush.models").family("gpumech"))
+local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
 
@@ -84,7 +85,7 @@ docs/gpumech.md).
 
 -- Under gpush's equations, one line on the resources (nil otherwise): the
 -- busiest resource of the launch's longest wave and how busy (the `bound`
--- of the JSON; the latency path when none is 90 % busy), or the
+-- of the JSON; the latency path when none is saturated), or the
 -- first-principles bound it was raised to; and the largest such bound, a
 -- floor no model may go below (`hard_bound`).
 function M.resources_note(r)
@@ -97,7 +98,8 @@ function M.resources_note(r)
   if floored then
     busiest = ("raised to its floor, the first-principles %s bound"):format(hard.name)
   elseif r.bound == "latency" then
-    busiest = "no resource 90 % busy (the warps' latency path sets the cycles)"
+    busiest = ("no resource %.0f %% busy (the warps' latency path sets the cycles)")
+      :format(100 * vocabulary.SATURATED)
   elseif r.resources and r.resources[r.bound] then
     busiest = ("busiest resource %s, %.0f %% busy"):format(r.bound, 100 * r.resources[r.bound].utilisation)
   else -- the MSHRs' whole rounds

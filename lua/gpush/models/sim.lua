@@ -5,7 +5,8 @@
 --   local r = assert(sim.run(kernel, cfg, { policy = "gto" }))
 --   models.get("sim", { policy = "gto" })   -- the sweep model (M.new)
 --   r.cycles, r.time_us, r.ipc, r.stalls.memory, r.sm_cycles, r.dram_gbs,
---   r.pc_stalls, r.line_stalls, r.sm_utilisation, r.counters
+--   r.stall_shares (of the active cycles), r.idle_share, r.bottleneck,
+--   r.per_pc, r.pc_stalls, r.line_stalls, r.sm_utilisation, r.counters
 --
 -- opts.policy: "lrr" (default), "gto", "two-level" (active set of
 -- cfg.sm.active_warps warps per scheduler) or a Lua function
@@ -257,7 +258,6 @@ end
 M.BOTTLENECK = vocabulary.check_map({ issued = "ISSUE", dependence = "LATENCY", memory = "LATENCY",
   lsu_busy = "LSU", sfu_busy = "PIPE", unit_busy = "PIPE", barrier = "BARRIER", no_eligible_warp = "LATENCY" },
   "sim")
-
 
 -- How busy a run kept the DRAM (its bytes over the achievable bandwidth,
 -- dram.achievable_gbs) and the L2 slices (its L2 requests x l2.interval
