@@ -19,14 +19,16 @@
 -- slice of a cluster job (then `gpush merge`), -p overrides on every point.
 -- It writes DIR/kepler_sweep.csv and .json (one row per kernel, model and
 -- point: cycles, microseconds, IPC, GPUMech's CPI stack or the simulator's
--- stall shares, achieved DRAM bandwidth, the dominant bottleneck, provenance
--- hashes), DIR/kepler_sweep.md (each kernel's best configuration and its
--- dominant bottleneck per model) and SVG plots (GPUMech's CPI stacks, the
+-- stall shares, achieved DRAM bandwidth, each model's own dominant category
+-- and the bottleneck in the shared vocabulary, provenance hashes),
+-- DIR/kepler_sweep.md (each kernel's best configuration and its bottleneck
+-- per model) and SVG plots (GPUMech's CPI stacks, the
 -- simulator's stall stacks, cycles, heat maps, the roofline of the baseline
 -- point with every kernel and model on it), and prints the summary.
 -- Default DIR: kepler_sweep_out.  The whole suite takes about 25 s on
 -- two idle cores (--jobs 2), most of it the simulator (docs/experiments.md).
 local experiment = require "gpush.experiment"
+local vocabulary = require "gpush.models.vocabulary"
 
 -- The models side by side, one column group each.  The simulator runs
 -- greedy-then-oldest: it is the policy of GPUMech's GTO model in the next
@@ -52,6 +54,21 @@ local MODELS = {
 -- FP32 roofline of the baseline point (docs/reports.md).
 local REPORTS = { "gpush.report.svg:sweep_report", "gpush.roofline:sweep_report" }
 
+-- What the summary's columns mean: the bottleneck vocabulary, stated once
+-- in gpush.models.vocabulary, and each model's own category in brackets.
+local NOTES = {
+  "The baseline is the preset's own point (64 warps/SM, 64 MSHRs, 144 GB/s); the best point has the fewest",
+  "cycles. Every model's bottleneck is in one vocabulary (docs/models.md), the kernel launch apart, with the",
+  "model's own category that gave it in brackets: GPUMech's CPI-stack category (Table III and gpush's), the",
+  "simulator's stall reason (of the cycles a scheduler had a block resident; idle apart), the M-core's",
+  "module or memory limit, the bounds' expected binding resource (docs/bounds.md); the bounds' time is the",
+  "least any model may predict.",
+  "",
+}
+for _, line in ipairs(vocabulary.lines("- ")) do
+  NOTES[#NOTES + 1] = line
+end
+
 local sweep = {
   name = "kepler_sweep",
   title = "Kepler sweep (GTX 660 Ti) over the regime suite: GPUMech RR and GTO, simulator GTO, Blem M-core, bounds",
@@ -65,18 +82,10 @@ local sweep = {
   models = MODELS,
   seed = 1,
   summary = {
-    objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",
+    objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "bottleneck",
+    bottleneck_detail = "bottleneck_detail",
     baseline = { warps_per_sm = 64, mshrs = 64, dram_gbs = 144 },
-    notes = {
-      "The baseline is the preset's own point (64 warps/SM, 64 MSHRs, 144 GB/s); the best point has the fewest",
-      "cycles. For GPUMech the bottleneck is the largest non-BASE component of its CPI stack (Table III);",
-      "for sim-gto it is the simulator's largest stall reason other than issuing: DEP (compute dependence),",
-      "MEM (waiting for a load: GPUMech's L1+L2+DRAM+MSHR+QUEUE together), LSU/SFU/UNIT (a busy unit),",
-      "BARRIER, NO_WARP (resident warps done) or IDLE (no block resident). For mcore (Blem's M-core) it is MEM",
-      "when its memory term exceeds its computation term, else COMP. For bounds it is the first-principles",
-      "bound that binds (docs/bounds.md: ISSUE, the pipes INT/FMA/FP64/SFU, SHARED, LSU, L2, DRAM, MSHR,",
-      "LATENCY, BLOCKS); its time is the least any model may predict.",
-    },
+    notes = NOTES,
   },
   reports = REPORTS,
 }

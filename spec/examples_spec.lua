@@ -104,7 +104,11 @@ describe("examples/custom_sweep.lua", function()
           assert.is_true(row.cycles >= row["bounds." .. b], b)
         end
         assert.is_string(row.dominant)
+        -- the bound in gpush's one vocabulary, like GPUMech's rows
+        assert.are.equal(require("gpush.models").family("bounds").BOTTLENECK[row.dominant:lower()],
+          row.bottleneck)
       else
+        assert.is_true(require("gpush.models.vocabulary").is_label(row.bottleneck), row.bottleneck)
         assert.is_truthy(row.cpi_base)
       end
     end
@@ -119,7 +123,7 @@ describe("examples/custom_sweep.lua", function()
     local md = helper.read_file(dir .. "/custom_sweep.md")
     assert.matches("2 kernels x 16 points (dram_gbs {96,144,192,288}; mshrs {8,16,32,64}) x 2 models = 64 results",
       md, 1, true)
-    assert.matches("| csr_gather | bottleneck | [%d.]+ | %u+ | ", md)
+    assert.matches("| csr_gather | bottleneck | [%d.]+ | %u+ %([%l%d]+%) | ", md)
     -- a line per kernel and model, a marker per point
     local plot = helper.read_file(dir .. "/custom_sweep_bandwidth.svg")
     assert.matches("Time against DRAM bandwidth at 32 MSHRs per SM", plot, 1, true)

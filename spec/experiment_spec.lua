@@ -247,27 +247,61 @@ describe("experiment.models.sim", function()
       assert.is_true(issuing >= 1 / cfg.sm.issue_width - 1e-12 and issuing <= 1 + 1e-12, tostring(issuing))
       assert.are.equal(r.cycles, row.cycles)
       assert.is_near(r.dram_gbs / cfg.dram.bandwidth_gbs, row.dram_util, 1e-12)
+      -- over the active cycles (a block resident), idle apart: the active shares sum to 1 and
+      -- scale back to the shares of all cycles; the bottleneck is in the shared vocabulary
+      local active = 0
+      for _, reason in ipairs(sim_family.ACTIVE_REASONS) do
+        active = active + row["active_" .. reason]
+        assert.is_near(row["stall_" .. reason], row["active_" .. reason] * (1 - row.idle_share), 1e-12)
+      end
+      assert.is_near(1, active, 1e-12)
+      assert.are.equal(row.stall_idle, row.idle_share)
+      assert.is_near(row.cpi * (1 - row.idle_share), row.active_cpi, 1e-12 * row.cpi)
+      assert.is_true(require("gpush.models.vocabulary").is_label(row.bottleneck), row.bottleneck)
+      assert.are.equal(r.bottleneck, row.bottleneck)
     end
   end)
 
-  it("draws the stall stacks as shares of the scheduler cycles in the sweep report", function()
+  it("draws the stall stacks as shares of the active scheduler cycles in the sweep report, idle apart", function()
     local dir = helper.temp_dir()
     local row = { workload = "w", kernel = "k", launch = 1, model = "sim-gto", warps = 8, cycles = 100, cpi = 2,
       stall_issued = 0.5, stall_dependence = 0.125, stall_memory = 0.25, stall_lsu_busy = 0, stall_sfu_busy = 0,
-      stall_unit_busy = 0, stall_barrier = 0, stall_no_eligible_warp = 0, stall_idle = 0.125 }
-    local res = results.new { columns = {}, rows = { row }, extra = { sweep = { name = "s", models = { "sim-gto" },
-      parameters = { { path = "sm.max_warps", column = "warps", values = { 8 } } } } } }
+      stall_unit_busy = 0, stall_barrier = 0, stall_no_eligible_warp = 0, stall_idle = 0.125,
+      active_issued = 4 / 7, active_dependence = 1 / 7, active_memory = 2 / 7, active_lsu_busy = 0,
+      active_sfu_busy = 0, active_unit_busy = 0, active_barrier = 0, active_no_eligible_warp = 0, idle_share = 0.125 }
+    -- results of an earlier gpush, without the active_* columns: the same shares from stall_*
+    local old = { workload = "w", kernel = "k2", launch = 2, model = "sim-gto", warps = 8, cycles = 100, cpi = 2 }
+    for k, v in pairs(row) do
+      if k:match("^stall_") then
+        old[k] = v
+      end
+    end
+    local res = results.new { columns = {}, rows = { row, old }, extra = { sweep = { name = "s",
+      models = { "sim-gto" }, parameters = { { path = "sm.max_warps", column = "warps", values = { 8 } } } } } }
     local paths = assert(sweep_report.svg(res, dir))
     assert.are.same({ dir .. "/s_stalls_sim-gto.svg", dir .. "/s_cycles.svg" }, paths)
     local text = helper.read_file(paths[1])
     local drawn = {}
     for category, value in text:gmatch('class="segment" data%-category="([%u_]+)" data%-value="([^"]+)"') do
-      drawn[category] = tonumber(value)
+      drawn[#drawn + 1] = { category, tonumber(value) }
     end
-    -- one segment per non-empty reason, under its bottleneck label
-    assert.are.same({ BASE = 0.5, DEP = 0.125, MEM = 0.25, IDLE = 0.125 }, drawn)
+    -- one segment per non-empty active reason, under its own label; no IDLE segment: each bar is 1 high
+    assert.are.equal(6, #drawn)
+    for i, want in ipairs { { "BASE", 4 / 7 }, { "DEP", 1 / 7 }, { "MEM", 2 / 7 } } do
+      for _, bar in ipairs { 0, 3 } do
+        assert.are.equal(want[1], drawn[bar + i][1])
+        assert.is_near(want[2], drawn[bar + i][2], 1e-5)
+      end
+    end
+    -- the idle share is a marker of its own, on the same axis
+    local markers = 0
+    for tip in text:gmatch("<title>idle: share of all scheduler cycles %(no block resident%) ([^<]+)</title>") do
+      assert.is_near(0.125, tonumber(tip), 1e-9)
+      markers = markers + 1
+    end
+    assert.are.equal(2, markers)
     assert.matches("Stall stacks, sim-gto", text, 1, true)
-    assert.matches(">share of scheduler cycles<", text, 1, true)
+    assert.matches(">share of active scheduler cycles<", text, 1, true)
     for _, p in ipairs(paths) do
       os.remove(p)
     end

@@ -213,23 +213,50 @@ describe("gpush gpumech command", function()
     assert.is_near(r.cpi, sum, 1e-9)
   end)
 
+  -- The issue's two readings: "bound: mshr" printed beside an MSHR stack of 0.000 (the MSHRs
+  -- are busy, the cycles go to the loads' DRAM latency), and "bound: l2; largest hard bound:
+  -- latency" (the busiest resource beside the floor no model goes below)
+  it("names the bottleneck from the stack, the busiest resource and the floor apart", function()
+    local code, out = helper.gpush_run { "gpumech", "suite:pointer_chase", "--config", "gpumech-baseline" }
+    assert.are.equal(0, code)
+    assert.matches("pointer_chase%s+%d+%s+[%d.]+%s+[%d.]+%s+[%d.]+%s+LATENCY%s+BASE [%d.]+%s+DEP [%d.]+%s+L2 [%d.]+%s+"
+      .. "DRAM [%d.]+", out)
+    assert.matches("\n%s+busiest resource mshr, 9%d %% busy; floor %d+ cycles %(the blocks bound", out)
+    assert.is_nil(out:find("bound: mshr", 1, true))
+    if not helper.have_shared_traces() then
+      return
+    end
+    code, out = helper.gpush_run { "gpumech", helper.shared .. "/traces/bfs-rodinia-sm80", "--config", "gtx660ti",
+      "--kernel", "9" }
+    assert.are.equal(0, code)
+    assert.matches("LATENCY%s+BASE [^\n]+\n%s+busiest resource l2, %d+ %% busy; floor %d+ cycles %(the latency bound, "
+      .. "which no model goes below%): the prediction is [%d.]+ x the floor", out)
+  end)
+
   it("prints a table with totals and explains bad arguments", function()
     local code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1-2" }
     assert.are.equal(0, code)
     assert.matches("GPUMech %(gpumech, rr, gpush equations%) on 'gpumech%-baseline'", out)
     assert.matches("\n total%s+2 launches", out)
-    assert.matches("%(bound: [a-z0-9]+; largest hard bound: [a-z0-9]+ %d+%)", out)
+    -- the headers say what IPC and CPI are
+    assert.matches("IPC/GPU: warp instructions per cycle of the whole GPU, the kernel launch included", out, 1, true)
+    assert.matches("CPI/sched: cycles per warp instruction of one warp scheduler, the kernel launch excluded", out,
+      1, true)
+    assert.matches("busiest resource [a-z0-9]+, %d+ %% busy; floor %d+ cycles %(the [a-z0-9]+ bound", out)
     -- issue_mix sits on its issue bound (warp instructions / issue slots, plus
     -- the launch), and within 2 % of it: its INT and FP32 instructions share
     -- one pipe (sm.int_fp32_shared), a queue of utilisation near 1 whose
     -- M/D/1 waits add 1.6 %
-    local cycles, hard = out:match("issue_mix%s+(%d+)[^\n]-largest hard bound: issue (%d+)%)")
+    local cycles, bottleneck, hard = out:match("issue_mix%s+(%d+)%s+[%d.]+%s+[%d.]+%s+[%d.]+%s+(%u+)[^\n]-\n"
+      .. "[^\n]-floor (%d+) cycles %(the issue bound")
+    assert.are.equal("ISSUE", bottleneck)
     assert.is_true(tonumber(cycles) >= tonumber(hard) and tonumber(cycles) <= 1.02 * tonumber(hard))
     code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1",
       "--equations", "paper" }
     assert.are.equal(0, code)
     assert.matches("GPUMech %(gpumech, rr, paper equations%)", out)
-    assert.is_nil(out:find("bound:", 1, true))
+    assert.is_nil(out:find("busiest resource", 1, true))
+    assert.is_nil(out:find("floor", 1, true))
     local err
     code, _, err = helper.gpush_run { "gpumech", "suite" }
     assert.are.equal(2, code)

@@ -17,16 +17,22 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.matches("# base: gtx660ti %(config hash %x+%)", csv)
     assert.matches("workload,kernel,launch,model,warps_per_sm,mshrs,dram_gbs,cycles,time_us,ipc,cpi,cpi_base,cpi_dep,"
       .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,cpi_l2bw,cpi_sfu,cpi_fp64,cpi_pipe,cpi_lsu,cpi_bank,achieved_gbs,"
-      .. "dram_util,dominant,bound,waves,warnings,stall_issued,"
+      .. "dram_util,dominant,bottleneck,bottleneck_detail,bound,waves,warnings,stall_issued,"
       .. "stall_dependence,stall_memory,stall_lsu_busy,stall_sfu_busy,stall_unit_busy,stall_barrier,"
-      .. "stall_no_eligible_warp,stall_idle,comp,mem,control,overlap,mwp,cwp,bounds.issue,bounds.int,bounds.fma,"
+      .. "stall_no_eligible_warp,stall_idle,active_cpi,idle_share,active_issued,active_dependence,active_memory,"
+      .. "active_lsu_busy,active_sfu_busy,active_unit_busy,active_barrier,active_no_eligible_warp,"
+      .. "comp,mem,control,overlap,mwp,cwp,bounds.issue,bounds.int,bounds.fma,"
       .. "bounds.fp64,bounds.sfu,bounds.tensor,bounds.uniform,bounds.control,bounds.shared,bounds.lsu,bounds.l2,"
       .. "bounds.dram,bounds.mshr,bounds.latency,bounds.blocks,bounds.dispatch,config_hash,trace_hash", csv, 1, true)
     local t = assert(results.read_csv(dir .. "/kepler_sweep.csv"))
     assert.are.equal(270, #t.rows)
     local per_model, by = {}, {}
+    local vocabulary = require "gpush.models.vocabulary"
     for _, row in ipairs(t.rows) do
       assert.are.equal("divergent_gather", row.kernel)
+      -- every model names its bottleneck in the one vocabulary, with its own category beside it
+      assert.is_true(vocabulary.is_label(row.bottleneck), row.model .. " " .. tostring(row.bottleneck))
+      assert.is_true(type(row.bottleneck_detail) == "string" and #row.bottleneck_detail > 0, row.model)
       per_model[row.model] = (per_model[row.model] or 0) + 1
       by[("%s %d/%d/%d"):format(row.model, row.warps_per_sm, row.mshrs, row.dram_gbs)] = row
       if row.model == "sim-gto" then
@@ -78,16 +84,26 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.matches("| divergent_gather | gpumech-rr | ", md, 1, true)
     assert.matches("| divergent_gather | gpumech-gto | ", md, 1, true)
     assert.matches("| divergent_gather | mcore | ", md, 1, true)
-    -- the simulator's row names its bottleneck at the baseline and the best point, the bounds' row the
-    -- bound that binds
-    assert.matches("| divergent_gather | sim%-gto | [%d.]+ | MEM | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
-    assert.matches("| divergent_gather | bounds | [%d.]+ | MSHR | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | %u[%u_]* |", md)
+    -- every row names its bottleneck in the shared vocabulary at the baseline and the best point, the
+    -- model's own category in brackets: the simulator waits for loads (it does not measure MSHR
+    -- queueing: LATENCY), GPUMech, the M-core and the bounds' expected resource name the MSHRs
+    assert.matches("| divergent_gather | sim%-gto | [%d.]+ | LATENCY %(MEM%) | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | "
+      .. "%u+ %([%w_]+%) |", md)
+    assert.matches("| divergent_gather | bounds | [%d.]+ | MSHR %(MSHR%) | %d+, %d+, %d+ | [%d.]+ | [%d.]+x | "
+      .. "%u+ %([%w_]+%) |", md)
+    assert.matches("| divergent_gather | gpumech%-gto | [%d.]+ | MSHR %(MSHR%) |", md)
+    assert.matches("| divergent_gather | mcore | [%d.]+ | MSHR %(mwp_mshr%) |", md)
+    -- the vocabulary is stated in the summary, from the one place it is defined
+    for _, line in ipairs(vocabulary.lines("- ")) do
+      assert.matches(line, md, 1, true)
+    end
     assert.matches('"format": "gpush.results/1"', helper.read_file(dir .. "/kepler_sweep.json"), 1, true)
     -- the simulator's stall stacks: one bar per warps/SM value at the baseline (64 MSHRs, 144 GB/s), the
-    -- stall shares of the row, summing to 1 each
+    -- row's shares of the active scheduler cycles, summing to 1 each, idle apart (a marker)
     local svg = helper.read_file(dir .. "/kepler_sweep_stalls_sim-gto.svg")
     assert.matches("Stall stacks, sim-gto at mshrs 64, dram_gbs 144", svg, 1, true)
-    assert.matches("share of scheduler cycles", svg, 1, true)
+    assert.matches("share of active scheduler cycles", svg, 1, true)
+    assert.is_nil(svg:find('data-category="IDLE"', 1, true))
     local drawn, bars = {}, 0
     for category, value in svg:gmatch('class="segment" data%-category="(%u[%u_]*)" data%-value="([^"]+)"') do
       drawn[category] = (drawn[category] or 0) + tonumber(value)
@@ -96,8 +112,8 @@ describe("scenarios/kepler_sweep.lua", function()
     assert.are.equal(6, bars)
     local base, mem = 0, 0
     for _, w in ipairs { 8, 16, 24, 32, 48, 64 } do
-      base = base + by[("sim-gto %d/64/144"):format(w)].stall_issued
-      mem = mem + by[("sim-gto %d/64/144"):format(w)].stall_memory
+      base = base + by[("sim-gto %d/64/144"):format(w)].active_issued
+      mem = mem + by[("sim-gto %d/64/144"):format(w)].active_memory
     end
     assert.is_near(base, drawn.BASE, 1e-5)
     assert.is_near(mem, drawn.MEM, 1e-5)

@@ -59,7 +59,9 @@
  *   result, profile = core.gpumech_predict(kernel, machine, replay, options [, counts])
  *       -- options: model, policy, equations, blocks_per_sm (required),
  *       -- prepared (a prepared userdata of the same equations) or select
- *       -- and seed; counts: gpush.bounds' counts of this kernel, machine and
+ *       -- and seed, per_pc (true: also result.per_pc = {{pc, opcode, line,
+ *       -- executions, cycles, stalls = {BASE = ...}}}, the stack per static
+ *       -- PC in scheduler cycles, gp_gm_pc_costs_build); counts: gpush.bounds' counts of this kernel, machine and
  *       -- occupancy (gpush's equations floor the launch at their bounds).
  *       -- result: cycles, cpi, stack, waves, dispatch_cycles,
  *       --   representative_warp, warps_per_scheduler, nonoverlapped,
@@ -762,6 +764,43 @@ static void push_prediction(lua_State *L, const gp_machine *m, const gp_gm_optio
   }
 }
 
+/* The launch's per-PC costs (options.per_pc): {{pc, opcode, line,
+ * executions, cycles, stalls = {BASE = ..., ...}}} for every static PC that
+ * executed or was charged cycles, in static order; raises on error. */
+static void push_per_pc(lua_State *L, const gp_kernel *k, const gp_machine *m,
+                        const gp_gm_inputs *in, const gp_gm_prediction *p,
+                        const gp_gm_options *opt) {
+  gp_alloc alloc = gp_alloc_default();
+  gp_gm_pc_costs c;
+  gp_error err;
+  uint32_t i, n = 0;
+  int j;
+  if (gp_gm_pc_costs_build(k, m, in, p, opt, &alloc, &c, &err) != GP_OK)
+    luaL_error(L, "%s", err.msg);
+  lua_createtable(L, (int)c.n, 0);
+  for (i = 0; i < c.n; i++) {
+    const gp_static_inst *st = &k->statics[i];
+    const double *row = c.cycles + (size_t)i * GP_MW_STACK_N;
+    double total = 0;
+    for (j = 0; j < GP_MW_STACK_N; j++)
+      total += row[j];
+    if (!(total > 0) && c.executions[i] == 0)
+      continue;
+    lua_createtable(L, 0, 6);
+    gpl_set_integer(L, "pc", (lua_Integer)st->pc);
+    lua_pushstring(L, k->strings + st->opcode);
+    lua_setfield(L, -2, "opcode");
+    if (st->line_num > 0)
+      gpl_set_integer(L, "line", st->line_num);
+    gpl_set_integer(L, "executions", (lua_Integer)c.executions[i]);
+    gpl_set_number(L, "cycles", total);
+    push_stack(L, row);
+    lua_setfield(L, -2, "stalls");
+    gpc_rawseti(L, -2, ++n);
+  }
+  gp_gm_pc_costs_free(&c);
+}
+
 static int gpumech_predict(lua_State *L) {
   static const char *const models[] = {"naive", "markov", "mt", "mt_mshr", "mt_mshr_band", NULL};
   static const gp_mw_model model_ids[] = {GP_MW_NAIVE, GP_MW_MARKOV, GP_MW_MT, GP_MW_MT_MSHR,
@@ -817,6 +856,14 @@ static int gpumech_predict(lua_State *L) {
     lp->mix_rows = in->pcs.n;
   }
   push_prediction(L, m, &opt, &p, &lp->prof);
+  gpc_getfield(L, 4, "per_pc");
+  if (lua_toboolean(L, -1)) {
+    lua_pop(L, 1);
+    push_per_pc(L, k, m, in, &p, &opt);
+    lua_setfield(L, -2, "per_pc");
+  } else {
+    lua_pop(L, 1);
+  }
   lua_insert(L, -2);
   return 2;
 }

@@ -3,16 +3,18 @@
  *
  *   result = core.sim_run(kernel, machine, options)    -- or nil, message
  * machine: core.machine(cfg) (everything the simulator times comes from it);
- * options: blocks_per_sm (the kernel's occupancy, gpush.occupancy; required)
- *   and policy "lrr" (default), "gto", "two-level" or a function (below).
+ * options: blocks_per_sm (the kernel's occupancy, gpush.occupancy; required),
+ *   policy "lrr" (default), "gto", "two-level" or a function (below), and
+ *   per_pc (true: charge cycles per static PC; default false).
  * A policy function is called as policy(where, candidates) for every issue:
  *   where = {sm =, scheduler =, cycle =} (ids from 0), candidates = an array
  *   of {warp =, slot =, age =, pc =, op =} (the warps that can issue now, by
  *   slot); it returns the index (1..#candidates) of the one that issues.
  *   Its errors come back as nil, message; they never unwind the C core.
  * result: cycles, issued, sm_cycles, sm_issued, sm_stalls = {{reason = cycles}},
- *   stalls = {reason = cycles}, pc_stalls = {{pc, opcode, class, line, total,
- *   stalls}}, line_stalls = {{line, total, stalls}}, counts = {the raw
+ *   stalls = {reason = cycles}, with per_pc: per_pc = {{pc, opcode, class, line,
+ *   executions, cycles, stalls}} (static order) and line_stalls = {{line,
+ *   total, stalls}}; counts = {the raw
  *   counters of gp_sim_counters and the cache statistics},
  *   dram_bytes_read, dram_bytes_written, mshr_full_stalls, mshr_merges (requests
  *   that joined one outstanding for their line or its L1 fill), l2_fill_waits,
@@ -107,21 +109,24 @@ static double push_stalls(lua_State *L, const double *row) {
   return total;
 }
 
-static void push_pc_stalls(lua_State *L, const gp_kernel *k, const gp_sim_result *r) {
+/* {{pc, opcode, line, executions, cycles, stalls}} for every static PC that
+ * executed or was charged cycles, in static order. */
+static void push_per_pc(lua_State *L, const gp_kernel *k, const gp_sim_result *r) {
   uint32_t i, n = 0;
   lua_newtable(L);
   for (i = 0; i < r->pc_count; i++) {
     const gp_static_inst *st = &k->statics[i];
     double total;
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     total = push_stalls(L, r->pc_stalls + (size_t)i * GP_STALL_COUNT);
     lua_setfield(L, -2, "stalls");
-    if (!(total > 0)) {
+    if (!(total > 0) && r->pc_executions[i] == 0) {
       lua_pop(L, 1);
       continue;
     }
     lua_pushnumber(L, total);
-    lua_setfield(L, -2, "total");
+    lua_setfield(L, -2, "cycles");
+    gpl_set_integer(L, "executions", (lua_Integer)r->pc_executions[i]);
     gpl_set_integer(L, "pc", (lua_Integer)st->pc);
     lua_pushstring(L, k->strings + st->opcode);
     lua_setfield(L, -2, "opcode");
@@ -158,12 +163,18 @@ static void push_class_counts(lua_State *L, const uint64_t *counts) {
 
 static void push_counts(lua_State *L, const gp_sim_result *r) {
   const gp_sim_counters *c = &r->counters;
+  int u;
   lua_createtable(L, 0, 16);
   push_class_counts(L, c->class_issued);
   lua_setfield(L, -2, "class_issued");
   push_class_counts(L, c->class_lanes);
   lua_setfield(L, -2, "class_lanes");
   gpl_set_number(L, "lsu_busy_cycles", c->lsu_busy_cycles);
+  gpl_set_number(L, "store_lsu_stall_cycles", c->store_lsu_stall_cycles);
+  lua_createtable(L, 0, GP_UNIT_COUNT);
+  for (u = 0; u < GP_UNIT_COUNT; u++)
+    gpl_set_number(L, gp_unit_name(u), c->unit_busy_cycles[u]);
+  lua_setfield(L, -2, "unit_busy_cycles");
   gpl_set_integer(L, "bank_conflicts", (lua_Integer)c->bank_conflicts);
   gpl_set_integer(L, "bank_extra_passes", (lua_Integer)c->bank_extra_passes);
   gpl_set_number(L, "resident_warp_cycles", c->resident_warp_cycles);
@@ -199,10 +210,12 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   lua_setfield(L, -2, "sm_stalls");
   push_stalls(L, r->stalls);
   lua_setfield(L, -2, "stalls");
-  push_pc_stalls(L, k, r);
-  lua_setfield(L, -2, "pc_stalls");
-  push_line_stalls(L, r);
-  lua_setfield(L, -2, "line_stalls");
+  if (r->pc_stalls != NULL) {
+    push_per_pc(L, k, r);
+    lua_setfield(L, -2, "per_pc");
+    push_line_stalls(L, r);
+    lua_setfield(L, -2, "line_stalls");
+  }
   push_counts(L, r);
   lua_setfield(L, -2, "counts");
   gpl_set_integer(L, "dram_bytes_read", (lua_Integer)r->memory.dram_bytes_read);
@@ -253,6 +266,9 @@ static int sim_run(lua_State *L) {
   luaL_argcheck(L, blocks >= 0 && blocks <= (lua_Integer)UINT32_MAX, 3,
                 "options.blocks_per_sm (the kernel's occupancy) must be a whole number >= 0");
   c.blocks_per_sm = (uint32_t)blocks;
+  gpc_getfield(L, 3, "per_pc");
+  c.per_pc = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   c.policy = read_policy(L, &fn);
   if (c.policy == GP_SIM_CALLBACK) {
     luaL_checkstack(L, 8, "sim: policy function");

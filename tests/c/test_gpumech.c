@@ -3,7 +3,7 @@
  * kernel (dependent chains of known length: N x L by hand), one warp's
  * profile, the representative warp by k-means, MAX, MIN and RANDOM, and a
  * whole launch on a machine (inputs, waves, block dispatch, the floor at
- * the hard bounds) by hand. */
+ * the hard bounds) and its per-PC costs by hand. */
 #include "gp_test.h"
 #include "gpumech/gpumech.h"
 #include "synth.h"
@@ -216,9 +216,10 @@ static gp_kernel *chain_blocks(uint32_t blocks) {
 }
 
 /* One launch through the C entry: memsim's replay, the inputs, the
- * representative, the bound counts, the prediction. */
-static int launch(const gp_kernel *k, const gp_machine *m, gp_mw_equations eq, uint32_t blocks,
-                  gp_gm_prediction *p) {
+ * representative, the bound counts, the prediction, and with `costs` its
+ * per-PC costs. */
+static int launch_costs(const gp_kernel *k, const gp_machine *m, gp_mw_equations eq,
+                        uint32_t blocks, gp_gm_prediction *p, gp_gm_pc_costs *costs) {
   gp_memsim_config mc;
   gp_memsim_result mem;
   gp_gm_inputs in;
@@ -242,6 +243,8 @@ static int launch(const gp_kernel *k, const gp_machine *m, gp_mw_equations eq, u
   gp_iv_profile_init(&prof, &A);
   if (status == GP_OK)
     status = gp_gm_predict(k, m, &in, &prep, &counts, &opt, &prof, p, &err);
+  if (status == GP_OK && costs)
+    status = gp_gm_pc_costs_build(k, m, &in, p, &opt, &A, costs, &err);
   if (status != GP_OK)
     fprintf(stderr, "  %s\n", err.msg);
   gp_iv_profile_free(&prof);
@@ -249,6 +252,11 @@ static int launch(const gp_kernel *k, const gp_machine *m, gp_mw_equations eq, u
   gp_gm_inputs_free(&in);
   gp_memsim_result_free(&mem, &A);
   return status;
+}
+
+static int launch(const gp_kernel *k, const gp_machine *m, gp_mw_equations eq, uint32_t blocks,
+                  gp_gm_prediction *p) {
+  return launch_costs(k, m, eq, blocks, p, NULL);
 }
 
 /* One block of one chain warp: 40 cycles (10 x 4), CPI 40 / 11, one wave.
@@ -301,6 +309,46 @@ static void test_launch_by_hand(void) {
   gp_kernel_free(eight);
 }
 
+/* The chain's 40 cycles per PC, by hand: BASE 1 per execution (FFMA 10,
+ * EXIT 1); DEP 29 = 40 - 11 issue cycles, all the FFMA's: nine FFMAs wait
+ * 3 cycles each for the one before (charged to the waiting instruction),
+ * and the last result drains 2 cycles after EXIT issues (charged to its
+ * cause, the FFMA).  Over the PCs each category sums to the stack x 11. */
+static void test_pc_costs_by_hand(void) {
+  gp_kernel *one = chain_blocks(1);
+  gp_machine m = launch_machine(1);
+  gp_gm_prediction p;
+  gp_gm_pc_costs c;
+  int eq;
+  uint32_t i, ffma = UINT32_MAX, exit_pc = UINT32_MAX;
+  if (!one)
+    return;
+  memset(&c, 0, sizeof c);
+  for (i = 0; i < one->static_count; i++) {
+    if (one->statics[i].op_class == GP_OP_FP32)
+      ffma = i;
+    else
+      exit_pc = i;
+  }
+  CHECK(ffma != UINT32_MAX && exit_pc != UINT32_MAX && one->static_count == 2);
+  for (eq = 0; eq < 2 && ffma != UINT32_MAX && exit_pc != UINT32_MAX; eq++) {
+    int j;
+    CHECK(launch_costs(one, &m, eq ? GP_MW_EQ_GPUSH : GP_MW_EQ_PAPER, 1, &p, &c) == GP_OK);
+    CHECK_EQ_INT(c.n, 2);
+    CHECK_EQ_INT(c.executions[ffma], 10);
+    CHECK_EQ_INT(c.executions[exit_pc], 1);
+    CHECK_NEAR(c.cycles[ffma * GP_MW_STACK_N + GP_MW_BASE], 10, 1e-9);
+    CHECK_NEAR(c.cycles[exit_pc * GP_MW_STACK_N + GP_MW_BASE], 1, 1e-9);
+    CHECK_NEAR(c.cycles[ffma * GP_MW_STACK_N + GP_MW_DEP], 29, 1e-9);
+    CHECK_NEAR(c.cycles[exit_pc * GP_MW_STACK_N + GP_MW_DEP], 0, 1e-12);
+    for (j = 0; j < GP_MW_STACK_N; j++)
+      CHECK_NEAR(c.cycles[ffma * GP_MW_STACK_N + (size_t)j] + c.cycles[exit_pc * GP_MW_STACK_N + (size_t)j],
+                 p.stack[j] * 11, 1e-9);
+    gp_gm_pc_costs_free(&c);
+  }
+  gp_kernel_free(one);
+}
+
 /* The inputs refuse a memory result of another kernel. */
 static void test_inputs_check_the_kernel(void) {
   gp_kernel *one = chain_blocks(1);
@@ -321,6 +369,7 @@ int main(void) {
   A = gp_alloc_default();
   RUN(test_launch_by_hand);
   RUN(test_inputs_check_the_kernel);
+  RUN(test_pc_costs_by_hand);
   RUN(test_static_inputs);
   RUN(test_features_and_profile);
   RUN(test_select);

@@ -85,6 +85,7 @@ static void test_fig3_by_hand(void) {
   c.m.ops[GP_OP_FP32].latency = 6, c.m.ops[GP_OP_SFU].latency = 20, c.m.ops[GP_OP_SFU].interval = 8;
   c.m.ops[GP_OP_INT].latency = 4;
   c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+  c.o.per_pc = 1;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   CHECK_EQ_INT(log.n, 20);
   for (i = 0; i < 20 && i < log.n; i++) {
@@ -262,29 +263,52 @@ static void test_callback_policy(void) {
 }
 
 /* Two schedulers, issue width 2: the per-SM and per-PC stalls each add up
- * to every scheduler's cycles. */
+ * to every scheduler's cycles, reason by reason, and the PCs' executions
+ * to the warp instructions; without per_pc the run is the same, bit for
+ * bit, and keeps nothing per PC. */
 static void test_stall_sums(void) {
   gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
                          {GP_OP_SFU, 0, 0, 0, {1}}};
   gp_kernel *k = synth(256, 6, body, 3);
   sim_setup c = config();
-  gp_sim_result r;
+  gp_sim_result r, plain;
   gp_error err;
-  double total = 0, per_sm = 0, per_pc = 0;
+  double total = 0, per_sm = 0, per_pc = 0, reason[GP_STALL_COUNT] = {0};
+  uint64_t executions = 0;
   uint32_t i;
+  int j;
   c.m.sm.schedulers = 2, c.m.sm.issue_width = 2;
+  c.o.per_pc = 1;
   CHECK(run(k, &c, &r, &err) == GP_OK);
   for (i = 0; i < GP_STALL_COUNT; i++) {
     total += r.stalls[i];
     per_sm += r.sm_stalls[i];
   }
-  for (i = 0; i < r.pc_count * GP_STALL_COUNT; i++)
-    per_pc += r.pc_stalls[i];
+  for (i = 0; i < r.pc_count; i++) {
+    executions += r.pc_executions[i];
+    for (j = 0; j < GP_STALL_COUNT; j++) {
+      per_pc += r.pc_stalls[(size_t)i * GP_STALL_COUNT + (size_t)j];
+      reason[j] += r.pc_stalls[(size_t)i * GP_STALL_COUNT + (size_t)j];
+    }
+  }
   CHECK_NEAR(per_sm, total, 1e-9 * total);
   CHECK_NEAR(r.counters.scheduler_cycles, total, 1e-9 * total);
   CHECK_NEAR(per_pc, total - r.stalls[GP_STALL_IDLE] - r.stalls[GP_STALL_NO_WARP], 1e-9 * total);
+  for (j = 0; j < GP_STALL_COUNT; j++)
+    if (j != GP_STALL_IDLE && j != GP_STALL_NO_WARP)
+      CHECK_NEAR(reason[j], r.stalls[j], 1e-9 * total);
+  CHECK_NEAR(reason[GP_STALL_IDLE] + reason[GP_STALL_NO_WARP], 0, 0);
+  CHECK_EQ_INT(executions, r.issued);
+  CHECK_EQ_INT(r.issued, 8 * (6 * 3 + 1)); /* 8 warps, 6 trips of 3 and an EXIT */
   CHECK_EQ_INT(r.sm_issued[0], r.issued);
   CHECK(r.counters.lsu_busy_cycles >= 8 * 6); /* 8 warps x 6 loads, a line each */
+  c.o.per_pc = 0;
+  CHECK(run(k, &c, &plain, &err) == GP_OK);
+  CHECK(plain.pc_stalls == NULL && plain.pc_executions == NULL && plain.line_stalls == NULL);
+  CHECK(plain.cycles == r.cycles && plain.issued == r.issued);
+  for (j = 0; j < GP_STALL_COUNT; j++)
+    CHECK(plain.stalls[j] == r.stalls[j]);
+  done(&plain);
   done(&r);
   gp_kernel_free(k);
 }

@@ -18,6 +18,8 @@
  *   gp_gm_predict           the launch: wave shapes, the multi-warp model per
  *                           wave (multiwarp.h), the launch's totals, CPI
  *                           stack and floor at the hard bounds (launch.c)
+ *   gp_gm_pc_costs_build    on request: the launch's stack per static PC
+ *                           (per_pc.c)
  */
 #ifndef GP_GPUMECH_H
 #define GP_GPUMECH_H
@@ -217,5 +219,27 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
                   const gp_gm_prepared *prep, const gp_bounds_counts *counts,
                   const gp_gm_options *opt, gp_iv_profile *profile, gp_gm_prediction *out,
                   gp_error *err);
+
+/* Where a predicted launch's cycles go, per static PC: its executions and
+ * its scheduler cycles per CPI-stack category (the stack's CPI x the
+ * launch's warp instructions, split over the PCs that cause each category;
+ * per_pc.c says how).  Over the PCs, the cycles of a category sum to
+ * stack[cat] x k->insts and the executions to k->insts. */
+typedef struct gp_gm_pc_costs {
+  gp_alloc alloc;
+  uint32_t n;                   /* the kernel's static_count */
+  uint64_t *executions;         /* n */
+  double *cycles;               /* n x GP_MW_STACK_N, row-major */
+} gp_gm_pc_costs;
+
+/* Builds the per-PC costs of prediction `pred` (gp_gm_predict of kernel k
+ * on machine m with inputs `in` and options `opt`): reruns the interval
+ * pass of each wave shape's warp (one to three warps), nothing else.  Free
+ * with gp_gm_pc_costs_free.  Errors: out of memory, inputs of another
+ * kernel, those of the interval pass. */
+int gp_gm_pc_costs_build(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
+                         const gp_gm_prediction *pred, const gp_gm_options *opt,
+                         const gp_alloc *alloc, gp_gm_pc_costs *out, gp_error *err);
+void gp_gm_pc_costs_free(gp_gm_pc_costs *c);
 
 #endif

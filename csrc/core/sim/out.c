@@ -1,7 +1,8 @@
 /*
  * out.c -- the simulator's outputs: scheduler cycles charged to a stall
- * reason overall, per SM and per static PC (out_charge, inline in
- * state.h), and the per-source-line sums.
+ * reason overall, per SM and, when asked (gp_sim_options.per_pc), per
+ * static PC (out_charge, inline in state.h), with each PC's executions and
+ * the per-source-line sums.
  *
  * A scheduler's reason holds from the cycle it was decided until the
  * scheduler looks again (nothing it depends on changes in between), so the
@@ -22,30 +23,48 @@ static int cmp_u32(const void *a, const void *b) {
 
 /* The issue counts of a finished run, which issued every instruction of
  * every warp once: per class and active lanes per class from the trace in
- * one pass (cheaper than counting at each issue), the total from the SMs'. */
+ * one pass (cheaper than counting at each issue), each unit's occupancy
+ * from them (a compute class holds its unit its interval per issue; the
+ * LSU's was counted at issue), per static PC when the run keeps per-PC
+ * results, the total from the SMs'. */
 static void count_issued(sim *s) {
   const gp_kernel *k = s->k;
   gp_sim_result *r = s->out;
   gp_sim_counters *n = &r->counters;
   uint32_t g;
   uint64_t i;
-  for (g = 0; g < k->warps; g++)
-    for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
-      n->class_issued[k->op_class[i]]++;
-      n->class_lanes[k->op_class[i]] += k->active[i];
-    }
+  int c;
+  if (r->pc_executions == NULL)
+    for (g = 0; g < k->warps; g++)
+      for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
+        n->class_issued[k->op_class[i]]++;
+        n->class_lanes[k->op_class[i]] += k->active[i];
+      }
+  else
+    for (g = 0; g < k->warps; g++)
+      for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
+        n->class_issued[k->op_class[i]]++;
+        n->class_lanes[k->op_class[i]] += k->active[i];
+        r->pc_executions[k->pc_index[i]]++;
+      }
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    if (s->unit_of[c] != UNIT_LSU)
+      n->unit_busy_cycles[s->unit_of[c]] += (double)n->class_issued[c] * s->busy[c];
+  n->unit_busy_cycles[UNIT_LSU] = n->lsu_busy_cycles;
   r->issued = 0;
   for (g = 0; g < r->sms; g++)
     r->issued += r->sm_issued[g];
 }
 
-/* Completes the result: the issue counts, and the per-PC stalls summed by
- * source line (statics' line_num; 0 = none). */
+/* Completes the result: the issue counts, and with per-PC results the
+ * per-PC stalls summed by source line (statics' line_num; 0 = none). */
 int out_finish(sim *s) {
   const gp_kernel *k = s->k;
   gp_sim_result *r = s->out;
   uint32_t i, n = 0, distinct = 0, *sorted;
   count_issued(s);
+  if (r->pc_stalls == NULL)
+    return GP_OK;
   for (i = 0; i < k->static_count; i++)
     n += k->statics[i].line_num > 0;
   if (n == 0)

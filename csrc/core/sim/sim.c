@@ -695,20 +695,28 @@ static int advance(sim *s, int issued) {
   return GP_OK;
 }
 
+/* The result's arrays; the per-PC ones only when the run keeps them (a
+ * NULL pc_stalls is what out_charge tests). */
 static int alloc_result(gp_sim_result *out, const gp_alloc *alloc, const gp_kernel *k,
-                        uint32_t sms) {
-  out->sms = sms, out->warps = k->warps, out->pc_count = k->static_count;
+                        uint32_t sms, int per_pc) {
+  out->sms = sms, out->warps = k->warps, out->pc_count = per_pc ? k->static_count : 0;
   out->sm_cycles = gp_malloc(alloc, sms * sizeof *out->sm_cycles);
   out->sm_issued = gp_malloc(alloc, sms * sizeof *out->sm_issued);
   out->sm_stalls = gp_malloc(alloc, sms * GP_STALL_COUNT * sizeof *out->sm_stalls);
   out->warp_done = gp_malloc(alloc, (k->warps + 1) * sizeof *out->warp_done);
-  out->pc_stalls = gp_malloc(alloc, (k->static_count + 1) * GP_STALL_COUNT * sizeof(double));
-  if (!out->sm_cycles || !out->sm_issued || !out->sm_stalls || !out->warp_done || !out->pc_stalls)
+  if (!out->sm_cycles || !out->sm_issued || !out->sm_stalls || !out->warp_done)
     return GP_ERR;
   memset(out->sm_issued, 0, sms * sizeof *out->sm_issued);
   memset(out->sm_stalls, 0, sms * GP_STALL_COUNT * sizeof *out->sm_stalls);
   memset(out->warp_done, 0, (k->warps + 1) * sizeof *out->warp_done);
-  memset(out->pc_stalls, 0, (k->static_count + 1) * GP_STALL_COUNT * sizeof(double));
+  if (!per_pc)
+    return GP_OK;
+  out->pc_stalls = gp_malloc(alloc, (out->pc_count + 1) * GP_STALL_COUNT * sizeof(double));
+  out->pc_executions = gp_malloc(alloc, (out->pc_count + 1) * sizeof *out->pc_executions);
+  if (!out->pc_stalls || !out->pc_executions)
+    return GP_ERR;
+  memset(out->pc_stalls, 0, (out->pc_count + 1) * GP_STALL_COUNT * sizeof(double));
+  memset(out->pc_executions, 0, (out->pc_count + 1) * sizeof *out->pc_executions);
   return GP_OK;
 }
 
@@ -734,7 +742,7 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
   s.slots_per_sm = opt->blocks_per_sm;
   s.S = m->sm.schedulers;
   classify(&s);
-  if (alloc_result(out, alloc, k, s.sm_count) != GP_OK) {
+  if (alloc_result(out, alloc, k, s.sm_count, opt->per_pc) != GP_OK) {
     gp_sim_result_free(out, alloc);
     return gp_error_set(err, "sim: out of memory");
   }
@@ -774,9 +782,10 @@ void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc) {
   gp_free(alloc, r->sm_stalls, r->sms * GP_STALL_COUNT * sizeof *r->sm_stalls);
   gp_free(alloc, r->warp_done, (r->warps + 1) * sizeof *r->warp_done);
   gp_free(alloc, r->pc_stalls, (r->pc_count + 1) * GP_STALL_COUNT * sizeof *r->pc_stalls);
+  gp_free(alloc, r->pc_executions, (r->pc_count + 1) * sizeof *r->pc_executions);
   gp_free(alloc, r->lines, r->line_count * sizeof *r->lines);
   gp_free(alloc, r->line_stalls, r->line_count * GP_STALL_COUNT * sizeof *r->line_stalls);
   r->sm_cycles = r->warp_done = r->sm_stalls = r->pc_stalls = r->line_stalls = NULL;
-  r->sm_issued = NULL;
+  r->sm_issued = r->pc_executions = NULL;
   r->lines = NULL;
 }

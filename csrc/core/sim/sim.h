@@ -69,6 +69,10 @@ typedef struct gp_sim_options {
   void *pick_ctx;
   gp_sim_issue_fn on_issue;            /* optional */
   void *on_issue_ctx;
+  int per_pc;                          /* 1: charge cycles per static PC and count its
+                                          executions (pc_stalls, pc_executions,
+                                          line_stalls); 0: skip (the default, and the
+                                          faster: nothing per PC is kept) */
 } gp_sim_options;
 
 /* Raw event counts behind Wu et al.'s Table II features (the Lua layer
@@ -77,6 +81,11 @@ typedef struct gp_sim_counters {
   uint64_t class_issued[GP_OP_CLASS_COUNT]; /* warp instructions per class */
   uint64_t class_lanes[GP_OP_CLASS_COUNT];  /* active lanes summed per class */
   double lsu_busy_cycles;      /* LSU occupancy summed over schedulers */
+  double store_lsu_stall_cycles; /* scheduler cycles a global or local store waited for
+                                    the busy LSU (Wu et al.'s WriteUnitStalled); kept
+                                    whether or not per-PC accounting is on */
+  double unit_busy_cycles[GP_UNIT_COUNT]; /* each unit's occupancy summed over schedulers
+                                 (the LSU's is lsu_busy_cycles) */
   uint64_t bank_conflicts;     /* shared accesses needing more than one pass */
   uint64_t bank_extra_passes;  /* passes beyond the first, summed */
   double resident_warp_cycles; /* sum over warps of (last result - launch) */
@@ -92,7 +101,10 @@ typedef struct gp_sim_result {
   double *warp_done;      /* per global warp: when its last result was ready */
   uint64_t issued;        /* warp instructions */
   double stalls[GP_STALL_COUNT]; /* scheduler cycles by reason, over all schedulers */
-  double *pc_stalls;      /* per static PC x GP_STALL_COUNT (idle cycles have no PC) */
+  /* per_pc only (else NULL and 0): */
+  double *pc_stalls;      /* per static PC x GP_STALL_COUNT (idle and no-warp cycles
+                             have no PC) */
+  uint64_t *pc_executions; /* per static PC: its warp instructions (they sum to issued) */
   uint32_t line_count;    /* distinct source lines (0 without line info) */
   uint32_t *lines;        /* line numbers, ascending */
   double *line_stalls;    /* per line x GP_STALL_COUNT: the sum of its PCs */

@@ -221,8 +221,9 @@ static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t p
 }
 
 /* Charges the scheduler's cycles from q->since to `until` to its reason:
- * overall, on its SM and on the reason's PCs (an issuing cycle split evenly
- * among the instructions issued).  Inline: once per look at a scheduler. */
+ * overall, on its SM and, when the run keeps per-PC stalls (per_pc), on
+ * the reason's PCs (an issuing cycle split evenly among the instructions
+ * issued).  Inline: once per look at a scheduler. */
 static inline void out_charge(sim *s, sched_state *q, double until) {
   gp_sim_result *r = s->out;
   double d = until - q->since;
@@ -233,6 +234,14 @@ static inline void out_charge(sim *s, sched_state *q, double until) {
   r->stalls[q->why] += d;
   q->sm_stalls[q->why] += d;
   r->counters.scheduler_cycles += d;
+  if (q->why == GP_STALL_LSU)
+    for (x = 0; x < q->why_pc_count; x++) {
+      uint8_t c = s->k->statics[q->why_pcs[x]].op_class;
+      if (c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL)
+        r->counters.store_lsu_stall_cycles += d / q->why_pc_count;
+    }
+  if (r->pc_stalls == NULL)
+    return;
   if (q->why_pc_count == 1) {
     r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + (size_t)q->why] += d;
     return;

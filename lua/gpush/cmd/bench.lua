@@ -277,7 +277,9 @@ end
 -- bench sim: the abstract simulator's simulated warp instructions per
 -- second (LRR and GTO, gtx1080 preset) on a generated kernel of --size
 -- million warp instructions (ALU chains, an SFU op, a coalesced load per
--- trip), next to a plain pass over the same instruction arrays.
+-- trip), next to a plain pass over the same instruction arrays; each
+-- policy without the per-PC accounting (as a sweep runs) and with it
+-- (sim.run's default, gpush sim --per-pc and --json).
 local function bench_sim(opts, out, err)
   local millions = opts.size_given and opts.size or 50
   local sim = assert(require("gpush.models").family("sim"))
@@ -287,27 +289,26 @@ local function bench_sim(opts, out, err)
   local t0 = core.now()
   local insts = core.kernel_inst_scan(kernel)
   local scan_s = core.now() - t0
-  local seconds = {}
-  for _, policy in ipairs { "lrr", "gto" } do
+  local runs = { { "sim lrr", "lrr", false }, { "sim gto", "gto", false }, { "sim lrr per-PC", "lrr", true },
+    { "sim gto per-PC", "gto", true } }
+  local rows = { row("plain pass", insts / scan_s, "warp-inst/s", nil) }
+  for _, run in ipairs(runs) do
     t0 = core.now()
-    local r = assert(sim.run(kernel, cfg, { policy = policy }))
-    seconds[policy] = core.now() - t0
+    local r = assert(sim.run(kernel, cfg, { policy = run[2], per_pc = run[3] }))
+    run.seconds = core.now() - t0
     assert(r.warp_instructions == insts, "bench sim: the simulator issued a different count")
+    rows[#rows + 1] = row(run[1], insts / run.seconds, "warp-inst/s", insts / scan_s)
   end
-  local rows = {
-    row("plain pass", insts / scan_s, "warp-inst/s", nil),
-    row("sim lrr", insts / seconds.lrr, "warp-inst/s", insts / scan_s),
-    row("sim gto", insts / seconds.gto, "warp-inst/s", insts / scan_s),
-  }
   if opts.json then
     out:write(json.encode(rows, true), "\n")
     return 0
   end
   out:write(("sim: %d warp instructions, gtx1080 preset (one core)\n"):format(insts))
-  out:write(("  plain pass  %8.1f M warp-inst/s   (baseline: reading the arrays once)\n"):format(insts / scan_s / 1e6))
-  for _, policy in ipairs { "lrr", "gto" } do
-    out:write(("  sim %s     %8.1f M warp-inst/s   = %.3f x the plain pass\n")
-      :format(policy, insts / seconds[policy] / 1e6, scan_s / seconds[policy]))
+  out:write(("  plain pass      %8.1f M warp-inst/s   (baseline: reading the arrays once)\n")
+    :format(insts / scan_s / 1e6))
+  for _, run in ipairs(runs) do
+    out:write(("  %-14s  %8.1f M warp-inst/s   = %.3f x the plain pass\n")
+      :format(run[1], insts / run.seconds / 1e6, scan_s / run.seconds))
   end
   return 0
 end

@@ -5,10 +5,13 @@
 --
 -- PATH is a trace, `suite`, `suite:NAME`, `variants` or `variants:NAME`.
 -- Prints per launch the lower bound on its cycles (the largest bound plus
--- the kernel launch), the time and IPC it allows, the bound that binds and
--- the next two; --json prints a JSON array, one object per launch (kernel, launch,
--- cycles = the total, binds, bound, bounds = {name = cycles}, counts, ...).
+-- the kernel launch), the time and IPC it allows, the bound that binds, the
+-- expected binding resource in the shared vocabulary and the next two
+-- bounds; --json prints a JSON array, one object per launch (kernel,
+-- launch, cycles = the total, binds, bound, bottleneck, bottleneck_detail,
+-- bounds = {name = cycles}, counts, ...).
 local bounds = require "gpush.bounds"
+local family = assert(require("gpush.models").family("bounds"))
 
 local M = {}
 
@@ -35,12 +38,19 @@ that binds and the next two.
     b.kernel = info.kernel
     b.ipc = b.cycles > 0 and info.warp_instructions / b.cycles or 0
     b.warnings = { info.warnings ~= "" and info.warnings or nil }
+    b.bottleneck, b.bottleneck_detail = family.bottleneck(b)
     return b
   end,
   title = function(_, cfg)
     return ("lower bounds on '%s': %d SMs at %g MHz (cycles include %g launch cycles)"):format(cfg._name,
       cfg.sm.count, cfg.clock.core_mhz, cfg.launch.kernel_cycles)
   end,
+  legend = {
+    "  IPC/GPU: the most warp instructions per cycle of the whole GPU the bounds allow, the kernel launch",
+    "  included (as cycles and time); binds: the largest hard bound; bottleneck: the expected binding",
+    "  resource (the functional replay's L2, MSHR and DRAM estimates in place) in gpush's vocabulary",
+    "  (docs/models.md)",
+  },
   extra = { "binds", function(r) return r.binds end },
   detail_label = "next bounds (cycles)",
   detail = function(r)

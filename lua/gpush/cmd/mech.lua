@@ -139,6 +139,9 @@ local function print_result(out, label, r, model)
   if #parts > 0 then
     out:write("  ", table.concat(parts, "  "), "\n")
   end
+  if r.kind == "mcore" then
+    out:write(("  bottleneck %s (from %s)\n"):format(mech.mcore.bottleneck(r)))
+  end
   for _, w in ipairs(r.warnings) do
     out:write("  note: ", w, "\n")
   end
@@ -372,6 +375,9 @@ function M.main(args, out, err)
         row[k] = r[k]
       end
       row.inputs = item.inputs
+      if r.kind == "mcore" then
+        row.bottleneck, row.bottleneck_detail = mech.mcore.bottleneck(r)
+      end
       item.result = r
     else
       failed = failed + 1

@@ -39,6 +39,7 @@ local core = require "gpush.core"
 local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
+local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
 
@@ -194,7 +195,11 @@ local launch_models = { mt = true, mt_mshr = true, mt_mshr_band = true }
 -- message.  opts: policy "rr"|"gto", model (a key of M.models), equations
 -- "gpush" (default) | "paper", select "kmeans"|"max"|"min"|"random", seed,
 -- prepared (from M.prepare), memory_cache (a table reused across calls: the
--- memory replay and the bound counts, memsim.replay and bounds.counts).
+-- memory replay and the bound counts, memsim.replay and bounds.counts),
+-- per_pc (true: r.per_pc, where the launch's cycles go per static PC:
+-- {pc, opcode, line, executions, cycles, stalls = {BASE = ..., ...}},
+-- costliest first, in scheduler cycles: the CPI stack x the launch's warp
+-- instructions; csrc/core/gpumech/per_pc.c; not built otherwise).
 -- Steps 3-6 are one call into the C core (csrc/core/gpumech/launch.c);
 -- r.intervals, the reported warp's intervals, are built on first use.
 function M.predict(kernel, cfg, opts)
@@ -222,7 +227,7 @@ function M.predict(kernel, cfg, opts)
   local prepared = p and (p.equations or "paper") == equations and p.handle or nil
   local r, profile = core.gpumech_predict(kernel, m, mem.replay, { model = M.models[model_name], policy = policy,
     equations = equations, blocks_per_sm = blocks_per_sm, prepared = prepared, select = opts.select,
-    seed = opts.seed }, counts)
+    seed = opts.seed, per_pc = opts.per_pc }, counts)
   if not r then
     return nil, profile
   end
@@ -231,6 +236,15 @@ function M.predict(kernel, cfg, opts)
   r.warnings = validity_warnings(info, cfg, blocks_per_sm, totals and {} or r)
   r.dram_capped, r.bandwidth_bound = nil, nil
   r.time_us, r.ipc = r.cycles / cfg.clock.core_mhz, info.warp_instructions / r.cycles
+  r.bottleneck, r.bottleneck_detail = M.bottleneck(r.stack, r.resources)
+  if r.per_pc then
+    table.sort(r.per_pc, function(a, b)
+      if a.cycles ~= b.cycles then
+        return a.cycles > b.cycles
+      end
+      return a.pc < b.pc
+    end)
+  end
   return setmetatable(r, {
     __index = function(t, key)
       if key == "intervals" then
@@ -256,6 +270,48 @@ function M.dominant(stack)
   return best
 end
 
+-- Each CPI-stack category's label in the bottleneck vocabulary
+-- (gpush.models.vocabulary): BASE is the issue bound (ISSUE); the stalls
+-- on the latency path, whatever they wait for (DEP, and L1, L2, DRAM: a
+-- load's round trip by its miss events), are LATENCY; the queues are their
+-- resources (MSHR, QUEUE = the DRAM's, L2BW = the L2 slices'); SFU, FP64
+-- and PIPE a compute unit (PIPE); LSU and BANK the load/store unit.
+M.BOTTLENECK = vocabulary.check_map({ BASE = "ISSUE", DEP = "LATENCY", L1 = "LATENCY", L2 = "LATENCY",
+  DRAM = "LATENCY", MSHR = "MSHR", QUEUE = "DRAM", L2BW = "L2", SFU = "PIPE", FP64 = "PIPE", PIPE = "PIPE",
+  LSU = "LSU", BANK = "LSU" }, "gpumech")
+
+-- The label of each resource of gpush's equations (r.resources, r.bound,
+-- csrc/core/gpumech/launch.c's names): the latency path, the issue slots,
+-- the queues, and the scheduler's units.
+M.RESOURCE_BOTTLENECK = vocabulary.check_map({ issue = "ISSUE", int = "PIPE", fma = "PIPE", fp64 = "PIPE",
+  sfu = "PIPE", tensor = "PIPE", uniform = "PIPE", other = "PIPE", lsu = "LSU", l2 = "L2", dram = "DRAM",
+  mshr = "MSHR", latency = "LATENCY" }, "gpumech resources")
+
+-- A CPI stack's bottleneck in the vocabulary: the label whose categories
+-- sum to the most CPI, BASE included (M.dominant names the largest stall
+-- category alone), and the category that gave it the most; "" and "" for
+-- an empty stack.  With gpush's `resources` (r.resources, the longest
+-- wave's utilisations), an issue-bound stack is named after the busiest of
+-- the issue slots and the units when that one is saturated (a pipe
+-- narrower than the issue rate: PIPE, with its name, fma, as the detail),
+-- and after its largest other category when none is
+-- (vocabulary.refine_issue).
+function M.bottleneck(stack, resources)
+  local label, category = vocabulary.largest(stack, M.BOTTLENECK, M.STACK)
+  if resources and resources.issue then
+    local busy, names = {}, {}
+    for name, r in pairs(resources) do
+      if name ~= "latency" then
+        busy[name], names[#names + 1] = r.utilisation, name
+      end
+    end
+    table.sort(names)
+    label, category = vocabulary.refine_issue(label, category, busy.issue, busy, M.RESOURCE_BOTTLENECK, names,
+      stack, M.BOTTLENECK, M.STACK)
+  end
+  return label or "", category or ""
+end
+
 -- GPUMech under a policy, as a model of a sweep: the representative warp is
 -- chosen once per kernel on the base configuration (shared by every GPUMech
 -- model of the sweep with the same selection and equations through the
@@ -263,8 +319,9 @@ end
 -- Columns: cycles, time_us, ipc, cpi, the CPI stack (cpi_base ...
 -- cpi_bank), achieved DRAM bandwidth (achieved_gbs: bytes the functional
 -- memory model moved over the predicted time) and its share of the
--- configuration's peak (dram_util), the dominant bottleneck, the binding
--- resource (gpush's equations; "" under the paper's).
+-- configuration's peak (dram_util), the dominant stall category
+-- (M.dominant), the bottleneck in the shared vocabulary (M.bottleneck), the
+-- binding resource (gpush's equations: the busiest, "" under the paper's).
 -- opts: policy "rr"|"gto", model (a key of M.models), equations
 -- "gpush"|"paper", select, name (default gpumech-POLICY, or
 -- gpumech-paper-POLICY under the paper's equations).
@@ -276,7 +333,8 @@ function M.new(opts)
   for _, s in ipairs(M.STACK) do
     columns[#columns + 1] = "cpi_" .. s:lower()
   end
-  for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "bound", "waves", "warnings" } do
+  for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "bottleneck", "bottleneck_detail", "bound", "waves",
+    "warnings" } do
     columns[#columns + 1] = c
   end
   return {
@@ -299,11 +357,13 @@ function M.new(opts)
       local seconds = r.time_us * 1e-6
       local achieved = seconds > 0 and (mem.dram_bytes_read + mem.dram_bytes_written) / seconds / 1e9 or 0
       local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, cpi = r.cpi, achieved_gbs = achieved,
-        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack), bound = r.bound or "",
+        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack),
+        bound = r.bound or "",
         waves = r.waves, warnings = table.concat(r.warnings, "; ") }
       for _, s in ipairs(M.STACK) do
         row["cpi_" .. s:lower()] = r.stack[s]
       end
+      row.bottleneck, row.bottleneck_detail = r.bottleneck, r.bottleneck_detail
       return row
     end,
   }

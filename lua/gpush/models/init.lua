@@ -25,7 +25,8 @@
 -- options).  A family also exports its own categories and labels, so that
 -- nothing outside it spells them again: GPUMech its CPI stack (STACK) and
 -- dominant(stack), the simulator STALL_REASONS, STALL_LABELS and
--- dominant(stalls).  The built-in families below load on first use; a new
+-- dominant(stalls); and how they map onto the one bottleneck vocabulary
+-- (gpush.models.vocabulary): BOTTLENECK and bottleneck(...).  The built-in families below load on first use; a new
 -- family shipped with gpush adds one line to `builtin`, a user's module calls
 -- models.register.  docs/models.md describes both.
 local M = {}

@@ -5,7 +5,8 @@
 --   local r = assert(sim.run(kernel, cfg, { policy = "gto" }))
 --   models.get("sim", { policy = "gto" })   -- the sweep model (M.new)
 --   r.cycles, r.time_us, r.ipc, r.stalls.memory, r.sm_cycles, r.dram_gbs,
---   r.pc_stalls, r.line_stalls, r.sm_utilisation, r.counters
+--   r.stall_shares (of the active cycles), r.idle_share, r.bottleneck,
+--   r.per_pc, r.pc_stalls, r.line_stalls, r.sm_utilisation, r.counters
 --
 -- opts.policy: "lrr" (default), "gto", "two-level" (active set of
 -- cfg.sm.active_warps warps per scheduler) or a Lua function
@@ -20,6 +21,7 @@ local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
 local occupancy = require "gpush.occupancy"
+local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
 
@@ -40,15 +42,10 @@ local mix = {
   salu_insts = { "uniform" },
   vfetch_insts = { "ld_global", "ld_local", "tex", "atom_global", "ldgsts" },
   sfetch_insts = { "ld_const" },
-  vwrite_insts = { "st_global", "st_local" },
+  vwrite_insts = { "st_global", "st_local" }, -- also the stores of WriteUnitStalled (store_lsu_stall_cycles in C)
   lds_insts = { "ld_shared", "st_shared", "atom_shared" },
   other_insts = { "branch", "other", "barrier", "barrier_arrive", "depbar" },
 }
-
-local is_store = {}
-for _, class in ipairs(mix.vwrite_insts) do
-  is_store[class] = true
-end
 
 local function sum_classes(counts, classes)
   local n = 0
@@ -84,13 +81,7 @@ local function counters(r, cfg, kernel_info, blocks_per_sm)
   out.lsu_stalled = ratio(r.stalls.lsu_busy, sched)
   -- the stores among them: scheduler cycles a store waited for the busy LSU
   -- (the LSU is one unit for loads and stores; Table II's WriteUnitStalled)
-  local store_stalls = 0
-  for _, pc in ipairs(r.pc_stalls) do
-    if is_store[pc.class] then
-      store_stalls = store_stalls + pc.stalls.lsu_busy
-    end
-  end
-  out.write_unit_stalled = ratio(store_stalls, sched)
+  out.write_unit_stalled = ratio(c.store_lsu_stall_cycles, sched)
   out.memory_wait = ratio(r.stalls.memory, sched)
   out.bank_conflicts = c.bank_conflicts
   out.bank_conflict = ratio(c.bank_extra_passes, sched)
@@ -106,13 +97,42 @@ local function counters(r, cfg, kernel_info, blocks_per_sm)
   return out
 end
 
--- Per SM: the share of its schedulers' cycles that issued, and that had a
--- block resident (not idle).
 -- The stall reasons in a fixed order: sums over them are the same bit for
 -- bit on every run (a pairs() walk's order is not).
 M.STALL_REASONS = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
   "no_eligible_warp", "idle" }
 
+-- The reasons a scheduler with a block resident can have: every one but
+-- idle.  Shares of these (M.active_shares) sum to 1 over the cycles the
+-- schedulers were active; idle is reported apart.
+M.ACTIVE_REASONS = {}
+for _, reason in ipairs(M.STALL_REASONS) do
+  if reason ~= "idle" then
+    M.ACTIVE_REASONS[#M.ACTIVE_REASONS + 1] = reason
+  end
+end
+
+-- Each active reason's share of the active scheduler cycles {reason =
+-- share}, the active cycles (scheduler cycles with a block resident) and
+-- all scheduler cycles (every scheduler of every SM from the kernel's first
+-- cycle to its last issue; the kernel launch apart), from a stalls table
+-- {reason = cycles}.
+function M.active_shares(stalls)
+  local total, active, shares = 0, 0, {}
+  for _, reason in ipairs(M.STALL_REASONS) do
+    total = total + (stalls[reason] or 0)
+  end
+  for _, reason in ipairs(M.ACTIVE_REASONS) do
+    active = active + (stalls[reason] or 0)
+  end
+  for _, reason in ipairs(M.ACTIVE_REASONS) do
+    shares[reason] = active > 0 and (stalls[reason] or 0) / active or 0
+  end
+  return shares, active, total
+end
+
+-- Per SM: the share of its schedulers' cycles that issued, and that had a
+-- block resident (not idle).
 local function sm_shares(r)
   local util, active = {}, {}
   for i, st in ipairs(r.sm_stalls) do
@@ -126,8 +146,39 @@ local function sm_shares(r)
   return util, active
 end
 
+-- The per-PC table of a run (the binding's per_pc list, in static order):
+-- r.pc_stalls as before ({pc, opcode, line, total, stalls} for every PC
+-- with cycles, in static order, every reason a key), and r.per_pc, every
+-- PC that executed or was charged cycles as {pc, opcode, line, executions,
+-- cycles, stalls = {reason = cycles}} over the reasons a PC can be charged
+-- (M.PC_REASONS), costliest first (ties: lower PC first).
+local function per_pc_tables(r)
+  local pc_stalls, per_pc = {}, {}
+  for _, p in ipairs(r.per_pc) do
+    if p.cycles > 0 then
+      pc_stalls[#pc_stalls + 1] = { pc = p.pc, opcode = p.opcode, line = p.line, total = p.cycles,
+        stalls = p.stalls }
+    end
+    local stalls = {}
+    for _, reason in ipairs(M.PC_REASONS) do
+      stalls[reason] = p.stalls[reason]
+    end
+    per_pc[#per_pc + 1] = { pc = p.pc, opcode = p.opcode, line = p.line, executions = p.executions,
+      cycles = p.cycles, stalls = stalls }
+  end
+  table.sort(per_pc, function(a, b)
+    if a.cycles ~= b.cycles then
+      return a.cycles > b.cycles
+    end
+    return a.pc < b.pc
+  end)
+  r.pc_stalls, r.per_pc = pc_stalls, per_pc
+end
+
 -- Simulates one kernel on one configuration; returns a result table or nil,
--- message.  opts.policy: "lrr" (default), "gto", "two-level" or a function.
+-- message.  opts.policy: "lrr" (default), "gto", "two-level" or a function;
+-- opts.per_pc: false skips the per-PC accounting (r.per_pc, r.pc_stalls,
+-- r.line_stalls), which a sweep does not read; true or nil keeps it.
 function M.run(kernel, cfg, opts)
   opts = opts or {}
   local policy = opts.policy or "lrr"
@@ -137,6 +188,7 @@ function M.run(kernel, cfg, opts)
   config.check(cfg, 2)
   local info = kernel:info()
   local m, params = M.params(cfg, kernel, policy)
+  params.per_pc = opts.per_pc ~= false
   if params.blocks_per_sm == 0 then
     local _, limit = occupancy.for_kernel(cfg, kernel)
     return nil, ("sim: kernel '%s' does not fit on one SM of '%s' (limit: %s)"):format(info.kernel, cfg._name, limit)
@@ -155,6 +207,13 @@ function M.run(kernel, cfg, opts)
   r.blocks_per_sm = params.blocks_per_sm
   r.sm_utilisation, r.sm_active = sm_shares(r)
   r.counters = counters(r, cfg, info, params.blocks_per_sm)
+  local scheduler_cycles
+  r.stall_shares, r.active_cycles, scheduler_cycles = M.active_shares(r.stalls)
+  r.idle_share = ratio(r.stalls.idle, scheduler_cycles)
+  r.bottleneck, r.bottleneck_detail = M.bottleneck(r, cfg)
+  if r.per_pc then
+    per_pc_tables(r)
+  end
   r.warnings = {}
   if info.thread_blocks < cfg.sm.count * params.blocks_per_sm then
     r.warnings[1] = ("sub-wave kernel: %d blocks for %d SMs x %d blocks"):format(info.thread_blocks,
@@ -183,9 +242,73 @@ end
 M.STALL_LABELS = { issued = "BASE", dependence = "DEP", memory = "MEM", lsu_busy = "LSU", sfu_busy = "SFU",
   unit_busy = "UNIT", barrier = "BARRIER", no_eligible_warp = "NO_WARP", idle = "IDLE" }
 
+-- The reasons a static instruction can be charged (idle and
+-- no_eligible_warp cycles have no PC).
+M.PC_REASONS = {}
+for _, reason in ipairs(M.ACTIVE_REASONS) do
+  if reason ~= "no_eligible_warp" then
+    M.PC_REASONS[#M.PC_REASONS + 1] = reason
+  end
+end
+
+-- Each active stall reason's label in the bottleneck vocabulary
+-- (gpush.models.vocabulary): issuing is ISSUE; waiting for a compute
+-- producer or for a load is LATENCY (the simulator does not record which
+-- level a load waited on, nor for how long it queued); a busy LSU is LSU,
+-- a busy SFU or other unit PIPE; a barrier BARRIER; resident warps with
+-- nothing left to issue wait for their block's longest warp (LATENCY).
+-- Idle cycles (no block resident) have no label: reported apart.
+M.BOTTLENECK = vocabulary.check_map({ issued = "ISSUE", dependence = "LATENCY", memory = "LATENCY",
+  lsu_busy = "LSU", sfu_busy = "PIPE", unit_busy = "PIPE", barrier = "BARRIER", no_eligible_warp = "LATENCY" },
+  "sim")
+
+-- How busy a run kept the DRAM (its bytes over the achievable bandwidth,
+-- dram.achievable_gbs) and the L2 slices (its L2 requests x l2.interval
+-- over l2.slices), over the kernel's body (the kernel launch apart).
+function M.memory_busy(r, cfg)
+  local body = math.max(r.cycles - cfg.launch.kernel_cycles, 1)
+  local bytes_per_cycle = cfg.dram.achievable_gbs * 1e3 / cfg.clock.core_mhz
+  local dram = (r.dram_bytes_read + r.dram_bytes_written) / (bytes_per_cycle * body)
+  local l2 = cfg.l2.slices > 0 and r.counts.l2_accesses * cfg.l2.interval / (cfg.l2.slices * body) or 0
+  return dram, l2
+end
+
+-- The bottleneck of a run `r` (M.run's result on configuration `cfg`) in
+-- the vocabulary: the label whose active stall reasons hold the most
+-- scheduler cycles, with loads' waits counted as DRAM, or else L2, when
+-- the run kept that resource vocabulary.SATURATED busy or more (M.memory_busy; the
+-- simulator does not measure how long requests queue for an MSHR, so an
+-- MSHR-bound run reads LATENCY).  An issue-bound run is named after the
+-- busiest of its issue slots (the warp instructions / sm.issue_width) and
+-- units (r.counts' unit_busy_cycles: a pipe narrower than the issue rate,
+-- the LSU), each over the active scheduler cycles, when that one is
+-- saturated, and after its largest stall otherwise
+-- (vocabulary.refine_issue).  Returns the label and the own label of the
+-- reason (M.STALL_LABELS), or the unit's name, that gave it ("", "" when
+-- no scheduler was active).
+function M.bottleneck(r, cfg)
+  local map = M.BOTTLENECK
+  local dram, l2 = M.memory_busy(r, cfg)
+  if dram >= vocabulary.SATURATED or l2 >= vocabulary.SATURATED then
+    map = setmetatable({ memory = dram >= vocabulary.SATURATED and "DRAM" or "L2" }, { __index = M.BOTTLENECK })
+  end
+  local label, reason = vocabulary.largest(r.stalls, map, M.ACTIVE_REASONS)
+  local active = math.max(r.active_cycles, 1)
+  local busy, names, unit_labels = {}, {}, {}
+  for name, cycles in pairs(r.counts.unit_busy_cycles) do
+    busy[name], names[#names + 1], unit_labels[name] = cycles / active, name, name == "lsu" and "LSU" or "PIPE"
+  end
+  table.sort(names)
+  local detail
+  label, detail = vocabulary.refine_issue(label, reason, r.issued / cfg.sm.issue_width / active, busy, unit_labels,
+    names, r.stalls, map, M.ACTIVE_REASONS)
+  return label or "", M.STALL_LABELS[detail] or detail or ""
+end
+
 -- The label of the largest non-issued stall reason (BASE when every cycle
 -- issued), like gpumech.dominant for a CPI stack; equal shares go to the
--- first in M.STALL_REASONS order.
+-- first in M.STALL_REASONS order.  Over every scheduler cycle, idle ones
+-- included (as it always was); M.bottleneck reads the active ones.
 function M.dominant(stalls)
   local best, value = "issued", 0
   for _, name in ipairs(M.STALL_REASONS) do
@@ -200,10 +323,15 @@ end
 -- The simulator under a policy ("lrr"|"gto"), as a model of a sweep:
 -- cycles, time_us, ipc, achieved_gbs, dram_util, cpi (scheduler cycles per
 -- warp instruction: every SM's schedulers over the kernel, idle ones
--- included, divided by the warp instructions, the unit of GPUMech's
--- per-scheduler CPI), the dominant bottleneck (M.dominant) and the stall
--- shares stall_<reason> (each reason's share of the scheduler cycles; they
--- sum to 1).  It has no per-kernel preparation; every point is a full
+-- included, divided by the warp instructions), the dominant stall reason
+-- (M.dominant, idle included) and the stall shares stall_<reason> (each
+-- reason's share of all scheduler cycles; they sum to 1); and over the
+-- active scheduler cycles only (a block resident), idle apart: active_cpi
+-- (active scheduler cycles per warp instruction, GPUMech's per-scheduler
+-- CPI), active_<reason> (each active reason's share of them; they sum to
+-- 1), idle_share (= stall_idle) and the bottleneck in the shared
+-- vocabulary with the reason's own label (M.bottleneck).  No per-PC
+-- accounting.  It has no per-kernel preparation; every point is a full
 -- simulation.  opts: policy, name.
 function M.new(opts)
   opts = opts or {}
@@ -212,11 +340,17 @@ function M.new(opts)
   for _, s in ipairs(M.STALL_REASONS) do
     columns[#columns + 1] = "stall_" .. s
   end
+  for _, c in ipairs { "bottleneck", "bottleneck_detail", "active_cpi", "idle_share" } do
+    columns[#columns + 1] = c
+  end
+  for _, s in ipairs(M.ACTIVE_REASONS) do
+    columns[#columns + 1] = "active_" .. s
+  end
   return {
     name = opts.name or ("sim-" .. policy),
     columns = columns,
     run = function(kernel, cfg)
-      local r, err = M.run(kernel, cfg, { policy = policy })
+      local r, err = M.run(kernel, cfg, { policy = policy, per_pc = false })
       if not r then
         return nil, err
       end
@@ -224,11 +358,17 @@ function M.new(opts)
       for _, s in ipairs(M.STALL_REASONS) do
         scheduler_cycles = scheduler_cycles + r.stalls[s]
       end
+      local insts = r.warp_instructions
       local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, achieved_gbs = r.dram_gbs,
         dram_util = r.dram_gbs / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stalls),
-        cpi = r.warp_instructions > 0 and scheduler_cycles / r.warp_instructions or 0 }
+        cpi = insts > 0 and scheduler_cycles / insts or 0, bottleneck = r.bottleneck,
+        bottleneck_detail = r.bottleneck_detail, active_cpi = insts > 0 and r.active_cycles / insts or 0,
+        idle_share = r.idle_share }
       for _, s in ipairs(M.STALL_REASONS) do
         row["stall_" .. s] = scheduler_cycles > 0 and r.stalls[s] / scheduler_cycles or 0
+      end
+      for _, s in ipairs(M.ACTIVE_REASONS) do
+        row["active_" .. s] = r.stall_shares[s]
       end
       return row
     end,

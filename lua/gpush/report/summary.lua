@@ -24,9 +24,19 @@ end
 
 -- The best-point table: for each kernel and model, the baseline point
 -- (summary.baseline) and the point with the smallest summary.objective,
--- the value shown (summary.show) and the bottleneck column at both.
+-- the value shown (summary.show) and the bottleneck column at both (with
+-- summary.bottleneck_detail, that column's text in brackets: "LATENCY
+-- (DEP)").
 local function best_point_table(res, d, s)
   local objective, show, bottleneck = s.objective or "cycles", s.show or s.objective or "cycles", s.bottleneck
+  local function bottleneck_of(r)
+    local detail = s.bottleneck_detail and r[s.bottleneck_detail]
+    local label = r[bottleneck]
+    if label == nil or label == "" then
+      return "-"
+    end
+    return (detail and detail ~= "") and ("%s (%s)"):format(label, detail) or label
+  end
   local label = s.label or show
   local columns = {}
   for i, p in ipairs(d.parameters) do
@@ -64,13 +74,13 @@ local function best_point_table(res, d, s)
     if best then
       local row = { g.key.kernel, g.key.model, base and shown(base) or "-" }
       if bottleneck then
-        row[#row + 1] = base and base[bottleneck] or "-"
+        row[#row + 1] = base and bottleneck_of(base) or "-"
       end
       row[#row + 1] = point_values(d, best)
       row[#row + 1] = shown(best)
       row[#row + 1] = base and ("%.2fx"):format(base[objective] / best[objective]) or "-"
       if bottleneck then
-        row[#row + 1] = best[bottleneck]
+        row[#row + 1] = bottleneck_of(best)
       end
       cells[#cells + 1] = row
     end

@@ -68,21 +68,32 @@ M.stall_colors = { BASE = svg.cpi_colors.BASE, DEP = svg.cpi_colors.DEP, MEM = s
   LSU = "#D55E00", SFU = "#CC79A7", UNIT = "#56B4E9", BARRIER = "#009E73", NO_WARP = "#F0E442", IDLE = "#E0E0E0" }
 
 -- The simulator's stall stacks per kernel (rows with stall_* shares, from
--- the sim model family): each stall reason's share of the scheduler
--- cycles, so every bar is 1 high and every kernel's split stays readable
--- (drawn in CPI units, one slow kernel flattens the others: the suite's
--- divergent_gather runs at about 1000 scheduler cycles per warp
--- instruction, the rest at 5 to 50).  The row's cpi column scales a share
--- to GPUMech's CPI unit.
+-- the sim model family): each active stall reason's share of the cycles a
+-- scheduler had a block resident (active_<reason>; from the stall_* shares
+-- of all cycles, without idle's, for results of an earlier gpush), so every
+-- bar is 1 high and every kernel's split stays readable (drawn in CPI
+-- units, one slow kernel flattens the others: the suite's divergent_gather
+-- runs at about 1000 scheduler cycles per warp instruction, the rest at 5
+-- to 50), and the idle share of all scheduler cycles (no block resident)
+-- apart, as a marker: a sub-wave kernel's idle SMs no longer fill its bar.
+-- The row's active_cpi column scales a share to GPUMech's CPI unit.
 local function stall_stacks(rows, bar, sim)
   local categories, reason_of = {}, {}
-  for i, reason in ipairs(sim.STALL_REASONS) do
+  for i, reason in ipairs(sim.ACTIVE_REASONS) do
     categories[i] = sim.STALL_LABELS[reason]
     reason_of[categories[i]] = reason
   end
   local data = svg.stack_data(rows, { group = "kernel", bar = bar, categories = categories,
     value = function(row, label)
-      return row["stall_" .. reason_of[label]] or 0
+      local reason = reason_of[label]
+      if row["active_" .. reason] ~= nil then
+        return row["active_" .. reason]
+      end
+      local active = 1 - (row.stall_idle or 0)
+      return active > 0 and (row["stall_" .. reason] or 0) / active or 0
+    end,
+    marker = function(row)
+      return row.idle_share or row.stall_idle or 0
     end })
   data.colors = M.stall_colors
   return data
@@ -93,8 +104,9 @@ end
 -- by its old name "gpush.report.svg:sweep_report" reach it too): with the
 -- first swept parameter on the x axis and the others at the baseline,
 --   NAME_cpi_MODEL.svg  CPI stacks per kernel (models with cpi_* columns),
---   NAME_stalls_MODEL.svg  the simulator's stall shares per kernel (models
---                       with stall_* columns),
+--   NAME_stalls_MODEL.svg  the simulator's stall shares of the active
+--                       scheduler cycles per kernel, idle apart as a marker
+--                       (models with stall_* columns),
 --   NAME_cycles.svg     cycles of every kernel and model,
 -- and with the first two parameters, NAME_heatmap_KERNEL.svg: the first
 -- model's cycles per kernel.  Returns the paths written, or nil, message.
@@ -144,7 +156,8 @@ function M.svg(res, dir)
       local ok, err = emit("cpi_" .. file_part(model), svg.stacked_bars(svg.stack_data(model_rows,
         { group = "kernel", bar = x.column, categories = gpumech.STACK }),
         { title = ("CPI stacks, %s%s"):format(model, at), x_label = x_label,
-          y_label = "CPI (cycles per warp instruction), each kernel on its own scale", panels = true }))
+          y_label = "CPI of a scheduler (cycles per warp instruction, launch excluded), each kernel on its own scale",
+          panels = true }))
       if not ok then
         return nil, err
       end
@@ -159,7 +172,8 @@ function M.svg(res, dir)
       local ok, err = emit("stalls_" .. file_part(model),
         svg.stacked_bars(stall_stacks(stall_rows, x.column, sim),
         { title = ("Stall stacks, %s%s"):format(model, at), x_label = x_label,
-          y_label = "share of scheduler cycles", panels = true, shared_y = true }))
+          y_label = "share of active scheduler cycles", panels = true, shared_y = true,
+          marker_label = "idle: share of all scheduler cycles (no block resident)" }))
       if not ok then
         return nil, err
       end

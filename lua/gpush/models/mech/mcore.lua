@@ -31,6 +31,7 @@ local framework = require "gpush.models.mech.framework"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
 local params = require "gpush.models.mech.params"
+local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
 
@@ -648,7 +649,9 @@ end
 -- opts.core, base, with, without, overrides) predicts the kernel from inputs
 -- measured on it (the memory replay shared with GPUMech through the kernel's
 -- cache).  Columns: cycles, time_us, ipc, the four terms, MWP, CWP, achieved
--- DRAM bandwidth and its share of the peak, the dominant term, warnings.
+-- DRAM bandwidth and its share of the peak, the dominant term, the
+-- bottleneck in the shared vocabulary and its source (M.bottleneck),
+-- warnings.
 -- model.predict(inputs) predicts a table of inputs with opts.core's M-core
 -- (default gtx660ti) as configured by its preset.
 function M.new(opts)
@@ -658,7 +661,7 @@ function M.new(opts)
   local core_opts = { core = opts.core, base = base, with = opts.with, without = opts.without,
     overrides = opts.overrides }
   local columns = { "cycles", "time_us", "ipc", "comp", "mem", "control", "overlap", "mwp", "cwp", "achieved_gbs",
-    "dram_util", "dominant", "warnings" }
+    "dram_util", "dominant", "bottleneck", "bottleneck_detail", "warnings" }
   local standalone
   return {
     name = name, columns = columns,
@@ -685,10 +688,12 @@ function M.new(opts)
       for _, w in ipairs(r.warnings) do
         warnings[#warnings + 1] = w
       end
+      local label, detail = M.bottleneck(r)
       return { cycles = r.cycles, time_us = seconds * 1e6, ipc = kernel:info().warp_instructions / r.cycles,
         comp = r.terms.comp, mem = r.terms.mem, control = r.terms.control, overlap = r.terms.overlap,
         mwp = r.quantities.mwp, cwp = r.quantities.cwp, achieved_gbs = achieved,
-        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r), warnings = table.concat(warnings, "; ") }
+        dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r), bottleneck = label,
+        bottleneck_detail = detail, warnings = table.concat(warnings, "; ") }
     end,
     predict = function(inputs, predict_opts)
       if not standalone then
@@ -703,6 +708,100 @@ end
 -- the computation term (memory time is what remains exposed), else COMP.
 function M.dominant(r)
   return r.terms.mem > r.terms.comp and "MEM" or "COMP"
+end
+
+-- The label in the bottleneck vocabulary (gpush.models.vocabulary) of the
+-- cycles each module adds to the computation term; the bases' and
+-- timing's depend on the prediction (M.bottleneck).  A user's module not
+-- listed here counts as its base's.
+M.BOTTLENECK = vocabulary.check_map({ sfu = "PIPE", sync = "BARRIER", branches = "ISSUE", banks = "LSU",
+  paths = "LATENCY", launch = "LAUNCH" }, "mcore")
+
+-- What limits the memory term's parallelism (GPUPerf's ITMLP, MWP-CWP's
+-- MWP), in the order ties are named: the DRAM's bandwidth, the MSHRs,
+-- the L2's request rate; otherwise the warps and their latency.
+local MWP_LIMITS = { { "mwp_bw", "DRAM" }, { "mwp_mshr", "MSHR" }, { "mwp_l2", "L2" } }
+
+-- The label of a busiest unit (issue_floor's names: dispatch, lsu or a
+-- machine unit).
+local function unit_label(unit)
+  return unit == "dispatch" and "ISSUE" or unit == "lsu" and "LSU" or "PIPE"
+end
+
+-- The label of the cycles the base adds to the computation term: GPUPerf's
+-- W_parallel is latency over ITILP, latency-bound while the warps' ILP x N
+-- is below ITILP_max, else issue-bound; MWP-CWP's Comp_cycles are issue
+-- cycles, or the busiest unit's when the timing module raised them.
+local function base_label(r)
+  local q = r.quantities
+  if r.base == "gpuperf" then
+    return (q.itilp and q.itilp_max and q.itilp < q.itilp_max * (1 - 1e-9)) and "LATENCY" or "ISSUE"
+  end
+  local issue = q.issue_cycles and q.itilp_factor and q.issue_cycles / q.itilp_factor
+  if q.busiest_unit and issue and q.cycles_per_inst and q.cycles_per_inst > issue * (1 + 1e-9) then
+    return unit_label(q.busiest_unit)
+  end
+  return "ISSUE"
+end
+
+-- The label of the memory term: the resource that caps its parallelism,
+-- or LATENCY.
+local function memory_label(r)
+  local q = r.quantities
+  local limit = r.base == "gpuperf" and q.itmlp or q.mwp
+  for _, l in ipairs(MWP_LIMITS) do
+    if limit and q[l[1]] and q[l[1]] <= limit * (1 + 1e-9) then
+      return l[2], l[1]
+    end
+  end
+  return "LATENCY", "mem"
+end
+
+-- A prediction's bottleneck in the vocabulary, and its own source (a
+-- module's name, or the memory term's limit: mem, mwp_bw, mwp_mshr,
+-- mwp_l2).  The term that M.dominant names (the larger of T_mem and T_comp,
+-- the kernel launch apart, as every model's bottleneck is of the kernel's
+-- body) decides: the memory term by what caps its parallelism; the
+-- computation term by the module adding the most cycles to it, each
+-- labelled by M.BOTTLENECK (the bases by base_label, timing by its busiest
+-- unit, the launch module by its block dispatch only).
+function M.bottleneck(r)
+  local sums, order = {}, {}
+  local mem = 0
+  for _, row in ipairs(r.breakdown) do
+    local cycles = row.cycles
+    if row.term == "mem" then
+      mem = mem + cycles
+    elseif row.term == "comp" then
+      if row.module == "launch" then
+        cycles = cycles - (r.quantities.kernel_launch or 0)
+      end
+      if not sums[row.module] then
+        order[#order + 1] = row.module
+      end
+      sums[row.module] = (sums[row.module] or 0) + cycles
+    end
+  end
+  local comp = 0
+  for _, name in ipairs(order) do
+    comp = comp + math.max(sums[name], 0)
+  end
+  if mem > comp then
+    return memory_label(r)
+  end
+  local map = {}
+  for _, name in ipairs(order) do
+    map[name] = name == r.base and base_label(r)
+      or name == "timing" and unit_label(r.quantities.busiest_unit or "dispatch")
+      or M.BOTTLENECK[name] or base_label(r)
+  end
+  local label, module = vocabulary.largest(sums, map, order)
+  local q = r.quantities
+  if q.busiest_unit and q.busiest_unit ~= "dispatch" and label == "ISSUE" then
+    -- the timing module found a unit busier than the issue slots
+    return unit_label(q.busiest_unit), q.busiest_unit
+  end
+  return label or "", module or ""
 end
 
 return M
