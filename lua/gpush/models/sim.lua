@@ -147,7 +147,7 @@ local function sm_shares(r)
 end
 
 -- The per-PC table of a run (the binding's per_pc list, in static order):
--- r.pc_stalls as before ({pc, opcode, line, total, stalls} for every PC
+-- r.pc_stalls as before ({pc, opcode, class, line, total, stalls} for every PC
 -- with cycles, in static order, every reason a key), and r.per_pc, every
 -- PC that executed or was charged cycles as {pc, opcode, line, executions,
 -- cycles, stalls = {reason = cycles}} over the reasons a PC can be charged
@@ -156,7 +156,7 @@ local function per_pc_tables(r)
   local pc_stalls, per_pc = {}, {}
   for _, p in ipairs(r.per_pc) do
     if p.cycles > 0 then
-      pc_stalls[#pc_stalls + 1] = { pc = p.pc, opcode = p.opcode, line = p.line, total = p.cycles,
+      pc_stalls[#pc_stalls + 1] = { pc = p.pc, opcode = p.opcode, class = p.class, line = p.line, total = p.cycles,
         stalls = p.stalls }
     end
     local stalls = {}
