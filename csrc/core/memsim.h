@@ -45,10 +45,14 @@ typedef struct gp_cache {
   gp_cache_config config;
   uint32_t sets;
   uint64_t *tags;     /* sets x ways: line index + 1; 0 = invalid */
-  uint64_t *stamp;    /* LRU: larger = more recent */
   uint8_t *sectors;   /* valid sector mask per way */
   uint8_t *dirty;
-  uint64_t clock;
+  /* true LRU as a recency list per set, most recent first: the ways'
+   * neighbours (way numbers within the set), and per set its most and least
+   * recent way and how many ways are filled (ways fill in order and are
+   * never invalidated, so the invalid ones are [filled, ways)) */
+  uint16_t *newer, *older;
+  uint16_t *mru, *lru, *filled;
   gp_cache_stats stats;
   /* the last access: the way it used (sets x ways index; -1: none, e.g. a
    * write-through write miss) and its victim (evicted = 1 when a valid line
