@@ -281,6 +281,8 @@ typedef struct gp_calendar {
   gp_chunk_ref *dir;           /* chunks in time order, none empty */
   uint32_t count, cap;         /* chunks in use, directory capacity */
   double min_length;           /* no request is shorter */
+  double now;                  /* the latest submission cycle: intervals that ended
+                                  by then are over (dropped a chunk at a time) */
 } gp_calendar;
 
 /* An empty calendar for requests of at least min_length cycles (gaps
@@ -293,7 +295,8 @@ void gp_calendar_free(gp_calendar *c, const gp_alloc *alloc);
  * memory. */
 int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
                         double length, double *start);
-/* The reserved intervals (for tests): how many, and the k-th in time order. */
+/* The reserved intervals that have not ended (for tests): how many, and the
+ * k-th in time order. */
 size_t gp_calendar_intervals(const gp_calendar *c);
 gp_span gp_calendar_interval(const gp_calendar *c, size_t k);
 
