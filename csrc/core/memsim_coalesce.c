@@ -37,11 +37,16 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
                           uint32_t banks, uint32_t bank_bytes) {
   uint64_t words[512]; /* 32 lanes x at most 16 words each */
   uint32_t count[256], m = 0, worst = 0, i, j;
+  /* bank words and banks are powers of two on every GPU: shifts and masks
+   * then stand for the divisions (tens of cycles each, per lane) */
+  int shift = (bank_bytes & (bank_bytes - 1)) == 0 ? __builtin_ctz(bank_bytes | 1u << 31) : -1;
+  uint64_t bank_mask = (banks & (banks - 1)) == 0 ? banks - 1 : 0;
   if (banks == 0 || banks > 256 || bank_bytes == 0)
     return n > 0;
   for (i = 0; i < n && i < 32; i++) {
-    uint64_t first = offsets[i] / bank_bytes;
-    uint64_t last = (offsets[i] + (width ? width : 1) - 1) / bank_bytes;
+    uint64_t end = offsets[i] + (width ? width : 1) - 1;
+    uint64_t first = shift >= 0 ? offsets[i] >> shift : offsets[i] / bank_bytes;
+    uint64_t last = shift >= 0 ? end >> shift : end / bank_bytes;
     uint64_t word;
     for (word = first; word <= last && word - first < 16; word++) {
       for (j = m; j > 0 && words[j - 1] > word; j--)
@@ -52,10 +57,10 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
   }
   for (j = 0; j < m; j++)
     if (j == 0 || words[j] != words[j - 1])
-      count[words[j] % banks] = 0;
+      count[bank_mask ? words[j] & bank_mask : words[j] % banks] = 0;
   for (j = 0; j < m; j++)
     if (j == 0 || words[j] != words[j - 1]) {
-      uint32_t b = (uint32_t)(words[j] % banks);
+      uint32_t b = (uint32_t)(bank_mask ? words[j] & bank_mask : words[j] % banks);
       if (++count[b] > worst)
         worst = count[b];
     }
