@@ -255,12 +255,27 @@ typedef struct gp_kernel {
   void *image;
   size_t image_bytes;
   int image_mapped;
+  /* a prefix (gp_kernel_prefix) reads `base`'s arrays; a kernel with
+   * prefixes still open keeps its arrays after gp_kernel_free (`released`)
+   * until the last prefix is freed */
+  struct gp_kernel *base;
+  uint32_t prefixes;
+  int released;
 } gp_kernel;
 
 /* A new empty kernel (every field zero) using `alloc`, or NULL when out of
  * memory; gp_kernel_free releases it and whatever it owns (trace_kernel.c). */
 gp_kernel *gp_kernel_new(const gp_alloc *alloc);
 void gp_kernel_free(gp_kernel *k);
+
+/* The kernel of k's first `blocks` thread blocks (a grid of (blocks, 1, 1)),
+ * reading k's arrays without a copy: their warps must hold the first
+ * instructions, memory records, lines and lane addresses in order (the
+ * parser, the .gpt loader and the generator store them so when a trace
+ * lists its blocks in order); GP_ERR with a message otherwise, or for
+ * blocks outside 1..k->blocks.  Free it with gp_kernel_free, before or
+ * after k (sampling a sweep's launches: docs/experiments.md). */
+int gp_kernel_prefix(gp_kernel *k, uint32_t blocks, gp_kernel **out, gp_error *err);
 
 /* Instruction i's nearest producer: its distance (0: none). */
 uint16_t gp_kernel_dep(const gp_kernel *k, uint64_t i);

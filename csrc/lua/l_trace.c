@@ -19,6 +19,10 @@
  *   kernel:mix{rule=, banks=, bank_bytes=}  -- ILP, MLP, divergence, transactions
  *                                           -- (trace_mix.c); rule "lines" (CC >= 2.0),
  *                                           -- "cc12" or "cc10"; banks default 32 x 4 B
+ *   kernel:prefix(blocks)                   -- the kernel of its first `blocks` thread
+ *                                           -- blocks, sharing its arrays (a grid of
+ *                                           -- (blocks, 1, 1)); nil, message when the
+ *                                           -- trace stores them otherwise
  *   kernel:close()                          -- frees the kernel's memory now (also
  *                                           -- __close and __gc); a closed kernel
  *                                           -- raises when used; a kernel held by a
@@ -400,6 +404,18 @@ static int kernel_close(lua_State *L) {
   return kernel_gc(L);
 }
 
+static int kernel_prefix(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1), *p;
+  lua_Integer blocks = luaL_checkinteger(L, 2);
+  gp_error err;
+  luaL_argcheck(L, blocks >= 1 && blocks <= (lua_Integer)k->blocks, 2,
+                "a number of thread blocks from 1 to the kernel's");
+  if (gp_kernel_prefix(k, (uint32_t)blocks, &p, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  gpl_push_kernel(L, p);
+  return 1;
+}
+
 static int kernel_is_closed(lua_State *L) {
   kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
   lua_pushboolean(L, box->kernel == NULL);
@@ -469,6 +485,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
                                           {"mix", kernel_mix},
+                                          {"prefix", kernel_prefix},
                                           {"close", kernel_close},
                                           {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};
