@@ -64,6 +64,9 @@ local sweep = {
   workloads = { "suite" },
   models = MODELS,
   seed = 1,
+  -- launches of many waves are simulated over their first waves and
+  -- extrapolated (docs/experiments.md, "Sampling"; --no-sample: every block)
+  sample = true,
   summary = {
     objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "dominant",
     baseline = { warps_per_sm = 64, mshrs = 64, dram_gbs = 144 },

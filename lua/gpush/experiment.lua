@@ -14,7 +14,8 @@
 --                                                  -- or {label = ..., descs = {...}} (generated kernels)
 --     models = { models.get("gpumech", { policy = "rr" }), models.get("gpumech", { policy = "gto" }) },
 --     seed = 1,
---   }
+--     sample = true,                               -- optional: long launches from their first waves
+--   }                                              -- (gpush.sampling; run opts.sample overrides)
 --   local results = assert(experiment.run(sweep, { jobs = 2 }))
 --   results:write_csv("out.csv")
 --
@@ -39,6 +40,7 @@ local outputs = require "gpush.sweep_outputs"
 local progress = require "gpush.progress"
 local results = require "gpush.results"
 local roofline = require "gpush.roofline"
+local sampling = require "gpush.sampling"
 local scenario_args = require "gpush.scenario_args"
 local staging = require "gpush.staging"
 local summary = require "gpush.report.summary"
@@ -226,7 +228,7 @@ function M.new(def)
     preset = base.preset, overrides = overrides,
     parameters = parameters, workloads = { table.unpack(wl) }, models = { table.unpack(def.models) },
     seed = seed, summary = def.summary, reports = def.reports or {}, source = def.source,
-    notes = def.provenance,
+    notes = def.provenance, sample = def.sample == true or nil,
   }, Sweep)
   sweep.points = expand_points(parameters, def.points)
   if #sweep.points == 0 then
@@ -283,7 +285,7 @@ function Sweep:describe()
     name = self.name, title = self.title, preset = self.preset, overrides = self.overrides,
     parameters = parameters, points = points, workloads = workload_texts, models = model_names,
     model_columns = model_columns,
-    seed = self.seed, summary = self.summary, reports = self.reports,
+    seed = self.seed, summary = self.summary, reports = self.reports, sample = self.sample,
     source_digest = self:source_digest(),
   }
 end
@@ -394,6 +396,7 @@ local function execute(plan, first, last, stride, emit, should_stop)
     local entry, model, point = plan.kernels[k], sweep.models[m], sweep.points[p]
     if k ~= current then
       if kernel then
+        sampling.release(cache)
         kernel:close() -- one launch in memory at a time
       end
       current, kernel, cache, prepared = k, nil, {}, {}
@@ -401,7 +404,8 @@ local function execute(plan, first, last, stride, emit, should_stop)
       kernel, kernel_err = ok and loaded or nil, ok and err or loaded
       digest = kernel and core.kernel_digest(kernel)
     end
-    local ctx = { seed = sweep.seed, workload = entry.workload, kernel = entry.kernel, launch = entry.launch }
+    local ctx = { seed = sweep.seed, workload = entry.workload, kernel = entry.kernel, launch = entry.launch,
+      sample = sweep.sample, check_sample = sweep.sample and p == plan.baseline }
     if kernel and plan.profile_config and t == (k - 1) * n_models * n_points + 1 then
       emit_profile(plan, k, entry, kernel, cache, emit)
     end
@@ -454,6 +458,7 @@ local function execute(plan, first, last, stride, emit, should_stop)
     end
   end
   if kernel then
+    sampling.release(cache)
     kernel:close()
   end
 end
@@ -481,8 +486,8 @@ local function make_plan(sweep)
     end
   end
   plan.tasks = #kernels * #sweep.models * #sweep.points
+  plan.baseline = M.baseline_index(sweep)
   if outputs.reports_need(sweep.reports, "kernel_profiles") then
-    plan.baseline = M.baseline_index(sweep)
     plan.profile_config = plan.configs[plan.baseline]
   end
   return plan
@@ -677,7 +682,8 @@ end
 
 -- Runs a sweep (or its shard).  opts: jobs (default 1; 0 = every core),
 -- shard = {index, count}, quiet, progress_stream, tty, command (string or
--- arg-style table).  Returns a Results (with extra.sweep, extra.tasks, and
+-- arg-style table), sample (true or false: sample long launches or not,
+-- whatever the definition says; docs/experiments.md, "Sampling").  Returns a Results (with extra.sweep, extra.tasks, and
 -- extra.shard when sharded), or nil and a message when the sweep cannot
 -- start (an unreadable trace, a bad base configuration).
 function M.run(sweep, opts)
@@ -691,6 +697,13 @@ function M.run(sweep, opts)
   end
   if jobs == 0 then
     jobs = core.proc_cpus()
+  end
+  if opts.sample ~= nil and (opts.sample == true) ~= (sweep.sample == true) then
+    local copy = setmetatable({}, Sweep) -- this run's choice, in its identity too
+    for k, v in pairs(sweep) do
+      copy[k] = v
+    end
+    copy.sample, sweep = opts.sample == true or nil, copy
   end
   local plan, err = make_plan(sweep)
   if not plan then
@@ -820,7 +833,7 @@ function M.main(def, args, out, err)
     return M.EXIT_FAILED
   end
   local ok, res, run_err = pcall(M.run, sweep, { jobs = opts.jobs, shard = opts.shard, quiet = opts.quiet,
-    command = args })
+    command = args, sample = opts.sample })
   if not ok or not res then
     stage:abort()
     if not ok then
@@ -954,7 +967,8 @@ end
 -- EXIT_FAILED; unless `keep_partial`, so does an interrupted or failing one,
 -- after report_end has written what it finished.  Returns the result.
 function M.run_scenario(name, sweep, opts, command, keep_partial)
-  local res, run_err = M.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = command })
+  local res, run_err = M.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = command,
+    sample = opts.sample })
   if not res then
     io.stderr:write(name, ": ", run_err, "\n")
     os.exit(M.EXIT_FAILED)

@@ -20,6 +20,7 @@ local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
 local occupancy = require "gpush.occupancy"
+local sampling = require "gpush.sampling"
 
 local M = {}
 
@@ -183,14 +184,74 @@ function M.dominant(stalls)
   return M.STALL_LABELS[best]
 end
 
+-- The totals a sweep row is made of, from a result of M.run: cycles, the
+-- scheduler cycles of each stall reason, the DRAM bytes moved.  Sampling
+-- extrapolates these (gpush.sampling); everything in the row follows from
+-- them.
+local function totals_of(r)
+  local stalls = {}
+  for _, s in ipairs(M.STALL_REASONS) do
+    stalls[s] = r.stalls[s]
+  end
+  return { cycles = r.cycles, stalls = stalls, dram_bytes = r.dram_bytes_read + r.dram_bytes_written }
+end
+
+-- A sweep row from totals and the warp instructions issued.
+local function row_of(totals, issued, cfg)
+  local cycles = totals.cycles
+  local seconds = cycles / (cfg.clock.core_mhz * 1e6)
+  local achieved = seconds > 0 and totals.dram_bytes / seconds / 1e9 or 0
+  local scheduler_cycles = 0
+  for _, s in ipairs(M.STALL_REASONS) do
+    scheduler_cycles = scheduler_cycles + totals.stalls[s]
+  end
+  local row = { cycles = cycles, time_us = cycles / cfg.clock.core_mhz, ipc = cycles > 0 and issued / cycles or 0,
+    achieved_gbs = achieved, dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(totals.stalls),
+    cpi = issued > 0 and scheduler_cycles / issued or 0 }
+  for _, s in ipairs(M.STALL_REASONS) do
+    row["stall_" .. s] = scheduler_cycles > 0 and totals.stalls[s] / scheduler_cycles or 0
+  end
+  return row
+end
+
+-- The launch's totals from samples of its first blocks when the sweep
+-- allows it (ctx.sample) and the launch is long enough (gpush.sampling);
+-- nil when it is simulated whole.
+local function sampled_totals(kernel, cfg, policy, cache, ctx)
+  if not (ctx and ctx.sample and cache) then
+    return nil
+  end
+  local _, params = M.params(cfg, kernel, policy)
+  local plan = sampling.plan(kernel:info().thread_blocks, cfg.sm.count * params.blocks_per_sm)
+  if not plan then
+    return nil
+  end
+  local totals, how = sampling.measure(kernel, plan, cache, function(k)
+    local r, err = M.run(k, cfg, { policy = policy })
+    return r and totals_of(r), err
+  end)
+  if not totals then
+    return nil
+  end
+  for _, s in ipairs(M.STALL_REASONS) do -- a share that shrinks may extrapolate below 0
+    totals.stalls[s] = math.max(0, totals.stalls[s])
+  end
+  return totals, how
+end
+
 -- The simulator under a policy ("lrr"|"gto"), as a model of a sweep:
 -- cycles, time_us, ipc, achieved_gbs, dram_util, cpi (scheduler cycles per
 -- warp instruction: every SM's schedulers over the kernel, idle ones
 -- included, divided by the warp instructions, the unit of GPUMech's
--- per-scheduler CPI), the dominant bottleneck (M.dominant) and the stall
+-- per-scheduler CPI), the dominant bottleneck (M.dominant), the stall
 -- shares stall_<reason> (each reason's share of the scheduler cycles; they
--- sum to 1).  It has no per-kernel preparation; every point is a full
--- simulation.  opts: policy, name.
+-- sum to 1), and whether the row was `sampled` with the blocks simulated
+-- for it (`simulated_blocks`: the launch's blocks when simulated whole).
+-- It has no per-kernel preparation.  In a sweep that samples (ctx.sample,
+-- docs/experiments.md), a launch of many waves is extrapolated from its
+-- first waves (gpush.sampling); at the point where ctx.check_sample is set
+-- the whole launch is simulated too and `sample_error` is the relative
+-- difference of the sampled cycles from it.  opts: policy, name.
 function M.new(opts)
   opts = opts or {}
   local policy = opts.policy or "lrr"
@@ -198,23 +259,32 @@ function M.new(opts)
   for _, s in ipairs(M.STALL_REASONS) do
     columns[#columns + 1] = "stall_" .. s
   end
+  columns[#columns + 1] = "sampled"
+  columns[#columns + 1] = "simulated_blocks"
   return {
     name = opts.name or ("sim-" .. policy),
     columns = columns,
-    run = function(kernel, cfg)
-      local r, err = M.run(kernel, cfg, { policy = policy })
-      if not r then
-        return nil, err
+    run = function(kernel, cfg, _, cache, ctx)
+      local info = kernel:info()
+      local totals, how = sampled_totals(kernel, cfg, policy, cache, ctx)
+      local full
+      if not totals or (ctx and ctx.check_sample) then
+        local r, err = M.run(kernel, cfg, { policy = policy })
+        if not r then
+          return nil, err
+        end
+        full = { totals = totals_of(r), issued = r.warp_instructions }
       end
-      local scheduler_cycles = 0
-      for _, s in ipairs(M.STALL_REASONS) do
-        scheduler_cycles = scheduler_cycles + r.stalls[s]
-      end
-      local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, achieved_gbs = r.dram_gbs,
-        dram_util = r.dram_gbs / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stalls),
-        cpi = r.warp_instructions > 0 and scheduler_cycles / r.warp_instructions or 0 }
-      for _, s in ipairs(M.STALL_REASONS) do
-        row["stall_" .. s] = scheduler_cycles > 0 and r.stalls[s] / scheduler_cycles or 0
+      local row
+      if totals then
+        row = row_of(totals, info.warp_instructions, cfg)
+        row.sampled, row.simulated_blocks = true, how.blocks
+        if full then
+          row.sample_error = (totals.cycles - full.totals.cycles) / full.totals.cycles
+        end
+      else
+        row = row_of(full.totals, full.issued, cfg)
+        row.sampled, row.simulated_blocks = false, info.thread_blocks
       end
       return row
     end,
