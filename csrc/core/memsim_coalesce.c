@@ -41,13 +41,18 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
    * then stand for the divisions (tens of cycles each, per lane) */
   int shift = (bank_bytes & (bank_bytes - 1)) == 0 ? __builtin_ctz(bank_bytes | 1u << 31) : -1;
   uint64_t bank_mask = (banks & (banks - 1)) == 0 ? banks - 1 : 0;
+  uint64_t span = width ? width : 1;
   if (banks == 0 || banks > 256 || bank_bytes == 0)
     return n > 0;
   for (i = 0; i < n && i < 32; i++) {
-    uint64_t end = offsets[i] + (width ? width : 1) - 1;
     uint64_t first = shift >= 0 ? offsets[i] >> shift : offsets[i] / bank_bytes;
+    uint64_t end = offsets[i] + span - 1;
     uint64_t last = shift >= 0 ? end >> shift : end / bank_bytes;
     uint64_t word;
+    if (last == first && (m == 0 || words[m - 1] <= first)) { /* in order: the usual case */
+      words[m++] = first;
+      continue;
+    }
     for (word = first; word <= last && word - first < 16; word++) {
       for (j = m; j > 0 && words[j - 1] > word; j--)
         words[j] = words[j - 1];
@@ -55,9 +60,14 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
       m++;
     }
   }
-  for (j = 0; j < m; j++)
-    if (j == 0 || words[j] != words[j - 1])
-      count[bank_mask ? words[j] & bank_mask : words[j] % banks] = 0;
+  if (m == 0)
+    return 0;
+  /* the words (sorted) lie within `banks` consecutive words: each distinct
+   * word in a bank of its own, lanes on one word served together (a
+   * broadcast): one pass */
+  if (words[m - 1] - words[0] < banks)
+    return 1;
+  memset(count, 0, banks * sizeof *count);
   for (j = 0; j < m; j++)
     if (j == 0 || words[j] != words[j - 1]) {
       uint32_t b = (uint32_t)(bank_mask ? words[j] & bank_mask : words[j] % banks);
