@@ -44,7 +44,8 @@ typedef struct gp_cache {
   gp_alloc alloc;
   gp_cache_config config;
   uint32_t sets;
-  uint64_t *tags;     /* sets x ways: line index + 1; 0 = invalid */
+  uint64_t *tags;     /* sets x ways: line index + 1 (ways a set has not filled are
+                         not initialised and never read) */
   uint8_t *sectors;   /* valid sector mask per way */
   uint8_t *dirty;
   /* true LRU as a recency list per set, most recent first: the ways'

@@ -41,9 +41,8 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
     gp_cache_free(c);
     return gp_error_set(err, "cache: out of memory");
   }
-  memset(c->tags, 0, n * sizeof *c->tags);
-  memset(c->sectors, 0, n);
-  memset(c->dirty, 0, n);
+  /* a set's ways [filled, ways) are invalid and never read: only the fill
+   * counts start at zero (a replay on a large L2 need not clear megabytes) */
   memset(c->filled, 0, c->sets * sizeof *c->filled);
   return GP_OK;
 }
@@ -73,18 +72,22 @@ uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line) {
   return c->sets ? mod_pow2(line, c->sets) : 0;
 }
 
-static int64_t find_way(const gp_cache *c, uint64_t base, uint64_t line) {
-  uint32_t w;
-  for (w = 0; w < c->config.ways; w++)
+/* The way of set `set` (its ways from `base`) holding `line`, -1 when
+ * none: only the filled ways hold lines. */
+static int64_t find_way(const gp_cache *c, uint32_t set, uint64_t base, uint64_t line) {
+  uint32_t w, filled = c->filled[set];
+  for (w = 0; w < filled; w++)
     if (c->tags[base + w] == line + 1)
       return (int64_t)(base + w);
   return -1;
 }
 
 int gp_cache_contains(const gp_cache *c, uint64_t line) {
+  uint32_t set;
   if (c->sets == 0)
     return 0;
-  return find_way(c, (uint64_t)gp_cache_set_of(c, line) * c->config.ways, line) >= 0;
+  set = gp_cache_set_of(c, line);
+  return find_way(c, set, (uint64_t)set * c->config.ways, line) >= 0;
 }
 
 /* Makes way `w` (0..ways-1) of set `set` (its ways from `base`) the most
@@ -156,7 +159,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   }
   set = mod_pow2(line, c->sets);
   base = (uint64_t)set * c->config.ways;
-  way = find_way(c, base, line);
+  way = find_way(c, set, base, line);
   if (way >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
     c->way = way;

@@ -21,10 +21,12 @@
 #include <string.h>
 
 enum { LEVEL_L1 = 1, LEVEL_L2 = 2, LEVEL_DRAM = 3 };
+_Static_assert(GP_REUSE_TABLE % 64 == 0, "whole words of recent_used per SM");
 enum { KIND_NONE = 0, KIND_CACHE, KIND_SHARED, KIND_CONST };
 
-/* A recent L1 miss of an SM: the line (+ 1; 0 = empty) and the SM's miss
- * count when it happened. */
+/* A recent L1 miss of an SM: the line (+ 1) and the SM's miss count when
+ * it happened; an entry is read only once its bit in gp_func.recent_used
+ * is set (so the tables, megabytes on a large GPU, are never cleared). */
 typedef struct recent_miss {
   uint64_t line1, seq;
 } recent_miss;
@@ -37,6 +39,7 @@ struct gp_func {
   gp_cache *l2;      /* one per slice */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
+  uint64_t *recent_used; /* a bit per entry of `recent`: written at least once */
   uint64_t *misses;  /* per SM: L1-missing load requests so far */
   gp_memsim_result out;
 };
@@ -45,10 +48,12 @@ struct gp_func {
  * the bucket of its distance, in the SM's misses, to the previous miss on
  * the line (when the table still holds it). */
 static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
-  recent_miss *r = &f->recent[(size_t)sm * GP_REUSE_TABLE +
-                              ((line * 0x9E3779B97F4A7C15ull) >> 52) % GP_REUSE_TABLE];
-  uint64_t seq = ++f->misses[sm];
-  if (r->line1 == line + 1) {
+  size_t at = (size_t)sm * GP_REUSE_TABLE + ((line * 0x9E3779B97F4A7C15ull) >> 52) % GP_REUSE_TABLE;
+  recent_miss *r = &f->recent[at];
+  uint64_t seq = ++f->misses[sm], bit = (uint64_t)1 << (at & 63);
+  int used = (f->recent_used[at >> 6] & bit) != 0;
+  f->recent_used[at >> 6] |= bit;
+  if (used && r->line1 == line + 1) {
     uint64_t d = seq - r->seq;
     int b = 0;
     while (b + 1 < GP_REUSE_BUCKETS && d >= (2ull << b))
@@ -147,6 +152,7 @@ void gp_func_free(gp_func *f) {
   gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
   gp_free(&f->alloc, f->kind, f->out.pc_count + 1);
   gp_free(&f->alloc, f->recent, (size_t)f->cfg.sms * GP_REUSE_TABLE * sizeof *f->recent);
+  gp_free(&f->alloc, f->recent_used, (size_t)f->cfg.sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   gp_free(&f->alloc, f->misses, f->cfg.sms * sizeof *f->misses);
   gp_memsim_result_free(&f->out, &f->alloc);
   gp_free(&f->alloc, f, sizeof *f);
@@ -176,16 +182,17 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->l1 = gp_malloc(alloc, cfg->sms * sizeof *f->l1);
   f->l2 = gp_malloc(alloc, f->slices * sizeof *f->l2);
   f->recent = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
+  f->recent_used = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   f->misses = gp_malloc(alloc, cfg->sms * sizeof *f->misses);
   if (f->l1)
     memset(f->l1, 0, cfg->sms * sizeof *f->l1);
   if (f->l2)
     memset(f->l2, 0, f->slices * sizeof *f->l2);
-  if (f->recent)
-    memset(f->recent, 0, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
+  if (f->recent_used)
+    memset(f->recent_used, 0, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   if (f->misses)
     memset(f->misses, 0, cfg->sms * sizeof *f->misses);
-  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2 || !f->recent || !f->misses) {
+  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2 || !f->recent || !f->recent_used || !f->misses) {
     gp_func_free(f);
     return gp_error_set(err, "memsim: out of memory");
   }
