@@ -349,6 +349,14 @@ int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
 int gp_trace_parse_file_limited(gp_kernel **out, const gp_alloc *alloc, const char *path,
                                 const gp_trace_limits *limits, gp_error *err);
 
+/* A text trace through the parsed-trace cache in `dir` (trace_cache.c): the
+ * entry for the file's content and this reader's code when there is one
+ * (*hit = 1), else the parse, then kept as a new entry; entries beyond
+ * max_bytes in all (0: no limit) go, least recently used first. */
+int gp_trace_cache_load(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                        const gp_trace_limits *limits, const char *dir, uint64_t max_bytes, int *hit,
+                        gp_error *err);
+
 /* Reads only the header of a trace file into *k (a caller-owned struct with
  * no arrays; nothing to free). */
 int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
@@ -409,6 +417,12 @@ int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
 /* Sets the caps on compressed input for the launches read from now on
  * (default: gp_trace_limits_mb(GP_TRACE_LIMIT_MB_DEFAULT)). */
 void gp_trace_set_limits(gp_trace_reader *r, const gp_trace_limits *limits);
+/* Keeps parsed launches in the cache folder `dir` (NULL: no cache) of at
+ * most max_bytes (0: no limit): text traces loaded from now on go through
+ * gp_trace_cache_load.  GP_ERR only when out of memory. */
+int gp_trace_set_cache(gp_trace_reader *r, const char *dir, uint64_t max_bytes, gp_error *err);
+/* Launches gp_trace_load found in the cache so far. */
+uint32_t gp_trace_cache_hits(const gp_trace_reader *r);
 /* Steps to the next launch and reads its header: returns 1 with *info
  * filled, 0 when there are no more, GP_ERR on error. */
 int gp_trace_next(gp_trace_reader *r, gp_launch_info *info, gp_error *err);

@@ -7,6 +7,9 @@
  *   info = reader:next()                    -- next launch's header; nil at end
  *                                           -- (nil, message on error)
  *   kernel = reader:load()                  -- the current launch; or nil, message
+ *   ok = reader:set_cache(dir, max_mb)      -- keep parsed launches in dir (trace_cache.c);
+ *                                           -- dir nil: no cache; max_mb 0: no limit
+ *   n = reader:cache_hits()                 -- launches loaded from the cache so far
  *   count, bytes = reader:memcpy()          -- MemcpyHtoD lines of kernelslist.g
  *   paths = reader:files()                  -- the input files: kernelslist.g (if
  *                                           -- any), then the traces in launch order
@@ -171,6 +174,25 @@ static int reader_load(lua_State *L) {
   if (gp_trace_load(box->reader, &k, &err) != GP_OK)
     return push_failure(L, err.msg);
   gpl_push_kernel(L, k);
+  return 1;
+}
+
+static int reader_set_cache(lua_State *L) {
+  reader_box *box = check_reader(L);
+  const char *dir = luaL_optstring(L, 2, NULL);
+  lua_Integer max_mb = luaL_optinteger(L, 3, 0);
+  gp_error err;
+  luaL_argcheck(L, max_mb >= 0 && max_mb <= (lua_Integer)(UINT64_MAX >> 20), 3,
+                "the cache's size in MiB (0: no limit)");
+  if (gp_trace_set_cache(box->reader, dir, (uint64_t)max_mb << 20, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int reader_cache_hits(lua_State *L) {
+  reader_box *box = check_reader(L);
+  lua_pushinteger(L, (lua_Integer)gp_trace_cache_hits(box->reader));
   return 1;
 }
 
@@ -475,6 +497,8 @@ static int kernel_mix(lua_State *L) {
 static const luaL_Reg reader_methods[] = {{"next", reader_next},
                                           {"load", reader_load},
                                           {"memcpy", reader_memcpy},
+                                          {"set_cache", reader_set_cache},
+                                          {"cache_hits", reader_cache_hits},
                                           {"files", reader_files},
                                           {"close", reader_close},
                                           {NULL, NULL}};

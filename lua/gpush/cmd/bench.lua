@@ -108,7 +108,7 @@ local function bench_trace(opts, out, err)
     return 1
   end
   local read_s = core.now() - t0
-  local t, open_err = trace.open(path)
+  local t, open_err = trace.open(path, { cache = false })
   if not t then
     err:write("gpush bench: ", open_err, "\n")
     return 1
@@ -122,11 +122,11 @@ local function bench_trace(opts, out, err)
   -- the same launches as .gpt, loaded (checksum verified) from the page cache
   local gpt = os.tmpname() .. ".gpt"
   local gpt_s, gpt_bytes = 0, 0
-  for _, kernel in assert(trace.open(path)):kernels() do
+  for _, kernel in assert(trace.open(path, { cache = false })):kernels() do
     assert(kernel:write_gpt(gpt))
     gpt_bytes = gpt_bytes + core.read_file_plain(gpt)
     local g0 = core.now()
-    local loaded = assert(trace.open(gpt))
+    local loaded = assert(trace.open(gpt, { cache = false }))
     for _, k in loaded:kernels() do
       local _ = k
     end
