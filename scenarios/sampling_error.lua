@@ -83,7 +83,7 @@ local tried = 0
 for _, run in ipairs(runs) do
   local res = experiment.run_scenario("sampling_error", experiment.new { name = "sampling_error", base = run.preset,
     workloads = run.workloads, models = MODELS, source = arg[0], parameters = run.parameters,
-    points = run.points }, opts, arg)
+    points = run.points }, opts, arg, true) -- a launch that does not fit a point's SM is no sample
   local whole = {}
   local function key(r)
     local parts = { r.workload, tostring(r.launch), r.kernel }
