@@ -144,8 +144,8 @@ local function sampling_lines(res)
         table.concat(checks, ", "))
     end
   end
-  lines[#lines + 1] = ("Sampling error measured on the regime suite (the main job's 54 points) and the shared"
-    .. " traces: %s.")
+  lines[#lines + 1] = ("Sampling error measured by scenarios/sampling_error.lua on the regime suite (the main"
+    .. " job's 54 points) and the shared traces: %s.")
     :format(sampling.MEASURED)
   return lines
 end
