@@ -19,7 +19,8 @@ describe("scenarios/kepler_sweep.lua", function()
       .. "cpi_l1,cpi_l2,cpi_dram,cpi_mshr,cpi_queue,cpi_l2bw,cpi_sfu,cpi_fp64,cpi_pipe,cpi_lsu,cpi_bank,achieved_gbs,"
       .. "dram_util,dominant,bound,waves,warnings,stall_issued,"
       .. "stall_dependence,stall_memory,stall_lsu_busy,stall_sfu_busy,stall_unit_busy,stall_barrier,"
-      .. "stall_no_eligible_warp,stall_idle,comp,mem,control,overlap,mwp,cwp,bounds.issue,bounds.int,bounds.fma,"
+      .. "stall_no_eligible_warp,stall_idle,sampled,simulated_blocks,comp,mem,control,overlap,mwp,cwp,bounds.issue,"
+      .. "bounds.int,bounds.fma,"
       .. "bounds.fp64,bounds.sfu,bounds.tensor,bounds.uniform,bounds.control,bounds.shared,bounds.lsu,bounds.l2,"
       .. "bounds.dram,bounds.mshr,bounds.latency,bounds.blocks,bounds.dispatch,config_hash,trace_hash", csv, 1, true)
     local t = assert(results.read_csv(dir .. "/kepler_sweep.csv"))

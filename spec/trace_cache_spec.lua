@@ -102,6 +102,20 @@ describe("the parsed-trace cache", function()
     assert.are_not.equal(one[1], left[1])
   end)
 
+  it("never serves a compressed launch past a cap lower than the one it was parsed under", function()
+    local dir, path = fixture()
+    assert(os.execute(("gzip -k %s"):format(helper.shell_quote(path))))
+    local cache = dir .. "/cache"
+    -- parsed under the default cap and kept; fma_chain holds more than 1 MiB of text
+    local code = helper.gpush_run({ "trace", "info", path .. ".gz" }, { GPUSH_TRACE_CACHE = cache })
+    assert.are.equal(0, code)
+    assert.are.equal(1, #entries(cache))
+    local code2, _, err = helper.gpush_run({ "trace", "info", path .. ".gz" },
+      { GPUSH_TRACE_CACHE = cache, GPUSH_TRACE_LIMIT_MB = "1" })
+    assert.are.equal(1, code2)
+    assert.matches("more than 1 MiB, gpush.s limit for a compressed trace", err)
+  end)
+
   it("is on by default in GPUSH_TRACE_CACHE's folder, off with GPUSH_TRACE_CACHE=off", function()
     local dir, path = fixture()
     local cache = dir .. "/by-env"

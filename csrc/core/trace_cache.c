@@ -3,8 +3,10 @@
  * that a trace read again is mapped instead of parsed.
  *
  * An entry is named by what it was made from: the digest of the trace
- * file's bytes (as stored: a .gz file by its compressed bytes) and
- * GP_TRACE_CODE_ID, a hash of the trace reader's sources made at build time
+ * file's bytes (as stored: a .gz file by its compressed bytes) and of the
+ * caps on compressed input it was parsed under (a launch refused under a
+ * lower cap is refused again, never served from an entry made under a
+ * higher one), and GP_TRACE_CODE_ID, a hash of the trace reader's sources made at build time
  * (tools/trace_code_id.cmake), so an edited trace, or a reader that parses
  * differently (another build, another branch sharing the folder), never
  * finds another's entry.  An entry is written through the staged writer (a
@@ -153,6 +155,12 @@ int gp_trace_cache_load(gp_kernel **out, const gp_alloc *alloc, const char *path
   *hit = 0;
   if (gp_trace_check_regular(path, err) != GP_OK || file_digest(alloc, path, &digest, err) != GP_OK)
     return GP_ERR;
+  if (limits != NULL) { /* a launch parsed under other caps might not parse under these */
+    uint64_t key[4];
+    key[0] = digest, key[1] = limits->text_bytes, key[2] = limits->kernel_bytes;
+    key[3] = limits->decoder_bytes;
+    digest = gp_digest_bytes(key, sizeof key);
+  }
   len = strlen(dir) + 1 + 16 + 1 + strlen(GP_TRACE_CODE_ID) + 4 + 1;
   entry_path = gp_malloc(alloc, len);
   if (entry_path == NULL)
