@@ -81,6 +81,9 @@ local sweep = {
   workloads = { "suite" },
   models = MODELS,
   seed = 1,
+  -- launches of many waves are simulated over their first waves and
+  -- extrapolated (docs/experiments.md, "Sampling"; --no-sample: every block)
+  sample = true,
   summary = {
     objective = "cycles", show = "time_us", label = "time (us)", bottleneck = "bottleneck",
     bottleneck_detail = "bottleneck_detail",

@@ -30,6 +30,25 @@ describe("gpush bench trace", function()
   end)
 end)
 
+describe("gpush bench all", function()
+  it("runs every benchmark and keeps their rows and names, each with its bench", function()
+    local code, out, err = helper.gpush_run { "bench", "all", "--size", "0.05", "--json" }
+    assert.are.equal(0, code, err)
+    local rows = json.decode(out)
+    local seen = {}
+    for _, r in ipairs(rows) do
+      seen[r.bench .. ": " .. r.name .. " (" .. r.unit .. ")"] = true
+      assert.is_number(r.value)
+    end
+    for _, name in ipairs { "trace: text parse (MB/s)", "trace: gpt load (warp-inst/s)", "memsim: timed (requests/s)",
+      "gpumech: interval pass (warp-inst/s)", "gpumech: whole prediction (warp-inst/s)",
+      "sim: sim lrr (warp-inst/s)", "sim: sim gto (warp-inst/s)", "mech: whole prediction (warp-inst/s)",
+      "ml: predict (pairs/s)" } do
+      assert.is_true(seen[name], name)
+    end
+  end)
+end)
+
 describe("gpush bench memsim", function()
   it("prints the plain pass and both modes with --json", function()
     local code, out, err = helper.gpush_run { "bench", "memsim", "--size", "1", "--json" }

@@ -20,7 +20,7 @@ describe("scenarios/kepler_sweep.lua", function()
       .. "dram_util,dominant,bottleneck,bottleneck_detail,bound,waves,warnings,stall_issued,"
       .. "stall_dependence,stall_memory,stall_lsu_busy,stall_sfu_busy,stall_unit_busy,stall_barrier,"
       .. "stall_no_eligible_warp,stall_idle,active_cpi,idle_share,active_issued,active_dependence,active_memory,"
-      .. "active_lsu_busy,active_sfu_busy,active_unit_busy,active_barrier,active_no_eligible_warp,"
+      .. "active_lsu_busy,active_sfu_busy,active_unit_busy,active_barrier,active_no_eligible_warp,sampled,simulated_blocks,"
       .. "comp,mem,control,overlap,mwp,cwp,bounds.issue,bounds.int,bounds.fma,"
       .. "bounds.fp64,bounds.sfu,bounds.tensor,bounds.uniform,bounds.control,bounds.shared,bounds.lsu,bounds.l2,"
       .. "bounds.dram,bounds.mshr,bounds.latency,bounds.blocks,bounds.dispatch,config_hash,trace_hash", csv, 1, true)

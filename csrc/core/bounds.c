@@ -69,6 +69,10 @@ typedef struct counter {
   uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
   double *done;      /* ring of result-ready cycles, indexed by position in the warp */
   gp_bounds_counts *out;
+  /* per class, looked up once for the paths: unit, unit_busy, uses the caches */
+  int8_t unit_of[GP_OP_CLASS_COUNT];
+  double busy_of[GP_OP_CLASS_COUNT];
+  uint8_t cached[GP_OP_CLASS_COUNT];
 } counter;
 
 /* Sorts keys[0..n) ascending by LSD radix over 8-bit digits, moving
@@ -315,15 +319,13 @@ static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, doubl
  * bank passes to the counts. */
 static double warp_path(counter *q, uint64_t g) {
   const gp_kernel *k = q->k;
-  const gp_machine *m = q->m;
   uint64_t start = k->warp_start[g], n = k->warp_len[g], x;
   double unit_free[GP_UNIT_COUNT], t = 0, end = 0;
   memset(unit_free, 0, sizeof unit_free);
   for (x = 0; x < n; x++) {
     uint64_t i = start + x;
-    int c = k->op_class[i], u = gp_machine_op_unit(m, c);
-    double lat = gp_op_uses_cache(c) ? memory_floor(q, i) : q->pc_lat[k->pc_index[i]], busy,
-           passes;
+    int c = k->op_class[i], u = q->unit_of[c];
+    double lat = q->cached[c] ? memory_floor(q, i) : q->pc_lat[k->pc_index[i]], busy, passes;
     const uint16_t *d = k->deps + i * GP_DEPS;
     int j;
     if (x > 0)
@@ -342,7 +344,7 @@ static double warp_path(counter *q, uint64_t g) {
       q->out->lsu_cycles += busy;
       q->out->shared_passes += passes;
     } else {
-      busy = unit_busy(m, c);
+      busy = q->busy_of[c];
     }
     unit_free[u] = t + busy;
     q->done[x % RING_SIZE] = t + lat;
@@ -387,6 +389,11 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   hard_counts(&q, out); /* and q.shared, which the paths read */
   for (s = 0; s < k->static_count; s++)
     q.pc_lat[s] = pc_latency(m, k->statics[s].op_class);
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    q.unit_of[c] = (int8_t)gp_machine_op_unit(m, c);
+    q.busy_of[c] = unit_busy(m, c);
+    q.cached[c] = (uint8_t)gp_op_uses_cache(c);
+  }
   out->blocks = k->blocks;
   out->insts = (double)k->insts;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)

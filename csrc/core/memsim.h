@@ -44,11 +44,16 @@ typedef struct gp_cache {
   gp_alloc alloc;
   gp_cache_config config;
   uint32_t sets;
-  uint64_t *tags;     /* sets x ways: line index + 1; 0 = invalid */
-  uint64_t *stamp;    /* LRU: larger = more recent */
+  uint64_t *tags;     /* sets x ways: line index + 1 (ways a set has not filled are
+                         not initialised and never read) */
   uint8_t *sectors;   /* valid sector mask per way */
   uint8_t *dirty;
-  uint64_t clock;
+  /* true LRU as a recency list per set, most recent first: the ways'
+   * neighbours (way numbers within the set), and per set its most and least
+   * recent way and how many ways are filled (ways fill in order and are
+   * never invalidated, so the invalid ones are [filled, ways)) */
+  uint16_t *newer, *older;
+  uint16_t *mru, *lru, *filled;
   gp_cache_stats stats;
   /* the last access: the way it used (sets x ways index; -1: none, e.g. a
    * write-through write miss) and its victim (evicted = 1 when a valid line
@@ -277,6 +282,8 @@ typedef struct gp_calendar {
   gp_chunk_ref *dir;           /* chunks in time order, none empty */
   uint32_t count, cap;         /* chunks in use, directory capacity */
   double min_length;           /* no request is shorter */
+  double now;                  /* the latest submission cycle: intervals that ended
+                                  by then are over (dropped a chunk at a time) */
 } gp_calendar;
 
 /* An empty calendar for requests of at least min_length cycles (gaps
@@ -289,7 +296,8 @@ void gp_calendar_free(gp_calendar *c, const gp_alloc *alloc);
  * memory. */
 int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
                         double length, double *start);
-/* The reserved intervals (for tests): how many, and the k-th in time order. */
+/* The reserved intervals that have not ended (for tests): how many, and the
+ * k-th in time order. */
 size_t gp_calendar_intervals(const gp_calendar *c);
 gp_span gp_calendar_interval(const gp_calendar *c, size_t k);
 

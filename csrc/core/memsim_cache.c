@@ -18,6 +18,9 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
     return GP_OK;
   if (config->line_bytes == 0 || config->ways == 0)
     return gp_error_set(err, "cache: line size and ways must be above 0");
+  if (config->ways > UINT16_MAX)
+    return gp_error_set(err, "cache: %u ways, more than the %u a set can hold", config->ways,
+                        (unsigned)UINT16_MAX);
   lines = config->size_bytes / config->line_bytes;
   if (lines < config->ways)
     return gp_error_set(err, "cache: %llu bytes hold %llu lines, fewer than its %u ways",
@@ -26,28 +29,37 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
   c->sets = (uint32_t)(lines / config->ways);
   n = (uint64_t)c->sets * config->ways;
   c->tags = gp_malloc(alloc, n * sizeof *c->tags);
-  c->stamp = gp_malloc(alloc, n * sizeof *c->stamp);
   c->sectors = gp_malloc(alloc, n);
   c->dirty = gp_malloc(alloc, n);
-  if (!c->tags || !c->stamp || !c->sectors || !c->dirty) {
+  c->newer = gp_malloc(alloc, n * sizeof *c->newer);
+  c->older = gp_malloc(alloc, n * sizeof *c->older);
+  c->mru = gp_malloc(alloc, c->sets * sizeof *c->mru);
+  c->lru = gp_malloc(alloc, c->sets * sizeof *c->lru);
+  c->filled = gp_malloc(alloc, c->sets * sizeof *c->filled);
+  if (!c->tags || !c->sectors || !c->dirty || !c->newer || !c->older || !c->mru || !c->lru ||
+      !c->filled) {
     gp_cache_free(c);
     return gp_error_set(err, "cache: out of memory");
   }
-  memset(c->tags, 0, n * sizeof *c->tags);
-  memset(c->stamp, 0, n * sizeof *c->stamp);
-  memset(c->sectors, 0, n);
-  memset(c->dirty, 0, n);
+  /* a set's ways [filled, ways) are invalid and never read: only the fill
+   * counts start at zero (a replay on a large L2 need not clear megabytes) */
+  memset(c->filled, 0, c->sets * sizeof *c->filled);
   return GP_OK;
 }
 
 void gp_cache_free(gp_cache *c) {
   uint64_t n = (uint64_t)c->sets * c->config.ways;
   gp_free(&c->alloc, c->tags, n * sizeof *c->tags);
-  gp_free(&c->alloc, c->stamp, n * sizeof *c->stamp);
   gp_free(&c->alloc, c->sectors, n);
   gp_free(&c->alloc, c->dirty, n);
-  c->tags = c->stamp = NULL;
+  gp_free(&c->alloc, c->newer, n * sizeof *c->newer);
+  gp_free(&c->alloc, c->older, n * sizeof *c->older);
+  gp_free(&c->alloc, c->mru, c->sets * sizeof *c->mru);
+  gp_free(&c->alloc, c->lru, c->sets * sizeof *c->lru);
+  gp_free(&c->alloc, c->filled, c->sets * sizeof *c->filled);
+  c->tags = NULL;
   c->sectors = c->dirty = NULL;
+  c->newer = c->older = c->mru = c->lru = c->filled = NULL;
 }
 
 /* line mod n, with a mask when n is a power of two (the common case; a
@@ -60,32 +72,60 @@ uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line) {
   return c->sets ? mod_pow2(line, c->sets) : 0;
 }
 
-static int64_t find_way(const gp_cache *c, uint64_t base, uint64_t line) {
-  uint32_t w;
-  for (w = 0; w < c->config.ways; w++)
+/* The way of set `set` (its ways from `base`) holding `line`, -1 when
+ * none: only the filled ways hold lines. */
+static int64_t find_way(const gp_cache *c, uint32_t set, uint64_t base, uint64_t line) {
+  uint32_t w, filled = c->filled[set];
+  for (w = 0; w < filled; w++)
     if (c->tags[base + w] == line + 1)
       return (int64_t)(base + w);
   return -1;
 }
 
 int gp_cache_contains(const gp_cache *c, uint64_t line) {
+  uint32_t set;
   if (c->sets == 0)
     return 0;
-  return find_way(c, (uint64_t)gp_cache_set_of(c, line) * c->config.ways, line) >= 0;
+  set = gp_cache_set_of(c, line);
+  return find_way(c, set, (uint64_t)set * c->config.ways, line) >= 0;
 }
 
-/* The way to replace in a set: an invalid one, else the least recent (true
- * LRU: the smallest use stamp).  Records a valid victim in evicted_line /
- * evicted_dirty so the caller can send a dirty one downstream. */
-static uint64_t victim(gp_cache *c, uint64_t base) {
-  uint64_t best = base;
-  uint32_t w;
-  for (w = 0; w < c->config.ways; w++) {
-    if (c->tags[base + w] == 0)
-      return base + w;
-    if (c->stamp[base + w] < c->stamp[best])
-      best = base + w;
+/* Makes way `w` (0..ways-1) of set `set` (its ways from `base`) the most
+ * recent: a use.  The recency list is what a per-way use stamp would order
+ * (every use is a new, larger stamp), kept so that the least recent way is
+ * known without a scan. */
+static void touch(gp_cache *c, uint32_t set, uint64_t base, uint16_t w) {
+  uint16_t *newer = c->newer + base, *older = c->older + base;
+  if (c->filled[set] == 0) {
+    c->mru[set] = c->lru[set] = w;
+    c->filled[set] = 1;
+    return;
   }
+  if (c->mru[set] == w)
+    return;
+  if (w < c->filled[set]) { /* a valid way: unlink it */
+    if (c->lru[set] == w) {
+      c->lru[set] = newer[w];
+    } else {
+      older[newer[w]] = older[w];
+      newer[older[w]] = newer[w];
+    }
+  } else {
+    c->filled[set]++; /* the first invalid way becomes valid */
+  }
+  older[w] = c->mru[set];
+  newer[c->mru[set]] = w;
+  c->mru[set] = w;
+}
+
+/* The way to replace in a set: the first invalid one (ways fill in order),
+ * else the least recently used.  Records a valid victim in evicted_line /
+ * evicted_dirty so the caller can send a dirty one downstream. */
+static uint64_t victim(gp_cache *c, uint32_t set, uint64_t base) {
+  uint64_t best;
+  if (c->filled[set] < c->config.ways)
+    return base + c->filled[set];
+  best = base + c->lru[set];
   c->evicted = 1;
   c->evicted_line = c->tags[best] - 1;
   c->evicted_dirty = c->dirty[best];
@@ -101,11 +141,12 @@ static uint64_t victim(gp_cache *c, uint64_t base) {
  * a present line always hits); a missing line is filled into the LRU way,
  * missing sectors of a present line are added.  Writes: write-back caches
  * allocate and mark the line dirty; write-through caches update a present
- * line (LRU touch) and never allocate.  Every use refreshes the line's LRU
- * stamp.
+ * line (LRU touch) and never allocate.  Every use makes the line its set's
+ * most recent.
  */
 gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
   uint64_t base;
+  uint32_t set;
   int64_t way;
   uint8_t full = c->config.sectored ? mask : 0x0f;
   c->evicted = 0;
@@ -116,8 +157,9 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
     c->stats.misses++;
     return GP_CACHE_MISS;
   }
-  base = (uint64_t)mod_pow2(line, c->sets) * c->config.ways;
-  way = find_way(c, base, line);
+  set = mod_pow2(line, c->sets);
+  base = (uint64_t)set * c->config.ways;
+  way = find_way(c, set, base, line);
   if (way >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
     c->way = way;
@@ -131,7 +173,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
       }
     }
     c->sectors[way] |= full;
-    c->stamp[way] = ++c->clock;
+    touch(c, set, base, (uint16_t)(way - (int64_t)base));
     if (is_write && c->config.write_back)
       c->dirty[way] = 1;
     if (r == GP_CACHE_HIT)
@@ -143,12 +185,12 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   c->stats.misses++;
   if (is_write && !c->config.write_back)
     return GP_CACHE_MISS; /* write-through, no write-allocate */
-  way = (int64_t)victim(c, base);
+  way = (int64_t)victim(c, set, base);
   c->way = way;
   c->tags[way] = line + 1;
   c->sectors[way] = full;
   c->dirty[way] = (uint8_t)(is_write != 0);
-  c->stamp[way] = ++c->clock;
+  touch(c, set, base, (uint16_t)(way - (int64_t)base));
   return GP_CACHE_MISS;
 }
 

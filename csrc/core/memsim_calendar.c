@@ -55,20 +55,17 @@ static void refresh(gp_calendar *c, uint32_t i) {
   c->dir[i].end = ch->spans[ch->n - 1].to;
 }
 
-/* Drops the intervals that ended by `now`: no request is ready earlier. */
+/* Intervals that ended by `now` no longer matter (no request is ready
+ * earlier) and are dropped a whole chunk at a time: a chunk's last interval
+ * ends by `now`.  Dropping them one by one would move the first chunk's
+ * spans at every request.  An ended interval left in the first chunk
+ * changes no placement: the search starts at the first interval ending
+ * after the ready cycle, and when a new interval joins an ended one the gap
+ * between them (under min_length) could serve no request anyway. */
 static void retire(gp_calendar *c, const gp_alloc *alloc, double now) {
-  while (c->count > 0) {
-    gp_span_chunk *first = c->dir[0].chunk;
-    uint32_t k = 0;
-    while (k < first->n && first->spans[k].to <= now)
-      k++;
-    if (k < first->n) {
-      memmove(first->spans, first->spans + k, (first->n - k) * sizeof *first->spans);
-      first->n -= k;
-      return;
-    }
+  c->now = now;
+  while (c->count > 0 && c->dir[0].end <= now)
     drop_chunk(c, alloc, 0);
-  }
 }
 
 /* The first interval that ends after t: chunk *ci, span *si (*ci = count
@@ -76,6 +73,11 @@ static void retire(gp_calendar *c, const gp_alloc *alloc, double now) {
 static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
   uint32_t lo = 0, hi = c->count;
   const gp_span_chunk *ch;
+  /* most requests are ready after every interval or in the last chunk */
+  if (hi > 0 && c->dir[hi - 1].end > t && (hi == 1 || c->dir[hi - 2].end <= t))
+    lo = hi - 1;
+  else if (hi > 0 && c->dir[hi - 1].end <= t)
+    lo = hi;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (c->dir[mid].end > t)
@@ -219,16 +221,27 @@ int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, doubl
   }
 }
 
+/* The first interval that has not ended by c->now: chunk 0's spans
+ * before it ended but were kept (retire). */
+static uint32_t first_live(const gp_calendar *c) {
+  uint32_t k = 0;
+  if (c->count > 0)
+    while (c->dir[0].chunk->spans[k].to <= c->now)
+      k++; /* the chunk's last span ends after now */
+  return k;
+}
+
 size_t gp_calendar_intervals(const gp_calendar *c) {
   size_t n = 0;
   uint32_t i;
   for (i = 0; i < c->count; i++)
     n += c->dir[i].chunk->n;
-  return n;
+  return n - first_live(c);
 }
 
 gp_span gp_calendar_interval(const gp_calendar *c, size_t k) {
   uint32_t i;
+  k += first_live(c);
   for (i = 0; i < c->count && k >= c->dir[i].chunk->n; i++)
     k -= c->dir[i].chunk->n;
   return c->dir[i].chunk->spans[k];

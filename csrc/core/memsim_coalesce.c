@@ -61,6 +61,10 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
     uint64_t first = divide(offsets[i], bank_bytes, word_shift);
     uint64_t last = divide(offsets[i] + (width ? width : 1) - 1, bank_bytes, word_shift);
     uint64_t word;
+    if (last == first && (m == 0 || words[m - 1] <= first)) { /* in order: the usual case */
+      words[m++] = first;
+      continue;
+    }
     for (word = first; word <= last && word - first < 16; word++) {
       for (j = m; j > 0 && words[j - 1] > word; j--)
         words[j] = words[j - 1];
@@ -68,9 +72,14 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
       m++;
     }
   }
-  for (j = 0; j < m; j++)
-    if (j == 0 || words[j] != words[j - 1])
-      count[bank_shift >= 0 ? words[j] & bank_mask : words[j] % banks] = 0;
+  if (m == 0)
+    return 0;
+  /* the words (sorted) lie within `banks` consecutive words: each distinct
+   * word in a bank of its own, lanes on one word served together (a
+   * broadcast): one pass */
+  if (words[m - 1] - words[0] < banks)
+    return 1;
+  memset(count, 0, banks * sizeof *count);
   for (j = 0; j < m; j++)
     if (j == 0 || words[j] != words[j - 1]) {
       uint32_t b = (uint32_t)(bank_shift >= 0 ? words[j] & bank_mask : words[j] % banks);

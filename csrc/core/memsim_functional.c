@@ -21,10 +21,12 @@
 #include <string.h>
 
 enum { LEVEL_L1 = 1, LEVEL_L2 = 2, LEVEL_DRAM = 3 };
+_Static_assert(GP_REUSE_TABLE % 64 == 0, "whole words of recent_used per SM");
 enum { KIND_NONE = 0, KIND_CACHE, KIND_SHARED, KIND_CONST };
 
-/* A recent L1 miss of an SM: the line (+ 1; 0 = empty) and the SM's miss
- * count when it happened. */
+/* A recent L1 miss of an SM: the line (+ 1) and the SM's miss count when
+ * it happened; an entry is read only once its bit in gp_func.recent_used
+ * is set (so the tables, megabytes on a large GPU, are never cleared). */
 typedef struct recent_miss {
   uint64_t line1, seq;
 } recent_miss;
@@ -37,6 +39,7 @@ struct gp_func {
   gp_cache *l2;      /* one per slice */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
+  uint64_t *recent_used; /* a bit per entry of `recent`: written at least once */
   uint64_t *misses;  /* per SM: L1-missing load requests so far */
   gp_memsim_result out;
 };
@@ -45,10 +48,12 @@ struct gp_func {
  * the bucket of its distance, in the SM's misses, to the previous miss on
  * the line (when the table still holds it). */
 static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
-  recent_miss *r = &f->recent[(size_t)sm * GP_REUSE_TABLE +
-                              ((line * 0x9E3779B97F4A7C15ull) >> 52) % GP_REUSE_TABLE];
-  uint64_t seq = ++f->misses[sm];
-  if (r->line1 == line + 1) {
+  size_t at = (size_t)sm * GP_REUSE_TABLE + ((line * 0x9E3779B97F4A7C15ull) >> 52) % GP_REUSE_TABLE;
+  recent_miss *r = &f->recent[at];
+  uint64_t seq = ++f->misses[sm], bit = (uint64_t)1 << (at & 63);
+  int used = (f->recent_used[at >> 6] & bit) != 0;
+  f->recent_used[at >> 6] |= bit;
+  if (used && r->line1 == line + 1) {
     uint64_t d = seq - r->seq;
     int b = 0;
     while (b + 1 < GP_REUSE_BUCKETS && d >= (2ull << b))
@@ -147,6 +152,7 @@ void gp_func_free(gp_func *f) {
   gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
   gp_free(&f->alloc, f->kind, f->out.pc_count + 1);
   gp_free(&f->alloc, f->recent, (size_t)f->cfg.sms * GP_REUSE_TABLE * sizeof *f->recent);
+  gp_free(&f->alloc, f->recent_used, (size_t)f->cfg.sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   gp_free(&f->alloc, f->misses, f->cfg.sms * sizeof *f->misses);
   gp_memsim_result_free(&f->out, &f->alloc);
   gp_free(&f->alloc, f, sizeof *f);
@@ -176,16 +182,17 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->l1 = gp_malloc(alloc, cfg->sms * sizeof *f->l1);
   f->l2 = gp_malloc(alloc, f->slices * sizeof *f->l2);
   f->recent = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
+  f->recent_used = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   f->misses = gp_malloc(alloc, cfg->sms * sizeof *f->misses);
   if (f->l1)
     memset(f->l1, 0, cfg->sms * sizeof *f->l1);
   if (f->l2)
     memset(f->l2, 0, f->slices * sizeof *f->l2);
-  if (f->recent)
-    memset(f->recent, 0, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
+  if (f->recent_used)
+    memset(f->recent_used, 0, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   if (f->misses)
     memset(f->misses, 0, cfg->sms * sizeof *f->misses);
-  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2 || !f->recent || !f->misses) {
+  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2 || !f->recent || !f->recent_used || !f->misses) {
     gp_func_free(f);
     return gp_error_set(err, "memsim: out of memory");
   }
@@ -329,23 +336,24 @@ static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *
   return m->line_count;
 }
 
-/* Next cache-using memory instruction of a warp at or after *cursor. */
-static int next_memory(const gp_kernel *k, uint64_t end, uint64_t *cursor) {
+/* Next cache-using memory instruction of a warp at or after *cursor
+ * (cached[c]: class c uses the caches). */
+static int next_memory(const gp_kernel *k, const uint8_t *cached, uint64_t end, uint64_t *cursor) {
   while (*cursor < end) {
     uint64_t i = (*cursor)++;
-    if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i]))
+    if (k->mem[i] != UINT32_MAX && cached[k->op_class[i]])
       return 1;
   }
   return 0;
 }
 
 /* Visits wave `wave`'s memory instructions: the warps of every SM's
- * co-resident blocks, round-robin, one memory instruction per turn. */
-static void visit_wave(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, uint32_t wave,
-                       uint64_t *cursor, uint32_t *warp_sm, uint64_t *warp_ids,
-                       gp_memsim_visit visit, void *ctx) {
+ * co-resident blocks, round-robin, one memory instruction per turn.  A
+ * warp with none left leaves the turn (the others keep their order). */
+static void visit_wave(const gp_kernel *k, const uint8_t *cached, uint32_t sms,
+                       uint32_t blocks_per_sm, uint32_t wave, uint64_t *cursor, uint32_t *warp_sm,
+                       uint64_t *warp_ids, gp_memsim_visit visit, void *ctx) {
   uint32_t n = 0, s, b, w;
-  int active = 1;
   for (s = 0; s < sms; s++) {
     for (b = 0; b < blocks_per_sm; b++) {
       uint64_t block = ((uint64_t)wave * blocks_per_sm + b) * sms + s;
@@ -360,16 +368,17 @@ static void visit_wave(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
       }
     }
   }
-  while (active) {
-    uint32_t x;
-    active = 0;
+  while (n > 0) {
+    uint32_t x, kept = 0;
     for (x = 0; x < n; x++) {
       uint64_t g = warp_ids[x];
-      if (!next_memory(k, k->warp_start[g] + k->warp_len[g], &cursor[x]))
+      if (!next_memory(k, cached, k->warp_start[g] + k->warp_len[g], &cursor[x]))
         continue;
       visit(ctx, cursor[x] - 1, warp_sm[x]);
-      active = 1;
+      warp_ids[kept] = g, warp_sm[kept] = warp_sm[x], cursor[kept] = cursor[x];
+      kept++;
     }
+    n = kept;
   }
 }
 
@@ -378,15 +387,19 @@ int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
   uint64_t per_wave = (uint64_t)sms * blocks_per_sm * k->warps_per_block + 1;
   uint64_t *cursor, *warp_ids;
   uint32_t *warp_sm, waves, w;
+  uint8_t cached[GP_OP_CLASS_COUNT];
+  int c;
   if (sms == 0 || blocks_per_sm == 0)
     return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    cached[c] = (uint8_t)gp_op_uses_cache(c);
   cursor = gp_malloc(alloc, per_wave * sizeof *cursor);
   warp_ids = gp_malloc(alloc, per_wave * sizeof *warp_ids);
   warp_sm = gp_malloc(alloc, per_wave * sizeof *warp_sm);
   if (cursor && warp_ids && warp_sm) {
     waves = (uint32_t)((k->blocks + (uint64_t)sms * blocks_per_sm - 1) / ((uint64_t)sms * blocks_per_sm));
     for (w = 0; w < waves; w++)
-      visit_wave(k, sms, blocks_per_sm, w, cursor, warp_sm, warp_ids, visit, ctx);
+      visit_wave(k, cached, sms, blocks_per_sm, w, cursor, warp_sm, warp_ids, visit, ctx);
   }
   gp_free(alloc, cursor, per_wave * sizeof *cursor);
   gp_free(alloc, warp_ids, per_wave * sizeof *warp_ids);
@@ -419,7 +432,9 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
   kernel_replay r;
   uint64_t i;
-  int status;
+  uint8_t onchip[GP_OP_CLASS_COUNT];
+  uint64_t onchip_count = 0;
+  int status, c;
   memset(out, 0, sizeof *out);
   if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
     return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
@@ -431,12 +446,19 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
   if (status == GP_OK)
     status = r.status;
   /* shared-memory and constant instructions: order does not matter */
-  for (i = 0; i < k->insts && status == GP_OK; i++) {
-    int c = k->op_class[i];
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    onchip[c] = c == GP_OP_LD_CONST || c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED ||
+                c == GP_OP_ATOM_SHARED;
+    onchip_count += onchip[c] ? k->class_counts[c] : 0;
+  }
+  for (i = 0; i < k->insts && status == GP_OK && onchip_count > 0; i++) {
+    c = k->op_class[i];
+    if (!onchip[c])
+      continue;
+    onchip_count--; /* the loop ends after the last one */
     if (c == GP_OP_LD_CONST) {
       status = gp_func_const(r.f, k->pc_index[i], err);
-    } else if (k->mem[i] != UINT32_MAX &&
-               (c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED)) {
+    } else if (k->mem[i] != UINT32_MAX) {
       const gp_mem_record *m = &k->mem_records[k->mem[i]];
       status = gp_func_shared(r.f, k->pc_index[i], k->addresses + m->addr_start, m->addr_count,
                               k->width[i], err);

@@ -3,14 +3,17 @@
  * workers, and a SIGINT flag (see proc.h).
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 
 #include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,6 +167,32 @@ int gp_proc_kill(int64_t pid, int sig, gp_error *err) {
 }
 
 void gp_proc_exit(int code) { _exit(code); }
+
+struct gp_proc_counter {
+  _Atomic uint64_t next;
+};
+
+/* One page shared with every process forked later (MAP_SHARED): the
+ * atomic add reaches the same memory from each of them (lock-free on every
+ * machine gpush builds on, so it needs no process-local lock). */
+int gp_proc_counter_new(gp_proc_counter **out, gp_error *err) {
+  void *p = mmap(NULL, sizeof(gp_proc_counter), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                 -1, 0);
+  if (p == MAP_FAILED)
+    return gp_error_set(err, "shared counter: %s", strerror(errno));
+  *out = p;
+  atomic_init(&(*out)->next, 0);
+  return GP_OK;
+}
+
+uint64_t gp_proc_counter_next(gp_proc_counter *c) {
+  return atomic_fetch_add(&c->next, 1);
+}
+
+void gp_proc_counter_free(gp_proc_counter *c) {
+  if (c != NULL)
+    munmap(c, sizeof *c);
+}
 
 int gp_proc_cpu_count(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -63,6 +63,15 @@ int gp_proc_kill(int64_t pid, int sig, gp_error *err);
 /* Leaves the calling worker at once with `code` (_exit). */
 void gp_proc_exit(int code);
 
+/* A counter shared by a process and the workers it forks after making it
+ * (a shared mapping): each gp_proc_counter_next, in any of them, returns
+ * the next value from 0, never the same one twice.  The workers take their
+ * next piece of work from it, so whoever is free takes it. */
+typedef struct gp_proc_counter gp_proc_counter;
+int gp_proc_counter_new(gp_proc_counter **out, gp_error *err);
+uint64_t gp_proc_counter_next(gp_proc_counter *c);
+void gp_proc_counter_free(gp_proc_counter *c);
+
 /* Online processors (at least 1). */
 int gp_proc_cpu_count(void);
 

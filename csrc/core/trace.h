@@ -255,12 +255,27 @@ typedef struct gp_kernel {
   void *image;
   size_t image_bytes;
   int image_mapped;
+  /* a prefix (gp_kernel_prefix) reads `base`'s arrays; a kernel with
+   * prefixes still open keeps its arrays after gp_kernel_free (`released`)
+   * until the last prefix is freed */
+  struct gp_kernel *base;
+  uint32_t prefixes;
+  int released;
 } gp_kernel;
 
 /* A new empty kernel (every field zero) using `alloc`, or NULL when out of
  * memory; gp_kernel_free releases it and whatever it owns (trace_kernel.c). */
 gp_kernel *gp_kernel_new(const gp_alloc *alloc);
 void gp_kernel_free(gp_kernel *k);
+
+/* The kernel of k's first `blocks` thread blocks (a grid of (blocks, 1, 1)),
+ * reading k's arrays without a copy: their warps must hold the first
+ * instructions, memory records, lines and lane addresses in order (the
+ * parser, the .gpt loader and the generator store them so when a trace
+ * lists its blocks in order); GP_ERR with a message otherwise, or for
+ * blocks outside 1..k->blocks.  Free it with gp_kernel_free, before or
+ * after k (sampling a sweep's launches: docs/experiments.md). */
+int gp_kernel_prefix(gp_kernel *k, uint32_t blocks, gp_kernel **out, gp_error *err);
 
 /* Instruction i's nearest producer: its distance (0: none). */
 uint16_t gp_kernel_dep(const gp_kernel *k, uint64_t i);
@@ -334,6 +349,14 @@ int gp_trace_parse_file(gp_kernel **out, const gp_alloc *alloc,
 int gp_trace_parse_file_limited(gp_kernel **out, const gp_alloc *alloc, const char *path,
                                 const gp_trace_limits *limits, gp_error *err);
 
+/* A text trace through the parsed-trace cache in `dir` (trace_cache.c): the
+ * entry for the file's content and this reader's code when there is one
+ * (*hit = 1), else the parse, then kept as a new entry; entries beyond
+ * max_bytes in all (0: no limit) go, least recently used first. */
+int gp_trace_cache_load(gp_kernel **out, const gp_alloc *alloc, const char *path,
+                        const gp_trace_limits *limits, const char *dir, uint64_t max_bytes, int *hit,
+                        gp_error *err);
+
 /* Reads only the header of a trace file into *k (a caller-owned struct with
  * no arrays; nothing to free). */
 int gp_trace_parse_header(gp_kernel *k, const gp_alloc *alloc, const char *path,
@@ -394,6 +417,12 @@ int gp_trace_open(gp_trace_reader **out, const gp_alloc *alloc,
 /* Sets the caps on compressed input for the launches read from now on
  * (default: gp_trace_limits_mb(GP_TRACE_LIMIT_MB_DEFAULT)). */
 void gp_trace_set_limits(gp_trace_reader *r, const gp_trace_limits *limits);
+/* Keeps parsed launches in the cache folder `dir` (NULL: no cache) of at
+ * most max_bytes (0: no limit): text traces loaded from now on go through
+ * gp_trace_cache_load.  GP_ERR only when out of memory. */
+int gp_trace_set_cache(gp_trace_reader *r, const char *dir, uint64_t max_bytes, gp_error *err);
+/* Launches gp_trace_load found in the cache so far. */
+uint32_t gp_trace_cache_hits(const gp_trace_reader *r);
 /* Steps to the next launch and reads its header: returns 1 with *info
  * filled, 0 when there are no more, GP_ERR on error. */
 int gp_trace_next(gp_trace_reader *r, gp_launch_info *info, gp_error *err);

@@ -34,6 +34,9 @@ struct gp_trace_reader {
   uint64_t memcpy_bytes;
   gp_memcpy *copies;   /* the MemcpyHtoD lines in list order */
   size_t copies_cap;
+  char *cache_dir;     /* the parsed-trace cache (trace_cache.c), NULL: none */
+  uint64_t cache_bytes;
+  uint32_t cache_hits;
 };
 
 static int ends_with(const char *s, const char *suffix) {
@@ -336,10 +339,31 @@ int gp_trace_next(gp_trace_reader *r, gp_launch_info *info, gp_error *err) {
   return 1;
 }
 
+int gp_trace_set_cache(gp_trace_reader *r, const char *dir, uint64_t max_bytes, gp_error *err) {
+  char *copy = dir ? join(&r->alloc, dir, strlen(dir), NULL) : NULL;
+  if (dir && copy == NULL)
+    return gp_error_set(err, "out of memory");
+  free_string(&r->alloc, r->cache_dir);
+  r->cache_dir = copy;
+  r->cache_bytes = max_bytes;
+  return GP_OK;
+}
+
+uint32_t gp_trace_cache_hits(const gp_trace_reader *r) { return r->cache_hits; }
+
 int gp_trace_load(gp_trace_reader *r, gp_kernel **out, gp_error *err) {
+  const char *path;
+  int hit = 0;
   if (r->current < 0)
     return gp_error_set(err, "gp_trace_load: call gp_trace_next first");
-  return gp_trace_parse_file_limited(out, &r->alloc, r->files[r->current], &r->limits, err);
+  path = r->files[r->current];
+  if (r->cache_dir == NULL || gp_gpt_is(path))
+    return gp_trace_parse_file_limited(out, &r->alloc, path, &r->limits, err);
+  if (gp_trace_cache_load(out, &r->alloc, path, &r->limits, r->cache_dir, r->cache_bytes, &hit, err) !=
+      GP_OK)
+    return GP_ERR;
+  r->cache_hits += (uint32_t)hit;
+  return GP_OK;
 }
 
 void gp_trace_memcpy(const gp_trace_reader *r, uint32_t *count,
@@ -372,5 +396,6 @@ void gp_trace_close(gp_trace_reader *r) {
   gp_free(&r->alloc, r->copies, r->copies_cap * sizeof *r->copies);
   free_string(&r->alloc, r->dir);
   free_string(&r->alloc, r->list);
+  free_string(&r->alloc, r->cache_dir);
   gp_free(&r->alloc, r, sizeof *r);
 }

@@ -14,6 +14,8 @@
  * Signals go only through the handles of the workers this process forked,
  * and never after the worker was reaped (its id may then name another
  * process): there is no way to signal a process id given as a number.
+ *   counter = core.proc_counter()  -- shared with the workers forked after it:
+ *   n = counter:next()             -- 0, 1, 2, ... across all of them, each once
  *   core.proc_exit(code)           -- a worker leaves (no buffers flushed)
  *   n = core.proc_cpus()           -- online processors
  *   pid = core.proc_self()
@@ -36,6 +38,7 @@
 #define PIPE_TYPE "gpush.pipe"
 #define WORKER_TYPE "gpush.worker"
 #define SIGINT_GUARD_TYPE "gpush.sigint_guard"
+#define COUNTER_TYPE "gpush.counter"
 #define READ_CHUNK 65536
 
 typedef struct pipe_box {
@@ -198,6 +201,35 @@ static int worker_pid(lua_State *L) {
   return 1;
 }
 
+typedef struct counter_box {
+  gp_proc_counter *counter;
+} counter_box;
+
+static int proc_counter(lua_State *L) {
+  counter_box *box = lua_newuserdata(L, sizeof *box);
+  gp_error err;
+  box->counter = NULL;
+  luaL_getmetatable(L, COUNTER_TYPE);
+  lua_setmetatable(L, -2);
+  if (gp_proc_counter_new(&box->counter, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  return 1;
+}
+
+static int counter_next(lua_State *L) {
+  counter_box *box = luaL_checkudata(L, 1, COUNTER_TYPE);
+  luaL_argcheck(L, box->counter != NULL, 1, "the counter is closed");
+  lua_pushinteger(L, (lua_Integer)gp_proc_counter_next(box->counter));
+  return 1;
+}
+
+static int counter_gc(lua_State *L) {
+  counter_box *box = luaL_checkudata(L, 1, COUNTER_TYPE);
+  gp_proc_counter_free(box->counter);
+  box->counter = NULL;
+  return 0;
+}
+
 static int proc_exit(lua_State *L) {
   gp_proc_exit((int)luaL_optinteger(L, 1, 0));
   return 0;
@@ -257,12 +289,15 @@ static const luaL_Reg pipe_methods[] = {
 
 static const luaL_Reg guard_methods[] = {{"release", guard_release}, {NULL, NULL}};
 
+static const luaL_Reg counter_methods[] = {{"next", counter_next}, {NULL, NULL}};
+
 static const luaL_Reg worker_methods[] = {
     {"wait", worker_wait}, {"signal", worker_signal}, {"pid", worker_pid}, {NULL, NULL}};
 
 static const luaL_Reg proc_functions[] = {
     {"proc_fork", proc_fork},     {"proc_poll", proc_poll},
     {"proc_exit", proc_exit},     {"proc_cpus", proc_cpus},
+    {"proc_counter", proc_counter},
     {"proc_self", proc_self},     {"proc_isatty", proc_isatty},
     {"sigint_catch", sigint_catch}, {"sigint_pending", sigint_pending},
     {NULL, NULL}};
@@ -270,6 +305,7 @@ static const luaL_Reg proc_functions[] = {
 void gpl_open_proc(lua_State *L) {
   gpl_new_type(L, PIPE_TYPE, pipe_methods, pipe_close);
   gpl_new_type(L, SIGINT_GUARD_TYPE, guard_methods, guard_release);
+  gpl_new_type(L, COUNTER_TYPE, counter_methods, counter_gc);
   gpl_new_type(L, WORKER_TYPE, worker_methods, worker_gc);
   luaL_setfuncs(L, proc_functions, 0);
 }

@@ -7,6 +7,9 @@
  *   info = reader:next()                    -- next launch's header; nil at end
  *                                           -- (nil, message on error)
  *   kernel = reader:load()                  -- the current launch; or nil, message
+ *   ok = reader:set_cache(dir, max_mb)      -- keep parsed launches in dir (trace_cache.c);
+ *                                           -- dir nil: no cache; max_mb 0: no limit
+ *   n = reader:cache_hits()                 -- launches loaded from the cache so far
  *   count, bytes = reader:memcpy()          -- MemcpyHtoD lines of kernelslist.g
  *   paths = reader:files()                  -- the input files: kernelslist.g (if
  *                                           -- any), then the traces in launch order
@@ -19,6 +22,10 @@
  *   kernel:mix{rule=, banks=, bank_bytes=}  -- ILP, MLP, divergence, transactions
  *                                           -- (trace_mix.c); rule "lines" (CC >= 2.0),
  *                                           -- "cc12" or "cc10"; banks default 32 x 4 B
+ *   kernel:prefix(blocks)                   -- the kernel of its first `blocks` thread
+ *                                           -- blocks, sharing its arrays (a grid of
+ *                                           -- (blocks, 1, 1)); nil, message when the
+ *                                           -- trace stores them otherwise
  *   kernel:close()                          -- frees the kernel's memory now (also
  *                                           -- __close and __gc); a closed kernel
  *                                           -- raises when used; a kernel held by a
@@ -167,6 +174,25 @@ static int reader_load(lua_State *L) {
   if (gp_trace_load(box->reader, &k, &err) != GP_OK)
     return push_failure(L, err.msg);
   gpl_push_kernel(L, k);
+  return 1;
+}
+
+static int reader_set_cache(lua_State *L) {
+  reader_box *box = check_reader(L);
+  const char *dir = luaL_optstring(L, 2, NULL);
+  lua_Integer max_mb = luaL_optinteger(L, 3, 0);
+  gp_error err;
+  luaL_argcheck(L, max_mb >= 0 && max_mb <= (lua_Integer)(UINT64_MAX >> 20), 3,
+                "the cache's size in MiB (0: no limit)");
+  if (gp_trace_set_cache(box->reader, dir, (uint64_t)max_mb << 20, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+static int reader_cache_hits(lua_State *L) {
+  reader_box *box = check_reader(L);
+  lua_pushinteger(L, (lua_Integer)gp_trace_cache_hits(box->reader));
   return 1;
 }
 
@@ -400,6 +426,18 @@ static int kernel_close(lua_State *L) {
   return kernel_gc(L);
 }
 
+static int kernel_prefix(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1), *p;
+  lua_Integer blocks = luaL_checkinteger(L, 2);
+  gp_error err;
+  luaL_argcheck(L, blocks >= 1 && blocks <= (lua_Integer)k->blocks, 2,
+                "a number of thread blocks from 1 to the kernel's");
+  if (gp_kernel_prefix(k, (uint32_t)blocks, &p, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  gpl_push_kernel(L, p);
+  return 1;
+}
+
 static int kernel_is_closed(lua_State *L) {
   kernel_box *box = luaL_checkudata(L, 1, KERNEL_TYPE);
   lua_pushboolean(L, box->kernel == NULL);
@@ -459,6 +497,8 @@ static int kernel_mix(lua_State *L) {
 static const luaL_Reg reader_methods[] = {{"next", reader_next},
                                           {"load", reader_load},
                                           {"memcpy", reader_memcpy},
+                                          {"set_cache", reader_set_cache},
+                                          {"cache_hits", reader_cache_hits},
                                           {"files", reader_files},
                                           {"close", reader_close},
                                           {NULL, NULL}};
@@ -469,6 +509,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
                                           {"mix", kernel_mix},
+                                          {"prefix", kernel_prefix},
                                           {"close", kernel_close},
                                           {"is_closed", kernel_is_closed},
                                           {NULL, NULL}};

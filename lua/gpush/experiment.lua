@@ -14,7 +14,8 @@
 --                                                  -- or {label = ..., descs = {...}} (generated kernels)
 --     models = { models.get("gpumech", { policy = "rr" }), models.get("gpumech", { policy = "gto" }) },
 --     seed = 1,
---   }
+--     sample = true,                               -- optional: long launches from their first waves
+--   }                                              -- (gpush.sampling; run opts.sample overrides)
 --   local results = assert(experiment.run(sweep, { jobs = 2 }))
 --   results:write_csv("out.csv")
 --
@@ -24,9 +25,11 @@
 --
 -- Tasks are (kernel, model, point) in that nesting order, numbered 1..T; the
 -- rows come out in task order whatever runs them.  A shard i/N takes the
--- i-th of N contiguous runs of tasks; --jobs J splits a run the same way
--- over J forked workers, which stream each finished row back to the parent
--- as one JSON line, so the parent holds every finished row at any moment.
+-- i-th of N contiguous runs of tasks; --jobs J forks J workers, which take
+-- a run's kernels (each kernel's tasks, cut smaller when there are few) one
+-- at a time as they come free and stream each finished row back to the
+-- parent as one JSON line, so the parent holds every finished row at any
+-- moment.
 -- Every row passes through that encoding, in-process too, so --jobs J and
 -- --jobs 1 give the same bytes.
 local config = require "gpush.config"
@@ -39,6 +42,7 @@ local outputs = require "gpush.sweep_outputs"
 local progress = require "gpush.progress"
 local results = require "gpush.results"
 local roofline = require "gpush.roofline"
+local sampling = require "gpush.sampling"
 local scenario_args = require "gpush.scenario_args"
 local staging = require "gpush.staging"
 local summary = require "gpush.report.summary"
@@ -226,7 +230,7 @@ function M.new(def)
     preset = base.preset, overrides = overrides,
     parameters = parameters, workloads = { table.unpack(wl) }, models = { table.unpack(def.models) },
     seed = seed, summary = def.summary, reports = def.reports or {}, source = def.source,
-    notes = def.provenance,
+    notes = def.provenance, sample = def.sample == true or nil,
   }, Sweep)
   sweep.points = expand_points(parameters, def.points)
   if #sweep.points == 0 then
@@ -283,7 +287,7 @@ function Sweep:describe()
     name = self.name, title = self.title, preset = self.preset, overrides = self.overrides,
     parameters = parameters, points = points, workloads = workload_texts, models = model_names,
     model_columns = model_columns,
-    seed = self.seed, summary = self.summary, reports = self.reports,
+    seed = self.seed, summary = self.summary, reports = self.reports, sample = self.sample,
     source_digest = self:source_digest(),
   }
 end
@@ -378,84 +382,126 @@ local function emit_profile(plan, k, entry, kernel, cache, emit)
   end
 end
 
--- Runs tasks first, first + stride, ... up to last and hands each record
--- (a JSON line) to emit; stops early when should_stop() is true.  `plan`
--- holds the resolved sweep.
-local function execute(plan, first, last, stride, emit, should_stop)
+-- A runner of tasks for one process: run(first, last) runs those tasks
+-- and hands each record (a JSON line) to emit, stopping early when
+-- should_stop() is true; the kernel of the last task stays loaded and
+-- prepared for the next call (a worker takes several units of one kernel
+-- in a row), finish() closes it.  `plan` holds the resolved sweep.
+local function runner(plan, emit, should_stop)
   local sweep = plan.sweep
   local n_models, n_points = #sweep.models, #sweep.points
   local load = trace.loader()
   local current, kernel, kernel_err, digest, cache, prepared
-  for t = first, last, stride do
-    if should_stop() then
-      break
+  local r = {}
+
+  local function drop_kernel()
+    if kernel then
+      sampling.release(cache)
+      kernel:close() -- one launch in memory at a time
     end
-    local k, m, p = decode_task(t, n_models, n_points)
-    local entry, model, point = plan.kernels[k], sweep.models[m], sweep.points[p]
-    if k ~= current then
-      if kernel then
-        kernel:close() -- one launch in memory at a time
+    kernel = nil
+  end
+
+  function r.run(first, last)
+    for t = first, last do
+      if should_stop() then
+        return
       end
-      current, kernel, cache, prepared = k, nil, {}, {}
-      local ok, loaded, err = pcall(load, entry)
-      kernel, kernel_err = ok and loaded or nil, ok and err or loaded
-      digest = kernel and core.kernel_digest(kernel)
-    end
-    local ctx = { seed = sweep.seed, workload = entry.workload, kernel = entry.kernel, launch = entry.launch }
-    if kernel and plan.profile_config and t == (k - 1) * n_models * n_points + 1 then
-      emit_profile(plan, k, entry, kernel, cache, emit)
-    end
-    local message
-    local cfg = plan.configs[p]
-    if not kernel then
-      message = "cannot load the kernel: " .. tostring(kernel_err)
-    elseif not cfg then
-      message = plan.config_errors[p]
-    else
-      if prepared[m] == nil then
-        if model.prepare then
-          local ok, value = attempt(model.prepare, kernel, plan.base, cache, ctx)
-          prepared[m] = { ok = ok, value = value }
-        else
-          prepared[m] = { ok = true }
-        end
+      local k, m, p = decode_task(t, n_models, n_points)
+      local entry, model, point = plan.kernels[k], sweep.models[m], sweep.points[p]
+      if k ~= current then
+        drop_kernel()
+        current, cache, prepared = k, {}, {}
+        local ok, loaded, err = pcall(load, entry)
+        kernel, kernel_err = ok and loaded or nil, ok and err or loaded
+        digest = kernel and core.kernel_digest(kernel)
       end
-      if not prepared[m].ok then
-        message = "prepare: " .. prepared[m].value
+      local ctx = { seed = sweep.seed, workload = entry.workload, kernel = entry.kernel, launch = entry.launch,
+        sample = sweep.sample, check_sample = sweep.sample and p == plan.baseline }
+      if kernel and plan.profile_config and t == (k - 1) * n_models * n_points + 1 then
+        emit_profile(plan, k, entry, kernel, cache, emit)
+      end
+      local message
+      local cfg = plan.configs[p]
+      if not kernel then
+        message = "cannot load the kernel: " .. tostring(kernel_err)
+      elseif not cfg then
+        message = plan.config_errors[p]
       else
-        local ok, value = attempt(model.run, kernel, cfg, prepared[m].value, cache, ctx)
-        if not ok then
-          message = value
-        elseif type(value) ~= "table" then
-          message = ("run returned a %s, expected a result table"):format(type(value))
-        else
-          local row, flat_err = flatten(value, "", {})
-          if not row then
-            message = flat_err
+        if prepared[m] == nil then
+          if model.prepare then
+            local ok, value = attempt(model.prepare, kernel, plan.base, cache, ctx)
+            prepared[m] = { ok = ok, value = value }
           else
-            row.workload, row.kernel, row.launch, row.model = entry.workload, entry.kernel, entry.launch, model.name
-            for column, v in pairs(point) do
-              row[column] = v
+            prepared[m] = { ok = true }
+          end
+        end
+        if not prepared[m].ok then
+          message = "prepare: " .. prepared[m].value
+        else
+          local ok, value = attempt(model.run, kernel, cfg, prepared[m].value, cache, ctx)
+          if not ok then
+            message = value
+          elseif type(value) ~= "table" then
+            message = ("run returned a %s, expected a result table"):format(type(value))
+          else
+            local row, flat_err = flatten(value, "", {})
+            if not row then
+              message = flat_err
+            else
+              row.workload, row.kernel, row.launch, row.model = entry.workload, entry.kernel, entry.launch, model.name
+              for column, v in pairs(point) do
+                row[column] = v
+              end
+              row.config_hash, row.trace_hash = plan.config_hashes[p], digest
+              emit(json.encode { task = t, row = row })
             end
-            row.config_hash, row.trace_hash = plan.config_hashes[p], digest
-            emit(json.encode { task = t, row = row })
           end
         end
       end
-    end
-    if message then
-      local params = json.object()
-      for column, v in pairs(point) do
-        params[column] = v
+      if message then
+        local params = json.object()
+        for column, v in pairs(point) do
+          params[column] = v
+        end
+        emit(json.encode { task = t, failure = { workload = entry.workload, kernel = entry.kernel,
+          launch = entry.launch, model = model.name, params = params, cause = message,
+          message = ("%s [%s] at %s: %s"):format(entry.kernel, model.name, sweep:point_text(point), message) } })
       end
-      emit(json.encode { task = t, failure = { workload = entry.workload, kernel = entry.kernel,
-        launch = entry.launch, model = model.name, params = params, cause = message,
-        message = ("%s [%s] at %s: %s"):format(entry.kernel, model.name, sweep:point_text(point), message) } })
     end
   end
-  if kernel then
-    kernel:close()
+
+  function r.finish()
+    drop_kernel()
+    current = nil
   end
+  return r
+end
+
+-- The units of work of tasks first..last for `jobs` workers: each kernel's
+-- run of tasks (every model and point of it), so that a worker loads and
+-- prepares a kernel once; when there are fewer than four units a worker,
+-- each kernel's run is cut into as many contiguous pieces as make four.
+-- Units are taken in order by whichever worker is free (a shared counter).
+local function units_of(plan, first, last, jobs)
+  local per_kernel = #plan.sweep.models * #plan.sweep.points
+  local runs = {}
+  for k = 1, #plan.kernels do
+    local lo, hi = math.max(first, (k - 1) * per_kernel + 1), math.min(last, k * per_kernel)
+    if lo <= hi then
+      runs[#runs + 1] = { first = lo, last = hi }
+    end
+  end
+  local pieces = math.max(1, math.ceil(4 * jobs / #runs))
+  local units = {}
+  for _, run in ipairs(runs) do
+    local n = run.last - run.first + 1
+    local cut = math.min(pieces, n)
+    for i = 0, cut - 1 do
+      units[#units + 1] = { first = run.first + (n * i) // cut, last = run.first + (n * (i + 1)) // cut - 1 }
+    end
+  end
+  return units
 end
 
 -- Running ---------------------------------------------------------------------------
@@ -481,8 +527,8 @@ local function make_plan(sweep)
     end
   end
   plan.tasks = #kernels * #sweep.models * #sweep.points
+  plan.baseline = M.baseline_index(sweep)
   if outputs.reports_need(sweep.reports, "kernel_profiles") then
-    plan.baseline = M.baseline_index(sweep)
     plan.profile_config = plan.configs[plan.baseline]
   end
   return plan
@@ -552,49 +598,62 @@ local function interruption()
 end
 
 local function run_in_process(plan, first, last, c)
-  execute(plan, first, last, 1, c.take, core.sigint_pending)
+  local r = runner(plan, c.take, core.sigint_pending)
+  r.run(first, last)
+  r.finish()
   return interruption()
 end
 
-local function start_worker(plan, first, last, stride)
+local function start_worker(plan, units, counter)
   local process, pipe = core.proc_fork()
   if process == nil then
     return nil, pipe
   end
   if not process then -- in the worker
-    local ok, err = pcall(execute, plan, first, last, stride, function(line)
-      assert(pipe:write(line .. "\n"))
-    end, function() return false end)
+    local ok, err = pcall(function()
+      local r = runner(plan, function(line)
+        assert(pipe:write(line .. "\n"))
+      end, function() return false end)
+      while true do
+        local u = units[counter:next() + 1]
+        if not u then
+          break
+        end
+        r.run(u.first, u.last)
+      end
+      r.finish()
+    end)
     if not ok then
       pipe:write(json.encode { task = 0, fatal = tostring(err) } .. "\n")
     end
     pipe:close()
     core.proc_exit(ok and 0 or 1)
   end
-  return { process = process, pipe = pipe, buffer = "", first = first, last = last, stride = stride, open = true }
+  return { process = process, pipe = pipe, buffer = "", open = true }
 end
 
 -- Forks `jobs` workers over first..last and collects their rows; returns
--- the reason the run is incomplete, if it is.  Worker j takes every
--- jobs-th task from first + j - 1: neighbouring tasks cost about the same
--- (the same kernel and model), so the workers finish together even when one
--- kernel dominates, at the price of each worker loading every kernel and
--- preparing it once.
+-- the reason the run is incomplete, if it is.  The tasks are cut into
+-- units (units_of: a kernel's tasks each, so each kernel is loaded and
+-- prepared once), which the workers take in order as they come free.
 local function run_workers(plan, first, last, jobs, c)
+  local units = units_of(plan, first, last, jobs)
+  local counter, counter_err = core.proc_counter()
+  if not counter then
+    error("gpush.experiment: " .. counter_err, 0)
+  end
   local workers = {}
-  for j = 1, jobs do
-    local lo, hi = first + j - 1, last
-    if lo <= hi then
-      local w, err = start_worker(plan, lo, hi, jobs)
-      if not w then
-        for _, started in ipairs(workers) do
-          started.process:signal("TERM")
-          started.process:wait()
-        end
-        error("gpush.experiment: " .. err, 0)
+  for j = 1, math.min(jobs, #units) do
+    local w, err = start_worker(plan, units, counter)
+    if not w then
+      for _, started in ipairs(workers) do
+        started.process:signal("TERM")
+        started.process:wait()
       end
-      workers[#workers + 1] = w
+      error("gpush.experiment: " .. err, 0)
     end
+    w.index = j
+    workers[#workers + 1] = w
   end
   local incomplete
   local ok, loop_err = pcall(function()
@@ -617,7 +676,7 @@ local function run_workers(plan, first, last, jobs, c)
   for _, w in ipairs(workers) do
     local how, code = w.process:wait()
     if not incomplete and not (how == "exit" and code == 0) then
-      incomplete = ("the worker for tasks %d-%d (every %d) ended (%s %s)%s"):format(w.first, w.last, w.stride,
+      incomplete = ("worker %d of %d ended (%s %s) before its tasks were done%s"):format(w.index, #workers,
         tostring(how), tostring(code), c.fatal and (": " .. c.fatal) or "")
     end
   end
@@ -677,7 +736,8 @@ end
 
 -- Runs a sweep (or its shard).  opts: jobs (default 1; 0 = every core),
 -- shard = {index, count}, quiet, progress_stream, tty, command (string or
--- arg-style table).  Returns a Results (with extra.sweep, extra.tasks, and
+-- arg-style table), sample (true or false: sample long launches or not,
+-- whatever the definition says; docs/experiments.md, "Sampling").  Returns a Results (with extra.sweep, extra.tasks, and
 -- extra.shard when sharded), or nil and a message when the sweep cannot
 -- start (an unreadable trace, a bad base configuration).
 function M.run(sweep, opts)
@@ -691,6 +751,13 @@ function M.run(sweep, opts)
   end
   if jobs == 0 then
     jobs = core.proc_cpus()
+  end
+  if opts.sample ~= nil and (opts.sample == true) ~= (sweep.sample == true) then
+    local copy = setmetatable({}, Sweep) -- this run's choice, in its identity too
+    for k, v in pairs(sweep) do
+      copy[k] = v
+    end
+    copy.sample, sweep = opts.sample == true or nil, copy
   end
   local plan, err = make_plan(sweep)
   if not plan then
@@ -820,7 +887,7 @@ function M.main(def, args, out, err)
     return M.EXIT_FAILED
   end
   local ok, res, run_err = pcall(M.run, sweep, { jobs = opts.jobs, shard = opts.shard, quiet = opts.quiet,
-    command = args })
+    command = args, sample = opts.sample })
   if not ok or not res then
     stage:abort()
     if not ok then
@@ -954,7 +1021,8 @@ end
 -- EXIT_FAILED; unless `keep_partial`, so does an interrupted or failing one,
 -- after report_end has written what it finished.  Returns the result.
 function M.run_scenario(name, sweep, opts, command, keep_partial)
-  local res, run_err = M.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = command })
+  local res, run_err = M.run(sweep, { jobs = opts.jobs, quiet = opts.quiet, command = command,
+    sample = opts.sample })
   if not res then
     io.stderr:write(name, ": ", run_err, "\n")
     os.exit(M.EXIT_FAILED)

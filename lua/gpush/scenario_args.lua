@@ -2,7 +2,8 @@
 -- takes (scenarios/*.lua, examples/custom_sweep.lua, experiment.main):
 --
 --   local opts, problem = scenario_args.parse(arg)
---   opts.traces, opts.out, opts.jobs, opts.quiet, opts.shard, opts.overrides, opts.help
+--   opts.traces, opts.out, opts.jobs, opts.quiet, opts.shard, opts.overrides, opts.help,
+--   opts.sample (true: --sample, false: --no-sample, nil: the sweep's own choice)
 --   local opts, problem = scenario_args.parse_whole(arg, { ["--config"] = "config" }, "out_dir")
 --
 -- docs/experiments.md ("Running a scenario") describes them.
@@ -16,16 +17,24 @@ local text = require "gpush.text"
 
 local M = {}
 
-M.USAGE = "[--traces PATH ...] [--out DIR] [--jobs N] [--quiet] [--shard I/N] [-p key=value ...]"
+M.USAGE = "[--traces PATH ...] [--out DIR] [--jobs N] [--quiet] [--shard I/N] [--sample|--no-sample]\n"
+  .. "         [-p key=value ...]"
 
 -- Parses the options; returns opts or nil, message.  opts.jobs: an integer
 -- (default: every core), opts.shard {index, count}.
 function M.parse(args)
   local opts, problem = cli.parse_args(args, { ["--traces"] = "+traces", ["--out"] = "=out",
     ["--jobs"] = "=jobs", ["-j"] = "=jobs", ["--quiet"] = "quiet", ["-q"] = "quiet", ["--shard"] = "=shard",
-    ["-p"] = "+overrides", ["--help"] = "help", ["-h"] = "help" })
+    ["-p"] = "+overrides", ["--help"] = "help", ["-h"] = "help", ["--sample"] = "sample",
+    ["--no-sample"] = "no_sample" })
   if not opts then
     return nil, problem
+  end
+  if opts.sample and opts.no_sample then
+    return nil, "--sample and --no-sample contradict each other: give one"
+  end
+  if opts.no_sample then
+    opts.sample, opts.no_sample = false, nil
   end
   if #opts.words > 0 then
     return nil, ("unknown argument '%s'"):format(opts.words[1])

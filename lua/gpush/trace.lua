@@ -12,6 +12,7 @@
 -- the largest launch, not the file.  A caller that keeps kernels beyond
 -- their step passes { keep = true } and closes them itself (kernel:close(),
 -- or `local k <close> = kernel`; the collector frees them otherwise).
+local cache = require "gpush.cache"
 local core = require "gpush.core"
 local workloads = require "gpush.workloads"
 
@@ -38,8 +39,27 @@ function M.limit_mb()
 end
 M.DEFAULT_LIMIT_MB = 512
 
+-- The parsed-trace cache (docs/traces.md, "The parsed-trace cache"): the
+-- folder and its size in MiB, from GPUSH_TRACE_CACHE ("off" or "0": none;
+-- a folder; unset: the user's cache folder's traces/) and
+-- GPUSH_TRACE_CACHE_MB (default 2048; 0: no limit); nil when there is no
+-- cache, or no folder for one.
+M.DEFAULT_CACHE_MB = 2048
+function M.cache_settings()
+  local setting = os.getenv("GPUSH_TRACE_CACHE")
+  local mb = math.tointeger(tonumber(os.getenv("GPUSH_TRACE_CACHE_MB") or "")) or M.DEFAULT_CACHE_MB
+  if setting == "off" or setting == "0" then
+    return nil
+  end
+  if setting and setting ~= "" then
+    return core.mkdir(setting) and setting or nil, mb
+  end
+  return cache.dir("traces"), mb
+end
+
 -- Opens a trace; returns a Trace or nil, message.  opts.limit_mb: the cap
--- on compressed input (default M.limit_mb()).
+-- on compressed input (default M.limit_mb()); opts.cache = false reads
+-- every launch from its text, the parsed-trace cache aside.
 function M.open(path, opts)
   if type(path) ~= "string" then
     error("gpush.trace.open: expected a path, got " .. type(path), 2)
@@ -54,6 +74,12 @@ function M.open(path, opts)
   local reader, err = core.trace_open(path, limit)
   if not reader then
     return nil, err
+  end
+  if not (opts and opts.cache == false) then
+    local dir, mb = M.cache_settings()
+    if dir then
+      assert(reader:set_cache(dir, math.max(0, mb)))
+    end
   end
   return setmetatable({ path = path, reader = reader }, Trace)
 end

@@ -285,6 +285,62 @@ static void test_ring_matches_reference(void) {
   free(pc), free(d0), free(d1), free(issue), free(ref);
 }
 
+/* The lean pass over every warp (gp_iv_total_cycles) against gp_iv_run's
+ * totals, bit for bit, on 300 random warps: fractional latencies, packed
+ * and unpacked producers, initiation intervals, timed units with their
+ * busy cycles, empty masks with their own latency. */
+static void test_total_cycles_match_the_run(void) {
+  size_t npc = 24, w, k, bad = 0;
+  double lat[24], ii[24], busy[24], inact[24], total = 0;
+  gp_iv_pc table[24];
+  int8_t unit[24];
+  int32_t cause[24];
+  gp_iv_profile p, q;
+  gp_error err;
+  gp_iv_profile_init(&p, &A);
+  gp_iv_profile_init(&q, &A);
+  for (k = 0; k < npc; k++) {
+    lat[k] = (double)(1 + rnd() % 30) + (rnd() % 3) * 0.25;
+    ii[k] = rnd() % 4 == 0 ? 1.5 + (double)(rnd() % 3) : 0;
+    busy[k] = 0.6667 * (double)(1 + rnd() % 4);
+    inact[k] = rnd() % 3 == 0 ? 1 : -1;
+    unit[k] = (int8_t)(rnd() % 4 == 0 ? -1 : (int)(rnd() % GP_IV_UNITS));
+    cause[k] = (int32_t)k;
+  }
+  for (w = 0; w < 300; w++) {
+    size_t n = 1 + rnd() % 3000;
+    uint32_t *pc = malloc(n * sizeof *pc);
+    uint16_t *deps = malloc(n * 4 * sizeof *deps);
+    uint8_t *active = malloc(n);
+    gp_iv_input in = base_input(n, lat);
+    int packed = (int)(w % 2);
+    for (k = 0; k < n; k++) {
+      size_t j, m = rnd() % 5;
+      pc[k] = (uint32_t)(rnd() % npc);
+      active[k] = (uint8_t)(rnd() % 10 == 0 ? 0 : 32);
+      for (j = 0; j < 4; j++)
+        deps[k * 4 + j] = (uint16_t)(j < m || !packed ? (packed || rnd() % 2 ? 1 + rnd() % 40 : 0) : 0);
+    }
+    in.pc = pc, in.cause = cause, in.ncause = npc, in.dep_stride = 4, in.deps_packed = packed;
+    in.dep[0] = deps, in.dep[1] = deps + 1, in.dep[2] = deps + 2, in.dep[3] = deps + 3;
+    in.totals_only = 1;
+    if (w % 3 != 0)
+      in.ii = ii;
+    if (w % 4 != 0)
+      in.unit = unit, in.unit_busy = busy, in.unit_timing = (int)(w % 2 == 1 || w % 5 == 0);
+    if (w % 5 != 1)
+      in.active = active, in.inactive_latency = inact;
+    CHECK(gp_iv_run(&p, &in, NULL, &err) == GP_OK);
+    CHECK(gp_iv_pc_table(&in, npc, table, &err) == GP_OK);
+    CHECK(gp_iv_total_cycles(&q, &in, table, &total, &err) == GP_OK);
+    bad += total != p.total_cycles;
+    free(pc), free(deps), free(active);
+  }
+  CHECK_EQ_INT(bad, 0);
+  gp_iv_profile_free(&p);
+  gp_iv_profile_free(&q);
+}
+
 /* Profiles given by hand, and bad inputs. */
 static void test_profile_set(void) {
   gp_iv_interval iv[2];
@@ -425,6 +481,7 @@ int main(void) {
   RUN(test_figure2_warp);
   RUN(test_sources_and_ii);
   RUN(test_ring_matches_reference);
+  RUN(test_total_cycles_match_the_run);
   RUN(test_profile_set);
   RUN(test_amat);
   RUN(test_unit_and_l2_sums);

@@ -43,6 +43,44 @@ static void test_worker_round_trip(void) {
   CHECK(gp_proc_wait(pid, 0, &st, &err) == GP_ERR); /* reaped already */
 }
 
+/* The shared counter: a worker and its parent draw 20,000 values each at
+ * the same time; the worker sends back their sum.  The values 1..40,000 are
+ * drawn once each: the two sums add up to theirs, and the counter stands at
+ * 40,001 afterwards. */
+static void test_shared_counter(void) {
+  gp_proc_counter *c = NULL;
+  int64_t pid = -1;
+  int fd = -1, i;
+  uint64_t mine = 0, theirs = 0, seen = 0;
+  gp_proc_status st;
+  gp_error err;
+  CHECK(gp_proc_counter_new(&c, &err) == GP_OK);
+  if (c == NULL)
+    return;
+  CHECK_EQ_INT(gp_proc_counter_next(c), 0);
+  CHECK(gp_proc_fork(&pid, &fd, &err) == GP_OK);
+  if (pid == 0) {
+    uint64_t sum = 0;
+    for (i = 0; i < 20000; i++)
+      sum += gp_proc_counter_next(c);
+    gp_proc_write(fd, (const char *)&sum, sizeof sum, &err);
+    gp_proc_exit(0);
+  }
+  for (i = 0; i < 20000; i++) {
+    uint64_t v = gp_proc_counter_next(c);
+    mine += v;
+    seen = v > seen ? v : seen;
+  }
+  CHECK_EQ_INT(gp_proc_read(fd, (char *)&theirs, sizeof theirs, &err), (long)sizeof theirs);
+  close(fd);
+  CHECK(gp_proc_wait(pid, 0, &st, &err) == GP_OK);
+  /* 0 was drawn before the fork: the two took 1..40,000 between them */
+  CHECK(mine + theirs == (uint64_t)40000 * 40001 / 2);
+  CHECK_EQ_INT(gp_proc_counter_next(c), 40001);
+  CHECK(seen <= 40000);
+  gp_proc_counter_free(c);
+}
+
 static void test_kill_reports_signal(void) {
   int64_t pid = -1;
   int fd = -1;
@@ -130,6 +168,7 @@ static void test_digest(void) {
 
 int main(void) {
   RUN(test_worker_round_trip);
+  RUN(test_shared_counter);
   RUN(test_kill_reports_signal);
   RUN(test_pids_checked_before_the_cast);
   RUN(test_sigint_flag);

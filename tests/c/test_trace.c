@@ -35,6 +35,14 @@ static const char *opcode_of(const gp_kernel *k, uint64_t i) {
   "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num "   \
   "[reg_srcs] mem_width [adrrescompress?] [mem_addresses]\n\n"
 
+/* The same with a grid of three blocks of one warp each. */
+#define HEADER_V4_GRID3                                                        \
+  "-kernel name = mini\n-kernel id = 7\n-grid dim = (3,1,1)\n"                 \
+  "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 32\n-binary version = 80\n"     \
+  "-accelsim tracer version = 4\n-enable lineinfo = 0\n\n"                      \
+  "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num "   \
+  "[reg_srcs] mem_width [adrrescompress?] [mem_addresses]\n\n"
+
 /* Version 4: address modes 1 and 2, a .128 load feeding R5..R7, RZ. */
 static void test_version4_modes_and_dependences(void) {
   gp_error err;
@@ -512,6 +520,63 @@ static void test_shared_traces(void) {
   CHECK(folders >= 8);
 }
 
+/* A prefix of the first thread blocks shares the kernel's arrays: three
+ * blocks of one warp each (2, 3 and 1 instructions, two loads), the prefix
+ * of two holds the first five instructions, two memory records and their
+ * lines, and outlives its kernel (freed first); a trace listing its blocks
+ * out of order has no prefix. */
+static void test_prefix_of_blocks(void) {
+  gp_error err;
+  gp_kernel *k = parse(HEADER_V4_GRID3
+                       "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
+                       "0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x1000 4\n"
+                       "0020 ffffffff 1 R8 IADD3 1 R4 0\n#END_TB\n"
+                       "#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 3\n"
+                       "0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x2000 4\n"
+                       "0020 ffffffff 1 R8 IADD3 1 R4 0\n"
+                       "0030 ffffffff 1 R9 FADD 1 R8 0\n#END_TB\n"
+                       "#BEGIN_TB\nthread block = 2,0,0\nwarp = 0\ninsts = 1\n"
+                       "0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x3000 4\n#END_TB\n",
+                       &err), *p = NULL, *q = NULL;
+  CHECK(k != NULL);
+  if (k == NULL) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return;
+  }
+  CHECK_EQ_INT(gp_kernel_prefix(k, 2, &p, &err), GP_OK);
+  CHECK_EQ_INT(gp_kernel_prefix(k, 0, &q, &err), GP_ERR);
+  CHECK_EQ_INT(gp_kernel_prefix(k, 4, &q, &err), GP_ERR);
+  gp_kernel_free(k); /* the prefix keeps the arrays */
+  CHECK_EQ_INT(p->blocks, 2);
+  CHECK_EQ_INT(p->grid[0], 2);
+  CHECK_EQ_INT(p->warps, 2);
+  CHECK_EQ_INT(p->insts, 5);
+  CHECK_EQ_INT(p->mem_count, 2);
+  CHECK_EQ_INT(p->line_count, 2);
+  CHECK_EQ_INT(p->address_count, 64);
+  CHECK_EQ_INT(p->class_counts[GP_OP_LD_GLOBAL], 2);
+  CHECK_EQ_INT(p->class_counts[GP_OP_FP32], 1);
+  CHECK_EQ_INT(p->lines[1], 0x2000 >> 7);
+  CHECK_EQ_INT(gp_kernel_prefix(p, 1, &q, &err), GP_OK); /* a prefix of a prefix */
+  gp_kernel_free(p);
+  CHECK_EQ_INT(q->insts, 2);
+  gp_kernel_free(q);
+  k = parse(HEADER_V4_GRID3
+            "#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 1\n"
+            "0020 ffffffff 1 R8 IADD3 1 R4 0\n#END_TB\n"
+            "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+            "0020 ffffffff 1 R8 IADD3 1 R4 0\n#END_TB\n"
+            "#BEGIN_TB\nthread block = 2,0,0\nwarp = 0\ninsts = 1\n"
+            "0020 ffffffff 1 R8 IADD3 1 R4 0\n#END_TB\n",
+            &err);
+  CHECK(k != NULL);
+  if (k == NULL)
+    return;
+  CHECK_EQ_INT(gp_kernel_prefix(k, 1, &q, &err), GP_ERR);
+  CHECK(strstr(err.msg, "not stored first") != NULL);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_version4_modes_and_dependences);
   RUN(test_version5_mode0_generic_and_empty_mask);
@@ -521,5 +586,6 @@ int main(void) {
   RUN(test_bad_input_messages);
   RUN(test_gzip_xz_and_kernelslist);
   RUN(test_shared_traces);
+  RUN(test_prefix_of_blocks);
   return gp_test_finish();
 }

@@ -51,30 +51,39 @@ void gp_gm_warp_input(const gp_kernel *k, uint64_t w, const gp_gm_pcs *p, double
   }
 }
 
-/* One profile reused over the warps: Eq. 4's pass per warp, Eq. 5's
- * performance and the totals kept per warp. */
+/* One workspace reused over the warps: Eq. 4's pass per warp (its total
+ * cycles only, gp_iv_total_cycles), Eq. 5's performance and the totals
+ * kept per warp. */
 int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
                    const gp_alloc *alloc, gp_gm_feature *out, size_t *count, gp_error *err) {
   gp_iv_profile prof;
+  gp_iv_pc *table;
   uint64_t w;
-  size_t n = 0;
+  size_t n = 0, npc = p->n ? p->n : 1;
+  table = gp_malloc(alloc, npc * sizeof *table);
+  if (table == NULL)
+    return gp_error_set(err, "out of memory");
   gp_iv_profile_init(&prof, alloc);
   for (w = 0; w < k->warps; w++) {
     gp_iv_input in;
+    double total;
     if (k->warp_len[w] == 0)
       continue;
     gp_gm_warp_input(k, w, p, issue_cycles, 1, &in);
-    if (gp_iv_run(&prof, &in, NULL, err) != GP_OK) {
+    if ((n == 0 && gp_iv_pc_table(&in, p->n, table, err) != GP_OK) ||
+        gp_iv_total_cycles(&prof, &in, table, &total, err) != GP_OK) {
       gp_iv_profile_free(&prof);
+      gp_free(alloc, table, npc * sizeof *table);
       return GP_ERR;
     }
     out[n].warp = w;
-    out[n].warp_perf = gp_iv_warp_perf(&prof);
-    out[n].insts = (double)prof.insts;
-    out[n].total_cycles = prof.total_cycles;
+    out[n].warp_perf = total > 0 ? (double)in.count / total : 0; /* Eq. 5, as gp_iv_warp_perf */
+    out[n].insts = (double)in.count;
+    out[n].total_cycles = total;
     n++;
   }
   gp_iv_profile_free(&prof);
+  gp_free(alloc, table, npc * sizeof *table);
   *count = n;
   return GP_OK;
 }

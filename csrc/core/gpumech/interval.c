@@ -220,6 +220,130 @@ int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_err
   return GP_OK;
 }
 
+int gp_iv_pc_table(const gp_iv_input *in, size_t npc, gp_iv_pc *out, gp_error *err) {
+  double slot = in->issue_cycles;
+  size_t i;
+  for (i = 0; i < npc; i++) {
+    gp_iv_pc *r = &out[i];
+    int u = in->unit ? in->unit[i] : -1;
+    if (u >= GP_IV_UNITS)
+      return gp_error_set(err, "interval: PC %zu has unit id %d outside [0, %d)", i, u, GP_IV_UNITS);
+    r->latency = in->latency[i];
+    r->quiet = in->active && in->inactive_latency && in->inactive_latency[i] >= 0;
+    r->quiet_latency = r->quiet ? in->inactive_latency[i] : 0;
+    r->busy = in->unit_busy ? in->unit_busy[i] : slot;
+    r->step = in->ii ? (in->ii[i] > slot ? in->ii[i] : slot) : slot;
+    r->unit = (int8_t)u;
+  }
+  return GP_OK;
+}
+
+/* The state of the lean pass over one warp. */
+typedef struct lean_state {
+  double prev, step, last_done, stall;
+  double unit_free[GP_IV_UNITS];
+} lean_state;
+
+/* Instruction k of the lean pass: its issue cycle from the previous one's,
+ * its unit's and its producers' done cycles; the gap it opens and its own
+ * done cycle.  Inline with `interleaved` and `timing` constant at each
+ * call, so the loops over a kernel's warps carry no tests of them. */
+static inline __attribute__((always_inline)) void lean_step(
+    lean_state *st, const gp_iv_pc *r, uint64_t k, int quiet_now, const uint16_t *const *deps,
+    size_t ndep, size_t stride, int packed, double slot, double *done, size_t mask,
+    int interleaved, int timing) {
+  double t = k == 0 ? 0 : st->prev + st->step;
+  double l = r->quiet && quiet_now ? r->quiet_latency : r->latency;
+  int u = r->unit;
+  size_t j;
+  if (timing && u >= 0 && st->unit_free[u] > t)
+    t = st->unit_free[u];
+  if (interleaved) {
+    const uint16_t *row = deps[0] + k * stride;
+    for (j = 0; j < ndep && row[j] != 0; j++)
+      if (row[j] <= k && done[(k - row[j]) & mask] > t)
+        t = done[(k - row[j]) & mask];
+  } else {
+    for (j = 0; j < ndep; j++) {
+      uint64_t d = deps[j][k * stride];
+      if (d == 0 && packed)
+        break;
+      if (d != 0 && d <= k && done[(k - d) & mask] > t)
+        t = done[(k - d) & mask];
+    }
+  }
+  if (k > 0 && t > st->prev + slot) {
+    double gap = t - st->prev - slot;
+    if (gap > 0) /* as gp_iv_run's intervals count it */
+      st->stall += gap;
+  }
+  done[k & mask] = t + l;
+  if (u >= 0)
+    st->unit_free[u] = t + r->busy;
+  if (t + l > st->last_done)
+    st->last_done = t + l;
+  st->prev = t;
+  st->step = r->step;
+}
+
+/* The loop of the lean pass, compiled per layout and unit timing. */
+static inline __attribute__((always_inline)) void lean_loop(
+    lean_state *st, const gp_iv_input *in, const gp_iv_pc *table, const uint16_t *const *deps,
+    size_t ndep, size_t stride, double *done, size_t mask, int interleaved, int timing) {
+  const uint32_t *pcs = in->pc;
+  const uint8_t *act = in->active;
+  uint64_t k, n = in->count;
+  for (k = 0; k < n; k++)
+    lean_step(st, &table[pcs ? pcs[k] : k], k, act != NULL && act[k] == 0, deps, ndep, stride,
+              in->deps_packed, in->issue_cycles, done, mask, interleaved, timing);
+}
+
+/* gp_iv_run's total cycles alone, for the pass over every warp: the same
+ * issue cycles in the same arithmetic (so the same total, bit for bit),
+ * without what only a stored profile needs (causes, intervals, request and
+ * unit sums).  The per-PC facts come from one table (one record per PC
+ * instead of a load from each per-PC array), and the ring holds each
+ * instruction's done cycle, issue + latency, added once at the producer
+ * instead of at every consumer. */
+int gp_iv_total_cycles(gp_iv_profile *p, const gp_iv_input *in, const gp_iv_pc *table,
+                       double *total, gp_error *err) {
+  const uint16_t *deps[GP_IV_MAX_SRC];
+  size_t mask, ndep = 0, j, stride = in->dep_stride ? in->dep_stride : 1;
+  double slot = in->issue_cycles, *done;
+  lean_state st;
+  int interleaved;
+  if (prepare(p, in, NULL, err) != GP_OK)
+    return GP_ERR;
+  if (in->count == 0) {
+    *total = 0;
+    return GP_OK;
+  }
+  for (j = 0; j < GP_IV_MAX_SRC; j++)
+    if (in->dep[j])
+      deps[ndep++] = in->dep[j];
+  /* a kernel's layout: every slot of an instruction side by side, the
+   * nearest first and a 0 after the last; read as one row */
+  for (j = 0; j < ndep && deps[j] == deps[0] + j; j++)
+    ;
+  interleaved = in->deps_packed && ndep > 0 && j == ndep && stride >= ndep;
+  done = p->ring;
+  mask = p->ring_cap - 1;
+  memset(&st, 0, sizeof st);
+  if (interleaved && in->unit_timing)
+    lean_loop(&st, in, table, deps, ndep, stride, done, mask, 1, 1);
+  else if (interleaved)
+    lean_loop(&st, in, table, deps, ndep, stride, done, mask, 1, 0);
+  else
+    lean_loop(&st, in, table, deps, ndep, stride, done, mask, 0, in->unit_timing);
+  if (st.last_done > st.prev + slot) { /* the drain */
+    double drain = st.last_done - st.prev - slot;
+    if (drain > 0)
+      st.stall += drain;
+  }
+  *total = (double)in->count * slot + st.stall;
+  return GP_OK;
+}
+
 int gp_iv_profile_set(gp_iv_profile *p, const gp_iv_interval *iv, size_t n, size_t ncause,
                       double issue_cycles, gp_error *err) {
   gp_iv_input in;

@@ -127,6 +127,26 @@ int gp_iv_profile_set(gp_iv_profile *p, const gp_iv_interval *iv, size_t n, size
  * may be NULL) receives each instruction's issue cycle.  Resets *p first. */
 int gp_iv_run(gp_iv_profile *p, const gp_iv_input *in, double *issue_out, gp_error *err);
 
+/* One PC's facts for gp_iv_total_cycles, gathered once from an input's
+ * per-PC arrays by gp_iv_pc_table (npc records; GP_ERR for a unit id out of
+ * range).  quiet: an instruction of the PC with no active lane takes
+ * quiet_latency; step: the issue cycles to the warp's next instruction. */
+typedef struct gp_iv_pc {
+  double latency, quiet_latency, busy, step;
+  int8_t unit;
+  uint8_t quiet;
+} gp_iv_pc;
+int gp_iv_pc_table(const gp_iv_input *in, size_t npc, gp_iv_pc *out, gp_error *err);
+
+/* The total cycles gp_iv_run would give the warp (insts x issue_cycles +
+ * its stall cycles, bit for bit), in one lean pass that keeps nothing else
+ * (every warp's features, gpumech.h): `in` gives the instructions (pc,
+ * producers, active lanes, unit_timing, issue_cycles), `table` the PCs'
+ * facts (gp_iv_pc_table of an input with the same per-PC arrays); *p is
+ * workspace only. */
+int gp_iv_total_cycles(gp_iv_profile *p, const gp_iv_input *in, const gp_iv_pc *table,
+                       double *total, gp_error *err);
+
 /* Eq. 5: warp performance, insts / (insts x issue_cycles + stall_cycles),
  * in instructions per cycle; 0 for an empty warp.  At issue rate 1 this is
  * also Eq. 9's issue probability. */

@@ -388,7 +388,11 @@ static void occupy_unit(sched_state *q, int unit, double t, double busy) {
   /* sums of fractions round: 3 x 2/3 may come out just below or above 2 */
   const double slack = 1e-6;
   double start = q->unit_acc[unit] > t + slack ? q->unit_acc[unit] : t;
-  double free_at = t + floor(start - t + busy + slack);
+  /* an idle unit and whole cycles (every class but Kepler's FP32 on most
+   * presets): floor(busy + slack) is busy itself */
+  double free_at = start == t && busy < 4503599627370496.0 && busy == (double)(int64_t)busy
+                       ? t + busy
+                       : t + floor(start - t + busy + slack);
   q->unit_acc[unit] = start + busy;
   q->unit_free[unit] = free_at;
   if (free_at > q->latest_free)

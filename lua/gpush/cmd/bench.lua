@@ -22,6 +22,8 @@ usage: gpush bench trace [PATH] [--size MB] [--keep] [--json]
        gpush bench sim [--size M] [--json]       (M: million warp instructions, default 50)
        gpush bench mech [--size M] [--json]      (M: million warp instructions, default 50)
        gpush bench ml [--grid default|ci] [--size M] [--json]   (M: million predictions, default 4)
+       gpush bench all [--size F] [--json]       (every one above, smaller, in under a minute;
+                                                  F: a factor on every size, default 1)
 ]]
 
 local help = [[
@@ -45,7 +47,11 @@ core.  Timings depend on the machine's load: compare the ratios.
            and cached on first use): the time to train one time + power model,
            and (kernel, target) predictions per second, about --size million,
            against a plain loop over the same arrays
-  --json   a list of {name, value, unit, baseline, ratio} objects
+  all      every benchmark above in turn (trace 64 MB, memsim 2 M, gpumech 20 M,
+           sim 4 M, mech 20 M, ml on the ci corpus): one table, each row
+           with its benchmark
+  --json   a list of {name, value, unit, baseline, ratio} objects (bench all:
+           and `bench`)
 ]]
 
 -- A mixed kernel (ALU chains, coalesced and gathered loads, stores, shared
@@ -86,6 +92,23 @@ local function generate(path, mb, err)
   assert(kernel:write_text(path))
 end
 
+-- Ends a benchmark that prints its rows as JSON (--json) or hands them to
+-- `bench all` (opts.collect); false when it should print its text.
+local function finished(opts, out, rows)
+  if opts.collect then
+    for _, r in ipairs(rows) do
+      r.bench = opts.bench
+      opts.collect[#opts.collect + 1] = r
+    end
+    return true
+  end
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return true
+  end
+  return false
+end
+
 local function row(name, value, unit, baseline)
   return { name = name, value = value, unit = unit, baseline = baseline,
     ratio = baseline and baseline > 0 and value / baseline or json.null }
@@ -108,7 +131,7 @@ local function bench_trace(opts, out, err)
     return 1
   end
   local read_s = core.now() - t0
-  local t, open_err = trace.open(path)
+  local t, open_err = trace.open(path, { cache = false })
   if not t then
     err:write("gpush bench: ", open_err, "\n")
     return 1
@@ -122,11 +145,11 @@ local function bench_trace(opts, out, err)
   -- the same launches as .gpt, loaded (checksum verified) from the page cache
   local gpt = os.tmpname() .. ".gpt"
   local gpt_s, gpt_bytes = 0, 0
-  for _, kernel in assert(trace.open(path)):kernels() do
+  for _, kernel in assert(trace.open(path, { cache = false })):kernels() do
     assert(kernel:write_gpt(gpt))
     gpt_bytes = gpt_bytes + core.read_file_plain(gpt)
     local g0 = core.now()
-    local loaded = assert(trace.open(gpt))
+    local loaded = assert(trace.open(gpt, { cache = false }))
     for _, k in loaded:kernels() do
       local _ = k
     end
@@ -144,8 +167,7 @@ local function bench_trace(opts, out, err)
     row("gpt load", gpt_bytes / 1e6 / gpt_s, "MB/s", mb / read_s),
     row("gpt load", insts / gpt_s, "warp-inst/s", insts / parse_s),
   }
-  if opts.json then
-    out:write(json.encode(rows, true), "\n")
+  if finished(opts, out, rows) then
     return 0
   end
   out:write(("trace: %s, %.0f MB, %d lines, %d warp instructions (one core, page cache)\n")
@@ -198,8 +220,7 @@ local function bench_memsim(opts, out, err)
     row("functional", lines / functional_s, "requests/s", lines / scan_s),
     row("timed", timed.requests / timed_s, "requests/s", lines / scan_s),
   }
-  if opts.json then
-    out:write(json.encode(rows, true), "\n")
+  if finished(opts, out, rows) then
     return 0
   end
   out:write(("memsim: %d memory instructions, %d line requests, gtx1080 preset (one core)\n")
@@ -260,8 +281,7 @@ local function bench_gpumech(opts, out, err)
     row("whole prediction", insts / predict_s, "warp-inst/s", insts / scan_s),
     row("whole prediction, paper equations", insts / paper_s, "warp-inst/s", insts / scan_s),
   }
-  if opts.json then
-    out:write(json.encode(rows, true), "\n")
+  if finished(opts, out, rows) then
     return 0
   end
   out:write(("gpumech: %d warp instructions, gtx1080 preset (one core)\n"):format(insts))
@@ -299,8 +319,7 @@ local function bench_sim(opts, out, err)
     assert(r.warp_instructions == insts, "bench sim: the simulator issued a different count")
     rows[#rows + 1] = row(run[1], insts / run.seconds, "warp-inst/s", insts / scan_s)
   end
-  if opts.json then
-    out:write(json.encode(rows, true), "\n")
+  if finished(opts, out, rows) then
     return 0
   end
   out:write(("sim: %d warp instructions, gtx1080 preset (one core)\n"):format(insts))
@@ -339,8 +358,7 @@ local function bench_mech(opts, out, err)
   for _, k in ipairs { "lines", "cc10", "predict" } do
     rows[#rows + 1] = row(labels[k], insts / seconds[k], "warp-inst/s", insts / scan_s)
   end
-  if opts.json then
-    out:write(json.encode(rows, true), "\n")
+  if finished(opts, out, rows) then
     return 0
   end
   out:write(("mech: %d warp instructions, gtx660ti M-core (one core)\n"):format(insts))
@@ -420,8 +438,7 @@ local function bench_ml(opts, out, err)
     row("predict", n / predict_s, "pairs/s", n / plain_s),
     row("predict (paper)", n / paper_s, "pairs/s", n / plain_s),
   }
-  if opts.json then
-    out:write(json.encode(rows, true), "\n")
+  if finished(opts, out, rows) then
     return 0
   end
   out:write(("ml: %s corpus (SIMULATED), %d kernels x %d configurations, %d counters (one core)\n"):format(grid,
@@ -441,12 +458,54 @@ end
 local SIZE_UNIT = { trace = "megabytes", memsim = "million memory instructions", gpumech = "million warp instructions",
   sim = "million warp instructions", mech = "million warp instructions", ml = "million predictions" }
 
+-- bench all: every benchmark in turn at sizes that keep the whole under a
+-- minute on two busy cores (the trace at 64 MB, the models on 4-20 M
+-- warp instructions, ml on the ci corpus, built once if missing), one list
+-- of rows, each with the benchmark it came from (`bench`).
+local ALL = {
+  { name = "trace", size = 64 }, { name = "memsim", size = 2 }, { name = "gpumech", size = 20 },
+  { name = "sim", size = 4 }, { name = "mech", size = 20 }, { name = "ml", size = 1, grid = "ci" },
+}
+local function bench_all(opts, out, err)
+  local actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim,
+    mech = bench_mech, ml = bench_ml }
+  local scale = opts.size_given and opts.size or 1
+  local rows, started = {}, core.now()
+  for _, b in ipairs(ALL) do
+    local t0 = core.now()
+    local code = actions[b.name]({ words = {}, size = math.max(1, math.floor(b.size * scale + 0.5)),
+      size_given = true, grid = b.grid, collect = rows, bench = b.name, json = opts.json }, out, err)
+    if code ~= 0 then
+      return code
+    end
+    err:write(("bench all: %s in %.1f s\n"):format(b.name, core.now() - t0))
+  end
+  if opts.json then
+    out:write(json.encode(rows, true), "\n")
+    return 0
+  end
+  out:write(("every benchmark, one core each, in %.1f s (compare the ratios: the baselines ran in the same"
+    .. " run)\n"):format(core.now() - started))
+  out:write(("  %-8s %-34s %14s %-12s %14s %9s\n"):format("bench", "name", "value", "unit", "baseline", "ratio"))
+  for _, r in ipairs(rows) do
+    local ratio = r.ratio ~= json.null and ("%.3f"):format(r.ratio) or ""
+    out:write(("  %-8s %-34s %14.4g %-12s %14s %9s\n"):format(r.bench, r.name, r.value, r.unit,
+      r.baseline and ("%.4g"):format(r.baseline) or "", ratio))
+  end
+  return 0
+end
+
 -- --size (megabytes for trace, default 512; millions of the benchmark's
--- unit for the others): opts.size, and opts.size_given when set.
+-- unit for the others; for `bench all` a factor above 0 on every
+-- benchmark's size): opts.size, and opts.size_given when set.
 local function check_size(opts)
   if opts.size then
     opts.size, opts.size_given = tonumber(opts.size), true
-    if not opts.size or opts.size < 1 then
+    if opts.words[1] == "all" then
+      if not opts.size or opts.size <= 0 then
+        return "--size needs a factor above 0 for bench all (each benchmark's size times it)"
+      end
+    elseif not opts.size or opts.size < 1 then
       return ("--size needs a number of %s (at least 1)"):format(SIZE_UNIT[opts.words[1]] or "megabytes")
     end
   else
@@ -459,7 +518,7 @@ function M.main(args, out, err)
     options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" },
     validate = check_size,
     actions = { trace = bench_trace, memsim = bench_memsim, gpumech = bench_gpumech, sim = bench_sim,
-      mech = bench_mech, ml = bench_ml },
+      mech = bench_mech, ml = bench_ml, all = bench_all },
     noun = "benchmark", missing = "which benchmark?", help = help }, args, out, err)
 end
 

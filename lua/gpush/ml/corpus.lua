@@ -16,6 +16,7 @@
 -- grid, the preset's resolved configuration, the kernels' descriptions,
 -- the simulator policy and the gpush version.  The build is checkpointed
 -- kernel by kernel (through gpush.ml.files) and resumes after an interrupt.
+local cache = require "gpush.cache"
 local config = require "gpush.config"
 local core = require "gpush.core"
 local counters = require "gpush.ml.counters"
@@ -210,22 +211,12 @@ end
 -- ~/.cache/gpush (created on demand); or nil and a message saying what to
 -- set.
 function M.cache_dir()
-  local fix = "set XDG_CACHE_HOME to a folder you can write, or give the data with --data CSV"
-  local base = os.getenv("XDG_CACHE_HOME")
-  if not base or base == "" then
-    local home = os.getenv("HOME")
-    if not home or home == "" then
-      return nil, "no cache folder for the ML corpus: neither XDG_CACHE_HOME nor HOME is set; " .. fix
-    end
-    base = home .. "/.cache"
+  local dir, err = cache.dir()
+  if not dir then
+    return nil, ("no cache folder for the ML corpus: %s; set XDG_CACHE_HOME to a folder you can write,"
+      .. " or give the data with --data CSV"):format(err)
   end
-  for _, dir in ipairs { base, base .. "/gpush" } do
-    local ok, err = core.mkdir(dir)
-    if not ok then
-      return nil, ("no cache folder for the ML corpus: %s; %s"):format(err, fix)
-    end
-  end
-  return base .. "/gpush"
+  return dir
 end
 
 -- A fingerprint of the code that makes a corpus: the first kernel's row at

@@ -21,6 +21,7 @@ local bounds = require "gpush.bounds"
 local core = require "gpush.core"
 local config = require "gpush.config"
 local occupancy = require "gpush.occupancy"
+local sampling = require "gpush.sampling"
 local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
@@ -320,19 +321,89 @@ function M.dominant(stalls)
   return M.STALL_LABELS[best]
 end
 
+-- The totals a sweep row is made of, from a result of M.run: cycles,
+-- warp instructions issued, the scheduler cycles of each stall reason, the
+-- DRAM bytes moved, the L2 requests and each unit's busy cycles (what
+-- M.bottleneck reads).  Sampling extrapolates these (gpush.sampling);
+-- everything in the row follows from them.
+local function totals_of(r)
+  local stalls, busy = {}, {}
+  for _, s in ipairs(M.STALL_REASONS) do
+    stalls[s] = r.stalls[s]
+  end
+  for name, cycles in pairs(r.counts.unit_busy_cycles) do
+    busy[name] = cycles
+  end
+  return { cycles = r.cycles, issued = r.issued, stalls = stalls, dram_bytes_read = r.dram_bytes_read,
+    dram_bytes_written = r.dram_bytes_written, counts = { l2_accesses = r.counts.l2_accesses, unit_busy_cycles = busy } }
+end
+
+-- A sweep row from totals (whole or extrapolated): the shares over every
+-- scheduler cycle, and over the active ones with the bottleneck.
+local function row_of(totals, cfg)
+  local cycles, issued = totals.cycles, totals.issued
+  local seconds = cycles / (cfg.clock.core_mhz * 1e6)
+  local achieved = seconds > 0 and (totals.dram_bytes_read + totals.dram_bytes_written) / seconds / 1e9 or 0
+  local shares, active, scheduler_cycles = M.active_shares(totals.stalls)
+  totals.active_cycles = active
+  local bottleneck, detail = M.bottleneck(totals, cfg)
+  local row = { cycles = cycles, time_us = cycles / cfg.clock.core_mhz, ipc = cycles > 0 and issued / cycles or 0,
+    achieved_gbs = achieved, dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(totals.stalls),
+    cpi = issued > 0 and scheduler_cycles / issued or 0, bottleneck = bottleneck, bottleneck_detail = detail,
+    active_cpi = issued > 0 and active / issued or 0, idle_share = ratio(totals.stalls.idle, scheduler_cycles) }
+  for _, s in ipairs(M.STALL_REASONS) do
+    row["stall_" .. s] = scheduler_cycles > 0 and totals.stalls[s] / scheduler_cycles or 0
+  end
+  for _, s in ipairs(M.ACTIVE_REASONS) do
+    row["active_" .. s] = shares[s]
+  end
+  return row
+end
+
+-- The launch's totals from samples of its first blocks when the sweep
+-- allows it (ctx.sample) and the launch is long enough (gpush.sampling);
+-- nil when it is simulated whole.
+local function sampled_totals(kernel, cfg, policy, cache, ctx)
+  if not (ctx and ctx.sample and cache) then
+    return nil
+  end
+  local _, params = M.params(cfg, kernel, policy)
+  local plan = sampling.plan(kernel:info().thread_blocks, cfg.sm.count * params.blocks_per_sm)
+  if not plan then
+    return nil
+  end
+  local totals, how = sampling.measure(kernel, plan, cache, function(k)
+    local r, err = M.run(k, cfg, { policy = policy, per_pc = false })
+    return r and totals_of(r), err
+  end)
+  if not totals then
+    return nil
+  end
+  for _, s in ipairs(M.STALL_REASONS) do -- a share that shrinks may extrapolate below 0
+    totals.stalls[s] = math.max(0, totals.stalls[s])
+  end
+  totals.issued = kernel:info().warp_instructions
+  return totals, how
+end
+
 -- The simulator under a policy ("lrr"|"gto"), as a model of a sweep:
 -- cycles, time_us, ipc, achieved_gbs, dram_util, cpi (scheduler cycles per
 -- warp instruction: every SM's schedulers over the kernel, idle ones
 -- included, divided by the warp instructions), the dominant stall reason
 -- (M.dominant, idle included) and the stall shares stall_<reason> (each
--- reason's share of all scheduler cycles; they sum to 1); and over the
--- active scheduler cycles only (a block resident), idle apart: active_cpi
--- (active scheduler cycles per warp instruction, GPUMech's per-scheduler
--- CPI), active_<reason> (each active reason's share of them; they sum to
--- 1), idle_share (= stall_idle) and the bottleneck in the shared
--- vocabulary with the reason's own label (M.bottleneck).  No per-PC
--- accounting.  It has no per-kernel preparation; every point is a full
--- simulation.  opts: policy, name.
+-- reason's share of all scheduler cycles; they sum to 1); over the active
+-- scheduler cycles only (a block resident), idle apart: active_cpi (active
+-- scheduler cycles per warp instruction, GPUMech's per-scheduler CPI),
+-- active_<reason> (each active reason's share of them; they sum to 1),
+-- idle_share (= stall_idle) and the bottleneck in the shared vocabulary
+-- with the reason's own label (M.bottleneck); and whether the row was
+-- `sampled` with the blocks simulated for it (`simulated_blocks`: the
+-- launch's blocks when simulated whole).  No per-PC accounting, no
+-- per-kernel preparation.  In a sweep that samples (ctx.sample,
+-- docs/experiments.md), a launch of many waves is extrapolated from its
+-- first waves (gpush.sampling); at the point where ctx.check_sample is set
+-- the whole launch is simulated too and `sample_error` is the relative
+-- difference of the sampled cycles from it.  opts: policy, name.
 function M.new(opts)
   opts = opts or {}
   local policy = opts.policy or "lrr"
@@ -346,29 +417,32 @@ function M.new(opts)
   for _, s in ipairs(M.ACTIVE_REASONS) do
     columns[#columns + 1] = "active_" .. s
   end
+  columns[#columns + 1] = "sampled"
+  columns[#columns + 1] = "simulated_blocks"
   return {
     name = opts.name or ("sim-" .. policy),
     columns = columns,
-    run = function(kernel, cfg)
-      local r, err = M.run(kernel, cfg, { policy = policy, per_pc = false })
-      if not r then
-        return nil, err
+    run = function(kernel, cfg, _, cache, ctx)
+      local info = kernel:info()
+      local totals, how = sampled_totals(kernel, cfg, policy, cache, ctx)
+      local full
+      if not totals or (ctx and ctx.check_sample) then
+        local r, err = M.run(kernel, cfg, { policy = policy, per_pc = false })
+        if not r then
+          return nil, err
+        end
+        full = totals_of(r)
       end
-      local scheduler_cycles = 0
-      for _, s in ipairs(M.STALL_REASONS) do
-        scheduler_cycles = scheduler_cycles + r.stalls[s]
-      end
-      local insts = r.warp_instructions
-      local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, achieved_gbs = r.dram_gbs,
-        dram_util = r.dram_gbs / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stalls),
-        cpi = insts > 0 and scheduler_cycles / insts or 0, bottleneck = r.bottleneck,
-        bottleneck_detail = r.bottleneck_detail, active_cpi = insts > 0 and r.active_cycles / insts or 0,
-        idle_share = r.idle_share }
-      for _, s in ipairs(M.STALL_REASONS) do
-        row["stall_" .. s] = scheduler_cycles > 0 and r.stalls[s] / scheduler_cycles or 0
-      end
-      for _, s in ipairs(M.ACTIVE_REASONS) do
-        row["active_" .. s] = r.stall_shares[s]
+      local row
+      if totals then
+        row = row_of(totals, cfg)
+        row.sampled, row.simulated_blocks = true, how.blocks
+        if full then
+          row.sample_error = (totals.cycles - full.cycles) / full.cycles
+        end
+      else
+        row = row_of(full, cfg)
+        row.sampled, row.simulated_blocks = false, info.thread_blocks
       end
       return row
     end,

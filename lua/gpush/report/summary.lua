@@ -10,6 +10,7 @@
 local csv = require "gpush.csv"
 local markdown = require "gpush.report.markdown"
 local results = require "gpush.results"
+local sampling = require "gpush.sampling"
 
 local M = {}
 
@@ -106,6 +107,59 @@ local function full_table(res)
   return markdown.table(headers, cells)
 end
 
+-- What was sampled (rows with `sampled` true: gpush.sampling), per model,
+-- kernel by kernel with its count of sampled points, and the sampling
+-- error measured where the whole launch was simulated too (`sample_error`,
+-- the baseline point); nil when no row was sampled.
+local function sampling_lines(res)
+  local order, by_model = {}, {}
+  for _, r in ipairs(res.rows) do
+    if r.sampled == true then
+      local m = by_model[r.model]
+      if not m then
+        m = { kernels = {}, list = {}, points = 0 }
+        by_model[r.model], order[#order + 1] = m, r.model
+      end
+      local key = r.kernel .. (r.launch and ("#" .. tostring(r.launch)) or "")
+      local k = m.kernels[key]
+      if not k then
+        k = { name = r.kernel, count = 0 }
+        m.kernels[key], m.list[#m.list + 1] = k, k
+      end
+      k.count = k.count + 1
+      if type(r.sample_error) == "number" then
+        k.error = r.sample_error
+      end
+    end
+  end
+  if #order == 0 then
+    return nil
+  end
+  local points = #res.extra.sweep.points
+  local lines = { "" }
+  for _, model in ipairs(order) do
+    local parts, checks = {}, {}
+    for _, k in ipairs(by_model[model].list) do
+      parts[#parts + 1] = ("%s (%d of %d points)"):format(k.name, k.count, points)
+      if k.error then
+        checks[#checks + 1] = ("%s %+.3f %%"):format(k.name, 100 * k.error)
+      end
+    end
+    lines[#lines + 1] = ("Sampled: %s on %s. Each launch of %d or more waves was simulated over its first waves"
+      .. " until the cycles per block settled and extrapolated (column simulated_blocks; docs/experiments.md,"
+      .. " \"Sampling\"); --no-sample simulates every block."):format(model, table.concat(parts, ", "),
+      sampling.MIN_WAVES)
+    if #checks > 0 then
+      lines[#lines + 1] = ("Sampling error at the baseline point, where the whole launch was simulated too: %s."):format(
+        table.concat(checks, ", "))
+    end
+  end
+  lines[#lines + 1] = ("Sampling error measured by scenarios/sampling_error.lua on the regime suite (the main"
+    .. " job's 54 points) and the shared traces: %s.")
+    :format(sampling.MEASURED)
+  return lines
+end
+
 -- How much of the sweep a result holds: "N of M tasks ran" (M: the whole
 -- sweep, or the shard's slice).
 function M.tasks_ran(res)
@@ -134,6 +188,9 @@ function M.lines(res)
     res.incomplete and ("; INCOMPLETE: %s (%s)"):format(M.tasks_ran(res), res.incomplete) or "")
   for _, note in ipairs(d.summary and d.summary.notes or {}) do
     lines[#lines + 1] = note
+  end
+  for _, l in ipairs(sampling_lines(res) or {}) do
+    lines[#lines + 1] = l
   end
   lines[#lines + 1] = ""
   if res.incomplete then
