@@ -295,6 +295,53 @@ static double floor_at_bounds(const gp_machine *m, uint32_t blocks_per_sm,
 }
 
 /* ---------------------------------------------------------------------------
+ * The front end (docs/frontend.md)
+ * ------------------------------------------------------------------------- */
+
+/* The launch's body cycles with the GPU front end, from each wave shape's
+ * cycles: the simulator's dispatcher, launchers, warm-up and drain (sim.c,
+ * place()) for blocks whose bodies the multi-warp model gives.  With
+ * L = launch.block_cycles + a block's warps x launch.warp_cycles (an SM's
+ * launcher, one block at a time), D = launch.drain_cycles, g =
+ * launch.dispatch_cycles, W = launch.warmup_cycles, B blocks and, per shape,
+ * n blocks on the busiest SM, its wave's cycles C (all n together) and c1
+ * (one of its blocks alone: s->single_cycles), the latest of
+ *   slots       an SM turns a wave over every P = max(L + c1 + D, C, n L):
+ *               each slot's block is launched, runs at least alone and
+ *               drains; the n blocks' work; the launcher.  While one slot
+ *               launches or drains the others run, so a wave whose blocks
+ *               keep the SM busy costs C, not C + L + D.  The first wave
+ *               starts staggered by max((b1 - 1) g, (n1 - 1) L, W) (the
+ *               dispatcher's and the launcher's turns, the warm-up), the
+ *               last ends with its own launch, body and drain: L + C + D
+ *               in place of its P
+ *   dispatcher  the last block leaves the GPU-wide dispatcher at (B - 1) g
+ *               at the earliest, then is launched, runs alone and drains:
+ *               max((B - 1) g, W) + L + c1 + D
+ *   launcher    the busiest SM launches its ceil(B / SMs) blocks one every L:
+ *               max((ceil(B / SMs) - 1) L, W) + L + c1 + D
+ * (c1 of the last shape in the last two). */
+static double front_end_cycles(const gp_kernel *k, const gp_machine *m,
+                               const gp_gm_prediction *out) {
+  double g = m->launch.dispatch_cycles, W = m->launch.warmup_cycles;
+  double L = gp_machine_block_launch_cycles(m, k->warps_per_block), D = m->launch.drain_cycles;
+  const gp_gm_shape *first = &out->shape[0], *last = &out->shape[out->shape_count - 1];
+  double busiest = ceil_div(k->blocks, m->sm.count), slots, dispatcher, launcher, period = 0;
+  double tail = L + last->single_cycles + D;
+  size_t i;
+  slots = fmax(fmax((first->blocks - 1.0) * g, (first->blocks_on_sm - 1.0) * L), W);
+  for (i = 0; i < out->shape_count; i++) {
+    const gp_gm_shape *s = &out->shape[i];
+    period = fmax(fmax(L + s->single_cycles + D, s->r.cycles), s->blocks_on_sm * L);
+    slots += s->count * period;
+  }
+  slots += L + last->r.cycles + D - period; /* the last wave: launch, body, drain */
+  dispatcher = fmax((k->blocks - 1.0) * g, W) + tail;
+  launcher = fmax((busiest - 1) * L, W) + tail;
+  return fmax(slots, fmax(dispatcher, launcher));
+}
+
+/* ---------------------------------------------------------------------------
  * The launch
  * ------------------------------------------------------------------------- */
 
@@ -309,8 +356,9 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
                   const gp_gm_options *opt, gp_iv_profile *profile, gp_gm_prediction *out,
                   gp_error *err) {
   int gpush = opt->equations == GP_MW_EQ_GPUSH;
-  double issue_cycles = gp_gm_issue_cycles(m, opt->equations), cycles = 0;
+  double issue_cycles = gp_gm_issue_cycles(m, opt->equations), cycles;
   gp_iv_profile shape_prof;
+  double bodies = 0;
   size_t i;
   int status;
   memset(out, 0, sizeof *out);
@@ -336,15 +384,25 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
     }
     wave_params(k, m, in, opt, s, p, &par);
     status = gp_mw_predict(p, &par, &s->r, err);
-    cycles += s->count * s->r.cycles;
-    /* each SM launches its blocks of the wave one at a time */
-    out->dispatch_cycles += s->count * s->blocks_on_sm * m->launch.block_cycles;
+    bodies += s->count * s->r.cycles;
+    s->single_cycles = s->r.cycles;
+    if (status == GP_OK && s->blocks_on_sm > 1) { /* one block of the wave alone */
+      gp_gm_shape one = *s;
+      gp_mw_result alone;
+      one.blocks_on_sm = 1, one.warps_on_sm = k->warps_per_block;
+      wave_params(k, m, in, opt, &one, p, &par);
+      status = gp_mw_predict(p, &par, &alone, err);
+      s->single_cycles = alone.cycles;
+    }
     out->dram_capped = out->dram_capped || s->r.dram_rho_capped + s->r.dram_delay_capped > 0;
     out->bandwidth_bound = out->bandwidth_bound || s->r.bandwidth_bound;
   }
   gp_iv_profile_free(&shape_prof);
   if (status != GP_OK)
     return GP_ERR;
+  /* the front end's cycles beyond the waves' bodies */
+  out->dispatch_cycles = front_end_cycles(k, m, out) - bodies;
+  cycles = bodies;
   out->cpi = out->shape[0].r.cpi;
   memcpy(out->stack, out->shape[0].r.stack, sizeof out->stack);
   if (gpush && models_launch(opt->model)) {
