@@ -468,17 +468,17 @@ static double unit_bound(const double *busy, const double *slack, int unit, doub
  * path between L + W and D), the blocks bound (each slot's blocks one after
  * another, its first not before W: W + sum of (path + L + D) / slots) and
  * the dispatch bound: the last block leaves the GPU-wide dispatcher at
- * (blocks - 1) x launch.dispatch_cycles at the earliest, the busiest SM
- * launches ceil(blocks / SMs) blocks, one every L at most; then the
- * shortest block's path and D. */
+ * (blocks - 1) x launch.dispatch_cycles at the earliest and is launched L
+ * later, the busiest SM launches ceil(blocks / SMs) blocks, one every L at
+ * most; then the shortest block's path and D (the warm-up is the latency
+ * bound's: no block of the dispatch bound needs to wait for it). */
 static void front_end_bounds(const gp_bounds_counts *c, const gp_machine *m, double sms,
                              uint32_t blocks_per_sm, double most_blocks, gp_bounds *out) {
   double L = m->launch.block_cycles + c->warps_per_block * m->launch.warp_cycles;
-  double W = m->launch.warmup_cycles, D = m->launch.drain_cycles, last = L + W;
+  double W = m->launch.warmup_cycles, D = m->launch.drain_cycles;
+  double last = (c->blocks - 1) * m->launch.dispatch_cycles + L;
   if (!(c->blocks > 0))
     return;
-  if ((c->blocks - 1) * m->launch.dispatch_cycles + L > last)
-    last = (c->blocks - 1) * m->launch.dispatch_cycles + L;
   if (most_blocks * L > last)
     last = most_blocks * L;
   out->cycles[GP_BOUND_LATENCY] = c->longest_path + L + W + D;

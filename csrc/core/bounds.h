@@ -62,9 +62,9 @@
  *            path + L + D) / (SMs x blocks per SM)
  *   dispatch the front end (docs/frontend.md): the last block leaves the
  *            GPU-wide dispatcher at (blocks - 1) x launch.dispatch_cycles
- *            at the earliest, the busiest SM launches its ceil(blocks /
- *            sm count) blocks one at a time, no warp issues before L + W;
- *            the latest of the three, + the shortest block path + D
+ *            at the earliest and is launched L later, the busiest SM
+ *            launches its ceil(blocks / sm count) blocks one at a time; the
+ *            later of the two, + the shortest block path + D
  * The binding bound is the largest (ties: the first in GP_BOUND_* order).
  * docs/bounds.md states each with its assumptions.
  */

@@ -54,8 +54,8 @@ M.DESCRIPTIONS = {
   latency = "the longest warp's dependence path (in order, one per cycle), after its block's launch and the SM's warm-up, "
     .. "before its drain",
   blocks = "warm-up + sum of block lifetimes (launch, path, drain) / (SMs x blocks per SM)",
-  dispatch = "the later of the last block's dispatch (blocks - 1 intervals), the busiest SM's launches (one at a time) "
-    .. "and the warm-up, + the shortest block path and drain",
+  dispatch = "the later of the last block's dispatch (blocks - 1 intervals) and launch, and the busiest SM's launches "
+    .. "(one at a time), + the shortest block path and drain",
 }
 
 -- The machine of a configuration (gpush.machine) and the occupancy of a
