@@ -276,7 +276,8 @@ static int hard_bound_category(int bound) {
  * stack category: every bound of bounds.h, all hard (the l2 and mshr ones
  * count each distinct loaded line once, merges aside, not the functional
  * replay's estimates, which the timed mode beats by merging requests).
- * Returns the body cycles. */
+ * A prediction on the largest bound (within 1e-12) names it as the binding
+ * resource too.  Returns the body cycles. */
 static double floor_at_bounds(const gp_machine *m, uint32_t blocks_per_sm,
                               const gp_bounds_counts *counts, double body,
                               gp_gm_prediction *out) {
@@ -284,11 +285,12 @@ static double floor_at_bounds(const gp_machine *m, uint32_t blocks_per_sm,
   gp_bounds_compute(counts, m, blocks_per_sm, &b);
   out->hard_bound = gp_bound_name(b.binds);
   out->hard_bound_cycles = b.bound + m->launch.kernel_cycles;
+  if (b.bound >= body * (1 - 1e-12)) /* on the bound (the front end's may equal it) */
+    out->bound = gp_bound_name(b.binds);
   if (b.bound > body) {
     double added = (b.bound - body) * out->cpi / fmax(body - out->dispatch_cycles, 1e-300);
     out->stack[hard_bound_category(b.binds)] += added;
     out->cpi += added;
-    out->bound = gp_bound_name(b.binds);
     return b.bound;
   }
   return body;
@@ -320,9 +322,10 @@ static double floor_at_bounds(const gp_machine *m, uint32_t blocks_per_sm,
  *               max((B - 1) g, W) + L + c1 + D
  *   launcher    the busiest SM launches its ceil(B / SMs) blocks one every L:
  *               max((ceil(B / SMs) - 1) L, W) + L + c1 + D
- * (c1 of the last shape in the last two). */
+ * (c1 of the last shape in the last two).  *paced: whether the dispatcher
+ * or the launcher, not the slots, set the cycles. */
 static double front_end_cycles(const gp_kernel *k, const gp_machine *m,
-                               const gp_gm_prediction *out) {
+                               const gp_gm_prediction *out, int *paced) {
   double g = m->launch.dispatch_cycles, W = m->launch.warmup_cycles;
   double L = gp_machine_block_launch_cycles(m, k->warps_per_block), D = m->launch.drain_cycles;
   const gp_gm_shape *first = &out->shape[0], *last = &out->shape[out->shape_count - 1];
@@ -338,6 +341,7 @@ static double front_end_cycles(const gp_kernel *k, const gp_machine *m,
   slots += L + last->r.cycles + D - period; /* the last wave: launch, body, drain */
   dispatcher = fmax((k->blocks - 1.0) * g, W) + tail;
   launcher = fmax((busiest - 1) * L, W) + tail;
+  *paced = fmax(dispatcher, launcher) > slots;
   return fmax(slots, fmax(dispatcher, launcher));
 }
 
@@ -360,7 +364,7 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
   gp_iv_profile shape_prof;
   double bodies = 0;
   size_t i;
-  int status;
+  int status, paced;
   memset(out, 0, sizeof *out);
   if (opt->blocks_per_sm == 0 || m->sm.count == 0 || k->blocks == 0)
     return gp_error_set(err, "gpumech: a launch needs blocks, SMs and at least one block per SM");
@@ -401,13 +405,15 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
   if (status != GP_OK)
     return GP_ERR;
   /* the front end's cycles beyond the waves' bodies */
-  out->dispatch_cycles = front_end_cycles(k, m, out) - bodies;
+  out->dispatch_cycles = front_end_cycles(k, m, out, &paced) - bodies;
   cycles = bodies;
   out->cpi = out->shape[0].r.cpi;
   memcpy(out->stack, out->shape[0].r.stack, sizeof out->stack);
   if (gpush && models_launch(opt->model)) {
     out->launch_totals = 1;
     cycles = launch_totals(k, m, in, opt, out) + out->dispatch_cycles;
+    if (paced) /* the front end hands out the blocks slower than they run */
+      out->bound = gp_bound_name(GP_BOUND_DISPATCH);
     if (counts)
       cycles = floor_at_bounds(m, opt->blocks_per_sm, counts, cycles, out);
   } else {
