@@ -127,7 +127,7 @@ describe("gpush bounds", function()
     assert.are.equal(0, code)
     local rows = require("gpush.json").decode(out)
     assert.are.equal("mshr", rows[1].binds)
-    assert.are.equal(rows[1].bound + 3610, rows[1].cycles) -- + launch.kernel_cycles
+    assert.are.equal(rows[1].bound + 3694, rows[1].cycles) -- + launch.kernel_cycles
   end)
 
   it("refuses --policy and a missing --config", function()

@@ -378,7 +378,7 @@ describe("gpush.correlate: planted values recovered from simulator-generated mea
       models = { "sim-gto" }, fit = { "launch.kernel_cycles", "ops.fp32.latency" },
       validate = simulated_csv("h100-pcie", planted, held_out) })
     local k, lat = r.fit.parameters[1], r.fit.parameters[2]
-    assert.are.equal(3610, k.start) -- the preset's, calibrated (docs/correlate.md)
+    assert.are.equal(3694, k.start) -- the preset's, calibrated (docs/correlate.md)
     assert.are.equal(4, lat.start)
     assert.is_near(2000, k.value, 2000 * 1e-6)
     assert.is_near(4.5, lat.value, 4.5 * 1e-6)

@@ -305,7 +305,7 @@ static void test_launch_by_hand(void) {
  * blocks (40 cycles each) on 4 SMs of 8 slots, dispatch interval 5, launch
  * 2 + 1 warp x 1 = 3, drain 20.  The dispatcher binds: the last block
  * leaves at 63 x 5 = 315, is launched by 318, runs alone 40 and drains 20:
- * 378 (the slots: the first wave's stagger 31 x 5 = 155, a wave turned over
+ * 378 (the slots: the last wave's stagger 31 x 5 = 155, a wave turned over
  * every max(3 + 40 + 20, its cycles, 8 x 3) = 63, the last wave's launch,
  * body and drain; the launcher: 15 x 3 + 63 = 108; both below).  The hard
  * bound says the same (`dispatch`: 318 + 40 + 20), and the simulator

@@ -312,11 +312,15 @@ static double floor_at_bounds(const gp_machine *m, uint32_t blocks_per_sm,
  *               each slot's block is launched, runs at least alone and
  *               drains; the n blocks' work; the launcher.  While one slot
  *               launches or drains the others run, so a wave whose blocks
- *               keep the SM busy costs C, not C + L + D.  The first wave
- *               starts staggered by max((b1 - 1) g, (n1 - 1) L, W) (the
- *               dispatcher's and the launcher's turns, the warm-up), the
- *               last ends with its own launch, body and drain: L + C + D
- *               in place of its P
+ *               keep the SM busy costs C, not C + L + D.  The slot that
+ *               takes the last block turns every wave before it over, then
+ *               the last block starts staggered by max((bl - 1) g,
+ *               (nl - 1) L, W) (its place in the last wave's dispatch and
+ *               its SM's launches; the warm-up) and ends with its launch,
+ *               body and drain: L + C + D in place of the last P
+ *               (blocks take the slots in the order they free, so with
+ *               uniform blocks block j starts at max(j g, the start of
+ *               block j - S + P), S the slots: the later of the two ends)
  *   dispatcher  the last block leaves the GPU-wide dispatcher at (B - 1) g
  *               at the earliest, then is launched, runs alone and drains:
  *               max((B - 1) g, W) + L + c1 + D
@@ -328,11 +332,11 @@ static double front_end_cycles(const gp_kernel *k, const gp_machine *m,
                                const gp_gm_prediction *out, int *paced) {
   double g = m->launch.dispatch_cycles, W = m->launch.warmup_cycles;
   double L = gp_machine_block_launch_cycles(m, k->warps_per_block), D = m->launch.drain_cycles;
-  const gp_gm_shape *first = &out->shape[0], *last = &out->shape[out->shape_count - 1];
+  const gp_gm_shape *last = &out->shape[out->shape_count - 1];
   double busiest = ceil_div(k->blocks, m->sm.count), slots, dispatcher, launcher, period = 0;
   double tail = L + last->single_cycles + D;
   size_t i;
-  slots = fmax(fmax((first->blocks - 1.0) * g, (first->blocks_on_sm - 1.0) * L), W);
+  slots = fmax(fmax((last->blocks - 1.0) * g, (last->blocks_on_sm - 1.0) * L), W);
   for (i = 0; i < out->shape_count; i++) {
     const gp_gm_shape *s = &out->shape[i];
     period = fmax(fmax(L + s->single_cycles + D, s->r.cycles), s->blocks_on_sm * L);
