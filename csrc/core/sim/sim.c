@@ -271,7 +271,8 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
  * launch.dispatch_cycles, in block order, to slots in the order the
  * simulator frees them (a slot is freed when its block's last warp issues,
  * with `when` its retirement, so requests arrive within a warp's last
- * latency of time order); the SM's launcher launches one block at a time,
+ * latency of time order, and one that arrives after a later one waits for
+ * the dispatcher behind it); the SM's launcher launches one block at a time,
  * s->block_launch cycles each, from the later of the dispatch and its
  * previous launch; the block's warps are ready when its launch ends, and no
  * earlier than launch.warmup_cycles after the end of the SM's first launch
@@ -283,8 +284,11 @@ static int place(sim *s, uint32_t smi, uint32_t slot, double when) {
   sm_state *sm = &s->sms[smi];
   block_slot *b = &sm->slots[slot];
   while (s->next_block < s->k->blocks) {
-    double dispatched = when > s->dispatcher_free ? when : s->dispatcher_free, launched, ready;
-    s->dispatcher_free = dispatched + m->launch.dispatch_cycles;
+    double dispatched = when, launched, ready;
+    if (m->launch.dispatch_cycles > 0) { /* without an interval it never holds a block back */
+      dispatched = when > s->dispatcher_free ? when : s->dispatcher_free;
+      s->dispatcher_free = dispatched + m->launch.dispatch_cycles;
+    }
     launched = (dispatched > sm->dispatch_free ? dispatched : sm->dispatch_free) + s->block_launch;
     sm->dispatch_free = launched;
     if (!sm->launched) {
