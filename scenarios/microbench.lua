@@ -18,8 +18,9 @@
 --   - achievable DRAM bandwidth: a read stream with 16-byte loads over every
 --     SM at full occupancy (64 MB per pass), in GB/s and as a share of the
 --     preset's peak.
--- Launch overheads are the preset's launch.kernel_cycles and
--- launch.block_cycles (the simulator adds them as given).  Default presets:
+-- The front end (launch.*, docs/frontend.md) is switched off for the
+-- measurements (the slopes cancel its fixed costs, the stream's ramp would
+-- not) and reported apart.  Default presets:
 -- every shipped one except the compute capability 1.x Quadro (no caches to
 -- chase through).  --json prints one object per preset; --out DIR also
 -- writes DIR/microbench.md and DIR/microbench.json.
@@ -42,9 +43,20 @@ elseif #opts.words > 0 then
   os.exit(2)
 end
 local presets = #opts.configs > 0 and opts.configs
-  or { "gpumech-baseline", "gtx480", "gtx660ti", "gtx1080", "rtx3070", "a100", "h100-pcie" }
+  or { "gpumech-baseline", "gtx480", "gtx660ti", "gtx1080", "rtx3070", "a100", "h100-pcie", "h100-sxm" }
 
--- Simulated cycles of a one-block kernel with no launch costs.
+-- The front end off: every launch.* parameter 0.
+local NO_FRONT_END = { "launch.kernel_cycles=0", "launch.dispatch_cycles=0", "launch.block_cycles=0",
+  "launch.warp_cycles=0", "launch.drain_cycles=0", "launch.warmup_cycles=0" }
+local function without_front_end(name, more)
+  local o = { table.unpack(NO_FRONT_END) }
+  for _, m in ipairs(more or {}) do
+    o[#o + 1] = m
+  end
+  return assert(gpush.config.load(name, o))
+end
+
+-- Simulated cycles of a one-block kernel (its configuration without a front end).
 local function cycles(cfg, desc)
   local kernel = assert(gpush.workloads.kernel(desc))
   local r = assert(gpush.sim.run(kernel, cfg))
@@ -73,9 +85,8 @@ end
 
 -- One preset's measurements.
 local function measure(name)
-  local cfg = assert(gpush.config.load(name, { "launch.kernel_cycles=0", "launch.block_cycles=0" }))
-  local bypass = assert(gpush.config.load(name, { "launch.kernel_cycles=0", "launch.block_cycles=0",
-    "l1.cache_global=false" }))
+  local cfg = without_front_end(name)
+  local bypass = without_front_end(name, { "l1.cache_global=false" })
   local r = { preset = name, gpu = cfg.gpu.name, clock_mhz = cfg.clock.core_mhz, latency = {} }
   for _, class in ipairs { "int", "fp32", "imad", "fp64", "sfu" } do
     r.latency[class] = slope(cfg, chain(class), 64, 128)

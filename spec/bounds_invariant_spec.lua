@@ -203,8 +203,9 @@ describe("the simulator against gpush.bounds", function()
     -- busiest SM holds 12 of the 80 blocks (8 a wave): 24 warps a scheduler
     -- x 516 FFMAs and IADD3s x 0.6667 = 8,256.4 cycles, which LRR meets
     -- within the load of the first trip and the last chain (8,282
-    -- measured); GTO's greedy warp runs into its own chains (8,824).
-    local cfg = config.load("gtx660ti")
+    -- measured); GTO's greedy warp runs into its own chains (8,824).  (The
+    -- body alone: the front end off.)
+    local cfg = config.load("gtx660ti", helper.no_front_end())
     local k = assert(workloads.kernel(workloads.get("fma_compute")))
     local b = assert(bounds.kernel(k, cfg))
     assert.are.equal("fma", b.binds)
@@ -229,8 +230,9 @@ describe("the simulator against gpush.bounds", function()
     -- cycles; the simulator's dynamic block placement found 40 % of the
     -- loads in L1 (45 cycles) and ended at 18,601.  Every line of the 32 KB
     -- array is read 32 times, so the floor is the L1 hit: 45 + 18 + 18 + 1
-    -- + 18 = 100 cycles a block, 8192 x 100 / 120 = 6826.7.
-    local cfg = config.load("gtx480")
+    -- + 18 = 100 cycles a block, 8192 x 100 / 120 = 6826.7 (the body alone:
+    -- the front end off).
+    local cfg = config.load("gtx480", helper.no_front_end())
     local d = workloads.get("tiny_blocks")
     local b = assert(bounds.kernel(assert(workloads.kernel(d)), cfg))
     assert.are.equal("blocks", b.binds)

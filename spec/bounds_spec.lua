@@ -3,6 +3,7 @@
 local bounds = require "gpush.bounds"
 local config = require "gpush.config"
 local workloads = require "gpush.workloads"
+local helper = require "spec_helper"
 
 local function near(expected, actual, tol)
   assert(math.abs(expected - actual) <= (tol or 1e-9),
@@ -26,17 +27,30 @@ describe("gpush.bounds", function()
     -- FMA pipe: 20480 x 1 cycle / (20 x 4) = 256: binds
     near(256, b.cycles.fma)
     -- a warp: chains of 6 cycles (FFMA latency), 8 trips: the last FFMA at
-    -- 7 x 6 + 3 = 45, done at 51; EXIT at 46 + 6 = 52
-    near(52, b.cycles.latency)
-    -- 8 blocks per SM (warps and registers), 80 blocks of path 52 over
-    -- 20 SMs x 8 slots: 26
+    -- 7 x 6 + 3 = 45, done at 51; EXIT at 46 + 6 = 52; between its block's
+    -- launch L (8 warps x launch.warp_cycles), the SM's warm-up W and its
+    -- block's drain D
+    local fe = cfg.launch
+    local L, W, D = 8 * fe.warp_cycles + fe.block_cycles, fe.warmup_cycles, fe.drain_cycles
+    near(52 + L + W + D, b.cycles.latency)
+    -- 8 blocks per SM (warps and registers), 80 blocks of path 52 + L + D
+    -- over 20 SMs x 8 slots, after the warm-up
     assert.are.equal(8, b.blocks_per_sm)
-    near(26, b.cycles.blocks)
+    near(W + 80 * (52 + L + D) / 160, b.cycles.blocks)
+    -- the front end: the 80th block leaves the dispatcher after 79 intervals,
+    -- the busiest SM launches 4 blocks; then the shortest path and the drain
+    near(math.max(79 * fe.dispatch_cycles + L, 4 * L) + 52 + D, b.cycles.dispatch)
     near(0, b.cycles.dram)
+    assert.are.equal("latency", b.binds)
+    near(52 + L + W + D + fe.kernel_cycles, b.total)
+    near(b.total / 1607, b.time_us)
+    -- without a front end the FMA pipe binds: 256 cycles
+    b = assert(bounds.kernel(assert(workloads.kernel(ffma)), config.load("gtx1080", helper.no_front_end())))
+    near(52, b.cycles.latency)
+    near(26, b.cycles.blocks)
     assert.are.equal("fma", b.binds)
     near(256, b.bound)
-    near(5256, b.total) -- + launch.kernel_cycles 5000
-    near(5256 / 1607, b.time_us)
+    near(256, b.total)
     assert.are.equal("fma", b.ranked[1].name)
     assert.truthy(bounds.format(b):find("fma binds at 256 cycles", 1, true))
   end)
@@ -78,6 +92,7 @@ describe("gpush.bounds", function()
     assert.are.equal(from_kernel.binds, from_counts.binds)
     -- counts by hand: 1000 SFU instructions over 10 blocks on gtx1080
     -- (interval 4): 4000 / (10 SMs x 4 schedulers) = 100
+    cfg = config.load("gtx1080", helper.no_front_end())
     local b = bounds.compute({ blocks = 10, insts = 1000, class_insts = { sfu = 1000 } }, cfg,
       { threads = 128 })
     near(100, b.cycles.sfu)
@@ -101,7 +116,6 @@ describe("gpush.bounds", function()
 end)
 
 describe("gpush bounds", function()
-  local helper = require "spec_helper"
 
   it("prints each launch's binding bound, and JSON", function()
     local code, out = helper.gpush_run { "bounds", "suite:pointer_chase", "--config", "gtx660ti", "-p", "l1.mshrs=32" }
@@ -113,7 +127,7 @@ describe("gpush bounds", function()
     assert.are.equal(0, code)
     local rows = require("gpush.json").decode(out)
     assert.are.equal("mshr", rows[1].binds)
-    assert.are.equal(rows[1].bound + 5000, rows[1].cycles)
+    assert.are.equal(rows[1].bound + 3694, rows[1].cycles) -- + launch.kernel_cycles
   end)
 
   it("refuses --policy and a missing --config", function()

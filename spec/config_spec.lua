@@ -13,8 +13,8 @@ local function load_error(name, overrides)
 end
 
 describe("gpush.config presets", function()
-  it("ships the ten presets", function()
-    assert.are.same({ "a100", "gpumech-baseline", "gtx1080", "gtx480", "gtx660ti", "h100-pcie",
+  it("ships the eleven presets", function()
+    assert.are.same({ "a100", "gpumech-baseline", "gtx1080", "gtx480", "gtx660ti", "h100-pcie", "h100-sxm",
       "hd7970", "quadro-fx580", "rtx3070-measured", "rtx3070" }, config.presets())
   end)
 
@@ -167,7 +167,7 @@ describe("gpush.config errors", function()
     { "scalar_mapping", "scalar_mapping.yaml:3:5: parameter 'sm.count' of 'scalar_mapping': expected an integer from 1 to 1024, got a mapping" },
     { "bad_enum", "bad_enum.yaml:2:17: parameter 'l2.write_policy' of 'bad_enum': expected one of 'write_back', 'write_through', got 'lazy'" },
     { "syntax", "syntax.yaml:3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence" },
-    { "missing_preset", "missing_preset.yaml:1:9: unknown preset 'gtx48' (did you mean 'gtx480'?); shipped presets: a100, gpumech-baseline, gtx1080, gtx480, gtx660ti, h100-pcie, hd7970, quadro-fx580, rtx3070-measured, rtx3070" },
+    { "missing_preset", "missing_preset.yaml:1:9: unknown preset 'gtx48' (did you mean 'gtx480'?); shipped presets: a100, gpumech-baseline, gtx1080, gtx480, gtx660ti, h100-pcie, h100-sxm, hd7970, quadro-fx580, rtx3070-measured, rtx3070" },
     { "cycle_a", "cycle_b.yaml:1:9: preset cycle: cycle_a -> cycle_b -> cycle_a" },
     { "both_derived", "both_derived.yaml:4:3: 'dram.bandwidth_gbs' and 'clock.mem_mhz' are both given in 'both_derived'; dram.bandwidth_gbs is derived from clock.mem_mhz, give one of them" },
     { "derived_readonly", "derived_readonly.yaml:2:3: parameter 'sm.max_threads' of 'derived_readonly' is derived (Resident threads per SM at most: sm.max_warps x sm.warp_size) and cannot be set; set sm.max_warps instead" },

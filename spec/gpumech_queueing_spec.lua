@@ -142,7 +142,7 @@ describe("gpush.gpumech (gpush's equations)", function()
       body = { { "sfu" }, { "sfu" }, { "sfu" }, { "sfu" }, { "fp32", dep = 4 }, { "fp32", dep = 4 },
         { "fp32", dep = 4 }, { "fp32", dep = 4 } } })
     for _, interval in ipairs { 2, 8, 32 } do
-      local cfg = config.load("gtx1080", { "ops.sfu.interval=" .. interval, "launch.kernel_cycles=0" })
+      local cfg = config.load("gtx1080", helper.no_front_end(0, { "ops.sfu.interval=" .. interval }))
       local sfu_bound = 16 * 16 * interval -- warps per scheduler x SFU instructions x interval
       local r = assert(gpumech.predict(k, cfg))
       assert.is_true(r.cycles >= sfu_bound, interval)
@@ -193,7 +193,7 @@ describe("gpush.gpumech (gpush's equations)", function()
 
   it("reports a CPI and stack over every wave that sum to the launch's body cycles", function()
     local k = helper.suite_kernel("divergent_loop", 1000)
-    local cfg = config.load("gtx1080", { "launch.kernel_cycles=0" })
+    local cfg = config.load("gtx1080", helper.no_front_end())
     local r = assert(gpumech.predict(k, cfg))
     assert.is_true(#r.wave_shapes >= 2)
     local cycles, insts = 0, 0

@@ -300,12 +300,6 @@ end)
 
 describe("hwkit and gpush correlate", function()
   it("a recorded CSV calibrates a preset (correlate --fit --write-preset)", function()
-    local code = helper.gpush_run({ "correlate", "--help" })
-    if code ~= 0 then
-      pending("waits for `gpush correlate` (issue 25): then this spec fits launch.kernel_cycles to the "
-        .. "fixture's CSV and loads the written preset")
-      return
-    end
     local dir = helper.temp_dir()
     local _, text = tocsv(fixture, { kernels = (io.popen("pwd"):read("l")) .. "/tools/hwkit/kernels" })
     local path = dir .. "/measured.csv"

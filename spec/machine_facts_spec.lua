@@ -17,6 +17,13 @@ local function near(expected, actual, tol)
   assert(math.abs(expected - actual) <= (tol or 1e-9), ("expected %.6f, got %.6f"):format(expected, actual))
 end
 
+-- The presets with the front end they had when these facts were checked (a
+-- constant 5,000-cycle launch, issue 25 calibrated the rest): the facts are
+-- the body's, the hand computations below add 5,000.
+local function preset(name)
+  return config.load(name, helper.no_front_end(5000))
+end
+
 -- A regime-suite kernel at its default size.
 local function suite(name)
   return assert(workloads.kernel(workloads.get(name)))
@@ -24,7 +31,7 @@ end
 
 describe("the machine's facts", function()
   it("runs FP64 at 1/32 of FP32 on gtx1080 (GP104: 4 DFMA lanes an SM, one a scheduler)", function()
-    local cfg = config.load("gtx1080")
+    local cfg = preset("gtx1080")
     near(32, cfg.ops.fp64.interval)
     -- fp64_heavy: 160 blocks x 8 warps x 12 trips x 4 DFMAs = 61,440 DFMAs
     -- over 20 SMs x 4 schedulers: 768 a scheduler, 32 cycles apart; the
@@ -58,7 +65,7 @@ describe("the machine's facts", function()
       gtx660ti = { total = 327680 * 0.6667 / 28 + 5000, binds = "fma" },
     }
     for name, want in pairs(cases) do
-      local cfg = config.load(name)
+      local cfg = preset(name)
       assert.is_true(cfg.sm.int_fp32_shared, name)
       local b = assert(bounds.kernel(k, cfg))
       near(327680, b.counts.class_insts.int + b.counts.class_insts.fp32)
@@ -76,7 +83,7 @@ describe("the machine's facts", function()
     end
     -- a100: 16 INT32 and 16 FP32 lanes a partition, apart (interval 2 each):
     -- 163,840 of each over 108 SMs x 4 schedulers, 758.5 cycles a pipe
-    local a100 = config.load("a100")
+    local a100 = preset("a100")
     assert.is_false(a100.sm.int_fp32_shared)
     local b = assert(bounds.kernel(k, a100))
     near(b.cycles.int, b.cycles.fma)
@@ -84,7 +91,7 @@ describe("the machine's facts", function()
   end)
 
   it("moves DRAM bytes at the achievable bandwidth, 78 % of gtx1080's peak, not at the peak", function()
-    local cfg = config.load("gtx1080")
+    local cfg = preset("gtx1080")
     near(0.78, cfg.dram.efficiency)
     near(320 * 0.78, cfg.dram.achievable_gbs, 1e-9)
     -- stream_triad: a = b + s c over three 64 MB arrays (2048 blocks x 256
@@ -116,7 +123,7 @@ describe("the machine's facts", function()
     -- reads it (64 MB); the stores stay in the 2 MB write-back L2 until
     -- evicted (62 MB written at least); at the achievable 249.6 GB/s on
     -- 1607 MHz, + 5,000 launch
-    local cfg = config.load("gtx1080")
+    local cfg = preset("gtx1080")
     local bytes = 64 << 20
     local k = assert(workloads.kernel { name = "in_place", grid = 2048, block = 256, trips = 8,
       streams = { a = { kind = "coalesced", footprint = bytes } },

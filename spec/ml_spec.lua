@@ -204,7 +204,9 @@ describe("gpush.ml.corpus", function()
       return launch_us / assert(sim.run(assert(workloads.kernel(d)), cfg, { policy = corpus.POLICY })).time_us
     end
     local before, after = share(few[1]), share(sized[1])
-    assert.is_true(before > 0.9, before)
+    -- the kernel launch alone (the front end's block launch, drain and
+    -- dispatch make most of the rest)
+    assert.is_true(before > 0.8, before)
     assert.is_true(after <= corpus.TARGET_LAUNCH_SHARE, after)
     assert.is_true(share(few[2]) <= corpus.TARGET_LAUNCH_SHARE)
   end)

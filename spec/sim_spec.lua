@@ -19,9 +19,13 @@ describe("gpush.sim", function()
     local r = assert(sim.run(k, config.load("gpumech-baseline", { "ops.branch.latency=1" })))
     assert.are.equal(250, r.cycles)
     assert.are.equal(11, r.warp_instructions)
-    r = assert(sim.run(k, config.load("gtx480", { "ops.fp32.latency=20", "ops.branch.latency=1",
-      "launch.kernel_cycles=300", "launch.block_cycles=12" })))
-    assert.are.equal(10 * 20 + 300 + 12, r.cycles)
+    -- the front end: the kernel launch, the block's launch (12 + one warp's),
+    -- the SM's warm-up and the block's drain, each once
+    local cfg = config.load("gtx480", { "ops.fp32.latency=20", "ops.branch.latency=1",
+      "launch.kernel_cycles=300", "launch.block_cycles=12" })
+    r = assert(sim.run(k, cfg))
+    assert.are.equal(10 * 20 + 300 + 12 + cfg.launch.warp_cycles + cfg.launch.warmup_cycles
+      + cfg.launch.drain_cycles, r.cycles)
   end)
 
   it("issues every instruction and accounts every scheduler cycle", function()
@@ -33,8 +37,10 @@ describe("gpush.sim", function()
     for _, v in pairs(r.stalls) do
       total = total + v
     end
-    -- each scheduler is accounted for every cycle until the last SM finishes
-    assert.is_true(total >= (r.cycles - cfg.launch.kernel_cycles) * cfg.sm.count * cfg.sm.schedulers * 0.99)
+    -- each scheduler is accounted for every cycle until the last warp finishes
+    -- (the last block's drain and the kernel launch apart)
+    local busy = r.cycles - cfg.launch.kernel_cycles - cfg.launch.drain_cycles
+    assert.is_true(total >= busy * cfg.sm.count * cfg.sm.schedulers * 0.99)
     assert.is_true(r.stalls.issued > 0)
     assert.is_true(r.dram_gbs <= cfg.dram.bandwidth_gbs * 1.0001)
   end)
@@ -126,7 +132,7 @@ describe("gpush.sim", function()
     -- four warps per scheduler, each a chain of 20 dependent FFMAs (no loads)
     local k = assert(workloads.kernel { name = "chains", grid = 15, block = 256, trips = 20,
       body = { { "fp32", dep = 1 } } })
-    local cfg = config.load("gtx480", { "sm.active_warps=1" })
+    local cfg = config.load("gtx480", helper.no_front_end(0, { "sm.active_warps=1" }))
     local one = assert(sim.run(k, cfg, { policy = "two-level" }))
     assert.are.equal("two-level", one.policy)
     -- one active warp cannot hide the others' latency: the four chains run
@@ -134,8 +140,7 @@ describe("gpush.sim", function()
     -- one cycle later and leaves; the next starts the cycle after: 19 L + 2
     -- per warp, and the last one ends with its EXIT's latency (branch L)
     local L, B = cfg.ops.fp32.latency, cfg.ops.branch.latency
-    assert.are.equal(3 * (19 * L + 2) + 19 * L + 1 + B,
-      one.cycles - cfg.launch.kernel_cycles - cfg.launch.block_cycles)
+    assert.are.equal(3 * (19 * L + 2) + 19 * L + 1 + B, one.cycles)
     -- an active set holding every warp is LRR when no warp issues a load
     local all = assert(sim.run(k, config.load("gtx480", { "sm.active_warps=8" }), { policy = "two-level" }))
     assert.are.equal(assert(sim.run(k, config.load("gtx480"))).cycles, all.cycles)
@@ -148,7 +153,7 @@ describe("gpush.sim", function()
       return assert(workloads.kernel { name = "regs", grid = 320, block = 32, regs = regs, trips = 40,
         body = { { "fp32", dep = 1 } } })
     end
-    local cfg = config.load("gtx1080")
+    local cfg = config.load("gtx1080", helper.no_front_end())
     local sixteen = assert(sim.run(chain(128), cfg))
     local eight = assert(sim.run(chain(255), cfg))
     assert.are.equal(16, sixteen.blocks_per_sm) -- 65536 / (128 x 32)
@@ -248,12 +253,14 @@ local pinned = {
 -- GTX 660 Ti 64 MSHRs, the A100 the mean of its near and far L2 latencies,
 -- and the Ampere presets an L1 that takes the shared memory a kernel leaves).
 -- Issue 24 moved DRAM bytes at the achievable bandwidth (dram.efficiency).
+-- Issue 25 gave every preset a calibrated front end (Accel-Sim's constant
+-- 5,000-cycle launch before).
 local PINNED_AS = {
-  gtx660ti = { "l1.mshrs=32", "dram.efficiency=1" },
-  gtx480 = { "dram.efficiency=1" },
-  gtx1080 = { "dram.efficiency=1" },
-  a100 = { "l2.latency=200", "l1.unified_kb=0", "dram.efficiency=1" },
-  rtx3070 = { "l1.unified_kb=0", "dram.efficiency=1" },
+  gtx660ti = helper.no_front_end(5000, { "l1.mshrs=32", "dram.efficiency=1" }),
+  gtx480 = helper.no_front_end(5000, { "dram.efficiency=1" }),
+  gtx1080 = helper.no_front_end(5000, { "dram.efficiency=1" }),
+  a100 = helper.no_front_end(5000, { "l2.latency=200", "l1.unified_kb=0", "dram.efficiency=1" }),
+  rtx3070 = helper.no_front_end(5000, { "l1.unified_kb=0", "dram.efficiency=1" }),
 }
 
 local stall_order = { "issued", "dependence", "memory", "lsu_busy", "sfu_busy", "unit_busy", "barrier",
@@ -298,10 +305,13 @@ describe("block dispatch", function()
     -- free launches: within 20 % of each other
     assert.is_true(tiny_sim0 < 1.2 * big_sim0 and tiny_gm0 < 1.2 * big_gm0)
     -- 100 cycles per launch, one launch at a time per SM: the busiest SM launches
-    -- ceil(2048 / 20) = 103 tiny blocks (10,300 cycles) but 4 large ones
+    -- ceil(2048 / 20) = 103 tiny blocks (10,300 cycles; its last block then runs
+    -- at least the shortest block's path and drains) but 4 large ones
     local b = assert(bounds.kernel(tiny, costly))
     assert.are.equal("dispatch", b.binds)
-    assert.are.equal(103 * 100, b.cycles.dispatch)
+    local drain = costly.launch.drain_cycles
+    local launch = 100 + costly.launch.warp_cycles
+    assert.are.equal(103 * launch + b.counts.min_block_path + drain, b.cycles.dispatch)
     assert.is_true(tiny_sim >= b.total and tiny_gm >= b.total)
     assert.is_true(tiny_sim > 2 * big_sim, ("simulator: tiny %.0f, large %.0f"):format(tiny_sim, big_sim))
     assert.is_true(tiny_gm > 2 * big_gm, ("GPUMech: tiny %.0f, large %.0f"):format(tiny_gm, big_gm))
@@ -316,24 +326,23 @@ describe("gpush sim command", function()
     -- 1 + 6) = 20, EXIT at 21 (branch latency 6): done at 27; waiting for
     -- the FADD alone the FFMA would issue at 7 and the warp end at 20
     local fixture = "tests/c/fixtures/traces/every_producer.traceg"
-    local code, out, err = helper.gpush_run { "sim", fixture, "--config", "gtx1080", "--json",
-      "-p", "launch.kernel_cycles=0" }
+    local off = helper.no_front_end_args()
+    local code, out, err = helper.gpush_run { "sim", fixture, "--config", "gtx1080", "--json", table.unpack(off) }
     assert.are.equal(0, code, err)
     local r = require("gpush.json").decode(out)[1]
     assert.are.equal(27, r.cycles)
     assert.are.equal(4, r.warp_instructions)
-    code, out = helper.gpush_run { "sim", fixture, "--config", "gtx1080", "-p", "launch.kernel_cycles=0" }
+    code, out = helper.gpush_run { "sim", fixture, "--config", "gtx1080", table.unpack(off) }
     assert.are.equal(0, code)
     assert.truthy(out:match("every_producer%s+27%s"))
     -- GPUMech's interval pass, gpush's equations: a warp issues once a cycle, as in the
     -- simulator: 27; the paper's: issue slots of 0.5 cycle (issue width 2), FFMA at 20,
     -- EXIT at 20.5, done at 26.5
-    code, out = helper.gpush_run { "gpumech", fixture, "--config", "gtx1080", "--json",
-      "-p", "launch.kernel_cycles=0" }
+    code, out = helper.gpush_run { "gpumech", fixture, "--config", "gtx1080", "--json", table.unpack(off) }
     assert.are.equal(0, code)
     assert.are.equal(27, require("gpush.json").decode(out)[1].cycles)
     code, out = helper.gpush_run { "gpumech", fixture, "--config", "gtx1080", "--json", "--equations", "paper",
-      "-p", "launch.kernel_cycles=0" }
+      table.unpack(off) }
     assert.are.equal(0, code)
     assert.are.equal(26.5, require("gpush.json").decode(out)[1].cycles)
   end)

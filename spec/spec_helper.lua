@@ -79,6 +79,29 @@ function M.with(t, changes)
   return c
 end
 
+-- Overrides that switch the GPU front end off (every launch.* parameter 0:
+-- the specs of a kernel's body take it out), with launch.kernel_cycles =
+-- kernel_cycles when given (the presets before issue 25 calibrated a front
+-- end: a constant launch cost and nothing else), then the strings of `more`.
+function M.no_front_end(kernel_cycles, more)
+  local o = { "launch.kernel_cycles=" .. (kernel_cycles or 0), "launch.dispatch_cycles=0", "launch.block_cycles=0",
+    "launch.warp_cycles=0", "launch.drain_cycles=0", "launch.warmup_cycles=0" }
+  for _, m in ipairs(more or {}) do
+    o[#o + 1] = m
+  end
+  return o
+end
+
+-- The same as gpush command-line arguments (-p KEY=VALUE each).
+function M.no_front_end_args(kernel_cycles)
+  local a = {}
+  for _, o in ipairs(M.no_front_end(kernel_cycles)) do
+    a[#a + 1] = "-p"
+    a[#a + 1] = o
+  end
+  return a
+end
+
 -- A suite kernel with a smaller grid (default 96 blocks), for fast specs.
 function M.small_kernel(name, grid)
   local workloads = require "gpush.workloads"

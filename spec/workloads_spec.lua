@@ -135,8 +135,12 @@ describe("the embedded suite", function()
   -- expected limiter's cycles (it limits the run),
   -- the simulator's bottleneck is the claimed stall, and the description's
   -- own bound (without building the kernel) binds the same way.
+  -- The claims are the body's: the front end as before issue 25 (a constant
+  -- 5,000-cycle launch; on gtx1080 the calibrated one's 648-cycle warm-up and
+  -- block drains outlast shared_bandwidth's body, and its dispatcher
+  -- tiny_blocks'; docs/frontend.md).
   it("is limited on gtx1080 by what each kernel claims, in the bounds and in the simulator", function()
-    local cfg = config.load("gtx1080")
+    local cfg = config.load("gtx1080", helper.no_front_end(5000))
     for _, d in ipairs(workloads.suite) do
       local kernel = assert(workloads.kernel(d))
       local b = assert(bounds.kernel(kernel, cfg))
@@ -185,7 +189,7 @@ describe("the embedded suite", function()
   it("computes each kernel's bound from its description, as the built kernel's on six presets", function()
     local agree, total = 0, 0
     for _, preset in ipairs { "gtx1080", "gtx660ti", "gtx480", "rtx3070", "a100", "h100-pcie" } do
-      local cfg = config.load(preset)
+      local cfg = config.load(preset, helper.no_front_end()) -- the counts' bounds, not the front end's
       for _, d in ipairs(workloads.suite) do
         -- stream_triad, the largest, is checked on gtx1080 above
         if d.name ~= "stream_triad" and not KNOWN[preset .. " " .. d.name] then

@@ -399,6 +399,8 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     out->class_insts[c] = (double)k->class_counts[c];
   out->min_block_insts = k->blocks > 0 ? INFINITY : 0;
+  out->min_block_path = k->blocks > 0 ? INFINITY : 0;
+  out->warps_per_block = k->warps_per_block;
   for (b = 0; b < k->blocks; b++) {
     double block_path = 0, block_insts = 0;
     for (w = 0; w < k->warps_per_block; w++) {
@@ -410,7 +412,9 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
     }
     if (block_path > out->longest_path)
       out->longest_path = block_path;
-    out->block_paths += block_path + m->launch.block_cycles;
+    out->block_paths += block_path;
+    if (block_path < out->min_block_path)
+      out->min_block_path = block_path;
     if (block_insts < out->min_block_insts)
       out->min_block_insts = block_insts;
   }
@@ -460,6 +464,33 @@ static double unit_bound(const double *busy, const double *slack, int unit, doub
   if (!(cycles > 0) || !isfinite(cycles))
     return cycles;
   return cycles > slack[unit] ? cycles - slack[unit] : 0;
+}
+
+/* The front end's bounds (docs/frontend.md) on kernel body cycles: every
+ * block's launch L costs its SM's launcher launch.block_cycles + its warps
+ * x launch.warp_cycles, one block at a time; no warp of an SM issues before
+ * its first launch ends + launch.warmup_cycles W (so none before L + W); a
+ * block frees its slot launch.drain_cycles D after its last warp, and the
+ * launch ends when its last block has.  Sets the latency bound (the longest
+ * path between L + W and D), the blocks bound (each slot's blocks one after
+ * another, its first not before W: W + sum of (path + L + D) / slots) and
+ * the dispatch bound: the last block leaves the GPU-wide dispatcher at
+ * (blocks - 1) x launch.dispatch_cycles at the earliest and is launched L
+ * later, the busiest SM launches ceil(blocks / SMs) blocks, one every L at
+ * most; then the shortest block's path and D (the warm-up is the latency
+ * bound's: no block of the dispatch bound needs to wait for it). */
+static void front_end_bounds(const gp_bounds_counts *c, const gp_machine *m, double sms,
+                             uint32_t blocks_per_sm, double most_blocks, gp_bounds *out) {
+  double L = m->launch.block_cycles + c->warps_per_block * m->launch.warp_cycles;
+  double W = m->launch.warmup_cycles, D = m->launch.drain_cycles;
+  double last = (c->blocks - 1) * m->launch.dispatch_cycles + L;
+  if (!(c->blocks > 0))
+    return;
+  if (most_blocks * L > last)
+    last = most_blocks * L;
+  out->cycles[GP_BOUND_LATENCY] = c->longest_path + L + W + D;
+  out->cycles[GP_BOUND_BLOCKS] = W + ratio(c->block_paths + c->blocks * (L + D), sms * blocks_per_sm);
+  out->cycles[GP_BOUND_DISPATCH] = last + c->min_block_path + D;
 }
 
 /* The index of the largest entry (ties: the first). */
@@ -513,9 +544,7 @@ void gp_bounds_compute(const gp_bounds_counts *c, const gp_machine *m, uint32_t 
   out->cycles[GP_BOUND_DRAM] =
       ratio(c->hard_dram_read_bytes + c->hard_dram_written_bytes, mem->dram_bytes_per_cycle);
   out->cycles[GP_BOUND_MSHR] = mshr_cycles(c->hard_mshr_lines, c->hard_mshr_cold_lines, sms, mem);
-  out->cycles[GP_BOUND_LATENCY] = c->longest_path;
-  out->cycles[GP_BOUND_BLOCKS] = ratio(c->block_paths, sms * blocks_per_sm);
-  out->cycles[GP_BOUND_DISPATCH] = most_blocks * m->launch.block_cycles;
+  front_end_bounds(c, m, sms, blocks_per_sm, most_blocks, out);
   out->binds = largest(out->cycles);
   out->bound = out->cycles[out->binds];
   out->total = out->bound + m->launch.kernel_cycles;

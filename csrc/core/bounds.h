@@ -54,11 +54,17 @@
  *            (issue + latency) and its unit (initiation interval), memory
  *            at the least latency any interleaving allows (1 without a
  *            request; a line no other request touches: L2 + DRAM; else
- *            the L1 or L2 hit; merges with outstanding requests aside)
- *   blocks   block slots as servers: sum over blocks of (longest warp
- *            path + block launch cycles) / (SMs x blocks per SM)
- *   dispatch each SM launches its blocks one at a time: ceil(blocks / sm
- *            count) x block launch cycles
+ *            the L1 or L2 hit; merges with outstanding requests aside);
+ *            after its block's launch L (launch.block_cycles + its warps x
+ *            launch.warp_cycles) and the SM's warm-up W, before its
+ *            block's drain D: path + L + W + D
+ *   blocks   block slots as servers: W + sum over blocks of (longest warp
+ *            path + L + D) / (SMs x blocks per SM)
+ *   dispatch the front end (docs/frontend.md): the last block leaves the
+ *            GPU-wide dispatcher at (blocks - 1) x launch.dispatch_cycles
+ *            at the earliest and is launched L later, the busiest SM
+ *            launches its ceil(blocks / sm count) blocks one at a time; the
+ *            later of the two, + the shortest block path + D
  * The binding bound is the largest (ties: the first in GP_BOUND_* order).
  * docs/bounds.md states each with its assumptions.
  */
@@ -103,6 +109,8 @@ typedef struct gp_bounds_counts {
   double dram_bytes;                   /* the functional replay's read + written */
   double longest_path;                 /* cycles: the longest warp's dependence path */
   double block_paths;                  /* cycles: sum over blocks of the longest warp path */
+  double min_block_path;               /* cycles: the shortest block's longest warp path */
+  double warps_per_block;              /* what each block's launch costs (L) */
 } gp_bounds_counts;
 
 typedef struct gp_bounds {

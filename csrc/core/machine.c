@@ -73,6 +73,10 @@ double gp_machine_dram_bytes_per_cycle(const gp_machine *m) {
   return m->dram.achievable_gbs * 1e9 / (m->clock.core_mhz * 1e6);
 }
 
+double gp_machine_block_launch_cycles(const gp_machine *m, uint32_t warps) {
+  return m->launch.block_cycles + warps * m->launch.warp_cycles;
+}
+
 uint64_t gp_machine_l1_bytes(const gp_machine *m, uint32_t blocks, uint64_t shared_bytes) {
   double fixed = floor(m->l1.size_kb * 1024), unified = floor(m->l1.unified_kb * 1024);
   double left = unified - (double)blocks * (double)shared_bytes;
@@ -199,7 +203,11 @@ static const gp_machine_field fields[] = {
     FIELD(U32, dram.access_bytes),
     FIELD(F64, dram.efficiency),
     FIELD(F64, launch.kernel_cycles),
+    FIELD(F64, launch.dispatch_cycles),
     FIELD(F64, launch.block_cycles),
+    FIELD(F64, launch.warp_cycles),
+    FIELD(F64, launch.drain_cycles),
+    FIELD(F64, launch.warmup_cycles),
     /* derived parameters (schema.derived) */
     FIELD(U32, sm.max_threads),
     FIELD(F64, dram.bandwidth_gbs),

@@ -22,6 +22,7 @@
  *                        kernel at an occupancy
  *   gp_machine_timed()   the timed memory model's (the simulator's)
  *   gp_machine_dram_latency_cycles(), gp_machine_dram_bytes_per_cycle()
+ *   gp_machine_block_launch_cycles()  the front end's per-SM launch of a block
  */
 #ifndef GP_MACHINE_H
 #define GP_MACHINE_H
@@ -107,8 +108,12 @@ typedef struct gp_machine {
     double bandwidth_gbs;  /* derived: the peak */
     double achievable_gbs; /* derived: the peak x efficiency, what the models use */
   } dram;
-  struct {
-    double kernel_cycles, block_cycles;
+  struct {                 /* the front end (schema: launch.*), core cycles */
+    double kernel_cycles;  /* kernel launch latency */
+    double dispatch_cycles; /* GPU-wide: one block every this many cycles */
+    double block_cycles, warp_cycles; /* an SM's launcher, per block and per warp */
+    double drain_cycles;   /* a block's retirement: last warp done -> slot free */
+    double warmup_cycles;  /* an SM's cold start after its first launch */
   } launch;
 } gp_machine;
 
@@ -143,6 +148,10 @@ double gp_machine_dram_latency_cycles(const gp_machine *m);
 /* Achievable DRAM bytes per core cycle (dram.achievable_gbs), all channels
  * together: what every model moves bytes at. */
 double gp_machine_dram_bytes_per_cycle(const gp_machine *m);
+
+/* The cycles an SM's launcher spends on one block of `warps` warps (one
+ * block at a time per SM): launch.block_cycles + warps x launch.warp_cycles. */
+double gp_machine_block_launch_cycles(const gp_machine *m, uint32_t warps);
 
 /* The L1 bytes an SM has for `blocks` resident blocks of `shared_bytes`
  * shared memory each: l1.size_kb, or with l1.unified_kb what the blocks'

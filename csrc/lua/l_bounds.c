@@ -13,7 +13,7 @@
  *   hard_mshr_cold_lines (the hard l2 and mshr bounds'),
  *   hard_dram_read_bytes, hard_dram_written_bytes (the hard dram bound's),
  *   dram_bytes (the functional replay's: an estimate), longest_path,
- *   block_paths (absent fields are 0).
+ *   block_paths, min_block_path, warps_per_block (absent fields are 0).
  * r: cycles = {bound name = cycles} (all hard), binds = name, bound, total
  *   (with the kernel launch), sms_used, estimates = {l2 =, mshr =, dram =}
  *   (from the functional counts), expect (the binding resource with the
@@ -39,7 +39,7 @@ static void set_num(lua_State *L, const char *k, double v) {
 
 static void push_counts(lua_State *L, const gp_bounds_counts *c) {
   int k;
-  lua_createtable(L, 0, 18);
+  lua_createtable(L, 0, 20);
   set_num(L, "blocks", c->blocks);
   set_num(L, "insts", c->insts);
   set_num(L, "min_block_insts", c->min_block_insts);
@@ -60,6 +60,8 @@ static void push_counts(lua_State *L, const gp_bounds_counts *c) {
   set_num(L, "dram_bytes", c->dram_bytes);
   set_num(L, "longest_path", c->longest_path);
   set_num(L, "block_paths", c->block_paths);
+  set_num(L, "min_block_path", c->min_block_path);
+  set_num(L, "warps_per_block", c->warps_per_block);
 }
 
 static void push_bounds(lua_State *L, const gp_bounds *b) {
@@ -127,6 +129,8 @@ void gpl_read_bounds_counts(lua_State *L, int t, gp_bounds_counts *c) {
   c->dram_bytes = count_field(L, t, "dram_bytes");
   c->longest_path = count_field(L, t, "longest_path");
   c->block_paths = count_field(L, t, "block_paths");
+  c->min_block_path = count_field(L, t, "min_block_path");
+  c->warps_per_block = count_field(L, t, "warps_per_block");
 }
 
 static int bounds_compute(lua_State *L) {

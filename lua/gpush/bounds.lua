@@ -11,8 +11,9 @@
 -- apart): issue, the per-unit pipes (int, fma, fp64, sfu, tensor, uniform,
 -- control), shared (bank passes), lsu, l2 (request rate), dram (bytes /
 -- bandwidth), mshr (Little's law), latency (the longest warp's dependence
--- path), blocks (block slots as servers) and dispatch (each SM launches
--- its blocks one at a time, launch.block_cycles each).  `total` adds the kernel
+-- path, between its block's launch and retirement), blocks (block slots as
+-- servers) and dispatch (the front end: the GPU-wide dispatcher, each SM's
+-- launcher one block at a time; docs/frontend.md).  `total` adds the kernel
 -- launch; no model may predict fewer cycles than `total`.
 --
 -- Every bound in `cycles` is hard; l2, mshr and dram count what no
@@ -50,9 +51,11 @@ M.DESCRIPTIONS = {
   l2 = "L2 requests (each loaded line once, stores, atomics) x l2.interval / l2.slices",
   dram = "DRAM bytes no interleaving avoids (each loaded line once, stores beyond the caches) / bytes per cycle",
   mshr = "Little's law: round trips of each loaded line once / (SMs x l1.mshrs)",
-  latency = "the longest warp's dependence path (in order, one per cycle)",
-  blocks = "sum of block lifetimes / (SMs x blocks per SM)",
-  dispatch = "blocks of the busiest SM x launch.block_cycles (one launch at a time)",
+  latency = "the longest warp's dependence path (in order, one per cycle), after its block's launch and the SM's warm-up, "
+    .. "before its drain",
+  blocks = "warm-up + sum of block lifetimes (launch, path, drain) / (SMs x blocks per SM)",
+  dispatch = "the later of the last block's dispatch (blocks - 1 intervals) and launch, and the busiest SM's launches "
+    .. "(one at a time), + the shortest block path and drain",
 }
 
 -- The machine of a configuration (gpush.machine) and the occupancy of a
@@ -90,7 +93,9 @@ end
 -- Parameters the counts do not depend on (only the formulas read them): a
 -- sweep over them reuses one kernel pass.
 local COUNT_FREE = {
-  ["sm.schedulers"] = true, ["sm.issue_width"] = true, ["launch.kernel_cycles"] = true, ["l1.mshrs"] = true,
+  ["sm.schedulers"] = true, ["sm.issue_width"] = true, ["l1.mshrs"] = true,
+  ["launch.kernel_cycles"] = true, ["launch.dispatch_cycles"] = true, ["launch.block_cycles"] = true,
+  ["launch.warp_cycles"] = true, ["launch.drain_cycles"] = true, ["launch.warmup_cycles"] = true,
   ["dram.bandwidth_gbs"] = true, ["dram.efficiency"] = true, ["dram.achievable_gbs"] = true,
   ["clock.mem_mhz"] = true, ["dram.bus_bits"] = true,
   ["dram.transfers_per_clock"] = true, ["dram.channels"] = true, ["l2.interval"] = true,

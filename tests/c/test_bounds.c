@@ -179,14 +179,56 @@ static void test_path_by_hand(void) {
   CHECK_NEAR(c.mshr_dram_requests, 2, 0);
   CHECK_NEAR(c.l2_requests, 2, 0);
   CHECK_NEAR(c.dram_bytes, 256, 0);          /* two lines of four sectors */
-  m.launch.block_cycles = 10;
+  CHECK_NEAR(c.min_block_path, 629, 1e-9);
+  CHECK_NEAR(c.warps_per_block, 1, 0);
+  /* the front end: the counts do not depend on it; the block is launched
+   * (10 + 1 warp x 3), the SM warms up (50), the block drains (20) */
+  m.launch.block_cycles = 10, m.launch.warp_cycles = 3, m.launch.warmup_cycles = 50;
+  m.launch.drain_cycles = 20;
   CHECK(count(k, &m, &c) == GP_OK);
-  CHECK_NEAR(c.block_paths, 639, 1e-9);
+  CHECK_NEAR(c.block_paths, 629, 1e-9);
   gp_bounds_compute(&c, &m, BLOCKS, &b);
   CHECK_EQ_INT(b.binds, GP_BOUND_LATENCY);
-  CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], 639.0 / 2, 1e-9); /* one SM with blocks, 2 slots */
-  CHECK_NEAR(b.bound, 629, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_LATENCY], 13 + 50 + 629 + 20, 1e-9);
+  /* one SM with blocks, 2 slots: 50 + (629 + 13 + 20) / 2 */
+  CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], 50 + 662.0 / 2, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_DISPATCH], 13 + 629 + 20, 1e-9);
+  CHECK_NEAR(b.bound, 712, 1e-9);
   gp_kernel_free(k);
+}
+
+/* The front end's bounds by hand: 100 blocks of 2 warps on 4 SMs (25 on the
+ * busiest; 32 slots each, so the slots never bind), dispatch interval 5, launch 6 + 2 x 2 = 10, drain 30, paths
+ * 40 (the shortest) to 70.  Dispatcher: the last block leaves at 99 x 5 =
+ * 495, is launched by 505; the busiest SM's launcher needs 25 x 10 = 250;
+ * so 505 + 40 + 30 = 575.  A launcher twice as slow (20 + 2 x 2 = 24 a
+ * block: 600) takes over: 600 + 70 = 670.  A warm-up of 1000 holds every
+ * warp until 24 + 1000: the latency bound 24 + 1000 + 70 + 30 = 1124 binds
+ * (the dispatch bound stays 670). */
+static void test_front_end_by_hand(void) {
+  gp_machine m = machine();
+  gp_bounds_counts c;
+  gp_bounds b;
+  memset(&c, 0, sizeof c);
+  c.blocks = 100, c.insts = 400, c.min_block_insts = 4, c.class_insts[GP_OP_INT] = 400;
+  c.longest_path = 70, c.block_paths = 5500, c.min_block_path = 40, c.warps_per_block = 2;
+  m.launch.dispatch_cycles = 5, m.launch.block_cycles = 6, m.launch.warp_cycles = 2;
+  m.launch.drain_cycles = 30, m.launch.kernel_cycles = 1000;
+  gp_bounds_compute(&c, &m, 32, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_DISPATCH], 575, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_LATENCY], 10 + 70 + 30, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], (5500 + 100 * 40.0) / 128, 1e-9);
+  CHECK_EQ_INT(b.binds, GP_BOUND_DISPATCH);
+  CHECK_NEAR(b.total, 1575, 1e-9);
+  m.launch.block_cycles = 20;
+  gp_bounds_compute(&c, &m, 32, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_DISPATCH], 670, 1e-9);
+  m.launch.warmup_cycles = 1000;
+  gp_bounds_compute(&c, &m, 32, &b);
+  CHECK_NEAR(b.cycles[GP_BOUND_DISPATCH], 670, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_LATENCY], 1124, 1e-9);
+  CHECK_NEAR(b.cycles[GP_BOUND_BLOCKS], 1000 + (5500 + 100 * 54.0) / 128, 1e-9);
+  CHECK_EQ_INT(b.binds, GP_BOUND_LATENCY);
 }
 
 /* Shared-memory loads at an 8-byte stride with 4-byte words: lanes l and
@@ -279,6 +321,18 @@ static void test_simulator_respects_the_bounds(void) {
   CHECK(r.cycles <= 1.1 * b.bound);
   /* the DRAM bound is the DRAM's busy time: the last transfer ends after it */
   CHECK(r.memory.last_dram_done >= b.cycles[GP_BOUND_DRAM]);
+  gp_sim_result_free(&r, &a);
+  /* with a front end every bound still holds, the front end's three too */
+  m.launch.dispatch_cycles = 7, m.launch.block_cycles = 40, m.launch.warp_cycles = 5;
+  m.launch.drain_cycles = 60, m.launch.warmup_cycles = 300;
+  gp_bounds_compute(&c, &m, BLOCKS, &b);
+  CHECK(gp_sim_run(k, &m, &sc, &a, &r, &err) == GP_OK);
+  for (i = 0; i < GP_BOUND_COUNT; i++) {
+    if (!(r.cycles >= b.cycles[i]))
+      fprintf(stderr, "  %s: simulated %.1f < bound %.1f\n", gp_bound_name(i), r.cycles,
+              b.cycles[i]);
+    CHECK(r.cycles >= b.cycles[i]);
+  }
   gp_sim_result_free(&r, &a);
   gp_kernel_free(k);
 }
@@ -546,6 +600,7 @@ int main(void) {
   RUN(test_formulas_by_hand);
   RUN(test_sub_wave_uses_the_sms_with_blocks);
   RUN(test_path_by_hand);
+  RUN(test_front_end_by_hand);
   RUN(test_bank_passes);
   RUN(test_simulator_respects_the_bounds);
   RUN(test_hard_dram_bytes_by_hand);

@@ -349,6 +349,32 @@ static void test_pc_costs_by_hand(void) {
   gp_kernel_free(one);
 }
 
+/* The front end by hand (launch.c, front_end_cycles): 64 one-warp chain
+ * blocks (40 cycles each) on 4 SMs of 8 slots, dispatch interval 5, launch
+ * 2 + 1 warp x 1 = 3, drain 20.  The dispatcher binds: the last block
+ * leaves at 63 x 5 = 315, is launched by 318, runs alone 40 and drains 20:
+ * 378 (the slots: the last wave's stagger 31 x 5 = 155, a wave turned over
+ * every max(3 + 40 + 20, its cycles, 8 x 3) = 63, the last wave's launch,
+ * body and drain; the launcher: 15 x 3 + 63 = 108; both below).  The hard
+ * bound says the same (`dispatch`: 318 + 40 + 20), and the simulator
+ * (tests/c/test_sim.c has the same grid of 8-cycle blocks) 378 too. */
+static void test_front_end_by_hand(void) {
+  gp_kernel *k = chain_blocks(64);
+  gp_machine m = launch_machine(4);
+  gp_gm_prediction p;
+  m.launch.dispatch_cycles = 5, m.launch.block_cycles = 2, m.launch.warp_cycles = 1;
+  m.launch.drain_cycles = 20, m.launch.kernel_cycles = 1000;
+  CHECK(launch(k, &m, GP_MW_EQ_GPUSH, 8, &p) == GP_OK);
+  CHECK_NEAR(p.cycles, 1378, 1e-9);
+  CHECK(strcmp(p.hard_bound, "dispatch") == 0);
+  CHECK_NEAR(p.hard_bound_cycles, 1378, 1e-9);
+  CHECK_NEAR(p.dispatch_cycles, 378 - p.shape[0].count * p.shape[0].r.cycles -
+                                    p.shape[1].count * p.shape[1].r.cycles, 1e-9);
+  CHECK(launch(k, &m, GP_MW_EQ_PAPER, 8, &p) == GP_OK);
+  CHECK_NEAR(p.cycles, 1378, 1e-9);
+  gp_kernel_free(k);
+}
+
 /* The inputs refuse a memory result of another kernel. */
 static void test_inputs_check_the_kernel(void) {
   gp_kernel *one = chain_blocks(1);
@@ -368,6 +394,7 @@ static void test_inputs_check_the_kernel(void) {
 int main(void) {
   A = gp_alloc_default();
   RUN(test_launch_by_hand);
+  RUN(test_front_end_by_hand);
   RUN(test_inputs_check_the_kernel);
   RUN(test_pc_costs_by_hand);
   RUN(test_static_inputs);

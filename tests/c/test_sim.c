@@ -291,9 +291,53 @@ static void test_block_dispatch_is_serialised(void) {
   gp_kernel_free(k);
 }
 
+/* The front end by hand (docs/frontend.md), one-warp blocks of the 2-FFMA
+ * chain above (8 cycles from the warp's start to its end), launch 2 + 1
+ * warp x 1 = 3 cycles, drain 20, dispatch interval 5, kernel launch 100.
+ * A dispatch-bound grid, 64 blocks on 4 SMs of 8 slots: block j leaves the
+ * dispatcher at 5j (every SM's launcher and slots keep up: an SM gets a
+ * block every 20 cycles, holds it 31), is launched by 5j + 3, done at
+ * 5j + 11 and retired at 5j + 31: the last at 346, the kernel 446.
+ * Slots bind with 6 blocks on one SM of 2 slots: blocks 0 and 1 leave at 0
+ * and 5, are launched by 3 and 8 (the launcher one at a time), free their
+ * slots at 31 and 36; block 2 leaves at 31 (its slot free), launched 34,
+ * freed 62; block 3 at 36, 39, 67; block 4 at 62, 65, 93; block 5 at 67,
+ * 70, 98: the kernel 198.  A warm-up of 100 (two schedulers, one per slot)
+ * holds blocks 0 and 1 until 3 + 100: both retire at 131; block 2 leaves
+ * at 131, launched 134, freed 162; block 3 leaves at 136 (the dispatcher's
+ * interval), launched 139, freed 167; block 4: 162, 165, 193; block 5: 167,
+ * 170, 198: the kernel 298. */
+static void test_front_end_by_hand(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(64, 32, 2, body, 1, NULL, 0), *six = make(6, 32, 2, body, 1, NULL, 0);
+  sim_setup c = config(4, 1, 8);
+  gp_sim_result r;
+  c.m.launch.dispatch_cycles = 5, c.m.launch.block_cycles = 2, c.m.launch.warp_cycles = 1;
+  c.m.launch.drain_cycles = 20, c.m.launch.kernel_cycles = 100;
+  r = run(k, &c);
+  CHECK_NEAR(r.cycles, 446, 1e-9);
+  CHECK_NEAR(r.sm_cycles[0], 331, 1e-9); /* block 60: 300 + 31 */
+  done(&r, k, 4);
+  c = config(1, 1, 2);
+  c.m.launch.dispatch_cycles = 5, c.m.launch.block_cycles = 2, c.m.launch.warp_cycles = 1;
+  c.m.launch.drain_cycles = 20, c.m.launch.kernel_cycles = 100;
+  r = run(six, &c);
+  CHECK_NEAR(r.cycles, 198, 1e-9);
+  done(&r, six, 1);
+  c = config(1, 2, 2);
+  c.m.launch.dispatch_cycles = 5, c.m.launch.block_cycles = 2, c.m.launch.warp_cycles = 1;
+  c.m.launch.drain_cycles = 20, c.m.launch.kernel_cycles = 100, c.m.launch.warmup_cycles = 100;
+  r = run(six, &c);
+  CHECK_NEAR(r.cycles, 298, 1e-9);
+  done(&r, six, 1);
+  gp_kernel_free(k);
+  gp_kernel_free(six);
+}
+
 int main(void) {
   RUN(test_chain_takes_n_times_l);
   RUN(test_block_dispatch_is_serialised);
+  RUN(test_front_end_by_hand);
   RUN(test_waits_for_every_producer);
   RUN(test_lrr_and_gto_order);
   RUN(test_barrier);

@@ -180,6 +180,9 @@ typedef struct gp_gm_shape {
   uint32_t blocks, blocks_on_sm, warps_on_sm, cores;
   uint64_t warp;
   gp_mw_result r;               /* the multi-warp model of one of its waves */
+  double single_cycles;         /* ... of one of its blocks alone on an SM (the
+                                   front end's slot turnover; r.cycles when
+                                   blocks_on_sm is 1) */
 } gp_gm_shape;
 
 #define GP_GM_MAX_SHAPES 3
@@ -192,7 +195,8 @@ typedef struct gp_gm_prediction {
   gp_gm_shape shape[GP_GM_MAX_SHAPES];
   size_t shape_count;
   size_t longest;               /* the shape taking most cycles (gpush's) */
-  double dispatch_cycles;       /* the busiest SMs' serialised block launches */
+  double dispatch_cycles;       /* the front end's cycles beyond the waves' bodies
+                                   (launch.c, front_end_cycles) */
   double mshr_rounds_cycles;    /* gpush's MT_MSHR and up: the MSHRs' whole rounds */
   int launch_totals;            /* gpush's equations, MT and up: the totals below */
   const char *bound;            /* the binding resource (gpush's launch totals) */

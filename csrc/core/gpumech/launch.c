@@ -276,7 +276,8 @@ static int hard_bound_category(int bound) {
  * stack category: every bound of bounds.h, all hard (the l2 and mshr ones
  * count each distinct loaded line once, merges aside, not the functional
  * replay's estimates, which the timed mode beats by merging requests).
- * Returns the body cycles. */
+ * A prediction on the largest bound (within 1e-12) names it as the binding
+ * resource too.  Returns the body cycles. */
 static double floor_at_bounds(const gp_machine *m, uint32_t blocks_per_sm,
                               const gp_bounds_counts *counts, double body,
                               gp_gm_prediction *out) {
@@ -284,14 +285,68 @@ static double floor_at_bounds(const gp_machine *m, uint32_t blocks_per_sm,
   gp_bounds_compute(counts, m, blocks_per_sm, &b);
   out->hard_bound = gp_bound_name(b.binds);
   out->hard_bound_cycles = b.bound + m->launch.kernel_cycles;
+  if (b.bound >= body * (1 - 1e-12)) /* on the bound (the front end's may equal it) */
+    out->bound = gp_bound_name(b.binds);
   if (b.bound > body) {
     double added = (b.bound - body) * out->cpi / fmax(body - out->dispatch_cycles, 1e-300);
     out->stack[hard_bound_category(b.binds)] += added;
     out->cpi += added;
-    out->bound = gp_bound_name(b.binds);
     return b.bound;
   }
   return body;
+}
+
+/* ---------------------------------------------------------------------------
+ * The front end (docs/frontend.md)
+ * ------------------------------------------------------------------------- */
+
+/* The launch's body cycles with the GPU front end, from each wave shape's
+ * cycles: the simulator's dispatcher, launchers, warm-up and drain (sim.c,
+ * place()) for blocks whose bodies the multi-warp model gives.  With
+ * L = launch.block_cycles + a block's warps x launch.warp_cycles (an SM's
+ * launcher, one block at a time), D = launch.drain_cycles, g =
+ * launch.dispatch_cycles, W = launch.warmup_cycles, B blocks and, per shape,
+ * n blocks on the busiest SM, its wave's cycles C (all n together) and c1
+ * (one of its blocks alone: s->single_cycles), the latest of
+ *   slots       an SM turns a wave over every P = max(L + c1 + D, C, n L):
+ *               each slot's block is launched, runs at least alone and
+ *               drains; the n blocks' work; the launcher.  While one slot
+ *               launches or drains the others run, so a wave whose blocks
+ *               keep the SM busy costs C, not C + L + D.  The slot that
+ *               takes the last block turns every wave before it over, then
+ *               the last block starts staggered by max((bl - 1) g,
+ *               (nl - 1) L, W) (its place in the last wave's dispatch and
+ *               its SM's launches; the warm-up) and ends with its launch,
+ *               body and drain: L + C + D in place of the last P
+ *               (blocks take the slots in the order they free, so with
+ *               uniform blocks block j starts at max(j g, the start of
+ *               block j - S + P), S the slots: the later of the two ends)
+ *   dispatcher  the last block leaves the GPU-wide dispatcher at (B - 1) g
+ *               at the earliest, then is launched, runs alone and drains:
+ *               max((B - 1) g, W) + L + c1 + D
+ *   launcher    the busiest SM launches its ceil(B / SMs) blocks one every L:
+ *               max((ceil(B / SMs) - 1) L, W) + L + c1 + D
+ * (c1 of the last shape in the last two).  *paced: whether the dispatcher
+ * or the launcher, not the slots, set the cycles. */
+static double front_end_cycles(const gp_kernel *k, const gp_machine *m,
+                               const gp_gm_prediction *out, int *paced) {
+  double g = m->launch.dispatch_cycles, W = m->launch.warmup_cycles;
+  double L = gp_machine_block_launch_cycles(m, k->warps_per_block), D = m->launch.drain_cycles;
+  const gp_gm_shape *last = &out->shape[out->shape_count - 1];
+  double busiest = ceil_div(k->blocks, m->sm.count), slots, dispatcher, launcher, period = 0;
+  double tail = L + last->single_cycles + D;
+  size_t i;
+  slots = fmax(fmax((last->blocks - 1.0) * g, (last->blocks_on_sm - 1.0) * L), W);
+  for (i = 0; i < out->shape_count; i++) {
+    const gp_gm_shape *s = &out->shape[i];
+    period = fmax(fmax(L + s->single_cycles + D, s->r.cycles), s->blocks_on_sm * L);
+    slots += s->count * period;
+  }
+  slots += L + last->r.cycles + D - period; /* the last wave: launch, body, drain */
+  dispatcher = fmax((k->blocks - 1.0) * g, W) + tail;
+  launcher = fmax((busiest - 1) * L, W) + tail;
+  *paced = fmax(dispatcher, launcher) > slots;
+  return fmax(slots, fmax(dispatcher, launcher));
 }
 
 /* ---------------------------------------------------------------------------
@@ -309,10 +364,11 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
                   const gp_gm_options *opt, gp_iv_profile *profile, gp_gm_prediction *out,
                   gp_error *err) {
   int gpush = opt->equations == GP_MW_EQ_GPUSH;
-  double issue_cycles = gp_gm_issue_cycles(m, opt->equations), cycles = 0;
+  double issue_cycles = gp_gm_issue_cycles(m, opt->equations), cycles;
   gp_iv_profile shape_prof;
+  double bodies = 0;
   size_t i;
-  int status;
+  int status, paced;
   memset(out, 0, sizeof *out);
   if (opt->blocks_per_sm == 0 || m->sm.count == 0 || k->blocks == 0)
     return gp_error_set(err, "gpumech: a launch needs blocks, SMs and at least one block per SM");
@@ -336,20 +392,32 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
     }
     wave_params(k, m, in, opt, s, p, &par);
     status = gp_mw_predict(p, &par, &s->r, err);
-    cycles += s->count * s->r.cycles;
-    /* each SM launches its blocks of the wave one at a time */
-    out->dispatch_cycles += s->count * s->blocks_on_sm * m->launch.block_cycles;
+    bodies += s->count * s->r.cycles;
+    s->single_cycles = s->r.cycles;
+    if (status == GP_OK && s->blocks_on_sm > 1) { /* one block of the wave alone */
+      gp_gm_shape one = *s;
+      gp_mw_result alone;
+      one.blocks_on_sm = 1, one.warps_on_sm = k->warps_per_block;
+      wave_params(k, m, in, opt, &one, p, &par);
+      status = gp_mw_predict(p, &par, &alone, err);
+      s->single_cycles = alone.cycles;
+    }
     out->dram_capped = out->dram_capped || s->r.dram_rho_capped + s->r.dram_delay_capped > 0;
     out->bandwidth_bound = out->bandwidth_bound || s->r.bandwidth_bound;
   }
   gp_iv_profile_free(&shape_prof);
   if (status != GP_OK)
     return GP_ERR;
+  /* the front end's cycles beyond the waves' bodies */
+  out->dispatch_cycles = front_end_cycles(k, m, out, &paced) - bodies;
+  cycles = bodies;
   out->cpi = out->shape[0].r.cpi;
   memcpy(out->stack, out->shape[0].r.stack, sizeof out->stack);
   if (gpush && models_launch(opt->model)) {
     out->launch_totals = 1;
     cycles = launch_totals(k, m, in, opt, out) + out->dispatch_cycles;
+    if (paced) /* the front end hands out the blocks slower than they run */
+      out->bound = gp_bound_name(GP_BOUND_DISPATCH);
     if (counts)
       cycles = floor_at_bounds(m, opt->blocks_per_sm, counts, cycles, out);
   } else {

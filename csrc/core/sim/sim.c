@@ -22,9 +22,14 @@
  *    (HandleSpecial, line 12);
  *  - BAR.SYNC holds a warp until every live warp of its block arrives;
  *    DEPBAR waits for the warp's outstanding LDGSTS copies;
- *  - thread blocks go to SMs round-robin up to occupancy, then each freed
- *    slot takes the next block; each SM's dispatcher launches one block at
- *    a time, block_launch_cycles each (serialised per SM);
+ *  - the front end (place(); docs/frontend.md): thread blocks go to SMs
+ *    round-robin up to occupancy, then each freed slot takes the next block;
+ *    the GPU-wide dispatcher hands out one block every
+ *    launch.dispatch_cycles, each SM's launcher launches one block at a
+ *    time (launch.block_cycles + its warps x launch.warp_cycles), an SM's
+ *    warps issue no earlier than launch.warmup_cycles after its first
+ *    launch, and a block frees its slot launch.drain_cycles after its last
+ *    warp is done;
  *  - time advances one cycle after an issue (line 21) and otherwise jumps to
  *    the earliest cycle any scheduler can issue (line 23), so idle cycles
  *    cost nothing.
@@ -33,8 +38,9 @@
  * SM-then-scheduler order within a cycle (run_due_schedulers: the look at a
  * scheduler, with sched.h's sets and policies), so memory requests reach
  * memsim in time order.
- * A warp is done when its last result is ready; an SM's cycles are those of
- * its last warp; the kernel's are the slowest SM's plus the launch cost.
+ * A warp is done when its last result is ready; an SM's cycles end when its
+ * last block retires; the kernel's are the slowest SM's plus
+ * launch.kernel_cycles.
  */
 #include "sched.h"
 
@@ -260,22 +266,44 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
   return GP_OK;
 }
 
-/* Gives a free slot the next block.  The SM's dispatcher launches one block
- * at a time: a block starts block_launch_cycles after the later of `when`
- * (its slot is free) and the SM's previous launch, so n blocks on an SM take
- * at least n x block_launch_cycles.  A block whose warps the trace does not
- * list finishes at once (its launch still takes the dispatcher's time). */
+/* The front end gives slot `slot` of SM smi, free from `when`, the next
+ * block.  The GPU-wide dispatcher hands out one block every
+ * launch.dispatch_cycles, in block order, to slots in the order the
+ * simulator frees them (a slot is freed when its block's last warp issues,
+ * with `when` its retirement, so requests arrive within a warp's last
+ * latency of time order, and one that arrives after a later one waits for
+ * the dispatcher behind it); the SM's launcher launches one block at a time,
+ * s->block_launch cycles each, from the later of the dispatch and its
+ * previous launch; the block's warps are ready when its launch ends, and no
+ * earlier than launch.warmup_cycles after the end of the SM's first launch
+ * (its cold instruction and constant caches).  A block whose warps the
+ * trace does not list retires as its launch ends (its slot free
+ * launch.drain_cycles later) and the slot takes the next. */
 static int place(sim *s, uint32_t smi, uint32_t slot, double when) {
+  const gp_machine *m = s->m;
   sm_state *sm = &s->sms[smi];
   block_slot *b = &sm->slots[slot];
   while (s->next_block < s->k->blocks) {
-    double start = (when > sm->dispatch_free ? when : sm->dispatch_free) + s->m->launch.block_cycles;
-    sm->dispatch_free = start;
-    if (dispatch(s, smi, slot, s->next_block++, start) != GP_OK)
+    double dispatched = when, launched, ready;
+    if (m->launch.dispatch_cycles > 0) { /* without an interval it never holds a block back */
+      dispatched = when > s->dispatcher_free ? when : s->dispatcher_free;
+      s->dispatcher_free = dispatched + m->launch.dispatch_cycles;
+    }
+    launched = (dispatched > sm->dispatch_free ? dispatched : sm->dispatch_free) + s->block_launch;
+    sm->dispatch_free = launched;
+    if (!sm->launched) {
+      sm->launched = 1;
+      sm->warm_at = launched + m->launch.warmup_cycles;
+    }
+    ready = launched > sm->warm_at ? launched : sm->warm_at;
+    if (dispatch(s, smi, slot, s->next_block++, ready) != GP_OK)
       return GP_ERR;
     if (b->live > 0)
       return GP_OK;
     s->blocks_done++;
+    when = ready + m->launch.drain_cycles;
+    if (when > sm->finish)
+      sm->finish = when;
   }
   if (b->block >= 0)
     mark_resident(s, smi, slot, -1);
@@ -320,9 +348,12 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   b->live--;
   if (b->live > 0 && b->arrived >= b->live) /* the barrier no longer waits for it */
     release_barrier(s, smi, slot);
-  if (b->live == 0) {
+  if (b->live == 0) { /* the block retires: its slot is free after the drain */
+    double freed = b->finish + s->m->launch.drain_cycles;
+    if (freed > sm->finish)
+      sm->finish = freed;
     s->blocks_done++;
-    return place(s, smi, slot, b->finish);
+    return place(s, smi, slot, freed);
   }
   return GP_OK;
 }
@@ -745,6 +776,7 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
   s.wpb = k->warps_per_block;
   s.slots_per_sm = opt->blocks_per_sm;
   s.S = m->sm.schedulers;
+  s.block_launch = gp_machine_block_launch_cycles(m, s.wpb);
   classify(&s);
   if (alloc_result(out, alloc, k, s.sm_count, opt->per_pc) != GP_OK) {
     gp_sim_result_free(out, alloc);

@@ -124,8 +124,10 @@ typedef struct sm_state {
   void *warps_mem;         /* the allocation, 64 bytes more than the warps */
   block_slot *slots;
   sched_state *scheds;
-  double finish;
-  double dispatch_free;    /* when the SM's block dispatcher launched its last block */
+  double finish;           /* when its last block retired (last warp done + drain) */
+  double dispatch_free;    /* when the SM's launcher finished its last launch */
+  double warm_at;          /* its warps issue from then on: first launch + warm-up */
+  int launched;            /* whether it launched a block of this kernel yet */
 } sm_state;
 
 typedef struct sim {
@@ -138,6 +140,8 @@ typedef struct sim {
   sm_state *sms;
   gp_timed *mem;
   uint64_t next_block, blocks_done, age;
+  double dispatcher_free;  /* the GPU-wide dispatcher hands out its next block from then */
+  double block_launch;     /* an SM's launcher per block (gp_machine_block_launch_cycles) */
   uint32_t wpb, slots_per_sm, S;
   uint64_t ring_mask;      /* completion rings: ring_mask + 1 entries */
   uint8_t unit_of[GP_OP_CLASS_COUNT], kind[GP_OP_CLASS_COUNT];

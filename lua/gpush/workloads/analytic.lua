@@ -372,7 +372,10 @@ function M.counts(desc, cfg)
   -- dependence paths: the longest warp, and each block's longest warp
   counts.longest_path = path(ops, trips + spread, cfg)
   local block_trips = trips + math.floor(expected_max(spread, wpb) + 0.5)
-  counts.block_paths = blocks * (path(ops, block_trips, cfg) + cfg.launch.block_cycles)
+  local block_path = path(ops, block_trips, cfg)
+  counts.block_paths = blocks * block_path
+  counts.min_block_path = block_path
+  counts.warps_per_block = wpb
   info.last_lanes = last_lanes
   return counts, info
 end
