@@ -143,8 +143,8 @@ describe("bad input: .gpt files", function()
     assert.are.equal(0, code)
     -- issue 15's regime suite: stream_triad streams 192 MB (510406 cycles for the old 37.7 MB one;
     -- 1593919 before issue 24 moved bytes at the achievable 78 % of the peak; 1810588 before
-    -- issue 25 calibrated the front end)
-    assert.are.equal(1809561, math.floor(require("gpush.json").decode(out)[1].cycles))
+    -- issue 25 calibrated the front end, whose GPU-wide dispatcher adds 325 cycles here)
+    assert.are.equal(1809607, math.floor(require("gpush.json").decode(out)[1].cycles))
     patch(file, NREGS, string.pack("<I4", 56))
     for _, command in ipairs({ { "gpumech", file, "--config", "gtx660ti" }, { "sim", file, "--config", "gtx660ti" },
                                { "trace", "info", file } }) do
