@@ -1,7 +1,7 @@
 /* Issue-by-issue tests of the simulator's schedulers: a GATSim Fig. 3-style
  * example with every issue cycle and stall computed by hand, LRR fairness,
- * the two-level scheduler's active set, pick callbacks (order, errors), and
- * the per-PC stall breakdown. */
+ * the two-level scheduler's active set, pick callbacks (order, errors), the
+ * per-PC stall breakdown, and a launch's wait (idle, not a dependence). */
 #include "gp_test.h"
 #include "gp_test_sim.h"
 #include "synth.h"
@@ -313,6 +313,120 @@ static void test_stall_sums(void) {
   gp_kernel_free(k);
 }
 
+/* The policies the front-end tests run under: the set-based reasons (LRR,
+ * GTO, a callback) and the two-level scan. */
+static int pick_first(void *ctx, uint32_t sm, uint32_t sched, double cycle,
+                      const gp_sim_candidate *cand, uint32_t n, gp_error *err) {
+  (void)ctx, (void)sm, (void)sched, (void)cycle, (void)cand, (void)n, (void)err;
+  return 0;
+}
+static const int policies[4] = {GP_SIM_LRR, GP_SIM_GTO, GP_SIM_TWO_LEVEL, GP_SIM_CALLBACK};
+static void set_policy(sim_setup *c, int policy) {
+  c->o.policy = policy;
+  c->o.pick = policy == GP_SIM_CALLBACK ? pick_first : NULL;
+}
+
+/* The scheduler cycles charged to PC `pc` for reason `why` (-1: no such
+ * PC). */
+static double pc_charge(const gp_kernel *k, const gp_sim_result *r, uint64_t pc, int why) {
+  uint32_t i;
+  for (i = 0; i < r->pc_count; i++)
+    if (k->statics[i].pc == pc)
+      return r->pc_stalls[(size_t)i * GP_STALL_COUNT + (size_t)why];
+  return -1;
+}
+
+/* A warp waiting for its launch is the front end's, not a dependence of
+ * its first instruction.  One block of one warp, a chain of four FFMAs
+ * (latency 4) and an EXIT; launch 2 + 1 warp x 1 = 3 cycles, warm-up 100:
+ * the warp is ready at 103, the FFMAs issue at 103, 107, 111, 115, the
+ * EXIT at 116; the kernel ends with the last FFMA's result at 119.  Its
+ * 117 scheduler cycles: 103 idle (0-102: W + the launch, charged to no
+ * PC), 5 issuing, 9 dependence (104-106, 108-110, 112-114: 3 on each
+ * FFMA but the first, which has none). */
+static void test_launch_wait_is_idle(void) {
+  static const char text[] =
+      "-kernel name = warm\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 5\n"
+      "0000 ffffffff 1 R1 FFMA 0 0\n0010 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0020 ffffffff 1 R3 FFMA 1 R2 0\n0030 ffffffff 1 R4 FFMA 1 R3 0\n"
+      "0040 ffffffff 0 EXIT 0 0\n#END_TB\n";
+  gp_kernel *k = parse(text);
+  sim_setup c = config();
+  gp_sim_result r;
+  gp_error err;
+  int x;
+  if (k == NULL)
+    return;
+  c.m.launch.block_cycles = 2, c.m.launch.warp_cycles = 1, c.m.launch.warmup_cycles = 100;
+  c.o.per_pc = 1;
+  for (x = 0; x < 4; x++) {
+    set_policy(&c, policies[x]);
+    CHECK(run(k, &c, &r, &err) == GP_OK);
+    CHECK_NEAR(r.cycles, 119, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_IDLE], 103, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 5, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 9, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_NO_WARP], 0, 0);
+    CHECK_NEAR(pc_charge(k, &r, 0x00, GP_STALL_DEPENDENCE), 0, 0);
+    CHECK_NEAR(pc_charge(k, &r, 0x10, GP_STALL_DEPENDENCE), 3, 0);
+    CHECK_NEAR(pc_charge(k, &r, 0x20, GP_STALL_DEPENDENCE), 3, 0);
+    CHECK_NEAR(pc_charge(k, &r, 0x30, GP_STALL_DEPENDENCE), 3, 0);
+    done(&r);
+  }
+  gp_kernel_free(k);
+}
+
+/* A warp waiting for its launch is not resident yet, a finished warp of a
+ * live block is.  Three blocks of two warps on one SM of two slots and two
+ * schedulers (warp w of a block on scheduler w), launch 10 a block, no
+ * warm-up: blocks 0 and 1 are launched by 10 and 20 (one at a time); block
+ * 0's two EXITs issue at 10 and retire it at 11; block 2 takes its slot,
+ * launched by 30 (the launcher is busy to 20), two EXITs at 30.  Block 1:
+ * an EXIT on scheduler 0 at 20, a chain of eight FFMAs on scheduler 1 at
+ * 20, 24, ..., 48 (block 2's EXIT fits at 30), its EXIT at 49; the kernel
+ * ends at 52.  Scheduler 0, 50 cycles: idle 0-9 and 11-19 (only launches
+ * to wait for), issuing at 10, 20, 30, and no eligible warp 21-29 (block
+ * 1's finished warp is resident; block 2's is still launching) and 31-49.
+ * Scheduler 1: idle 0-9 and 11-19, eleven issues, the chain's 20
+ * dependence cycles (3 between FFMAs, 1 at 29 and 31 around block 2's
+ * EXIT). */
+static void test_launch_wait_beside_a_finished_warp(void) {
+  static const char text[] =
+      "-kernel name = tail\n-grid dim = (3,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n0100 ffffffff 0 EXIT 0 0\n"
+      "warp = 1\ninsts = 1\n0100 ffffffff 0 EXIT 0 0\n#END_TB\n"
+      "#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 1\n0100 ffffffff 0 EXIT 0 0\n"
+      "warp = 1\ninsts = 9\n0000 ffffffff 1 R1 FFMA 0 0\n0010 ffffffff 1 R1 FFMA 1 R1 0\n"
+      "0020 ffffffff 1 R1 FFMA 1 R1 0\n0030 ffffffff 1 R1 FFMA 1 R1 0\n"
+      "0040 ffffffff 1 R1 FFMA 1 R1 0\n0050 ffffffff 1 R1 FFMA 1 R1 0\n"
+      "0060 ffffffff 1 R1 FFMA 1 R1 0\n0070 ffffffff 1 R1 FFMA 1 R1 0\n"
+      "0100 ffffffff 0 EXIT 0 0\n#END_TB\n"
+      "#BEGIN_TB\nthread block = 2,0,0\nwarp = 0\ninsts = 1\n0100 ffffffff 0 EXIT 0 0\n"
+      "warp = 1\ninsts = 1\n0100 ffffffff 0 EXIT 0 0\n#END_TB\n";
+  gp_kernel *k = parse(text);
+  sim_setup c = sim_setup_of(1, 2, 2);
+  gp_sim_result r;
+  gp_error err;
+  int x;
+  if (k == NULL)
+    return;
+  c.m.launch.block_cycles = 10;
+  for (x = 0; x < 4; x++) {
+    set_policy(&c, policies[x]);
+    CHECK(run(k, &c, &r, &err) == GP_OK);
+    CHECK_NEAR(r.cycles, 52, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_IDLE], 19 + 19, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 3 + 11, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_NO_WARP], 9 + 19, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 20, 0);
+    done(&r);
+  }
+  gp_kernel_free(k);
+}
+
 /* Kepler's FP32 pipe: interval 2/3 (48 lanes per scheduler), issue width
  * 2, three warps of 80 independent FFMAs.  The unit's occupancy
  * accumulates: cycle 0 issues 2 (busy to 4/3), cycle 1 issues 1 (to 2),
@@ -353,5 +467,7 @@ int main(void) {
   RUN(test_two_level_active_set);
   RUN(test_callback_policy);
   RUN(test_stall_sums);
+  RUN(test_launch_wait_is_idle);
+  RUN(test_launch_wait_beside_a_finished_warp);
   return gp_test_finish();
 }

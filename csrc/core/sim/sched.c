@@ -30,7 +30,9 @@
  * The reason a scheduler did not issue ranks its warps' reasons (a busy SFU,
  * then another busy unit, then a load, a dependence, a barrier) and takes
  * the first warp in scan order with the highest; the cycles it waits are
- * charged to that warp's next PC.
+ * charged to that warp's next PC.  A warp waiting for its launch (the front
+ * end) is not resident yet: it gives no reason, and a scheduler with nothing
+ * else is idle (sched_reason_no_warp).
  */
 #include "sched.h"
 
@@ -162,7 +164,9 @@ double sched_reason_two_level(const sim *s, sched_state *q) {
       ready = w->ready;
       free_at = q->unit_free[w->unit];
       if (ready > t) {
-        why = w->on_load ? GP_STALL_MEMORY : GP_STALL_DEPENDENCE;
+        why = ready == w->not_before ? -1 /* its launch: not resident yet */
+              : w->on_load           ? GP_STALL_MEMORY
+                                     : GP_STALL_DEPENDENCE;
         w_when = ready > free_at ? ready : free_at;
       } else {
         why = unit_stall(w->unit);
@@ -171,11 +175,11 @@ double sched_reason_two_level(const sim *s, sched_state *q) {
     }
     if (w_when < when)
       when = w_when;
-    if (rank[why] > rank[best])
+    if (why >= 0 && rank[why] > rank[best])
       best = why, best_pos = pos;
   }
   if (best == GP_STALL_NO_WARP)
-    sched_set_reason(q, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
+    sched_set_reason(q, sched_reason_no_warp(q, q->words), -1);
   else
     sched_set_reason(q, best, best_pos);
   return when;

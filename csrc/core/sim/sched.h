@@ -170,9 +170,21 @@ static inline void sched_set_reason(sched_state *q, int why, int64_t pos) {
   }
 }
 
+/* The reason of a scheduler none of whose warps issues or waits for
+ * anything but its launch: a warp waiting for its launch (its block's
+ * launch, the SM's warm-up) is not resident yet, so its cycles are idle,
+ * charged to no PC, unless a resident warp has no instruction left. */
+static inline int sched_reason_no_warp(const sched_state *q, uint32_t words) {
+  const uint64_t *launching = set_w(q, SET_PEND_LAUNCH, words);
+  uint32_t wi, n = 0;
+  for (wi = 0; wi < words; wi++)
+    n += (uint32_t)__builtin_popcountll(launching[wi]);
+  return q->resident > n ? GP_STALL_NO_WARP : GP_STALL_IDLE;
+}
+
 /* From the sets (LRR, GTO, callback): every ready warp waits for its busy
  * unit here; the next chance is the earliest free unit with a ready warp,
- * or a pending warp's producers and its unit. */
+ * or a pending warp's producers (or launch) and its unit. */
 static inline __attribute__((always_inline)) double sched_reason_from_sets(sched_state *q,
                                                                      uint32_t words,
                                                                      int policy) {
@@ -223,7 +235,7 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
   else if ((pos = first_from(set_w(q, SET_BARRIER, words), words, start)) >= 0)
     sched_set_reason(q, GP_STALL_BARRIER, pos);
   else
-    sched_set_reason(q, q->resident > 0 ? GP_STALL_NO_WARP : GP_STALL_IDLE, -1);
+    sched_set_reason(q, sched_reason_no_warp(q, words), -1);
   return when;
 }
 

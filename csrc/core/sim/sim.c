@@ -29,7 +29,8 @@
  *    time (launch.block_cycles + its warps x launch.warp_cycles), an SM's
  *    warps issue no earlier than launch.warmup_cycles after its first
  *    launch, and a block frees its slot launch.drain_cycles after its last
- *    warp is done;
+ *    warp is done; a scheduler whose warps only wait for their launch is
+ *    idle (the front end's cycles, not a dependence of the first PC);
  *  - time advances one cycle after an issue (line 21) and otherwise jumps to
  *    the earliest cycle any scheduler can issue (line 23), so idle cycles
  *    cost nothing.

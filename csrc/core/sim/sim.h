@@ -35,7 +35,7 @@ typedef enum gp_stall {
   GP_STALL_UNIT,        /* another functional unit is busy */
   GP_STALL_BARRIER,     /* waiting at a barrier */
   GP_STALL_NO_WARP,     /* warps resident, none with an instruction left */
-  GP_STALL_IDLE,        /* no warp resident */
+  GP_STALL_IDLE,        /* no warp resident (one waiting for its launch is not yet) */
   GP_STALL_COUNT
 } gp_stall;
 

@@ -8,6 +8,8 @@
  *    uses unit u;
  *  - pending: waiting for a producer, in the scheduler's pending list sorted
  *    by the cycle its producers are done, and in pend_mem or pend_dep (why);
+ *    or waiting for its launch (the front end: its block's launch and the
+ *    SM's warm-up, no producer later), in the same list and in pend_launch;
  *  - barrier: waiting at BAR.SYNC.
  * A scheduler looks at its warps only when it can act (an issue, a warp's
  * producers finishing, a unit freeing, a barrier release, a new block), so
@@ -30,8 +32,8 @@ enum { UNIT_INT = GP_UNIT_INT, UNIT_FMA = GP_UNIT_FMA, UNIT_FP64 = GP_UNIT_FP64,
        UNIT_COUNT = GP_UNIT_COUNT }; /* eligible() spells out the eight */
 
 /* Bitmaps of a scheduler, each `words` 64-bit words, in sched_state.bits. */
-enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_BARRIER, SET_ACTIVE, SET_SCRATCH,
-       SET_COUNT };
+enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_PEND_LAUNCH, SET_BARRIER,
+       SET_ACTIVE, SET_SCRATCH, SET_COUNT };
 
 /* What an opcode class does in the simulator (sim.kind). */
 enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LONG = 16 };
@@ -39,7 +41,7 @@ enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LO
 typedef struct pend_entry {
   double ready;
   uint32_t pos;
-  uint8_t unit, set;       /* its next unit; SET_PEND_MEM or SET_PEND_DEP */
+  uint8_t unit, set;       /* its next unit; SET_PEND_MEM, SET_PEND_DEP or SET_PEND_LAUNCH */
 } pend_entry;
 
 /* The trace data of one instruction the simulator reads at every issue,
@@ -68,7 +70,7 @@ typedef struct warp_state {
                               `ring`, or kept per slot when longer */
   double ready;            /* when the next instruction's producers are done */
   double last_done;
-  double not_before;       /* block launch */
+  double not_before;       /* when its block's launch (and the SM's warm-up) ends */
   uint64_t next;           /* trace position of the next instruction */
   uint32_t left;           /* instructions left, the next one included */
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
@@ -207,7 +209,10 @@ static inline void pending_insert(sched_state *q, double ready, uint32_t pos, ui
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
- * (inline: once per issue; `words` as in set_w). */
+ * (inline: once per issue; `words` as in set_w).  A pending warp whose
+ * `ready` is its launch's end waits for the front end, not for a producer
+ * (no producer is done later): only a warp that has not issued yet, as its
+ * later instructions are ready no earlier than its first issue. */
 static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
                                    uint32_t words) {
   uint8_t set;
@@ -216,7 +221,7 @@ static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
     return;
   }
-  set = w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
+  set = w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
   pending_insert(q, w->ready, pos, w->unit, set);
   bit_set_w(set_w(q, set, words), pos, words);
 }

@@ -239,7 +239,8 @@ end
 -- rest have no GPUMech counterpart and keep their own labels: a busy LSU,
 -- SFU or other unit (structural), a barrier, resident warps with nothing
 -- left to issue (NO_WARP: a block's tail), no block resident (IDLE: load
--- imbalance and the kernel's tail).
+-- imbalance, the kernel's tail, and warps waiting for their launch or their
+-- SM's warm-up: the front end).
 M.STALL_LABELS = { issued = "BASE", dependence = "DEP", memory = "MEM", lsu_busy = "LSU", sfu_busy = "SFU",
   unit_busy = "UNIT", barrier = "BARRIER", no_eligible_warp = "NO_WARP", idle = "IDLE" }
 
