@@ -325,8 +325,10 @@ print(info.resumed, #ds.kernels, info.path)
     assert.are.equal("neighbours", r.classifier)
     -- the model, one cluster per set and a perfect classifier, each as fractions; the sanitizer run
     -- trains on 12 kernels, whose few validation kernels say nothing about accuracy
-    local limit = SANITIZED and 10 or 0.3
-    for _, t in ipairs { r, r.baseline_k1, r.oracle } do
+    -- (sanity bands: on the ci corpus the model 21 % / 11 %, one cluster 36 % / 18 %, the
+    -- oracle 7 % / 4 %, time / power)
+    for t, limit in pairs { [r] = 0.3, [r.baseline_k1] = 0.5, [r.oracle] = 0.3 } do
+      limit = SANITIZED and 10 or limit
       assert.is_true(t.mean_abs_error > 0 and t.mean_abs_error < limit, t.mean_abs_error)
       assert.is_true(t.power_mean_abs_error > 0 and t.power_mean_abs_error < limit, t.power_mean_abs_error)
     end

@@ -25,9 +25,14 @@
  * Tag-only set-associative cache
  * ------------------------------------------------------------------------- */
 
+/* The trace's lines (trace_coalesce.c: line id = byte address >> 7): a
+ * cache tag is one of them. */
+#define GP_TRACE_LINE_BYTES 128u
+
 typedef struct gp_cache_config {
   uint64_t size_bytes;   /* 0: no cache (every access misses, nothing kept) */
-  uint32_t line_bytes;   /* 128: the trace's line size */
+  uint32_t line_bytes;   /* 32, 64 or 128: the trace's lines are 128 B; a shorter
+                            line is a fill granule of a 128 B entry */
   uint32_t ways;
   int sectored;          /* fill per 32 B sector instead of whole lines */
   int write_back;        /* 1: write-back + write-allocate; 0: write-through,
@@ -80,6 +85,13 @@ uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line);
  * writes follow the write policy.  Returns the result for the request and
  * records any eviction in evicted / evicted_line / evicted_dirty. */
 gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write);
+
+/* The 32 B sectors of a 128 B trace line that a fill for the sectors in
+ * `mask` brings into a cache configured as `c`: the requested ones when it
+ * is sectored; otherwise every sector of the cache lines the request
+ * touches (a 128 B line: all four; a 64 B line, half a trace line: the
+ * halves touched; a 32 B line: the sectors themselves). */
+uint8_t gp_cache_fill_mask(const gp_cache_config *c, uint8_t mask);
 /* Whether a line is present (no state change), for tests. */
 int gp_cache_contains(const gp_cache *c, uint64_t line);
 

@@ -7,7 +7,13 @@
 
 #include <string.h>
 
-/* Sizes the tag arrays: sets = size / line / ways (size 0: no cache). */
+/* Sizes the tag arrays: sets = size / 128 B / ways (size 0: no cache).
+ * A tag is a 128 B trace line whatever the line size: a cache of shorter
+ * lines holds each trace line's lines in one entry (gp_cache_fill_mask
+ * says which it fills), so its capacity in bytes is kept and a trace
+ * line's lines leave the cache together (a deviation from a cache of
+ * 64 B lines, whose two halves of a trace line may sit in different
+ * sets). */
 int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *config,
                   gp_error *err) {
   uint64_t lines, n;
@@ -18,10 +24,13 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
     return GP_OK;
   if (config->line_bytes == 0 || config->ways == 0)
     return gp_error_set(err, "cache: line size and ways must be above 0");
+  if (config->line_bytes > GP_TRACE_LINE_BYTES)
+    return gp_error_set(err, "cache: %u B lines, longer than the trace's %u B lines (not modelled)",
+                        config->line_bytes, (unsigned)GP_TRACE_LINE_BYTES);
   if (config->ways > UINT16_MAX)
     return gp_error_set(err, "cache: %u ways, more than the %u a set can hold", config->ways,
                         (unsigned)UINT16_MAX);
-  lines = config->size_bytes / config->line_bytes;
+  lines = config->size_bytes / GP_TRACE_LINE_BYTES;
   if (lines < config->ways)
     return gp_error_set(err, "cache: %llu bytes hold %llu lines, fewer than its %u ways",
                         (unsigned long long)config->size_bytes, (unsigned long long)lines,
@@ -135,11 +144,21 @@ static uint64_t victim(gp_cache *c, uint32_t set, uint64_t base) {
   return best;
 }
 
+uint8_t gp_cache_fill_mask(const gp_cache_config *c, uint8_t mask) {
+  if (c->sectored || c->line_bytes <= 32)
+    return mask;
+  if (c->line_bytes < GP_TRACE_LINE_BYTES) /* 64 B lines: the halves touched */
+    return (uint8_t)((mask & 0x3 ? 0x3 : 0) | (mask & 0xc ? 0xc : 0));
+  return 0x0f;
+}
+
 /*
  * One request for the sectors in `mask` of `line`.  Reads: a hit needs every
  * requested sector valid (a non-sectored cache fills whole lines, so there
  * a present line always hits); a missing line is filled into the LRU way,
- * missing sectors of a present line are added.  Writes: write-back caches
+ * missing sectors of a present line are added.  `missing` is what the
+ * fill fetches from the next level (gp_cache_fill_mask of the request, less
+ * what is present); for a write, the written sectors the line lacks.  Writes: write-back caches
  * allocate and mark the line dirty; write-through caches update a present
  * line (LRU touch) and never allocate.  Every use makes the line its set's
  * most recent.
@@ -148,10 +167,10 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   uint64_t base;
   uint32_t set;
   int64_t way;
-  uint8_t full = c->config.sectored ? mask : 0x0f;
+  uint8_t full = gp_cache_fill_mask(&c->config, mask);
   c->evicted = 0;
   c->way = -1;
-  c->missing = mask;
+  c->missing = is_write ? mask : full;
   c->stats.accesses++;
   if (c->sets == 0) {
     c->stats.misses++;
@@ -163,7 +182,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   if (way >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
     c->way = way;
-    c->missing = (uint8_t)(mask & ~c->sectors[way]);
+    c->missing = (uint8_t)((is_write ? mask : full) & ~c->sectors[way]);
     if ((c->sectors[way] & full) != full) {
       r = GP_CACHE_SECTOR_MISS;
       c->stats.sector_misses++;

@@ -70,12 +70,13 @@ static uint32_t popcount4(uint8_t m) {
 }
 
 /* DRAM traffic of one L2 fill or write-back of the sectors in `mask`, in
- * access-sized requests (a non-sectored L2 moves whole lines unless bit 4
- * of mask says "these sectors only", as for a write-through store); adds
- * the bytes (rounded up to whole accesses) to *bytes. */
+ * access-sized requests (a non-sectored L2 moves its whole lines,
+ * gp_cache_fill_mask, unless bit 4 of mask says "these sectors only", as
+ * for a write-through store); adds the bytes (rounded up to whole
+ * accesses) to *bytes. */
 static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
-  uint32_t line = f->cfg.l2.line_bytes ? f->cfg.l2.line_bytes : 128;
-  uint64_t moved = f->cfg.l2.sectored || (mask & 0x10) ? (uint64_t)popcount4(mask) * 32u : line;
+  uint8_t sectors = mask & 0x10 ? (uint8_t)(mask & 0x0f) : gp_cache_fill_mask(&f->cfg.l2, mask);
+  uint64_t moved = (uint64_t)popcount4(sectors) * 32u;
   uint32_t unit = f->cfg.dram_access_bytes ? f->cfg.dram_access_bytes : 32;
   uint64_t chunks = (moved + unit - 1) / unit;
   *bytes += chunks * unit;

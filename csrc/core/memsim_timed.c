@@ -396,8 +396,7 @@ uint64_t gp_timed_store_bytes(const gp_timed_config *cfg, uint8_t mask) {
 
 uint64_t gp_timed_fill_bytes(const gp_timed_config *cfg, uint8_t mask) {
   uint32_t unit = cfg->dram_access_bytes ? cfg->dram_access_bytes : 32;
-  uint64_t raw = cfg->l2.sectored ? (uint64_t)gp_sector_count(mask) * 32u
-                                  : (cfg->l2.line_bytes ? cfg->l2.line_bytes : 128);
+  uint64_t raw = (uint64_t)gp_sector_count(gp_cache_fill_mask(&cfg->l2, mask)) * 32u;
   return (raw + unit - 1) / unit * unit;
 }
 

@@ -136,8 +136,8 @@ param { "l1.size_kb", "number", unit = "KiB", default = 32, min = 0, max = 4096,
   desc = "L1 data cache per SM; 0 means no L1" }
 param { "l1.unified_kb", "number", unit = "KiB", default = 0, min = 0, max = 4096,
   desc = "L1 and shared memory share this capacity per SM (Volta on): L1 gets what the resident blocks' shared memory leaves, at least l1.size_kb; 0: L1 is l1.size_kb" }
-param { "l1.line_bytes", "int", unit = "bytes", default = 128, min = 16, max = 1024,
-  desc = "L1 line size" }
+param { "l1.line_bytes", "int", unit = "bytes", default = 128, min = 32, max = 128,
+  desc = "L1 line size: what a fill of a non-sectored L1 brings (32, 64 or 128; the trace's lines are 128 B, the coalescer's sectors 32 B)" }
 param { "l1.sector_bytes", "int", unit = "bytes", default = 32, min = 4, max = 1024,
   desc = "L1 sector size: the unit of fill when l1.sectored" }
 param { "l1.sectored", "bool", unit = "", default = false,
@@ -167,8 +167,8 @@ param { "const.latency", "number", unit = "cycles", default = 8, min = 0, max = 
 -- L2 (shared by all SMs) ----------------------------------------------------------
 param { "l2.size_kb", "number", unit = "KiB", default = 768, min = 0, max = 1048576,
   desc = "L2 cache over all slices; 0 means no L2" }
-param { "l2.line_bytes", "int", unit = "bytes", default = 128, min = 16, max = 1024,
-  desc = "L2 line size" }
+param { "l2.line_bytes", "int", unit = "bytes", default = 128, min = 32, max = 128,
+  desc = "L2 line size: what a fill of a non-sectored L2 brings (32, 64 or 128; the trace's lines are 128 B, the coalescer's sectors 32 B)" }
 param { "l2.sector_bytes", "int", unit = "bytes", default = 32, min = 4, max = 1024,
   desc = "L2 sector size: the unit of fill when l2.sectored" }
 param { "l2.sectored", "bool", unit = "", default = false,

@@ -109,6 +109,52 @@ static void test_sectored_misses(void) {
   gp_cache_free(&c);
 }
 
+/* 64 B lines (the HD 7970's L1 and L2), not sectored: a tag is a 128 B
+ * trace line whose two 64 B halves fill apart.  1 KB of 2 ways holds eight
+ * trace lines (four sets), as 16 lines of 64 B would. */
+static void test_half_line_granules(void) {
+  gp_cache c;
+  gp_cache_config cfg;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_timed_config t;
+  uint64_t line;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.size_bytes = 1024, cfg.line_bytes = 64, cfg.ways = 2;
+  CHECK(gp_cache_init(&c, &a, &cfg, &err) == GP_OK);
+  CHECK_EQ_INT(c.sets, 4);
+  CHECK_EQ_INT(gp_cache_access(&c, 5, 0x1, 0), GP_CACHE_MISS);
+  CHECK_EQ_INT(c.missing, 0x3);          /* the first half is fetched */
+  CHECK_EQ_INT(gp_cache_access(&c, 5, 0x2, 0), GP_CACHE_HIT);
+  CHECK_EQ_INT(gp_cache_access(&c, 5, 0x4, 0), GP_CACHE_SECTOR_MISS);
+  CHECK_EQ_INT(c.missing, 0xc);          /* then the second */
+  CHECK_EQ_INT(gp_cache_access(&c, 5, 0xf, 0), GP_CACHE_HIT);
+  gp_cache_free(&c);
+  /* capacity: 8 trace lines come back as hits, 16 thrash (LRU, 2 ways) */
+  CHECK(gp_cache_init(&c, &a, &cfg, &err) == GP_OK);
+  for (line = 0; line < 16; line++)
+    gp_cache_access(&c, line % 8, 0xf, 0);
+  CHECK_EQ_INT(c.stats.hits, 8);
+  for (line = 0; line < 32; line++) /* 16 other lines, twice over */
+    gp_cache_access(&c, 16 + line % 16, 0xf, 0);
+  CHECK_EQ_INT(c.stats.hits, 8);
+  gp_cache_free(&c);
+  /* what a fill moves from DRAM, per cache kind */
+  memset(&t, 0, sizeof t);
+  t.dram_access_bytes = 32;
+  t.l2.line_bytes = 64;
+  CHECK_EQ_INT(gp_timed_fill_bytes(&t, 0x1), 64);
+  CHECK_EQ_INT(gp_timed_fill_bytes(&t, 0x9), 128);
+  t.l2.line_bytes = 128;
+  CHECK_EQ_INT(gp_timed_fill_bytes(&t, 0x1), 128);
+  t.l2.sectored = 1;
+  CHECK_EQ_INT(gp_timed_fill_bytes(&t, 0x1), 32);
+  /* lines longer than the trace's are refused, not half modelled */
+  cfg.line_bytes = 256;
+  CHECK(gp_cache_init(&c, &a, &cfg, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "256 B lines") != NULL);
+}
+
 static void test_write_policies(void) {
   gp_cache c = make(1024, 2, 0, 0); /* write-through, no write-allocate */
   CHECK_EQ_INT(gp_cache_access(&c, 3, 0xf, 1), GP_CACHE_MISS);
@@ -460,9 +506,10 @@ static void test_functional_stream_by_hand(void) {
   /* sectors by level: L1/TEX sees five full-line loads (5 x 128 B), three
    * one-sector stores (96 B) and pc2's 32 + 128 B; the L2 gets the two
    * line fills that missed L1 (2 x 128 B), the three write-through stores
-   * (96 B) and pc2's missing sector (32 B) */
+   * (96 B) and the fill of pc2's one-sector miss (the L1 is not sectored:
+   * its fill is the whole 128 B line) */
   CHECK_EQ_INT(r.l1_bytes, 5 * 128 + 96 + 32);
-  CHECK_EQ_INT(r.l2_bytes, 2 * 128 + 96 + 32);
+  CHECK_EQ_INT(r.l2_bytes, 2 * 128 + 96 + 128);
   gp_memsim_result_free(&r, &a);
   gp_func_free(f);
 
@@ -562,6 +609,7 @@ int main(void) {
   RUN(test_lru_order_and_set_index);
   RUN(test_lru_matches_use_stamps);
   RUN(test_sectored_misses);
+  RUN(test_half_line_granules);
   RUN(test_write_policies);
   RUN(test_bank_conflicts);
   RUN(test_bank_conflicts_random);

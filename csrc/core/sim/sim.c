@@ -40,8 +40,10 @@
  * scheduler, with sched.h's sets and policies), so memory requests reach
  * memsim in time order.
  * A warp is done when its last result is ready; an SM's cycles end when its
- * last block retires; the kernel's are the slowest SM's plus
- * launch.kernel_cycles.
+ * last block retires; the kernel's are the slowest SM's, or the end of its
+ * last DRAM transfer when that is later (stores are posted: a warp does
+ * not wait for them, but the kernel is not done before they have drained),
+ * plus launch.kernel_cycles.
  */
 #include "sched.h"
 
@@ -803,6 +805,8 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
       if (s.sms[i].finish > out->cycles)
         out->cycles = s.sms[i].finish;
     }
+    if (gp_timed_stats_of(s.mem)->last_dram_done > out->cycles) /* posted stores drain */
+      out->cycles = gp_timed_stats_of(s.mem)->last_dram_done;
     out->cycles += m->launch.kernel_cycles;
     out->memory = *gp_timed_stats_of(s.mem);
     status = out_finish(&s);
