@@ -230,6 +230,58 @@ describe("gpush.models.mech.mcore", function()
     assert.matches("M-core 'toy-gpuperf-1': input n_i: unknown op class 'fp_fma'", err, 1, true)
   end)
 
+  -- INT and FP32 on one pipe before Volta (sm.int_fp32_shared): the timing
+  -- module's units are the machine's, as the simulator's, GPUMech's and the
+  -- bounds' are.  By hand, on the toy with 2 schedulers that each issue 2
+  -- instructions a cycle to a 32-lane INT and a 32-lane FP32 pipe (interval
+  -- 1): 8 warps per SM of 16 INT + 16 FP32 instructions are 256 warp
+  -- instructions per SM.  Two pipes a scheduler: dispatch binds, 256 / (2 x
+  -- 2) = 64 cycles.  One shared pipe a scheduler: 256 / 2 = 128 cycles.
+  it("issues INT to the FP32 unit where the GPU shares one pipe, by hand", function()
+    local SHARED_TOY = { "sm.schedulers=2", "sm.issue_width=2", "ops.int.interval=1", "ops.fp32.interval=1",
+      "ops.int.latency=20", "ops.fp32.latency=20" }
+    local inputs = { N_I = 32, n_i = { int = 16, fp32 = 16 }, N_SFU = 0, N_CF_div = 0, N_mem = 0, ILP = 32,
+      MLP = 1, W_SM = 8, warps = 16, blocks = 2 }
+    for _, base in ipairs { "mwp_cwp", "gpuperf" } do
+      local two = assert(toy({ "timing", "multi_issue" }, base, SHARED_TOY))
+      local r = assert(two:predict(inputs))
+      assert.is_near(64, r.cycles, 1e-9, base)
+      assert.are.equal("dispatch", r.quantities.busiest_unit, base)
+      local shared = assert(toy({ "timing", "multi_issue" }, base,
+        { "sm.int_fp32_shared=true", table.unpack(SHARED_TOY) }))
+      r = assert(shared:predict(inputs))
+      assert.is_near(128, r.cycles, 1e-9, base)
+      assert.are.equal("fma", r.quantities.busiest_unit, base)
+      assert.are.equal("PIPE", (mcore.bottleneck(r)), base)
+      assert.are.same({ "int", "fma", "fma" }, { two.hw.class_unit.int, shared.hw.class_unit.int,
+        shared.hw.class_unit.imad })
+    end
+    -- derived from the GPU only: the GPU's key sets it
+    local _, err = mcore.core("gtx660ti", { "class_unit=x" })
+    assert.matches("parameter 'class_unit' of M%-core 'gtx660ti' derives from the GPU configuration", err)
+  end)
+
+  -- The same on a real preset against a first-principles bound: issue_mix on
+  -- gtx1080 (Pascal: one set of CUDA cores for INT and FP32) is 64 INT + 64
+  -- FP32 + 1 branch per warp, 2,560 warps over 20 SMs: 128 warps x 128
+  -- instructions / 4 schedulers at one a cycle = 4,096 cycles an SM, plus
+  -- the 3,694-cycle launch = 7,790, which the M-core went below (5,758,
+  -- the INT and FP32 pipes apart) before it honoured sm.int_fp32_shared.
+  it("never goes below the shared INT/FP32 pipe's bound on gtx1080 (issue_mix)", function()
+    local bounds = require "gpush.bounds"
+    local cfg = assert(config.load("gtx1080"))
+    local desc = assert(workloads.resolve("suite:issue_mix"))[1]
+    local kernel = assert(workloads.kernel(desc))
+    local floor = assert(bounds.kernel(kernel, cfg, {}))
+    assert.is_near(7790, floor.total, 1e-6)
+    for _, base in ipairs { "gpuperf", "mwp_cwp" } do
+      local row = assert(mcore.new({ base = base }).run(kernel, cfg, nil, {}))
+      assert.is_true(row.cycles >= 7790 * (1 - 1e-12), base .. ": " .. row.cycles)
+      assert.are.equal("PIPE", row.bottleneck, base)
+    end
+    kernel:close()
+  end)
+
   it("splits on-chip hits between L1 and L2, holds MSHRs for L1 misses only and caps MWP by the L2 slices", function()
     local inputs = { N_I = 20, N_SFU = 0, N_CF_div = 0, N_mem = 4, N_off_chip = 1, N_L1 = 2, avg_trans_warp = 2,
       R_mshr = 4, R_l2 = 6, ILP = 1, MLP = 1, W_SM = 4, warps = 8, blocks = 2,

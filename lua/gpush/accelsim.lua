@@ -22,6 +22,21 @@
 --    n_mem x dram_buswidth bytes x DRAM clock x dram_data_command_freq_ratio.
 --  * -dram_latency and -gpgpu_l2_rop_latency are in core cycles; the DRAM one
 --    becomes nanoseconds at the core clock.
+--  * INT and FP32 share one pipe (sm.int_fp32_shared) when the configuration
+--    has no INT units (-gpgpu_num_int_units 0, GPGPU-Sim's default: it then
+--    runs every ALU and INT instruction on the SP unit, "as in Fermi,
+--    Pascal"); without that option, when the compute capability is below
+--    7.0 (INT32 cores of their own came with Volta).
+--  * FP64's rate is the compute capability's where the CUDA C Programming
+--    Guide's throughput table gives one rate for every GPU of it
+--    (FP64_RESULTS): its initiation interval is warp_size x schedulers /
+--    results a clock an SM.  Accel-Sim's TITAN X gives DFMA an interval of 8,
+--    4 x the hardware's; the value replaced is named in the comment.  Else
+--    trace.config's pair.
+--  * The front end (launch.*) is the H100 PCIe's calibration, as every gpush
+--    preset without measurements of its own takes it (docs/frontend.md);
+--    Accel-Sim's constant -gpgpu_kernel_launch_latency is named in the
+--    comment and listed with the options not mapped.
 local config = require "gpush.config"
 
 local M = {}
@@ -146,6 +161,17 @@ local function cache_geometry(options, name)
   }
 end
 
+-- FP64 results a clock an SM by compute capability (CUDA C Programming
+-- Guide, "Arithmetic Instructions", 64-bit floating-point add, multiply,
+-- multiply-add), for the capabilities whose GPUs all run at one rate.  Left
+-- out: 1.0-1.2 (no FP64), 2.0 and 3.5 (Tesla parts at 1/2 or 1/3, GeForce
+-- parts capped at 1/8 or 1/24: the capability does not decide), and the
+-- embedded parts (3.2, 5.3, 6.2, 7.2, 8.7).
+local FP64_RESULTS = {
+  ["1.3"] = 1, ["2.1"] = 4, ["3.0"] = 8, ["3.7"] = 64, ["5.0"] = 4, ["5.2"] = 4, ["6.0"] = 32, ["6.1"] = 4,
+  ["7.0"] = 32, ["7.5"] = 2, ["8.0"] = 32, ["8.6"] = 2, ["8.9"] = 2, ["9.0"] = 64,
+}
+
 -- Maps the options onto gpush parameters: returns {path = {value, source}}.
 local function map(options, trace_options)
   local out = {}
@@ -189,6 +215,18 @@ local function map(options, trace_options)
     set("gpu.compute_capability", number(options, "gpgpu_occupancy_sm_number") / 10, "gpgpu_occupancy_sm_number")
   elseif number(options, "gpgpu_coalesce_arch") then
     set("gpu.compute_capability", number(options, "gpgpu_coalesce_arch") / 10, "gpgpu_coalesce_arch")
+  end
+  local cc = out["gpu.compute_capability"]
+  local int_units = number(options, "gpgpu_num_int_units")
+  if int_units then
+    set("sm.int_fp32_shared", int_units == 0, "gpgpu_num_int_units")
+    out["sm.int_fp32_shared"].note = int_units == 0 and "no INT units: GPGPU-Sim runs INT on the SP unit"
+      or "INT units of their own"
+  elseif cc then
+    set("sm.int_fp32_shared", cc.value < 7, table.unpack(cc.options))
+    out["sm.int_fp32_shared"].note = cc.value < 7
+      and "before Volta one set of cores runs INT and FP32 (GPGPU-Sim's default of 0 INT units agrees)"
+      or "INT32 cores of their own since Volta"
   end
 
   local c, _, _, d = parsed(options, "gpgpu_clock_domains", "^([%d%.]+):([%d%.]+):([%d%.]+):([%d%.]+)$",
@@ -289,6 +327,28 @@ local function map(options, trace_options)
       set("ops." .. class .. ".interval", i, "trace_opcode_latency_initiation_spec_op_" .. n)
     end
   end
+  local results = cc and FP64_RESULTS[("%.1f"):format(cc.value)]
+  local warp, schedulers = out["sm.warp_size"], out["sm.schedulers"]
+  if results and warp and schedulers then
+    -- warp_size x schedulers / results: the cycles one scheduler's FP64
+    -- lanes take per warp instruction
+    local lanes = warp.value * schedulers.value
+    local given = out["ops.fp64.interval"]
+    local interval = math.tointeger(lanes / results) or lanes / results
+    local rate = ("compute capability %.1f's %d FP64 results a clock an SM (CUDA C Programming Guide)")
+      :format(cc.value, results)
+    if given and given.value == interval then
+      given.note = "as " .. rate
+    else
+      local sources = { table.unpack(cc.options) }
+      for _, o in ipairs { "gpgpu_shader_core_pipeline", "gpgpu_num_sched_per_core" } do
+        sources[#sources + 1] = o
+      end
+      set("ops.fp64.interval", interval, table.unpack(sources))
+      out["ops.fp64.interval"].note = rate .. (given and given.value > 0 and ("; replaces %s (%g a clock an SM)")
+        :format(given.source, lanes / given.value) or "")
+    end
+  end
   return out, used
 end
 
@@ -322,6 +382,32 @@ local function validate(values, options, trace_options)
     (message:gsub("^%-p [^:]*: ", ""):gsub(" of 'defaults'", ""))))
 end
 
+-- The front end gpush's presets take where nothing was measured: the H100
+-- PCIe's calibration (lua/gpush/arch/h100-pcie.yaml), read from that preset
+-- so it is stated once.  Returns {path = value} for every launch.* parameter
+-- (read once a process).
+local front_end
+local function calibrated_front_end()
+  if front_end then
+    return front_end
+  end
+  local h100, err = config.load("h100-pcie")
+  if not h100 then
+    error("gpush.accelsim: the h100-pcie preset (the front end's calibration) does not load: " .. tostring(err), 0)
+  end
+  local out = {}
+  for path, v in pairs(config.flatten(h100)) do
+    if path:match("^launch%.") and config.declaration(path) then
+      out[path] = v
+    end
+  end
+  front_end = out
+  return out
+end
+
+local FRONT_END_NOTE = "assumption: the H100 PCIe's, calibrated on its Nsight Compute rows (h100-pcie.yaml); "
+  .. "nothing measured for this GPU"
+
 local function import(dir, name)
   local options, order = read_options(dir .. "/gpgpusim.config")
   if not options then
@@ -336,6 +422,14 @@ local function import(dir, name)
     trace_options, trace_order = read_options(dir .. "/trace.config")
   end
   local values, used = map(options, trace_options)
+  for path, v in pairs(calibrated_front_end()) do
+    local replaced = values[path]
+    values[path] = { value = v, assumed = true, source = FRONT_END_NOTE
+      .. (replaced and ("; replaces Accel-Sim's %s"):format(replaced.source) or "") }
+    for _, option in ipairs(replaced and replaced.options or {}) do
+      used[option] = nil
+    end
+  end
   name = name or dir:match("([^/]+)/*$")
   values["gpu.name"] = { value = name .. " (imported from Accel-Sim)", source = "the configuration's folder name" }
   validate(values, options, trace_options)
@@ -343,12 +437,15 @@ local function import(dir, name)
   local lines = {
     ("# %s: imported by `gpush config import-accelsim` from %s"):format(name, dir),
     "# Each value names the Accel-Sim option it came from; parameters the configuration",
-    "# does not give are assumed: they keep gpush's defaults, marked 'assumed'. Options",
-    "# gpush does not model are listed at the end.",
+    "# does not give are assumed: they keep gpush's defaults, marked 'assumed' (the front end",
+    "# takes the H100 PCIe's calibration). Options gpush does not model are listed at the end.",
   }
   local report = { mapped = 0, assumed = {}, unmapped = {} }
   lines[#lines + 1] = config.to_yaml(function(path, decl)
-    if values[path] then
+    if values[path] and values[path].assumed then
+      report.assumed[#report.assumed + 1] = path
+      return values[path].value
+    elseif values[path] then
       report.mapped = report.mapped + 1
       return values[path].value
     end
@@ -357,7 +454,8 @@ local function import(dir, name)
     end
     return decl.default
   end, function(path, decl)
-    return values[path] and ("from " .. values[path].source)
+    local v = values[path]
+    return v and (v.assumed and v.source or ("from " .. v.source .. (v.note and ("; " .. v.note) or "")))
       or (decl.optional and "gpush default of an optional group (docs/ml.md), not an Accel-Sim option")
       or "assumed: gpush default, not in the Accel-Sim configuration"
   end)

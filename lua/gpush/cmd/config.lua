@@ -149,7 +149,7 @@ local function import_accelsim(opts, out, err)
     out:write(text)
   end
   err:write(("gpush config: mapped %d parameters; %d Accel-Sim options not mapped (listed at the end of the %s);"
-    .. " %d assumed, not in the configuration (gpush defaults): %s\n")
+    .. " %d assumed, not in the configuration (gpush defaults; the front end the H100 PCIe's calibration): %s\n")
     :format(report.mapped, #report.unmapped, target and "file" or "output", #report.assumed,
       table.concat(report.assumed, ", ")))
   return 0

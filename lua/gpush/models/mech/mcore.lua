@@ -187,35 +187,36 @@ M.mwp_cwp = module {
 
 -- Table 4.2 / Fig. 4.5 modules ---------------------------------------------------------------
 
--- The execution units a scheduler issues to, by trace op class (the C
--- core's map, gpush.machine, which the simulator uses): compute classes.
--- Shared-memory classes and constant loads hold the LSU once per
--- instruction (LSU_ONCE); global memory is the memory terms'.
-local UNIT_OF, LSU_ONCE = {}, {}
+-- The op classes that issue to an execution unit of the scheduler (compute
+-- classes: their unit is the machine's, class_unit, the C core's map that
+-- puts INT on the FMA unit where sm.int_fp32_shared says so, as the
+-- simulator, GPUMech and the bounds do).  Shared-memory classes and
+-- constant loads hold the LSU once per instruction (LSU_ONCE); global
+-- memory is the memory terms'.
+local COMPUTE, LSU_ONCE = {}, {}
 for _, c in ipairs(machine.CLASSES) do
   if c.pipeline then
-    UNIT_OF[c.name] = c.unit
+    COMPUTE[c.name] = true
   elseif c.shared or not c.memory then
     LSU_ONCE[c.name] = true
   end
 end
-M.UNIT_OF = UNIT_OF
 
 M.timing = module {
   name = "timing", adds = { "comp" },
   description = "latency per class (l = mix average) and throughput per unit (issue floor of the busiest unit)",
   source = "Blem Sec. 4.2.2 instruction timing (L1157); [101] latencies from the GPU configuration",
-  inputs = { "n_i", "N_I", "N_mem" }, params = { "class_latency", "class_interval", "schedulers" },
+  inputs = { "n_i", "N_I", "N_mem" }, params = { "class_latency", "class_interval", "class_unit", "schedulers" },
   latency = function(s)
-    local lat, interval, n_i = s.hw.class_latency, s.hw.class_interval, s.input.n_i
+    local lat, interval, unit_of, n_i = s.hw.class_latency, s.hw.class_interval, s.hw.class_unit, s.input.n_i
     local cycles, count = 0, 0
     local busy, lsu_fixed = {}, 0
     for class, n in pairs(n_i) do
       if lat[class] then -- memory classes have none (the framework refuses a name that is no op class)
         cycles, count = cycles + n * lat[class], count + n
       end
-      local unit = UNIT_OF[class]
-      if unit then
+      if COMPUTE[class] then
+        local unit = unit_of[class]
         busy[unit] = (busy[unit] or 0) + n * interval[class] / s.hw.schedulers
       elseif LSU_ONCE[class] then
         lsu_fixed = lsu_fixed + n

@@ -13,7 +13,8 @@
 -- Types: int, number, bool, enum (values), string, and three structured ones:
 -- `counts` (a mapping name -> non-negative number), `uops` (M(i, mu): class ->
 -- {micro-op type -> count}) and `ports` (R(mu, r): micro-op type -> list of
--- port numbers).
+-- port numbers); `units` (op class -> scheduler unit name) only derives from a
+-- GPU configuration, never given.
 local config = require "gpush.config"
 local machine = require "gpush.machine"
 local schema = require "gpush.schema"
@@ -144,6 +145,8 @@ mp { "class_interval", "counts", unit = "cycles", desc = "Initiation interval pe
     end
     return t
   end, from = "ops.<class>.interval" }
+mp { "class_unit", "units", unit = "", desc = "The scheduler unit each op class issues to (timing module; INT on FMA if shared)",
+  gpu = function(cfg) return machine.unit_of(cfg) end, from = "sm.int_fp32_shared" }
 mp { "t_mem", "number", unit = "cycles", desc = "t_mem: off-chip access latency (l2.latency + DRAM increment)",
   gpu = function(cfg) return cfg.l2.latency + cfg.dram.latency_ns * cfg.clock.core_mhz / 1000 end,
   from = "l2.latency, dram.latency_ns, clock.core_mhz" }
