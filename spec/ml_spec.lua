@@ -183,6 +183,21 @@ describe("gpush.ml.corpus", function()
     assert.are.same(ds.values, again.values)
     assert.are_not.equal(corpus.key(corpus.GRIDS.ci, descs), corpus.key(corpus.GRIDS.ci, { descs[1] }))
     assert.are_not.equal(corpus.key(corpus.GRIDS.ci, descs), corpus.key(corpus.GRIDS.default, descs))
+    -- other model code is another file: another build of the core, or an edited Lua module
+    local core, key = require "gpush.core", corpus.key(corpus.GRIDS.ci, descs)
+    local code_id, searchpath = core.code_id, package.searchpath
+    core.code_id = function() return "another build" end
+    local other_build = corpus.key(corpus.GRIDS.ci, descs)
+    core.code_id = code_id
+    local edited = helper.write_temp("return {} -- an edited gpush.ml.power\n")
+    package.searchpath = function(name, path)
+      return name == "gpush.ml.power" and edited or searchpath(name, path)
+    end
+    local other_lua = corpus.key(corpus.GRIDS.ci, descs)
+    package.searchpath = searchpath
+    assert.are_not.equal(key, other_build)
+    assert.are_not.equal(key, other_lua)
+    assert.are.equal(key, corpus.key(corpus.GRIDS.ci, descs))
   end)
 
   it("multiplies a kernel's grid until the launch is a small share of its time", function()

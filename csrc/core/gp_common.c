@@ -2,6 +2,7 @@
  * gp_common.c -- the allocator hook, error buffers and the version string.
  */
 #include "gp_common.h"
+#include "gp_core_code_id.h"
 #include "gp_version.h"
 
 #include <stdarg.h>
@@ -84,6 +85,8 @@ int gp_error_set(gp_error *err, const char *fmt, ...) {
 }
 
 const char *gp_version(void) { return GP_VERSION; }
+
+const char *gp_core_code_id(void) { return GP_CORE_CODE_ID; }
 
 const char *gp_visible(char *dst, size_t cap, const char *s, size_t n, size_t max) {
   static const char hex[] = "0123456789abcdef";

@@ -71,5 +71,9 @@ const char *gp_visible(char *dst, size_t cap, const char *s, size_t n, size_t ma
 
 /* The gpush version string ("0.1.0"). */
 const char *gp_version(void);
+/* 16 hex digits of a hash of every source of the numeric core, made at
+ * build time (tools/code_id.cmake): results cached by one build are not
+ * taken for another's. */
+const char *gp_core_code_id(void);
 
 #endif

@@ -7,7 +7,7 @@
  * caps on compressed input it was parsed under (a launch refused under a
  * lower cap is refused again, never served from an entry made under a
  * higher one), and GP_TRACE_CODE_ID, a hash of the trace reader's sources made at build time
- * (tools/trace_code_id.cmake), so an edited trace, or a reader that parses
+ * (tools/code_id.cmake), so an edited trace, or a reader that parses
  * differently (another build, another branch sharing the folder), never
  * finds another's entry.  An entry is written through the staged writer (a
  * temporary name, synced, renamed: a reader sees a whole file or none) and

@@ -14,7 +14,13 @@ static int core_version(lua_State *L) {
   return 1;
 }
 
+static int core_code_id(lua_State *L) {
+  lua_pushstring(L, gp_core_code_id());
+  return 1;
+}
+
 static const luaL_Reg core_functions[] = {{"version", core_version},
+                                          {"code_id", core_code_id},
                                           {NULL, NULL}};
 
 int luaopen_gpush_core(lua_State *L) {

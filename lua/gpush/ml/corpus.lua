@@ -231,6 +231,33 @@ local function probe(grid, descs, preset)
   return core.digest(table.concat(parts, ";"))
 end
 
+-- The Lua modules whose code computes a corpus row (sizing, the
+-- simulator's row, the counters, the power model, the kernels, the
+-- configuration as C sees it).
+M.CODE_MODULES = { "gpush.ml.corpus", "gpush.ml.counters", "gpush.ml.power", "gpush.ml.families",
+  "gpush.models.sim", "gpush.models.vocabulary", "gpush.bounds", "gpush.occupancy", "gpush.machine",
+  "gpush.config", "gpush.schema", "gpush.workloads", "gpush.workloads.regimes", "gpush.workloads.analytic",
+  "gpush.experiment" }
+
+-- The identity of the code that makes a corpus: the numeric core's
+-- (core.code_id, a hash of its sources made at build time) and a digest of
+-- the sources of M.CODE_MODULES, so a corpus cached or checkpointed by other
+-- code (an upgrade, an edit, another branch) is never taken for this
+-- one's.  The probe alone missed a memory-model change that left the
+-- probe's compute-bound first kernel as it was.
+function M.code_identity()
+  local parts = { core.code_id() }
+  for _, name in ipairs(M.CODE_MODULES) do
+    local path = package.searchpath(name, package.path)
+    local f = path and io.open(path, "rb")
+    parts[#parts + 1] = name .. "=" .. (f and core.digest(f:read("a")) or "?")
+    if f then
+      f:close()
+    end
+  end
+  return core.digest(table.concat(parts, ";"))
+end
+
 -- The hash of everything a corpus depends on.
 function M.key(grid, descs, preset)
   local cfg = assert(config.load(preset or M.PRESET))
@@ -241,7 +268,7 @@ function M.key(grid, descs, preset)
   return core.digest(json.encode { gpush = core.version(), preset = preset or M.PRESET,
     config = config.hash(cfg), grid = { grid.cus, grid.core_mhz, grid.mem_mhz }, kernels = hashes,
     policy = M.POLICY, sizing = { M.TARGET_LAUNCH_SHARE, M.MAX_LAUNCH_SHARE, M.SIZING_ROUNDS, M.MAX_GRID_SCALE },
-    columns = M.model().columns, probe = probe(grid, descs, preset) })
+    columns = M.model().columns, probe = probe(grid, descs, preset), code = M.code_identity() })
 end
 
 local function grid_label(name, grid)
