@@ -625,18 +625,27 @@ static int check_line_ids(parser *ps) {
   return GP_OK;
 }
 
-/* A count in [0, hi] by the scanner. */
-static inline int scan_count(const char **pp, const char *end, int hi, int *out) {
-  int64_t v;
-  if (!scan_dec(pp, end, &v) || v < 0 || v > hi)
+/* A count of one or two digits, at most hi, by the scanner (other
+ * spellings, such as +3 or 007, go to the checked reader). */
+static inline __attribute__((always_inline)) int scan_count(const char **pp, const char *end, int hi,
+                                                            int *out) {
+  const char *p = scan_skip_blanks(*pp, end);
+  int v;
+  if (p == end || (unsigned)(*p - '0') >= 10u)
     return 0;
-  *out = (int)v;
+  v = *p++ - '0';
+  if (p < end && (unsigned)(*p - '0') < 10u)
+    v = v * 10 + (*p++ - '0');
+  if (v > hi || !scan_token_end(p, end))
+    return 0;
+  *pp = p;
+  *out = v;
   return 1;
 }
 
 /* The fields before the memory part by the scanners (trace_scan.h); 0 when
  * any token is not of the common shape (read_fields then reads the line). */
-static inline int scan_fields(const char *p, const char *end, int lineinfo, inst_text *t) {
+static inline __attribute__((always_inline)) int scan_fields(const char *p, const char *end, int lineinfo, inst_text *t) {
   int i;
   t->line_num = 0;
   if (lineinfo && (!scan_dec(&p, end, &t->line_num) || t->line_num < 0 || t->line_num > UINT32_MAX))
