@@ -79,17 +79,40 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
   return (int)count;
 }
 
+int gp_coalesce_strided(const uint64_t *addrs, uint32_t n, uint32_t width, int64_t stride,
+                        uint64_t *lines, uint8_t *masks, uint32_t cap) {
+  uint32_t w = width ? width : 1, count = 0;
+  uint64_t span, sector, last_sector;
+  if (n == 0 || stride < 0 || stride > 32)
+    return gp_coalesce(addrs, n, width, lines, masks, cap);
+  span = (uint64_t)stride * (n - 1) + (w - 1); /* first lane's first byte to last lane's last */
+  if (addrs[0] > UINT64_MAX - span)
+    return gp_coalesce(addrs, n, width, lines, masks, cap);
+  /* Each lane starts at most one sector after the previous lane's start, so
+   * no sector in between is skipped, and lines appear in ascending order. */
+  last_sector = (addrs[0] + span) >> 5;
+  for (sector = addrs[0] >> 5; sector <= last_sector; sector++) {
+    if (count == 0 || lines[count - 1] != sector >> 2) {
+      if (count == cap || count == LINE_TABLE - 1)
+        return -1;
+      lines[count] = sector >> 2;
+      masks[count++] = 0;
+    }
+    masks[count - 1] = (uint8_t)(masks[count - 1] | (1u << (sector & 3)));
+  }
+  return (int)count;
+}
+
 /* Bits set in a 4-bit sector mask. */
 static uint32_t sectors_in(uint8_t m) {
   return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
 }
 
-int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
-  uint64_t lines[GP_MAX_LINES_PER_INST];
-  uint8_t masks[GP_MAX_LINES_PER_INST];
+/* Appends n coalesced lines to the kernel's pools for rec (n < 0: too
+ * many lines, returned as -1). */
+static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
+                        const uint8_t *masks, int n) {
   uint32_t i, sectors = 0;
-  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width,
-                      lines, masks, GP_MAX_LINES_PER_INST);
   if (n < 0)
     return -1;
   if ((size_t)k->line_count + (size_t)n > k->cap_lines) {
@@ -127,4 +150,20 @@ int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
   k->line_count += (uint32_t)n;
   rec->sector_count = (uint16_t)sectors;
   return 0;
+}
+
+int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
+  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint8_t masks[GP_MAX_LINES_PER_INST];
+  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width, lines, masks,
+                      GP_MAX_LINES_PER_INST);
+  return append_lines(k, rec, lines, masks, n);
+}
+
+int gp_kernel_add_strided_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width, int64_t stride) {
+  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint8_t masks[GP_MAX_LINES_PER_INST];
+  int n = gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, stride,
+                              lines, masks, GP_MAX_LINES_PER_INST);
+  return append_lines(k, rec, lines, masks, n);
 }

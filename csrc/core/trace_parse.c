@@ -468,7 +468,7 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
                         uint8_t *op_class, uint8_t width, int generic) {
   gp_kernel *k = ps->k;
   gp_mem_record rec;
-  int64_t mode;
+  int64_t mode, stride = 0;
   uint64_t base, *addrs;
   int i;
   if (read_dec(ps, pp, &mode, 0, 2, "an address mode (0, 1 or 2)") != GP_OK ||
@@ -482,7 +482,6 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
       if (read_hex(ps, pp, &addrs[i], "a lane address") != GP_OK)
         return GP_ERR;
   } else if (mode == 1) {
-    int64_t stride;
     if (read_hex(ps, pp, &base, "a base address") != GP_OK ||
         read_dec(ps, pp, &stride, INT32_MIN, INT32_MAX, "an address stride") != GP_OK)
       return GP_ERR;
@@ -514,7 +513,8 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
         if (addrs[i] >= k->shmem_base)
           addrs[i] -= k->shmem_base;
   } else if (gp_op_uses_cache(*op_class)) {
-    int r = gp_kernel_add_lines(k, &rec, width);
+    int r = mode == 1 ? gp_kernel_add_strided_lines(k, &rec, width, stride)
+                      : gp_kernel_add_lines(k, &rec, width);
     if (r == -1)
       return fail(ps, "one instruction touches more than 64 lines of 128 B");
     if (r != 0)

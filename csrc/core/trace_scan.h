@@ -15,16 +15,6 @@
 #define GPUSH_TRACE_SCAN_H
 
 #include <stdint.h>
-#include <string.h>
-
-/* Eight bytes at a time where a word holds the bytes in reading order
- * (little-endian); elsewhere one byte at a time. */
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SCAN_WORDS 1
-#else
-#define SCAN_WORDS 0
-#endif
 
 /* Hex digit value + 1 (0: not a hex digit). */
 static const uint8_t gp_hex_digit[256] = {
@@ -65,47 +55,11 @@ static inline __attribute__((always_inline)) int scan_hex(const char **pp, const
   return 1;
 }
 
-#if SCAN_WORDS
-/* How many of the word's bytes, from the first, are ASCII digits.  A byte is
- * a digit when its high nibble is 3 and adding 6 to it does not carry into
- * that nibble; a carry out of a non-digit byte can only disturb the bytes
- * after it, so the first non-digit is found exactly. */
-static inline __attribute__((always_inline)) int scan_word_digits(uint64_t w) {
-  uint64_t high = 0xf0f0f0f0f0f0f0f0ull, threes = 0x3030303030303030ull;
-  uint64_t other = ((w & high) ^ threes) | (((w + 0x0606060606060606ull) & high) ^ threes);
-  return other ? __builtin_ctzll(other) >> 3 : 8;
-}
-
-/* The number written by eight ASCII digits (the first in the lowest byte;
- * zero bytes count as leading zeros): pairs, then quads, then all eight. */
-static inline __attribute__((always_inline)) uint64_t scan_word_value(uint64_t w) {
-  w = (w & 0x0f0f0f0f0f0f0f0full) * 2561 >> 8;
-  w = (w & 0x00ff00ff00ff00ffull) * 6553601 >> 16;
-  return (w & 0x0000ffff0000ffffull) * 42949672960001ull >> 32;
-}
-#endif
-
 /* The run of decimal digits at p: where it ends, and in *out its value
  * (exact for up to 19 digits; the callers refuse longer runs). */
-static inline __attribute__((always_inline)) const char *scan_digit_run(const char *p, const char *end, uint64_t *out) {
+static inline __attribute__((always_inline)) const char *scan_digit_run(const char *p, const char *end,
+                                                                        uint64_t *out) {
   uint64_t v = 0;
-#if SCAN_WORDS
-  static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-  while (end - p >= 8) { /* a whole word inside the line */
-    uint64_t w;
-    int n;
-    memcpy(&w, p, 8);
-    n = scan_word_digits(w);
-    if (n == 0)
-      break;
-    v = v * scale[n] + scan_word_value(w << (64 - 8 * n));
-    p += n;
-    if (n < 8) {
-      *out = v;
-      return p;
-    }
-  }
-#endif
   while (p < end && (unsigned)(*p - '0') < 10u) {
     v = v * 10 + (uint64_t)(*p - '0');
     p++;
