@@ -105,7 +105,8 @@ int gp_coalesce_strided(const uint64_t *addrs, uint32_t n, uint32_t width, int64
 
 /* Bits set in a 4-bit sector mask. */
 static uint32_t sectors_in(uint8_t m) {
-  return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
+  static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return bits[m & 15u];
 }
 
 /* Appends n coalesced lines to the kernel's pools for rec (n < 0: too

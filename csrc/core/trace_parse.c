@@ -638,7 +638,7 @@ static inline __attribute__((always_inline)) int scan_count(const char **pp, con
     v = v * 10 + (*p++ - '0');
   if (v > hi || !scan_token_end(p, end))
     return 0;
-  *pp = p;
+  *pp = scan_past_blank(p, end);
   *out = v;
   return 1;
 }

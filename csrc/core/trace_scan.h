@@ -36,6 +36,12 @@ static inline __attribute__((always_inline)) int scan_token_end(const char *p, c
   return p == end || scan_blank(*p);
 }
 
+/* Where the next scan starts after a token that ends at p (at a blank,
+ * which it steps over, or at the end). */
+static inline __attribute__((always_inline)) const char *scan_past_blank(const char *p, const char *end) {
+  return p < end ? p + 1 : p;
+}
+
 /* A hex number of 1-16 digits, with or without 0x (as next_hex reads it). */
 static inline __attribute__((always_inline)) int scan_hex(const char **pp, const char *end, uint64_t *out) {
   const char *p = scan_skip_blanks(*pp, end), *digits;
@@ -50,7 +56,7 @@ static inline __attribute__((always_inline)) int scan_hex(const char **pp, const
   }
   if (p == digits || p - digits > 16 || !scan_token_end(p, end))
     return 0;
-  *pp = p;
+  *pp = scan_past_blank(p, end);
   *out = v;
   return 1;
 }
@@ -81,7 +87,7 @@ static inline __attribute__((always_inline)) int scan_dec(const char **pp, const
   p = scan_digit_run(p, end, &v);
   if (p == digits || p - digits > 18 || !scan_token_end(p, end))
     return 0;
-  *pp = p;
+  *pp = scan_past_blank(p, end);
   *out = neg ? -(int64_t)v : (int64_t)v;
   return 1;
 }
@@ -100,7 +106,7 @@ static inline __attribute__((always_inline)) int scan_register(const char **pp, 
   if (*p != 'R') {
     while (p < end && !scan_blank(*p))
       p++;
-    *pp = p;
+    *pp = scan_past_blank(p, end);
     *out = 255;
     return 1;
   }
@@ -109,7 +115,7 @@ static inline __attribute__((always_inline)) int scan_register(const char **pp, 
     p++;
     if (!scan_token_end(p, end))
       return 0;
-    *pp = p;
+    *pp = scan_past_blank(p, end);
     *out = 255;
     return 1;
   }
@@ -120,7 +126,7 @@ static inline __attribute__((always_inline)) int scan_register(const char **pp, 
   }
   if (digits == 0 || n > 255 || !scan_token_end(p, end))
     return 0;
-  *pp = p;
+  *pp = scan_past_blank(p, end);
   *out = (uint8_t)n;
   return 1;
 }
@@ -134,7 +140,7 @@ static inline __attribute__((always_inline)) int scan_opcode(const char **pp, co
     p++;
   if (p == start || !scan_token_end(p, end))
     return 0;
-  *pp = p;
+  *pp = scan_past_blank(p, end);
   *op = start;
   *len = (size_t)(p - start);
   return 1;
