@@ -4,7 +4,7 @@
  * Each scanner reads one whole, well-formed token of the common shape in a
  * single tight loop over [p, end): blanks, then the token, which must end at
  * a blank or at the end of the line.  It returns 1 and moves *pp past the
- * token, or 0 and leaves *pp alone.  The scanners accept a subset of what
+ * token and the blank that ends it, or 0 and leaves *pp alone.  The scanners accept a subset of what
  * the checked readers of trace_parse.c (next_hex, next_dec, token and
  * register_number) accept, with the same values, so the parser tries the
  * scanner first and calls the checked reader from the same place only when
