@@ -295,6 +295,11 @@ int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
  * memory. */
 int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width);
 
+/* gp_kernel_add_lines for lanes written as base and stride (address mode
+ * 1: k->addresses[rec->addr_start + i] = base + i * stride), coalesced by
+ * gp_coalesce_strided. */
+int gp_kernel_add_strided_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width, int64_t stride);
+
 /* Coalesces the lanes' accesses of `width` bytes at addrs[0..n) into distinct
  * 128 B lines (line address = byte address >> 7) with the 32 B sectors each
  * touches (bit s of masks[i] = sector s of lines[i]); an access covers its
@@ -302,6 +307,14 @@ int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width);
  * -1 when more than `cap` lines would be needed. */
 int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
                 uint64_t *lines, uint8_t *masks, uint32_t cap);
+
+/* gp_coalesce for lanes addrs[i] = addrs[0] + i * stride: the same lines,
+ * masks and result.  With 0 <= stride <= 32 (and no wrap past 2^64) every
+ * sector from the first lane's first byte to the last lane's last byte is
+ * touched, so the lines follow from those two ends without a look at each
+ * lane; other strides go to gp_coalesce. */
+int gp_coalesce_strided(const uint64_t *addrs, uint32_t n, uint32_t width, int64_t stride,
+                        uint64_t *lines, uint8_t *masks, uint32_t cap);
 
 /* Writes the kernel as Accel-Sim text (tracer version 5, address modes 1/2)
  * to f; `name` is used in messages.  Deterministic; dependences shorter than

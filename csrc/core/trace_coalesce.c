@@ -20,39 +20,58 @@
 
 #define LINE_TABLE 128 /* open-addressing slots: more than 64 lines fit */
 
+/* The index of `line` among the first *count lines, added when new (the
+ * table holds index + 1 per slot); -1 when it would be line cap + 1 or fill
+ * the table. */
+static inline int line_index(uint64_t line, uint8_t *slot, uint64_t *lines, uint8_t *masks,
+                             uint32_t *count, uint32_t cap) {
+  uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
+  while (slot[h] != 0 && lines[slot[h] - 1] != line)
+    h = (h + 1) & (LINE_TABLE - 1);
+  if (slot[h] == 0) {
+    if (*count == cap || *count == LINE_TABLE - 1)
+      return -1;
+    lines[*count] = line;
+    masks[*count] = 0;
+    slot[h] = (uint8_t)++*count;
+  }
+  return slot[h] - 1;
+}
+
 int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
                 uint64_t *lines, uint8_t *masks, uint32_t cap) {
   /* A 128-slot table of line -> index + 1 finds repeats in O(1); lanes that
    * hit the previous lane's line (the common case) skip even that. */
   uint8_t slot[LINE_TABLE];
   uint32_t count = 0, i, last = 0;
+  uint32_t w = width ? width : 1;
   memset(slot, 0, sizeof slot);
   for (i = 0; i < n; i++) {
-    uint64_t first = addrs[i] & ~31ull;
-    uint64_t end = addrs[i] + (width ? width : 1) - 1;
-    uint64_t byte;
-    if (end < addrs[i]) /* wraps past 2^64: clip to the last byte */
+    uint64_t a = addrs[i], first, end, byte;
+    int j;
+    if ((a & 31) + w <= 32) { /* one sector: of the previous lane's line, or looked up */
+      if (count == 0 || lines[last] != a >> 7) {
+        j = line_index(a >> 7, slot, lines, masks, &count, cap);
+        if (j < 0)
+          return -1;
+        last = (uint32_t)j;
+      }
+      masks[last] = (uint8_t)(masks[last] | (1u << ((a >> 5) & 3)));
+      continue;
+    }
+    first = a & ~31ull;
+    end = a + w - 1;
+    if (end < a) /* wraps past 2^64: clip to the last byte */
       end = UINT64_MAX;
     for (byte = first; byte <= end && byte >= first; byte += 32) {
       uint64_t line = byte >> 7;
-      uint32_t j;
-      if (count > 0 && lines[last] == line) {
-        j = last;
-      } else {
-        uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
-        while (slot[h] != 0 && lines[slot[h] - 1] != line)
-          h = (h + 1) & (LINE_TABLE - 1);
-        if (slot[h] == 0) {
-          if (count == cap || count == LINE_TABLE - 1)
-            return -1;
-          lines[count] = line;
-          masks[count] = 0;
-          slot[h] = (uint8_t)++count;
-        }
-        j = slot[h] - 1u;
+      if (count == 0 || lines[last] != line) {
+        j = line_index(line, slot, lines, masks, &count, cap);
+        if (j < 0)
+          return -1;
+        last = (uint32_t)j;
       }
-      masks[j] = (uint8_t)(masks[j] | (1u << ((byte >> 5) & 3)));
-      last = j;
+      masks[last] = (uint8_t)(masks[last] | (1u << ((byte >> 5) & 3)));
       if (byte > UINT64_MAX - 32)
         break;
     }
@@ -60,17 +79,41 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
   return (int)count;
 }
 
-/* Bits set in a 4-bit sector mask. */
-static uint32_t sectors_in(uint8_t m) {
-  return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
+int gp_coalesce_strided(const uint64_t *addrs, uint32_t n, uint32_t width, int64_t stride,
+                        uint64_t *lines, uint8_t *masks, uint32_t cap) {
+  uint32_t w = width ? width : 1, count = 0;
+  uint64_t span, sector, last_sector;
+  if (n == 0 || stride < 0 || stride > 32)
+    return gp_coalesce(addrs, n, width, lines, masks, cap);
+  span = (uint64_t)stride * (n - 1) + (w - 1); /* first lane's first byte to last lane's last */
+  if (addrs[0] > UINT64_MAX - span)
+    return gp_coalesce(addrs, n, width, lines, masks, cap);
+  /* Each lane starts at most one sector after the previous lane's start, so
+   * no sector in between is skipped, and lines appear in ascending order. */
+  last_sector = (addrs[0] + span) >> 5;
+  for (sector = addrs[0] >> 5; sector <= last_sector; sector++) {
+    if (count == 0 || lines[count - 1] != sector >> 2) {
+      if (count == cap || count == LINE_TABLE - 1)
+        return -1;
+      lines[count] = sector >> 2;
+      masks[count++] = 0;
+    }
+    masks[count - 1] = (uint8_t)(masks[count - 1] | (1u << (sector & 3)));
+  }
+  return (int)count;
 }
 
-int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
-  uint64_t lines[GP_MAX_LINES_PER_INST];
-  uint8_t masks[GP_MAX_LINES_PER_INST];
+/* Bits set in a 4-bit sector mask. */
+static uint32_t sectors_in(uint8_t m) {
+  static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return bits[m & 15u];
+}
+
+/* Appends n coalesced lines to the kernel's pools for rec (n < 0: too
+ * many lines, returned as -1). */
+static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
+                        const uint8_t *masks, int n) {
   uint32_t i, sectors = 0;
-  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width,
-                      lines, masks, GP_MAX_LINES_PER_INST);
   if (n < 0)
     return -1;
   if ((size_t)k->line_count + (size_t)n > k->cap_lines) {
@@ -108,4 +151,20 @@ int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
   k->line_count += (uint32_t)n;
   rec->sector_count = (uint16_t)sectors;
   return 0;
+}
+
+int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
+  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint8_t masks[GP_MAX_LINES_PER_INST];
+  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width, lines, masks,
+                      GP_MAX_LINES_PER_INST);
+  return append_lines(k, rec, lines, masks, n);
+}
+
+int gp_kernel_add_strided_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width, int64_t stride) {
+  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint8_t masks[GP_MAX_LINES_PER_INST];
+  int n = gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, stride,
+                              lines, masks, GP_MAX_LINES_PER_INST);
+  return append_lines(k, rec, lines, masks, n);
 }

@@ -294,8 +294,10 @@ static int next_from_buffer(gp_line_input *in, const char **line, size_t *len) {
   return 1;
 }
 
-int gp_line_next(gp_line_input *in, const char **line, size_t *len,
-                 gp_error *err) {
+/* gp_line_next past the buffered lines: the memory source, refills, the
+ * last line without a newline, the end of input. */
+static __attribute__((noinline)) int next_line_slow(gp_line_input *in, const char **line, size_t *len,
+                                                    gp_error *err) {
   int found;
   if (in->kind == SOURCE_BUFFER) {
     found = next_from_buffer(in, line, len);
@@ -349,6 +351,25 @@ int gp_line_next(gp_line_input *in, const char **line, size_t *len,
       (*len)--;
   }
   return found;
+}
+
+int gp_line_next(gp_line_input *in, const char **line, size_t *len,
+                 gp_error *err) {
+  /* the common case: a whole line already in the read buffer */
+  char *start, *nl;
+  if (in->kind == SOURCE_BUFFER || in->end <= in->pos)
+    return next_line_slow(in, line, len, err);
+  start = in->buf + in->pos;
+  nl = memchr(start, '\n', in->end - in->pos);
+  if (nl == NULL)
+    return next_line_slow(in, line, len, err);
+  *line = start;
+  *len = (size_t)(nl - start);
+  in->pos += *len + 1;
+  in->line_number++;
+  if (*len > 0 && start[*len - 1] == '\r')
+    (*len)--;
+  return 1;
 }
 
 uint64_t gp_line_bytes_left(const gp_line_input *in) {

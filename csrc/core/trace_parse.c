@@ -19,6 +19,7 @@
  * parsed in place from the line buffer in one pass.
  */
 #include "trace.h"
+#include "trace_scan.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -68,13 +69,6 @@ static int fail(parser *ps, const char *what) {
  * Tokens
  * ------------------------------------------------------------------------- */
 
-/* Hex digit value + 1 (0: not a hex digit). */
-static const uint8_t hex_table[256] = {
-    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
-    ['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
-    ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
-    ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
-
 static int is_space(char c) { return c == ' ' || c == '\t'; }
 
 static void skip_spaces(parser *ps) {
@@ -103,7 +97,7 @@ static int parse_hex(const char *t, size_t len, uint64_t *out) {
   if (i == len || len - i > 16)
     return 0;
   for (; i < len; i++) {
-    unsigned d = hex_table[(unsigned char)t[i]];
+    unsigned d = gp_hex_digit[(unsigned char)t[i]];
     if (d == 0)
       return 0;
     v = (v << 4) | (d - 1);
@@ -158,7 +152,7 @@ static int next_hex(parser *ps, uint64_t *out, const char *what) {
   if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
     p += 2;
   for (; p < end && !is_space(*p); p++, digits++) {
-    unsigned d = hex_table[(unsigned char)*p];
+    unsigned d = gp_hex_digit[(unsigned char)*p];
     if (d == 0 || digits == 16)
       return bad_token(ps, what, " (hex)");
     v = (v << 4) | (d - 1);
@@ -195,24 +189,34 @@ static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
   return bad_token(ps, what, range);
 }
 
-/* A small unsigned decimal (a count of at most 2 digits), the common case of
- * next_dec; falls back to it for anything else. */
-static int next_small(parser *ps, int64_t *out, int64_t hi, const char *what) {
-  const char *p;
-  skip_spaces(ps);
-  p = ps->p;
-  if (p < ps->end && *p >= '0' && *p <= '9') {
-    int64_t v = *p - '0';
-    p++;
-    if (p < ps->end && *p >= '0' && *p <= '9')
-      v = v * 10 + (*p++ - '0');
-    if ((p == ps->end || is_space(*p)) && v <= hi) {
-      ps->p = p;
-      *out = v;
-      return GP_OK;
-    }
+/* The next hex token from the cursor *pp: the scanner, else next_hex from
+ * the same place (same value or same error; trace_scan.h). */
+static int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what) {
+  if (scan_hex(pp, ps->end, out))
+    return GP_OK;
+  ps->p = *pp;
+  if (next_hex(ps, out, what) != GP_OK)
+    return GP_ERR;
+  *pp = ps->p;
+  return GP_OK;
+}
+
+/* The next decimal token in [lo, hi] from the cursor *pp: the scanner, else
+ * next_dec from the same place. */
+static int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64_t hi,
+                    const char *what) {
+  const char *p = *pp;
+  int64_t v;
+  if (scan_dec(&p, ps->end, &v) && v >= lo && v <= hi) {
+    *pp = p;
+    *out = v;
+    return GP_OK;
   }
-  return next_dec(ps, out, 0, hi, what);
+  ps->p = *pp;
+  if (next_dec(ps, out, lo, hi, what) != GP_OK)
+    return GP_ERR;
+  *pp = ps->p;
+  return GP_OK;
 }
 
 /* A register token "R12": its number (R255 is RZ), GP_REG_RZ for RZ and
@@ -421,50 +425,75 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
  * Memory: lane addresses, generic resolution, lines and sectors
  * ------------------------------------------------------------------------- */
 
-/* Parses the memory part of an instruction line after mem_width: the address
- * mode and the lane addresses, then resolves generic accesses and coalesces
- * those that reach L1/L2 (trace_coalesce.c). */
-static int parse_memory(parser *ps, int lanes, uint32_t inst,
+/* Makes room for `more` lane addresses (the common case: room left). */
+static int reserve_addresses(parser *ps, int more) {
+  gp_kernel *k = ps->k;
+  if ((uint64_t)k->address_count + (uint64_t)more > UINT32_MAX)
+    return fail(ps, "more than 4 G lane addresses in one kernel");
+  if ((size_t)k->address_count + (size_t)more > k->cap_addr &&
+      !GROW(ps, addresses, cap_addr, (size_t)k->address_count + (size_t)more))
+    return fail(ps, "out of memory");
+  return GP_OK;
+}
+
+/* Mode 2: the base, then each lane's decimal delta from the previous lane
+ * (the bulk of a gather's text), read in one loop. */
+static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs) {
+  const char *p = *pp, *end = ps->end;
+  uint64_t base;
+  int i;
+  if (read_hex(ps, &p, &base, "a base address") != GP_OK)
+    return GP_ERR;
+  if (lanes > 0)
+    addrs[0] = base;
+  for (i = 1; i < lanes; i++) {
+    int64_t delta;
+    if (!scan_dec(&p, end, &delta)) {
+      ps->p = p;
+      if (next_dec(ps, &delta, INT64_MIN / 2, INT64_MAX / 2, "an address delta") != GP_OK)
+        return GP_ERR;
+      p = ps->p;
+    }
+    addrs[i] = addrs[i - 1] + (uint64_t)delta;
+  }
+  *pp = p;
+  return GP_OK;
+}
+
+/* Parses the memory part of an instruction line after mem_width (from the
+ * cursor *pp): the address mode and the lane addresses, then resolves
+ * generic accesses and coalesces those that reach L1/L2
+ * (trace_coalesce.c). */
+static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
                         uint8_t *op_class, uint8_t width, int generic) {
   gp_kernel *k = ps->k;
   gp_mem_record rec;
-  int64_t mode;
+  int64_t mode, stride = 0;
   uint64_t base, *addrs;
   int i;
-  if (next_small(ps, &mode, 2, "an address mode (0, 1 or 2)") != GP_OK)
+  if (read_dec(ps, pp, &mode, 0, 2, "an address mode (0, 1 or 2)") != GP_OK ||
+      reserve_addresses(ps, lanes) != GP_OK)
     return GP_ERR;
-  if ((uint64_t)k->address_count + (uint64_t)lanes > UINT32_MAX)
-    return fail(ps, "more than 4 G lane addresses in one kernel");
-  if (!GROW(ps, addresses, cap_addr, (size_t)k->address_count + (size_t)lanes))
-    return fail(ps, "out of memory");
   memset(&rec, 0, sizeof rec);
   rec.addr_start = k->address_count;
   addrs = lanes > 0 ? k->addresses + k->address_count : NULL;
   if (mode == 0) {
     for (i = 0; i < lanes; i++)
-      if (next_hex(ps, &addrs[i], "a lane address") != GP_OK)
+      if (read_hex(ps, pp, &addrs[i], "a lane address") != GP_OK)
         return GP_ERR;
   } else if (mode == 1) {
-    int64_t stride;
-    if (next_hex(ps, &base, "a base address") != GP_OK ||
-        next_dec(ps, &stride, INT32_MIN, INT32_MAX, "an address stride") != GP_OK)
+    if (read_hex(ps, pp, &base, "a base address") != GP_OK ||
+        read_dec(ps, pp, &stride, INT32_MIN, INT32_MAX, "an address stride") != GP_OK)
       return GP_ERR;
     for (i = 0; i < lanes; i++)
       addrs[i] = base + (uint64_t)stride * (uint64_t)i;
-  } else if (lanes > 0 ||
-             tokens_left(ps) > (k->trace_version >= 5 ? 1 : 0)) {
+  } else {
     /* with an empty mask the base is optional (the tracer writes empty
      * masks in mode 1: "1 0x0 0") */
-    if (next_hex(ps, &base, "a base address") != GP_OK)
+    ps->p = *pp;
+    if ((lanes > 0 || tokens_left(ps) > (k->trace_version >= 5 ? 1 : 0)) &&
+        read_deltas(ps, pp, lanes, addrs) != GP_OK)
       return GP_ERR;
-    if (lanes > 0)
-      addrs[0] = base;
-    for (i = 1; i < lanes; i++) {
-      int64_t delta;
-      if (next_dec(ps, &delta, INT64_MIN / 2, INT64_MAX / 2, "an address delta") != GP_OK)
-        return GP_ERR;
-      addrs[i] = addrs[i - 1] + (uint64_t)delta;
-    }
   }
   if (lanes == 0) { /* an empty mask issues but makes no request */
     k->flags[inst] |= GP_INST_NO_MEMORY;
@@ -484,13 +513,15 @@ static int parse_memory(parser *ps, int lanes, uint32_t inst,
         if (addrs[i] >= k->shmem_base)
           addrs[i] -= k->shmem_base;
   } else if (gp_op_uses_cache(*op_class)) {
-    int r = gp_kernel_add_lines(k, &rec, width);
+    int r = mode == 1 ? gp_kernel_add_strided_lines(k, &rec, width, stride)
+                      : gp_kernel_add_lines(k, &rec, width);
     if (r == -1)
       return fail(ps, "one instruction touches more than 64 lines of 128 B");
     if (r != 0)
       return fail(ps, "out of memory");
   }
-  if (!GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))
+  if ((size_t)k->mem_count + 1 > k->cap_mem &&
+      !GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))
     return fail(ps, "out of memory");
   k->mem_records[k->mem_count] = rec;
   k->mem[inst] = k->mem_count++;
@@ -500,6 +531,17 @@ static int parse_memory(parser *ps, int lanes, uint32_t inst,
 /* ---------------------------------------------------------------------------
  * Instruction lines
  * ------------------------------------------------------------------------- */
+
+/* The fields of an instruction line before its memory part. */
+typedef struct inst_text {
+  int64_t line_num;
+  uint64_t pc, mask;
+  int ndst, nsrc, mem_width;
+  uint8_t dsts[32], srcs[32];
+  const char *op;
+  size_t op_len;
+  const char *rest; /* after mem_width */
+} inst_text;
 
 /* Reads a register list of `n` tokens into regs (non-R operands as RZ). */
 static int read_registers(parser *ps, int64_t n, uint8_t *regs,
@@ -527,6 +569,40 @@ static int read_registers(parser *ps, int64_t n, uint8_t *regs,
   return GP_OK;
 }
 
+/* The fields before the memory part, read from `from` token by token with
+ * the checked readers: the same fields as scan_fields, or the first error
+ * in the line. */
+static __attribute__((noinline)) int read_fields(parser *ps, const char *from, inst_text *t) {
+  int64_t v;
+  ps->p = from;
+  t->line_num = 0;
+  if (ps->k->lineinfo && next_dec(ps, &t->line_num, 0, UINT32_MAX, "a source line number") != GP_OK)
+    return GP_ERR;
+  if (next_hex(ps, &t->pc, "a PC") != GP_OK || next_hex(ps, &t->mask, "an active mask") != GP_OK)
+    return GP_ERR;
+  if (t->mask > 0xffffffffull) {
+    ps->p = ps->tok_start;
+    return bad_token(ps, "a 32-bit active mask", " (hex)");
+  }
+  if (next_dec(ps, &v, 0, 32, "a destination count") != GP_OK ||
+      read_registers(ps, v, t->dsts, "destination") != GP_OK)
+    return GP_ERR;
+  t->ndst = (int)v;
+  if (!token(ps, &t->op, &t->op_len))
+    return fail(ps, "expected an opcode, found the end of the line");
+  if (!printable(t->op, t->op_len))
+    return fail(ps, "expected an opcode, found bytes that are not printable text");
+  if (next_dec(ps, &v, 0, 32, "a source count") != GP_OK ||
+      read_registers(ps, v, t->srcs, "source") != GP_OK)
+    return GP_ERR;
+  t->nsrc = (int)v;
+  if (next_dec(ps, &v, 0, 64, "a memory access width in bytes") != GP_OK)
+    return GP_ERR;
+  t->mem_width = (int)v;
+  t->rest = ps->p;
+  return GP_OK;
+}
+
 /* Pre-3 lines start with the block's coordinates and the warp id: they must
  * name the block and warp being read. */
 static int check_line_ids(parser *ps) {
@@ -549,13 +625,78 @@ static int check_line_ids(parser *ps) {
   return GP_OK;
 }
 
+/* A count of one or two digits, at most hi, by the scanner (other
+ * spellings, such as +3 or 007, go to the checked reader). */
+static inline __attribute__((always_inline)) int scan_count(const char **pp, const char *end, int hi,
+                                                            int *out) {
+  const char *p = scan_skip_blanks(*pp, end);
+  int v;
+  if (p == end || (unsigned)(*p - '0') >= 10u)
+    return 0;
+  v = *p++ - '0';
+  if (p < end && (unsigned)(*p - '0') < 10u)
+    v = v * 10 + (*p++ - '0');
+  if (v > hi || !scan_token_end(p, end))
+    return 0;
+  *pp = scan_past_blank(p, end);
+  *out = v;
+  return 1;
+}
+
+/* The fields before the memory part by the scanners (trace_scan.h); 0 when
+ * any token is not of the common shape (read_fields then reads the line). */
+static inline __attribute__((always_inline)) int scan_fields(const char *p, const char *end, int lineinfo, inst_text *t) {
+  int i;
+  t->line_num = 0;
+  if (lineinfo && (!scan_dec(&p, end, &t->line_num) || t->line_num < 0 || t->line_num > UINT32_MAX))
+    return 0;
+  if (!scan_hex(&p, end, &t->pc) || !scan_hex(&p, end, &t->mask) || t->mask > 0xffffffffull ||
+      !scan_count(&p, end, 32, &t->ndst))
+    return 0;
+  for (i = 0; i < t->ndst; i++)
+    if (!scan_register(&p, end, &t->dsts[i]))
+      return 0;
+  if (!scan_opcode(&p, end, &t->op, &t->op_len) || !scan_count(&p, end, 32, &t->nsrc))
+    return 0;
+  for (i = 0; i < t->nsrc; i++)
+    if (!scan_register(&p, end, &t->srcs[i]))
+      return 0;
+  if (!scan_count(&p, end, 64, &t->mem_width))
+    return 0;
+  t->rest = p;
+  return 1;
+}
+
+/* What may follow the memory part: nothing, or (version 5) exactly the
+ * immediate operand. */
+static int read_line_end(parser *ps, const char *p) {
+  const char *t;
+  size_t len;
+  p = scan_skip_blanks(p, ps->end);
+  if (ps->k->trace_version >= 5) {
+    if (p == ps->end)
+      return fail(ps, "expected the immediate operand (tracer version 5)");
+    while (p < ps->end && !scan_blank(*p))
+      p++;
+    p = scan_skip_blanks(p, ps->end);
+  }
+  if (p == ps->end)
+    return GP_OK;
+  ps->p = p;
+  if (token(ps, &t, &len)) {
+    char msg[300], shown[SHOWN];
+    snprintf(msg, sizeof msg, "unexpected '%s' after the instruction",
+             gp_visible(shown, sizeof shown, t, len, 40));
+    return fail(ps, msg);
+  }
+  return GP_OK;
+}
+
 static int parse_instruction(parser *ps) {
   gp_kernel *k = ps->k;
-  uint64_t pc, mask, inst;
-  int64_t ndst, nsrc, mem_width, line_num = 0;
-  const char *op, *t;
-  size_t op_len, len;
-  uint8_t srcs[32], dsts[32];
+  uint64_t inst;
+  const char *p;
+  inst_text t;
   int lanes;
   uint32_t pc_idx = 0;
   gp_static_inst *s;
@@ -568,58 +709,34 @@ static int parse_instruction(parser *ps) {
     return fail(ps, "more instruction lines than the warp's 'insts =' count");
   if (k->trace_version < 3 && check_line_ids(ps) != GP_OK)
     return GP_ERR;
-  if (k->lineinfo && next_dec(ps, &line_num, 0, UINT32_MAX, "a source line number") != GP_OK)
+  if (!scan_fields(ps->p, ps->end, k->lineinfo, &t) && read_fields(ps, ps->p, &t) != GP_OK)
     return GP_ERR;
-  if (next_hex(ps, &pc, "a PC") != GP_OK || next_hex(ps, &mask, "an active mask") != GP_OK)
-    return GP_ERR;
-  if (mask > 0xffffffffull) {
-    ps->p = ps->tok_start;
-    return bad_token(ps, "a 32-bit active mask", " (hex)");
-  }
-  if (next_small(ps, &ndst, 32, "a destination count") != GP_OK ||
-      read_registers(ps, ndst, dsts, "destination") != GP_OK)
-    return GP_ERR;
-  if (!token(ps, &op, &op_len))
-    return fail(ps, "expected an opcode, found the end of the line");
-  if (!printable(op, op_len))
-    return fail(ps, "expected an opcode, found bytes that are not printable text");
-  if (next_small(ps, &nsrc, 32, "a source count") != GP_OK ||
-      read_registers(ps, nsrc, srcs, "source") != GP_OK)
-    return GP_ERR;
-  if (next_small(ps, &mem_width, 64, "a memory access width in bytes") != GP_OK)
-    return GP_ERR;
-
-  if (reserve_insts(ps, (size_t)k->insts + 1) != GP_OK ||
-      static_index(ps, pc, op, op_len, (uint32_t)line_num, &pc_idx) != GP_OK)
+  p = t.rest;
+  if (((size_t)k->insts + 1 > k->cap_insts && reserve_insts(ps, (size_t)k->insts + 1) != GP_OK) ||
+      static_index(ps, t.pc, t.op, t.op_len, (uint32_t)t.line_num, &pc_idx) != GP_OK)
     return GP_ERR;
   inst = k->insts;
   s = &k->statics[pc_idx];
   op_class = s->op_class;
-  lanes = popcount32((uint32_t)mask);
+  lanes = popcount32((uint32_t)t.mask);
   k->pc_index[inst] = pc_idx;
   k->active[inst] = (uint8_t)lanes;
   k->flags[inst] = 0;
-  k->width[inst] = mem_width > 0 ? (uint8_t)mem_width : s->width;
+  k->width[inst] = t.mem_width > 0 ? (uint8_t)t.mem_width : s->width;
   k->mem[inst] = NO_MEMORY;
-  if (mem_width > 0) {
-    if (parse_memory(ps, lanes, (uint32_t)inst, &op_class, (uint8_t)mem_width,
+  if (t.mem_width > 0) {
+    if (parse_memory(ps, &p, lanes, (uint32_t)inst, &op_class, (uint8_t)t.mem_width,
                      s->generic) != GP_OK)
       return GP_ERR;
   } else if (gp_op_is_memory(op_class)) {
     k->flags[inst] |= GP_INST_NO_MEMORY;
   }
   /* Version 5 ends with the immediate; nothing else may follow. */
-  if (k->trace_version >= 5 && !token(ps, &t, &len))
-    return fail(ps, "expected the immediate operand (tracer version 5)");
-  if (token(ps, &t, &len)) {
-    char msg[300], shown[SHOWN];
-    snprintf(msg, sizeof msg, "unexpected '%s' after the instruction",
-             gp_visible(shown, sizeof shown, t, len, 40));
-    return fail(ps, msg);
-  }
+  if (read_line_end(ps, p) != GP_OK)
+    return GP_ERR;
   k->op_class[inst] = op_class;
   k->class_counts[op_class]++;
-  gp_scoreboard_step(&ps->sb, inst, srcs, (int)nsrc, dsts, (int)ndst,
+  gp_scoreboard_step(&ps->sb, inst, t.srcs, t.nsrc, t.dsts, t.ndst,
                      s->dest_regs, op_class, &dep);
   memcpy(k->deps + inst * GP_DEPS, dep.dist, sizeof dep.dist);
   k->flags[inst] |= (uint8_t)(dep.loads << GP_INST_LOAD_SHIFT);
@@ -627,7 +744,7 @@ static int parse_instruction(parser *ps) {
   k->insts++;
   k->warp_len[ps->warp]++;
   ps->remaining--;
-  return check_kernel_cap(ps);
+  return ps->kernel_cap == 0 ? GP_OK : check_kernel_cap(ps);
 }
 
 /* ---------------------------------------------------------------------------
@@ -829,7 +946,7 @@ static int body_line(parser *ps, const char *line, size_t len) {
     return GP_OK;
   /* Instruction lines start with a digit or a hex letter; structure lines
    * with '#', 't', 'w' or 'i' (none of them hex). */
-  if (hex_table[(unsigned char)line[0]] != 0) {
+  if (gp_hex_digit[(unsigned char)line[0]] != 0) {
     ps->p = line;
     ps->end = line + len;
     return parse_instruction(ps);

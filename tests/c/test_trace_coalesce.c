@@ -165,10 +165,49 @@ static void test_parser_spaces(void) {
   gp_kernel_free(k);
 }
 
+/* The address-mode-1 shortcut (gp_coalesce_strided) against the lane by
+ * lane coalescer on seeded bases, strides (negative, 0-32 and wider), widths,
+ * lane counts and caps, and by hand: the same count, lines and masks. */
+static void test_strided_matches_lanes(void) {
+  uint64_t a[32], lines_a[64], lines_b[64], seed = 0x9e3779b97f4a7c15ull, base;
+  uint8_t masks_a[64], masks_b[64];
+  int i, trial, mismatches = 0;
+  static const uint64_t bases[] = {0, 0x1000, 0x101f, 0x7fb0fc430e7c, UINT64_MAX - 100, UINT64_MAX - 1200};
+  /* by hand: 32 lanes x 4 B, stride 4, from 0x1010: lines 0x20 (all four
+   * sectors) and 0x21 (sector 0) */
+  for (i = 0; i < 32; i++)
+    a[i] = 0x1010 + 4u * (unsigned)i;
+  CHECK_EQ_INT(gp_coalesce_strided(a, 32, 4, 4, lines_a, masks_a, 64), 2);
+  CHECK_EQ_INT(lines_a[0], 0x20);
+  CHECK_EQ_INT(masks_a[0], 0xf);
+  CHECK_EQ_INT(lines_a[1], 0x21);
+  CHECK_EQ_INT(masks_a[1], 0x1);
+  for (trial = 0; trial < 20000; trial++) {
+    uint32_t n, width, cap;
+    int64_t stride;
+    int na, nb;
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    n = 1 + (uint32_t)((seed >> 20) % 32);
+    width = (uint32_t)((seed >> 30) % 70); /* 0 reads as 1 */
+    stride = (int64_t)((seed >> 40) % 80) - 8;
+    cap = (seed >> 50) % 4 == 0 ? 1 + (uint32_t)((seed >> 52) % 8) : 64;
+    base = (seed >> 12) % 3 == 0 ? bases[(seed >> 14) % 6] + (seed >> 58) : seed >> 16;
+    for (i = 0; i < (int)n; i++)
+      a[i] = base + (uint64_t)stride * (uint64_t)i;
+    na = gp_coalesce(a, n, width, lines_a, masks_a, cap);
+    nb = gp_coalesce_strided(a, n, width, stride, lines_b, masks_b, cap);
+    if (na != nb || (na > 0 && (memcmp(lines_a, lines_b, (size_t)na * sizeof *lines_a) != 0 ||
+                                memcmp(masks_a, masks_b, (size_t)na) != 0)))
+      mismatches++;
+  }
+  CHECK_EQ_INT(mismatches, 0);
+}
+
 int main(void) {
   RUN(test_coalesce_by_hand);
   RUN(test_kernel_add_lines);
   RUN(test_generic_windows);
   RUN(test_parser_spaces);
+  RUN(test_strided_matches_lanes);
   return gp_test_finish();
 }

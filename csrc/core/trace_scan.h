@@ -1,0 +1,149 @@
+/*
+ * trace_scan.h -- the fast scanners of an Accel-Sim instruction line.
+ *
+ * Each scanner reads one whole, well-formed token of the common shape in a
+ * single tight loop over [p, end): blanks, then the token, which must end at
+ * a blank or at the end of the line.  It returns 1 and moves *pp past the
+ * token and the blank that ends it, or 0 and leaves *pp alone.  The scanners accept a subset of what
+ * the checked readers of trace_parse.c (next_hex, next_dec, token and
+ * register_number) accept, with the same values, so the parser tries the
+ * scanner first and calls the checked reader from the same place only when
+ * the scanner says no: the reader then gives the same value or the same
+ * error message.  Only trace_parse.c includes this file.
+ */
+#ifndef GPUSH_TRACE_SCAN_H
+#define GPUSH_TRACE_SCAN_H
+
+#include <stdint.h>
+
+/* Hex digit value + 1 (0: not a hex digit). */
+static const uint8_t gp_hex_digit[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+    ['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+    ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+    ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
+
+static inline __attribute__((always_inline)) int scan_blank(char c) { return c == ' ' || c == '\t'; }
+
+static inline __attribute__((always_inline)) const char *scan_skip_blanks(const char *p, const char *end) {
+  while (p < end && scan_blank(*p))
+    p++;
+  return p;
+}
+
+/* 1 when a token ends at p. */
+static inline __attribute__((always_inline)) int scan_token_end(const char *p, const char *end) {
+  return p == end || scan_blank(*p);
+}
+
+/* Where the next scan starts after a token that ends at p (at a blank,
+ * which it steps over, or at the end). */
+static inline __attribute__((always_inline)) const char *scan_past_blank(const char *p, const char *end) {
+  return p < end ? p + 1 : p;
+}
+
+/* A hex number of 1-16 digits, with or without 0x (as next_hex reads it). */
+static inline __attribute__((always_inline)) int scan_hex(const char **pp, const char *end, uint64_t *out) {
+  const char *p = scan_skip_blanks(*pp, end), *digits;
+  uint64_t v = 0;
+  unsigned d;
+  if (end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
+    p += 2;
+  digits = p;
+  while (p < end && (d = gp_hex_digit[(unsigned char)*p]) != 0) {
+    v = (v << 4) | (d - 1);
+    p++;
+  }
+  if (p == digits || p - digits > 16 || !scan_token_end(p, end))
+    return 0;
+  *pp = scan_past_blank(p, end);
+  *out = v;
+  return 1;
+}
+
+/* The run of decimal digits at p: where it ends, and in *out its value
+ * (exact for up to 19 digits; the callers refuse longer runs). */
+static inline __attribute__((always_inline)) const char *scan_digit_run(const char *p, const char *end,
+                                                                        uint64_t *out) {
+  uint64_t v = 0;
+  while (p < end && (unsigned)(*p - '0') < 10u) {
+    v = v * 10 + (uint64_t)(*p - '0');
+    p++;
+  }
+  *out = v;
+  return p;
+}
+
+/* A decimal number of 1-18 digits after an optional sign: always within
+ * int64 and within the +-2^62 next_dec allows for an address delta; the
+ * caller checks any narrower range. */
+static inline __attribute__((always_inline)) int scan_dec(const char **pp, const char *end, int64_t *out) {
+  const char *p = scan_skip_blanks(*pp, end), *digits;
+  uint64_t v;
+  int neg = 0;
+  if (p < end && (*p == '-' || *p == '+'))
+    neg = *p++ == '-';
+  digits = p;
+  p = scan_digit_run(p, end, &v);
+  if (p == digits || p - digits > 18 || !scan_token_end(p, end))
+    return 0;
+  *pp = scan_past_blank(p, end);
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return 1;
+}
+
+/* A register operand as register_number reads it: "R0".."R255" (at most
+ * three digits) and "RZ" give their number (RZ is 255), a token that does not
+ * start with R gives 255 (P0, UR4: never a dependence).  Anything else
+ * (R256, R0007, "R", an R token with other bytes) is left to the checked
+ * reader. */
+static inline __attribute__((always_inline)) int scan_register(const char **pp, const char *end, uint8_t *out) {
+  const char *p = scan_skip_blanks(*pp, end);
+  unsigned n = 0;
+  int digits = 0;
+  if (p == end)
+    return 0;
+  if (*p != 'R') {
+    while (p < end && !scan_blank(*p))
+      p++;
+    *pp = scan_past_blank(p, end);
+    *out = 255;
+    return 1;
+  }
+  p++;
+  if (p < end && *p == 'Z') {
+    p++;
+    if (!scan_token_end(p, end))
+      return 0;
+    *pp = scan_past_blank(p, end);
+    *out = 255;
+    return 1;
+  }
+  while (p < end && (unsigned)(*p - '0') < 10u && digits < 3) {
+    n = n * 10 + (unsigned)(*p - '0');
+    p++;
+    digits++;
+  }
+  if (digits == 0 || n > 255 || !scan_token_end(p, end))
+    return 0;
+  *pp = scan_past_blank(p, end);
+  *out = (uint8_t)n;
+  return 1;
+}
+
+/* An opcode: printable ASCII up to a blank or the end.  Returns its start
+ * and length, or 0 when the line ends first or a byte of the token is not
+ * printable (the caller reports which). */
+static inline __attribute__((always_inline)) int scan_opcode(const char **pp, const char *end, const char **op, size_t *len) {
+  const char *p = scan_skip_blanks(*pp, end), *start = p;
+  while (p < end && (unsigned)((unsigned char)*p - 0x21u) < 0x5eu)
+    p++;
+  if (p == start || !scan_token_end(p, end))
+    return 0;
+  *pp = scan_past_blank(p, end);
+  *op = start;
+  *len = (size_t)(p - start);
+  return 1;
+}
+
+#endif
