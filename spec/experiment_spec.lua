@@ -97,6 +97,28 @@ describe("gpush.experiment", function()
     assert.are.same({ 9, 16 }, { experiment.slice(1, 24, 2, 3) })
   end)
 
+  it("says in the log what each model cost, a point and a kernel's preparation, never in the outputs", function()
+    local text = {}
+    local stream = { write = function(_, ...) for _, part in ipairs { ... } do text[#text + 1] = part end end,
+      flush = function() end }
+    local log = new_log()
+    local r = assert(experiment.run(toy_sweep(log), { jobs = 2, progress_stream = stream, tty = false }))
+    local said = table.concat(text)
+    assert.matches("toy: CPU time per model (every worker's, summed):", said, 1, true)
+    -- 2 kernels x 6 points a model; each kernel prepared once in every worker that runs it
+    local prepared = tonumber(said:match("\n  m1 +[%d.]+ s over 12 points %([%d.]+ ms a point[^)]*%); (%d+) kernel preparations"))
+    assert.is_true(prepared >= 2 and prepared <= 4, said)
+    assert.matches("\n  m2 +[%d.]+ s over 12 points", said)
+    assert.is_nil(r:to_json():find("CPU time", 1, true))
+    -- by hand: the costliest model is the reference
+    assert.are.equal("s: CPU time per model (every worker's, summed):\n"
+      .. "  gpumech             0.50 s over 100 points (5.00 ms a point, 20x cheaper than sim's); 4 kernel preparations"
+      .. " 0.20 s (50.0 ms each)\n"
+      .. "  sim                10.00 s over 100 points (100.00 ms a point)\n",
+      experiment.cost_text("s", { { model = "gpumech", prepare_s = 0.2, prepares = 4, run_s = 0.5, runs = 100 },
+        { model = "sim", prepare_s = 0, prepares = 0, run_s = 10, runs = 100 } }))
+  end)
+
   it("gives --jobs 2 the same bytes as --jobs 1 (GPUMech RR and GTO)", function()
     local function sweep()
       return experiment.new { name = "eq", base = "gtx660ti", workloads = { "suite:sfu_heavy", "suite:stream_triad" },

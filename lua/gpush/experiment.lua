@@ -393,6 +393,12 @@ local function runner(plan, emit, should_stop)
   local load = trace.loader()
   local current, kernel, kernel_err, digest, cache, prepared
   local r = {}
+  -- each model's CPU seconds in this process: its per-kernel preparation
+  -- and its runs (one a point), sent to the parent at finish (M.costs)
+  local cost = {}
+  for m = 1, n_models do
+    cost[m] = { model = sweep.models[m].name, prepare_s = 0, prepares = 0, run_s = 0, runs = 0 }
+  end
 
   local function drop_kernel()
     if kernel then
@@ -430,7 +436,9 @@ local function runner(plan, emit, should_stop)
       else
         if prepared[m] == nil then
           if model.prepare then
+            local started = os.clock()
             local ok, value = attempt(model.prepare, kernel, plan.base, cache, ctx)
+            cost[m].prepare_s, cost[m].prepares = cost[m].prepare_s + os.clock() - started, cost[m].prepares + 1
             prepared[m] = { ok = ok, value = value }
           else
             prepared[m] = { ok = true }
@@ -439,7 +447,9 @@ local function runner(plan, emit, should_stop)
         if not prepared[m].ok then
           message = "prepare: " .. prepared[m].value
         else
+          local started = os.clock()
           local ok, value = attempt(model.run, kernel, cfg, prepared[m].value, cache, ctx)
+          cost[m].run_s, cost[m].runs = cost[m].run_s + os.clock() - started, cost[m].runs + 1
           if not ok then
             message = value
           elseif type(value) ~= "table" then
@@ -474,6 +484,7 @@ local function runner(plan, emit, should_stop)
   function r.finish()
     drop_kernel()
     current = nil
+    emit(json.encode { cost = cost })
   end
   return r
 end
@@ -565,14 +576,25 @@ end
 
 -- Collects decoded records by task.
 local function collector(progress)
-  local c = { rows = {}, failures = {}, received = 0, profiles = {} }
+  local c = { rows = {}, failures = {}, received = 0, profiles = {}, costs = {} }
   function c.take(line)
     local record, err = json.decode(line)
-    if not record or (type(record.task) ~= "number" and type(record.profile) ~= "table") then
+    if not record or (type(record.task) ~= "number" and type(record.profile) ~= "table"
+        and type(record.cost) ~= "table") then
       error("gpush.experiment: a worker sent a malformed record: " .. tostring(err or line), 0)
     end
     if record.fatal then
       c.fatal = c.fatal or record.fatal
+      return
+    end
+    if record.cost then
+      for m, part in ipairs(record.cost) do
+        local sum = c.costs[m] or { model = part.model, prepare_s = 0, prepares = 0, run_s = 0, runs = 0 }
+        for _, key in ipairs { "prepare_s", "prepares", "run_s", "runs" } do
+          sum[key] = sum[key] + part[key]
+        end
+        c.costs[m] = sum
+      end
       return
     end
     if record.profile then
@@ -588,6 +610,37 @@ local function collector(progress)
     progress:step(record.failure ~= nil)
   end
   return c
+end
+
+-- The log's account of what each model cost (collector's costs: CPU
+-- seconds summed over the workers, os.clock): its per-kernel preparations
+-- (once a kernel in each worker that runs some of its points) and its
+-- cost a point, and how many times cheaper a point is than the
+-- costliest model's (a simulated point, in the main job).  Timings vary
+-- from run to run, so they go to the log, never into the outputs.
+function M.cost_text(label, costs)
+  local costliest
+  for _, c in ipairs(costs) do
+    if c.runs > 0 and (not costliest or c.run_s / c.runs > costliest.run_s / costliest.runs) then
+      costliest = c
+    end
+  end
+  local lines = { ("%s: CPU time per model (every worker's, summed):"):format(label) }
+  for _, c in ipairs(costs) do
+    local per_point = c.runs > 0 and c.run_s / c.runs or 0
+    local text = ("  %-16s %7.2f s over %d points (%.2f ms a point"):format(c.model, c.run_s, c.runs, per_point * 1e3)
+    if costliest and c ~= costliest and per_point > 0 then
+      text = text .. (", %.0fx cheaper than %s's"):format(costliest.run_s / costliest.runs / per_point,
+        costliest.model)
+    end
+    text = text .. ")"
+    if c.prepares > 0 then
+      text = text .. ("; %d kernel preparations %.2f s (%.1f ms each)"):format(c.prepares, c.prepare_s,
+        c.prepare_s / c.prepares * 1e3)
+    end
+    lines[#lines + 1] = text
+  end
+  return table.concat(lines, "\n") .. "\n"
 end
 
 -- "interrupted (SIGINT)" or "interrupted (SIGTERM)" once either arrived
@@ -784,6 +837,11 @@ function M.run(sweep, opts)
     error(incomplete, 0)
   end
   progress:finish()
+  if not opts.quiet and #c.costs > 0 then
+    local stream = opts.progress_stream or io.stderr
+    stream:write(M.cost_text(sweep.name, c.costs))
+    stream:flush()
+  end
   local rows, failures, tasks = {}, {}, {}
   for t = first, last do
     if c.rows[t] then
