@@ -53,6 +53,18 @@ static double unit_busy(const gp_machine *m, int c) {
  * cycles holds every producer an instruction can name. */
 #define RING_SIZE ((uint64_t)UINT16_MAX + 1)
 
+/* What the dependence path needs of an instruction's class, looked up once
+ * per pass instead of through the class predicates per instruction. */
+enum { LAT_PC, LAT_FLOOR, LAT_STORE };
+typedef struct class_facts {
+  double busy;   /* unit_busy */
+  double hit;    /* memory_floor's latency of a line another request touches */
+  int8_t unit;   /* gp_machine_op_unit */
+  uint8_t lat;   /* LAT_PC: pc_lat; LAT_FLOOR: memory_floor; LAT_STORE: 0 */
+  uint8_t cached; /* gp_op_uses_cache */
+  uint8_t shared; /* gp_op_is_shared */
+} class_facts;
+
 /* What a pass over the kernel keeps. */
 typedef struct counter {
   const gp_kernel *k;
@@ -69,40 +81,47 @@ typedef struct counter {
   uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
   double *done;      /* ring of result-ready cycles, indexed by position in the warp */
   gp_bounds_counts *out;
-  /* per class, looked up once for the paths: unit, unit_busy, uses the caches */
-  int8_t unit_of[GP_OP_CLASS_COUNT];
-  double busy_of[GP_OP_CLASS_COUNT];
-  uint8_t cached[GP_OP_CLASS_COUNT];
+  double cold;       /* memory_floor's latency of a line no other request touches */
+  class_facts facts[GP_OP_CLASS_COUNT];
+  double fill_of[256]; /* per sector mask: gp_timed_fill_bytes */
+  double held_of[256]; /* per sector mask: its sectors' bytes (32 x gp_sector_count) */
 } counter;
 
 /* Sorts keys[0..n) ascending by LSD radix over 8-bit digits, moving
- * payload[i] along with keys[i], through q->tmp (a pass whose digit is the
- * same in every key is skipped).  O(n) where qsort's comparator calls took
- * a fifth of a bounds pass. */
+ * payload[i] along with keys[i], through q->tmp (the two buffers take turns;
+ * a digit that is the same in every key is skipped, found by one pass over
+ * the keys).  O(n) where qsort's comparator calls took a fifth of a bounds
+ * pass; stable, so a key's entries keep their order. */
 static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n) {
-  uint64_t *tmp_keys = q->tmp;
-  uint32_t *tmp_payload = (uint32_t *)(q->tmp + n);
+  uint64_t *src_keys = keys, *dst_keys = q->tmp, varies = 0, i;
+  uint32_t *src_payload = payload, *dst_payload = (uint32_t *)(q->tmp + n);
   int shift;
+  for (i = 1; i < n; i++)
+    varies |= keys[i] ^ keys[0];
   for (shift = 0; shift < 64; shift += 8) {
-    uint64_t count[256] = {0}, i, pos = 0;
-    int d, skip = 0;
+    uint64_t count[256] = {0}, pos = 0, *swap_keys;
+    uint32_t *swap_payload;
+    int d;
+    if (((varies >> shift) & 0xff) == 0)
+      continue;
     for (i = 0; i < n; i++)
-      count[(keys[i] >> shift) & 0xff]++;
+      count[(src_keys[i] >> shift) & 0xff]++;
     for (d = 0; d < 256; d++) {
       uint64_t c = count[d];
-      skip = skip || c == n;
       count[d] = pos;
       pos += c;
     }
-    if (skip)
-      continue;
     for (i = 0; i < n; i++) {
-      uint64_t to = count[(keys[i] >> shift) & 0xff]++;
-      tmp_keys[to] = keys[i];
-      tmp_payload[to] = payload[i];
+      uint64_t to = count[(src_keys[i] >> shift) & 0xff]++;
+      dst_keys[to] = src_keys[i];
+      dst_payload[to] = src_payload[i];
     }
-    memcpy(keys, tmp_keys, n * sizeof *keys);
-    memcpy(payload, tmp_payload, n * sizeof *payload);
+    swap_keys = src_keys, src_keys = dst_keys, dst_keys = swap_keys;
+    swap_payload = src_payload, src_payload = dst_payload, dst_payload = swap_payload;
+  }
+  if (src_keys != keys) {
+    memcpy(keys, src_keys, n * sizeof *keys);
+    memcpy(payload, src_payload, n * sizeof *payload);
   }
 }
 
@@ -114,29 +133,31 @@ static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n)
  * a line no other request touches must come from DRAM (L2 + DRAM latency),
  * another may hit in L1 (classes L1 caches) or L2 (when there are caches).  The per-PC mean (AMAT)
  * is no floor: the longest warp's loads may hit more often than the PC's
- * average over all warps (bfs on gtx660ti, docs/bounds.md). */
-static double memory_floor(const counter *q, uint64_t i) {
+ * average over all warps (bfs on gtx660ti, docs/bounds.md).  Stores are
+ * priced 0 by their class (class_facts); `hit` is the class's class_hit. */
+static double memory_floor(const counter *q, uint64_t i, double hit) {
   const gp_kernel *k = q->k;
-  const gp_timed_config *mem = &q->mem;
-  int c = k->op_class[i];
-  int through_l1 = mem->l1.size_bytes > 0 &&
-                   (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
-                    (c == GP_OP_LD_GLOBAL && mem->cache_global_in_l1));
-  double cold = mem->l2_latency + mem->dram_latency, worst = 1;
-  double hit = through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
+  uint32_t rec = k->mem[i], j;
   const gp_mem_record *r;
-  uint32_t j;
-  if (gp_op_is_store(c))
-    return 0;
-  if (k->mem[i] == UINT32_MAX || k->mem_records[k->mem[i]].line_count == 0)
+  double worst = 1;
+  if (rec == UINT32_MAX || k->mem_records[rec].line_count == 0)
     return 1;
-  r = &k->mem_records[k->mem[i]];
+  r = &k->mem_records[rec];
   for (j = 0; j < r->line_count; j++) {
-    double floor = q->shared[r->line_start + j] ? hit : cold;
+    double floor = q->shared[r->line_start + j] ? hit : q->cold;
     if (floor > worst)
       worst = floor;
   }
   return worst;
+}
+
+/* memory_floor's latency of a line another request touches, for class c:
+ * the L1's when L1 caches the class, else the L2's, else DRAM's (`cold`). */
+static double class_hit(const gp_timed_config *mem, int c, double cold) {
+  int through_l1 = mem->l1.size_bytes > 0 &&
+                   (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
+                    (c == GP_OP_LD_GLOBAL && mem->cache_global_in_l1));
+  return through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
 }
 
 /* What a cache-using request does in the timed memory (memsim_timed.c's
@@ -208,8 +229,8 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
         loads_first = loads_first && role == ROLE_LOAD;
       }
       roles |= 1 << role;
-      if (role == ROLE_LOAD && (double)gp_timed_fill_bytes(mem, mask) < fill)
-        fill = (double)gp_timed_fill_bytes(mem, mask);
+      if (role == ROLE_LOAD && q->fill_of[mask] < fill)
+        fill = q->fill_of[mask];
       if (role == ROLE_L1_WRITE || (role == ROLE_L2_WRITE && l2_keeps_stores(mem)))
         written |= mask;
       keeps_l1 = keeps_l1 || role == ROLE_L1_WRITE;
@@ -225,7 +246,7 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
         c->hard_dram_read_bytes += fill;
       }
     }
-    held += 32.0 * gp_sector_count(written);
+    held += q->held_of[written];
   }
   if (keeps_l1)
     capacity += (double)mem->sms * (double)mem->l1.size_bytes;
@@ -233,20 +254,35 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
     c->hard_dram_written_bytes += held - capacity;
 }
 
+/* Room for `need` tagged requests (q->tagged, q->entry and the sort's
+ * scratch).  GP_ERR when out of memory. */
+static int reserve_tagged(counter *q, const gp_alloc *alloc, uint64_t need) {
+  uint64_t cap = q->cap;
+  if (need <= cap)
+    return GP_OK;
+  while (cap < need)
+    cap *= 2;
+  q->tagged = gp_realloc(alloc, q->tagged, q->cap * sizeof *q->tagged, cap * sizeof *q->tagged);
+  q->entry = gp_realloc(alloc, q->entry, q->cap * sizeof *q->entry, cap * sizeof *q->entry);
+  gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
+  q->tmp = gp_malloc(alloc, cap * (sizeof *q->tagged + sizeof *q->entry));
+  q->cap = cap;
+  return q->tagged && q->entry && q->tmp ? GP_OK : GP_ERR;
+}
+
 /* The lines of every cache-using request tagged with their role, sorted
  * (q->tagged), each with its index in k->lines (q->entry); store and
  * atomic requests that reach the L2 counted in q->out->hard_l2_requests,
  * the DRAM writes of stores through a write-through L2 in
- * q->out->hard_dram_written_bytes.
- * GP_ERR when out of memory. */
+ * q->out->hard_dram_written_bytes.  One pass over the instructions, warp by
+ * warp, each in program order; the arrays start at the kernel's line count,
+ * which holds every request when no two records share lines (else they
+ * grow).  GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
-  uint64_t i, n = 0, w, x;
+  uint64_t w, x;
   size_t lines = (size_t)k->line_count + 1;
-  for (i = 0; i < k->insts; i++)
-    if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i]))
-      n += k->mem_records[k->mem[i]].line_count;
-  q->cap = n + 1;
+  q->cap = lines;
   q->tagged = gp_malloc(alloc, q->cap * sizeof *q->tagged);
   q->entry = gp_malloc(alloc, q->cap * sizeof *q->entry);
   q->tmp = gp_malloc(alloc, q->cap * (sizeof *q->tagged + sizeof *q->entry));
@@ -257,16 +293,19 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
       q->role_of == NULL || q->warp_of == NULL)
     return GP_ERR;
   memset(q->shared, 0, lines);
-  for (w = 0; w < k->warps; w++) /* warp by warp, each in program order */
+  for (w = 0; w < k->warps; w++) { /* warp by warp, each in program order */
+    const uint32_t *mem = k->mem + k->warp_start[w];
+    const uint8_t *op_class = k->op_class + k->warp_start[w];
     for (x = 0; x < k->warp_len[w]; x++) {
       const gp_mem_record *r;
       int role;
       uint32_t j;
-      i = k->warp_start[w] + x;
-      if (k->mem[i] == UINT32_MAX || !gp_op_uses_cache(k->op_class[i]))
+      if (mem[x] == UINT32_MAX || !q->facts[op_class[x]].cached)
         continue;
-      r = &k->mem_records[k->mem[i]];
-      role = request_role(&q->mem, k->op_class[i]);
+      r = &k->mem_records[mem[x]];
+      role = request_role(&q->mem, op_class[x]);
+      if (reserve_tagged(q, alloc, q->tagged_count + r->line_count) != GP_OK)
+        return GP_ERR;
       for (j = 0; j < r->line_count; j++) {
         q->tagged[q->tagged_count + j] = k->lines[r->line_start + j];
         q->entry[q->tagged_count + j] = r->line_start + j;
@@ -281,6 +320,7 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
           q->out->hard_dram_written_bytes +=
               (double)gp_timed_store_bytes(&q->mem, k->sector_masks[r->line_start + j]);
     }
+  }
   sort_keys(q, q->tagged, q->entry, q->tagged_count);
   return GP_OK;
 }
@@ -289,16 +329,16 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
  * (the simulator's charges: one cycle per line request, one per bank
  * pass, the class's interval otherwise); *lat gets its latency when it
  * depends on the instruction (shared memory: + one cycle per extra pass). */
-static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, double *lat) {
+static double lsu_cycles(const counter *q, uint64_t i, const class_facts *f, double *passes_out,
+                         double *lat) {
   const gp_kernel *k = q->k;
   const gp_machine *m = q->m;
-  int c = k->op_class[i];
   *passes_out = 0;
   if (k->mem[i] != UINT32_MAX) {
     const gp_mem_record *r = &k->mem_records[k->mem[i]];
-    if (gp_op_uses_cache(c) && r->line_count > 0)
+    if (f->cached && r->line_count > 0)
       return r->line_count;
-    if (gp_op_is_shared(c)) {
+    if (f->shared) {
       uint32_t passes = gp_shared_passes(k->addresses + r->addr_start, r->addr_count,
                                          k->width[i], m->shared.banks, m->shared.bank_bytes);
       if (passes < 1)
@@ -307,51 +347,81 @@ static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, doubl
       *lat += passes - 1;
       return passes;
     }
-  } else if (gp_op_is_shared(c)) {
+  } else if (f->shared) {
     *passes_out = 1;
     return 1;
   }
-  return unit_busy(m, c);
+  return f->busy;
 }
 
 /* Warp g's dependence path (cycles from its first issue to its last
  * result) with nothing else running; adds its instructions' LSU cycles and
- * bank passes to the counts. */
+ * bank passes to the counts (in registers for the warp, in the same order). */
 static double warp_path(counter *q, uint64_t g) {
   const gp_kernel *k = q->k;
   uint64_t start = k->warp_start[g], n = k->warp_len[g], x;
+  const uint8_t *op_class = k->op_class + start;
+  const uint32_t *pc_index = k->pc_index + start;
+  const uint16_t *deps = k->deps + start * GP_DEPS;
+  const double *pc_lat = q->pc_lat;
+  double *done = q->done;
   double unit_free[GP_UNIT_COUNT], t = 0, end = 0;
+  double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes;
   memset(unit_free, 0, sizeof unit_free);
   for (x = 0; x < n; x++) {
-    uint64_t i = start + x;
-    int c = k->op_class[i], u = q->unit_of[c];
-    double lat = q->cached[c] ? memory_floor(q, i) : q->pc_lat[k->pc_index[i]], busy, passes;
-    const uint16_t *d = k->deps + i * GP_DEPS;
+    const class_facts *f = &q->facts[op_class[x]];
+    int u = f->unit;
+    double lat = f->lat == LAT_PC      ? pc_lat[pc_index[x]]
+                 : f->lat == LAT_FLOOR ? memory_floor(q, start + x, f->hit)
+                                       : 0,
+           busy, passes;
+    const uint16_t *d = deps + x * GP_DEPS;
     int j;
     if (x > 0)
       t += 1; /* one instruction per warp per cycle */
     for (j = 0; j < GP_DEPS && d[j] != 0; j++)
       if (d[j] <= x) {
-        uint64_t p = x - d[j];
-        double ready = q->done[p % RING_SIZE];
+        double ready = done[(x - d[j]) % RING_SIZE];
         if (ready > t)
           t = ready;
       }
     if (unit_free[u] > t)
       t = unit_free[u];
     if (u == GP_UNIT_LSU) {
-      busy = lsu_cycles(q, i, &passes, &lat);
-      q->out->lsu_cycles += busy;
-      q->out->shared_passes += passes;
+      busy = lsu_cycles(q, start + x, f, &passes, &lat);
+      lsu += busy;
+      shared_passes += passes;
     } else {
-      busy = q->busy_of[c];
+      busy = f->busy;
     }
     unit_free[u] = t + busy;
-    q->done[x % RING_SIZE] = t + lat;
+    done[x % RING_SIZE] = t + lat;
     if (t + lat > end)
       end = t + lat;
   }
+  q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
   return end;
+}
+
+/* The per-class facts and the per-mask byte counts of a pass (q->m and
+ * q->mem set). */
+static void fill_tables(counter *q) {
+  const gp_timed_config *mem = &q->mem;
+  int c, mask;
+  q->cold = mem->l2_latency + mem->dram_latency;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    class_facts *f = &q->facts[c];
+    f->busy = unit_busy(q->m, c);
+    f->unit = (int8_t)gp_machine_op_unit(q->m, c);
+    f->cached = (uint8_t)gp_op_uses_cache(c);
+    f->shared = (uint8_t)gp_op_is_shared(c);
+    f->lat = !f->cached ? LAT_PC : gp_op_is_store(c) ? LAT_STORE : LAT_FLOOR;
+    f->hit = class_hit(mem, c, q->cold);
+  }
+  for (mask = 0; mask < 256; mask++) {
+    q->fill_of[mask] = (double)gp_timed_fill_bytes(mem, (uint8_t)mask);
+    q->held_of[mask] = 32.0 * gp_sector_count((uint8_t)mask);
+  }
 }
 
 /* Frees what gp_bounds_count allocated (NULL pointers are fine). */
@@ -380,6 +450,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   memset(&q, 0, sizeof q);
   q.k = k, q.m = m, q.out = out;
   gp_machine_timed(m, blocks_per_sm, k->shmem_bytes, &q.mem);
+  fill_tables(&q);
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
   q.done = gp_malloc(alloc, RING_SIZE * sizeof *q.done);
   if (q.pc_lat == NULL || q.done == NULL || collect_lines(&q, alloc) != GP_OK) {
@@ -389,11 +460,6 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   hard_counts(&q, out); /* and q.shared, which the paths read */
   for (s = 0; s < k->static_count; s++)
     q.pc_lat[s] = pc_latency(m, k->statics[s].op_class);
-  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
-    q.unit_of[c] = (int8_t)gp_machine_op_unit(m, c);
-    q.busy_of[c] = unit_busy(m, c);
-    q.cached[c] = (uint8_t)gp_op_uses_cache(c);
-  }
   out->blocks = k->blocks;
   out->insts = (double)k->insts;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)

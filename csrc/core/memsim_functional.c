@@ -340,11 +340,15 @@ static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *
 /* Next cache-using memory instruction of a warp at or after *cursor
  * (cached[c]: class c uses the caches). */
 static int next_memory(const gp_kernel *k, const uint8_t *cached, uint64_t end, uint64_t *cursor) {
-  while (*cursor < end) {
-    uint64_t i = (*cursor)++;
-    if (k->mem[i] != UINT32_MAX && cached[k->op_class[i]])
+  const uint32_t *mem = k->mem;
+  const uint8_t *op_class = k->op_class;
+  uint64_t i;
+  for (i = *cursor; i < end; i++)
+    if (mem[i] != UINT32_MAX && cached[op_class[i]]) {
+      *cursor = i + 1;
       return 1;
-  }
+    }
+  *cursor = end;
   return 0;
 }
 
