@@ -280,7 +280,7 @@ static int reserve_tagged(counter *q, const gp_alloc *alloc, uint64_t need) {
  * grow).  GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
-  uint64_t w, x;
+  uint64_t w, i;
   size_t lines = (size_t)k->line_count + 1;
   q->cap = lines;
   q->tagged = gp_malloc(alloc, q->cap * sizeof *q->tagged);
@@ -294,16 +294,16 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
     return GP_ERR;
   memset(q->shared, 0, lines);
   for (w = 0; w < k->warps; w++) { /* warp by warp, each in program order */
-    const uint32_t *mem = k->mem + k->warp_start[w];
-    const uint8_t *op_class = k->op_class + k->warp_start[w];
-    for (x = 0; x < k->warp_len[w]; x++) {
+    uint64_t end = k->warp_start[w] + k->warp_len[w];
+    for (i = gp_next_memory_record(k, k->warp_start[w], end); i < end;
+         i = gp_next_memory_record(k, i + 1, end)) {
       const gp_mem_record *r;
       int role;
       uint32_t j;
-      if (mem[x] == UINT32_MAX || !q->facts[op_class[x]].cached)
+      if (!q->facts[k->op_class[i]].cached)
         continue;
-      r = &k->mem_records[mem[x]];
-      role = request_role(&q->mem, op_class[x]);
+      r = &k->mem_records[k->mem[i]];
+      role = request_role(&q->mem, k->op_class[i]);
       if (reserve_tagged(q, alloc, q->tagged_count + r->line_count) != GP_OK)
         return GP_ERR;
       for (j = 0; j < r->line_count; j++) {
