@@ -365,7 +365,7 @@ static double warp_path(counter *q, uint64_t g) {
   const uint16_t *deps = k->deps + start * GP_DEPS;
   const double *pc_lat = q->pc_lat;
   double *done = q->done;
-  double unit_free[GP_UNIT_COUNT], t = 0, end = 0;
+  double unit_free[GP_UNIT_COUNT], t = -1, end = 0; /* -1 + 1: the first issues at 0 */
   double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes;
   memset(unit_free, 0, sizeof unit_free);
   for (x = 0; x < n; x++) {
@@ -377,8 +377,7 @@ static double warp_path(counter *q, uint64_t g) {
            busy, passes;
     const uint16_t *d = deps + x * GP_DEPS;
     int j;
-    if (x > 0)
-      t += 1; /* one instruction per warp per cycle */
+    t += 1; /* one instruction per warp per cycle */
     for (j = 0; j < GP_DEPS && d[j] != 0; j++)
       if (d[j] <= x) {
         double ready = done[(x - d[j]) % RING_SIZE];
