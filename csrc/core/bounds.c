@@ -79,7 +79,10 @@ typedef struct counter {
   uint64_t *tmp;     /* the sort's scratch: keys, then entries */
   uint64_t tagged_count, cap;
   uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
-  double *done;      /* ring of result-ready cycles, indexed by position in the warp */
+  double *done;      /* two rings of result-ready cycles (warp_paths' two warps) */
+  double *paths;     /* per warp: its dependence path */
+  double *lsu_held;  /* the second warp's LSU cycles and bank passes, pairwise */
+  uint64_t max_len;  /* the longest warp's instructions */
   gp_bounds_counts *out;
   double cold;       /* memory_floor's latency of a line no other request touches */
   class_facts facts[GP_OP_CLASS_COUNT];
@@ -354,52 +357,123 @@ static double lsu_cycles(const counter *q, uint64_t i, const class_facts *f, dou
   return f->busy;
 }
 
-/* Warp g's dependence path (cycles from its first issue to its last
- * result) with nothing else running; adds its instructions' LSU cycles and
- * bank passes to the counts (in registers for the warp, in the same order). */
-static double warp_path(counter *q, uint64_t g) {
+/* A warp's dependence path so far: its last issue cycle, its units' free
+ * cycles, its last result, and its ring of result-ready cycles (indexed by
+ * position in the warp). */
+typedef struct path_state {
+  double unit_free[GP_UNIT_COUNT], t, end;
+  double *done;
+} path_state;
+
+static void path_start(path_state *s, double *done) {
+  memset(s->unit_free, 0, sizeof s->unit_free);
+  s->t = -1; /* -1 + 1: the first instruction issues at 0 */
+  s->end = 0;
+  s->done = done;
+}
+
+/* Instruction i, at position x of its warp, on the warp's path: in order,
+ * one instruction per cycle, after its producers' results and its unit.
+ * Returns 1, with its LSU cycles and bank passes in *busy_out and
+ * *passes_out, when it takes the LSU; 0 otherwise. */
+static inline __attribute__((always_inline)) int path_step(const counter *q, path_state *s,
+                                                           uint64_t i, uint64_t x,
+                                                           double *busy_out, double *passes_out) {
   const gp_kernel *k = q->k;
-  uint64_t start = k->warp_start[g], n = k->warp_len[g], x;
-  const uint8_t *op_class = k->op_class + start;
-  const uint32_t *pc_index = k->pc_index + start;
-  const uint16_t *deps = k->deps + start * GP_DEPS;
-  const double *pc_lat = q->pc_lat;
-  double *done = q->done;
-  double unit_free[GP_UNIT_COUNT], t = -1, end = 0; /* -1 + 1: the first issues at 0 */
-  double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes;
-  memset(unit_free, 0, sizeof unit_free);
-  for (x = 0; x < n; x++) {
-    const class_facts *f = &q->facts[op_class[x]];
-    int u = f->unit;
-    double lat = f->lat == LAT_PC      ? pc_lat[pc_index[x]]
-                 : f->lat == LAT_FLOOR ? memory_floor(q, start + x, f->hit)
-                                       : 0,
-           busy, passes;
-    const uint16_t *d = deps + x * GP_DEPS;
-    int j;
-    t += 1; /* one instruction per warp per cycle */
-    for (j = 0; j < GP_DEPS && d[j] != 0; j++)
-      if (d[j] <= x) {
-        double ready = done[(x - d[j]) % RING_SIZE];
-        if (ready > t)
-          t = ready;
-      }
-    if (unit_free[u] > t)
-      t = unit_free[u];
-    if (u == GP_UNIT_LSU) {
-      busy = lsu_cycles(q, start + x, f, &passes, &lat);
+  const class_facts *f = &q->facts[k->op_class[i]];
+  int u = f->unit, j, lsu = u == GP_UNIT_LSU;
+  double lat = f->lat == LAT_PC      ? q->pc_lat[k->pc_index[i]]
+               : f->lat == LAT_FLOOR ? memory_floor(q, i, f->hit)
+                                     : 0,
+         busy;
+  const uint16_t *d = k->deps + i * GP_DEPS;
+  double t = s->t + 1; /* one instruction per warp per cycle */
+  for (j = 0; j < GP_DEPS && d[j] != 0; j++)
+    if (d[j] <= x) {
+      double ready = s->done[(x - d[j]) % RING_SIZE];
+      if (ready > t)
+        t = ready;
+    }
+  if (s->unit_free[u] > t)
+    t = s->unit_free[u];
+  if (lsu) {
+    busy = lsu_cycles(q, i, f, passes_out, &lat);
+    *busy_out = busy;
+  } else {
+    busy = f->busy;
+  }
+  s->unit_free[u] = t + busy;
+  s->done[x % RING_SIZE] = t + lat;
+  if (t + lat > s->end)
+    s->end = t + lat;
+  s->t = t;
+  return lsu;
+}
+
+/* Steps [from, to) of warp g's path, its LSU cycles and bank passes added
+ * to the counts in order. */
+static void path_steps(counter *q, path_state *s, uint64_t g, uint64_t from, uint64_t to) {
+  uint64_t start = q->k->warp_start[g], x;
+  double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
+  for (x = from; x < to; x++)
+    if (path_step(q, s, start + x, x, &busy, &passes)) {
       lsu += busy;
       shared_passes += passes;
-    } else {
-      busy = f->busy;
     }
-    unit_free[u] = t + busy;
-    done[x % RING_SIZE] = t + lat;
-    if (t + lat > end)
-      end = t + lat;
+  q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
+}
+
+/* Warps g and h's dependence paths (cycles from the first issue to the last
+ * result, each with nothing else running) into *path_g and *path_h; adds
+ * their instructions' LSU cycles and bank passes to the counts, all of g's
+ * before h's, as one warp after the other would.  The two warps' steps are
+ * taken in turn while both have some: each path is one chain of dependent
+ * floating-point operations, and two chains overlap in the processor.  h's
+ * LSU charges wait in q->lsu_held until g's are in. */
+static void warp_paths(counter *q, uint64_t g, uint64_t h, double *path_g, double *path_h) {
+  const gp_kernel *k = q->k;
+  uint64_t ng = k->warp_len[g], nh = k->warp_len[h], common = ng < nh ? ng : nh, x, held = 0;
+  uint64_t sg = k->warp_start[g], sh = k->warp_start[h];
+  double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
+  path_state a, b;
+  path_start(&a, q->done);
+  path_start(&b, q->done + RING_SIZE);
+  for (x = 0; x < common; x++) {
+    if (path_step(q, &a, sg + x, x, &busy, &passes)) {
+      lsu += busy;
+      shared_passes += passes;
+    }
+    if (path_step(q, &b, sh + x, x, &busy, &passes)) {
+      q->lsu_held[2 * held] = busy;
+      q->lsu_held[2 * held + 1] = passes;
+      held++;
+    }
   }
   q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
-  return end;
+  path_steps(q, &a, g, common, ng);
+  lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes;
+  for (x = 0; x < held; x++) {
+    lsu += q->lsu_held[2 * x];
+    shared_passes += q->lsu_held[2 * x + 1];
+  }
+  q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
+  path_steps(q, &b, h, common, nh);
+  *path_g = a.end;
+  *path_h = b.end;
+}
+
+/* Every warp's dependence path (q->paths, by global warp index), the warps
+ * two at a time in order (warp_paths). */
+static void all_paths(counter *q, uint64_t warps) {
+  uint64_t g;
+  for (g = 0; g + 1 < warps; g += 2)
+    warp_paths(q, g, g + 1, &q->paths[g], &q->paths[g + 1]);
+  if (g < warps) {
+    path_state s;
+    path_start(&s, q->done);
+    path_steps(q, &s, g, 0, q->k->warp_len[g]);
+    q->paths[g] = s.end;
+  }
 }
 
 /* The per-class facts and the per-mask byte counts of a pass (q->m and
@@ -426,7 +500,9 @@ static void fill_tables(counter *q) {
 /* Frees what gp_bounds_count allocated (NULL pointers are fine). */
 static void free_counter(counter *q, const gp_alloc *alloc) {
   gp_free(alloc, q->pc_lat, (q->k->static_count + 1) * sizeof *q->pc_lat);
-  gp_free(alloc, q->done, RING_SIZE * sizeof *q->done);
+  gp_free(alloc, q->done, 2 * RING_SIZE * sizeof *q->done);
+  gp_free(alloc, q->paths, ((size_t)q->k->blocks * q->k->warps_per_block + 1) * sizeof *q->paths);
+  gp_free(alloc, q->lsu_held, (2 * q->max_len + 1) * sizeof *q->lsu_held);
   gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
   gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
   gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
@@ -439,7 +515,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err) {
   counter q;
-  uint64_t b, w;
+  uint64_t b, w, warps = (uint64_t)k->blocks * k->warps_per_block;
   uint32_t s;
   int c;
   memset(out, 0, sizeof *out);
@@ -451,8 +527,14 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   gp_machine_timed(m, blocks_per_sm, k->shmem_bytes, &q.mem);
   fill_tables(&q);
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
-  q.done = gp_malloc(alloc, RING_SIZE * sizeof *q.done);
-  if (q.pc_lat == NULL || q.done == NULL || collect_lines(&q, alloc) != GP_OK) {
+  for (w = 0; w < warps; w++)
+    if (k->warp_len[w] > q.max_len)
+      q.max_len = k->warp_len[w];
+  q.done = gp_malloc(alloc, 2 * RING_SIZE * sizeof *q.done);
+  q.paths = gp_malloc(alloc, (warps + 1) * sizeof *q.paths);
+  q.lsu_held = gp_malloc(alloc, (2 * q.max_len + 1) * sizeof *q.lsu_held);
+  if (q.pc_lat == NULL || q.done == NULL || q.paths == NULL || q.lsu_held == NULL ||
+      collect_lines(&q, alloc) != GP_OK) {
     free_counter(&q, alloc);
     return gp_error_set(err, "bounds: out of memory");
   }
@@ -466,11 +548,12 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   out->min_block_insts = k->blocks > 0 ? INFINITY : 0;
   out->min_block_path = k->blocks > 0 ? INFINITY : 0;
   out->warps_per_block = k->warps_per_block;
+  all_paths(&q, warps);
   for (b = 0; b < k->blocks; b++) {
     double block_path = 0, block_insts = 0;
     for (w = 0; w < k->warps_per_block; w++) {
       uint64_t g = b * k->warps_per_block + w;
-      double path = warp_path(&q, g);
+      double path = q.paths[g];
       block_insts += k->warp_len[g];
       if (path > block_path)
         block_path = path;
