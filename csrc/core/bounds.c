@@ -415,11 +415,13 @@ static inline __attribute__((always_inline)) int path_step(const counter *q, pat
 static void path_steps(counter *q, path_state *s, uint64_t g, uint64_t from, uint64_t to) {
   uint64_t start = q->k->warp_start[g], x;
   double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
+  path_state local = *s; /* a local the compiler can keep in registers */
   for (x = from; x < to; x++)
-    if (path_step(q, s, start + x, x, &busy, &passes)) {
+    if (path_step(q, &local, start + x, x, &busy, &passes)) {
       lsu += busy;
       shared_passes += passes;
     }
+  *s = local;
   q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
 }
 
@@ -435,20 +437,21 @@ static void warp_paths(counter *q, uint64_t g, uint64_t h, double *path_g, doubl
   uint64_t ng = k->warp_len[g], nh = k->warp_len[h], common = ng < nh ? ng : nh, x, held = 0;
   uint64_t sg = k->warp_start[g], sh = k->warp_start[h];
   double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
-  path_state a, b;
-  path_start(&a, q->done);
-  path_start(&b, q->done + RING_SIZE);
+  path_state a, b, la, lb; /* la, lb: the pair loop's locals */
+  path_start(&la, q->done);
+  path_start(&lb, q->done + RING_SIZE);
   for (x = 0; x < common; x++) {
-    if (path_step(q, &a, sg + x, x, &busy, &passes)) {
+    if (path_step(q, &la, sg + x, x, &busy, &passes)) {
       lsu += busy;
       shared_passes += passes;
     }
-    if (path_step(q, &b, sh + x, x, &busy, &passes)) {
+    if (path_step(q, &lb, sh + x, x, &busy, &passes)) {
       q->lsu_held[2 * held] = busy;
       q->lsu_held[2 * held + 1] = passes;
       held++;
     }
   }
+  a = la, b = lb;
   q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
   path_steps(q, &a, g, common, ng);
   lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes;

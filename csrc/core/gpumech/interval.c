@@ -342,7 +342,7 @@ static int lean_setup(lean_run *r, gp_iv_profile *p, const gp_iv_input *in, gp_e
 
 /* Steps [from, to) of r's warp. */
 static void lean_run_steps(lean_run *r, const gp_iv_pc *table, uint64_t from, uint64_t to) {
-  lean_state *st = &r->st;
+  lean_state state = r->st, *st = &state; /* a local the compiler can keep in registers */
   const gp_iv_input *in = r->in;
   if (r->interleaved && in->unit_timing)
     lean_loop(st, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 1);
@@ -351,6 +351,7 @@ static void lean_run_steps(lean_run *r, const gp_iv_pc *table, uint64_t from, ui
   else
     lean_loop(st, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 0,
               in->unit_timing);
+  r->st = state;
 }
 
 /* The warp's total: its issue slots and its stalls, the drain included. */
@@ -393,13 +394,15 @@ static inline __attribute__((always_inline)) void lean_pair_steps(lean_run *a, l
   const uint32_t *pa = a->in->pc, *pb = b->in->pc;
   const uint8_t *xa = a->in->active, *xb = b->in->active;
   double slot = a->in->issue_cycles;
+  lean_state sa = a->st, sb = b->st; /* locals the compiler can keep in registers */
   uint64_t k;
   for (k = 0; k < n; k++) {
-    lean_step(&a->st, &table[pa[k]], k, xa[k] == 0, a->deps, a->ndep, a->stride, 1, slot, a->done,
+    lean_step(&sa, &table[pa[k]], k, xa[k] == 0, a->deps, a->ndep, a->stride, 1, slot, a->done,
               a->mask, 1, timing);
-    lean_step(&b->st, &table[pb[k]], k, xb[k] == 0, b->deps, b->ndep, b->stride, 1, slot, b->done,
+    lean_step(&sb, &table[pb[k]], k, xb[k] == 0, b->deps, b->ndep, b->stride, 1, slot, b->done,
               b->mask, 1, timing);
   }
+  a->st = sa, b->st = sb;
 }
 
 int gp_iv_total_cycles_pair(gp_iv_profile *p, gp_iv_profile *q, const gp_iv_input *a,
