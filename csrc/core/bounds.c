@@ -357,19 +357,20 @@ static double lsu_cycles(const counter *q, uint64_t i, const class_facts *f, dou
   return f->busy;
 }
 
-/* A warp's dependence path so far: its last issue cycle, its units' free
- * cycles, its last result, and its ring of result-ready cycles (indexed by
- * position in the warp). */
+/* A warp's dependence path so far: its last issue cycle t and its last
+ * result `end` (scalars the loops keep in registers: each step's issue
+ * waits on the previous one), its units' free cycles and its ring of
+ * result-ready cycles (indexed by position in the warp). */
 typedef struct path_state {
-  double unit_free[GP_UNIT_COUNT], t, end;
+  double unit_free[GP_UNIT_COUNT];
   double *done;
 } path_state;
 
-static void path_start(path_state *s, double *done) {
+static void path_start(path_state *s, double *done, double *t, double *end) {
   memset(s->unit_free, 0, sizeof s->unit_free);
-  s->t = -1; /* -1 + 1: the first instruction issues at 0 */
-  s->end = 0;
   s->done = done;
+  *t = -1; /* -1 + 1: the first instruction issues at 0 */
+  *end = 0;
 }
 
 /* Instruction i, at position x of its warp, on the warp's path: in order,
@@ -377,6 +378,7 @@ static void path_start(path_state *s, double *done) {
  * Returns 1, with its LSU cycles and bank passes in *busy_out and
  * *passes_out, when it takes the LSU; 0 otherwise. */
 static inline __attribute__((always_inline)) int path_step(const counter *q, path_state *s,
+                                                           double *t_io, double *end_io,
                                                            uint64_t i, uint64_t x,
                                                            double *busy_out, double *passes_out) {
   const gp_kernel *k = q->k;
@@ -387,7 +389,7 @@ static inline __attribute__((always_inline)) int path_step(const counter *q, pat
                                      : 0,
          busy;
   const uint16_t *d = k->deps + i * GP_DEPS;
-  double t = s->t + 1; /* one instruction per warp per cycle */
+  double t = *t_io + 1; /* one instruction per warp per cycle */
   for (j = 0; j < GP_DEPS && d[j] != 0; j++)
     if (d[j] <= x) {
       double ready = s->done[(x - d[j]) % RING_SIZE];
@@ -404,25 +406,26 @@ static inline __attribute__((always_inline)) int path_step(const counter *q, pat
   }
   s->unit_free[u] = t + busy;
   s->done[x % RING_SIZE] = t + lat;
-  if (t + lat > s->end)
-    s->end = t + lat;
-  s->t = t;
+  if (t + lat > *end_io)
+    *end_io = t + lat;
+  *t_io = t;
   return lsu;
 }
 
-/* Steps [from, to) of warp g's path, its LSU cycles and bank passes added
- * to the counts in order. */
-static void path_steps(counter *q, path_state *s, uint64_t g, uint64_t from, uint64_t to) {
+/* Steps [from, to) of warp g's path from issue cycle t and last result
+ * end (path_state's scalars), its LSU cycles and bank passes added to the
+ * counts in order; returns the path's last result. */
+static double path_steps(counter *q, path_state *s, double t, double end, uint64_t g,
+                         uint64_t from, uint64_t to) {
   uint64_t start = q->k->warp_start[g], x;
   double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
-  path_state local = *s; /* a local the compiler can keep in registers */
   for (x = from; x < to; x++)
-    if (path_step(q, &local, start + x, x, &busy, &passes)) {
+    if (path_step(q, s, &t, &end, start + x, x, &busy, &passes)) {
       lsu += busy;
       shared_passes += passes;
     }
-  *s = local;
   q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
+  return end;
 }
 
 /* Warps g and h's dependence paths (cycles from the first issue to the last
@@ -437,32 +440,30 @@ static void warp_paths(counter *q, uint64_t g, uint64_t h, double *path_g, doubl
   uint64_t ng = k->warp_len[g], nh = k->warp_len[h], common = ng < nh ? ng : nh, x, held = 0;
   uint64_t sg = k->warp_start[g], sh = k->warp_start[h];
   double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
-  path_state a, b, la, lb; /* la, lb: the pair loop's locals */
-  path_start(&la, q->done);
-  path_start(&lb, q->done + RING_SIZE);
+  double ta, ea, tb, eb;
+  path_state a, b;
+  path_start(&a, q->done, &ta, &ea);
+  path_start(&b, q->done + RING_SIZE, &tb, &eb);
   for (x = 0; x < common; x++) {
-    if (path_step(q, &la, sg + x, x, &busy, &passes)) {
+    if (path_step(q, &a, &ta, &ea, sg + x, x, &busy, &passes)) {
       lsu += busy;
       shared_passes += passes;
     }
-    if (path_step(q, &lb, sh + x, x, &busy, &passes)) {
+    if (path_step(q, &b, &tb, &eb, sh + x, x, &busy, &passes)) {
       q->lsu_held[2 * held] = busy;
       q->lsu_held[2 * held + 1] = passes;
       held++;
     }
   }
-  a = la, b = lb;
   q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
-  path_steps(q, &a, g, common, ng);
+  *path_g = path_steps(q, &a, ta, ea, g, common, ng);
   lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes;
   for (x = 0; x < held; x++) {
     lsu += q->lsu_held[2 * x];
     shared_passes += q->lsu_held[2 * x + 1];
   }
   q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
-  path_steps(q, &b, h, common, nh);
-  *path_g = a.end;
-  *path_h = b.end;
+  *path_h = path_steps(q, &b, tb, eb, h, common, nh);
 }
 
 /* Every warp's dependence path (q->paths, by global warp index), the warps
@@ -473,9 +474,9 @@ static void all_paths(counter *q, uint64_t warps) {
     warp_paths(q, g, g + 1, &q->paths[g], &q->paths[g + 1]);
   if (g < warps) {
     path_state s;
-    path_start(&s, q->done);
-    path_steps(q, &s, g, 0, q->k->warp_len[g]);
-    q->paths[g] = s.end;
+    double t, end;
+    path_start(&s, q->done, &t, &end);
+    q->paths[g] = path_steps(q, &s, t, end, g, 0, q->k->warp_len[g]);
   }
 }
 

@@ -241,7 +241,6 @@ int gp_iv_pc_table(const gp_iv_input *in, size_t npc, gp_iv_pc *out, gp_error *e
 /* The state of the lean pass over one warp. */
 typedef struct lean_state {
   double prev, step, last_done, stall;
-  double unit_free[GP_IV_UNITS];
 } lean_state;
 
 /* Instruction k of the lean pass: its issue cycle from the previous one's,
@@ -249,15 +248,16 @@ typedef struct lean_state {
  * done cycle.  Inline with `interleaved` and `timing` constant at each
  * call, so the loops over a kernel's warps carry no tests of them. */
 static inline __attribute__((always_inline)) void lean_step(
-    lean_state *st, const gp_iv_pc *r, uint64_t k, int quiet_now, const uint16_t *const *deps,
+    lean_state *st, double *unit_free, const gp_iv_pc *r, uint64_t k, int quiet_now,
+    const uint16_t *const *deps,
     size_t ndep, size_t stride, int packed, double slot, double *done, size_t mask,
     int interleaved, int timing) {
   double t = st->prev + st->step; /* 0 + 0 at k = 0 */
   double l = r->quiet && quiet_now ? r->quiet_latency : r->latency;
   int u = r->unit;
   size_t j;
-  if (timing && u >= 0 && st->unit_free[u] > t)
-    t = st->unit_free[u];
+  if (timing && u >= 0 && unit_free[u] > t)
+    t = unit_free[u];
   if (interleaved) {
     const uint16_t *row = deps[0] + k * stride;
     for (j = 0; j < ndep && row[j] != 0; j++)
@@ -279,7 +279,7 @@ static inline __attribute__((always_inline)) void lean_step(
   }
   done[k & mask] = t + l;
   if (u >= 0)
-    st->unit_free[u] = t + r->busy;
+    unit_free[u] = t + r->busy;
   if (t + l > st->last_done)
     st->last_done = t + l;
   st->prev = t;
@@ -289,7 +289,8 @@ static inline __attribute__((always_inline)) void lean_step(
 /* The loop of the lean pass over steps [from, n), compiled per layout and
  * unit timing. */
 static inline __attribute__((always_inline)) void lean_loop(
-    lean_state *st, const gp_iv_input *in, const gp_iv_pc *table, const uint16_t *const *deps,
+    lean_state *st, double *unit_free, const gp_iv_input *in, const gp_iv_pc *table,
+    const uint16_t *const *deps,
     size_t ndep, size_t stride, double *done, size_t mask, uint64_t from, uint64_t n,
     int interleaved, int timing) {
   const uint32_t *pcs = in->pc;
@@ -297,15 +298,15 @@ static inline __attribute__((always_inline)) void lean_loop(
   uint64_t k;
   if (pcs && act) /* a kernel's warp (GPUMech's input): no tests of the arrays per step */
     for (k = from; k < n; k++)
-      lean_step(st, &table[pcs[k]], k, act[k] == 0, deps, ndep, stride, in->deps_packed,
+      lean_step(st, unit_free, &table[pcs[k]], k, act[k] == 0, deps, ndep, stride, in->deps_packed,
                 in->issue_cycles, done, mask, interleaved, timing);
   else if (pcs) /* without active lanes no PC is quiet */
     for (k = from; k < n; k++)
-      lean_step(st, &table[pcs[k]], k, 0, deps, ndep, stride, in->deps_packed, in->issue_cycles,
+      lean_step(st, unit_free, &table[pcs[k]], k, 0, deps, ndep, stride, in->deps_packed, in->issue_cycles,
                 done, mask, interleaved, timing);
   else
     for (k = from; k < n; k++)
-      lean_step(st, &table[k], k, act != NULL && act[k] == 0, deps, ndep, stride, in->deps_packed,
+      lean_step(st, unit_free, &table[k], k, act != NULL && act[k] == 0, deps, ndep, stride, in->deps_packed,
                 in->issue_cycles, done, mask, interleaved, timing);
 }
 
@@ -317,6 +318,7 @@ typedef struct lean_run {
   double *done;
   int interleaved;
   lean_state st;
+  double unit_free[GP_IV_UNITS]; /* apart from st, which stays in registers */
 } lean_run;
 
 /* Sets up r for input `in` on workspace p (its ring). */
@@ -345,11 +347,11 @@ static void lean_run_steps(lean_run *r, const gp_iv_pc *table, uint64_t from, ui
   lean_state state = r->st, *st = &state; /* a local the compiler can keep in registers */
   const gp_iv_input *in = r->in;
   if (r->interleaved && in->unit_timing)
-    lean_loop(st, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 1);
+    lean_loop(st, r->unit_free, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 1);
   else if (r->interleaved)
-    lean_loop(st, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 0);
+    lean_loop(st, r->unit_free, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 0);
   else
-    lean_loop(st, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 0,
+    lean_loop(st, r->unit_free, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 0,
               in->unit_timing);
   r->st = state;
 }
@@ -397,9 +399,9 @@ static inline __attribute__((always_inline)) void lean_pair_steps(lean_run *a, l
   lean_state sa = a->st, sb = b->st; /* locals the compiler can keep in registers */
   uint64_t k;
   for (k = 0; k < n; k++) {
-    lean_step(&sa, &table[pa[k]], k, xa[k] == 0, a->deps, a->ndep, a->stride, 1, slot, a->done,
+    lean_step(&sa, a->unit_free, &table[pa[k]], k, xa[k] == 0, a->deps, a->ndep, a->stride, 1, slot, a->done,
               a->mask, 1, timing);
-    lean_step(&sb, &table[pb[k]], k, xb[k] == 0, b->deps, b->ndep, b->stride, 1, slot, b->done,
+    lean_step(&sb, b->unit_free, &table[pb[k]], k, xb[k] == 0, b->deps, b->ndep, b->stride, 1, slot, b->done,
               b->mask, 1, timing);
   }
   a->st = sa, b->st = sb;
