@@ -258,19 +258,31 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
 }
 
 /* Room for `need` tagged requests (q->tagged, q->entry and the sort's
- * scratch).  GP_ERR when out of memory. */
+ * scratch), the tagged ones so far kept.  GP_ERR when out of memory (q
+ * unchanged). */
 static int reserve_tagged(counter *q, const gp_alloc *alloc, uint64_t need) {
-  uint64_t cap = q->cap;
+  uint64_t cap = q->cap, *tagged, *tmp;
+  uint32_t *entry;
   if (need <= cap)
     return GP_OK;
   while (cap < need)
     cap *= 2;
-  q->tagged = gp_realloc(alloc, q->tagged, q->cap * sizeof *q->tagged, cap * sizeof *q->tagged);
-  q->entry = gp_realloc(alloc, q->entry, q->cap * sizeof *q->entry, cap * sizeof *q->entry);
+  tagged = gp_malloc(alloc, cap * sizeof *tagged);
+  entry = gp_malloc(alloc, cap * sizeof *entry);
+  tmp = gp_malloc(alloc, cap * (sizeof *tagged + sizeof *entry));
+  if (tagged == NULL || entry == NULL || tmp == NULL) {
+    gp_free(alloc, tagged, cap * sizeof *tagged);
+    gp_free(alloc, entry, cap * sizeof *entry);
+    gp_free(alloc, tmp, cap * (sizeof *tagged + sizeof *entry));
+    return GP_ERR;
+  }
+  memcpy(tagged, q->tagged, q->tagged_count * sizeof *tagged);
+  memcpy(entry, q->entry, q->tagged_count * sizeof *entry);
+  gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
+  gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
   gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
-  q->tmp = gp_malloc(alloc, cap * (sizeof *q->tagged + sizeof *q->entry));
-  q->cap = cap;
-  return q->tagged && q->entry && q->tmp ? GP_OK : GP_ERR;
+  q->tagged = tagged, q->entry = entry, q->tmp = tmp, q->cap = cap;
+  return GP_OK;
 }
 
 /* The lines of every cache-using request tagged with their role, sorted

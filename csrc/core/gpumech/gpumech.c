@@ -51,9 +51,6 @@ void gp_gm_warp_input(const gp_kernel *k, uint64_t w, const gp_gm_pcs *p, double
   }
 }
 
-/* One workspace reused over the warps: Eq. 4's pass per warp (its total
- * cycles only, gp_iv_total_cycles), Eq. 5's performance and the totals
- * kept per warp. */
 /* Eq. 5's features of the warp whose lean pass gave `total`. */
 static void set_feature(gp_gm_feature *f, uint64_t w, const gp_iv_input *in, double total) {
   f->warp = w;
@@ -62,6 +59,10 @@ static void set_feature(gp_gm_feature *f, uint64_t w, const gp_iv_input *in, dou
   f->total_cycles = total;
 }
 
+/* Two workspaces reused over the warps: Eq. 4's pass per warp (its total
+ * cycles only), two warps at a time (gp_iv_total_cycles_pair; a last odd
+ * warp alone), Eq. 5's performance and the totals kept per warp in warp
+ * order. */
 int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
                    const gp_alloc *alloc, gp_gm_feature *out, size_t *count, gp_error *err) {
   gp_iv_profile prof, prof2;
@@ -75,7 +76,6 @@ int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
     return gp_error_set(err, "out of memory");
   gp_iv_profile_init(&prof, alloc);
   gp_iv_profile_init(&prof2, alloc);
-  /* the warps two at a time (gp_iv_total_cycles_pair), in warp order */
   for (w = 0; w < k->warps && status == GP_OK; w++) {
     gp_iv_input in;
     double total, total_held;
