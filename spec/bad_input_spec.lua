@@ -333,6 +333,18 @@ describe("bad input: configurations changed from Lua", function()
     halved.clock.mem_mhz = halved.clock.mem_mhz / 2
     config.check(halved)
     assert.are.equal(bandwidth / 2, halved.dram.bandwidth_gbs)
+    -- a table that passed is checked again once it changes (the check
+    -- remembers what it passed, not that it passed)
+    config.check(halved)
+    assert.are.equal(bandwidth / 2, halved.dram.bandwidth_gbs)
+    halved.clock.mem_mhz = halved.clock.mem_mhz * 2
+    config.check(halved)
+    assert.are.equal(bandwidth, halved.dram.bandwidth_gbs)
+    halved.sm.count = halved.sm.count + 0.0 -- the same count as a float: stored as an integer
+    config.check(halved)
+    assert.are.equal("integer", math.type(halved.sm.count))
+    halved.sm.count = 0
+    assert.has_error(function() config.check(halved) end)
   end)
 
   it("refuses an empty YAML file and says which defaults a file without preset took", function()

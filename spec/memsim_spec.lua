@@ -35,6 +35,21 @@ describe("gpush.memsim functional mode", function()
     assert.are.equal(0, memsim.params(config.load("quadro-fx580"), small("stream_triad")).l2_bytes)
   end)
 
+  it("compares parameter tables as their cache keys do", function()
+    local p = memsim.params(config.load("gtx1080"), small("stream_triad"))
+    local q = memsim.params(config.load("gtx1080"), small("stream_triad"))
+    assert.is_true(memsim.params_equal(p, q))
+    assert.are.equal(memsim.params_key(p), memsim.params_key(q))
+    q.sms = q.sms + 1
+    assert.is_false(memsim.params_equal(p, q))
+    assert.is_false(memsim.params_equal({ a = { b = 1 } }, { a = { b = 2 } }))
+    assert.is_false(memsim.params_equal({ a = 1 }, { a = 1, b = 2 }))
+    assert.is_false(memsim.params_equal({ a = 1, b = 2 }, { a = 1 }))
+    assert.is_false(memsim.params_equal({ a = 1 }, { a = { 1 } }))
+    assert.is_false(memsim.params_equal({ a = 1 }, { a = 1.0 })) -- "1" vs "1.0", as the keys
+    assert.is_true(memsim.params_equal({ a = { b = true } }, { a = { b = true } }))
+  end)
+
   it("sends a streaming kernel to DRAM and a reusing one to the caches", function()
     local cfg = config.load("gpumech-baseline")
     local stream = assert(memsim.functional(small("stream_triad"), cfg))

@@ -53,6 +53,18 @@ static double unit_busy(const gp_machine *m, int c) {
  * cycles holds every producer an instruction can name. */
 #define RING_SIZE ((uint64_t)UINT16_MAX + 1)
 
+/* What the dependence path needs of an instruction's class, looked up once
+ * per pass instead of through the class predicates per instruction. */
+enum { LAT_PC, LAT_FLOOR, LAT_STORE };
+typedef struct class_facts {
+  double busy;   /* unit_busy */
+  double hit;    /* memory_floor's latency of a line another request touches */
+  int8_t unit;   /* gp_machine_op_unit */
+  uint8_t lat;   /* LAT_PC: pc_lat; LAT_FLOOR: memory_floor; LAT_STORE: 0 */
+  uint8_t cached; /* gp_op_uses_cache */
+  uint8_t shared; /* gp_op_is_shared */
+} class_facts;
+
 /* What a pass over the kernel keeps. */
 typedef struct counter {
   const gp_kernel *k;
@@ -67,42 +79,52 @@ typedef struct counter {
   uint64_t *tmp;     /* the sort's scratch: keys, then entries */
   uint64_t tagged_count, cap;
   uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
-  double *done;      /* ring of result-ready cycles, indexed by position in the warp */
+  double *done;      /* two rings of result-ready cycles (warp_paths' two warps) */
+  double *paths;     /* per warp: its dependence path */
+  double *lsu_held;  /* the second warp's LSU cycles and bank passes, pairwise */
+  uint64_t max_len;  /* the longest warp's instructions */
   gp_bounds_counts *out;
-  /* per class, looked up once for the paths: unit, unit_busy, uses the caches */
-  int8_t unit_of[GP_OP_CLASS_COUNT];
-  double busy_of[GP_OP_CLASS_COUNT];
-  uint8_t cached[GP_OP_CLASS_COUNT];
+  double cold;       /* memory_floor's latency of a line no other request touches */
+  class_facts facts[GP_OP_CLASS_COUNT];
+  double fill_of[256]; /* per sector mask: gp_timed_fill_bytes */
+  double held_of[256]; /* per sector mask: its sectors' bytes (32 x gp_sector_count) */
 } counter;
 
 /* Sorts keys[0..n) ascending by LSD radix over 8-bit digits, moving
- * payload[i] along with keys[i], through q->tmp (a pass whose digit is the
- * same in every key is skipped).  O(n) where qsort's comparator calls took
- * a fifth of a bounds pass. */
+ * payload[i] along with keys[i], through q->tmp (the two buffers take turns;
+ * a digit that is the same in every key is skipped, found by one pass over
+ * the keys).  O(n) where qsort's comparator calls took a fifth of a bounds
+ * pass; stable, so a key's entries keep their order. */
 static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n) {
-  uint64_t *tmp_keys = q->tmp;
-  uint32_t *tmp_payload = (uint32_t *)(q->tmp + n);
+  uint64_t *src_keys = keys, *dst_keys = q->tmp, varies = 0, i;
+  uint32_t *src_payload = payload, *dst_payload = (uint32_t *)(q->tmp + n);
   int shift;
+  for (i = 1; i < n; i++)
+    varies |= keys[i] ^ keys[0];
   for (shift = 0; shift < 64; shift += 8) {
-    uint64_t count[256] = {0}, i, pos = 0;
-    int d, skip = 0;
+    uint64_t count[256] = {0}, pos = 0, *swap_keys;
+    uint32_t *swap_payload;
+    int d;
+    if (((varies >> shift) & 0xff) == 0)
+      continue;
     for (i = 0; i < n; i++)
-      count[(keys[i] >> shift) & 0xff]++;
+      count[(src_keys[i] >> shift) & 0xff]++;
     for (d = 0; d < 256; d++) {
       uint64_t c = count[d];
-      skip = skip || c == n;
       count[d] = pos;
       pos += c;
     }
-    if (skip)
-      continue;
     for (i = 0; i < n; i++) {
-      uint64_t to = count[(keys[i] >> shift) & 0xff]++;
-      tmp_keys[to] = keys[i];
-      tmp_payload[to] = payload[i];
+      uint64_t to = count[(src_keys[i] >> shift) & 0xff]++;
+      dst_keys[to] = src_keys[i];
+      dst_payload[to] = src_payload[i];
     }
-    memcpy(keys, tmp_keys, n * sizeof *keys);
-    memcpy(payload, tmp_payload, n * sizeof *payload);
+    swap_keys = src_keys, src_keys = dst_keys, dst_keys = swap_keys;
+    swap_payload = src_payload, src_payload = dst_payload, dst_payload = swap_payload;
+  }
+  if (src_keys != keys) {
+    memcpy(keys, src_keys, n * sizeof *keys);
+    memcpy(payload, src_payload, n * sizeof *payload);
   }
 }
 
@@ -114,29 +136,31 @@ static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n)
  * a line no other request touches must come from DRAM (L2 + DRAM latency),
  * another may hit in L1 (classes L1 caches) or L2 (when there are caches).  The per-PC mean (AMAT)
  * is no floor: the longest warp's loads may hit more often than the PC's
- * average over all warps (bfs on gtx660ti, docs/bounds.md). */
-static double memory_floor(const counter *q, uint64_t i) {
+ * average over all warps (bfs on gtx660ti, docs/bounds.md).  Stores are
+ * priced 0 by their class (class_facts); `hit` is the class's class_hit. */
+static double memory_floor(const counter *q, uint64_t i, double hit) {
   const gp_kernel *k = q->k;
-  const gp_timed_config *mem = &q->mem;
-  int c = k->op_class[i];
-  int through_l1 = mem->l1.size_bytes > 0 &&
-                   (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
-                    (c == GP_OP_LD_GLOBAL && mem->cache_global_in_l1));
-  double cold = mem->l2_latency + mem->dram_latency, worst = 1;
-  double hit = through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
+  uint32_t rec = k->mem[i], j;
   const gp_mem_record *r;
-  uint32_t j;
-  if (gp_op_is_store(c))
-    return 0;
-  if (k->mem[i] == UINT32_MAX || k->mem_records[k->mem[i]].line_count == 0)
+  double worst = 1;
+  if (rec == UINT32_MAX || k->mem_records[rec].line_count == 0)
     return 1;
-  r = &k->mem_records[k->mem[i]];
+  r = &k->mem_records[rec];
   for (j = 0; j < r->line_count; j++) {
-    double floor = q->shared[r->line_start + j] ? hit : cold;
+    double floor = q->shared[r->line_start + j] ? hit : q->cold;
     if (floor > worst)
       worst = floor;
   }
   return worst;
+}
+
+/* memory_floor's latency of a line another request touches, for class c:
+ * the L1's when L1 caches the class, else the L2's, else DRAM's (`cold`). */
+static double class_hit(const gp_timed_config *mem, int c, double cold) {
+  int through_l1 = mem->l1.size_bytes > 0 &&
+                   (c == GP_OP_LD_LOCAL || c == GP_OP_TEX ||
+                    (c == GP_OP_LD_GLOBAL && mem->cache_global_in_l1));
+  return through_l1 ? mem->l1_latency : mem->l2.size_bytes > 0 ? mem->l2_latency : cold;
 }
 
 /* What a cache-using request does in the timed memory (memsim_timed.c's
@@ -208,8 +232,8 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
         loads_first = loads_first && role == ROLE_LOAD;
       }
       roles |= 1 << role;
-      if (role == ROLE_LOAD && (double)gp_timed_fill_bytes(mem, mask) < fill)
-        fill = (double)gp_timed_fill_bytes(mem, mask);
+      if (role == ROLE_LOAD && q->fill_of[mask] < fill)
+        fill = q->fill_of[mask];
       if (role == ROLE_L1_WRITE || (role == ROLE_L2_WRITE && l2_keeps_stores(mem)))
         written |= mask;
       keeps_l1 = keeps_l1 || role == ROLE_L1_WRITE;
@@ -225,7 +249,7 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
         c->hard_dram_read_bytes += fill;
       }
     }
-    held += 32.0 * gp_sector_count(written);
+    held += q->held_of[written];
   }
   if (keeps_l1)
     capacity += (double)mem->sms * (double)mem->l1.size_bytes;
@@ -233,20 +257,47 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
     c->hard_dram_written_bytes += held - capacity;
 }
 
+/* Room for `need` tagged requests (q->tagged, q->entry and the sort's
+ * scratch), the tagged ones so far kept.  GP_ERR when out of memory (q
+ * unchanged). */
+static int reserve_tagged(counter *q, const gp_alloc *alloc, uint64_t need) {
+  uint64_t cap = q->cap, *tagged, *tmp;
+  uint32_t *entry;
+  if (need <= cap)
+    return GP_OK;
+  while (cap < need)
+    cap *= 2;
+  tagged = gp_malloc(alloc, cap * sizeof *tagged);
+  entry = gp_malloc(alloc, cap * sizeof *entry);
+  tmp = gp_malloc(alloc, cap * (sizeof *tagged + sizeof *entry));
+  if (tagged == NULL || entry == NULL || tmp == NULL) {
+    gp_free(alloc, tagged, cap * sizeof *tagged);
+    gp_free(alloc, entry, cap * sizeof *entry);
+    gp_free(alloc, tmp, cap * (sizeof *tagged + sizeof *entry));
+    return GP_ERR;
+  }
+  memcpy(tagged, q->tagged, q->tagged_count * sizeof *tagged);
+  memcpy(entry, q->entry, q->tagged_count * sizeof *entry);
+  gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
+  gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
+  gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
+  q->tagged = tagged, q->entry = entry, q->tmp = tmp, q->cap = cap;
+  return GP_OK;
+}
+
 /* The lines of every cache-using request tagged with their role, sorted
  * (q->tagged), each with its index in k->lines (q->entry); store and
  * atomic requests that reach the L2 counted in q->out->hard_l2_requests,
  * the DRAM writes of stores through a write-through L2 in
- * q->out->hard_dram_written_bytes.
- * GP_ERR when out of memory. */
+ * q->out->hard_dram_written_bytes.  One pass over the instructions, warp by
+ * warp, each in program order; the arrays start at the kernel's line count,
+ * which holds every request when no two records share lines (else they
+ * grow).  GP_ERR when out of memory. */
 static int collect_lines(counter *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
-  uint64_t i, n = 0, w, x;
+  uint64_t w, i;
   size_t lines = (size_t)k->line_count + 1;
-  for (i = 0; i < k->insts; i++)
-    if (k->mem[i] != UINT32_MAX && gp_op_uses_cache(k->op_class[i]))
-      n += k->mem_records[k->mem[i]].line_count;
-  q->cap = n + 1;
+  q->cap = lines;
   q->tagged = gp_malloc(alloc, q->cap * sizeof *q->tagged);
   q->entry = gp_malloc(alloc, q->cap * sizeof *q->entry);
   q->tmp = gp_malloc(alloc, q->cap * (sizeof *q->tagged + sizeof *q->entry));
@@ -257,16 +308,19 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
       q->role_of == NULL || q->warp_of == NULL)
     return GP_ERR;
   memset(q->shared, 0, lines);
-  for (w = 0; w < k->warps; w++) /* warp by warp, each in program order */
-    for (x = 0; x < k->warp_len[w]; x++) {
+  for (w = 0; w < k->warps; w++) { /* warp by warp, each in program order */
+    uint64_t end = k->warp_start[w] + k->warp_len[w];
+    for (i = gp_next_memory_record(k, k->warp_start[w], end); i < end;
+         i = gp_next_memory_record(k, i + 1, end)) {
       const gp_mem_record *r;
       int role;
       uint32_t j;
-      i = k->warp_start[w] + x;
-      if (k->mem[i] == UINT32_MAX || !gp_op_uses_cache(k->op_class[i]))
+      if (!q->facts[k->op_class[i]].cached)
         continue;
       r = &k->mem_records[k->mem[i]];
       role = request_role(&q->mem, k->op_class[i]);
+      if (reserve_tagged(q, alloc, q->tagged_count + r->line_count) != GP_OK)
+        return GP_ERR;
       for (j = 0; j < r->line_count; j++) {
         q->tagged[q->tagged_count + j] = k->lines[r->line_start + j];
         q->entry[q->tagged_count + j] = r->line_start + j;
@@ -281,6 +335,7 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
           q->out->hard_dram_written_bytes +=
               (double)gp_timed_store_bytes(&q->mem, k->sector_masks[r->line_start + j]);
     }
+  }
   sort_keys(q, q->tagged, q->entry, q->tagged_count);
   return GP_OK;
 }
@@ -289,16 +344,16 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
  * (the simulator's charges: one cycle per line request, one per bank
  * pass, the class's interval otherwise); *lat gets its latency when it
  * depends on the instruction (shared memory: + one cycle per extra pass). */
-static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, double *lat) {
+static double lsu_cycles(const counter *q, uint64_t i, const class_facts *f, double *passes_out,
+                         double *lat) {
   const gp_kernel *k = q->k;
   const gp_machine *m = q->m;
-  int c = k->op_class[i];
   *passes_out = 0;
   if (k->mem[i] != UINT32_MAX) {
     const gp_mem_record *r = &k->mem_records[k->mem[i]];
-    if (gp_op_uses_cache(c) && r->line_count > 0)
+    if (f->cached && r->line_count > 0)
       return r->line_count;
-    if (gp_op_is_shared(c)) {
+    if (f->shared) {
       uint32_t passes = gp_shared_passes(k->addresses + r->addr_start, r->addr_count,
                                          k->width[i], m->shared.banks, m->shared.bank_bytes);
       if (passes < 1)
@@ -307,57 +362,163 @@ static double lsu_cycles(const counter *q, uint64_t i, double *passes_out, doubl
       *lat += passes - 1;
       return passes;
     }
-  } else if (gp_op_is_shared(c)) {
+  } else if (f->shared) {
     *passes_out = 1;
     return 1;
   }
-  return unit_busy(m, c);
+  return f->busy;
 }
 
-/* Warp g's dependence path (cycles from its first issue to its last
- * result) with nothing else running; adds its instructions' LSU cycles and
- * bank passes to the counts. */
-static double warp_path(counter *q, uint64_t g) {
+/* A warp's dependence path so far: its last issue cycle t and its last
+ * result `end` (scalars the loops keep in registers: each step's issue
+ * waits on the previous one), its units' free cycles and its ring of
+ * result-ready cycles (indexed by position in the warp). */
+typedef struct path_state {
+  double unit_free[GP_UNIT_COUNT];
+  double *done;
+} path_state;
+
+static void path_start(path_state *s, double *done, double *t, double *end) {
+  memset(s->unit_free, 0, sizeof s->unit_free);
+  s->done = done;
+  *t = -1; /* -1 + 1: the first instruction issues at 0 */
+  *end = 0;
+}
+
+/* Instruction i, at position x of its warp, on the warp's path: in order,
+ * one instruction per cycle, after its producers' results and its unit.
+ * Returns 1, with its LSU cycles and bank passes in *busy_out and
+ * *passes_out, when it takes the LSU; 0 otherwise. */
+static inline __attribute__((always_inline)) int path_step(const counter *q, path_state *s,
+                                                           double *t_io, double *end_io,
+                                                           uint64_t i, uint64_t x,
+                                                           double *busy_out, double *passes_out) {
   const gp_kernel *k = q->k;
-  uint64_t start = k->warp_start[g], n = k->warp_len[g], x;
-  double unit_free[GP_UNIT_COUNT], t = 0, end = 0;
-  memset(unit_free, 0, sizeof unit_free);
-  for (x = 0; x < n; x++) {
-    uint64_t i = start + x;
-    int c = k->op_class[i], u = q->unit_of[c];
-    double lat = q->cached[c] ? memory_floor(q, i) : q->pc_lat[k->pc_index[i]], busy, passes;
-    const uint16_t *d = k->deps + i * GP_DEPS;
-    int j;
-    if (x > 0)
-      t += 1; /* one instruction per warp per cycle */
-    for (j = 0; j < GP_DEPS && d[j] != 0; j++)
-      if (d[j] <= x) {
-        uint64_t p = x - d[j];
-        double ready = q->done[p % RING_SIZE];
-        if (ready > t)
-          t = ready;
-      }
-    if (unit_free[u] > t)
-      t = unit_free[u];
-    if (u == GP_UNIT_LSU) {
-      busy = lsu_cycles(q, i, &passes, &lat);
-      q->out->lsu_cycles += busy;
-      q->out->shared_passes += passes;
-    } else {
-      busy = q->busy_of[c];
+  const class_facts *f = &q->facts[k->op_class[i]];
+  int u = f->unit, j, lsu = u == GP_UNIT_LSU;
+  double lat = f->lat == LAT_PC      ? q->pc_lat[k->pc_index[i]]
+               : f->lat == LAT_FLOOR ? memory_floor(q, i, f->hit)
+                                     : 0,
+         busy;
+  const uint16_t *d = k->deps + i * GP_DEPS;
+  double t = *t_io + 1; /* one instruction per warp per cycle */
+  for (j = 0; j < GP_DEPS && d[j] != 0; j++)
+    if (d[j] <= x) {
+      double ready = s->done[(x - d[j]) % RING_SIZE];
+      if (ready > t)
+        t = ready;
     }
-    unit_free[u] = t + busy;
-    q->done[x % RING_SIZE] = t + lat;
-    if (t + lat > end)
-      end = t + lat;
+  if (s->unit_free[u] > t)
+    t = s->unit_free[u];
+  if (lsu) {
+    busy = lsu_cycles(q, i, f, passes_out, &lat);
+    *busy_out = busy;
+  } else {
+    busy = f->busy;
   }
+  s->unit_free[u] = t + busy;
+  s->done[x % RING_SIZE] = t + lat;
+  if (t + lat > *end_io)
+    *end_io = t + lat;
+  *t_io = t;
+  return lsu;
+}
+
+/* Steps [from, to) of warp g's path from issue cycle t and last result
+ * end (path_state's scalars), its LSU cycles and bank passes added to the
+ * counts in order; returns the path's last result. */
+static double path_steps(counter *q, path_state *s, double t, double end, uint64_t g,
+                         uint64_t from, uint64_t to) {
+  uint64_t start = q->k->warp_start[g], x;
+  double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
+  for (x = from; x < to; x++)
+    if (path_step(q, s, &t, &end, start + x, x, &busy, &passes)) {
+      lsu += busy;
+      shared_passes += passes;
+    }
+  q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
   return end;
+}
+
+/* Warps g and h's dependence paths (cycles from the first issue to the last
+ * result, each with nothing else running) into *path_g and *path_h; adds
+ * their instructions' LSU cycles and bank passes to the counts, all of g's
+ * before h's, as one warp after the other would.  The two warps' steps are
+ * taken in turn while both have some: each path is one chain of dependent
+ * floating-point operations, and two chains overlap in the processor.  h's
+ * LSU charges wait in q->lsu_held until g's are in. */
+static void warp_paths(counter *q, uint64_t g, uint64_t h, double *path_g, double *path_h) {
+  const gp_kernel *k = q->k;
+  uint64_t ng = k->warp_len[g], nh = k->warp_len[h], common = ng < nh ? ng : nh, x, held = 0;
+  uint64_t sg = k->warp_start[g], sh = k->warp_start[h];
+  double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
+  double ta, ea, tb, eb;
+  path_state a, b;
+  path_start(&a, q->done, &ta, &ea);
+  path_start(&b, q->done + RING_SIZE, &tb, &eb);
+  for (x = 0; x < common; x++) {
+    if (path_step(q, &a, &ta, &ea, sg + x, x, &busy, &passes)) {
+      lsu += busy;
+      shared_passes += passes;
+    }
+    if (path_step(q, &b, &tb, &eb, sh + x, x, &busy, &passes)) {
+      q->lsu_held[2 * held] = busy;
+      q->lsu_held[2 * held + 1] = passes;
+      held++;
+    }
+  }
+  q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
+  *path_g = path_steps(q, &a, ta, ea, g, common, ng);
+  lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes;
+  for (x = 0; x < held; x++) {
+    lsu += q->lsu_held[2 * x];
+    shared_passes += q->lsu_held[2 * x + 1];
+  }
+  q->out->lsu_cycles = lsu, q->out->shared_passes = shared_passes;
+  *path_h = path_steps(q, &b, tb, eb, h, common, nh);
+}
+
+/* Every warp's dependence path (q->paths, by global warp index), the warps
+ * two at a time in order (warp_paths). */
+static void all_paths(counter *q, uint64_t warps) {
+  uint64_t g;
+  for (g = 0; g + 1 < warps; g += 2)
+    warp_paths(q, g, g + 1, &q->paths[g], &q->paths[g + 1]);
+  if (g < warps) {
+    path_state s;
+    double t, end;
+    path_start(&s, q->done, &t, &end);
+    q->paths[g] = path_steps(q, &s, t, end, g, 0, q->k->warp_len[g]);
+  }
+}
+
+/* The per-class facts and the per-mask byte counts of a pass (q->m and
+ * q->mem set). */
+static void fill_tables(counter *q) {
+  const gp_timed_config *mem = &q->mem;
+  int c, mask;
+  q->cold = mem->l2_latency + mem->dram_latency;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    class_facts *f = &q->facts[c];
+    f->busy = unit_busy(q->m, c);
+    f->unit = (int8_t)gp_machine_op_unit(q->m, c);
+    f->cached = (uint8_t)gp_op_uses_cache(c);
+    f->shared = (uint8_t)gp_op_is_shared(c);
+    f->lat = !f->cached ? LAT_PC : gp_op_is_store(c) ? LAT_STORE : LAT_FLOOR;
+    f->hit = class_hit(mem, c, q->cold);
+  }
+  for (mask = 0; mask < 256; mask++) {
+    q->fill_of[mask] = (double)gp_timed_fill_bytes(mem, (uint8_t)mask);
+    q->held_of[mask] = 32.0 * gp_sector_count((uint8_t)mask);
+  }
 }
 
 /* Frees what gp_bounds_count allocated (NULL pointers are fine). */
 static void free_counter(counter *q, const gp_alloc *alloc) {
   gp_free(alloc, q->pc_lat, (q->k->static_count + 1) * sizeof *q->pc_lat);
-  gp_free(alloc, q->done, RING_SIZE * sizeof *q->done);
+  gp_free(alloc, q->done, 2 * RING_SIZE * sizeof *q->done);
+  gp_free(alloc, q->paths, ((size_t)q->k->blocks * q->k->warps_per_block + 1) * sizeof *q->paths);
+  gp_free(alloc, q->lsu_held, (2 * q->max_len + 1) * sizeof *q->lsu_held);
   gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
   gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
   gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
@@ -370,7 +531,7 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
                     const gp_memsim_result *mem, const gp_alloc *alloc,
                     gp_bounds_counts *out, gp_error *err) {
   counter q;
-  uint64_t b, w;
+  uint64_t b, w, warps = (uint64_t)k->blocks * k->warps_per_block;
   uint32_t s;
   int c;
   memset(out, 0, sizeof *out);
@@ -380,20 +541,22 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   memset(&q, 0, sizeof q);
   q.k = k, q.m = m, q.out = out;
   gp_machine_timed(m, blocks_per_sm, k->shmem_bytes, &q.mem);
+  fill_tables(&q);
   q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
-  q.done = gp_malloc(alloc, RING_SIZE * sizeof *q.done);
-  if (q.pc_lat == NULL || q.done == NULL || collect_lines(&q, alloc) != GP_OK) {
+  for (w = 0; w < warps; w++)
+    if (k->warp_len[w] > q.max_len)
+      q.max_len = k->warp_len[w];
+  q.done = gp_malloc(alloc, 2 * RING_SIZE * sizeof *q.done);
+  q.paths = gp_malloc(alloc, (warps + 1) * sizeof *q.paths);
+  q.lsu_held = gp_malloc(alloc, (2 * q.max_len + 1) * sizeof *q.lsu_held);
+  if (q.pc_lat == NULL || q.done == NULL || q.paths == NULL || q.lsu_held == NULL ||
+      collect_lines(&q, alloc) != GP_OK) {
     free_counter(&q, alloc);
     return gp_error_set(err, "bounds: out of memory");
   }
   hard_counts(&q, out); /* and q.shared, which the paths read */
   for (s = 0; s < k->static_count; s++)
     q.pc_lat[s] = pc_latency(m, k->statics[s].op_class);
-  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
-    q.unit_of[c] = (int8_t)gp_machine_op_unit(m, c);
-    q.busy_of[c] = unit_busy(m, c);
-    q.cached[c] = (uint8_t)gp_op_uses_cache(c);
-  }
   out->blocks = k->blocks;
   out->insts = (double)k->insts;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
@@ -401,11 +564,12 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   out->min_block_insts = k->blocks > 0 ? INFINITY : 0;
   out->min_block_path = k->blocks > 0 ? INFINITY : 0;
   out->warps_per_block = k->warps_per_block;
+  all_paths(&q, warps);
   for (b = 0; b < k->blocks; b++) {
     double block_path = 0, block_insts = 0;
     for (w = 0; w < k->warps_per_block; w++) {
       uint64_t g = b * k->warps_per_block + w;
-      double path = warp_path(&q, g);
+      double path = q.paths[g];
       block_insts += k->warp_len[g];
       if (path > block_path)
         block_path = path;

@@ -1,23 +1,49 @@
 /*
  * gp_common.c -- the allocator hook, error buffers and the version string.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "gp_common.h"
 #include "gp_core_code_id.h"
 #include "gp_version.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+/* Blocks from this size on ask for transparent huge pages (where the
+ * system grants them on request): a kernel's per-instruction arrays are
+ * read warp by warp in turns (the memory replay), and with 4 KB pages each
+ * turn's lines also miss the TLB. */
+#define HUGE_ADVICE_BYTES ((size_t)8 << 20)
+
+static void advise_huge(void *p, size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1), to = ((uintptr_t)p + size) & ~(huge - 1);
+  if (to > from)
+    (void)madvise((void *)from, to - from, MADV_HUGEPAGE); /* advice only: failure is harmless */
+#else
+  (void)p, (void)size;
+#endif
+}
 
 static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  void *out;
   (void)ud;
   (void)osize;
   if (nsize == 0) {
     free(ptr);
     return NULL;
   }
-  return realloc(ptr, nsize);
+  out = realloc(ptr, nsize);
+  if (out != NULL && nsize >= HUGE_ADVICE_BYTES)
+    advise_huge(out, nsize);
+  return out;
 }
 
 gp_alloc gp_alloc_default(void) {

@@ -245,6 +245,10 @@ int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err);
  * per turn.  Calls visit(ctx, instruction index, sm) for every instruction
  * that reaches the caches. */
 typedef void (*gp_memsim_visit)(void *ctx, uint64_t inst, uint32_t sm);
+/* The first instruction in [i, end) with a memory record (k->mem not
+ * UINT32_MAX), or end: the scans over a kernel's instructions for its
+ * memory ones (most have none) read k->mem four entries at a time. */
+uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end);
 int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
                     const gp_alloc *alloc, gp_memsim_visit visit, void *ctx, gp_error *err);
 

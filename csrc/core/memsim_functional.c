@@ -337,14 +337,31 @@ static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *
   return m->line_count;
 }
 
+uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
+  const uint32_t *mem = k->mem;
+  for (; i + 4 <= end; i += 4) { /* four entries without a record AND to all ones */
+    uint64_t a, b;
+    memcpy(&a, mem + i, sizeof a);
+    memcpy(&b, mem + i + 2, sizeof b);
+    if ((a & b) != UINT64_MAX)
+      break;
+  }
+  for (; i < end; i++)
+    if (mem[i] != UINT32_MAX)
+      return i;
+  return end;
+}
+
 /* Next cache-using memory instruction of a warp at or after *cursor
  * (cached[c]: class c uses the caches). */
 static int next_memory(const gp_kernel *k, const uint8_t *cached, uint64_t end, uint64_t *cursor) {
-  while (*cursor < end) {
-    uint64_t i = (*cursor)++;
-    if (k->mem[i] != UINT32_MAX && cached[k->op_class[i]])
+  uint64_t i;
+  for (i = gp_next_memory_record(k, *cursor, end); i < end; i = gp_next_memory_record(k, i + 1, end))
+    if (cached[k->op_class[i]]) {
+      *cursor = i + 1;
       return 1;
-  }
+    }
+  *cursor = end;
   return 0;
 }
 

@@ -120,7 +120,7 @@ local function check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
     error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 4)
   end
   local own = m:memsim(math.max(1, blocks_per_sm), shared_bytes)
-  if memsim.params_key(functional.params) ~= memsim.params_key(own) then
+  if not memsim.params_equal(functional.params, own) then
     error(("gpush.bounds.kernel: the functional result was replayed with other memory parameters "
       .. "than '%s' gives this kernel"):format(cfg._name or "?"), 4)
   end

@@ -33,10 +33,23 @@ for _, d in ipairs(schema.derived) do
   derived[d[1]] = d
   all_paths[#all_paths + 1] = d[1]
 end
+-- Each path's components ("ops.int.latency" -> {"ops", "int", "latency"}),
+-- split once for the walks every check makes.
+local function split_path(path)
+  local parts = {}
+  for part in path:gmatch("[^.]+") do
+    parts[#parts + 1] = part
+  end
+  return parts
+end
+local path_parts = {}
+for _, path in ipairs(all_paths) do
+  path_parts[path] = split_path(path)
+end
 -- Every proper prefix of a path is a group ("ops", "ops.int").
 for _, path in ipairs(all_paths) do
   local prefix = ""
-  for part in path:gmatch("[^.]+") do
+  for _, part in ipairs(path_parts[path]) do
     prefix = prefix == "" and part or prefix .. "." .. part
     if prefix ~= path then
       groups[prefix] = groups[prefix] or {}
@@ -515,6 +528,31 @@ function M.load(name_or_path, overrides)
   error(result, 0)
 end
 
+-- The values M.check last passed and wrote back, per configuration table
+-- (weak keys): a table found holding exactly them again is passed as it is
+-- (a model checks its configuration on every call, GPUMech once per
+-- launch; the full check is the Lua side's largest cost on a real trace).
+local passed = setmetatable({}, { __mode = "k" })
+
+-- Whether v and w are the same value to a model: equal, of the same number
+-- subtype, and (zeros) of the same sign.
+local function same_value(v, w)
+  return v == w and math.type(v) == math.type(w) and (v ~= 0 or 1 / v == 1 / w)
+end
+
+-- Whether flat (M.flatten's view) holds exactly the values `values`.
+local function unchanged(values, flat)
+  if not values then
+    return false
+  end
+  for _, path in ipairs(all_paths) do
+    if not same_value(values[path], flat[path]) then
+      return false
+    end
+  end
+  return true
+end
+
 -- Checks a configuration table before a model reads it, with the rules a
 -- YAML file goes through: every parameter present, of its type and in its
 -- range (NaN and infinities refused).  A derived value changed in the table
@@ -530,6 +568,9 @@ function M.check(cfg, level)
   end
   local name = type(cfg._name) == "string" and cfg._name or "(a table)"
   local values, flat = {}, M.flatten(cfg)
+  if unchanged(passed[cfg], flat) then
+    return cfg -- what the check below would find and write back
+  end
   for _, p in ipairs(schema.params) do
     local v = flat[p[1]]
     if v == nil then
@@ -565,16 +606,14 @@ function M.check(cfg, level)
   end
   compute_derived(values)
   for path, v in pairs(values) do
-    local node, parts = cfg, {}
-    for part in path:gmatch("[^.]+") do
-      parts[#parts + 1] = part
-    end
+    local node, parts = cfg, path_parts[path] or split_path(path)
     for i = 1, #parts - 1 do
       node = node[parts[i]]
     end
     node[parts[#parts]] = v
   end
   snapshot[cfg] = derived_values(values)
+  passed[cfg] = values
   return cfg
 end
 
@@ -584,7 +623,7 @@ function M.flatten(cfg)
   local flat = {}
   for _, path in ipairs(all_paths) do
     local node = cfg
-    for part in path:gmatch("[^.]+") do
+    for _, part in ipairs(path_parts[path]) do
       if type(node) == "table" then
         node = node[part]
       else

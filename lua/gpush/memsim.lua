@@ -89,6 +89,28 @@ function M.params_key(p, skip)
   return table.concat(parts, ";")
 end
 
+-- Whether two parameter tables give the same M.params_key (the same keys,
+-- nested alike, each leaf with the same tostring), without building the
+-- keys.
+function M.params_equal(a, b)
+  for k, v in pairs(a) do
+    local w = b[k]
+    if type(v) == "table" then
+      if type(w) ~= "table" or not M.params_equal(v, w) then
+        return false
+      end
+    elseif type(w) == "table" or w == nil or tostring(v) ~= tostring(w) then
+      return false
+    end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then
+      return false
+    end
+  end
+  return true
+end
+
 -- The functional mode of kernel k on machine m at `blocks` (>= 1)
 -- resident blocks of `shared` bytes of shared memory each, through `cache`
 -- (nil: none): sweeps that vary parameters the memory replay does not read

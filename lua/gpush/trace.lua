@@ -14,7 +14,23 @@
 -- or `local k <close> = kernel`; the collector frees them otherwise).
 local cache = require "gpush.cache"
 local core = require "gpush.core"
-local workloads = require "gpush.workloads"
+
+-- gpush.workloads (the suite's descriptions: three modules, 48 KB of Lua)
+-- is loaded by the inputs that name it, so a run on a trace does not
+-- compile it.
+local function workloads()
+  return require "gpush.workloads"
+end
+
+-- workloads().resolve(input), without loading gpush.workloads for a path
+-- (an input that is neither a table nor a name starting with suite or
+-- variants resolves to nil there too).
+local function resolve(input)
+  if type(input) == "string" and not (input:match("^suite") or input:match("^variants")) then
+    return nil
+  end
+  return workloads().resolve(input)
+end
 
 local M = {}
 
@@ -172,7 +188,7 @@ function M.kernels_of(input, spec, opts)
   if not filter_ok then
     return nil, filter_err
   end
-  local list, problem = workloads.resolve(input)
+  local list, problem = resolve(input)
   if problem then
     return nil, problem
   end
@@ -188,7 +204,7 @@ function M.kernels_of(input, spec, opts)
         i = i + 1
         local launch = { launch = i, kernel = list[i].name }
         if keep(launch) then
-          local kernel, message = workloads.kernel(list[i])
+          local kernel, message = workloads().kernel(list[i])
           if not kernel then
             error(message, 0)
           end
@@ -209,7 +225,7 @@ end
 -- {} for a synthetic workload (suite, suite:NAME, variants, variants:NAME).
 -- Returns nil, message when the input cannot be opened.
 function M.input_files(input)
-  local list, problem = workloads.resolve(input)
+  local list, problem = resolve(input)
   if problem then
     return nil, problem
   end
@@ -239,7 +255,7 @@ end
 function M.list(inputs)
   local list = {}
   for _, input in ipairs(inputs) do
-    local descs, problem = workloads.resolve(input)
+    local descs, problem = resolve(input)
     if problem then
       return nil, problem
     end
@@ -277,7 +293,7 @@ function M.loader()
   local open = {} -- workload -> {trace, position}
   return function(entry)
     if entry.desc then
-      return workloads.kernel(entry.desc)
+      return workloads().kernel(entry.desc)
     end
     local state = open[entry.workload]
     if not state or state.position >= entry.position then

@@ -434,6 +434,32 @@ static gp_kernel *parse(const char *text) {
   return k;
 }
 
+/* Memory records that share their lines (block 1's eight loads of one line
+ * all pointing at the first one's entry, the kernel's line count cut to
+ * match): the counting pass's line arrays, sized by the line count, grow,
+ * and every count is that of the kernel `text` gave (`want`). */
+static void test_records_sharing_lines(const char *text, const gp_bounds_counts *want) {
+  gp_kernel *k = parse(text);
+  gp_machine m = machine();
+  gp_bounds_counts c;
+  uint32_t r;
+  if (k == NULL)
+    return;
+  CHECK_EQ_INT(k->mem_count, 12);
+  for (r = 5; r < k->mem_count; r++)
+    k->mem_records[r].line_start = k->mem_records[4].line_start;
+  k->line_count = k->mem_records[4].line_start + 1;
+  CHECK(count(k, &m, &c) == GP_OK);
+  CHECK_NEAR(c.longest_path, want->longest_path, 0);
+  CHECK_NEAR(c.block_paths, want->block_paths, 0);
+  CHECK_NEAR(c.lsu_cycles, want->lsu_cycles, 0);
+  CHECK_NEAR(c.hard_mshr_lines, want->hard_mshr_lines, 0);
+  CHECK_NEAR(c.hard_mshr_cold_lines, want->hard_mshr_cold_lines, 0);
+  CHECK_NEAR(c.hard_l2_requests, want->hard_l2_requests, 0);
+  CHECK_NEAR(c.hard_dram_read_bytes, want->hard_dram_read_bytes, 0);
+  gp_kernel_free(k);
+}
+
 /* A PC's mean latency (AMAT) is no floor for one warp.  Two one-warp
  * blocks (SMs 0 and 1: no MSHR merges) run a chain of dependent loads at
  * one PC: block 0 four lines nobody else reads (DRAM each, 300), block 1
@@ -474,6 +500,7 @@ static void test_amat_is_no_floor_for_one_warp(void) {
   CHECK_NEAR(cycles, 1232, 1e-9);
   CHECK(cycles >= b.bound);
   gp_kernel_free(k);
+  test_records_sharing_lines(text, &c);
 }
 
 /* A load whose lanes are all off makes no request: the simulator completes

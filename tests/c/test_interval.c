@@ -341,6 +341,70 @@ static void test_total_cycles_match_the_run(void) {
   gp_iv_profile_free(&q);
 }
 
+/* gp_iv_total_cycles_pair against gp_iv_run's totals, bit for bit, on 200
+ * random pairs of warps sharing their per-PC arrays: lengths equal and not
+ * (either longer, and one empty), a kernel's layout (paired steps) and
+ * unpacked producers (one after the other), unit timing on and off. */
+static void test_total_cycles_pair(void) {
+  size_t npc = 16, t, k, bad = 0;
+  double lat[16], ii[16], busy[16], inact[16], totals[2];
+  gp_iv_pc table[16];
+  int8_t unit[16];
+  int32_t cause[16];
+  gp_iv_profile run, p, q;
+  gp_error err;
+  gp_iv_profile_init(&run, &A);
+  gp_iv_profile_init(&p, &A);
+  gp_iv_profile_init(&q, &A);
+  for (k = 0; k < npc; k++) {
+    lat[k] = (double)(1 + rnd() % 30) + (rnd() % 3) * 0.25;
+    ii[k] = rnd() % 4 == 0 ? 1.5 + (double)(rnd() % 3) : 0;
+    busy[k] = 0.6667 * (double)(1 + rnd() % 4);
+    inact[k] = rnd() % 3 == 0 ? 1 : -1;
+    unit[k] = (int8_t)(rnd() % 4 == 0 ? -1 : (int)(rnd() % GP_IV_UNITS));
+    cause[k] = (int32_t)k;
+  }
+  for (t = 0; t < 200; t++) {
+    gp_iv_input in[2];
+    uint32_t *pc[2];
+    uint16_t *deps[2];
+    uint8_t *active[2];
+    int packed = t % 5 != 0, x;
+    for (x = 0; x < 2; x++) {
+      size_t n = t % 17 == 3 && x == 1 ? 0 : 1 + rnd() % 2000;
+      pc[x] = malloc((n + 1) * sizeof *pc[x]);
+      deps[x] = malloc((n + 1) * 4 * sizeof *deps[x]);
+      active[x] = malloc(n + 1);
+      for (k = 0; k < n; k++) {
+        size_t j, m = rnd() % 5;
+        pc[x][k] = (uint32_t)(rnd() % npc);
+        active[x][k] = (uint8_t)(rnd() % 10 == 0 ? 0 : 32);
+        for (j = 0; j < 4; j++)
+          deps[x][k * 4 + j] =
+              (uint16_t)(j < m || !packed ? (packed || rnd() % 2 ? 1 + rnd() % 40 : 0) : 0);
+      }
+      in[x] = base_input(n, lat);
+      in[x].pc = pc[x], in[x].cause = cause, in[x].ncause = npc, in[x].dep_stride = 4;
+      in[x].deps_packed = packed, in[x].totals_only = 1, in[x].ii = ii;
+      in[x].dep[0] = deps[x], in[x].dep[1] = deps[x] + 1, in[x].dep[2] = deps[x] + 2;
+      in[x].dep[3] = deps[x] + 3;
+      in[x].unit = unit, in[x].unit_busy = busy, in[x].unit_timing = (int)(t % 2);
+      in[x].active = active[x], in[x].inactive_latency = inact;
+    }
+    CHECK(gp_iv_pc_table(&in[0], npc, table, &err) == GP_OK);
+    CHECK(gp_iv_total_cycles_pair(&p, &q, &in[0], &in[1], table, &totals[0], &totals[1], &err) == GP_OK);
+    for (x = 0; x < 2; x++) {
+      CHECK(gp_iv_run(&run, &in[x], NULL, &err) == GP_OK);
+      bad += totals[x] != (in[x].count ? run.total_cycles : 0);
+      free(pc[x]), free(deps[x]), free(active[x]);
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+  gp_iv_profile_free(&run);
+  gp_iv_profile_free(&p);
+  gp_iv_profile_free(&q);
+}
+
 /* Profiles given by hand, and bad inputs. */
 static void test_profile_set(void) {
   gp_iv_interval iv[2];
@@ -482,6 +546,7 @@ int main(void) {
   RUN(test_sources_and_ii);
   RUN(test_ring_matches_reference);
   RUN(test_total_cycles_match_the_run);
+  RUN(test_total_cycles_pair);
   RUN(test_profile_set);
   RUN(test_amat);
   RUN(test_unit_and_l2_sums);

@@ -605,7 +605,41 @@ static void test_functional_miss_reuse(void) {
   gp_func_free(f);
 }
 
+/* gp_next_memory_record against a plain scan over every start and end of
+ * arrays with records at seeded places (runs of none longer and shorter
+ * than the four-entry step, records at either end). */
+static void test_next_memory_record(void) {
+  enum { N = 67 };
+  uint32_t mem[N];
+  gp_kernel k;
+  uint64_t seed = 12345, i, end;
+  int trial, wrong = 0;
+  memset(&k, 0, sizeof k);
+  k.mem = mem;
+  for (trial = 0; trial < 40; trial++) {
+    for (i = 0; i < N; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      mem[i] = (seed >> 33) % (uint64_t)(2 + trial) == 0 ? (uint32_t)i : UINT32_MAX;
+    }
+    for (i = 0; i <= N; i++)
+      for (end = i; end <= N; end++) {
+        uint64_t want = i;
+        while (want < end && mem[want] == UINT32_MAX)
+          want++;
+        wrong += gp_next_memory_record(&k, i, end) != want;
+      }
+  }
+  CHECK(wrong == 0);
+  for (i = 0; i < N; i++)
+    mem[i] = UINT32_MAX;
+  CHECK(gp_next_memory_record(&k, 0, N) == N);
+  mem[N - 1] = 0;
+  CHECK(gp_next_memory_record(&k, 0, N) == N - 1);
+  CHECK(gp_next_memory_record(&k, 0, N - 1) == N - 1);
+}
+
 int main(void) {
+  RUN(test_next_memory_record);
   RUN(test_lru_order_and_set_index);
   RUN(test_lru_matches_use_stamps);
   RUN(test_sectored_misses);

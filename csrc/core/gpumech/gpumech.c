@@ -51,41 +51,62 @@ void gp_gm_warp_input(const gp_kernel *k, uint64_t w, const gp_gm_pcs *p, double
   }
 }
 
-/* One workspace reused over the warps: Eq. 4's pass per warp (its total
- * cycles only, gp_iv_total_cycles), Eq. 5's performance and the totals
- * kept per warp. */
+/* Eq. 5's features of the warp whose lean pass gave `total`. */
+static void set_feature(gp_gm_feature *f, uint64_t w, const gp_iv_input *in, double total) {
+  f->warp = w;
+  f->warp_perf = total > 0 ? (double)in->count / total : 0; /* Eq. 5, as gp_iv_warp_perf */
+  f->insts = (double)in->count;
+  f->total_cycles = total;
+}
+
+/* Two workspaces reused over the warps: Eq. 4's pass per warp (its total
+ * cycles only), two warps at a time (gp_iv_total_cycles_pair; a last odd
+ * warp alone), Eq. 5's performance and the totals kept per warp in warp
+ * order. */
 int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
                    const gp_alloc *alloc, gp_gm_feature *out, size_t *count, gp_error *err) {
-  gp_iv_profile prof;
+  gp_iv_profile prof, prof2;
   gp_iv_pc *table;
-  uint64_t w;
+  gp_iv_input held_in;
+  uint64_t w, held = 0;
   size_t n = 0, npc = p->n ? p->n : 1;
+  int holding = 0, status = GP_OK;
   table = gp_malloc(alloc, npc * sizeof *table);
   if (table == NULL)
     return gp_error_set(err, "out of memory");
   gp_iv_profile_init(&prof, alloc);
-  for (w = 0; w < k->warps; w++) {
+  gp_iv_profile_init(&prof2, alloc);
+  for (w = 0; w < k->warps && status == GP_OK; w++) {
     gp_iv_input in;
-    double total;
+    double total, total_held;
     if (k->warp_len[w] == 0)
       continue;
     gp_gm_warp_input(k, w, p, issue_cycles, 1, &in);
-    if ((n == 0 && gp_iv_pc_table(&in, p->n, table, err) != GP_OK) ||
-        gp_iv_total_cycles(&prof, &in, table, &total, err) != GP_OK) {
-      gp_iv_profile_free(&prof);
-      gp_free(alloc, table, npc * sizeof *table);
-      return GP_ERR;
+    if (n == 0 && !holding && gp_iv_pc_table(&in, p->n, table, err) != GP_OK) {
+      status = GP_ERR;
+    } else if (!holding) {
+      held = w, held_in = in, holding = 1;
+    } else if (gp_iv_total_cycles_pair(&prof, &prof2, &held_in, &in, table, &total_held, &total, err) !=
+               GP_OK) {
+      status = GP_ERR;
+    } else {
+      set_feature(&out[n++], held, &held_in, total_held);
+      set_feature(&out[n++], w, &in, total);
+      holding = 0;
     }
-    out[n].warp = w;
-    out[n].warp_perf = total > 0 ? (double)in.count / total : 0; /* Eq. 5, as gp_iv_warp_perf */
-    out[n].insts = (double)in.count;
-    out[n].total_cycles = total;
-    n++;
+  }
+  if (status == GP_OK && holding) {
+    double total;
+    if (gp_iv_total_cycles(&prof, &held_in, table, &total, err) != GP_OK)
+      status = GP_ERR;
+    else
+      set_feature(&out[n++], held, &held_in, total);
   }
   gp_iv_profile_free(&prof);
+  gp_iv_profile_free(&prof2);
   gp_free(alloc, table, npc * sizeof *table);
   *count = n;
-  return GP_OK;
+  return status;
 }
 
 /* Sec. III-C: k-means over Eq. 6's features (warp performance, #insts,

@@ -241,7 +241,6 @@ int gp_iv_pc_table(const gp_iv_input *in, size_t npc, gp_iv_pc *out, gp_error *e
 /* The state of the lean pass over one warp. */
 typedef struct lean_state {
   double prev, step, last_done, stall;
-  double unit_free[GP_IV_UNITS];
 } lean_state;
 
 /* Instruction k of the lean pass: its issue cycle from the previous one's,
@@ -249,15 +248,16 @@ typedef struct lean_state {
  * done cycle.  Inline with `interleaved` and `timing` constant at each
  * call, so the loops over a kernel's warps carry no tests of them. */
 static inline __attribute__((always_inline)) void lean_step(
-    lean_state *st, const gp_iv_pc *r, uint64_t k, int quiet_now, const uint16_t *const *deps,
+    lean_state *st, double *unit_free, const gp_iv_pc *r, uint64_t k, int quiet_now,
+    const uint16_t *const *deps,
     size_t ndep, size_t stride, int packed, double slot, double *done, size_t mask,
     int interleaved, int timing) {
-  double t = k == 0 ? 0 : st->prev + st->step;
+  double t = st->prev + st->step; /* 0 + 0 at k = 0 */
   double l = r->quiet && quiet_now ? r->quiet_latency : r->latency;
   int u = r->unit;
   size_t j;
-  if (timing && u >= 0 && st->unit_free[u] > t)
-    t = st->unit_free[u];
+  if (timing && u >= 0 && unit_free[u] > t)
+    t = unit_free[u];
   if (interleaved) {
     const uint16_t *row = deps[0] + k * stride;
     for (j = 0; j < ndep && row[j] != 0; j++)
@@ -272,30 +272,101 @@ static inline __attribute__((always_inline)) void lean_step(
         t = done[(k - d) & mask];
     }
   }
-  if (k > 0 && t > st->prev + slot) {
+  if (t > st->prev + slot) { /* never at k = 0: t is 0 there, slot above 0 */
     double gap = t - st->prev - slot;
     if (gap > 0) /* as gp_iv_run's intervals count it */
       st->stall += gap;
   }
   done[k & mask] = t + l;
   if (u >= 0)
-    st->unit_free[u] = t + r->busy;
+    unit_free[u] = t + r->busy;
   if (t + l > st->last_done)
     st->last_done = t + l;
   st->prev = t;
   st->step = r->step;
 }
 
-/* The loop of the lean pass, compiled per layout and unit timing. */
+/* The loop of the lean pass over steps [from, n), compiled per layout and
+ * unit timing. */
 static inline __attribute__((always_inline)) void lean_loop(
-    lean_state *st, const gp_iv_input *in, const gp_iv_pc *table, const uint16_t *const *deps,
-    size_t ndep, size_t stride, double *done, size_t mask, int interleaved, int timing) {
+    lean_state *st, double *unit_free, const gp_iv_input *in, const gp_iv_pc *table,
+    const uint16_t *const *deps,
+    size_t ndep, size_t stride, double *done, size_t mask, uint64_t from, uint64_t n,
+    int interleaved, int timing) {
   const uint32_t *pcs = in->pc;
   const uint8_t *act = in->active;
-  uint64_t k, n = in->count;
-  for (k = 0; k < n; k++)
-    lean_step(st, &table[pcs ? pcs[k] : k], k, act != NULL && act[k] == 0, deps, ndep, stride,
-              in->deps_packed, in->issue_cycles, done, mask, interleaved, timing);
+  uint64_t k;
+  if (pcs && act) /* a kernel's warp (GPUMech's input): no tests of the arrays per step */
+    for (k = from; k < n; k++)
+      lean_step(st, unit_free, &table[pcs[k]], k, act[k] == 0, deps, ndep, stride, in->deps_packed,
+                in->issue_cycles, done, mask, interleaved, timing);
+  else if (pcs) /* without active lanes no PC is quiet */
+    for (k = from; k < n; k++)
+      lean_step(st, unit_free, &table[pcs[k]], k, 0, deps, ndep, stride, in->deps_packed, in->issue_cycles,
+                done, mask, interleaved, timing);
+  else
+    for (k = from; k < n; k++)
+      lean_step(st, unit_free, &table[k], k, act != NULL && act[k] == 0, deps, ndep, stride, in->deps_packed,
+                in->issue_cycles, done, mask, interleaved, timing);
+}
+
+/* One warp's lean pass: its input, layout and ring, and its state. */
+typedef struct lean_run {
+  const gp_iv_input *in;
+  const uint16_t *deps[GP_IV_MAX_SRC];
+  size_t ndep, stride, mask;
+  double *done;
+  int interleaved;
+  lean_state st;
+  double unit_free[GP_IV_UNITS]; /* apart from st, which stays in registers */
+} lean_run;
+
+/* Sets up r for input `in` on workspace p (its ring). */
+static int lean_setup(lean_run *r, gp_iv_profile *p, const gp_iv_input *in, gp_error *err) {
+  size_t j;
+  memset(r, 0, sizeof *r);
+  r->in = in;
+  if (prepare(p, in, NULL, err) != GP_OK)
+    return GP_ERR;
+  r->stride = in->dep_stride ? in->dep_stride : 1;
+  for (j = 0; j < GP_IV_MAX_SRC; j++)
+    if (in->dep[j])
+      r->deps[r->ndep++] = in->dep[j];
+  /* a kernel's layout: every slot of an instruction side by side, the
+   * nearest first and a 0 after the last; read as one row */
+  for (j = 0; j < r->ndep && r->deps[j] == r->deps[0] + j; j++)
+    ;
+  r->interleaved = in->deps_packed && r->ndep > 0 && j == r->ndep && r->stride >= r->ndep;
+  r->done = p->ring;
+  r->mask = p->ring_cap - 1;
+  return GP_OK;
+}
+
+/* Steps [from, to) of r's warp. */
+static void lean_run_steps(lean_run *r, const gp_iv_pc *table, uint64_t from, uint64_t to) {
+  lean_state state = r->st, *st = &state; /* a local the compiler can keep in registers */
+  const gp_iv_input *in = r->in;
+  if (r->interleaved && in->unit_timing)
+    lean_loop(st, r->unit_free, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 1);
+  else if (r->interleaved)
+    lean_loop(st, r->unit_free, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 0);
+  else
+    lean_loop(st, r->unit_free, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 0,
+              in->unit_timing);
+  r->st = state;
+}
+
+/* The warp's total: its issue slots and its stalls, the drain included. */
+static double lean_total(const lean_run *r) {
+  double slot = r->in->issue_cycles, stall = r->st.stall;
+  if (r->in->count == 0)
+    return 0;
+  if (r->st.last_done > r->st.prev + slot) { /* the drain */
+    double drain = r->st.last_done - r->st.prev - slot;
+    if (drain > 0)
+      stall += drain;
+  }
+  return (double)r->in->count * slot + stall;
 }
 
 /* gp_iv_run's total cycles alone, for the pass over every warp: the same
@@ -307,40 +378,55 @@ static inline __attribute__((always_inline)) void lean_loop(
  * instead of at every consumer. */
 int gp_iv_total_cycles(gp_iv_profile *p, const gp_iv_input *in, const gp_iv_pc *table,
                        double *total, gp_error *err) {
-  const uint16_t *deps[GP_IV_MAX_SRC];
-  size_t mask, ndep = 0, j, stride = in->dep_stride ? in->dep_stride : 1;
-  double slot = in->issue_cycles, *done;
-  lean_state st;
-  int interleaved;
-  if (prepare(p, in, NULL, err) != GP_OK)
+  lean_run r;
+  if (lean_setup(&r, p, in, err) != GP_OK)
     return GP_ERR;
-  if (in->count == 0) {
-    *total = 0;
-    return GP_OK;
+  lean_run_steps(&r, table, 0, in->count);
+  *total = lean_total(&r);
+  return GP_OK;
+}
+
+/* Both warps' steps [0, n) in turn, a's then b's for each k: a kernel's
+ * layout (PCs, active lanes, interleaved producers) with unit timing on or
+ * off.  Inline with `timing` constant, so each warp's step is the one
+ * lean_loop takes. */
+static inline __attribute__((always_inline)) void lean_pair_steps(lean_run *a, lean_run *b,
+                                                                   const gp_iv_pc *table,
+                                                                   uint64_t n, int timing) {
+  const uint32_t *pa = a->in->pc, *pb = b->in->pc;
+  const uint8_t *xa = a->in->active, *xb = b->in->active;
+  double slot = a->in->issue_cycles;
+  lean_state sa = a->st, sb = b->st; /* locals the compiler can keep in registers */
+  uint64_t k;
+  for (k = 0; k < n; k++) {
+    lean_step(&sa, a->unit_free, &table[pa[k]], k, xa[k] == 0, a->deps, a->ndep, a->stride, 1, slot, a->done,
+              a->mask, 1, timing);
+    lean_step(&sb, b->unit_free, &table[pb[k]], k, xb[k] == 0, b->deps, b->ndep, b->stride, 1, slot, b->done,
+              b->mask, 1, timing);
   }
-  for (j = 0; j < GP_IV_MAX_SRC; j++)
-    if (in->dep[j])
-      deps[ndep++] = in->dep[j];
-  /* a kernel's layout: every slot of an instruction side by side, the
-   * nearest first and a 0 after the last; read as one row */
-  for (j = 0; j < ndep && deps[j] == deps[0] + j; j++)
-    ;
-  interleaved = in->deps_packed && ndep > 0 && j == ndep && stride >= ndep;
-  done = p->ring;
-  mask = p->ring_cap - 1;
-  memset(&st, 0, sizeof st);
-  if (interleaved && in->unit_timing)
-    lean_loop(&st, in, table, deps, ndep, stride, done, mask, 1, 1);
-  else if (interleaved)
-    lean_loop(&st, in, table, deps, ndep, stride, done, mask, 1, 0);
-  else
-    lean_loop(&st, in, table, deps, ndep, stride, done, mask, 0, in->unit_timing);
-  if (st.last_done > st.prev + slot) { /* the drain */
-    double drain = st.last_done - st.prev - slot;
-    if (drain > 0)
-      st.stall += drain;
+  a->st = sa, b->st = sb;
+}
+
+int gp_iv_total_cycles_pair(gp_iv_profile *p, gp_iv_profile *q, const gp_iv_input *a,
+                            const gp_iv_input *b, const gp_iv_pc *table, double *total_a,
+                            double *total_b, gp_error *err) {
+  lean_run ra, rb;
+  uint64_t common = a->count < b->count ? a->count : b->count;
+  if (lean_setup(&ra, p, a, err) != GP_OK || lean_setup(&rb, q, b, err) != GP_OK)
+    return GP_ERR;
+  if (ra.interleaved && rb.interleaved && a->pc && b->pc && a->active && b->active &&
+      a->unit_timing == b->unit_timing && a->issue_cycles == b->issue_cycles) {
+    if (a->unit_timing)
+      lean_pair_steps(&ra, &rb, table, common, 1);
+    else
+      lean_pair_steps(&ra, &rb, table, common, 0);
+  } else {
+    common = 0; /* another layout: one warp after the other */
   }
-  *total = (double)in->count * slot + st.stall;
+  lean_run_steps(&ra, table, common, a->count);
+  lean_run_steps(&rb, table, common, b->count);
+  *total_a = lean_total(&ra);
+  *total_b = lean_total(&rb);
   return GP_OK;
 }
 

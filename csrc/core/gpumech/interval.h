@@ -146,6 +146,16 @@ int gp_iv_pc_table(const gp_iv_input *in, size_t npc, gp_iv_pc *out, gp_error *e
  * workspace only. */
 int gp_iv_total_cycles(gp_iv_profile *p, const gp_iv_input *in, const gp_iv_pc *table,
                        double *total, gp_error *err);
+/* gp_iv_total_cycles of two warps (the same totals, bit for bit) with their
+ * steps taken in turn while both have some: each warp's issue cycles form
+ * one chain of dependent floating-point operations, and two independent
+ * chains overlap in the processor where one waits on each result.  Inputs
+ * of a kernel's layout (pc, active, interleaved producers, the same issue
+ * rate and unit timing) pair; others run one after the other.  p and q are
+ * the two warps' workspaces. */
+int gp_iv_total_cycles_pair(gp_iv_profile *p, gp_iv_profile *q, const gp_iv_input *a,
+                            const gp_iv_input *b, const gp_iv_pc *table, double *total_a,
+                            double *total_b, gp_error *err);
 
 /* Eq. 5: warp performance, insts / (insts x issue_cycles + stall_cycles),
  * in instructions per cycle; 0 for an empty warp.  At issue rate 1 this is
