@@ -229,14 +229,14 @@ describe("gpush.models.surface", function()
       end
     end
     local bytes = helper.read_file(path)
-    assert.are.equal("\2", bytes:sub(9, 9)) -- this gpush writes version 2
+    assert.are.equal("\3", bytes:sub(9, 9)) -- this gpush writes version 3
     local f = assert(io.open(path, "wb"))
-    f:write(bytes:sub(1, 8) .. "\3" .. bytes:sub(10))
+    f:write(bytes:sub(1, 8) .. "\4" .. bytes:sub(10))
     f:close()
     local none, err = surface.load(path)
     assert.is_nil(none)
-    assert.are.equal(path .. ": a surface model of format version 3; this gpush (" .. require("gpush.core").version()
-      .. ") reads versions 1 to 2: train it again with `gpush ml train`", err)
+    assert.are.equal(path .. ": a surface model of format version 4; this gpush (" .. require("gpush.core").version()
+      .. ") reads versions 1 to 3: train it again with `gpush ml train`", err)
     none, err = surface.decode(bytes:sub(1, -2), "cut.gsm")
     assert.is_nil(none)
     assert.matches("^cut.gsm: truncated or padded", err)

@@ -368,6 +368,10 @@ static int model_info(lua_State *L) {
     lua_setfield(L, -2, "prior");
     lua_pushinteger(L, m->refs);
     lua_setfield(L, -2, "refs");
+    lua_pushinteger(L, m->space);
+    lua_setfield(L, -2, "space");
+    lua_pushnumber(L, m->ridge);
+    lua_setfield(L, -2, "ridge");
   }
   return 1;
 }

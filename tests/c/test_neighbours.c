@@ -5,7 +5,8 @@
  * bandwidth chosen by
  * leave-one-group-out validation on a case worked out on paper: two
  * clusters of points that each prefer their own class, where only a narrow
- * bandwidth lets a held-out point follow its neighbours. */
+ * bandwidth lets a held-out point follow its neighbours, and a held-out
+ * point asked from another place (its query) follows the neighbours there. */
 #include "gp_test.h"
 #include "num/fexp.h"
 #include "num/neighbours.h"
@@ -76,7 +77,7 @@ static void test_select(void) {
   double loss[2];
   size_t best;
   gp_error err;
-  CHECK(gp_nb_select(points, 6, 1, NULL, &table, 1, candidates, 2, &A, loss, &best, &err) == GP_OK);
+  CHECK(gp_nb_select(points, NULL, 6, 1, NULL, &table, 1, candidates, 2, &A, loss, &best, &err) == GP_OK);
   CHECK_EQ_INT(best, 0);
   CHECK_NEAR(loss[0], 0, 1e-15);
   CHECK_NEAR(loss[1], 2.0 / 6, 1e-15);
@@ -85,7 +86,7 @@ static void test_select(void) {
    * 2/6 and the earliest wins */
   {
     const uint32_t groups[6] = {1, 1, 2, 3, 4, 5};
-    CHECK(gp_nb_select(points, 6, 1, groups, &table, 1, candidates, 2, &A, loss, &best, &err) ==
+    CHECK(gp_nb_select(points, NULL, 6, 1, groups, &table, 1, candidates, 2, &A, loss, &best, &err) ==
           GP_OK);
     CHECK_NEAR(loss[0], 2.0 / 6, 1e-15);
     CHECK_NEAR(loss[1], 2.0 / 6, 1e-15);
@@ -93,9 +94,23 @@ static void test_select(void) {
   }
   /* a table's weight scales its loss */
   table.weight = 3;
-  CHECK(gp_nb_select(points, 6, 1, NULL, &table, 1, candidates, 2, &A, loss, &best, &err) == GP_OK);
+  CHECK(gp_nb_select(points, NULL, 6, 1, NULL, &table, 1, candidates, 2, &A, loss, &best, &err) == GP_OK);
   CHECK_NEAR(loss[1], 1.0, 1e-15);
-  CHECK(gp_nb_select(points, 0, 1, NULL, &table, 1, candidates, 2, &A, loss, &best, &err) ==
+  /* queries elsewhere than the points: point 0 (class 0) asked from 1.1,
+   * among the class-1 points, follows them with the narrow bandwidth and
+   * pays 1 (loss 1/6); the others' queries are their points */
+  table.weight = 1;
+  {
+    const double queries[6] = {1.1, 0.2, 1.0, 1.2, 1.4, 1.6};
+    CHECK(gp_nb_select(points, queries, 6, 1, NULL, &table, 1, candidates, 2, &A, loss, &best,
+                       &err) == GP_OK);
+    CHECK_NEAR(loss[0], 1.0 / 6, 1e-15);
+    CHECK_NEAR(loss[1], 2.0 / 6, 1e-15);
+    CHECK(gp_nb_select(points, points, 6, 1, NULL, &table, 1, candidates, 2, &A, loss, &best,
+                       &err) == GP_OK);
+    CHECK_NEAR(loss[0], 0, 1e-15);
+  }
+  CHECK(gp_nb_select(points, NULL, 0, 1, NULL, &table, 1, candidates, 2, &A, loss, &best, &err) ==
         GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "0 reference points");
 }

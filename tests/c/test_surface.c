@@ -3,12 +3,16 @@
  * separable, exact with each kernel's own values everywhere), k-means
  * cluster sets and classifiers on three kernel families, the oracle
  * classifier's prediction against the centroids multiplied out by hand,
- * the model file (bit-exact round trip, version, checksum, truncation),
+ * the model file (bit-exact round trip, version, checksum, truncation,
+ * versions 1 and 2 read),
  * and errors. */
 #include "gp_test.h"
+#include "num/minmax.h"
+#include "num/ridge.h"
 #include "surface/surface.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +163,7 @@ static void test_train_families(void) {
     kernels[k] = k;
   gp_surf_train_opts_default(&o);
   o.k = 3;
+  o.classifier = GP_SURF_PAPER; /* the network learns the clusters exactly (below) */
   CHECK(gp_surf_train(&d, 0, "time", kernels, NK, base, NAMES, NAMES_LEN, &o, &A, &m, &err) ==
         GP_OK);
   CHECK_EQ_INT(m->nsets, 4);
@@ -362,10 +367,10 @@ static void test_file_round_trip(void) {
   /* another format version is refused by name */
   copy = malloc(len);
   memcpy(copy, bytes, len);
-  copy[8] = 3;
+  copy[8] = 4;
   CHECK(gp_surf_decode(copy, len, "new.gsm", &A, &back, &count, &err) == GP_ERR);
-  CHECK_STR_CONTAINS(err.msg, "new.gsm: a surface model of format version 3");
-  CHECK_STR_CONTAINS(err.msg, "reads versions 1 to 2: train it again with `gpush ml train`");
+  CHECK_STR_CONTAINS(err.msg, "new.gsm: a surface model of format version 4");
+  CHECK_STR_CONTAINS(err.msg, "reads versions 1 to 3: train it again with `gpush ml train`");
   /* a flipped payload byte fails the checksum; resealed, the structure
    * checks still hold it */
   memcpy(copy, bytes, len);
@@ -436,11 +441,82 @@ static void test_version_1(void) {
   gp_surf_data_free(&d);
 }
 
+/* A version-2 file (the neighbour classifier on normalised counters, no
+ * map) reads as the identity map: made here from a version-3 image by
+ * dropping the space's dimension, the penalty and the map and storing the
+ * references' normalised counters; its choices are the classifier's on the
+ * counters themselves, recomputed from the parts. */
+static void test_version_2(void) {
+  gp_surf_data d;
+  gp_surf_model *m, **back;
+  gp_surf_train_opts o;
+  gp_error err;
+  uint32_t kernels[NK], base[3] = {1, 2, 1}, k, s, j, count, choice[4];
+  unsigned char *bytes, *old;
+  size_t len, at, v3_refs, v2_len, rest, g = 0;
+  double x[NK * 4];
+  family_dataset(&d);
+  for (k = 0; k < NK; k++)
+    kernels[k] = k;
+  gp_surf_train_opts_default(&o);
+  o.k = 3;
+  CHECK(gp_surf_train(&d, 0, "time", kernels, NK, base, NAMES, NAMES_LEN, &o, &A, &m, &err) ==
+        GP_OK);
+  CHECK(gp_surf_encode(&m, 1, &A, &bytes, &len, &err) == GP_OK);
+  g = gp_surf_config_index(&d.grid, base[0], base[1], base[2]);
+  for (k = 0; k < NK; k++)
+    gp_minmax_apply(d.counters + ((size_t)k * 36 + g) * 4, 4, m->fmin, m->fmax, x + k * 4);
+  at = 32 + 4 + (4 + 4) + 12 + 8 * (3 + 4 + 3) + 12 + 4 + 4 + 4 + NAMES_LEN + 2 * 8 * 4;
+  CHECK(bytes[at] == GP_SURF_NEIGHBOURS && bytes[at + 4] == NK && bytes[at + 8] == 53);
+  /* version 3: kind, refs, space, h2, lambda, ridge, map 5 x 53, refs x 53 */
+  v3_refs = at + 12 + 24 + 8 * 5 * 53;
+  rest = len - (v3_refs + 8 * NK * 53);
+  v2_len = at + 8 + 16 + 8 * NK * 4 + rest;
+  old = malloc(v2_len);
+  memcpy(old, bytes, at + 8);                    /* up to the reference count */
+  memcpy(old + at + 8, bytes + at + 12, 16);     /* h2 and lambda */
+  for (j = 0; j < NK * 4; j++) {                 /* the normalised counters */
+    uint64_t bits;
+    int b;
+    memcpy(&bits, &x[j], 8);
+    for (b = 0; b < 8; b++)
+      old[at + 24 + 8 * j + b] = (unsigned char)(bits >> (8 * b));
+  }
+  memcpy(old + at + 24 + 8 * NK * 4, bytes + len - rest, rest); /* the sets */
+  old[8] = 2;
+  gp_surf_seal(old, v2_len);
+  CHECK(gp_surf_decode(old, v2_len, "v2.gsm", &A, &back, &count, &err) == GP_OK);
+  CHECK_EQ_INT(back[0]->classifier, GP_SURF_NEIGHBOURS);
+  CHECK_EQ_INT(back[0]->space, 4);
+  CHECK(back[0]->ridge == 0);
+  for (j = 0; j < 5 * 4; j++)
+    CHECK(back[0]->map[j] == (j < 16 && j % 5 == 0 ? 1 : 0));
+  for (k = 0; k < NK; k++) {
+    double w[NK], expected[3], prior;
+    prior = gp_nb_prior_weight(&back[0]->setting, gp_nb_weights(x, NK, 4, x + k * 4,
+                                                                 back[0]->setting.h2, NULL, 0, w));
+    gp_surf_classify(back[0], d.counters + ((size_t)k * 36 + g) * 4, choice);
+    for (s = 0; s < 4; s++)
+      CHECK_EQ_INT(choice[s], gp_nb_choose(back[0]->sets[s].costs, NK, 3, w, prior,
+                                           back[0]->sets[s].prior, expected));
+  }
+  gp_surf_model_free(back[0]);
+  gp_free(&A, back, sizeof *back);
+  free(old);
+  gp_free(&A, bytes, len);
+  gp_surf_model_free(m);
+  gp_surf_data_free(&d);
+}
+
 /* The neighbour classifier: each set's cost table is gp_surf_set_cost of
- * every training kernel against every centroid; a training kernel far from
- * the others' families still gets the cluster of least expected cost under
- * the chosen setting, which for these well-separated families is its own
- * family's (every set); the setting is one of the candidates. */
+ * every training kernel against every centroid; the scaling space is the
+ * ridge map of the normalised counters to every set's log scaling values
+ * (scaled by 1/sqrt(space)), fitted on all training kernels with the
+ * chosen penalty; the references are the training kernels' mapped
+ * counters; a kernel's clusters are, per set, those of least expected cost
+ * under the Gaussian weights of its mapped counters (recomputed here from
+ * the parts); the setting and penalty are among the candidates; and the
+ * choice errs little on these three families. */
 static void test_neighbours(void) {
   gp_surf_data d;
   gp_surf_model *m;
@@ -465,6 +541,51 @@ static void test_neighbours(void) {
     k += m->setting.lambda == gp_surf_priors[j];
   CHECK_EQ_INT(s, 1);
   CHECK_EQ_INT(k, 1);
+  for (j = 0, s = 0; j < GP_SURF_RIDGES; j++)
+    s += m->ridge == gp_surf_ridges[j];
+  CHECK_EQ_INT(s, 1);
+  /* 3 CU counts x 17 frequency values + 2 CU values */
+  CHECK_EQ_INT(m->space, 53);
+  CHECK_EQ_INT(gp_surf_space_dim(&d.grid), 53);
+  {
+    /* the map refitted by hand from the kernels' own log values, and every
+     * reference its kernel's mapped counters */
+    double x[NK * 4], y[NK * 53], w[5 * 53], at[53];
+    for (k = 0; k < NK; k++) {
+      const double *t = gp_surf_data_tensor(&d, 0, k);
+      gp_minmax_apply(d.counters + ((size_t)k * 36 + gp_surf_config_index(&d.grid, 1, 2, 1)) * 4,
+                      4, m->fmin, m->fmax, x + k * 4);
+      for (s = 0; s < 3; s++) {
+        gp_surf_freq_values(&d.grid, t, s, v);
+        for (j = 0; j < 17; j++)
+          y[k * 53 + s * 17 + j] = (1 / sqrt(53.0)) * log(v[j]);
+      }
+      gp_surf_cu_values(&d.grid, t, base[1], base[2], v);
+      y[k * 53 + 51] = (1 / sqrt(53.0)) * log(v[0]);
+      y[k * 53 + 52] = (1 / sqrt(53.0)) * log(v[1]);
+    }
+    CHECK(gp_ridge_fit(x, y, NK, 4, 53, NULL, m->ridge, &A, w, &err) == GP_OK);
+    for (j = 0; j < 5 * 53; j++)
+      CHECK(w[j] == m->map[j]);
+    for (k = 0; k < NK; k++) {
+      gp_ridge_apply(w, 4, 53, x + k * 4, at);
+      for (j = 0; j < 53; j++)
+        CHECK(at[j] == m->ref_points[k * 53 + j]);
+    }
+    /* a kernel's choice from the parts: weights at its mapped counters,
+     * the prior, the least expected cost */
+    for (k = 0; k < NK; k += 5) {
+      double wt[NK], expected[3], prior;
+      gp_ridge_apply(w, 4, 53, x + k * 4, at);
+      prior = gp_nb_prior_weight(&m->setting, gp_nb_weights(m->ref_points, NK, 53, at,
+                                                             m->setting.h2, NULL, 0, wt));
+      gp_surf_classify(m, d.counters + ((size_t)k * 36 + gp_surf_config_index(&d.grid, 1, 2, 1)) *
+                                           4, choice);
+      for (s = 0; s < 4; s++)
+        CHECK_EQ_INT(choice[s], gp_nb_choose(m->sets[s].costs, NK, 3, wt, prior, m->sets[s].prior,
+                                             expected));
+    }
+  }
   /* the costs, recomputed: kernel 4 against every centroid of set 0 and
    * of the CU set; its own cluster costs (nearly) nothing */
   gp_surf_freq_values(&d.grid, gp_surf_data_tensor(&d, 0, 4), 0, own);
@@ -475,14 +596,22 @@ static void test_neighbours(void) {
   gp_surf_cu_values(&d.grid, gp_surf_data_tensor(&d, 0, 4), base[1], base[2], v);
   CHECK(m->sets[3].costs[4 * 3 + 1] == gp_surf_set_cost(&d.grid, 3, base, v,
                                                          m->sets[3].centroids + 2, scratch));
-  /* each kernel's counters pick its own clusters in every set */
+  /* nearly every kernel's counters pick its own clusters (the linear map
+   * brings a few kernels of the compute-bound and the mixed family close,
+   * where a neighbour of the other family weighs as much), and the choice
+   * errs little: below 2 % against the 1-cluster surface's 30 % and more */
   for (k = 0; k < NK; k++) {
     gp_surf_classify(m, d.counters + ((size_t)k * 36 + gp_surf_config_index(&d.grid, 1, 2, 1)) * 4,
                      choice);
     for (s = 0; s < 4; s++)
       hits += choice[s] == m->train_assign[k * 4 + s];
   }
-  CHECK_EQ_INT(hits, NK * 4);
+  CHECK(hits >= NK * 4 * 9 / 10);
+  {
+    gp_surf_eval ev;
+    CHECK(gp_surf_evaluate(m, &d, 0, kernels, NK, GP_SURF_CLASSIFIER, NULL, &ev, &err) == GP_OK);
+    CHECK(ev.mean < 0.02);
+  }
   gp_surf_model_free(m);
   gp_surf_data_free(&d);
 }
@@ -534,6 +663,7 @@ int main(void) {
   RUN(test_edges_and_errors);
   RUN(test_file_round_trip);
   RUN(test_version_1);
+  RUN(test_version_2);
   RUN(test_neighbours);
   RUN(test_set_cost_by_hand);
   RUN(test_batch);

@@ -203,7 +203,8 @@ static void free_scratch(scratch *s, size_t n, size_t most, const gp_alloc *allo
   gp_free(alloc, s->prior, most * sizeof *s->prior);
 }
 
-int gp_nb_select(const double *points, size_t n, size_t dim, const uint32_t *groups,
+int gp_nb_select(const double *points, const double *queries, size_t n, size_t dim,
+                 const uint32_t *groups,
                  const gp_nb_table *tables, size_t ntables, const gp_nb_setting *candidates,
                  size_t ncand, const gp_alloc *alloc, double *loss, size_t *best,
                  gp_error *err) {
@@ -225,7 +226,7 @@ int gp_nb_select(const double *points, size_t n, size_t dim, const uint32_t *gro
   }
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
-      d[i * n + j] = dist2(points + i * dim, points + j * dim, dim);
+      d[i * n + j] = dist2((queries ? queries : points) + i * dim, points + j * dim, dim);
   best_over(d, n, groups, tables, ntables, candidates, ncand, loss, best, &s);
   gp_free(alloc, d, n * n * sizeof *d);
   free_scratch(&s, n, most, alloc);

@@ -67,10 +67,14 @@ typedef struct gp_nb_table {
  * points of other groups (the prior their mean cost; of the others when its
  * group is all there is; groups NULL: every point its own group), and pays
  * that class's cost; the loss of a setting is the sum over tables of weight
- * x the mean cost.  loss (ncand, may be NULL) receives every setting's
+ * x the mean cost.  Point i is placed, as a query, at queries[i] (n x dim;
+ * NULL: at points[i]): where the query's coordinates come from a map that
+ * was fitted without i's group, the validation sees the place an unseen
+ * kernel would get.  loss (ncand, may be NULL) receives every setting's
  * loss; *best the index of the least (ties: the earliest).  Errors: n == 0,
  * ncand == 0, out of memory. */
-int gp_nb_select(const double *points, size_t n, size_t dim, const uint32_t *groups,
+int gp_nb_select(const double *points, const double *queries, size_t n, size_t dim,
+                 const uint32_t *groups,
                  const gp_nb_table *tables, size_t ntables, const gp_nb_setting *candidates,
                  size_t ncand, const gp_alloc *alloc, double *loss, size_t *best,
                  gp_error *err);

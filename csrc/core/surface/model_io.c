@@ -12,8 +12,11 @@
  *                 name, grid, base, k, feature names and ranges, the
  *                 classifier (version 2: u32 kind; for the neighbour
  *                 classifier u32 reference count, f64 bandwidth and prior
- *                 mass and the
- *                 references' normalised counters), and per set k, dim,
+ *                 mass and the references' normalised counters; version 3:
+ *                 u32 reference count, u32 scaling-space dimension, f64
+ *                 bandwidth, prior mass and ridge penalty, the map
+ *                 ((features + 1) x space) and the references' points
+ *                 (references x space)), and per set k, dim,
  *                 the centroids and, for k > 1, the network's weights
  *                 (the paper's classifier; version 1 files have only
  *                 these) or the references' costs
@@ -95,9 +98,12 @@ static void put_model(wbuf *w, const gp_surf_model *m) {
   put_u32(w, m->classifier);
   if (m->classifier == GP_SURF_NEIGHBOURS) {
     put_u32(w, m->refs);
+    put_u32(w, m->space);
     put_f64s(w, &m->setting.h2, 1);
     put_f64s(w, &m->setting.lambda, 1);
-    put_f64s(w, m->ref_points, (size_t)m->refs * m->features);
+    put_f64s(w, &m->ridge, 1);
+    put_f64s(w, m->map, (size_t)(m->features + 1) * m->space);
+    put_f64s(w, m->ref_points, (size_t)m->refs * m->space);
   }
   for (s = 0; s < m->nsets; s++) {
     const gp_surf_set *set = &m->sets[s];
@@ -301,22 +307,34 @@ static int names_ok(const unsigned char *names, size_t len, uint32_t features) {
   return n == features;
 }
 
-/* The classifier of a version-2 model: its kind, and the neighbour
- * classifier's references (normalised counters in [0, 1]) and setting. */
-static void get_classifier(rbuf *r, gp_surf_model *m) {
-  size_t i, values;
-  uint32_t refs;
+/* The identity map of a version-2 neighbour model, whose references are
+ * normalised counters: its scaling space is the counters themselves. */
+static void identity_map(gp_surf_model *m) {
+  size_t j, F = m->features;
+  memset(m->map, 0, (F + 1) * F * sizeof *m->map);
+  for (j = 0; j < F; j++)
+    m->map[j * F + j] = 1;
+}
+
+/* The classifier of a version-2 or -3 model: its kind, and the neighbour
+ * classifier's references, setting and (version 3) scaling space. */
+static void get_classifier(rbuf *r, gp_surf_model *m, uint32_t version) {
+  size_t i, values, map_values;
+  uint32_t refs, space;
   m->classifier = get_count(r, GP_SURF_PAPER, GP_SURF_NEIGHBOURS, "the classifier kind");
   if (r->failed || m->classifier != GP_SURF_NEIGHBOURS)
     return;
   refs = get_count(r, 1, GP_SURF_MAX_REFS, "the reference kernel count");
+  space = version >= 3 ? get_count(r, 1, GP_SURF_MAX_SPACE, "the scaling space's dimension")
+                       : m->features;
   if (r->failed)
     return;
-  if ((size_t)refs * m->features > r->left / 8) {
+  map_values = version >= 3 ? ((size_t)m->features + 1) * space : 0;
+  if ((size_t)refs * space + map_values > r->left / 8) {
     fail(r, "it ends inside the reference kernels");
     return;
   }
-  if (gp_surf_model_alloc_refs(m, refs) != GP_OK) {
+  if (gp_surf_model_alloc_refs(m, refs, space) != GP_OK) {
     m->refs = 0;
     fail(r, "out of memory");
     return;
@@ -325,11 +343,20 @@ static void get_classifier(rbuf *r, gp_surf_model *m) {
   get_f64s(r, &m->setting.lambda, 1, 0, "the classifier's prior mass is not finite");
   if (!r->failed && m->setting.lambda < 0)
     fail(r, "the classifier's prior mass is negative");
-  values = (size_t)m->refs * m->features;
-  get_f64s(r, m->ref_points, values, 0, "a reference kernel's counter is not finite");
-  for (i = 0; i < values && !r->failed; i++)
-    if (m->ref_points[i] < 0 || m->ref_points[i] > 1)
-      fail(r, "a reference kernel's normalised counter is outside [0, 1]");
+  values = (size_t)m->refs * space;
+  if (version < 3) {
+    identity_map(m);
+    get_f64s(r, m->ref_points, values, 0, "a reference kernel's counter is not finite");
+    for (i = 0; i < values && !r->failed; i++)
+      if (m->ref_points[i] < 0 || m->ref_points[i] > 1)
+        fail(r, "a reference kernel's normalised counter is outside [0, 1]");
+    return;
+  }
+  get_f64s(r, &m->ridge, 1, 0, "the classifier's ridge penalty is not finite");
+  if (!r->failed && m->ridge < 0)
+    fail(r, "the classifier's ridge penalty is negative");
+  get_f64s(r, m->map, map_values, 0, "a value of the classifier's map is not finite");
+  get_f64s(r, m->ref_points, values, 0, "a reference kernel's point is not finite");
 }
 
 static gp_surf_model *get_model(rbuf *r, const gp_alloc *alloc, uint32_t version) {
@@ -375,7 +402,7 @@ static gp_surf_model *get_model(rbuf *r, const gp_alloc *alloc, uint32_t version
     if (m->fmin[a] > m->fmax[a])
       fail(r, "a feature's minimum exceeds its maximum");
   if (version >= 2 && !r->failed)
-    get_classifier(r, m);
+    get_classifier(r, m, version);
   for (s = 0; s < m->nsets && !r->failed; s++)
     get_set(r, m, &m->sets[s],
             s + 1 < m->nsets ? gp_surf_freq_dim(&grid) : gp_surf_cu_dim(&grid));

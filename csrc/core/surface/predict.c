@@ -5,18 +5,21 @@
  * Sec. V (mean relative error over kernels and targets, Fig. 14's bins).
  */
 #include "num/minmax.h"
+#include "num/ridge.h"
 #include "surface.h"
 
 #include <math.h>
 #include <string.h>
 
-/* The neighbour classifier: the reference kernels' weights for x once
- * (and the prior's), then per set the cluster of least expected cost. */
+/* The neighbour classifier: the normalised counters x mapped into the
+ * scaling space, the reference kernels' weights there once (and the
+ * prior's), then per set the cluster of least expected cost. */
 static void classify_neighbours(const gp_surf_model *m, const double *x, uint32_t *choice) {
-  double w[GP_SURF_MAX_REFS], expected[GP_SURF_MAX_K], prior_weight;
+  double w[GP_SURF_MAX_REFS], expected[GP_SURF_MAX_K], at[GP_SURF_MAX_SPACE], prior_weight;
   uint32_t s;
+  gp_ridge_apply(m->map, m->features, m->space, x, at);
   prior_weight = gp_nb_prior_weight(&m->setting, gp_nb_weights(m->ref_points, m->refs,
-                                                                m->features, x, m->setting.h2,
+                                                                m->space, at, m->setting.h2,
                                                                 NULL, 0, w));
   for (s = 0; s < m->nsets; s++)
     choice[s] = m->sets[s].k > 1 ? (uint32_t)gp_nb_choose(m->sets[s].costs, m->refs,

@@ -40,6 +40,8 @@ enum { GP_SURF_CU = 0, GP_SURF_ENGINE = 1, GP_SURF_MEMORY = 2 };
 #define GP_SURF_MAX_K 1024         /* clusters per set */
 #define GP_SURF_MAX_QUANTITIES 4   /* time, power, ... per dataset */
 #define GP_SURF_MAX_REFS 4096      /* the neighbour classifier's reference kernels */
+#define GP_SURF_MAX_SPACE 4096     /* the neighbour classifier's scaling space: values
+                                      per point (every set's scaling values) */
 
 typedef struct gp_surf_grid {
   uint32_t n[3];                     /* values per axis */
@@ -117,7 +119,9 @@ typedef enum gp_surf_classifier {
   GP_SURF_PAPER = 1,     /* Wu et al.'s network per set (Sec. III-D, Fig. 9) */
   GP_SURF_NEIGHBOURS = 2 /* per set the cluster of least expected cost over the
                             training kernels, weighted by a Gaussian of their
-                            counter distance (num/neighbours.h) */
+                            distance in the scaling space: the counters mapped
+                            by a ridge regression to the scaling values they
+                            predict (num/neighbours.h, num/ridge.h) */
 } gp_surf_classifier;
 
 typedef struct gp_surf_set {
@@ -148,7 +152,13 @@ typedef struct gp_surf_model {
   uint32_t refs;           /* GP_SURF_NEIGHBOURS: reference (training) kernels */
   gp_nb_setting setting;   /* GP_SURF_NEIGHBOURS: the bandwidth h^2 and the prior's
                               mass lambda */
-  double *ref_points;      /* GP_SURF_NEIGHBOURS: refs x features, normalised */
+  uint32_t space;          /* GP_SURF_NEIGHBOURS: the scaling space's dimension */
+  double ridge;            /* GP_SURF_NEIGHBOURS: the map's ridge penalty */
+  double *map;             /* GP_SURF_NEIGHBOURS: (features + 1) x space, the ridge
+                              map from normalised counters (and 1) to the
+                              scaling space (gp_ridge_apply) */
+  double *ref_points;      /* GP_SURF_NEIGHBOURS: refs x space, the references'
+                              mapped counters */
   /* training state, in memory only (never saved): the dataset kernels the
    * model was trained on and their k-means clusters, set by set, for the
    * oracle classifier of Sec. V-B2 */
@@ -170,14 +180,17 @@ typedef struct gp_surf_train_opts {
 } gp_surf_train_opts;
 
 /* The neighbour classifier's settings tried by leave-one-group-out
- * validation: every bandwidth (h^2 in min-max normalised counter space,
- * squared distances up to the feature count; the last gives every training
- * kernel the same weight) with every prior mass (0: none). */
+ * validation: every bandwidth (h^2 in the scaling space, where a squared
+ * distance is the mean squared difference of two kernels' log scaling
+ * values; the last gives every training kernel the same weight) with every
+ * prior mass (0: none); and the ridge penalties tried for the map. */
 #define GP_SURF_BANDWIDTHS 10
 #define GP_SURF_PRIORS 4
 #define GP_SURF_SETTINGS (GP_SURF_BANDWIDTHS * GP_SURF_PRIORS)
+#define GP_SURF_RIDGES 8
 extern const double gp_surf_bandwidths[GP_SURF_BANDWIDTHS];
 extern const double gp_surf_priors[GP_SURF_PRIORS];
+extern const double gp_surf_ridges[GP_SURF_RIDGES];
 
 /* k = 12, seed = 1, restarts = 10, max_iter = 100, classifier
  * GP_SURF_NEIGHBOURS, groups NULL, gp_nn_train_opts_default with
@@ -195,9 +208,13 @@ double gp_surf_set_cost(const gp_surf_grid *g, uint32_t s, const uint32_t base[3
 /* Builds a model of quantity q of the dataset from the n kernels listed
  * (dataset indices), at base configuration `base` (indices): for every set
  * the kernels' scaling values, k-means (Euclidean on the raw ratios,
- * k-means++ seeded, restarts), the centroids, then a network trained on the
- * kernels' base counters (min-max normalised over them) to give each
- * kernel's cluster.  names: the features' names, NUL-terminated one after
+ * k-means++ seeded, restarts), the centroids, then the classifier on the
+ * kernels' base counters (min-max normalised over them): the paper's
+ * network trained to give each kernel's cluster, or the neighbour
+ * classifier (every cluster's cost to every kernel; the ridge map of the
+ * counters into the scaling space, where every set's scaling values are
+ * logs scaled by 1/sqrt(space); its setting by leave-one-group-out
+ * validation).  names: the features' names, NUL-terminated one after
  * another (names_len bytes in all).  Errors: a kernel without counters at
  * the base, values that are not positive, sizes out of range. */
 int gp_surf_train(const gp_surf_data *d, uint32_t q, const char *quantity, const uint32_t *kernels,
@@ -212,9 +229,13 @@ gp_surf_model *gp_surf_model_new(const gp_alloc *alloc, const char *quantity,
                                  const gp_surf_grid *grid, const uint32_t base[3], uint32_t k,
                                  const char *names, size_t names_len, uint32_t features,
                                  uint32_t trained);
-/* The reference points of a GP_SURF_NEIGHBOURS model (refs x features):
- * allocated; GP_ERR when out of memory. */
-int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs);
+/* The reference points (refs x space) and the map ((features + 1) x
+ * space) of a GP_SURF_NEIGHBOURS model: allocated; GP_ERR when out of
+ * memory. */
+int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs, uint32_t space);
+/* The scaling space's dimension of a grid: every frequency set's values and
+ * the CU set's (nc x freq_dim + cu_dim). */
+size_t gp_surf_space_dim(const gp_surf_grid *g);
 /* Set s's prior (each cluster's mean cost) from its costs; GP_ERR when out
  * of memory. */
 int gp_surf_set_prior(gp_surf_model *m, gp_surf_set *set);
@@ -268,8 +289,9 @@ int gp_surf_evaluate(const gp_surf_model *m, const gp_surf_data *d, uint32_t q,
  * message saying so) and returns count new models (free each with
  * gp_surf_model_free and the array with gp_free(alloc, models, count x
  * sizeof *models)).  `name` is used in messages. */
-#define GP_SURF_FILE_VERSION 2 /* 2: the classifier kind; version 1 files (the
-                                  paper's networks) still read */
+#define GP_SURF_FILE_VERSION 3 /* 2: the classifier kind; 3: the neighbour
+                                  classifier's scaling space (its map); versions
+                                  1 and 2 still read */
 int gp_surf_encode(gp_surf_model *const *models, uint32_t count, const gp_alloc *alloc,
                    unsigned char **bytes, size_t *len, gp_error *err);
 int gp_surf_decode(const unsigned char *bytes, size_t len, const char *name,

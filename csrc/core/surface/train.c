@@ -6,16 +6,21 @@
 #include "num/kmeans.h"
 #include "num/minmax.h"
 #include "num/neighbours.h"
+#include "num/ridge.h"
 #include "num/rng.h"
 #include "surface.h"
 
 #include <math.h>
 #include <string.h>
 
-/* From local (1e-3: a kernel's nearest relatives decide) to global (1e30:
- * every training kernel weighs the same). */
-const double gp_surf_bandwidths[GP_SURF_BANDWIDTHS] = {1e-3, 3e-3, 0.01, 0.03, 0.1,
-                                                        0.3,  1,    3,    10,   1e30};
+/* From local (1e-5: log scaling values about 0.3 % apart on average; a
+ * kernel's nearest relatives decide) to global (1e30: every training kernel
+ * weighs the same). */
+const double gp_surf_bandwidths[GP_SURF_BANDWIDTHS] = {1e-5, 3e-5, 1e-4, 3e-4, 1e-3,
+                                                        3e-3, 0.01, 0.03, 0.1,  1e30};
+/* The map's penalty on normalised counters (each in [0, 1]): from nearly
+ * least squares to a map that leans on the mean. */
+const double gp_surf_ridges[GP_SURF_RIDGES] = {1e-3, 0.01, 0.03, 0.1, 0.3, 1, 3, 10};
 /* From none to a prior worth three references at the query's place. */
 const double gp_surf_priors[GP_SURF_PRIORS] = {0, 0.03, 0.3, 3};
 
@@ -44,7 +49,8 @@ void gp_surf_model_free(gp_surf_model *m) {
     }
     gp_free(&m->alloc, m->sets, m->nsets * sizeof *m->sets);
   }
-  gp_free(&m->alloc, m->ref_points, ((size_t)m->refs * m->features + 1) * sizeof(double));
+  gp_free(&m->alloc, m->ref_points, ((size_t)m->refs * m->space + 1) * sizeof(double));
+  gp_free(&m->alloc, m->map, ((size_t)(m->features + 1) * m->space + 1) * sizeof(double));
   gp_free(&m->alloc, m->names, m->names_len);
   gp_free(&m->alloc, m->fmin, (m->features + 1) * sizeof *m->fmin);
   gp_free(&m->alloc, m->fmax, (m->features + 1) * sizeof *m->fmax);
@@ -104,10 +110,16 @@ gp_surf_model *gp_surf_model_new(const gp_alloc *alloc, const char *quantity,
   return m;
 }
 
-int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs) {
+int gp_surf_model_alloc_refs(gp_surf_model *m, uint32_t refs, uint32_t space) {
   m->refs = refs;
-  m->ref_points = gp_malloc(&m->alloc, ((size_t)refs * m->features + 1) * sizeof(double));
-  return m->ref_points ? GP_OK : GP_ERR;
+  m->space = space;
+  m->ref_points = gp_malloc(&m->alloc, ((size_t)refs * space + 1) * sizeof(double));
+  m->map = gp_malloc(&m->alloc, ((size_t)(m->features + 1) * space + 1) * sizeof(double));
+  return m->ref_points && m->map ? GP_OK : GP_ERR;
+}
+
+size_t gp_surf_space_dim(const gp_surf_grid *g) {
+  return g->n[GP_SURF_CU] * gp_surf_freq_dim(g) + gp_surf_cu_dim(g);
 }
 
 int gp_surf_set_prior(gp_surf_model *m, gp_surf_set *set) {
@@ -229,7 +241,8 @@ static int base_features(gp_surf_model *m, const gp_surf_data *d, const uint32_t
  * serves (the CU set every target at another CU count, a frequency set
  * those at its CU count), so the loss approximates the model's own mean
  * error. */
-static int choose_setting(gp_surf_model *m, const gp_surf_train_opts *opts, gp_error *err) {
+static int choose_setting(gp_surf_model *m, const double *queries, const gp_surf_train_opts *opts,
+                          gp_error *err) {
   gp_nb_table tables[GP_SURF_MAX_AXIS + 1];
   gp_nb_setting settings[GP_SURF_SETTINGS];
   size_t ntables = 0, best, b, p;
@@ -250,10 +263,47 @@ static int choose_setting(gp_surf_model *m, const gp_surf_train_opts *opts, gp_e
   m->setting = settings[GP_SURF_BANDWIDTHS - 1]; /* uniform, no prior */
   if (ntables == 0)
     return GP_OK;
-  if (gp_nb_select(m->ref_points, m->refs, m->features, opts->groups, tables, ntables, settings,
-                   GP_SURF_SETTINGS, &m->alloc, NULL, &best, err) != GP_OK)
+  if (gp_nb_select(m->ref_points, queries, m->refs, m->space, opts->groups, tables, ntables,
+                   settings, GP_SURF_SETTINGS, &m->alloc, NULL, &best, err) != GP_OK)
     return GP_ERR;
   m->setting = settings[best];
+  return GP_OK;
+}
+
+/* Appends set s's scaling values of the n training kernels (v, n x dim)
+ * to the scaling-space targets y (n x space, from column off) as logs
+ * scaled by 1/sqrt(space): a squared distance in the space is then the
+ * mean squared difference of log scaling values, whatever the grid. */
+static void space_targets(const gp_surf_model *m, const double *v, size_t dim, uint32_t n,
+                          size_t off, double *y) {
+  double scale = 1 / sqrt((double)m->space);
+  uint32_t i;
+  size_t j;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < dim; j++)
+      y[(size_t)i * m->space + off + j] = scale * log(v[(size_t)i * dim + j]);
+}
+
+/* The neighbour classifier's scaling space: the ridge map from the
+ * normalised counters x (n x features) to the kernels' scaling values y
+ * (n x space), its penalty chosen by leave-one-group-out squared error;
+ * the references are the training kernels' mapped counters, and queries
+ * (n x space) each training kernel's counters mapped by the map fitted
+ * without its group (where the setting's validation places it, as an
+ * unseen kernel would be). */
+static int build_space(gp_surf_model *m, const double *x, const double *y, uint32_t n,
+                       const uint32_t *groups, double *queries, gp_error *err) {
+  size_t best, i, F = m->features;
+  if (gp_ridge_select(x, y, n, F, m->space, groups, gp_surf_ridges, GP_SURF_RIDGES, &m->alloc,
+                      NULL, &best, err) != GP_OK)
+    return GP_ERR;
+  m->ridge = gp_surf_ridges[best];
+  if (gp_ridge_fit(x, y, n, F, m->space, NULL, m->ridge, &m->alloc, m->map, err) != GP_OK ||
+      gp_ridge_held_out(x, y, n, F, m->space, groups, m->ridge, &m->alloc, queries, err) !=
+          GP_OK)
+    return GP_ERR;
+  for (i = 0; i < n; i++)
+    gp_ridge_apply(m->map, F, m->space, x + i * F, m->ref_points + i * m->space);
   return GP_OK;
 }
 
@@ -291,6 +341,10 @@ static int check_request(const gp_surf_data *d, uint32_t q, const char *quantity
     return gp_error_set(err, "surface: the neighbour classifier takes at most %d training kernels, "
                         "got %u (train on fewer, or with the paper's network)", GP_SURF_MAX_REFS,
                         (unsigned)n);
+  if (opts->classifier == GP_SURF_NEIGHBOURS && gp_surf_space_dim(&d->grid) > GP_SURF_MAX_SPACE)
+    return gp_error_set(err, "surface: the neighbour classifier's scaling space has %zu values on "
+                        "this grid, at most %d allowed (use a smaller grid, or the paper's "
+                        "network)", gp_surf_space_dim(&d->grid), GP_SURF_MAX_SPACE);
   return gp_surf_data_check(d, err);
 }
 
@@ -299,8 +353,8 @@ int gp_surf_train(const gp_surf_data *d, uint32_t q, const char *quantity, const
                   const gp_surf_train_opts *opts, const gp_alloc *alloc, gp_surf_model **out,
                   gp_error *err) {
   gp_surf_model *m;
-  size_t dim_max, raw_n, v_n;
-  double *raw = NULL, *x = NULL, *v = NULL;
+  size_t dim_max, raw_n, v_n, y_n = 1, off = 0;
+  double *raw = NULL, *x = NULL, *v = NULL, *y = NULL, *queries = NULL;
   uint32_t s, i, *assign = NULL;
   int rc = GP_ERR;
   *out = NULL;
@@ -328,22 +382,30 @@ int gp_surf_train(const gp_surf_data *d, uint32_t q, const char *quantity, const
     goto done;
   m->classifier = opts->classifier;
   if (m->classifier == GP_SURF_NEIGHBOURS) {
-    if (gp_surf_model_alloc_refs(m, n) != GP_OK) {
+    uint32_t space = (uint32_t)gp_surf_space_dim(&d->grid);
+    y_n = (size_t)n * space + 1;
+    y = gp_malloc(alloc, y_n * sizeof *y);
+    queries = gp_malloc(alloc, y_n * sizeof *queries);
+    if (!y || !queries || gp_surf_model_alloc_refs(m, n, space) != GP_OK) {
       gp_error_set(err, "surface: out of memory for %u reference kernels", (unsigned)n);
       goto done;
     }
-    memcpy(m->ref_points, x, raw_n * sizeof *x);
   }
   for (s = 0; s < m->nsets; s++) {
     size_t dim = s < d->grid.n[GP_SURF_CU] ? gp_surf_freq_dim(&d->grid)
                                            : gp_surf_cu_dim(&d->grid);
     set_vectors(d, q, kernels, n, s, base, dim, v);
+    if (y)
+      space_targets(m, v, dim, n, off, y);
+    off += dim;
     if (build_set(m, s, v, dim, n, x, opts, assign, err) != GP_OK)
       goto done;
     for (i = 0; i < n; i++)
       m->train_assign[(size_t)i * m->nsets + s] = assign[i];
   }
-  if (m->classifier == GP_SURF_NEIGHBOURS && choose_setting(m, opts, err) != GP_OK)
+  if (m->classifier == GP_SURF_NEIGHBOURS &&
+      (build_space(m, x, y, n, opts->groups, queries, err) != GP_OK ||
+       choose_setting(m, queries, opts, err) != GP_OK))
     goto done;
   *out = m;
   m = NULL;
@@ -353,6 +415,8 @@ done:
   gp_free(alloc, x, raw_n * sizeof *x);
   gp_free(alloc, v, v_n * sizeof *v);
   gp_free(alloc, assign, n * sizeof *assign);
+  gp_free(alloc, y, y_n * sizeof *y);
+  gp_free(alloc, queries, y_n * sizeof *queries);
   gp_surf_model_free(m);
   return rc;
 }
