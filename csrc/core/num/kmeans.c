@@ -4,19 +4,10 @@
  * al.'s cluster sets, and Fig. 7's MAX/MIN/RANDOM picks.
  */
 #include "kmeans.h"
+#include "dist.h"
 #include "rng.h"
 
 #include <string.h>
-
-static double dist2(const double *a, const double *b, size_t d) {
-  double s = 0;
-  size_t i;
-  for (i = 0; i < d; i++) {
-    double e = a[i] - b[i];
-    s += e * e;
-  }
-  return s;
-}
 
 void gp_km_opts_default(gp_km_opts *o) {
   o->k = 2;
@@ -44,7 +35,7 @@ static void seed_centres(const double *x, size_t n, size_t d, size_t k, uint64_t
   size_t i, c;
   memcpy(centre, x + gp_rng_index(state, n) * d, d * sizeof *centre);
   for (i = 0; i < n; i++)
-    nearest[i] = dist2(x + i * d, centre, d);
+    nearest[i] = gp_dist2(x + i * d, centre, d);
   for (c = 1; c < k; c++) {
     double total = 0, pick, acc = 0;
     size_t chosen = 0, last_positive = 0;
@@ -67,7 +58,7 @@ static void seed_centres(const double *x, size_t n, size_t d, size_t k, uint64_t
     }
     memcpy(centre + c * d, x + chosen * d, d * sizeof *centre);
     for (i = 0; i < n; i++) {
-      double e = dist2(x + i * d, centre + c * d, d);
+      double e = gp_dist2(x + i * d, centre + c * d, d);
       if (e < nearest[i])
         nearest[i] = e;
     }
@@ -82,9 +73,9 @@ static int assign_points(const double *x, size_t n, size_t d, size_t k, const do
   int changed = 0;
   for (i = 0; i < n; i++) {
     uint32_t a = 0;
-    double e = dist2(x + i * d, centre, d);
+    double e = gp_dist2(x + i * d, centre, d);
     for (c = 1; c < k; c++) {
-      double f = dist2(x + i * d, centre + c * d, d);
+      double f = gp_dist2(x + i * d, centre + c * d, d);
       if (f < e) {
         e = f;
         a = (uint32_t)c;
@@ -143,7 +134,7 @@ static double inertia_of(const double *x, size_t n, size_t d, const double *cent
   size_t i;
   double s = 0;
   for (i = 0; i < n; i++)
-    s += dist2(x + i * d, centre + (size_t)assign[i] * d, d);
+    s += gp_dist2(x + i * d, centre + (size_t)assign[i] * d, d);
   return s;
 }
 
@@ -218,7 +209,7 @@ static void find_representative(const double *x, size_t n, size_t d, size_t k, k
     double e;
     if (w->best_assign[i] != out->largest)
       continue;
-    e = dist2(x + i * d, w->best_centre + out->largest * d, d);
+    e = gp_dist2(x + i * d, w->best_centre + out->largest * d, d);
     if (out->representative == SIZE_MAX || e < best_d) {
       out->representative = i;
       best_d = e;

@@ -2,20 +2,11 @@
  * neighbours.c -- the cost-weighted neighbour classifier (neighbours.h).
  */
 #include "neighbours.h"
+#include "dist.h"
 #include "fexp.h"
 
 #include <math.h>
 #include <string.h>
-
-static double dist2(const double *a, const double *b, size_t dim) {
-  double s = 0;
-  size_t j;
-  for (j = 0; j < dim; j++) {
-    double diff = a[j] - b[j];
-    s += diff * diff;
-  }
-  return s;
-}
 
 /* exp(-z), and exactly 0 beyond z = 40 (e^-40 = 4e-18 of the nearest
  * point's weight, which is 1): the sums skip those points. */
@@ -47,7 +38,7 @@ double gp_nb_weights(const double *points, size_t n, size_t dim, const double *x
   double least = INFINITY;
   size_t i, used = 0;
   for (i = 0; i < n; i++) { /* distances first, into w */
-    w[i] = dist2(points + i * dim, x, dim);
+    w[i] = gp_dist2(points + i * dim, x, dim);
     if (!groups || groups[i] != skip) {
       used++;
       if (w[i] < least)
@@ -226,7 +217,7 @@ int gp_nb_select(const double *points, const double *queries, size_t n, size_t d
   }
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
-      d[i * n + j] = dist2((queries ? queries : points) + i * dim, points + j * dim, dim);
+      d[i * n + j] = gp_dist2((queries ? queries : points) + i * dim, points + j * dim, dim);
   best_over(d, n, groups, tables, ntables, candidates, ncand, loss, best, &s);
   gp_free(alloc, d, n * n * sizeof *d);
   free_scratch(&s, n, most, alloc);
