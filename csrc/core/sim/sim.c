@@ -664,6 +664,28 @@ static void size_rings(sim *s) {
   s->ring_mask = ring - 1;
 }
 
+/* SM i's warps, block slots and scheduler sets, built when the first round
+ * gives it a block: an SM without one then never gets one, and a launch of
+ * fewer blocks than SMs (bfs on a100's 108) paid more for building every
+ * SM than for simulating.  An SM not built keeps its schedulers idle from
+ * cycle 0 (sched_init's state, which a look at them would not change). */
+static int build_sm(sim *s, uint32_t i) {
+  sm_state *sm = &s->sms[i];
+  uint32_t x, per_sm = s->slots_per_sm * s->wpb;
+  sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
+  sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
+  sm->slots = gp_malloc(&s->alloc, s->slots_per_sm * sizeof *sm->slots);
+  if (!sm->warps_mem || !sm->slots)
+    return gp_error_set(s->err, "sim: out of memory");
+  memset(sm->warps, 0, per_sm * sizeof *sm->warps);
+  for (x = 0; x < s->slots_per_sm; x++)
+    sm->slots[x].block = -1;
+  for (x = 0; x < s->S; x++)
+    if (sched_alloc(s, &sm->scheds[x]) != GP_OK)
+      return GP_ERR;
+  return GP_OK;
+}
+
 static int setup(sim *s) {
   uint32_t i, x, per_sm = s->slots_per_sm * s->wpb;
   size_rings(s);
@@ -685,31 +707,26 @@ static int setup(sim *s) {
   memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   for (i = 0; i < s->sm_count; i++) {
     sm_state *sm = &s->sms[i];
-    sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
-    sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
-    sm->slots = gp_malloc(&s->alloc, s->slots_per_sm * sizeof *sm->slots);
     sm->scheds = gp_malloc(&s->alloc, s->S * sizeof *sm->scheds);
-    if (!sm->warps_mem || !sm->slots || !sm->scheds)
+    if (!sm->scheds)
       return gp_error_set(s->err, "sim: out of memory");
-    memset(sm->warps, 0, per_sm * sizeof *sm->warps);
     memset(sm->scheds, 0, s->S * sizeof *sm->scheds);
-    for (x = 0; x < s->slots_per_sm; x++)
-      sm->slots[x].block = -1;
     for (x = 0; x < s->S; x++) {
       s->sched_of[i * s->S + x] = &sm->scheds[x];
-      if (sched_alloc(s, &sm->scheds[x], i, x, (per_sm + s->S - 1 - x) / s->S) != GP_OK)
-        return GP_ERR;
+      sched_init(s, &sm->scheds[x], i, x, (per_sm + s->S - 1 - x) / s->S);
     }
   }
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < s->sm_count; i++)
-      if (s->next_block < s->k->blocks && place(s, i, x, 0) != GP_OK)
+      if (s->next_block < s->k->blocks &&
+          ((!s->sms[i].slots && build_sm(s, i) != GP_OK) || place(s, i, x, 0) != GP_OK))
         return GP_ERR;
-  /* every scheduler looks at cycle 0 */
+  /* every scheduler of an SM with blocks looks at cycle 0 */
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
   for (x = 0; x < s->sm_count * s->S; x++)
-    bit_set(s->due_now, x);
+    if (s->sms[x / s->S].slots)
+      bit_set(s->due_now, x);
   return GP_OK;
 }
 
