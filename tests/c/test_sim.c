@@ -334,6 +334,34 @@ static void test_front_end_by_hand(void) {
   gp_kernel_free(six);
 }
 
+/* SMs the launch gives no block (three of four here, built never) change
+ * nothing: the same cycles and SM 0's stalls as on one SM, and their
+ * schedulers idle for as long as SM 0's are charged. */
+static void test_sms_without_blocks_are_idle(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 64, 10, body, 1, NULL, 0);
+  sim_setup one = config(1, 2, 1), four = config(4, 2, 1);
+  gp_sim_result r1 = run(k, &one), r4 = run(k, &four);
+  double sm0 = 0, idle;
+  int x;
+  uint32_t sm;
+  CHECK_NEAR(r4.cycles, r1.cycles, 0);
+  CHECK_NEAR(r4.sm_cycles[0], r1.sm_cycles[0], 0);
+  CHECK(memcmp(r4.sm_stalls, r1.sm_stalls, GP_STALL_COUNT * sizeof *r1.sm_stalls) == 0);
+  for (x = 0; x < GP_STALL_COUNT; x++)
+    sm0 += r1.sm_stalls[x];
+  CHECK(sm0 > 0);
+  for (sm = 1; sm < 4; sm++) {
+    idle = r4.sm_stalls[sm * GP_STALL_COUNT + GP_STALL_IDLE];
+    CHECK_NEAR(idle, sm0, 0);
+    CHECK_NEAR(r4.sm_cycles[sm], 0, 0);
+  }
+  CHECK_NEAR(r4.stalls[GP_STALL_IDLE], r1.stalls[GP_STALL_IDLE] + 3 * sm0, 1e-9);
+  done(&r1, k, 1);
+  done(&r4, k, 4);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_chain_takes_n_times_l);
   RUN(test_block_dispatch_is_serialised);
@@ -347,5 +375,6 @@ int main(void) {
   RUN(test_two_word_scheduler);
   RUN(test_many_schedulers);
   RUN(test_class_counts);
+  RUN(test_sms_without_blocks_are_idle);
   return gp_test_finish();
 }
