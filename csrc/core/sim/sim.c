@@ -418,7 +418,8 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
  * it.  For an integral interval the unit is always
  * idle by the time it accepts (acc <= t), and unit_free = t + busy as
  * before, bit for bit. */
-static void occupy_unit(sched_state *q, int unit, double t, double busy) {
+static inline __attribute__((always_inline)) void occupy_unit(sched_state *q, int unit, double t,
+                                                              double busy) {
   /* sums of fractions round: 3 x 2/3 may come out just below or above 2 */
   const double slack = 1e-6;
   double start = q->unit_acc[unit] > t + slack ? q->unit_acc[unit] : t;
@@ -439,11 +440,13 @@ static void occupy_unit(sched_state *q, int unit, double t, double busy) {
  * memsim), the barrier, and the warp's next instruction's readiness.
  * Returns ENQUEUE when the warp goes on (the caller puts it into ready
  * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
- * error. */
+ * error.  Inline in the look at a scheduler (compiled per policy): the
+ * call cost a tenth of a compute instruction's issue. */
 /* issue(): the warp goes on (the caller puts it into ready or pending). */
 #define ENQUEUE 1
 
-static int issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
+static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, warp_state *w,
+                                                       uint32_t pos, double t) {
   const gp_sim_options *opt = s->opt;
   uint32_t smi = q->sm;
   int c = w->op_class, unit = w->unit;
