@@ -677,10 +677,11 @@ static int build_sm(sim *s, uint32_t i) {
   uint32_t x, per_sm = s->slots_per_sm * s->wpb;
   sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
   sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
+  if (sm->warps_mem) /* cleared first: free_sim reads the warps of any allocation */
+    memset(sm->warps, 0, per_sm * sizeof *sm->warps);
   sm->slots = gp_malloc(&s->alloc, s->slots_per_sm * sizeof *sm->slots);
   if (!sm->warps_mem || !sm->slots)
     return gp_error_set(s->err, "sim: out of memory");
-  memset(sm->warps, 0, per_sm * sizeof *sm->warps);
   for (x = 0; x < s->slots_per_sm; x++)
     sm->slots[x].block = -1;
   for (x = 0; x < s->S; x++)
@@ -697,6 +698,8 @@ static int setup(sim *s) {
   s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);
   s->cand = gp_malloc(&s->alloc, per_sm * sizeof *s->cand);
   s->sms = gp_malloc(&s->alloc, s->sm_count * sizeof *s->sms);
+  if (s->sms) /* cleared first: free_sim reads every SM of the allocation */
+    memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   s->sched_of = gp_malloc(&s->alloc, s->sm_count * s->S * sizeof *s->sched_of);
   for (s->tree_leaves = 1; s->tree_leaves < s->sm_count * s->S; s->tree_leaves *= 2)
     ;
@@ -707,7 +710,6 @@ static int setup(sim *s) {
     s->wake_tree[i] = INFINITY;
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
-  memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   for (i = 0; i < s->sm_count; i++) {
     sm_state *sm = &s->sms[i];
     sm->scheds = gp_malloc(&s->alloc, s->S * sizeof *sm->scheds);
