@@ -297,6 +297,7 @@ typedef struct gp_chunk_ref {
 typedef struct gp_calendar {
   gp_chunk_ref *dir;           /* chunks in time order, none empty */
   uint32_t count, cap;         /* chunks in use, directory capacity */
+  gp_span_chunk *spare;        /* the last chunk dropped, kept for the next one needed */
   double min_length;           /* no request is shorter */
   double now;                  /* the latest submission cycle: intervals that ended
                                   by then are over (dropped a chunk at a time) */

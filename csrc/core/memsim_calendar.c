@@ -38,13 +38,20 @@ void gp_calendar_free(gp_calendar *c, const gp_alloc *alloc) {
   uint32_t i;
   for (i = 0; i < c->count; i++)
     gp_free(alloc, c->dir[i].chunk, sizeof *c->dir[i].chunk);
+  gp_free(alloc, c->spare, sizeof *c->spare);
   gp_free(alloc, c->dir, c->cap * sizeof *c->dir);
   memset(c, 0, sizeof *c);
 }
 
-/* Removes chunk i from the directory and frees it. */
+/* Removes chunk i from the directory and frees it, or keeps it as the
+ * spare: a calendar that empties as its last interval ends and fills again
+ * at the next request (most of them, most of the time) would otherwise
+ * allocate and free a chunk per request. */
 static void drop_chunk(gp_calendar *c, const gp_alloc *alloc, uint32_t i) {
-  gp_free(alloc, c->dir[i].chunk, sizeof *c->dir[i].chunk);
+  if (c->spare == NULL)
+    c->spare = c->dir[i].chunk;
+  else
+    gp_free(alloc, c->dir[i].chunk, sizeof *c->dir[i].chunk);
   memmove(c->dir + i, c->dir + i + 1, (c->count - i - 1) * sizeof *c->dir);
   c->count--;
 }
@@ -122,9 +129,10 @@ static int add_chunk(gp_calendar *c, const gp_alloc *alloc, uint32_t i) {
   if (gp_grow(alloc, (void **)&c->dir, &cap, (size_t)c->count + 1, sizeof *c->dir) != GP_OK)
     return GP_ERR;
   c->cap = (uint32_t)cap;
-  ch = gp_malloc(alloc, sizeof *ch);
+  ch = c->spare != NULL ? c->spare : gp_malloc(alloc, sizeof *ch);
   if (ch == NULL)
     return GP_ERR;
+  c->spare = NULL;
   ch->n = 0;
   memmove(c->dir + i + 1, c->dir + i, (c->count - i) * sizeof *c->dir);
   c->dir[i].chunk = ch;

@@ -65,6 +65,9 @@ struct gp_timed {
   double **l2_fill_from;  /* per slice, per way: when the slice accepted the
                              request that fetches the line's data */
   gp_calendar *slices, *channels; /* reserved intervals per L2 slice and DRAM channel */
+  gp_cache_config l2_slice;  /* one slice's share of the L2 */
+  uint8_t *sm_built;      /* per SM: its L1, L1 ready cycles and MSHRs exist (build_sm) */
+  uint8_t *slice_built;   /* per slice: its tags and ready cycles exist (build_slice) */
   int out_of_memory;      /* a calendar could not grow during this submission */
   double last_now;
   gp_timed_stats stats;
@@ -178,8 +181,11 @@ static size_t ways_of(const gp_cache *c) {
   return (size_t)c->sets * c->config.ways;
 }
 
-/* A per-way array of data-ready cycles, zeroed; NULL for no cache or out
- * of memory (*ok = 0). */
+/* A per-way array of data-ready cycles, not initialised: a way's entry is
+ * zeroed when the way is first filled (fresh_way), as the cache's own tags
+ * are, so a launch pays only for the ways it uses (zeroing every way cost
+ * a100's 40 MB L2 about 5 MB of writes and page faults per launch).  NULL
+ * for no cache or out of memory (*ok = 0). */
 static double *ready_array(const gp_alloc *a, const gp_cache *c, int *ok) {
   size_t n = ways_of(c);
   double *r;
@@ -188,9 +194,14 @@ static double *ready_array(const gp_alloc *a, const gp_cache *c, int *ok) {
   r = gp_malloc(a, n * sizeof *r);
   if (r == NULL)
     *ok = 0;
-  else
-    memset(r, 0, n * sizeof *r);
   return r;
+}
+
+/* Whether the cache's last access filled a way no line had held before
+ * (ways fill in order and are never invalidated: a miss that allocated
+ * without a victim), whose ready entries are not initialised yet. */
+static int fresh_way(const gp_cache *c, gp_cache_result res) {
+  return res == GP_CACHE_MISS && c->way >= 0 && !c->evicted;
 }
 
 /* n empty calendars for requests of at least min_length cycles; NULL when
@@ -244,6 +255,8 @@ void gp_timed_free(gp_timed *t) {
   gp_free(&t->alloc, t->mshrs, t->cfg.sms * sizeof *t->mshrs);
   free_calendars(&t->alloc, t->slices, slices);
   free_calendars(&t->alloc, t->channels, t->cfg.dram_channels);
+  gp_free(&t->alloc, t->sm_built, t->cfg.sms);
+  gp_free(&t->alloc, t->slice_built, slices);
   gp_free(&t->alloc, t, sizeof *t);
 }
 
@@ -254,12 +267,58 @@ static double shortest_transfer(const gp_timed_config *cfg) {
   return (double)unit / (cfg->dram_bytes_per_cycle / cfg->dram_channels);
 }
 
+/* n zeroed bytes; NULL when out of memory. */
+static void *zeroed(const gp_alloc *a, size_t n) {
+  void *p = gp_malloc(a, n);
+  if (p != NULL)
+    memset(p, 0, n);
+  return p;
+}
+
+/* SM sm's MSHRs, L1 and L1 ready cycles, built at its first request: a
+ * launch of a few blocks on a GPU of a hundred SMs uses a few of them, and
+ * building every SM's cost more than simulating such a launch (bfs on
+ * a100).  An SM not built has no requests: its L1 counts are zero.
+ * gp_timed_free frees whatever part of it exists. */
+static int build_sm(gp_timed *t, uint32_t sm, gp_error *err) {
+  int ok = 1;
+  t->sm_built[sm] = 1;
+  if (mshr_file_init(&t->alloc, &t->mshrs[sm], t->cfg.mshrs_per_sm) != GP_OK)
+    return gp_error_set(err, "memsim: out of memory");
+  if (gp_cache_init(&t->l1[sm], &t->alloc, &t->cfg.l1, err) != GP_OK)
+    return GP_ERR;
+  t->l1_ready[sm] = ready_array(&t->alloc, &t->l1[sm], &ok);
+  return ok ? GP_OK : gp_error_set(err, "memsim: out of memory");
+}
+
+/* L2 slice s's tags and ready cycles, built at its first request (as
+ * build_sm).  Slice 0, built by gp_timed_new, checks the slice
+ * configuration, so later only memory can run out: the slice is then left
+ * without a cache (every access a miss) and GP_ERR returned. */
+static int build_slice(gp_timed *t, uint32_t s, gp_error *err) {
+  int ok = 1, status;
+  t->slice_built[s] = 1;
+  status = gp_cache_init(&t->l2[s], &t->alloc, &t->l2_slice, err);
+  if (status == GP_OK) {
+    t->l2_ready[s] = ready_array(&t->alloc, &t->l2[s], &ok);
+    t->l2_fill_from[s] = ready_array(&t->alloc, &t->l2[s], &ok);
+    if (ok)
+      return GP_OK;
+    status = gp_error_set(err, "memsim: out of memory");
+  }
+  gp_free(&t->alloc, t->l2_ready[s], ways_of(&t->l2[s]) * sizeof(double));
+  gp_free(&t->alloc, t->l2_fill_from[s], ways_of(&t->l2[s]) * sizeof(double));
+  t->l2_ready[s] = t->l2_fill_from[s] = NULL;
+  gp_cache_free(&t->l2[s]);
+  memset(&t->l2[s], 0, sizeof t->l2[s]);
+  return status;
+}
+
 int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *cfg,
                  gp_error *err) {
   gp_timed *t;
-  uint32_t i, slices = cfg->l2_slices ? cfg->l2_slices : 1;
-  gp_cache_config slice = cfg->l2;
-  int status = GP_OK;
+  uint32_t slices = cfg->l2_slices ? cfg->l2_slices : 1;
+  int status;
   if (cfg->sms == 0 || cfg->mshrs_per_sm == 0 || cfg->dram_channels == 0 ||
       !(cfg->dram_bytes_per_cycle > 0))
     return gp_error_set(err, "memsim: sms, mshrs, DRAM channels and bandwidth must be above 0");
@@ -269,48 +328,27 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
   memset(t, 0, sizeof *t);
   t->alloc = *alloc;
   t->cfg = *cfg;
-  t->l1 = gp_malloc(alloc, cfg->sms * sizeof *t->l1);
-  t->l2 = gp_malloc(alloc, slices * sizeof *t->l2);
-  t->mshrs = gp_malloc(alloc, cfg->sms * sizeof *t->mshrs);
+  t->l2_slice = cfg->l2;
+  t->l2_slice.size_bytes = cfg->l2.size_bytes / slices;
+  t->l1 = zeroed(alloc, cfg->sms * sizeof *t->l1);
+  t->l2 = zeroed(alloc, slices * sizeof *t->l2);
+  t->mshrs = zeroed(alloc, cfg->sms * sizeof *t->mshrs);
+  t->l1_ready = zeroed(alloc, cfg->sms * sizeof *t->l1_ready);
+  t->l2_ready = zeroed(alloc, slices * sizeof *t->l2_ready);
+  t->l2_fill_from = zeroed(alloc, slices * sizeof *t->l2_fill_from);
+  t->sm_built = zeroed(alloc, cfg->sms);
+  t->slice_built = zeroed(alloc, slices);
   t->slices = new_calendars(alloc, slices, cfg->l2_interval);
   t->channels = new_calendars(alloc, cfg->dram_channels, shortest_transfer(cfg));
-  if (t->mshrs)
-    memset(t->mshrs, 0, cfg->sms * sizeof *t->mshrs);
-  if (!t->l1 || !t->l2 || !t->mshrs || !t->slices || !t->channels) {
+  if (!t->l1 || !t->l2 || !t->mshrs || !t->l1_ready || !t->l2_ready || !t->l2_fill_from ||
+      !t->sm_built || !t->slice_built || !t->slices || !t->channels) {
     gp_timed_free(t);
     return gp_error_set(err, "memsim: out of memory");
   }
-  memset(t->l1, 0, cfg->sms * sizeof *t->l1);
-  memset(t->l2, 0, slices * sizeof *t->l2);
-  for (i = 0; i < cfg->sms && status == GP_OK; i++)
-    if (mshr_file_init(alloc, &t->mshrs[i], cfg->mshrs_per_sm) != GP_OK)
-      status = gp_error_set(err, "memsim: out of memory");
-  slice.size_bytes = cfg->l2.size_bytes / slices;
-  for (i = 0; i < cfg->sms && status == GP_OK; i++)
-    status = gp_cache_init(&t->l1[i], alloc, &cfg->l1, err);
-  for (i = 0; i < slices && status == GP_OK; i++)
-    status = gp_cache_init(&t->l2[i], alloc, &slice, err);
-  if (status == GP_OK) {
-    int ok = 1;
-    t->l1_ready = gp_malloc(alloc, cfg->sms * sizeof *t->l1_ready);
-    t->l2_ready = gp_malloc(alloc, slices * sizeof *t->l2_ready);
-    t->l2_fill_from = gp_malloc(alloc, slices * sizeof *t->l2_fill_from);
-    if (t->l1_ready)
-      memset(t->l1_ready, 0, cfg->sms * sizeof *t->l1_ready);
-    if (t->l2_ready)
-      memset(t->l2_ready, 0, slices * sizeof *t->l2_ready);
-    if (t->l2_fill_from)
-      memset(t->l2_fill_from, 0, slices * sizeof *t->l2_fill_from);
-    ok = t->l1_ready && t->l2_ready && t->l2_fill_from;
-    for (i = 0; ok && i < cfg->sms; i++)
-      t->l1_ready[i] = ready_array(alloc, &t->l1[i], &ok);
-    for (i = 0; ok && i < slices; i++)
-      t->l2_ready[i] = ready_array(alloc, &t->l2[i], &ok);
-    for (i = 0; ok && i < slices; i++)
-      t->l2_fill_from[i] = ready_array(alloc, &t->l2[i], &ok);
-    if (!ok)
-      status = gp_error_set(err, "memsim: out of memory");
-  }
+  /* SM 0 and slice 0 now: a configuration the caches reject fails here */
+  status = build_sm(t, 0, err);
+  if (status == GP_OK)
+    status = build_slice(t, 0, err);
   if (status != GP_OK) {
     gp_timed_free(t);
     return GP_ERR;
@@ -413,12 +451,16 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   gp_cache *l2 = &t->l2[s];
   gp_cache_result res;
   double *ready_at, *fill_from, arrive, start;
+  if (!t->slice_built[s] && build_slice(t, s, NULL) != GP_OK)
+    t->out_of_memory = 1;
   if (gp_calendar_reserve(&t->slices[s], &t->alloc, t->last_now, ready, t->cfg.l2_interval,
                           &start) != GP_OK)
     t->out_of_memory = 1;
   res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
   ready_at = l2->way >= 0 ? &t->l2_ready[s][l2->way] : NULL;
   fill_from = l2->way >= 0 ? &t->l2_fill_from[s][l2->way] : NULL;
+  if (fresh_way(l2, res))
+    *ready_at = *fill_from = 0;
   if (l2->evicted && l2->evicted_dirty) {
     uint64_t bytes = gp_timed_fill_bytes(&t->cfg, l2->evicted_sectors);
     t->stats.dram_bytes_written += bytes;
@@ -540,6 +582,8 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
     return gp_error_set(err, "memsim: requests must come in time order (%.3f after %.3f)", now,
                         t->last_now);
   t->last_now = now;
+  if (!t->sm_built[sm] && build_sm(t, sm, err) != GP_OK)
+    return GP_ERR;
   l1 = &t->l1[sm];
   retire_mshrs(t, sm, now);
   for (j = 0; j < n; j++) {
@@ -550,6 +594,8 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
       gp_cache_result res = gp_cache_access(l1, lines[j], masks[j], is_store);
       if (l1->way >= 0)
         l1_ready = &t->l1_ready[sm][l1->way];
+      if (fresh_way(l1, res))
+        *l1_ready = 0;
       if (l1->evicted && l1->evicted_dirty) /* write-back L1: the victim goes to L2 */
         l2_and_dram(t, l1->evicted_line, l1->evicted_sectors, now, REQ_STORE);
       if (is_store && t->cfg.l1.write_back) {

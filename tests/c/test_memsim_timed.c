@@ -434,6 +434,33 @@ static void test_l1_sector_miss_asks_for_missing_sectors(void) {
   gp_timed_free(t);
 }
 
+/* An SM's L1 and MSHRs and an L2 slice are built at their first request:
+ * a configuration the caches reject still fails at gp_timed_new; SM 3 of 4
+ * first used at cycle 0 behaves as the only SM does (a miss back at 316, a
+ * hit at 400 + 30), SM 1 first used at 500 finds its own L1 cold and the
+ * line in L2 (500 + 100), and the SMs never used count nothing. */
+static void test_sms_and_slices_built_at_first_use(void) {
+  gp_timed_config c = base();
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_timed *t = NULL;
+  c.sms = 4, c.l2_slices = 4;
+  c.l1.size_bytes = 4096, c.l1.line_bytes = 128, c.l1.ways = 0, c.cache_global_in_l1 = 1;
+  CHECK(gp_timed_new(&t, &a, &c, &err) == GP_ERR);
+  CHECK_STR_CONTAINS(err.msg, "cache: line size and ways must be above 0");
+  c.l1.ways = 4;
+  t = make(&c);
+  CHECK_NEAR(load(t, 3, 0, 9), 316, 1e-9);
+  CHECK_NEAR(load(t, 3, 400, 9), 430, 1e-9);
+  CHECK_NEAR(load(t, 1, 500, 9), 600, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l1.accesses, 3);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l1.hits, 1);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2.accesses, 2);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->l2.hits, 1);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 128);
+  gp_timed_free(t);
+}
+
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
@@ -449,5 +476,6 @@ int main(void) {
   RUN(test_timed_write_policies);
   RUN(test_bandwidth_windows);
   RUN(test_l1_sector_miss_asks_for_missing_sectors);
+  RUN(test_sms_and_slices_built_at_first_use);
   return gp_test_finish();
 }

@@ -7,6 +7,7 @@
 #include "gp_test_sim.h"
 #include "synth.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static gp_kernel *make(uint32_t blocks, uint32_t threads, uint32_t trips, const gp_synth_op *body,
@@ -334,6 +335,89 @@ static void test_front_end_by_hand(void) {
   gp_kernel_free(six);
 }
 
+/* SMs the launch gives no block (three of four here, built never) change
+ * nothing: the same cycles and SM 0's stalls as on one SM, and their
+ * schedulers idle for as long as SM 0's are charged. */
+static void test_sms_without_blocks_are_idle(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 64, 10, body, 1, NULL, 0);
+  sim_setup one = config(1, 2, 1), four = config(4, 2, 1);
+  gp_sim_result r1 = run(k, &one), r4 = run(k, &four);
+  double sm0 = 0, idle;
+  int x;
+  uint32_t sm;
+  CHECK_NEAR(r4.cycles, r1.cycles, 0);
+  CHECK_NEAR(r4.sm_cycles[0], r1.sm_cycles[0], 0);
+  CHECK(memcmp(r4.sm_stalls, r1.sm_stalls, GP_STALL_COUNT * sizeof *r1.sm_stalls) == 0);
+  for (x = 0; x < GP_STALL_COUNT; x++)
+    sm0 += r1.sm_stalls[x];
+  CHECK(sm0 > 0);
+  for (sm = 1; sm < 4; sm++) {
+    idle = r4.sm_stalls[sm * GP_STALL_COUNT + GP_STALL_IDLE];
+    CHECK_NEAR(idle, sm0, 0);
+    CHECK_NEAR(r4.sm_cycles[sm], 0, 0);
+  }
+  CHECK_NEAR(r4.stalls[GP_STALL_IDLE], r1.stalls[GP_STALL_IDLE] + 3 * sm0, 1e-9);
+  done(&r1, k, 1);
+  done(&r4, k, 4);
+  gp_kernel_free(k);
+}
+
+/* An allocator that refuses every request after its first `left`. */
+typedef struct refusing {
+  int left;
+} refusing;
+
+static void *refusing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  refusing *r = ud;
+  (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (r->left <= 0)
+    return NULL;
+  r->left--;
+  return realloc(ptr, nsize);
+}
+
+/* Out of memory at every allocation in turn (the simulator's state, the
+ * memory model's SMs and slices built as they are first used, the result):
+ * a clear error each time, never a crash or a leak (ASan in CI), and once
+ * every allocation succeeds, the same cycles as with the default
+ * allocator. */
+static void test_out_of_memory_anywhere(void) {
+  gp_synth_stream st[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 20, 4, 1}};
+  gp_synth_op body[2] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(6, 64, 3, body, 2, st, 1);
+  sim_setup c = config(4, 2, 2);
+  gp_sim_result want, r;
+  refusing left;
+  gp_alloc a;
+  gp_error err;
+  int n, failures = 0, status = GP_ERR;
+  c.m.l2.slices = 4;
+  want = run(k, &c);
+  a.fn = refusing_alloc, a.ud = &left;
+  for (n = 0; n < 10000 && status != GP_OK; n++) {
+    left.left = n;
+    err.msg[0] = 0;
+    status = gp_sim_run(k, &c.m, &c.o, &a, &r, &err);
+    if (status != GP_OK) {
+      failures++;
+      CHECK_STR_CONTAINS(err.msg, "out of memory");
+    }
+  }
+  CHECK(status == GP_OK);
+  CHECK(failures > 20);
+  if (status == GP_OK) {
+    CHECK_NEAR(r.cycles, want.cycles, 0);
+    gp_sim_result_free(&r, &a);
+  }
+  done(&want, k, 4);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_chain_takes_n_times_l);
   RUN(test_block_dispatch_is_serialised);
@@ -347,5 +431,7 @@ int main(void) {
   RUN(test_two_word_scheduler);
   RUN(test_many_schedulers);
   RUN(test_class_counts);
+  RUN(test_sms_without_blocks_are_idle);
+  RUN(test_out_of_memory_anywhere);
   return gp_test_finish();
 }

@@ -46,14 +46,23 @@ static size_t block_bytes(const sim *s, uint32_t words) {
          2 * (size_t)s->m->sm.issue_width * sizeof(uint32_t);
 }
 
-int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count) {
-  uint32_t u, width = s->m->sm.issue_width;
+void sched_init(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count) {
+  uint32_t u;
   q->sm = smi, q->sc = sc;
   q->sm_stalls = s->out->sm_stalls + (size_t)smi * GP_STALL_COUNT;
-  q->warps = &s->sms[smi].warps[sc];
   q->stride = s->S;
   q->count = count;
   q->words = count > 0 ? (count + 63) / 64 : 1;
+  for (u = 0; u < UNIT_COUNT; u++)
+    q->unit_free[u] = q->unit_acc[u] = 0;
+  q->latest_free = 0;
+  q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
+  q->why = GP_STALL_IDLE;
+}
+
+int sched_alloc(sim *s, sched_state *q) {
+  uint32_t width = s->m->sm.issue_width, count = q->count;
+  q->warps = &s->sms[q->sm].warps[q->sc];
   q->bits = gp_malloc(&s->alloc, block_bytes(s, q->words));
   if (q->bits == NULL)
     return gp_error_set(s->err, "sim: out of memory");
@@ -63,11 +72,6 @@ int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   if (count > 0 && ((q->pending = gp_malloc(&s->alloc, count * sizeof *q->pending)) == NULL ||
                     (q->ages = gp_malloc(&s->alloc, count * sizeof *q->ages)) == NULL))
     return gp_error_set(s->err, "sim: out of memory");
-  for (u = 0; u < UNIT_COUNT; u++)
-    q->unit_free[u] = q->unit_acc[u] = 0;
-  q->latest_free = 0;
-  q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
-  q->why = GP_STALL_IDLE;
   return GP_OK;
 }
 

@@ -15,7 +15,11 @@
 
 #include <math.h>
 
-int sched_alloc(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count);
+/* Scheduler sc of SM smi, `count` warp positions, idle: its fields, no
+ * memory. */
+void sched_init(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t count);
+/* Its sets, lists and warps (when its SM is built: sim.c's build_sm). */
+int sched_alloc(sim *s, sched_state *q);
 void sched_free(sim *s, sched_state *q);
 /* A warp of the scheduler left the active set's candidates (exited, at a
  * barrier, or issued a long-latency load): two-level bookkeeping. */

@@ -418,7 +418,8 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
  * it.  For an integral interval the unit is always
  * idle by the time it accepts (acc <= t), and unit_free = t + busy as
  * before, bit for bit. */
-static void occupy_unit(sched_state *q, int unit, double t, double busy) {
+static inline __attribute__((always_inline)) void occupy_unit(sched_state *q, int unit, double t,
+                                                              double busy) {
   /* sums of fractions round: 3 x 2/3 may come out just below or above 2 */
   const double slack = 1e-6;
   double start = q->unit_acc[unit] > t + slack ? q->unit_acc[unit] : t;
@@ -439,11 +440,13 @@ static void occupy_unit(sched_state *q, int unit, double t, double busy) {
  * memsim), the barrier, and the warp's next instruction's readiness.
  * Returns ENQUEUE when the warp goes on (the caller puts it into ready
  * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
- * error. */
+ * error.  Inline in the look at a scheduler (compiled per policy): the
+ * call cost a tenth of a compute instruction's issue. */
 /* issue(): the warp goes on (the caller puts it into ready or pending). */
 #define ENQUEUE 1
 
-static int issue(sim *s, sched_state *q, warp_state *w, uint32_t pos, double t) {
+static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, warp_state *w,
+                                                       uint32_t pos, double t) {
   const gp_sim_options *opt = s->opt;
   uint32_t smi = q->sm;
   int c = w->op_class, unit = w->unit;
@@ -664,6 +667,29 @@ static void size_rings(sim *s) {
   s->ring_mask = ring - 1;
 }
 
+/* SM i's warps, block slots and scheduler sets, built when the first round
+ * gives it a block: an SM without one then never gets one, and a launch of
+ * fewer blocks than SMs (bfs on a100's 108) paid more for building every
+ * SM than for simulating.  An SM not built keeps its schedulers idle from
+ * cycle 0 (sched_init's state, which a look at them would not change). */
+static int build_sm(sim *s, uint32_t i) {
+  sm_state *sm = &s->sms[i];
+  uint32_t x, per_sm = s->slots_per_sm * s->wpb;
+  sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
+  sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
+  if (sm->warps_mem) /* cleared first: free_sim reads the warps of any allocation */
+    memset(sm->warps, 0, per_sm * sizeof *sm->warps);
+  sm->slots = gp_malloc(&s->alloc, s->slots_per_sm * sizeof *sm->slots);
+  if (!sm->warps_mem || !sm->slots)
+    return gp_error_set(s->err, "sim: out of memory");
+  for (x = 0; x < s->slots_per_sm; x++)
+    sm->slots[x].block = -1;
+  for (x = 0; x < s->S; x++)
+    if (sched_alloc(s, &sm->scheds[x]) != GP_OK)
+      return GP_ERR;
+  return GP_OK;
+}
+
 static int setup(sim *s) {
   uint32_t i, x, per_sm = s->slots_per_sm * s->wpb;
   size_rings(s);
@@ -672,6 +698,8 @@ static int setup(sim *s) {
   s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);
   s->cand = gp_malloc(&s->alloc, per_sm * sizeof *s->cand);
   s->sms = gp_malloc(&s->alloc, s->sm_count * sizeof *s->sms);
+  if (s->sms) /* cleared first: free_sim reads every SM of the allocation */
+    memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   s->sched_of = gp_malloc(&s->alloc, s->sm_count * s->S * sizeof *s->sched_of);
   for (s->tree_leaves = 1; s->tree_leaves < s->sm_count * s->S; s->tree_leaves *= 2)
     ;
@@ -682,34 +710,28 @@ static int setup(sim *s) {
     s->wake_tree[i] = INFINITY;
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
-  memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   for (i = 0; i < s->sm_count; i++) {
     sm_state *sm = &s->sms[i];
-    sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
-    sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
-    sm->slots = gp_malloc(&s->alloc, s->slots_per_sm * sizeof *sm->slots);
     sm->scheds = gp_malloc(&s->alloc, s->S * sizeof *sm->scheds);
-    if (!sm->warps_mem || !sm->slots || !sm->scheds)
+    if (!sm->scheds)
       return gp_error_set(s->err, "sim: out of memory");
-    memset(sm->warps, 0, per_sm * sizeof *sm->warps);
     memset(sm->scheds, 0, s->S * sizeof *sm->scheds);
-    for (x = 0; x < s->slots_per_sm; x++)
-      sm->slots[x].block = -1;
     for (x = 0; x < s->S; x++) {
       s->sched_of[i * s->S + x] = &sm->scheds[x];
-      if (sched_alloc(s, &sm->scheds[x], i, x, (per_sm + s->S - 1 - x) / s->S) != GP_OK)
-        return GP_ERR;
+      sched_init(s, &sm->scheds[x], i, x, (per_sm + s->S - 1 - x) / s->S);
     }
   }
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < s->sm_count; i++)
-      if (s->next_block < s->k->blocks && place(s, i, x, 0) != GP_OK)
+      if (s->next_block < s->k->blocks &&
+          ((!s->sms[i].slots && build_sm(s, i) != GP_OK) || place(s, i, x, 0) != GP_OK))
         return GP_ERR;
-  /* every scheduler looks at cycle 0 */
+  /* every scheduler of an SM with blocks looks at cycle 0 */
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
   for (x = 0; x < s->sm_count * s->S; x++)
-    bit_set(s->due_now, x);
+    if (s->sms[x / s->S].slots)
+      bit_set(s->due_now, x);
   return GP_OK;
 }
 
