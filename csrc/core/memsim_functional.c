@@ -35,7 +35,8 @@ struct gp_func {
   gp_alloc alloc;
   gp_memsim_config cfg;
   uint32_t slices;
-  gp_cache *l1;      /* one per SM */
+  gp_cache *l1;      /* one per SM, set up at the SM's first request (l1_ready) */
+  uint8_t *l1_ready; /* per SM: its L1 is set up */
   gp_cache *l2;      /* one per slice */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
@@ -150,6 +151,7 @@ void gp_func_free(gp_func *f) {
     for (s = 0; s < f->slices; s++)
       gp_cache_free(&f->l2[s]);
   gp_free(&f->alloc, f->l1, f->cfg.sms * sizeof *f->l1);
+  gp_free(&f->alloc, f->l1_ready, f->cfg.sms);
   gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
   gp_free(&f->alloc, f->kind, f->out.pc_count + 1);
   gp_free(&f->alloc, f->recent, (size_t)f->cfg.sms * GP_REUSE_TABLE * sizeof *f->recent);
@@ -160,7 +162,11 @@ void gp_func_free(gp_func *f) {
 }
 
 /* Per-SM L1s and the L2 slices (l2.size_bytes split evenly), zeroed
- * per-PC counters. */
+ * per-PC counters.  SM 0's L1 is set up here (so a configuration the cache
+ * refuses fails now), every other SM's at its first request
+ * (gp_func_access): a launch of a few blocks on a large GPU touches a few
+ * SMs, and setting up a hundred L1s it never uses cost more than its
+ * replay (bfs-rodinia-sm80's 8-block launches on a100's 108 SMs). */
 int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cfg,
                 uint32_t pc_count, gp_error *err) {
   gp_func *f;
@@ -181,27 +187,31 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->out.pcs = gp_malloc(alloc, (pc_count + 1) * sizeof *f->out.pcs);
   f->kind = gp_malloc(alloc, pc_count + 1);
   f->l1 = gp_malloc(alloc, cfg->sms * sizeof *f->l1);
+  f->l1_ready = gp_malloc(alloc, cfg->sms);
   f->l2 = gp_malloc(alloc, f->slices * sizeof *f->l2);
   f->recent = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
   f->recent_used = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   f->misses = gp_malloc(alloc, cfg->sms * sizeof *f->misses);
   if (f->l1)
     memset(f->l1, 0, cfg->sms * sizeof *f->l1);
+  if (f->l1_ready)
+    memset(f->l1_ready, 0, cfg->sms);
   if (f->l2)
     memset(f->l2, 0, f->slices * sizeof *f->l2);
   if (f->recent_used)
     memset(f->recent_used, 0, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   if (f->misses)
     memset(f->misses, 0, cfg->sms * sizeof *f->misses);
-  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2 || !f->recent || !f->recent_used || !f->misses) {
+  if (!f->out.pcs || !f->kind || !f->l1 || !f->l1_ready || !f->l2 || !f->recent || !f->recent_used ||
+      !f->misses) {
     gp_func_free(f);
     return gp_error_set(err, "memsim: out of memory");
   }
   memset(f->out.pcs, 0, (pc_count + 1) * sizeof *f->out.pcs);
   memset(f->kind, 0, pc_count + 1);
   slice.size_bytes = cfg->l2.size_bytes / f->slices;
-  for (s = 0; s < cfg->sms && status == GP_OK; s++)
-    status = gp_cache_init(&f->l1[s], alloc, &cfg->l1, err);
+  status = gp_cache_init(&f->l1[0], alloc, &cfg->l1, err);
+  f->l1_ready[0] = 1;
   for (s = 0; s < f->slices && status == GP_OK; s++)
     status = gp_cache_init(&f->l2[s], alloc, &slice, err);
   if (status != GP_OK) {
@@ -233,6 +243,11 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
                         gp_op_class_name(op_class));
   if (n == 0)
     return GP_OK;
+  if (!f->l1_ready[sm]) {
+    if (gp_cache_init(&f->l1[sm], &f->alloc, &f->cfg.l1, err) != GP_OK)
+      return GP_ERR;
+    f->l1_ready[sm] = 1;
+  }
   p = &f->out.pcs[pc];
   for (j = 0; j < n; j++) {
     uint64_t before = f->out.load_l1_misses;
