@@ -28,7 +28,6 @@ local core = require "gpush.core"
 local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
-local text = require "gpush.text"
 
 local M = {}
 
@@ -112,16 +111,34 @@ local OCCUPANCY_ONLY = {
   ["sm.max_registers_per_thread"] = true, ["sm.shared_alloc_bytes"] = true, ["sm.shared_kb"] = true,
 }
 
+-- The parameters a key of counts_key reads, sorted: without COUNT_FREE's,
+-- and also without OCCUPANCY_ONLY's for the kernel pass (the schema's paths
+-- are fixed once gpush.config is loaded, so each list is built once; a
+-- sweep's points spent a third of their GPUMech time sorting them anew).
+local key_paths = {}
+local function paths_of_key(pass)
+  local list = key_paths[pass]
+  if not list then
+    list = {}
+    for _, path in ipairs(config.paths()) do
+      if not (COUNT_FREE[path] or (pass and OCCUPANCY_ONLY[path])) then
+        list[#list + 1] = path
+      end
+    end
+    table.sort(list)
+    key_paths[pass] = list
+  end
+  return list
+end
+
 -- A kernel's counts on a configuration, as a cache key: every parameter but
 -- COUNT_FREE's, and the occupancy (`blocks_per_sm`); or, for the kernel
 -- pass alone (`l1_bytes` given: the L1 the pass sees), every parameter but
 -- COUNT_FREE's and OCCUPANCY_ONLY's, and those L1 bytes.
 local function counts_key(kernel, cfg, blocks_per_sm, l1_bytes)
   local flat, parts = config.flatten(cfg), {}
-  for _, path in ipairs(text.sorted_keys(flat)) do
-    if not (COUNT_FREE[path] or (l1_bytes and OCCUPANCY_ONLY[path])) then
-      parts[#parts + 1] = path .. "=" .. tostring(flat[path])
-    end
+  for i, path in ipairs(paths_of_key(l1_bytes ~= nil)) do
+    parts[i] = path .. "=" .. tostring(flat[path])
   end
   if l1_bytes then
     return ("bounds-pass|%s|l1=%s|%s"):format(tostring(kernel), tostring(l1_bytes), table.concat(parts, ";"))
