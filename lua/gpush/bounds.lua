@@ -151,14 +151,18 @@ end
 -- values gp_bounds_count takes from its memory result (read_functional_totals
 -- in csrc/lua/l_bounds.c converts them alike).
 local function with_totals(pass, functional)
+  local l2 = functional.l2
+  if type(l2) ~= "table" then
+    error("bounds: the functional result's 'l2' must be a table of cache counts, got " .. type(l2), 3)
+  end
   local counts = {}
   for k, v in pairs(pass) do
     counts[k] = v
   end
-  counts.l2_requests = functional.l2.accesses + 0.0
-  counts.mshr_requests = functional.mshr_requests + 0.0
-  counts.mshr_dram_requests = functional.mshr_dram_requests + 0.0
-  counts.dram_bytes = (functional.dram_bytes_read + functional.dram_bytes_written) + 0.0
+  counts.l2_requests = (l2.accesses or 0) + 0.0
+  counts.mshr_requests = (functional.mshr_requests or 0) + 0.0
+  counts.mshr_dram_requests = (functional.mshr_dram_requests or 0) + 0.0
+  counts.dram_bytes = ((functional.dram_bytes_read or 0) + (functional.dram_bytes_written or 0)) + 0.0
   return counts
 end
 
