@@ -163,6 +163,48 @@ describe("gpush.bounds with a caller's functional replay", function()
   local memsim = require "gpush.memsim"
   local core = require "gpush.core"
 
+  -- A sweep over the occupancy (GPUMech's, with its replays) counts the
+  -- kernel once per L1 size: the pass reads the occupancy only there.
+  it("reuses the kernel pass across occupancies, the replay's totals in place, bit for bit", function()
+    local count, passes = core.bounds_kernel, 0
+    core.bounds_kernel = function(...)
+      passes = passes + 1
+      return count(...)
+    end
+    local ok, err = pcall(function()
+      -- gtx660ti's L1 is fixed: one pass for every occupancy; a100's is what
+      -- the blocks' shared memory leaves of the unified 192 KB: tiled_barrier
+      -- (shared memory) gets a pass per L1 size, l2_resident (none) one
+      for _, case in ipairs { { "gtx660ti", "l2_resident", 1 }, { "gtx660ti", "tiled_barrier", 1 },
+        { "a100", "l2_resident", 1 }, { "a100", "tiled_barrier", 3 } } do
+        local kernel = assert(workloads.kernel(workloads.get(case[2])))
+        local cache, before, l1_sizes, blocks_seen = {}, passes, {}, {}
+        for _, warps in ipairs { 8, 16, 32, 64 } do
+          local cfg = config.load(case[1], { "sm.max_warps=" .. warps })
+          local mem = assert(memsim.functional_cached(kernel, cfg, cache))
+          local m, blocks = bounds.machine(cfg, kernel)
+          local reused = assert(bounds.counts(kernel, cfg, m, blocks, cache, mem))
+          local fresh = assert(bounds.counts(kernel, cfg, m, blocks, nil, mem))
+          assert.are.same(fresh, reused)
+          l1_sizes[mem.params.l1_bytes], blocks_seen[blocks] = true, true
+        end
+        local sizes, occupancies = 0, 0
+        for _ in pairs(l1_sizes) do
+          sizes = sizes + 1
+        end
+        for _ in pairs(blocks_seen) do
+          occupancies = occupancies + 1
+        end
+        assert.is_true(occupancies >= 3, case[2]) -- the sweep does change the occupancy
+        assert.are.equal(case[3], sizes, case[1] .. " " .. case[2])
+        -- each point's fresh count, and one cached pass per L1 size
+        assert.are.equal(4 + sizes, passes - before, case[1] .. " " .. case[2])
+      end
+    end)
+    core.bounds_kernel = count
+    assert(ok, err)
+  end)
+
   -- l2_resident: loads reread lines (L2 hits, merges in the estimates), so
   -- every traffic count is non-zero and a mix-up of totals would show.
   local k = assert(workloads.kernel(workloads.get("l2_resident")))
@@ -219,6 +261,15 @@ describe("gpush.bounds with a caller's functional replay", function()
     local broken = { params = mem.params, pc_count = mem.pc_count }
     assert.has_error(function()
       bounds.kernel(k, config.load("gtx1080"), nil, broken)
+    end, "bounds: the functional result's 'l2' must be a table of cache counts, got nil")
+    -- the same through a cache that holds the kernel pass already (another occupancy's)
+    local cache, cfg, cfg16 = {}, config.load("gtx1080"), config.load("gtx1080", { "sm.max_warps=16" })
+    local m, blocks = bounds.machine(cfg, k)
+    local m16, blocks16 = bounds.machine(cfg16, k)
+    assert.are_not.equal(blocks, blocks16)
+    assert(bounds.counts(k, cfg, m, blocks, cache, mem))
+    assert.has_error(function()
+      bounds.counts(k, cfg16, m16, blocks16, cache, { params = memsim.params(cfg16, k), pc_count = mem.pc_count })
     end, "bounds: the functional result's 'l2' must be a table of cache counts, got nil")
   end)
 end)

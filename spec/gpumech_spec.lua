@@ -144,6 +144,44 @@ describe("gpush.gpumech", function()
     assert.are.equal(prepared.warp, reused.representative_warp)
   end)
 
+  -- A sweep's preparation leaves the base configuration's replay and bound
+  -- counts in the kernel's cache: the base point replays and counts
+  -- nothing, a point at another occupancy replays once and, its L1 size
+  -- unchanged (gtx660ti's is fixed), counts nothing; every prediction is
+  -- the one made without a cache, bit for bit.
+  it("prepares a sweep's base replay and counts once, for every point", function()
+    local core = require "gpush.core"
+    local k = assert(workloads.kernel(workloads.get("l2_resident")))
+    local replay, count, replays, counts = core.memsim_replay, core.bounds_kernel, 0, 0
+    core.memsim_replay = function(...)
+      replays = replays + 1
+      return replay(...)
+    end
+    core.bounds_kernel = function(...)
+      counts = counts + 1
+      return count(...)
+    end
+    local ok, err = pcall(function()
+      local base, cache = config.load("gtx660ti"), {}
+      local prepared = assert(gpumech.prepare(k, base, { memory_cache = cache }))
+      assert.are.same({ 1, 1 }, { replays, counts })
+      local points = { config.load("gtx660ti", { "l1.mshrs=32" }), config.load("gtx660ti", { "sm.max_warps=16" }) }
+      local seen = {}
+      for i, cfg in ipairs(points) do
+        local r = assert(gpumech.predict(k, cfg, { prepared = prepared, memory_cache = cache }))
+        seen[i] = { replays, counts, r.cycles, r.cpi }
+      end
+      assert.are.same({ 1, 1 }, { seen[1][1], seen[1][2] }) -- the base occupancy: nothing again
+      assert.are.same({ 2, 1 }, { seen[2][1], seen[2][2] }) -- another occupancy: its replay only
+      for i, cfg in ipairs(points) do
+        local direct = assert(gpumech.predict(k, cfg, { prepared = prepared }))
+        assert.are.same({ direct.cycles, direct.cpi }, { seen[i][3], seen[i][4] })
+      end
+    end)
+    core.memsim_replay, core.bounds_kernel = replay, count
+    assert(ok, err)
+  end)
+
   it("explains misuse and kernels that do not fit", function()
     local k = small("fma_compute", 4)
     assert.has_error(function() gpumech.predict(k, config.load("gtx480"), { policy = "lifo" }) end,

@@ -35,7 +35,8 @@ struct gp_func {
   gp_alloc alloc;
   gp_memsim_config cfg;
   uint32_t slices;
-  gp_cache *l1;      /* one per SM */
+  gp_cache *l1;      /* one per SM, set up at the SM's first request (l1_ready) */
+  uint8_t *l1_ready; /* per SM: its L1 is set up */
   gp_cache *l2;      /* one per slice */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
@@ -65,8 +66,11 @@ static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
   r->seq = seq;
 }
 
+/* The set bits of a sector mask's low four (a table: the shifts and adds
+ * were 7 % of a streaming kernel's replay). */
 static uint32_t popcount4(uint8_t m) {
-  return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
+  static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return bits[m & 0x0f];
 }
 
 /* DRAM traffic of one L2 fill or write-back of the sectors in `mask`, in
@@ -97,15 +101,21 @@ static gp_cache_result l2_write(gp_func *f, uint64_t line, uint8_t mask) {
   return res;
 }
 
-/* One line request of an instruction of class `op` on SM `sm`; returns the
- * level that served it.  Stores go through a write-through L1 (updating a
- * present line) to the L2, or stop in a write-back L1; a write-allocating
- * L2 absorbs a store (level L2), a write-through one sends it to DRAM. */
-static int request(gp_func *f, int op, uint32_t sm, uint64_t line, uint8_t mask) {
+/* Whether class `op`'s requests go through the L1 (when it has one). */
+static int goes_through_l1(const gp_func *f, int op) {
+  return op == GP_OP_LD_LOCAL || op == GP_OP_ST_LOCAL || op == GP_OP_TEX ||
+         ((op == GP_OP_LD_GLOBAL || op == GP_OP_ST_GLOBAL) && f->cfg.cache_global_in_l1);
+}
+
+/* One line request of an instruction of class `op` on SM `sm` (is_store and
+ * through_l1: the class's, goes_through_l1; taken once per instruction);
+ * returns the level that served it.  Stores go through a write-through L1
+ * (updating a present line) to the L2, or stop in a write-back L1; a
+ * write-allocating L2 absorbs a store (level L2), a write-through one sends
+ * it to DRAM. */
+static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm, uint64_t line,
+                   uint8_t mask) {
   const gp_memsim_config *cfg = &f->cfg;
-  int is_store = op == GP_OP_ST_GLOBAL || op == GP_OP_ST_LOCAL;
-  int through_l1 = op == GP_OP_LD_LOCAL || op == GP_OP_ST_LOCAL || op == GP_OP_TEX ||
-                   ((op == GP_OP_LD_GLOBAL || op == GP_OP_ST_GLOBAL) && cfg->cache_global_in_l1);
   gp_cache *l1 = &f->l1[sm], *l2;
   gp_cache_result res;
   f->out.l1_bytes += (uint64_t)popcount4(mask) * 32u;
@@ -150,6 +160,7 @@ void gp_func_free(gp_func *f) {
     for (s = 0; s < f->slices; s++)
       gp_cache_free(&f->l2[s]);
   gp_free(&f->alloc, f->l1, f->cfg.sms * sizeof *f->l1);
+  gp_free(&f->alloc, f->l1_ready, f->cfg.sms);
   gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
   gp_free(&f->alloc, f->kind, f->out.pc_count + 1);
   gp_free(&f->alloc, f->recent, (size_t)f->cfg.sms * GP_REUSE_TABLE * sizeof *f->recent);
@@ -160,7 +171,11 @@ void gp_func_free(gp_func *f) {
 }
 
 /* Per-SM L1s and the L2 slices (l2.size_bytes split evenly), zeroed
- * per-PC counters. */
+ * per-PC counters.  SM 0's L1 is set up here (so a configuration the cache
+ * refuses fails now), every other SM's at its first request
+ * (gp_func_access): a launch of a few blocks on a large GPU touches a few
+ * SMs, and setting up a hundred L1s it never uses cost more than its
+ * replay (bfs-rodinia-sm80's 8-block launches on a100's 108 SMs). */
 int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cfg,
                 uint32_t pc_count, gp_error *err) {
   gp_func *f;
@@ -181,27 +196,31 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->out.pcs = gp_malloc(alloc, (pc_count + 1) * sizeof *f->out.pcs);
   f->kind = gp_malloc(alloc, pc_count + 1);
   f->l1 = gp_malloc(alloc, cfg->sms * sizeof *f->l1);
+  f->l1_ready = gp_malloc(alloc, cfg->sms);
   f->l2 = gp_malloc(alloc, f->slices * sizeof *f->l2);
   f->recent = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
   f->recent_used = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   f->misses = gp_malloc(alloc, cfg->sms * sizeof *f->misses);
   if (f->l1)
     memset(f->l1, 0, cfg->sms * sizeof *f->l1);
+  if (f->l1_ready)
+    memset(f->l1_ready, 0, cfg->sms);
   if (f->l2)
     memset(f->l2, 0, f->slices * sizeof *f->l2);
   if (f->recent_used)
     memset(f->recent_used, 0, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   if (f->misses)
     memset(f->misses, 0, cfg->sms * sizeof *f->misses);
-  if (!f->out.pcs || !f->kind || !f->l1 || !f->l2 || !f->recent || !f->recent_used || !f->misses) {
+  if (!f->out.pcs || !f->kind || !f->l1 || !f->l1_ready || !f->l2 || !f->recent || !f->recent_used ||
+      !f->misses) {
     gp_func_free(f);
     return gp_error_set(err, "memsim: out of memory");
   }
   memset(f->out.pcs, 0, (pc_count + 1) * sizeof *f->out.pcs);
   memset(f->kind, 0, pc_count + 1);
   slice.size_bytes = cfg->l2.size_bytes / f->slices;
-  for (s = 0; s < cfg->sms && status == GP_OK; s++)
-    status = gp_cache_init(&f->l1[s], alloc, &cfg->l1, err);
+  status = gp_cache_init(&f->l1[0], alloc, &cfg->l1, err);
+  f->l1_ready[0] = 1;
   for (s = 0; s < f->slices && status == GP_OK; s++)
     status = gp_cache_init(&f->l2[s], alloc, &slice, err);
   if (status != GP_OK) {
@@ -224,6 +243,7 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   uint32_t j;
   int worst = LEVEL_L1;
   uint64_t l1_misses_before = f->out.load_l1_misses, dram_before = f->out.dram_requests;
+  int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL, through_l1;
   if (check_pc(f, pc, err) != GP_OK)
     return GP_ERR;
   if (sm >= f->cfg.sms)
@@ -233,10 +253,16 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
                         gp_op_class_name(op_class));
   if (n == 0)
     return GP_OK;
+  if (!f->l1_ready[sm]) {
+    if (gp_cache_init(&f->l1[sm], &f->alloc, &f->cfg.l1, err) != GP_OK)
+      return GP_ERR;
+    f->l1_ready[sm] = 1;
+  }
   p = &f->out.pcs[pc];
+  through_l1 = goes_through_l1(f, op_class);
   for (j = 0; j < n; j++) {
     uint64_t before = f->out.load_l1_misses;
-    int level = request(f, op_class, sm, lines[j], masks[j]);
+    int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j]);
     if (f->out.load_l1_misses > before && op_class != GP_OP_ATOM_GLOBAL)
       note_miss(f, p, sm, lines[j]);
     if (level > worst)

@@ -28,7 +28,6 @@ local core = require "gpush.core"
 local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
-local text = require "gpush.text"
 
 local M = {}
 
@@ -101,16 +100,70 @@ local COUNT_FREE = {
   ["dram.transfers_per_clock"] = true, ["dram.channels"] = true, ["l2.interval"] = true,
 }
 
--- A kernel's counts on a configuration, as a cache key: every parameter but
--- COUNT_FREE's, and the occupancy.
-local function counts_key(kernel, cfg, blocks_per_sm)
-  local flat, parts = config.flatten(cfg), {}
-  for _, path in ipairs(text.sorted_keys(flat)) do
-    if not COUNT_FREE[path] then
-      parts[#parts + 1] = path .. "=" .. tostring(flat[path])
+-- Parameters that reach the counts only through the occupancy (the blocks
+-- an SM holds): the kernel pass reads the occupancy only as the L1 bytes a
+-- unified L1 leaves beside the blocks' shared memory (gp_machine_timed);
+-- the functional replay's totals, which do depend on it, are the
+-- per-occupancy part (with_totals).
+local OCCUPANCY_ONLY = {
+  ["sm.max_warps"] = true, ["sm.max_blocks"] = true, ["sm.max_threads"] = true,
+  ["sm.max_block_threads"] = true, ["sm.registers"] = true, ["sm.register_alloc_unit"] = true,
+  ["sm.max_registers_per_thread"] = true, ["sm.shared_alloc_bytes"] = true, ["sm.shared_kb"] = true,
+}
+
+-- The parameters a key of counts_key reads, sorted: without COUNT_FREE's,
+-- and also without OCCUPANCY_ONLY's for the kernel pass (the schema's paths
+-- are fixed once gpush.config is loaded, so each list is built once; a
+-- sweep's points spent a third of their GPUMech time sorting them anew).
+local key_paths = {}
+local function paths_of_key(pass)
+  local list = key_paths[pass]
+  if not list then
+    list = {}
+    for _, path in ipairs(config.paths()) do
+      if not (COUNT_FREE[path] or (pass and OCCUPANCY_ONLY[path])) then
+        list[#list + 1] = path
+      end
     end
+    table.sort(list)
+    key_paths[pass] = list
+  end
+  return list
+end
+
+-- A kernel's counts on a configuration, as a cache key: every parameter but
+-- COUNT_FREE's, and the occupancy (`blocks_per_sm`); or, for the kernel
+-- pass alone (`l1_bytes` given: the L1 the pass sees), every parameter but
+-- COUNT_FREE's and OCCUPANCY_ONLY's, and those L1 bytes.
+local function counts_key(kernel, cfg, blocks_per_sm, l1_bytes)
+  local flat, parts = config.flatten(cfg), {}
+  for i, path in ipairs(paths_of_key(l1_bytes ~= nil)) do
+    parts[i] = path .. "=" .. tostring(flat[path])
+  end
+  if l1_bytes then
+    return ("bounds-pass|%s|l1=%s|%s"):format(tostring(kernel), tostring(l1_bytes), table.concat(parts, ";"))
   end
   return ("bounds|%s|%d|%s"):format(tostring(kernel), blocks_per_sm, table.concat(parts, ";"))
+end
+
+-- The counts of one occupancy from another occupancy's kernel pass (the same
+-- pass key): a copy with the functional replay's totals in place, the
+-- values gp_bounds_count takes from its memory result (read_functional_totals
+-- in csrc/lua/l_bounds.c converts them alike).
+local function with_totals(pass, functional)
+  local l2 = functional.l2
+  if type(l2) ~= "table" then
+    error("bounds: the functional result's 'l2' must be a table of cache counts, got " .. type(l2), 3)
+  end
+  local counts = {}
+  for k, v in pairs(pass) do
+    counts[k] = v
+  end
+  counts.l2_requests = (l2.accesses or 0) + 0.0
+  counts.mshr_requests = (functional.mshr_requests or 0) + 0.0
+  counts.mshr_dram_requests = (functional.mshr_dram_requests or 0) + 0.0
+  counts.dram_bytes = ((functional.dram_bytes_read or 0) + (functional.dram_bytes_written or 0)) + 0.0
+  return counts
 end
 
 -- The functional result a caller passed, checked against the memory
@@ -138,9 +191,18 @@ function M.counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes
   if counts then
     return counts
   end
+  local pass_key
   if functional then
     shared_bytes = shared_bytes or kernel:info().shared_bytes_per_block
     functional = check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
+    -- a sweep over the occupancy reuses the kernel pass, which only the L1
+    -- size the blocks leave can change
+    pass_key = key and counts_key(kernel, cfg, blocks_per_sm, functional.params.l1_bytes)
+    if pass_key and cache[pass_key] then
+      counts = with_totals(cache[pass_key], functional)
+      cache[key] = counts
+      return counts
+    end
   end
   local r, err = core.bounds_kernel(kernel, m, blocks_per_sm, functional)
   if not r then
@@ -148,6 +210,9 @@ function M.counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes
   end
   if key then
     cache[key] = r.counts
+  end
+  if pass_key then
+    cache[pass_key] = r.counts
   end
   return r.counts, r
 end

@@ -5,6 +5,7 @@
 #include "memsim.h"
 #include "synth.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static gp_cache make(uint64_t size, uint32_t ways, int sectored, int write_back) {
@@ -563,6 +564,79 @@ static void test_functional_write_back_l1(void) {
   gp_func_free(f);
 }
 
+/* An allocator that refuses every request after `left` of them. */
+typedef struct counted_alloc {
+  int left;
+} counted_alloc;
+
+static void *refusing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  counted_alloc *c = ud;
+  (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (c->left <= 0)
+    return NULL;
+  c->left--;
+  return realloc(ptr, nsize);
+}
+
+/* The L1s are set up lazily (SM 0's at gp_func_new, every other SM's at its
+ * first request): an L1 configuration the cache refuses still fails at
+ * creation; SM 3, first used after SM 0's requests, misses then hits its
+ * own line like SM 0 (and the summed L1 counts are those of the two SMs
+ * used); an allocation failure at an SM's first request is an error, not a
+ * request served without an L1. */
+static void test_functional_lazy_l1(void) {
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_func *f = NULL;
+  uint64_t line = 4;
+  uint8_t full = 0xf;
+  counted_alloc budget;
+  int used;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 8, cfg.blocks_per_sm = 1;
+  cfg.l1.size_bytes = 1024, cfg.l1.line_bytes = 0, cfg.l1.ways = 2;
+  cfg.cache_global_in_l1 = 1;
+  cfg.l2.size_bytes = 4096, cfg.l2.line_bytes = 128, cfg.l2.ways = 4, cfg.l2.write_back = 1;
+  cfg.l2_slices = 1, cfg.dram_access_bytes = 32;
+  CHECK(gp_func_new(&f, &a, &cfg, 1, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "line size and ways") != NULL);
+  cfg.l1.line_bytes = 128;
+  CHECK(gp_func_new(&f, &a, &cfg, 1, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, &line, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, &line, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 0, 3, GP_OP_LD_GLOBAL, &line, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 0, 3, GP_OP_LD_GLOBAL, &line, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_result(f, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.l1.accesses, 4);
+  CHECK_EQ_INT(r.l1.hits, 2);
+  CHECK_EQ_INT(r.pcs[0].l1_hits, 2);
+  CHECK_EQ_INT(r.pcs[0].l2_hits, 1); /* SM 3's miss finds SM 0's line in the L2 */
+  CHECK_EQ_INT(r.pcs[0].dram, 1);
+  gp_memsim_result_free(&r, &a);
+  gp_func_free(f);
+  /* how many allocations creation takes, then a budget one short of SM 5's L1 */
+  budget.left = 1000;
+  a.fn = refusing_alloc, a.ud = &budget;
+  CHECK(gp_func_new(&f, &a, &cfg, 1, &err) == GP_OK);
+  gp_func_free(f);
+  used = 1000 - budget.left;
+  budget.left = used + 1;
+  CHECK(gp_func_new(&f, &a, &cfg, 1, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  CHECK(gp_func_access(f, 0, 5, GP_OP_LD_GLOBAL, &line, &full, 1, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "out of memory") != NULL);
+  gp_func_free(f);
+}
+
 /* Reuse of L1 misses by line on one SM (the MSHR merges GPUMech's gpush
  * equations subtract): global loads bypass L1 (Kepler's default), so every
  * load request misses it.  SM0 asks for lines 5, 7, 5, 9, 9, 5: the second 5
@@ -655,5 +729,6 @@ int main(void) {
   RUN(test_functional_stream_by_hand);
   RUN(test_functional_miss_reuse);
   RUN(test_functional_write_back_l1);
+  RUN(test_functional_lazy_l1);
   return gp_test_finish();
 }

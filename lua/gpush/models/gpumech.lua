@@ -120,17 +120,27 @@ end
 -- Step 3, once for predictions across configurations (Sec. VI-D): the
 -- representative warp (gpush's equations: k-means over the blocks' critical
 -- warps, and each block's critical warp for the last wave); opts: select,
--- seed, equations.  Returns { warp, select, equations, critical (gpush's:
+-- seed, equations, memory_cache (predict's: the base configuration's memory
+-- replay goes there, and under gpush's equations its bound counts, so the
+-- sweep's base point replays nothing and every point that keeps the L1
+-- size counts nothing).  Returns { warp, select, equations, critical (gpush's:
 -- { {block, warp, cycles}, ... }, on first use), handle (the C core's) }.
 function M.prepare(kernel, cfg, opts)
   opts = opts or {}
   local equations = check_equations(opts.equations, 2)
   local m, info, blocks_per_sm = fit(kernel, cfg, 2)
+  local cache = opts.memory_cache
   -- a kernel that does not fit is refused by predict; its representative
   -- is still that of one block per SM
-  local mem, err = memsim.replay(kernel, m, math.max(1, blocks_per_sm), info.shared_bytes_per_block)
+  local mem, err = memsim.replay(kernel, m, math.max(1, blocks_per_sm), info.shared_bytes_per_block, cache)
   if not mem then
     return nil, err
+  end
+  if cache and equations == "gpush" and blocks_per_sm > 0 then
+    local counts, count_err = bounds.counts(kernel, cfg, m, blocks_per_sm, cache, mem, info.shared_bytes_per_block)
+    if not counts then
+      return nil, "gpumech: " .. tostring(count_err)
+    end
   end
   local handle, message = core.gpumech_prepare(kernel, m, mem.replay,
     { equations = equations, select = opts.select, seed = opts.seed })
@@ -343,7 +353,8 @@ function M.new(opts)
     prepare = function(kernel, base, cache, ctx)
       local key = "gpumech.prepare/" .. (opts.select or "kmeans") .. "/" .. equations
       if not cache[key] then
-        cache[key] = { M.prepare(kernel, base, { select = opts.select, seed = ctx.seed, equations = equations }) }
+        cache[key] = { M.prepare(kernel, base, { select = opts.select, seed = ctx.seed, equations = equations,
+          memory_cache = cache }) }
       end
       return cache[key][1], cache[key][2]
     end,
