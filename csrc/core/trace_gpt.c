@@ -406,6 +406,7 @@ static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
   for (i = 0; i < k->mem_count; i++) {
     const gp_mem_record *m = &k->mem_records[i];
     if (m->lanes > GP_LANES_STRIDED || (m->lanes == GP_LANES_LIST && m->stride != 0) ||
+        (m->lanes == GP_LANES_STRIDED && m->addr_count > 32) || /* gp_mem_lanes fills 32 */
         m->zero[0] != 0 || m->zero[1] != 0 || m->zero[2] != 0 ||
         m->addr_start > k->address_count || gp_mem_stored(m) > k->address_count - m->addr_start ||
         m->line_start > k->line_count || m->line_count > k->line_count - m->line_start)
