@@ -171,6 +171,9 @@ void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int
 #define GP_LANES_LIST 0    /* addr_count addresses from kernel.addresses[addr_start] */
 #define GP_LANES_STRIDED 1 /* lane i at kernel.addresses[addr_start] + i x stride
                               (evenly spaced lanes: one address stored, not 32) */
+#define GP_LANES_DELTAS 2  /* the first lane at kernel.addresses[addr_start], then
+                              each lane's int32 difference from the previous, two
+                              to a stored u64 (a gather: 17 stored, not 32) */
 
 /* A memory instruction's record (20 bytes, no implicit padding: the .gpt
  * file holds records as bytes). */
@@ -181,13 +184,21 @@ typedef struct gp_mem_record {
   uint16_t sector_count; /* distinct 32 B sectors over all lines */
   uint8_t addr_count;  /* active lanes with an address */
   uint8_t line_count;  /* distinct 128 B lines */
-  uint8_t lanes;       /* GP_LANES_LIST or GP_LANES_STRIDED */
+  uint8_t lanes;       /* GP_LANES_LIST, GP_LANES_STRIDED or GP_LANES_DELTAS */
   uint8_t zero[3];     /* always 0 */
 } gp_mem_record;
 
-/* The addresses a record stores in kernel.addresses (1 when strided). */
+/* The u64 slots a record takes in kernel.addresses: 1 when strided, the
+ * first lane and (addr_count - 1) 4-byte deltas for deltas, one per lane
+ * for a list. */
 static inline uint32_t gp_mem_stored(const gp_mem_record *m) {
-  return m->lanes == GP_LANES_STRIDED && m->addr_count > 0 ? 1u : m->addr_count;
+  if (m->addr_count == 0)
+    return 0;
+  if (m->lanes == GP_LANES_STRIDED)
+    return 1;
+  if (m->lanes == GP_LANES_DELTAS)
+    return 1u + m->addr_count / 2u;
+  return m->addr_count;
 }
 
 /* A distinct static instruction (PC). */
@@ -298,7 +309,7 @@ uint16_t gp_kernel_dep_load(const gp_kernel *k, uint64_t i);
 
 /* The lane addresses of memory record m, active lanes in order
  * (m->addr_count of them): a pointer into k->addresses for a list, or `buf`
- * filled from the base and stride (trace_kernel.c).  The one place a model
+ * filled from the base and stride or the deltas (trace_kernel.c).  The one place a model
  * reads lanes; the coalesced lines were computed when the record was made. */
 const uint64_t *gp_mem_lanes(const gp_kernel *k, const gp_mem_record *m, uint64_t buf[32]);
 /* gp_mem_lanes with a buffer that lives until the end of the caller's

@@ -26,7 +26,8 @@
  * and the nearest load producer per instruction), 2 (header checksum, CUDA
  * stream id), 3 (every producer: GP_DEPS distances per instruction), 4
  * (memory records of 20 bytes: evenly spaced lanes stored as one address and
- * a stride, GP_LANES_STRIDED).  A file of another version is
+ * a stride, GP_LANES_STRIDED, other lanes as 32-bit deltas where they fit,
+ * GP_LANES_DELTAS).  A file of another version is
  * refused with the command that regenerates it (gpt_check_version); a bump
  * changes GPT_VERSION only.
  */
@@ -405,8 +406,8 @@ static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
                         path, k->mem_count, (unsigned long long)with_record);
   for (i = 0; i < k->mem_count; i++) {
     const gp_mem_record *m = &k->mem_records[i];
-    if (m->lanes > GP_LANES_STRIDED || (m->lanes == GP_LANES_LIST && m->stride != 0) ||
-        (m->lanes == GP_LANES_STRIDED && m->addr_count > 32) || /* gp_mem_lanes fills 32 */
+    if (m->lanes > GP_LANES_DELTAS || (m->lanes != GP_LANES_STRIDED && m->stride != 0) ||
+        (m->lanes != GP_LANES_LIST && m->addr_count > 32) || /* gp_mem_lanes fills 32 */
         m->zero[0] != 0 || m->zero[1] != 0 || m->zero[2] != 0 ||
         m->addr_start > k->address_count || gp_mem_stored(m) > k->address_count - m->addr_start ||
         m->line_start > k->line_count || m->line_count > k->line_count - m->line_start)

@@ -71,14 +71,26 @@ void gp_kernel_free(gp_kernel *k) {
 }
 
 const uint64_t *gp_mem_lanes(const gp_kernel *k, const gp_mem_record *m, uint64_t buf[32]) {
+  const uint64_t *stored = k->addresses + m->addr_start;
   uint32_t i;
   uint64_t a, step;
-  if (m->lanes != GP_LANES_STRIDED)
-    return k->addresses + m->addr_start;
-  a = m->addr_count > 0 ? k->addresses[m->addr_start] : 0;
+  if (m->lanes == GP_LANES_LIST || m->addr_count == 0)
+    return stored;
+  a = stored[0];
+  buf[0] = a;
+  if (m->lanes == GP_LANES_DELTAS) {
+    const unsigned char *deltas = (const unsigned char *)(stored + 1);
+    for (i = 1; i < m->addr_count; i++) {
+      int32_t d;
+      memcpy(&d, deltas + 4u * (i - 1), sizeof d);
+      a += (uint64_t)(int64_t)d; /* wraps as the tracer's deltas do */
+      buf[i] = a;
+    }
+    return buf;
+  }
   step = (uint64_t)(int64_t)m->stride; /* wraps like the tracer's base + i x stride */
-  for (i = 0; i < m->addr_count; i++, a += step)
-    buf[i] = a;
+  for (i = 1; i < m->addr_count; i++)
+    buf[i] = a += step;
   return buf;
 }
 

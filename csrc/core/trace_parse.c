@@ -478,6 +478,26 @@ static void keep_strided_if_even(gp_mem_record *rec, const uint64_t *addrs, int 
   rec->stride = (int32_t)stride;
 }
 
+/* Keeps a list of three or more lanes as the first lane and each lane's
+ * difference from the previous when every difference fits 32 bits (a
+ * gather: 1 + lanes / 2 stored addresses, not `lanes`), in place at addrs,
+ * the spare half of an odd slot zero. */
+static void keep_deltas_if_small(gp_mem_record *rec, uint64_t *addrs, int lanes) {
+  int32_t deltas[31];
+  int i;
+  if (lanes < 3)
+    return;
+  for (i = 1; i < lanes; i++) {
+    int64_t d = (int64_t)(addrs[i] - addrs[i - 1]);
+    if (d < INT32_MIN || d > INT32_MAX)
+      return;
+    deltas[i - 1] = (int32_t)d;
+  }
+  addrs[lanes / 2] = 0;
+  memcpy(addrs + 1, deltas, (size_t)(lanes - 1) * sizeof *deltas);
+  rec->lanes = GP_LANES_DELTAS;
+}
+
 /* Shared addresses become offsets in the block's shared memory: a lane at or
  * above the window's base `sb` loses it (LDS/STS already carry offsets;
  * generic ones carry window addresses).  A strided record whose lanes fall
@@ -510,7 +530,8 @@ static void shared_offsets(gp_kernel *k, gp_mem_record *rec, uint64_t *addrs, in
 
 /* Parses the memory part of an instruction line after mem_width (from the
  * cursor *pp): the address mode and the lane addresses (evenly spaced lanes
- * kept as base and stride, GP_LANES_STRIDED), then resolves generic
+ * kept as base and stride, GP_LANES_STRIDED; others as 32-bit deltas where
+ * they fit, GP_LANES_DELTAS), then resolves generic
  * accesses and coalesces those that reach L1/L2 (trace_coalesce.c). */
 static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
                         uint8_t *op_class, uint8_t width, int generic) {
@@ -566,6 +587,8 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
     if (r != 0)
       return fail(ps, "out of memory");
   }
+  if (rec.lanes == GP_LANES_LIST) /* after the lines: they read the lanes as a list */
+    keep_deltas_if_small(&rec, addrs, lanes);
   k->address_count += gp_mem_stored(&rec);
   if ((size_t)k->mem_count + 1 > k->cap_mem &&
       !GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))

@@ -218,7 +218,7 @@ static void test_resealed_records(const char *dir) {
   CHECK_EQ_INT(k->mem_records[0].lanes, GP_LANES_LIST); /* the generator stores lists */
   gp_kernel_free(k);
   /* bytes 16-19 of a record: lanes, then three zero bytes */
-  expect_resealed_refused(dir, rec + 16, 2u, "bad.gpt: memory record 0 is corrupt");
+  expect_resealed_refused(dir, rec + 16, 3u, "bad.gpt: memory record 0 is corrupt");
   expect_resealed_refused(dir, rec + 16, 1u << 8, "bad.gpt: memory record 0 is corrupt");
   expect_resealed_refused(dir, rec + 8, 4u, "bad.gpt: memory record 0 is corrupt"); /* stride */
   /* bytes 14-17: addr_count 40, line_count as it was, strided */
