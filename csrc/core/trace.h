@@ -312,9 +312,13 @@ uint16_t gp_kernel_dep_load(const gp_kernel *k, uint64_t i);
  * filled from the base and stride or the deltas (trace_kernel.c).  The one place a model
  * reads lanes; the coalesced lines were computed when the record was made. */
 const uint64_t *gp_mem_lanes(const gp_kernel *k, const gp_mem_record *m, uint64_t buf[32]);
-/* gp_mem_lanes with a buffer that lives until the end of the caller's
- * enclosing block: for a call's argument, `f(GP_MEM_LANES(k, m), ...)`. */
-#define GP_MEM_LANES(k, m) gp_mem_lanes((k), (m), (uint64_t[32]){0})
+/* gp_mem_lanes for a call's argument, `f(GP_MEM_LANES(k, m), ...)`: a list
+ * is read in place; other forms expand into a buffer that lives until the
+ * end of the caller's enclosing block, made (and zeroed) only then.  k and
+ * m are evaluated more than once: pass plain names. */
+#define GP_MEM_LANES(k, m)                                                     \
+  ((m)->lanes == GP_LANES_LIST ? (const uint64_t *)(k)->addresses + (m)->addr_start \
+                               : gp_mem_lanes((k), (m), (uint64_t[32]){0}))
 
 /* Parses a whole .traceg held in memory (header and body); `name` is used in
  * messages.  On success *out is a new kernel (free with gp_kernel_free). */
