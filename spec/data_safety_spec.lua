@@ -276,18 +276,20 @@ describe("data safety: long paths", function()
 end)
 
 describe("data safety: compressed traces are capped", function()
-  -- `lines` identical 32-lane loads (mode 1: 50 bytes of text, 300 of parsed kernel each)
+  -- `lines` identical 32-lane loads (mode 1 with a 4 KB stride: 53 bytes of text, about 330
+  -- of parsed kernel each, 32 lines of 128 B; a stride of 4 B would keep one address and
+  -- one line, 49 bytes)
   local function bomb_text(lines)
     local head = table.concat({ "-kernel name = bomb", "-kernel id = 1", "-grid dim = (1,1,1)",
       "-block dim = (32,1,1)", "-nregs = 8", "-binary version = 61", "-accelsim tracer version = 4",
       "-enable lineinfo = 0", "#traces format = x", "#BEGIN_TB", "thread block = 0,0,0", "warp = 0",
       "insts = " .. lines, "" }, "\n")
-    return head .. ("0028 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f2b2d500080 4\n"):rep(lines) .. "#END_TB\n"
+    return head .. ("0028 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f2b2d500080 4096\n"):rep(lines) .. "#END_TB\n"
   end
 
   it("refuses a launch that would pass the cap once parsed, naming the cap; the plain file is read", function()
     local dir = helper.temp_dir()
-    write(dir .. "/b.traceg", bomb_text(100000)) -- 5 MB of text, 30 MB parsed
+    write(dir .. "/b.traceg", bomb_text(100000)) -- 5 MB of text, 33 MB parsed
     -- xz -3: a 4 MiB dictionary, within the decoder's half of the limit
     assert(os.execute(("gzip -k %s/b.traceg && xz -3 -k %s/b.traceg"):format(dir, dir)))
     local env = { GPUSH_TRACE_LIMIT_MB = "16" }
@@ -337,7 +339,7 @@ describe("data safety: compressed traces are capped", function()
     end
     time:close()
     local dir = helper.temp_dir()
-    -- 1 million lines (a fifth of the issue's): parsed, 300 MB; refused at the default cap well before
+    -- 1 million lines (a fifth of the issue's): parsed, 330 MB; refused at the default cap well before
     write(dir .. "/b.traceg", bomb_text(1000000))
     assert(os.execute(("xz -T1 -6 %s/b.traceg"):format(dir)))
     local code, _, err = helper.run(("/usr/bin/time -f 'peak %%M KB' %s trace info %s/b.traceg.xz")

@@ -354,7 +354,7 @@ static double lsu_cycles(const counter *q, uint64_t i, const class_facts *f, dou
     if (f->cached && r->line_count > 0)
       return r->line_count;
     if (f->shared) {
-      uint32_t passes = gp_shared_passes(k->addresses + r->addr_start, r->addr_count,
+      uint32_t passes = gp_shared_passes(GP_MEM_LANES(k, r), r->addr_count,
                                          k->width[i], m->shared.banks, m->shared.bank_bytes);
       if (passes < 1)
         passes = 1;

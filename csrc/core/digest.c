@@ -71,15 +71,16 @@ static void add_header(gp_digest *d, const gp_kernel *k) {
   add_u64(d, k->insts);
 }
 
-/* The memory records by content (lane count and the lane addresses), not
- * by their offsets into the pools. */
+/* The memory records by content (lane count and the lane addresses, as a
+ * list however the record stores them), not by their offsets into the
+ * pools: the same trace gives the same digest. */
 static void add_memory(gp_digest *d, const gp_kernel *k) {
   uint32_t r;
   for (r = 0; r < k->mem_count; r++) {
     const gp_mem_record *rec = &k->mem_records[r];
     add_u64(d, rec->addr_count);
     if (rec->addr_count > 0)
-      gp_digest_add(d, k->addresses + rec->addr_start, rec->addr_count * sizeof *k->addresses);
+      gp_digest_add(d, GP_MEM_LANES(k, rec), rec->addr_count * sizeof *k->addresses);
   }
 }
 

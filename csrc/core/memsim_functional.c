@@ -355,7 +355,7 @@ static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *
                c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {
     *lines = buf_lines;
     *masks = buf_masks;
-    return gp_cc1x_requests_rule(k->addresses + m->addr_start, m->addr_count, k->width[i],
+    return gp_cc1x_requests_rule(GP_MEM_LANES(k, m), m->addr_count, k->width[i],
                                  cc1x, buf_lines, buf_masks);
   }
   *lines = k->lines + m->line_start;
@@ -504,7 +504,7 @@ int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
       status = gp_func_const(r.f, k->pc_index[i], err);
     } else if (k->mem[i] != UINT32_MAX) {
       const gp_mem_record *m = &k->mem_records[k->mem[i]];
-      status = gp_func_shared(r.f, k->pc_index[i], k->addresses + m->addr_start, m->addr_count,
+      status = gp_func_shared(r.f, k->pc_index[i], GP_MEM_LANES(k, m), m->addr_count,
                               k->width[i], err);
     }
   }

@@ -666,7 +666,7 @@ static void visit_timed(void *ctx, uint64_t i, uint32_t sm) {
   if (r->status != GP_OK)
     return;
   if (r->cc1x && k->op_class[i] != GP_OP_TEX && k->op_class[i] != GP_OP_LDGSTS) {
-    n = gp_cc1x_requests_rule(k->addresses + m->addr_start, m->addr_count, k->width[i], r->cc1x,
+    n = gp_cc1x_requests_rule(GP_MEM_LANES(k, m), m->addr_count, k->width[i], r->cc1x,
                               buf_lines, buf_masks);
     lines = buf_lines;
     masks = buf_masks;

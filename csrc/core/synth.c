@@ -250,11 +250,10 @@ static int emit_memory(gp_kernel *k, const gp_synth_desc *d, const gp_synth_op *
   uint8_t masks[64];
   uint32_t l;
   int n;
+  memset(rec, 0, sizeof *rec); /* lanes stored as a list (GP_LANES_LIST) */
   rec->addr_start = k->address_count;
   rec->addr_count = (uint8_t)lanes;
   rec->line_start = k->line_count;
-  rec->line_count = 0;
-  rec->sector_count = 0;
   for (l = 0; l < lanes; l++)
     k->addresses[k->address_count++] =
         lane_address(d, op->stream, w, t, l, op->width, total_threads);

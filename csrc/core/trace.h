@@ -167,14 +167,39 @@ void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int
  * 16 B access straddling two lines). */
 #define GP_MAX_LINES_PER_INST 64
 
-/* A memory instruction's record. */
+/* How a memory record stores its lanes' addresses (gp_mem_record.lanes). */
+#define GP_LANES_LIST 0    /* addr_count addresses from kernel.addresses[addr_start] */
+#define GP_LANES_STRIDED 1 /* lane i at kernel.addresses[addr_start] + i x stride
+                              (evenly spaced lanes: one address stored, not 32) */
+#define GP_LANES_DELTAS 2  /* the first lane at kernel.addresses[addr_start], then
+                              each lane's int32 difference from the previous, two
+                              to a stored u64 (a gather: 17 stored, not 32) */
+
+/* A memory instruction's record (20 bytes, no implicit padding: the .gpt
+ * file holds records as bytes). */
 typedef struct gp_mem_record {
-  uint32_t addr_start; /* first lane address in kernel.addresses */
+  uint32_t addr_start; /* first stored address in kernel.addresses */
   uint32_t line_start; /* first line in kernel.lines / sector_masks */
+  int32_t stride;      /* bytes from lane to lane (GP_LANES_STRIDED), else 0 */
+  uint16_t sector_count; /* distinct 32 B sectors over all lines */
   uint8_t addr_count;  /* active lanes with an address */
   uint8_t line_count;  /* distinct 128 B lines */
-  uint16_t sector_count; /* distinct 32 B sectors over all lines */
+  uint8_t lanes;       /* GP_LANES_LIST, GP_LANES_STRIDED or GP_LANES_DELTAS */
+  uint8_t zero[3];     /* always 0 */
 } gp_mem_record;
+
+/* The u64 slots a record takes in kernel.addresses: 1 when strided, the
+ * first lane and (addr_count - 1) 4-byte deltas for deltas, one per lane
+ * for a list. */
+static inline uint32_t gp_mem_stored(const gp_mem_record *m) {
+  if (m->addr_count == 0)
+    return 0;
+  if (m->lanes == GP_LANES_STRIDED)
+    return 1;
+  if (m->lanes == GP_LANES_DELTAS)
+    return 1u + m->addr_count / 2u;
+  return m->addr_count;
+}
 
 /* A distinct static instruction (PC). */
 typedef struct gp_static_inst {
@@ -282,23 +307,31 @@ uint16_t gp_kernel_dep(const gp_kernel *k, uint64_t i);
 /* Instruction i's nearest producer that is a load: its distance (0: none). */
 uint16_t gp_kernel_dep_load(const gp_kernel *k, uint64_t i);
 
+/* The lane addresses of memory record m, active lanes in order
+ * (m->addr_count of them): a pointer into k->addresses for a list, or `buf`
+ * filled from the base and stride or the deltas (trace_kernel.c).  The one place a model
+ * reads lanes; the coalesced lines were computed when the record was made. */
+const uint64_t *gp_mem_lanes(const gp_kernel *k, const gp_mem_record *m, uint64_t buf[32]);
+/* gp_mem_lanes for a call's argument, `f(GP_MEM_LANES(k, m), ...)`: a list
+ * is read in place; other forms expand into a buffer that lives until the
+ * end of the caller's enclosing block, made (and zeroed) only then.  k and
+ * m are evaluated more than once: pass plain names. */
+#define GP_MEM_LANES(k, m)                                                     \
+  ((m)->lanes == GP_LANES_LIST ? (const uint64_t *)(k)->addresses + (m)->addr_start \
+                               : gp_mem_lanes((k), (m), (uint64_t[32]){0}))
+
 /* Parses a whole .traceg held in memory (header and body); `name` is used in
  * messages.  On success *out is a new kernel (free with gp_kernel_free). */
 int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
                            const char *text, size_t len, const char *name,
                            gp_error *err);
 
-/* Appends the coalesced lines and sector masks of the record's lane
- * addresses (k->addresses[rec->addr_start ..]) to the kernel's pools and
- * fills rec->line_start, line_count and sector_count.  Returns 0, -1 when
- * the access touches more than GP_MAX_LINES_PER_INST lines, -2 when out of
- * memory. */
+/* Appends the coalesced lines and sector masks of the record's lanes
+ * (gp_mem_lanes; a strided record by gp_coalesce_strided) to the kernel's
+ * pools and fills rec->line_start, line_count and sector_count.  Returns 0,
+ * -1 when the access touches more than GP_MAX_LINES_PER_INST lines, -2 when
+ * out of memory. */
 int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width);
-
-/* gp_kernel_add_lines for lanes written as base and stride (address mode
- * 1: k->addresses[rec->addr_start + i] = base + i * stride), coalesced by
- * gp_coalesce_strided. */
-int gp_kernel_add_strided_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width, int64_t stride);
 
 /* Coalesces the lanes' accesses of `width` bytes at addrs[0..n) into distinct
  * 128 B lines (line address = byte address >> 7) with the 32 B sectors each

@@ -79,15 +79,22 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
   return (int)count;
 }
 
+/* Whether lanes base + i x stride (n > 0 of them, `width` bytes each) can be
+ * coalesced from their two ends: 0 <= stride <= 32 and no byte past 2^64. */
+static int strided_shortcut(uint64_t base, uint32_t n, uint32_t width, int64_t stride) {
+  uint32_t w = width ? width : 1;
+  if (n == 0 || stride < 0 || stride > 32)
+    return 0;
+  return base <= UINT64_MAX - ((uint64_t)stride * (n - 1) + (w - 1));
+}
+
 int gp_coalesce_strided(const uint64_t *addrs, uint32_t n, uint32_t width, int64_t stride,
                         uint64_t *lines, uint8_t *masks, uint32_t cap) {
   uint32_t w = width ? width : 1, count = 0;
   uint64_t span, sector, last_sector;
-  if (n == 0 || stride < 0 || stride > 32)
+  if (n == 0 || !strided_shortcut(addrs[0], n, width, stride))
     return gp_coalesce(addrs, n, width, lines, masks, cap);
   span = (uint64_t)stride * (n - 1) + (w - 1); /* first lane's first byte to last lane's last */
-  if (addrs[0] > UINT64_MAX - span)
-    return gp_coalesce(addrs, n, width, lines, masks, cap);
   /* Each lane starts at most one sector after the previous lane's start, so
    * no sector in between is skipped, and lines appear in ascending order. */
   last_sector = (addrs[0] + span) >> 5;
@@ -154,17 +161,15 @@ static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
 }
 
 int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
-  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint64_t lines[GP_MAX_LINES_PER_INST], buf[32];
   uint8_t masks[GP_MAX_LINES_PER_INST];
-  int n = gp_coalesce(k->addresses + rec->addr_start, rec->addr_count, width, lines, masks,
-                      GP_MAX_LINES_PER_INST);
-  return append_lines(k, rec, lines, masks, n);
-}
-
-int gp_kernel_add_strided_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width, int64_t stride) {
-  uint64_t lines[GP_MAX_LINES_PER_INST];
-  uint8_t masks[GP_MAX_LINES_PER_INST];
-  int n = gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, stride,
-                              lines, masks, GP_MAX_LINES_PER_INST);
+  int n;
+  if (rec->lanes == GP_LANES_STRIDED && rec->addr_count > 0 &&
+      strided_shortcut(k->addresses[rec->addr_start], rec->addr_count, width, rec->stride))
+    n = gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, rec->stride,
+                            lines, masks, GP_MAX_LINES_PER_INST);
+  else
+    n = gp_coalesce(gp_mem_lanes(k, rec, buf), rec->addr_count, width, lines, masks,
+                    GP_MAX_LINES_PER_INST);
   return append_lines(k, rec, lines, masks, n);
 }

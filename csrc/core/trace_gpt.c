@@ -24,7 +24,10 @@
  *
  * Format versions: 1 (checksum of the payload only; the nearest producer
  * and the nearest load producer per instruction), 2 (header checksum, CUDA
- * stream id), 3 (every producer: GP_DEPS distances per instruction).  A file of another version is
+ * stream id), 3 (every producer: GP_DEPS distances per instruction), 4
+ * (memory records of 20 bytes: evenly spaced lanes stored as one address and
+ * a stride, GP_LANES_STRIDED, other lanes as 32-bit deltas where they fit,
+ * GP_LANES_DELTAS).  A file of another version is
  * refused with the command that regenerates it (gpt_check_version); a bump
  * changes GPT_VERSION only.
  */
@@ -42,11 +45,11 @@
 #include <unistd.h>
 
 #define GPT_MAGIC "GPUSHGPT"
-#define GPT_VERSION 3u
+#define GPT_VERSION 4u
 #define GPT_BOM 0x01020304u
 #define GPT_ALIGN 64u
 
-_Static_assert(sizeof(gp_mem_record) == 12, "gp_mem_record layout");
+_Static_assert(sizeof(gp_mem_record) == 20, "gp_mem_record layout");
 _Static_assert(sizeof(gp_static_inst) == 24, "gp_static_inst layout");
 
 /* Upper bounds the header is checked against: the text reader's (trace_parse.c). */
@@ -96,7 +99,7 @@ static void sections(const gp_kernel *k, const void *ptr[SEC_COUNT],
   ptr[SEC_PC_INDEX] = k->pc_index, len[SEC_PC_INDEX] = k->insts * 4;
   ptr[SEC_DEPS] = k->deps, len[SEC_DEPS] = k->insts * GP_DEPS * 2;
   ptr[SEC_MEM] = k->mem, len[SEC_MEM] = k->insts * 4;
-  ptr[SEC_MEM_RECORDS] = k->mem_records, len[SEC_MEM_RECORDS] = (uint64_t)k->mem_count * 12;
+  ptr[SEC_MEM_RECORDS] = k->mem_records, len[SEC_MEM_RECORDS] = (uint64_t)k->mem_count * sizeof(gp_mem_record);
   ptr[SEC_ADDRESSES] = k->addresses, len[SEC_ADDRESSES] = (uint64_t)k->address_count * 8;
   ptr[SEC_LINES] = k->lines, len[SEC_LINES] = (uint64_t)k->line_count * 8;
   ptr[SEC_SECTOR_MASKS] = k->sector_masks, len[SEC_SECTOR_MASKS] = k->line_count;
@@ -334,7 +337,7 @@ static int check_header(const unsigned char *image, uint64_t size, const char *p
   expect[SEC_OP_CLASS] = expect[SEC_ACTIVE] = expect[SEC_FLAGS] = expect[SEC_WIDTH] = h->insts;
   expect[SEC_PC_INDEX] = expect[SEC_MEM] = h->insts * 4;
   expect[SEC_DEPS] = h->insts * GP_DEPS * 2;
-  expect[SEC_MEM_RECORDS] = (uint64_t)h->mem_count * 12;
+  expect[SEC_MEM_RECORDS] = (uint64_t)h->mem_count * sizeof(gp_mem_record);
   expect[SEC_ADDRESSES] = (uint64_t)h->address_count * 8;
   expect[SEC_LINES] = (uint64_t)h->line_count * 8;
   expect[SEC_SECTOR_MASKS] = h->line_count;
@@ -403,7 +406,10 @@ static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
                         path, k->mem_count, (unsigned long long)with_record);
   for (i = 0; i < k->mem_count; i++) {
     const gp_mem_record *m = &k->mem_records[i];
-    if (m->addr_start > k->address_count || m->addr_count > k->address_count - m->addr_start ||
+    if (m->lanes > GP_LANES_DELTAS || (m->lanes != GP_LANES_STRIDED && m->stride != 0) ||
+        (m->lanes != GP_LANES_LIST && m->addr_count > 32) || /* gp_mem_lanes fills 32 */
+        m->zero[0] != 0 || m->zero[1] != 0 || m->zero[2] != 0 ||
+        m->addr_start > k->address_count || gp_mem_stored(m) > k->address_count - m->addr_start ||
         m->line_start > k->line_count || m->line_count > k->line_count - m->line_start)
       return gp_error_set(err, "%s: memory record %llu is corrupt", path, (unsigned long long)i);
   }

@@ -70,6 +70,30 @@ void gp_kernel_free(gp_kernel *k) {
   free_owned(k);
 }
 
+const uint64_t *gp_mem_lanes(const gp_kernel *k, const gp_mem_record *m, uint64_t buf[32]) {
+  const uint64_t *stored = k->addresses + m->addr_start;
+  uint32_t i;
+  uint64_t a, step;
+  if (m->lanes == GP_LANES_LIST || m->addr_count == 0)
+    return stored;
+  a = stored[0];
+  buf[0] = a;
+  if (m->lanes == GP_LANES_DELTAS) {
+    const unsigned char *deltas = (const unsigned char *)(stored + 1);
+    for (i = 1; i < m->addr_count; i++) {
+      int32_t d;
+      memcpy(&d, deltas + 4u * (i - 1), sizeof d);
+      a += (uint64_t)(int64_t)d; /* wraps as the tracer's deltas do */
+      buf[i] = a;
+    }
+    return buf;
+  }
+  step = (uint64_t)(int64_t)m->stride; /* wraps like the tracer's base + i x stride */
+  for (i = 1; i < m->addr_count; i++)
+    buf[i] = a += step;
+  return buf;
+}
+
 /* The instructions, memory records, lines and lane addresses of the first
  * `warps` warps, when they are the first of each array in order: *insts
  * etc. are their counts; 0 when the warps are stored otherwise. */
@@ -91,7 +115,7 @@ static int prefix_extent(const gp_kernel *k, uint32_t warps, uint64_t *insts, ui
   if (records > 0) {
     const gp_mem_record *last = &k->mem_records[records - 1];
     *lines = last->line_start + last->line_count;
-    *addresses = last->addr_start + last->addr_count;
+    *addresses = last->addr_start + gp_mem_stored(last);
   }
   return 1;
 }

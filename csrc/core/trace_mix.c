@@ -51,7 +51,7 @@ static void transactions_of(const gp_kernel *k, uint64_t x, int rule,
                               c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {
     uint64_t lines[32];
     uint8_t masks[32];
-    n = gp_cc1x_requests_rule(k->addresses + m->addr_start, m->addr_count, k->width[x], rule,
+    n = gp_cc1x_requests_rule(GP_MEM_LANES(k, m), m->addr_count, k->width[x], rule,
                               lines, masks);
     for (t = 0; t < n; t++)
       b += 32u * popcount4(masks[t]);
@@ -115,7 +115,7 @@ static void warp_pass(const gp_kernel *k, uint32_t w, const gp_mix_config *c, ui
       last_round = time;
     } else if (is_shared(cls)) {
       const gp_mem_record *m = &k->mem_records[k->mem[x]];
-      uint32_t passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count,
+      uint32_t passes = gp_shared_passes(GP_MEM_LANES(k, m), m->addr_count,
                                          k->width[x], c->shared_banks, c->shared_bank_bytes);
       out->shared_insts++;
       if (passes > 1)

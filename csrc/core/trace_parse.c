@@ -32,7 +32,7 @@
 #define PC_SLOT_EMPTY UINT32_MAX   /* a free slot of the PC table (no static index is that large) */
 #define SHOWN (4 * 40 + 4)         /* room for 40 bytes of input as gp_visible shows them */
 
-_Static_assert(sizeof(gp_mem_record) == 12, "gp_mem_record is 12 bytes");
+_Static_assert(sizeof(gp_mem_record) == 20, "gp_mem_record is 20 bytes");
 
 /* Parser state for one kernel. */
 typedef struct parser {
@@ -460,10 +460,79 @@ static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs) 
   return GP_OK;
 }
 
+/* Keeps evenly spaced lanes (a stride that fits 32 bits) as their first
+ * address and the stride: a gather the tracer wrote lane by lane (modes 0
+ * and 2) that is strided after all takes one stored address, not 32. */
+static void keep_strided_if_even(gp_mem_record *rec, const uint64_t *addrs, int lanes) {
+  int64_t stride;
+  int i;
+  if (lanes < 2)
+    return;
+  stride = (int64_t)(addrs[1] - addrs[0]);
+  if (stride < INT32_MIN || stride > INT32_MAX)
+    return;
+  for (i = 2; i < lanes; i++)
+    if ((int64_t)(addrs[i] - addrs[i - 1]) != stride)
+      return;
+  rec->lanes = GP_LANES_STRIDED;
+  rec->stride = (int32_t)stride;
+}
+
+/* Keeps a list of three or more lanes as the first lane and each lane's
+ * difference from the previous when every difference fits 32 bits (a
+ * gather: 1 + lanes / 2 stored addresses, not `lanes`), in place at addrs,
+ * the spare half of an odd slot zero. */
+static void keep_deltas_if_small(gp_mem_record *rec, uint64_t *addrs, int lanes) {
+  int32_t deltas[31];
+  int i;
+  if (lanes < 3)
+    return;
+  for (i = 1; i < lanes; i++) {
+    int64_t d = (int64_t)(addrs[i] - addrs[i - 1]);
+    if (d < INT32_MIN || d > INT32_MAX)
+      return;
+    deltas[i - 1] = (int32_t)d;
+  }
+  addrs[lanes / 2] = 0;
+  memcpy(addrs + 1, deltas, (size_t)(lanes - 1) * sizeof *deltas);
+  rec->lanes = GP_LANES_DELTAS;
+}
+
+/* Shared addresses become offsets in the block's shared memory: a lane at or
+ * above the window's base `sb` loses it (LDS/STS already carry offsets;
+ * generic ones carry window addresses).  A strided record whose lanes fall
+ * on both sides of the base is stored lane by lane (its `lanes` reserved
+ * slots at addrs). */
+static void shared_offsets(gp_kernel *k, gp_mem_record *rec, uint64_t *addrs, int lanes,
+                           uint64_t sb) {
+  int i;
+  if (rec->lanes == GP_LANES_STRIDED) {
+    uint64_t last = addrs[0] + (uint64_t)(int64_t)rec->stride * (uint64_t)(lanes - 1);
+    uint64_t buf[32];
+    const uint64_t *l;
+    if (rec->stride >= 0 && last >= addrs[0]) { /* ascending, no wrap */
+      if (addrs[0] >= sb) {
+        addrs[0] -= sb;
+        return;
+      }
+      if (last < sb)
+        return;
+    }
+    l = gp_mem_lanes(k, rec, buf);
+    memmove(addrs, l, (size_t)lanes * sizeof *addrs);
+    rec->lanes = GP_LANES_LIST;
+    rec->stride = 0;
+  }
+  for (i = 0; i < lanes; i++)
+    if (addrs[i] >= sb)
+      addrs[i] -= sb;
+}
+
 /* Parses the memory part of an instruction line after mem_width (from the
- * cursor *pp): the address mode and the lane addresses, then resolves
- * generic accesses and coalesces those that reach L1/L2
- * (trace_coalesce.c). */
+ * cursor *pp): the address mode and the lane addresses (evenly spaced lanes
+ * kept as base and stride, GP_LANES_STRIDED; others as 32-bit deltas where
+ * they fit, GP_LANES_DELTAS), then resolves generic
+ * accesses and coalesces those that reach L1/L2 (trace_coalesce.c). */
 static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
                         uint8_t *op_class, uint8_t width, int generic) {
   gp_kernel *k = ps->k;
@@ -485,8 +554,10 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
     if (read_hex(ps, pp, &base, "a base address") != GP_OK ||
         read_dec(ps, pp, &stride, INT32_MIN, INT32_MAX, "an address stride") != GP_OK)
       return GP_ERR;
-    for (i = 0; i < lanes; i++)
-      addrs[i] = base + (uint64_t)stride * (uint64_t)i;
+    if (lanes > 0)
+      addrs[0] = base;
+    rec.lanes = GP_LANES_STRIDED;
+    rec.stride = (int32_t)stride;
   } else {
     /* with an empty mask the base is optional (the tracer writes empty
      * masks in mode 1: "1 0x0 0") */
@@ -499,27 +570,26 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
     k->flags[inst] |= GP_INST_NO_MEMORY;
     return GP_OK;
   }
+  if (mode != 1)
+    keep_strided_if_even(&rec, addrs, lanes);
   rec.addr_count = (uint8_t)lanes;
-  k->address_count += (uint32_t)lanes;
   if (generic)
     *op_class = (uint8_t)gp_resolve_generic(*op_class, addrs[0], k->shmem_base,
                                             k->local_base);
   if (*op_class == GP_OP_LD_SHARED || *op_class == GP_OP_ST_SHARED ||
       *op_class == GP_OP_ATOM_SHARED) {
-    /* Shared addresses become offsets in the block's shared memory (LDS/STS
-     * already carry offsets; generic ones carry window addresses). */
     if (k->shmem_base != 0)
-      for (i = 0; i < lanes; i++)
-        if (addrs[i] >= k->shmem_base)
-          addrs[i] -= k->shmem_base;
+      shared_offsets(k, &rec, addrs, lanes, k->shmem_base);
   } else if (gp_op_uses_cache(*op_class)) {
-    int r = mode == 1 ? gp_kernel_add_strided_lines(k, &rec, width, stride)
-                      : gp_kernel_add_lines(k, &rec, width);
+    int r = gp_kernel_add_lines(k, &rec, width);
     if (r == -1)
       return fail(ps, "one instruction touches more than 64 lines of 128 B");
     if (r != 0)
       return fail(ps, "out of memory");
   }
+  if (rec.lanes == GP_LANES_LIST) /* after the lines: they read the lanes as a list */
+    keep_deltas_if_small(&rec, addrs, lanes);
+  k->address_count += gp_mem_stored(&rec);
   if ((size_t)k->mem_count + 1 > k->cap_mem &&
       !GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))
     return fail(ps, "out of memory");

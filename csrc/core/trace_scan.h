@@ -15,6 +15,7 @@
 #define GPUSH_TRACE_SCAN_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* Hex digit value + 1 (0: not a hex digit). */
 static const uint8_t gp_hex_digit[256] = {
@@ -25,8 +26,11 @@ static const uint8_t gp_hex_digit[256] = {
 
 static inline __attribute__((always_inline)) int scan_blank(char c) { return c == ' ' || c == '\t'; }
 
+/* Blanks from p: a byte above ' ' (the usual first byte of a token, the
+ * scanners having stepped over the one blank before it) ends the run at
+ * once. */
 static inline __attribute__((always_inline)) const char *scan_skip_blanks(const char *p, const char *end) {
-  while (p < end && scan_blank(*p))
+  while (p < end && (unsigned char)*p <= ' ' && scan_blank(*p))
     p++;
   return p;
 }
@@ -42,7 +46,21 @@ static inline __attribute__((always_inline)) const char *scan_past_blank(const c
   return p < end ? p + 1 : p;
 }
 
-/* A hex number of 1-16 digits, with or without 0x (as next_hex reads it). */
+/* Eight bytes at p (the caller checked that they are inside the line). */
+static inline __attribute__((always_inline)) uint64_t scan_load8(const char *p) {
+  uint64_t x;
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+/* Eight digits at a time need the first byte in the low bits. */
+#define SCAN_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#define SCAN_ZEROS8 0x3030303030303030ull  /* "00000000" in any byte order */
+#define SCAN_FS8 0x6666666666666666ull     /* "ffffffff" */
+
+/* A hex number of 1-16 digits, with or without 0x (as next_hex reads it).
+ * Eight '0' or eight 'f' at a time (an address's leading zeros, a full
+ * warp's mask), then digit by digit: the same value as digit by digit. */
 static inline __attribute__((always_inline)) int scan_hex(const char **pp, const char *end, uint64_t *out) {
   const char *p = scan_skip_blanks(*pp, end), *digits;
   uint64_t v = 0;
@@ -50,6 +68,16 @@ static inline __attribute__((always_inline)) int scan_hex(const char **pp, const
   if (end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
     p += 2;
   digits = p;
+  while (end - p >= 8) {
+    uint64_t x = scan_load8(p);
+    if (x == SCAN_ZEROS8)
+      v <<= 32;
+    else if (x == SCAN_FS8)
+      v = (v << 32) | 0xffffffffull;
+    else
+      break;
+    p += 8;
+  }
   while (p < end && (d = gp_hex_digit[(unsigned char)*p]) != 0) {
     v = (v << 4) | (d - 1);
     p++;
@@ -61,11 +89,31 @@ static inline __attribute__((always_inline)) int scan_hex(const char **pp, const
   return 1;
 }
 
+/* The value of eight ASCII digits loaded little-endian (the first digit in
+ * the low byte): pairs, then fours, then the eight. */
+static inline __attribute__((always_inline)) uint64_t scan_eight_digits(uint64_t x) {
+  x -= SCAN_ZEROS8;
+  x = (x * 10) + (x >> 8);                                      /* byte 2i: digits 2i, 2i+1 */
+  x = (((x & 0x000000ff000000ffull) * (100 + (1000000ull << 32))) +
+       (((x >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32)))) >> 32;
+  return x;
+}
+
 /* The run of decimal digits at p: where it ends, and in *out its value
  * (exact for up to 19 digits; the callers refuse longer runs). */
 static inline __attribute__((always_inline)) const char *scan_digit_run(const char *p, const char *end,
                                                                         uint64_t *out) {
   uint64_t v = 0;
+  /* Eight digits at a time (SWAR): the same value modulo 2^64 as digit by
+   * digit, v x 10^8 + the eight digits' value. */
+  while (SCAN_LITTLE_ENDIAN && end - p >= 8) {
+    uint64_t x = scan_load8(p);
+    if (((x & 0xf0f0f0f0f0f0f0f0ull) | (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
+        0x3333333333333333ull)
+      break; /* a byte of the eight is not a digit */
+    v = v * 100000000ull + scan_eight_digits(x);
+    p += 8;
+  }
   while (p < end && (unsigned)(*p - '0') < 10u) {
     v = v * 10 + (uint64_t)(*p - '0');
     p++;

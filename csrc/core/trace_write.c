@@ -89,7 +89,7 @@ static void write_instruction(const gp_kernel *k, uint64_t i, uint64_t j, FILE *
     const gp_mem_record *m = &k->mem_records[k->mem[i]];
     int shared = c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
     uint64_t offset = shared && s->generic ? k->shmem_base : 0;
-    write_addresses(k->addresses + m->addr_start, m->addr_count, offset, k->width[i], f);
+    write_addresses(GP_MEM_LANES(k, m), m->addr_count, offset, k->width[i], f);
   } else {
     fprintf(f, " %u", gp_op_is_memory(c) && !(k->flags[i] & GP_INST_NO_MEMORY) ? k->width[i] : 0u);
     if (gp_op_is_memory(c) && !(k->flags[i] & GP_INST_NO_MEMORY))

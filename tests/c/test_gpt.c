@@ -198,6 +198,34 @@ static void test_resealed_deps(const char *dir) {
                           "bad.gpt: instruction 2 has a dependence outside its warp");
 }
 
+/* A memory record changed and re-sealed: an unknown lane form, a nonzero
+ * spare byte, a list with a stride, or a strided record of more than 32
+ * lanes (gp_mem_lanes expands into 32 entries) is refused. */
+static void test_resealed_records(const char *dir) {
+  char path[256];
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  long rec;
+  uint32_t line_count;
+  snprintf(path, sizeof path, "%s/k.gpt", dir);
+  CHECK(gp_kernel_load_gpt(&k, &a, path, 1, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  CHECK(k->mem_count > 0);
+  rec = (long)((const unsigned char *)k->mem_records - (const unsigned char *)k->image);
+  line_count = k->mem_records[0].line_count;
+  CHECK_EQ_INT(k->mem_records[0].lanes, GP_LANES_LIST); /* the generator stores lists */
+  gp_kernel_free(k);
+  /* bytes 16-19 of a record: lanes, then three zero bytes */
+  expect_resealed_refused(dir, rec + 16, 3u, "bad.gpt: memory record 0 is corrupt");
+  expect_resealed_refused(dir, rec + 16, 1u << 8, "bad.gpt: memory record 0 is corrupt");
+  expect_resealed_refused(dir, rec + 8, 4u, "bad.gpt: memory record 0 is corrupt"); /* stride */
+  /* bytes 14-17: addr_count 40, line_count as it was, strided */
+  expect_resealed_refused(dir, rec + 14, 40u | line_count << 8 | 1u << 16,
+                          "bad.gpt: memory record 0 is corrupt");
+}
+
 static void test_header_only_load(const char *dir) {
   char path[256];
   gp_alloc a = gp_alloc_default();
@@ -227,14 +255,18 @@ static void test_damaged_files(const char *dir) {
   snprintf(path, sizeof path, "%s/k.gpt", dir);
   n = file_size(path);
   expect_refused(dir, 0, 'X', -1, "bad.gpt: not a gpush .gpt file: it does not start with 'GPUSHGPT'");
-  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 3");
-  /* the formats before the header checksum (1) and before every producer
-   * was kept (2): how to redo them */
+  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 4");
+  /* the formats before the header checksum (1), before every producer was
+   * kept (2) and before strided lanes were stored as base and stride (3):
+   * how to redo them */
   expect_refused(dir, 8, 1, -1,
-                 "bad.gpt: .gpt format version 1, this gpush reads version 3: regenerate it from its "
+                 "bad.gpt: .gpt format version 1, this gpush reads version 4: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 8, 2, -1,
-                 "bad.gpt: .gpt format version 2, this gpush reads version 3: regenerate it from its "
+                 "bad.gpt: .gpt format version 2, this gpush reads version 4: regenerate it from its "
+                 "trace with `gpush trace convert TRACE ");
+  expect_refused(dir, 8, 3, -1,
+                 "bad.gpt: .gpt format version 3, this gpush reads version 4: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 12, 9, -1, "bad.gpt: written with another byte order");
   expect_refused(dir, -1, 0, 0, "bad.gpt: empty file: expected a gpush .gpt kernel");
@@ -258,6 +290,7 @@ int main(void) {
   test_resealed_headers(dir);
   gp_test_current = "test_resealed_deps";
   test_resealed_deps(dir);
+  test_resealed_records(dir);
   gp_test_current = "test_header_only_load";
   test_header_only_load(dir);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -3,7 +3,14 @@
 #include "gp_test.h"
 #include "trace.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* Lane i of memory record m, however the record stores its lanes. */
+static uint64_t lane_at(const gp_kernel *k, const gp_mem_record *m, int i) {
+  uint64_t buf[32];
+  return gp_mem_lanes(k, m, buf)[i];
+}
 
 static int lines_of(const uint64_t *addrs, uint32_t n, uint32_t width,
                     uint64_t *lines, uint8_t *masks) {
@@ -146,11 +153,11 @@ static void test_parser_spaces(void) {
   m = &k->mem_records[k->mem[1]];
   CHECK_EQ_INT(m->addr_count, 4);
   CHECK_EQ_INT(m->line_count, 0);
-  CHECK_EQ_INT(k->addresses[m->addr_start + 3], 0x4c);
+  CHECK_EQ_INT(lane_at(k, m, 3), 0x4c);
   CHECK_EQ_INT(k->op_class[2], GP_OP_ST_SHARED);
   m = &k->mem_records[k->mem[2]];
   CHECK_EQ_INT(m->line_count, 0);
-  CHECK_EQ_INT(k->addresses[m->addr_start + 1], 0x84); /* offset in the window */
+  CHECK_EQ_INT(lane_at(k, m, 1), 0x84); /* offset in the window */
   CHECK_EQ_INT(k->op_class[3], GP_OP_LD_LOCAL);
   m = &k->mem_records[k->mem[3]];
   CHECK_EQ_INT(m->line_count, 1);
@@ -203,11 +210,131 @@ static void test_strided_matches_lanes(void) {
   CHECK_EQ_INT(mismatches, 0);
 }
 
+/* The lanes a record gives (gp_mem_lanes: a list, base and stride, or deltas)
+ * against the lanes the trace's text spells, expanded here lane by lane as
+ * the parser did before records kept strides: on seeded lines in modes 0, 1
+ * and 2 (evenly spaced or not, strides past 32 bits, wrapping past 2^64),
+ * global, shared and generic accesses (shared lanes on both sides of the
+ * window's base), the lanes, the stored-address count and the coalesced
+ * lines must match. */
+#define LANE_CASES 3000
+static void test_lanes_accessor_matches_expansion(void) {
+  static const char header[] =
+      "-kernel name = lanes\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-shmem base_addr = 0x00007f0001000000\n"
+      "-local mem base_addr = 0x00007f0003000000\n"
+      "-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3000\n";
+  static const char *const ops[] = {"LDG.E", "STG.E", "LDS", "LD.E"};
+  const uint64_t sb = 0x00007f0001000000ull, lb = 0x00007f0003000000ull;
+  static uint64_t expect[LANE_CASES][32];
+  static uint32_t lanes_of[LANE_CASES];
+  uint64_t seed = 0x5eed30ull;
+  size_t cap = (size_t)LANE_CASES * 800 + sizeof header + 16, len;
+  char *text = malloc(cap);
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  int c, i, mismatches = 0, stored_mismatches = 0, line_mismatches = 0, strided = 0, deltas = 0,
+      lists = 0;
+  CHECK(text != NULL);
+  if (text == NULL)
+    return;
+  len = (size_t)snprintf(text, cap, "%s", header);
+  for (c = 0; c < LANE_CASES; c++) {
+    uint64_t *e = expect[c], base;
+    uint32_t mask, n;
+    int64_t stride;
+    int op, mode, even, kind;
+#define NEXT() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, seed >> 16)
+    mask = NEXT() % 3 == 0 ? 0xffffffffu : (uint32_t)NEXT(); /* full warps, or any lanes */
+    mask = mask ? mask : 1u;
+    n = (uint32_t)__builtin_popcount(mask);
+    op = (int)(NEXT() % 4);
+    kind = (int)(NEXT() % 5);
+    base = kind == 0   ? sb - 64 + NEXT() % 128                     /* across the shared window's base */
+           : kind == 1 ? UINT64_MAX - NEXT() % 256                  /* wraps past 2^64 */
+           : kind == 2 ? NEXT() % 0x4000                            /* small offsets */
+                       : 0x7f0000000000ull + (NEXT() % (1ull << 36)); /* global, or the window */
+    stride = NEXT() % 4 == 0 ? (int64_t)(int32_t)(uint32_t)NEXT()   /* any 32-bit stride */
+                             : (int64_t)(NEXT() % 48) - 8;
+    even = NEXT() % 3 != 0;
+    if (!even && NEXT() % 2 == 0)
+      stride = (int64_t)1 << 33; /* evenly spaced, but past a 32-bit stride */
+    for (i = 0; i < (int)n; i++)
+      e[i] = base + (uint64_t)stride * (uint64_t)i +
+             (!even && stride != ((int64_t)1 << 33) ? NEXT() % 512 : 0);
+    mode = even && NEXT() % 2 == 0 ? 1 : (NEXT() % 2 == 0 ? 0 : 2);
+    len += (size_t)snprintf(text + len, cap - len, "%04x %08x 1 R2 %s 1 R1 4 %d", c * 16, mask,
+                            ops[op], mode);
+    if (mode == 1) {
+      len += (size_t)snprintf(text + len, cap - len, " 0x%llx %lld", (unsigned long long)e[0],
+                              (long long)stride);
+    } else if (mode == 0) {
+      for (i = 0; i < (int)n; i++)
+        len += (size_t)snprintf(text + len, cap - len, " 0x%llx", (unsigned long long)e[i]);
+    } else {
+      len += (size_t)snprintf(text + len, cap - len, " 0x%llx", (unsigned long long)e[0]);
+      for (i = 1; i < (int)n; i++)
+        len += (size_t)snprintf(text + len, cap - len, " %lld", (long long)(int64_t)(e[i] - e[i - 1]));
+    }
+    len += (size_t)snprintf(text + len, cap - len, "\n");
+    { /* the class the access resolves to, and shared lanes as window offsets */
+      int cls = op == 0 ? GP_OP_LD_GLOBAL : op == 1 ? GP_OP_ST_GLOBAL : op == 2 ? GP_OP_LD_SHARED
+                : gp_resolve_generic(GP_OP_LD_GLOBAL, e[0], sb, lb);
+      if (cls == GP_OP_LD_SHARED || cls == GP_OP_ST_SHARED)
+        for (i = 0; i < (int)n; i++)
+          if (e[i] >= sb)
+            e[i] -= sb;
+    }
+    lanes_of[c] = n;
+#undef NEXT
+  }
+  len += (size_t)snprintf(text + len, cap - len, "#END_TB\n");
+  CHECK(gp_kernel_parse_buffer(&k, &a, text, len, "lanes.traceg", &err) == GP_OK);
+  free(text);
+  if (k == NULL) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return;
+  }
+  for (c = 0; c < LANE_CASES; c++) {
+    const gp_mem_record *m = &k->mem_records[k->mem[c]];
+    uint64_t buf[32], lines[GP_MAX_LINES_PER_INST];
+    uint8_t masks[GP_MAX_LINES_PER_INST];
+    const uint64_t *got = gp_mem_lanes(k, m, buf);
+    int n;
+    if (m->addr_count != lanes_of[c] || memcmp(got, expect[c], lanes_of[c] * sizeof *got) != 0)
+      mismatches++;
+    if (gp_mem_stored(m) != (m->lanes == GP_LANES_STRIDED  ? 1u
+                             : m->lanes == GP_LANES_DELTAS ? 1u + lanes_of[c] / 2u
+                                                           : lanes_of[c]))
+      stored_mismatches++;
+    strided += m->lanes == GP_LANES_STRIDED;
+    deltas += m->lanes == GP_LANES_DELTAS;
+    lists += m->lanes == GP_LANES_LIST;
+    if (!gp_op_uses_cache(k->op_class[c]))
+      continue;
+    n = gp_coalesce(expect[c], lanes_of[c], 4, lines, masks, GP_MAX_LINES_PER_INST);
+    if (n != m->line_count ||
+        (n > 0 && (memcmp(lines, k->lines + m->line_start, (size_t)n * sizeof *lines) != 0 ||
+                   memcmp(masks, k->sector_masks + m->line_start, (size_t)n) != 0)))
+      line_mismatches++;
+  }
+  CHECK_EQ_INT(mismatches, 0);
+  CHECK_EQ_INT(stored_mismatches, 0);
+  CHECK_EQ_INT(line_mismatches, 0);
+  CHECK(strided > LANE_CASES / 3); /* the cases exercise every form */
+  CHECK(deltas > LANE_CASES / 20);
+  CHECK(lists > LANE_CASES / 20);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_coalesce_by_hand);
   RUN(test_kernel_add_lines);
   RUN(test_generic_windows);
   RUN(test_parser_spaces);
   RUN(test_strided_matches_lanes);
+  RUN(test_lanes_accessor_matches_expansion);
   return gp_test_finish();
 }

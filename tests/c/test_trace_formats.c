@@ -14,6 +14,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* Lane i of memory record m, however the record stores its lanes. */
+static uint64_t lane_at(const gp_kernel *k, const gp_mem_record *m, int i) {
+  uint64_t buf[32];
+  return gp_mem_lanes(k, m, buf)[i];
+}
+
 #define FIXTURES "tests/c/fixtures/traces"
 
 static gp_kernel *parse_text(const char *text, gp_error *err) {
@@ -78,13 +84,13 @@ static void test_version3_every_mode(void) {
   m = &k->mem_records[k->mem[0]];
   CHECK_EQ_INT(k->active[0], 2);
   CHECK_EQ_INT(m->addr_count, 2);
-  CHECK_EQ_INT(k->addresses[m->addr_start], 0x1000);
-  CHECK_EQ_INT(k->addresses[m->addr_start + 1], 0x1100);
+  CHECK_EQ_INT(lane_at(k, m, 0), 0x1000);
+  CHECK_EQ_INT(lane_at(k, m, 1), 0x1100);
   CHECK_EQ_INT(m->line_count, 2);
   /* mode 1, stride -4: 0x2000, 0x1ffc, 0x1ff8, 0x1ff4 -> lines 0x3f and
    * 0x40 */
   m = &k->mem_records[k->mem[1]];
-  CHECK_EQ_INT(k->addresses[m->addr_start + 3], 0x1ff4);
+  CHECK_EQ_INT(lane_at(k, m, 3), 0x1ff4);
   CHECK_EQ_INT(m->line_count, 2);
   CHECK_EQ_INT(k->lines[m->line_start], 0x40);
   CHECK_EQ_INT(k->sector_masks[m->line_start], 0x1);
@@ -93,9 +99,9 @@ static void test_version3_every_mode(void) {
   /* mode 2: 0x3000, +2, -2, +130 -> 0x3000 0x3002 0x3000 0x3082 */
   m = &k->mem_records[k->mem[2]];
   CHECK_EQ_INT(k->active[2], 4);
-  CHECK_EQ_INT(k->addresses[m->addr_start + 1], 0x3002);
-  CHECK_EQ_INT(k->addresses[m->addr_start + 2], 0x3000);
-  CHECK_EQ_INT(k->addresses[m->addr_start + 3], 0x3082);
+  CHECK_EQ_INT(lane_at(k, m, 1), 0x3002);
+  CHECK_EQ_INT(lane_at(k, m, 2), 0x3000);
+  CHECK_EQ_INT(lane_at(k, m, 3), 0x3082);
   CHECK_EQ_INT(m->line_count, 2);
   CHECK_EQ_INT(m->sector_count, 2);
   CHECK_EQ_INT(k->width[2], 2);
@@ -130,7 +136,7 @@ static void test_pre3_fixture(void) {
   CHECK_EQ_INT(k->op_class[5], GP_OP_BARRIER);
   CHECK_EQ_INT(k->op_class[6], GP_OP_LD_SHARED);
   CHECK_EQ_INT(k->mem_records[k->mem[6]].addr_count, 16);
-  CHECK_EQ_INT(k->addresses[k->mem_records[k->mem[6]].addr_start + 15], 0); /* stride 0 */
+  CHECK_EQ_INT(lane_at(k, &k->mem_records[k->mem[6]], 15), 0); /* stride 0 */
   /* FFMA reads R145 and R147, written by the LDS.U.128 into R144..R147 */
   CHECK_EQ_INT(gp_kernel_dep(k, 7), 1);
   CHECK_EQ_INT(gp_kernel_dep_load(k, 7), 1);

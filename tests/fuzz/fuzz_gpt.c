@@ -30,8 +30,11 @@ static void walk(const gp_kernel *k) {
         sum += k->op_class[i - k->deps[i * GP_DEPS + d]];
       if (k->mem[i] != UINT32_MAX) {
         const gp_mem_record *m = &k->mem_records[k->mem[i]];
-        if (m->addr_count)
-          sum += k->addresses[m->addr_start + m->addr_count - 1];
+        if (m->addr_count) { /* every lane, however the record stores them */
+          uint64_t buf[32];
+          const uint64_t *lanes = gp_mem_lanes(k, m, buf);
+          sum += lanes[0] + lanes[m->addr_count - 1];
+        }
         if (m->line_count)
           sum += k->lines[m->line_start + m->line_count - 1] +
                  k->sector_masks[m->line_start + m->line_count - 1];

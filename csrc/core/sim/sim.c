@@ -390,7 +390,7 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
     uint32_t passes = 1;
     if (p->mem != UINT32_MAX) {
       const gp_mem_record *m = &k->mem_records[p->mem];
-      passes = gp_shared_passes(k->addresses + m->addr_start, m->addr_count, k->width[w->next],
+      passes = gp_shared_passes(GP_MEM_LANES(k, m), m->addr_count, k->width[w->next],
                                 mach->shared.banks, mach->shared.bank_bytes);
     }
     if (passes > 1) {
