@@ -149,3 +149,26 @@ describe("gpush.ml.probe", function()
       "gpush.ml.evaluate: the CU probe must be quarter or none, got 'half'")
   end)
 end)
+
+describe("gpush.models.surface's sweep model with the CU probe", function()
+  it("measures each kernel a second time, at the probe's CU count, and predicts from both runs", function()
+    local ds = assert(dataset.from_csv(families_csv(), "families.csv"))
+    local model = assert(surface.train(assert(probe.augment(ds)), { k = 3, groups = false,
+      base = { cus = 16, core_mhz = 600, mem_mhz = 1000 } }))
+    local runs = {}
+    local sweep = surface.new { model = model, measure = function(kernel, cfg)
+      runs[#runs + 1] = cfg.sm.count
+      return { time_us = time_of("B", 2, cfg.sm.count, cfg.clock.core_mhz), power_w = power_of("B", 2, cfg.sm.count),
+        counters = { VALUInsts = 3 } }
+    end }
+    local measured = assert(sweep.prepare("B.v2", assert(require("gpush.config").load("hd7970"))))
+    assert.are.same({ 16, 4 }, runs) -- the base, then the probe at a quarter of its CUs
+    assert.is_true(math.abs(measured.counters.CUProbeTime - 0.5) < 1e-12)
+    assert.is_true(math.abs(measured.counters.CUProbeTimeSquared - 0.25) < 1e-12)
+    local target = assert(require("gpush.config").load("hd7970", { ["sm.count"] = 4, ["clock.core_mhz"] = 300,
+      ["clock.mem_mhz"] = 500 }))
+    local row = assert(sweep.run("B.v2", target, measured))
+    local want = time_of("B", 2, 4, 300)
+    assert.is_true(math.abs(row.time_us / want - 1) < 1e-9, row.time_us .. " vs " .. want)
+  end)
+end)

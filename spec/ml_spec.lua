@@ -338,6 +338,7 @@ print(info.resumed, #ds.kernels, info.path)
     assert.are.equal(SANITIZED and 10 or 12, r.k)
     assert.are.equal("family", r.split)
     assert.are.equal("neighbours", r.classifier)
+    assert.are.equal("quarter", r.cu_probe) -- two base runs by default (gpush.ml.probe)
     -- the model, one cluster per set and a perfect classifier, each as fractions; the sanitizer run
     -- trains on 12 kernels, whose few validation kernels say nothing about accuracy
     -- (sanity bands: on the ci corpus the model 21 % / 11 %, one cluster 36 % / 18 %, the
@@ -417,6 +418,9 @@ print(info.resumed, #ds.kernels, info.path)
     code, _, err = helper.gpush_run({ "ml", "evaluate", "--k", "zero" }, env)
     assert.are.equal(2, code)
     assert.matches("--k expects a whole number of at least 1, got 'zero'", err, 1, true)
+    code, _, err = helper.gpush_run({ "ml", "evaluate", "--cu-probe", "half" }, env)
+    assert.are.equal(2, code)
+    assert.matches("--cu-probe expects quarter or none, got 'half'", err, 1, true)
     code, _, err = helper.gpush_run({ "ml", "evalute" }, env)
     assert.are.equal(2, code)
     assert.matches("gpush ml: unknown subcommand 'evalute'", err, 1, true)
