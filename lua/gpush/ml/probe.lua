@@ -4,8 +4,8 @@
 -- The kernel is run a second time at the base's engine and memory clocks
 -- with fewer CUs enabled (on real GPUs: ROCm's HSA_CU_MASK, NVIDIA MPS's
 -- active-thread percentage), and its CU scaling between the two runs goes
--- to the classifiers as two more inputs: per quantity (time, power) the
--- local CU exponent
+-- to the classifiers as more inputs (M.INPUTS): per quantity (time, power)
+-- the local CU exponent, and the time exponent's square
 --
 --   x = ln(v_probe / v_base) / ln(C_base / C_probe)
 --
@@ -17,7 +17,8 @@
 --
 --   local ds2 = probe.augment(ds)                 -- a dataset with the inputs added
 --   probe.cus(grid.cus, 32) --> 8                 -- where the second run is made
---   probe.exponent(32, 8, t_base, t_probe)        -- the input from two runs
+--   probe.exponent(32, 8, t_base, t_probe)        -- the exponent from two runs
+--   probe.value(probe.input("CUProbeTimeSquared"), 32, 8, t_base, t_probe)
 local M = {}
 
 -- The protocols: "quarter" (the default: a second run at about a quarter of
@@ -155,7 +156,7 @@ function M.augment(ds)
   for i, input in ipairs(inputs) do
     out.features[F + i] = input.name
   end
-  out.counters, out.c, out.cu_probe = counters, nil, M.DEFAULT
+  out.counters, out.c = counters, nil
   return out
 end
 
