@@ -2,12 +2,15 @@
 --
 --   gpush scenarios/ml_scaling.lua [--data CSV | --grid default|full|ci] [--k K] [--ks 2,4,...,20]
 --                                  [--classifier neighbours|paper] [--split family|kernel] [--folds F]
---                                  [--split-seed S] [--seed S] [--jobs N] [--out DIR] [--docs FILE] [--quiet]
+--                                  [--split-seed S] [--seed S] [--cu-probe quarter|none] [--jobs N] [--out DIR]
+--                                  [--docs FILE] [--quiet]
 --
 -- Trains one model per base configuration of the grid (K = 12 clusters per
 -- set, a seeded 80/20 split by kernel family) and predicts the validation
 -- kernels at every other configuration, next to one cluster per set (K = 1)
--- and a perfect classifier (the oracle): the per-base error as heat maps at
+-- and a perfect classifier (the oracle), and next to the paper's protocol of
+-- one base run when the CU probe (gpush.ml.probe, the default) is used: the
+-- per-base error as heat maps at
 -- the fastest and slowest engine clock (Fig. 10, 11, with the paper's cells)
 -- and a box plot per engine clock (Fig. 12); on five bases, F-fold
 -- cross-validation (default 5) by family and by kernel with both classifiers
@@ -28,11 +31,12 @@ local corpus = require "gpush.ml.corpus"
 local evaluate = require "gpush.ml.evaluate"
 local dataset = require "gpush.ml.dataset"
 local files = require "gpush.ml.files"
+local probe = require "gpush.ml.probe"
 local report = require "gpush.ml.report"
 
 local usage = "usage: gpush scenarios/ml_scaling.lua [--data CSV | --grid default|full|ci] [--k K] [--ks LIST]\n"
   .. "       [--classifier neighbours|paper] [--split family|kernel] [--folds F] [--split-seed S] [--seed S]\n"
-  .. "       [--jobs N] [--out DIR] [--docs FILE] [--quiet]\n"
+  .. "       [--cu-probe quarter|none] [--jobs N] [--out DIR] [--docs FILE] [--quiet]\n"
 
 local BEGIN, END = "<!-- ml_scaling:begin -->", "<!-- ml_scaling:end -->"
 
@@ -56,7 +60,8 @@ local function main(args)
   local opts, problem = cli.parse_args(args, { ["--data"] = "=data", ["--grid"] = "=grid", ["--k"] = "=k",
     ["--ks"] = "=ks", ["--split-seed"] = "=split_seed", ["--seed"] = "=seed", ["--jobs"] = "=jobs", ["-j"] = "=jobs",
     ["--out"] = "=out", ["--quiet"] = "quiet", ["-q"] = "quiet", ["--help"] = "help", ["-h"] = "help",
-    ["--classifier"] = "=classifier", ["--split"] = "=split", ["--folds"] = "=folds", ["--docs"] = "=docs" })
+    ["--classifier"] = "=classifier", ["--split"] = "=split", ["--folds"] = "=folds", ["--docs"] = "=docs",
+    ["--cu-probe"] = "=cu_probe" })
   if opts and #opts.words > 0 then
     opts, problem = nil, ("unknown argument '%s'"):format(opts.words[1])
   end
@@ -92,7 +97,8 @@ local function main(args)
     end
   end
   for _, choice in ipairs { { "classifier", { neighbours = true, paper = true }, "neighbours or paper" },
-    { "split", { family = true, kernel = true }, "family or kernel" } } do
+    { "split", { family = true, kernel = true }, "family or kernel" },
+    { "cu_probe", { quarter = true, none = true }, "quarter or none" } } do
     if opts[choice[1]] and not choice[2][opts[choice[1]]] then
       io.stderr:write(("ml_scaling: --%s expects %s, got '%s'\n"):format(choice[1], choice[3], opts[choice[1]]),
         usage)
@@ -116,9 +122,21 @@ local function main(args)
     return 1
   end
   local settings = { k = numbers.k or 12, split = opts.split or "family", split_seed = numbers.split_seed or 1,
-    seed = numbers.seed or 1, classifier = opts.classifier, jobs = jobs, quiet = opts.quiet }
+    seed = numbers.seed or 1, classifier = opts.classifier, cu_probe = opts.cu_probe or probe.DEFAULT, jobs = jobs,
+    quiet = opts.quiet }
   local ok, main_result = pcall(evaluate.run, ds, settings)
-  local sweep, generalisation
+  local sweep, generalisation, one_run
+  if ok and settings.cu_probe ~= "none" then -- the paper's protocol, one base run, on the same split and bases
+    local o = {}
+    for key, v in pairs(settings) do
+      o[key] = v
+    end
+    o.cu_probe, o.label = "none", "ml evaluate, one base run"
+    ok, one_run = pcall(evaluate.run, ds, o)
+    if not ok then
+      main_result = one_run
+    end
+  end
   if ok then
     settings.ks = ks
     ok, sweep = pcall(evaluate.k_sweep, ds, settings)
@@ -126,14 +144,19 @@ local function main(args)
   if ok then -- cross-validation on the sweep's bases: families against the paper's split, both classifiers
     generalisation = {}
     local folds = math.min(numbers.folds or 5, #ds.families)
-    for _, run in ipairs { { "family", "neighbours" }, { "family", "paper" }, { "kernel", "neighbours" },
-      { "kernel", "paper" } } do
+    local runs = { { "family", "neighbours" }, { "family", "paper" }, { "kernel", "neighbours" },
+      { "kernel", "paper" } }
+    if settings.cu_probe ~= "none" then -- the paper's one base run, by family
+      table.insert(runs, 2, { "family", "neighbours", "none" })
+    end
+    for _, run in ipairs(runs) do
       local o = {}
       for key, v in pairs(settings) do
         o[key] = v
       end
       o.split, o.classifier, o.folds, o.bases, o.ks = run[1], run[2], folds, sweep.bases, nil
-      o.label = ("ml cv %s %s"):format(run[1], run[2])
+      o.cu_probe = run[3] or settings.cu_probe
+      o.label = ("ml cv %s %s %s"):format(run[1], run[2], o.cu_probe)
       local run_ok, r = pcall(evaluate.run, ds, o)
       if not run_ok then
         ok, sweep = false, r
@@ -153,7 +176,7 @@ local function main(args)
     return 1
   end
   local written, md = report.write(dir, ds, main_result, sweep, { bins = evaluate.BINS,
-    generalisation = generalisation })
+    generalisation = generalisation, one_run = one_run })
   if opts.docs then
     local docs_ok, docs_err = update_docs(opts.docs, { table.unpack(md, 3) }) -- less the title
     if not docs_ok then

@@ -338,6 +338,7 @@ print(info.resumed, #ds.kernels, info.path)
     assert.are.equal(SANITIZED and 10 or 12, r.k)
     assert.are.equal("family", r.split)
     assert.are.equal("neighbours", r.classifier)
+    assert.are.equal("quarter", r.cu_probe) -- two base runs by default (gpush.ml.probe)
     -- the model, one cluster per set and a perfect classifier, each as fractions; the sanitizer run
     -- trains on 12 kernels, whose few validation kernels say nothing about accuracy
     -- (sanity bands: on the ci corpus the model 21 % / 11 %, one cluster 36 % / 18 %, the
@@ -366,11 +367,12 @@ print(info.resumed, #ds.kernels, info.path)
     assert.matches("\n# simulated: gpush's abstract simulator", "\n" .. helper.read_file(data), 1, true)
     code, out, err = helper.gpush_run({ "ml", "train", "--data", data, "--k", "6", "--out", dir .. "/m.gsm" }, env)
     assert.are.equal(0, code, err)
-    assert.matches("trained time and power on %d+ kernels of .* %(SIMULATED%) at base 32/1000/1375, k = 6, "
-      .. "neighbours classifier", out)
+    assert.matches("trained time and power on %d+ kernels of .* %(SIMULATED%) at base 32/1000/1375 with the CU "
+      .. "probe at 8 CUs, k = 6, neighbours classifier", out)
     code, out = helper.gpush_run({ "ml", "info", dir .. "/m.gsm" }, env)
     assert.are.equal(0, code)
-    assert.matches("time %+ power model, base 32/1000/1375, k = 6, neighbours classifier, " .. #ds.features .. " counters", out)
+    assert.matches("time %+ power model, base 32/1000/1375 with the CU probe at 8 CUs, k = 6, neighbours classifier, "
+      .. #ds.features + 3 .. " counters", out)
     -- more clusters asked for than there are training kernels: the K used is reported
     local few = helper.write_temp(table.concat({ helper.read_file(data):match("^(.-\n)" .. ds.kernels[1]) }) ..
       table.concat((function()
@@ -386,10 +388,13 @@ print(info.resumed, #ds.kernels, info.path)
     code, out, err = helper.gpush_run({ "ml", "train", "--data", few, "--k", "12", "--out", dir .. "/few.gsm" }, env)
     assert.are.equal(0, code, err)
     assert.matches("k = 3 (12 asked for; 3 training kernels)", out, 1, true)
-    -- a kernel's row at the base, predicted at two targets; the base itself comes back unchanged
+    -- a kernel's row at the base and its CU probe (8 CUs, the base clocks), predicted at two targets; the base
+    -- itself comes back unchanged
     local k = ds.kernels[1]
-    local g = ds:config_index(2, 2, 2)
-    local header, row = { "kernel", "time_us", "power_w" }, { k, ds:value("time", 1, g), ds:value("power", 1, g) }
+    local g, probe_g = ds:config_index(2, 2, 2), ds:config_index(1, 2, 2)
+    local header = { "kernel", "time_us", "power_w", "probe_cus", "probe_time_us", "probe_power_w" }
+    local row = { k, ds:value("time", 1, g), ds:value("power", 1, g), 8, ds:value("time", 1, probe_g),
+      ds:value("power", 1, probe_g) }
     for i, f in ipairs(ds.features) do
       header[#header + 1], row[#row + 1] = f, ds:counters_at(1, g)[i]
     end
@@ -413,10 +418,14 @@ print(info.resumed, #ds.kernels, info.path)
     code, _, err = helper.gpush_run({ "ml", "evaluate", "--k", "zero" }, env)
     assert.are.equal(2, code)
     assert.matches("--k expects a whole number of at least 1, got 'zero'", err, 1, true)
+    code, _, err = helper.gpush_run({ "ml", "evaluate", "--cu-probe", "half" }, env)
+    assert.are.equal(2, code)
+    assert.matches("--cu-probe expects quarter or none, got 'half'", err, 1, true)
     code, _, err = helper.gpush_run({ "ml", "evalute" }, env)
     assert.are.equal(2, code)
     assert.matches("gpush ml: unknown subcommand 'evalute'", err, 1, true)
-    local bad = helper.write_temp("kernel,time_us," .. table.concat(ds.features, ",") .. "\nk,-1" .. (","):rep(#ds.features) .. "\n", ".csv")
+    local bad = helper.write_temp("kernel,time_us,probe_time_us,probe_power_w," .. table.concat(ds.features, ",")
+      .. "\nk,-1,1,1" .. (","):rep(#ds.features) .. "\n", ".csv")
     code, _, err = helper.gpush_run({ "ml", "predict", "--model", dir .. "/m.gsm", "--counters", bad }, env)
     assert.are.equal(1, code)
     assert.matches(bad:gsub("%p", "%%%0") .. ":2: column 'time_us': expected a positive number", err)
@@ -522,8 +531,14 @@ print(info.resumed, #ds.kernels, info.path)
     assert.matches("one seeded 80/20 split by kernel family (every variant of a base description on one side), "
       .. "seed 1: 24 training kernels of 24 families, 6 validation kernels of 6 families", md, 1, true)
     assert.matches("%*%*Validation mean error over all 8 bases: performance [%d.]+ %% %(K = 1: [%d.]+ %%, oracle", md)
-    assert.matches("| 2-fold by family | neighbours |", md, 1, true)
-    assert.matches("| 2-fold by kernel | paper |", md, 1, true)
+    assert.matches("| 2-fold by family | 2 (CU probe) | neighbours |", md, 1, true)
+    assert.matches("| 2-fold by family | 1 (paper) | neighbours |", md, 1, true)
+    assert.matches("| 2-fold by kernel | 2 (CU probe) | paper |", md, 1, true)
+    -- the default protocol measures each kernel twice; the paper's one base run next to it, in the same run
+    assert.matches("each kernel measured twice, at the base and at the base clocks with about a quarter of its CUs",
+      md, 1, true)
+    assert.matches("The paper's protocol, one base run %(`%-%-cu%-probe none`%), on the same split and bases in the "
+      .. "same run: performance [%d.]+ %% %(K = 1: [%d.]+ %%, oracle [%d.]+ %%; [%d.]+ of K = 1's error%)", md)
     assert.matches("### The paper's qualitative findings on this data", md, 1, true)
     -- every finding with its test and an outcome
     local decided = 0
@@ -546,7 +561,9 @@ print(info.resumed, #ds.kernels, info.path)
     assert.is_number(r.baseline_k1.mean_abs_error)
     assert.are.same({ 2, 6, 8, 12, 14 }, r.k_sweep.ks)
     assert.are.equal(8, #r.main.bases)
-    assert.are.equal(4, #r.generalisation)
+    assert.are.equal(5, #r.generalisation) -- both splits, both classifiers, and the paper's one base run by family
+    assert.are.equal("quarter", r.cu_probe)
+    assert.is_true(r.one_run.mean_abs_error > 0) -- the paper's protocol, measured next to the default
     code, _, err = helper.gpush_run { "scenarios/ml_scaling.lua", "--ks", "2,x" }
     assert.are.equal(2, code)
     assert.matches("--ks expects whole numbers separated by commas, got '2,x'", err, 1, true)

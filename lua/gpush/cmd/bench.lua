@@ -393,6 +393,8 @@ local function bench_ml(opts, out, err)
     err:write("gpush bench ml: ", info, "\n")
     return 1
   end
+  local probe = require "gpush.ml.probe"
+  ds = assert(probe.apply(ds, probe.DEFAULT)) -- the default model's inputs: the counters and the CU probe's
   local train = evaluate.split_dataset(ds, "family", 1)
   local base = surface.top_config(ds.grid)
   local t0 = core.now()

@@ -6,6 +6,7 @@ local csv = require "gpush.csv"
 local dataset = require "gpush.ml.dataset"
 local evaluate = require "gpush.ml.evaluate"
 local json = require "gpush.json"
+local probe = require "gpush.ml.probe"
 local staging = require "gpush.staging"
 local surface = require "gpush.models.surface"
 local text = require "gpush.text"
@@ -16,12 +17,12 @@ local usage = [[
 usage: gpush ml corpus [--grid default|full|ci] [--jobs N] [--force] [--quiet] [--json]
        gpush ml train [--data CSV | --grid NAME] [--base CUS/CORE/MEM] [--k K] [--seed S]
                       [--classifier neighbours|paper] [--kernels all|train] [--split family|kernel]
-                      [--split-seed S] --out MODEL.gsm
+                      [--split-seed S] [--cu-probe quarter|none] --out MODEL.gsm
        gpush ml predict --model MODEL.gsm (--counters CSV | [--data CSV | --grid NAME] --kernel NAME)
                         [--target CUS/CORE/MEM ...] [--json]
        gpush ml evaluate [--data CSV | --grid NAME] [--k K] [--classifier neighbours|paper]
                          [--split family|kernel] [--split-seed S] [--folds F] [--seed S]
-                         [--bases all|top] [--jobs N] [--quiet] [--json]
+                         [--bases all|top] [--cu-probe quarter|none] [--jobs N] [--quiet] [--json]
        gpush ml info MODEL.gsm
 
 Without --data the default simulated corpus is used (built on first use into
@@ -32,8 +33,11 @@ takes a kernel of the data: an unknown NAME lists them.  `evaluate` holds out
 whole kernel families by default (--split kernel: the paper's per-kernel
 split, where every validation kernel's siblings are in training) and reports
 next to its error the error with one cluster per set (K = 1) and with a
-perfect classifier (the oracle).  The data CSV and the model file are
-described in docs/ml.md.
+perfect classifier (the oracle).  By default each kernel is measured twice:
+at the base and at the base clocks with about a quarter of its CUs (the CU
+probe: `predict --counters` then needs probe_time_us, and probe_power_w for a
+power model, measured there); --cu-probe none is the paper's protocol of one
+base run.  The data CSV and the model file are described in docs/ml.md.
 ]]
 
 local OPTIONS = {
@@ -42,17 +46,18 @@ local OPTIONS = {
   ["--seed"] = "=seed", ["--split-seed"] = "=split_seed", ["--kernels"] = "=kernels", ["--out"] = "=out",
   ["--model"] = "=model", ["--counters"] = "=counters", ["--target"] = "+targets", ["--bases"] = "=bases",
   ["--kernel"] = "=kernel", ["--split"] = "=split", ["--folds"] = "=folds", ["--classifier"] = "=classifier",
+  ["--cu-probe"] = "=cu_probe",
 }
 
 -- Which options each subcommand takes (others are usage errors).
 local ALLOWED = {
   corpus = { grid = true, jobs = true, force = true, quiet = true, json = true },
   train = { data = true, grid = true, base = true, k = true, seed = true, kernels = true, split = true,
-    split_seed = true, classifier = true, out = true, jobs = true, quiet = true },
+    split_seed = true, classifier = true, cu_probe = true, out = true, jobs = true, quiet = true },
   predict = { model = true, counters = true, targets = true, json = true, data = true, grid = true, kernel = true,
     quiet = true },
   evaluate = { data = true, grid = true, k = true, split = true, split_seed = true, folds = true, seed = true,
-    classifier = true, bases = true, jobs = true, quiet = true, json = true },
+    classifier = true, cu_probe = true, bases = true, jobs = true, quiet = true, json = true },
   info = {},
 }
 
@@ -131,6 +136,9 @@ local function validate(opts)
   if opts.classifier and opts.classifier ~= "neighbours" and opts.classifier ~= "paper" then
     return ("--classifier expects neighbours or paper, got '%s'"):format(opts.classifier)
   end
+  if opts.cu_probe and opts.cu_probe ~= "quarter" and opts.cu_probe ~= "none" then
+    return ("--cu-probe expects quarter or none, got '%s'"):format(opts.cu_probe)
+  end
 end
 
 -- corpus.load's on_build for a command `prog`: says, before the build
@@ -206,6 +214,14 @@ local function k_text(asked, used, kernels)
   return ("k = %d"):format(used)
 end
 
+-- ", with the CU probe at 8 CUs" for a model trained with it, else "".
+local function probe_text(model)
+  if not probe.used_by(model.features) then
+    return ""
+  end
+  return (" with the CU probe at %s CUs"):format(csv.number(probe.cus(model.grid.cus, model.base.cus)))
+end
+
 local function train_cmd(opts, out, err)
   if not opts.out then
     err:write("gpush ml train: --out MODEL.gsm is required\n", usage)
@@ -222,6 +238,12 @@ local function train_cmd(opts, out, err)
       :format(opts.out, input))
     return 1
   end
+  local probed, probe_err = probe.apply(ds, opts.cu_probe or probe.DEFAULT)
+  if not probed then
+    err:write("gpush ml train: ", probe_err, "\n")
+    return 1
+  end
+  ds = probed
   local kernels
   if opts.kernels == "train" then
     kernels = evaluate.split_dataset(ds, opts.split or "family", opts.split_seed or 1)
@@ -238,9 +260,9 @@ local function train_cmd(opts, out, err)
     err:write("gpush ml train: ", save_err, "\n")
     return 1
   end
-  out:write(("trained %s on %d kernels of %s%s at base %s, %s, %s classifier: %s\n"):format(
+  out:write(("trained %s on %d kernels of %s%s at base %s%s, %s, %s classifier: %s\n"):format(
     table.concat(model.quantities, " and "), #model.trained_on, ds.source,
-    ds.simulated and " (SIMULATED)" or "", dataset.config_text(model.base),
+    ds.simulated and " (SIMULATED)" or "", dataset.config_text(model.base), probe_text(model),
     k_text(model.k, model.k_used, #model.trained_on), model.classifier, opts.out))
   return 0
 end
@@ -265,6 +287,13 @@ end
 -- A dataset kernel's row at the model's base: {kernel, time_us, power_w,
 -- counters by name}, or nil and a message.
 local function base_row(ds, name, model)
+  if probe.used_by(model.features) then
+    local probed, probe_err = probe.augment(ds)
+    if not probed then
+      return nil, probe_err
+    end
+    ds = probed
+  end
   local k = ds:kernel_index(name)
   if not k then
     local guess = text.closest(name, ds.kernels)
@@ -285,6 +314,44 @@ local function base_row(ds, name, model)
   return { row }
 end
 
+-- The rows of a --counters CSV for `model` (dataset.read_base); for a model
+-- trained with the CU probe, the probe's inputs computed from each row's
+-- base and probe values (gpush.ml.probe).  Returns the rows or nil, message.
+local function read_counters(path, model)
+  local used = probe.used_by(model.features)
+  local counters, columns, inputs, listed = {}, {}, {}, {}
+  for _, f in ipairs(model.features) do
+    local input = probe.input(f)
+    if input then
+      inputs[#inputs + 1] = input
+      if not listed[input.quantity] then
+        listed[input.quantity] = true
+        columns[#columns + 1] = probe.COLUMNS[input.quantity]
+      end
+    else
+      counters[#counters + 1] = f
+    end
+  end
+  local probe_cus = used and probe.cus(model.grid.cus, model.base.cus)
+  local rows, err = dataset.read_base(path, counters, model.base, used and { cus = probe_cus, columns = columns })
+  if not rows then
+    return nil, err
+  end
+  for _, row in ipairs(rows) do
+    for _, input in ipairs(inputs) do
+      local base_column = input.quantity == "time" and "time_us" or "power_w"
+      local probe_column = probe.COLUMNS[input.quantity]
+      if not row[base_column] then
+        return nil, ("%s:%d: no %s at the base: the CU probe's input %s is the ratio of %s to it"):format(path,
+          row.line, base_column, input.name, probe_column)
+      end
+      row.counters[input.name] = probe.value(input, model.base.cus, probe_cus, row[base_column],
+        row.probe[probe_column])
+    end
+  end
+  return rows
+end
+
 local function predict_cmd(opts, out, err)
   if not opts.model or (opts.counters == nil) == (opts.kernel == nil) then
     err:write("gpush ml predict: give --model, and --counters CSV or --kernel NAME (from --data or the corpus)\n",
@@ -298,7 +365,7 @@ local function predict_cmd(opts, out, err)
   end
   local rows, read_err
   if opts.counters then
-    rows, read_err = dataset.read_base(opts.counters, model.features, model.base)
+    rows, read_err = read_counters(opts.counters, model)
   else
     local ds, data_err, code = load_data(opts, err)
     if not ds then
@@ -359,7 +426,7 @@ local function evaluate_cmd(opts, out, err)
   local bases = opts.bases == "top" and { surface.top_config(ds.grid) } or "all"
   local ok, r = pcall(evaluate.run, ds, { k = opts.k or 12, split = opts.split or "family",
     split_seed = opts.split_seed or 1, folds = opts.folds, seed = opts.seed or 1, classifier = opts.classifier,
-    bases = bases, jobs = opts.jobs or 2, quiet = opts.quiet })
+    cu_probe = opts.cu_probe, bases = bases, jobs = opts.jobs or 2, quiet = opts.quiet })
   if not ok then
     err:write("gpush ml evaluate: ", tostring(r), "\n")
     return 1
@@ -373,6 +440,7 @@ local function evaluate_cmd(opts, out, err)
         power_mean_abs_error = b.power and b.power.oracle_mean or json.null } }
   end
   local summary = { split = r.split, folds = r.folds, k = r.k_used, k_requested = r.k, classifier = r.classifier,
+    cu_probe = r.cu_probe,
     split_seed = r.split_seed, seed = r.seed, mean_abs_error = r.mean.time,
     power_mean_abs_error = r.mean.power or json.null, baseline_k1 = errors(r.baseline_k1), oracle = errors(r.oracle),
     bases = #r.bases, per_base = per_base, targets_per_base = ds:config_count() - 1,
@@ -392,8 +460,10 @@ local function evaluate_cmd(opts, out, err)
     how = ("%d-fold cross-validation by %s, every kernel validated once"):format(r.folds, r.split)
   end
   out:write(("%s%s: %d kernels of %d families; %s (seed %d); %d base configurations x %d targets, %s, %s "
-    .. "classifier\n"):format(ds.source, ds.simulated and " (SIMULATED)" or "", #ds.kernels, #ds.families, how,
-    r.split_seed, #r.bases, ds:config_count() - 1, k_text(r.k, r.k_used, #r.train), r.classifier))
+    .. "classifier, %s\n"):format(ds.source, ds.simulated and " (SIMULATED)" or "", #ds.kernels, #ds.families, how,
+    r.split_seed, #r.bases, ds:config_count() - 1, k_text(r.k, r.k_used, #r.train), r.classifier,
+    r.cu_probe == "none" and "one base run (the paper's protocol)"
+      or "two base runs (the base and the CU probe at about a quarter of its CUs)"))
   out:write(("%-13s %10s %14s %12s\n"):format("mean |error|", "model", "K = 1 (mean)", "oracle"))
   for _, q in ipairs(ds.quantities) do
     out:write(("%-13s %8.1f %% %12.1f %% %10.1f %%\n"):format(q == "time" and "performance" or q, 100 * r.mean[q],
@@ -413,8 +483,9 @@ local function info_cmd(opts, out, err)
     err:write("gpush ml info: ", load_err, "\n")
     return 1
   end
-  out:write(("%s: %s model, base %s, k = %d, %s classifier, %d counters (%s)\n"):format(path,
-    table.concat(model.quantities, " + "), dataset.config_text(model.base), model.k, model.classifier,
+  out:write(("%s: %s model, base %s%s, k = %d, %s classifier, %d counters (%s)\n"):format(path,
+    table.concat(model.quantities, " + "), dataset.config_text(model.base), probe_text(model), model.k,
+    model.classifier,
     #model.features, table.concat(model.features, ", ")))
   out:write(("grid: CUs %s; engine MHz %s; memory MHz %s\n"):format(table.concat(model.grid.cus, " "),
     table.concat(model.grid.core_mhz, " "), table.concat(model.grid.mem_mhz, " ")))

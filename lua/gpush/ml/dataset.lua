@@ -487,9 +487,15 @@ end
 -- `kernel`, `time_us` and/or `power_w`, and every counter in `features`;
 -- where the file has cus, core_mhz or mem_mhz columns, every row's values
 -- must be `base`'s (the configuration the model scales from).  Other
--- columns are ignored.  Returns a list of {kernel, line, time_us, power_w,
--- counters = {by name}} or nil and "FILE:LINE: ..." (every bad row).
-function M.read_base(path, features, base)
+-- columns are ignored.  `probe` (optional, a model trained with the CU
+-- probe, gpush.ml.probe): {cus = the probe's CU count, columns = {the
+-- probe's value columns, e.g. "probe_time_us"}}: every row needs those
+-- columns (positive numbers: the kernel measured at the base clocks with
+-- probe.cus CUs), and where the file has a `probe_cus` column its value must
+-- be probe.cus.  Returns a list of {kernel, line, time_us, power_w,
+-- counters = {by name}, probe = {by column}} or nil and "FILE:LINE: ..."
+-- (every bad row).
+function M.read_base(path, features, base, probe)
   local text, err = files.read(path)
   if not text then
     return nil, err
@@ -519,12 +525,19 @@ function M.read_base(path, features, base)
         table.concat(features, ", "))
     end
   end
+  for _, column in ipairs(probe and probe.columns or {}) do
+    if not pos[column] then
+      return nil, ("%s:%d: no '%s' column: the model was trained with the CU probe (--cu-probe quarter) and needs the "
+        .. "kernel measured a second time at the base clocks with %s CUs (base %s); train with --cu-probe none for "
+        .. "the paper's one base run"):format(path, lines[1], column, csv.number(probe.cus), M.config_text(base))
+    end
+  end
   local rows, problems = {}, {}
   for i = 2, #records do
     local r = records[i]
     local where = ("%s:%d"):format(path, lines[i])
     if not (#r == 1 and r[1] == "") then
-      local row, row_err = { kernel = r[pos.kernel], line = lines[i], counters = {} }, nil
+      local row, row_err = { kernel = r[pos.kernel], line = lines[i], counters = {}, probe = {} }, nil
       if #r ~= #header then
         row_err = ("%s: %d fields, the header has %d"):format(where, #r, #header)
       end
@@ -533,6 +546,18 @@ function M.read_base(path, features, base)
         if at and at ~= "" and tonumber(at) ~= base[axis.key] then
           row_err = ("%s: column '%s' is %s, but the model's base configuration is %s: the counters and base value "
             .. "must be measured there"):format(where, axis.key, at, M.config_text(base))
+          break
+        end
+      end
+      local probe_at = probe and not row_err and pos.probe_cus and r[pos.probe_cus]
+      if probe_at and probe_at ~= "" and tonumber(probe_at) ~= probe.cus then
+        row_err = ("%s: column 'probe_cus' is %s, but the model's CU probe is at %s CUs (base %s): the second run "
+          .. "must be made there"):format(where, probe_at, csv.number(probe.cus), M.config_text(base))
+      end
+      for _, column in ipairs(probe and not row_err and probe.columns or {}) do
+        row.probe[column], row_err = number_cell(r[pos[column]], where, column, ("a positive number (the kernel at "
+          .. "the base clocks with %s CUs)"):format(csv.number(probe.cus)), true)
+        if not row.probe[column] then
           break
         end
       end

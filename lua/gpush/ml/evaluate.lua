@@ -15,6 +15,7 @@
 --   r.mean.time, r.baseline_k1.time, r.oracle.time, r.bases[i].config, r.bases[i].time.mean
 local core = require "gpush.core"
 local parallel = require "gpush.parallel"
+local probe = require "gpush.ml.probe"
 local surface = require "gpush.models.surface"
 local text = require "gpush.text"
 
@@ -269,7 +270,9 @@ end
 -- split ("family", default, or "kernel"), split_seed (1), fraction (0.8),
 -- folds (nil or 1: one seeded split; F >= 2: F-fold cross-validation, every
 -- kernel validated once), bases ("all", or a list of {cus, core_mhz,
--- mem_mhz}), train_error (also the training set's error), jobs (worker
+-- mem_mhz}), cu_probe ("quarter", default: the second base run of
+-- gpush.ml.probe; "none": the paper's one base run), train_error (also the
+-- training set's error), jobs (worker
 -- processes), quiet, label (for progress), and the training options of
 -- surface.train (classifier, ...).  Returns {k, k_used, split, split_seed,
 -- folds, train, valid (kernel names of the single split; every kernel in
@@ -282,6 +285,12 @@ end
 function M.run(ds, opts)
   opts = opts or {}
   local k = opts.k or 12
+  local cu_probe = opts.cu_probe or probe.DEFAULT
+  local probed, probe_err = probe.apply(ds, cu_probe)
+  if not probed then
+    error("gpush.ml.evaluate: " .. probe_err, 2)
+  end
+  ds = probed
   local split = opts.split or "family"
   local split_seed = opts.split_seed or 1
   local folds
@@ -312,7 +321,7 @@ function M.run(ds, opts)
     progress_stream = opts.progress_stream })
   local result = { k = k, split = split, split_seed = split_seed, folds = #folds, seed = settings.train.seed,
     bases = per_base, mean = {}, baseline_k1 = {}, oracle = {}, histogram = {}, quantities = ds.quantities,
-    classifier = opts.classifier or surface.DEFAULTS.classifier }
+    classifier = opts.classifier or surface.DEFAULTS.classifier, cu_probe = cu_probe }
   result.train, result.valid = names(ds, folds[1].train), names(ds, folds[1].valid)
   local fam_train, fam_valid = {}, {}
   for _, kk in ipairs(folds[1].train) do

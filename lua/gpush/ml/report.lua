@@ -275,12 +275,13 @@ end
 -- The generalisation table: per run {label, result (evaluate.run)}, the
 -- performance and power errors with the classifier, K = 1 and the oracle.
 function M.generalisation_table(runs)
-  local header = { "protocol", "classifier", "performance K = 12", "K = 1", "oracle", "power K = 12", "K = 1",
-    "oracle" }
+  local header = { "protocol", "base runs", "classifier", "performance K = 12", "K = 1", "oracle", "power K = 12",
+    "K = 1", "oracle" }
   local rows = {}
   for _, run in ipairs(runs) do
     local r = run.result
-    rows[#rows + 1] = { run.label, r.classifier, pct(r.mean.time) .. " %", pct(r.baseline_k1.time) .. " %",
+    rows[#rows + 1] = { run.label, r.cu_probe == "none" and "1 (paper)" or "2 (CU probe)", r.classifier,
+      pct(r.mean.time) .. " %", pct(r.baseline_k1.time) .. " %",
       pct(r.oracle.time) .. " %", r.mean.power and (pct(r.mean.power) .. " %") or "-",
       r.baseline_k1.power and (pct(r.baseline_k1.power) .. " %") or "-",
       r.oracle.power and (pct(r.oracle.power) .. " %") or "-" }
@@ -317,10 +318,18 @@ end
 local function headline(r)
   local parts = {}
   for _, q in ipairs(r.quantities) do
-    parts[#parts + 1] = ("%s %s %% (K = 1: %s %%, oracle %s %%)"):format(QUANTITY_LABEL[q] or q, pct(r.mean[q]),
-      pct(r.baseline_k1[q]), pct(r.oracle[q]))
+    parts[#parts + 1] = ("%s %s %% (K = 1: %s %%, oracle %s %%; %.2f of K = 1's error)"):format(
+      QUANTITY_LABEL[q] or q, pct(r.mean[q]), pct(r.baseline_k1[q]), pct(r.oracle[q]), r.mean[q] / r.baseline_k1[q])
   end
   return table.concat(parts, "; ")
+end
+
+local function probe_text(r)
+  if r.cu_probe == "none" then
+    return "each kernel measured once, at the base (the paper's protocol)"
+  end
+  return "each kernel measured twice, at the base and at the base clocks with about a quarter of its CUs (the CU "
+    .. "probe, `--cu-probe quarter`, a deviation from the paper)"
 end
 
 local function split_text(r)
@@ -402,14 +411,19 @@ function M.write(dir, ds, main, sweep, opts)
     .. "configurations; %d counters%s."):format(#ds.kernels, #ds.families, sim, #ds.grid.cus, #ds.grid.core_mhz,
     #ds.grid.mem_mhz, ds:config_count(), #ds.features, #ds.dropped_features > 0 and ("; constant over the data and "
     .. "dropped: " .. table.concat(ds.dropped_features, ", ")) or "")
-  md[#md + 1] = ("Protocol: %s. One model per base configuration, K = %d clusters per set, the %s classifier; every "
-    .. "other configuration is a target. Error = mean |predicted - measured| / measured; K = 1 is the mean scaling "
-    .. "surface (no classifier), the oracle gives each validation kernel the centroids nearest its own scaling values "
-    .. "(a perfect classifier), both measured in the same run on the same kernels."):format(split_text(main), main.k,
-    main.classifier)
+  md[#md + 1] = ("Protocol: %s. One model per base configuration, K = %d clusters per set, the %s classifier; %s; "
+    .. "every other configuration is a target. Error = mean |predicted - measured| / measured; K = 1 is the mean "
+    .. "scaling surface (no classifier), the oracle gives each validation kernel the centroids nearest its own scaling "
+    .. "values (a perfect classifier), both measured in the same run on the same kernels."):format(split_text(main),
+    main.k, main.classifier, probe_text(main))
   md[#md + 1] = ""
   md[#md + 1] = ("**Validation mean error over all %d bases: %s.**"):format(#main.bases, headline(main))
   md[#md + 1] = ""
+  if opts.one_run then
+    md[#md + 1] = ("The paper's protocol, one base run (`--cu-probe none`), on the same split and bases in the same "
+      .. "run: %s."):format(headline(opts.one_run))
+    md[#md + 1] = ""
+  end
   if opts.generalisation then
     md[#md + 1] = "### Unseen families against the paper's split (Fig. 13's five bases, K = 12)"
     md[#md + 1] = ""
@@ -504,6 +518,10 @@ function M.write(dir, ds, main, sweep, opts)
   write(dir .. "/ml_scaling_bases.csv", table.concat(lines, "\n") .. "\n", written)
   write(dir .. "/ml_scaling.json", json.encode({ data = ds.source, simulated = ds.simulated or json.null,
     k = main.k, split = main.split, split_seed = main.split_seed, classifier = main.classifier,
+    cu_probe = main.cu_probe, one_run = opts.one_run and { mean_abs_error = opts.one_run.mean.time,
+      power_mean_abs_error = opts.one_run.mean.power or json.null,
+      baseline_k1 = { mean_abs_error = opts.one_run.baseline_k1.time },
+      oracle = { mean_abs_error = opts.one_run.oracle.time } } or json.null,
     mean_abs_error = main.mean.time, power_mean_abs_error = main.mean.power or json.null,
     baseline_k1 = { mean_abs_error = main.baseline_k1.time, power_mean_abs_error = main.baseline_k1.power or json.null },
     oracle = { mean_abs_error = main.oracle.time, power_mean_abs_error = main.oracle.power or json.null },

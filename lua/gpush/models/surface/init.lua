@@ -20,6 +20,7 @@
 -- The numerics are in C (csrc/core/num, csrc/core/surface); this module
 -- composes them.  Models never require the experiment engine.
 local core = require "gpush.core"
+local probe = require "gpush.ml.probe"
 local staging = require "gpush.staging"
 
 local M = {}
@@ -383,7 +384,9 @@ end
 -- predicted from that measurement; a point off the model's grid fails with
 -- a message.  opts: model (a trained model or a .gsm path; required),
 -- measure (function(kernel, cfg) -> {time_us, power_w, counters}; default
--- M.measure_simulated), name (default "surface").  Columns: time_us,
+-- M.measure_simulated; a model trained with the CU probe measures each
+-- kernel a second time, at the base clocks with the probe's CU count,
+-- gpush.ml.probe), name (default "surface").  Columns: time_us,
 -- power_w (when the model has power), base_time_us.
 function M.new(opts)
   opts = opts or {}
@@ -409,7 +412,29 @@ function M.new(opts)
       if not cfg then
         return nil, err
       end
-      return measure(kernel, cfg)
+      local measured, measure_err = measure(kernel, cfg)
+      if not measured or not probe.used_by(model.features) then
+        return measured, measure_err
+      end
+      -- a model trained with the CU probe: the second run, its inputs added
+      local probe_cus = probe.cus(model.grid.cus, model.base.cus)
+      local probe_cfg, probe_cfg_err = at_point(base_cfg, { cus = probe_cus, core_mhz = model.base.core_mhz,
+        mem_mhz = model.base.mem_mhz })
+      if not probe_cfg then
+        return nil, probe_cfg_err
+      end
+      local second, second_err = measure(kernel, probe_cfg)
+      if not second then
+        return nil, second_err
+      end
+      for _, input in ipairs(probe.INPUTS) do
+        local column = input.quantity == "time" and "time_us" or "power_w"
+        if measured[column] and second[column] then
+          measured.counters[input.name] = probe.value(input, model.base.cus, probe_cus, measured[column],
+            second[column])
+        end
+      end
+      return measured
     end,
     run = function(_, cfg, measured)
       local target = { cus = cfg.sm.count, core_mhz = cfg.clock.core_mhz, mem_mhz = cfg.clock.mem_mhz }
