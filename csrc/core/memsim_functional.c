@@ -40,6 +40,7 @@ struct gp_func {
   gp_cache *l2;      /* one per slice, set up at its first line (l2_ready) */
   uint8_t *l2_ready; /* per slice: it is set up */
   gp_cache_config slice; /* a slice's configuration: l2.size_bytes / slices */
+  uint8_t dram_chunks[32]; /* per sector mask (bit 4: these sectors only) */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
   uint64_t *recent_used; /* a bit per entry of `recent`: written at least once */
@@ -68,6 +69,11 @@ static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
   r->seq = seq;
 }
 
+/* The bytes of one DRAM access. */
+static uint32_t dram_unit(const gp_memsim_config *cfg) {
+  return cfg->dram_access_bytes ? cfg->dram_access_bytes : 32;
+}
+
 /* The set bits of a sector mask's low four (a table: the shifts and adds
  * were 7 % of a streaming kernel's replay). */
 static uint32_t popcount4(uint8_t m) {
@@ -78,14 +84,25 @@ static uint32_t popcount4(uint8_t m) {
 /* DRAM traffic of one L2 fill or write-back of the sectors in `mask`, in
  * access-sized requests (a non-sectored L2 moves its whole lines,
  * gp_cache_fill_mask, unless bit 4 of mask says "these sectors only", as
- * for a write-through store); adds the bytes (rounded up to whole
- * accesses) to *bytes. */
-static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
-  uint8_t sectors = mask & 0x10 ? (uint8_t)(mask & 0x0f) : gp_cache_fill_mask(&f->cfg.l2, mask);
+ * for a write-through store), rounded up to whole accesses.  Worked out
+ * once per mask into gp_func.dram_chunks (set_dram_chunks). */
+static uint32_t dram_chunks_of(const gp_memsim_config *cfg, uint8_t mask) {
+  uint8_t sectors = mask & 0x10 ? (uint8_t)(mask & 0x0f) : gp_cache_fill_mask(&cfg->l2, mask);
   uint64_t moved = (uint64_t)popcount4(sectors) * 32u;
-  uint32_t unit = f->cfg.dram_access_bytes ? f->cfg.dram_access_bytes : 32;
-  uint64_t chunks = (moved + unit - 1) / unit;
-  *bytes += chunks * unit;
+  return (uint32_t)((moved + dram_unit(cfg) - 1) / dram_unit(cfg));
+}
+
+static void set_dram_chunks(gp_func *f) {
+  uint32_t m;
+  for (m = 0; m < 32; m++)
+    f->dram_chunks[m] = (uint8_t)dram_chunks_of(&f->cfg, (uint8_t)m);
+}
+
+/* The requests of one L2 fill or write-back of `mask` (dram_chunks_of);
+ * adds their bytes to *bytes. */
+static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
+  uint64_t chunks = f->dram_chunks[mask & 0x1f];
+  *bytes += chunks * dram_unit(&f->cfg);
   return chunks;
 }
 
@@ -102,16 +119,22 @@ static gp_cache_result l2_write(gp_func *f, gp_cache *l2, uint64_t line, uint8_t
   return res;
 }
 
-/* The L2 slice of `line`, set up at its first line; NULL (err set) when
- * it cannot be. */
-static gp_cache *slice_of(gp_func *f, uint64_t line, gp_error *err) {
+/* Sets up L2 slice s at its first line (the rare path of l2_of). */
+static int set_up_slice(gp_func *f, uint32_t s, gp_error *err) {
+  if (gp_cache_init(&f->l2[s], &f->alloc, &f->slice, err) != GP_OK)
+    return GP_ERR;
+  f->l2_ready[s] = 1;
+  return GP_OK;
+}
+
+/* The L2 slice of `line` into *l2, set up at its first line; GP_ERR (err
+ * set) when it cannot be. */
+static inline int l2_of(gp_func *f, uint64_t line, gp_cache **l2, gp_error *err) {
   uint32_t s = gp_l2_slice_of(line, f->slices);
-  if (!f->l2_ready[s]) {
-    if (gp_cache_init(&f->l2[s], &f->alloc, &f->slice, err) != GP_OK)
-      return NULL;
-    f->l2_ready[s] = 1;
-  }
-  return &f->l2[s];
+  if (!f->l2_ready[s] && set_up_slice(f, s, err) != GP_OK)
+    return GP_ERR;
+  *l2 = &f->l2[s];
+  return GP_OK;
 }
 
 /* Whether class `op`'s requests go through the L1 (when it has one). */
@@ -136,8 +159,7 @@ static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm
     res = gp_cache_access(l1, line, mask, is_store);
     if (l1->evicted && l1->evicted_dirty) {
       /* a write-back L1 keeps stores that never reached their slice */
-      l2 = slice_of(f, l1->evicted_line, err);
-      if (l2 == NULL)
+      if (l2_of(f, l1->evicted_line, &l2, err) != GP_OK)
         return -1;
       l2_write(f, l2, l1->evicted_line, l1->evicted_sectors);
     }
@@ -148,8 +170,7 @@ static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm
     if (!is_store)
       mask = l1->missing; /* L2 is asked for the sectors L1 lacks */
   }
-  l2 = slice_of(f, line, err);
-  if (l2 == NULL)
+  if (l2_of(f, line, &l2, err) != GP_OK)
     return -1;
   if (is_store) {
     res = l2_write(f, l2, line, mask);
@@ -242,6 +263,7 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   memset(f->out.pcs, 0, (pc_count + 1) * sizeof *f->out.pcs);
   memset(f->kind, 0, pc_count + 1);
   f->slice = cfg->l2;
+  set_dram_chunks(f);
   f->slice.size_bytes = cfg->l2.size_bytes / f->slices;
   status = gp_cache_init(&f->l1[0], alloc, &cfg->l1, err);
   f->l1_ready[0] = 1;
