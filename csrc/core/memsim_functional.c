@@ -37,7 +37,10 @@ struct gp_func {
   uint32_t slices;
   gp_cache *l1;      /* one per SM, set up at the SM's first request (l1_ready) */
   uint8_t *l1_ready; /* per SM: its L1 is set up */
-  gp_cache *l2;      /* one per slice */
+  gp_cache *l2;      /* one per slice, set up at its first line (l2_ready) */
+  uint8_t *l2_ready; /* per slice: it is set up */
+  gp_cache_config slice; /* a slice's configuration: l2.size_bytes / slices */
+  uint8_t dram_chunks[32]; /* per sector mask (bit 4: these sectors only) */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
   uint64_t *recent_used; /* a bit per entry of `recent`: written at least once */
@@ -66,6 +69,11 @@ static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
   r->seq = seq;
 }
 
+/* The bytes of one DRAM access. */
+static uint32_t dram_unit(const gp_memsim_config *cfg) {
+  return cfg->dram_access_bytes ? cfg->dram_access_bytes : 32;
+}
+
 /* The set bits of a sector mask's low four (a table: the shifts and adds
  * were 7 % of a streaming kernel's replay). */
 static uint32_t popcount4(uint8_t m) {
@@ -76,22 +84,32 @@ static uint32_t popcount4(uint8_t m) {
 /* DRAM traffic of one L2 fill or write-back of the sectors in `mask`, in
  * access-sized requests (a non-sectored L2 moves its whole lines,
  * gp_cache_fill_mask, unless bit 4 of mask says "these sectors only", as
- * for a write-through store); adds the bytes (rounded up to whole
- * accesses) to *bytes. */
-static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
-  uint8_t sectors = mask & 0x10 ? (uint8_t)(mask & 0x0f) : gp_cache_fill_mask(&f->cfg.l2, mask);
+ * for a write-through store), rounded up to whole accesses.  Worked out
+ * once per mask into gp_func.dram_chunks (set_dram_chunks). */
+static uint32_t dram_chunks_of(const gp_memsim_config *cfg, uint8_t mask) {
+  uint8_t sectors = mask & 0x10 ? (uint8_t)(mask & 0x0f) : gp_cache_fill_mask(&cfg->l2, mask);
   uint64_t moved = (uint64_t)popcount4(sectors) * 32u;
-  uint32_t unit = f->cfg.dram_access_bytes ? f->cfg.dram_access_bytes : 32;
-  uint64_t chunks = (moved + unit - 1) / unit;
-  *bytes += chunks * unit;
+  return (uint32_t)((moved + dram_unit(cfg) - 1) / dram_unit(cfg));
+}
+
+static void set_dram_chunks(gp_func *f) {
+  uint32_t m;
+  for (m = 0; m < 32; m++)
+    f->dram_chunks[m] = (uint8_t)dram_chunks_of(&f->cfg, (uint8_t)m);
+}
+
+/* The requests of one L2 fill or write-back of `mask` (dram_chunks_of);
+ * adds their bytes to *bytes. */
+static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
+  uint64_t chunks = f->dram_chunks[mask & 0x1f];
+  *bytes += chunks * dram_unit(&f->cfg);
   return chunks;
 }
 
 /* A write of `mask` of `line` arriving at the L2 (a store, or a dirty L1
  * victim); write-through L2s pass it on to DRAM, dirty L2 victims go to
  * DRAM.  Returns the L2 result. */
-static gp_cache_result l2_write(gp_func *f, uint64_t line, uint8_t mask) {
-  gp_cache *l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
+static gp_cache_result l2_write(gp_func *f, gp_cache *l2, uint64_t line, uint8_t mask) {
   gp_cache_result res = gp_cache_access(l2, line, mask, 1);
   f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
   if (l2->evicted && l2->evicted_dirty)
@@ -99,6 +117,24 @@ static gp_cache_result l2_write(gp_func *f, uint64_t line, uint8_t mask) {
   if (!f->cfg.l2.write_back || l2->sets == 0) /* write-through: the store's sectors */
     f->out.dram_requests += dram_chunks(f, (uint8_t)(mask | 0x10), &f->out.dram_bytes_written);
   return res;
+}
+
+/* Sets up L2 slice s at its first line (the rare path of l2_of). */
+static int set_up_slice(gp_func *f, uint32_t s, gp_error *err) {
+  if (gp_cache_init(&f->l2[s], &f->alloc, &f->slice, err) != GP_OK)
+    return GP_ERR;
+  f->l2_ready[s] = 1;
+  return GP_OK;
+}
+
+/* The L2 slice of `line` into *l2, set up at its first line; GP_ERR (err
+ * set) when it cannot be. */
+static inline int l2_of(gp_func *f, uint64_t line, gp_cache **l2, gp_error *err) {
+  uint32_t s = gp_l2_slice_of(line, f->slices);
+  if (!f->l2_ready[s] && set_up_slice(f, s, err) != GP_OK)
+    return GP_ERR;
+  *l2 = &f->l2[s];
+  return GP_OK;
 }
 
 /* Whether class `op`'s requests go through the L1 (when it has one). */
@@ -112,17 +148,21 @@ static int goes_through_l1(const gp_func *f, int op) {
  * returns the level that served it.  Stores go through a write-through L1
  * (updating a present line) to the L2, or stop in a write-back L1; a
  * write-allocating L2 absorbs a store (level L2), a write-through one sends
- * it to DRAM. */
+ * it to DRAM.  Returns -1 when the line's L2 slice cannot be set up. */
 static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm, uint64_t line,
-                   uint8_t mask) {
+                   uint8_t mask, gp_error *err) {
   const gp_memsim_config *cfg = &f->cfg;
   gp_cache *l1 = &f->l1[sm], *l2;
   gp_cache_result res;
   f->out.l1_bytes += (uint64_t)popcount4(mask) * 32u;
   if (through_l1 && l1->sets > 0) {
     res = gp_cache_access(l1, line, mask, is_store);
-    if (l1->evicted && l1->evicted_dirty)
-      l2_write(f, l1->evicted_line, l1->evicted_sectors);
+    if (l1->evicted && l1->evicted_dirty) {
+      /* a write-back L1 keeps stores that never reached their slice */
+      if (l2_of(f, l1->evicted_line, &l2, err) != GP_OK)
+        return -1;
+      l2_write(f, l2, l1->evicted_line, l1->evicted_sectors);
+    }
     if (is_store && cfg->l1.write_back)
       return LEVEL_L1;
     if (!is_store && res == GP_CACHE_HIT)
@@ -130,15 +170,15 @@ static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm
     if (!is_store)
       mask = l1->missing; /* L2 is asked for the sectors L1 lacks */
   }
+  if (l2_of(f, line, &l2, err) != GP_OK)
+    return -1;
   if (is_store) {
-    l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
-    res = l2_write(f, line, mask);
+    res = l2_write(f, l2, line, mask);
     return res == GP_CACHE_HIT || cfg->l2.write_back || l2->sets == 0 ? LEVEL_L2 : LEVEL_DRAM;
   }
   f->out.load_l1_misses++;
   f->out.mshr_requests += op != GP_OP_ATOM_GLOBAL;
   f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
-  l2 = &f->l2[gp_l2_slice_of(line, f->slices)];
   res = gp_cache_access(l2, line, mask, op == GP_OP_ATOM_GLOBAL);
   if (l2->evicted && l2->evicted_dirty)
     f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
@@ -162,6 +202,7 @@ void gp_func_free(gp_func *f) {
   gp_free(&f->alloc, f->l1, f->cfg.sms * sizeof *f->l1);
   gp_free(&f->alloc, f->l1_ready, f->cfg.sms);
   gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
+  gp_free(&f->alloc, f->l2_ready, f->slices);
   gp_free(&f->alloc, f->kind, f->out.pc_count + 1);
   gp_free(&f->alloc, f->recent, (size_t)f->cfg.sms * GP_REUSE_TABLE * sizeof *f->recent);
   gp_free(&f->alloc, f->recent_used, (size_t)f->cfg.sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
@@ -171,16 +212,16 @@ void gp_func_free(gp_func *f) {
 }
 
 /* Per-SM L1s and the L2 slices (l2.size_bytes split evenly), zeroed
- * per-PC counters.  SM 0's L1 is set up here (so a configuration the cache
- * refuses fails now), every other SM's at its first request
- * (gp_func_access): a launch of a few blocks on a large GPU touches a few
- * SMs, and setting up a hundred L1s it never uses cost more than its
- * replay (bfs-rodinia-sm80's 8-block launches on a100's 108 SMs). */
+ * per-PC counters.  SM 0's L1 and slice 0 are set up here (so a
+ * configuration the cache refuses fails now), every other SM's L1 at its
+ * first request and every other slice at the first request of one of its
+ * lines (gp_func_access): a launch of a few blocks on a large GPU touches a
+ * few SMs and lines, and setting up a hundred L1s and 80 slices it never
+ * uses cost more than its replay (bfs-rodinia-sm80's 8-block launches on
+ * a100's 108 SMs). */
 int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cfg,
                 uint32_t pc_count, gp_error *err) {
   gp_func *f;
-  gp_cache_config slice = cfg->l2;
-  uint32_t s;
   int status = GP_OK;
   *out = NULL;
   if (cfg->sms == 0)
@@ -198,6 +239,7 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->l1 = gp_malloc(alloc, cfg->sms * sizeof *f->l1);
   f->l1_ready = gp_malloc(alloc, cfg->sms);
   f->l2 = gp_malloc(alloc, f->slices * sizeof *f->l2);
+  f->l2_ready = gp_malloc(alloc, f->slices);
   f->recent = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
   f->recent_used = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   f->misses = gp_malloc(alloc, cfg->sms * sizeof *f->misses);
@@ -207,22 +249,27 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
     memset(f->l1_ready, 0, cfg->sms);
   if (f->l2)
     memset(f->l2, 0, f->slices * sizeof *f->l2);
+  if (f->l2_ready)
+    memset(f->l2_ready, 0, f->slices);
   if (f->recent_used)
     memset(f->recent_used, 0, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   if (f->misses)
     memset(f->misses, 0, cfg->sms * sizeof *f->misses);
-  if (!f->out.pcs || !f->kind || !f->l1 || !f->l1_ready || !f->l2 || !f->recent || !f->recent_used ||
-      !f->misses) {
+  if (!f->out.pcs || !f->kind || !f->l1 || !f->l1_ready || !f->l2 || !f->l2_ready || !f->recent ||
+      !f->recent_used || !f->misses) {
     gp_func_free(f);
     return gp_error_set(err, "memsim: out of memory");
   }
   memset(f->out.pcs, 0, (pc_count + 1) * sizeof *f->out.pcs);
   memset(f->kind, 0, pc_count + 1);
-  slice.size_bytes = cfg->l2.size_bytes / f->slices;
+  f->slice = cfg->l2;
+  set_dram_chunks(f);
+  f->slice.size_bytes = cfg->l2.size_bytes / f->slices;
   status = gp_cache_init(&f->l1[0], alloc, &cfg->l1, err);
   f->l1_ready[0] = 1;
-  for (s = 0; s < f->slices && status == GP_OK; s++)
-    status = gp_cache_init(&f->l2[s], alloc, &slice, err);
+  if (status == GP_OK)
+    status = gp_cache_init(&f->l2[0], alloc, &f->slice, err);
+  f->l2_ready[0] = 1;
   if (status != GP_OK) {
     gp_func_free(f);
     return GP_ERR;
@@ -262,7 +309,9 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   through_l1 = goes_through_l1(f, op_class);
   for (j = 0; j < n; j++) {
     uint64_t before = f->out.load_l1_misses;
-    int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j]);
+    int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j], err);
+    if (level < 0)
+      return GP_ERR;
     if (f->out.load_l1_misses > before && op_class != GP_OP_ATOM_GLOBAL)
       note_miss(f, p, sm, lines[j]);
     if (level > worst)

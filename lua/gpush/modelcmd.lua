@@ -17,7 +17,6 @@
 --   gpush.models.vocabulary) has a column of its own.
 local cli = require "gpush.cli"
 local config = require "gpush.config"
-local json = require "gpush.json"
 local trace = require "gpush.trace"
 
 local M = {}
@@ -131,8 +130,8 @@ function M.main(spec, args, out, err)
     err:write(prefix, "no launch matches --kernel ", tostring(opts.kernel), "\n")
     return 1
   end
-  if opts.json then
-    out:write(json.encode(rows, true), "\n")
+  if opts.json then -- gpush.json loaded here: a table run does not compile it
+    out:write(require("gpush.json").encode(rows, true), "\n")
     return 0
   end
   out:write(spec.title(rows, cfg), "\n")

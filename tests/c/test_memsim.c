@@ -637,6 +637,67 @@ static void test_functional_lazy_l1(void) {
   gp_func_free(f);
 }
 
+/* The L2 slices are set up lazily too (slice 0 at gp_func_new, every other
+ * at the first request of one of its lines): an L2 configuration the cache
+ * refuses fails at creation.  A store stays in the write-back L1 (line a,
+ * never sent to its slice), a load of line b (another slice, neither 0)
+ * evicts it: the dirty victim reaches a's slice, which is set up then, and
+ * allocates there (write-back L2), so a's load afterwards is an L2 hit and
+ * b's was DRAM's.  An allocation failure at a slice's first line is an
+ * error. */
+static void test_functional_lazy_l2(void) {
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_func *f = NULL;
+  uint64_t line_a = 1, line_b;
+  uint8_t full = 0xf;
+  counted_alloc budget;
+  int used;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 1, cfg.blocks_per_sm = 1;
+  cfg.l1.size_bytes = 128, cfg.l1.line_bytes = 128, cfg.l1.ways = 1, cfg.l1.write_back = 1;
+  cfg.cache_global_in_l1 = 1;
+  cfg.l2.size_bytes = 4 * 4096, cfg.l2.line_bytes = 128, cfg.l2.ways = 0, cfg.l2.write_back = 1;
+  cfg.l2_slices = 4, cfg.dram_access_bytes = 32;
+  CHECK(gp_func_new(&f, &a, &cfg, 2, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "line size and ways") != NULL);
+  cfg.l2.ways = 4;
+  while (gp_l2_slice_of(line_a, 4) == 0)
+    line_a++;
+  line_b = line_a + 1;
+  while (gp_l2_slice_of(line_b, 4) == 0 || gp_l2_slice_of(line_b, 4) == gp_l2_slice_of(line_a, 4))
+    line_b++;
+  CHECK(gp_func_new(&f, &a, &cfg, 2, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  CHECK(gp_func_access(f, 0, 0, GP_OP_ST_GLOBAL, &line_a, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 1, 0, GP_OP_LD_GLOBAL, &line_b, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_access(f, 1, 0, GP_OP_LD_GLOBAL, &line_a, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_result(f, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.pcs[0].l1_hits, 1); /* the store stopped in the write-back L1 */
+  CHECK_EQ_INT(r.pcs[1].dram, 1);    /* line b */
+  CHECK_EQ_INT(r.pcs[1].l2_hits, 1); /* line a, written back into its slice */
+  CHECK_EQ_INT(r.l2.accesses, 3);
+  CHECK_EQ_INT(r.l2.hits, 1);
+  gp_memsim_result_free(&r, &a);
+  gp_func_free(f);
+  /* how many allocations creation takes, then none left for b's slice */
+  budget.left = 1000;
+  a.fn = refusing_alloc, a.ud = &budget;
+  CHECK(gp_func_new(&f, &a, &cfg, 2, &err) == GP_OK);
+  gp_func_free(f);
+  used = 1000 - budget.left;
+  budget.left = used;
+  CHECK(gp_func_new(&f, &a, &cfg, 2, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  CHECK(gp_func_access(f, 1, 0, GP_OP_LD_GLOBAL, &line_b, &full, 1, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "out of memory") != NULL);
+  gp_func_free(f);
+}
+
 /* Reuse of L1 misses by line on one SM (the MSHR merges GPUMech's gpush
  * equations subtract): global loads bypass L1 (Kepler's default), so every
  * load request misses it.  SM0 asks for lines 5, 7, 5, 9, 9, 5: the second 5
@@ -730,5 +791,6 @@ int main(void) {
   RUN(test_functional_miss_reuse);
   RUN(test_functional_write_back_l1);
   RUN(test_functional_lazy_l1);
+  RUN(test_functional_lazy_l2);
   return gp_test_finish();
 }
