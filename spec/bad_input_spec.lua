@@ -346,6 +346,18 @@ describe("bad input: configurations changed from Lua", function()
     assert.are.equal("integer", math.type(halved.sm.count))
     halved.sm.count = 0
     assert.has_error(function() config.check(halved) end)
+    -- a group replaced by a table of its own is walked as well
+    local fine = assert(config.load("gtx660ti"))
+    config.check(fine)
+    local sm = {}
+    for key, v in pairs(fine.sm) do
+      sm[key] = v
+    end
+    config.check(fine)
+    fine.sm, sm.count = sm, 0
+    assert.has_error(function() config.check(fine) end)
+    fine.sm = 3
+    assert.has_error(function() config.check(fine) end)
   end)
 
   it("refuses an empty YAML file and says which defaults a file without preset took", function()

@@ -212,6 +212,17 @@ describe("gpush.sim", function()
       busy = busy + u
     end
     assert.is_true(busy > 0)
+    -- the binding's shares: sm_stalls summed in STALL_REASONS order, to the bit
+    for i, st in ipairs(r.sm_stalls) do
+      local total = 0
+      for _, reason in ipairs(sim.STALL_REASONS) do
+        total = total + st[reason]
+      end
+      local util, active = total > 0 and st.issued / total or 0, total > 0 and (total - st.idle) / total or 0
+      assert.are.equal(util, r.sm_utilisation[i])
+      assert.are.equal(math.type(util), math.type(r.sm_utilisation[i]))
+      assert.are.equal(active, r.sm_active[i])
+    end
   end)
 end)
 

@@ -7,6 +7,18 @@
 
 #include <string.h>
 
+/* The bytes of a cache's one allocation for `sets` sets and n = sets x
+ * ways ways: the tags, then the 16-bit recency lists and per-set fields,
+ * then the per-way sector and dirty bytes (each part aligned for its type).
+ * One block instead of eight: a timed launch builds an L1 per SM it uses
+ * and an L2 cache per slice it touches (67 of a100's 80 slices on each
+ * launch of bfs), and the allocator's calls were a visible part of a short
+ * launch. */
+static size_t block_bytes(uint32_t sets, uint64_t n) {
+  return (size_t)n * sizeof(uint64_t) + (size_t)(2 * n + 3 * (uint64_t)sets) * sizeof(uint16_t) +
+         (size_t)(2 * n);
+}
+
 /* Sizes the tag arrays: sets = size / 128 B / ways (size 0: no cache).
  * A tag is a 128 B trace line whatever the line size: a cache of shorter
  * lines holds each trace line's lines in one entry (gp_cache_fill_mask
@@ -37,19 +49,18 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
                         config->ways);
   c->sets = (uint32_t)(lines / config->ways);
   n = (uint64_t)c->sets * config->ways;
-  c->tags = gp_malloc(alloc, n * sizeof *c->tags);
-  c->sectors = gp_malloc(alloc, n);
-  c->dirty = gp_malloc(alloc, n);
-  c->newer = gp_malloc(alloc, n * sizeof *c->newer);
-  c->older = gp_malloc(alloc, n * sizeof *c->older);
-  c->mru = gp_malloc(alloc, c->sets * sizeof *c->mru);
-  c->lru = gp_malloc(alloc, c->sets * sizeof *c->lru);
-  c->filled = gp_malloc(alloc, c->sets * sizeof *c->filled);
-  if (!c->tags || !c->sectors || !c->dirty || !c->newer || !c->older || !c->mru || !c->lru ||
-      !c->filled) {
+  c->tags = gp_malloc(alloc, block_bytes(c->sets, n));
+  if (!c->tags) {
     gp_cache_free(c);
     return gp_error_set(err, "cache: out of memory");
   }
+  c->newer = (uint16_t *)(c->tags + n);
+  c->older = c->newer + n;
+  c->mru = c->older + n;
+  c->lru = c->mru + c->sets;
+  c->filled = c->lru + c->sets;
+  c->sectors = (uint8_t *)(c->filled + c->sets);
+  c->dirty = c->sectors + n;
   /* a set's ways [filled, ways) are invalid and never read: only the fill
    * counts start at zero (a replay on a large L2 need not clear megabytes) */
   memset(c->filled, 0, c->sets * sizeof *c->filled);
@@ -57,15 +68,7 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
 }
 
 void gp_cache_free(gp_cache *c) {
-  uint64_t n = (uint64_t)c->sets * c->config.ways;
-  gp_free(&c->alloc, c->tags, n * sizeof *c->tags);
-  gp_free(&c->alloc, c->sectors, n);
-  gp_free(&c->alloc, c->dirty, n);
-  gp_free(&c->alloc, c->newer, n * sizeof *c->newer);
-  gp_free(&c->alloc, c->older, n * sizeof *c->older);
-  gp_free(&c->alloc, c->mru, c->sets * sizeof *c->mru);
-  gp_free(&c->alloc, c->lru, c->sets * sizeof *c->lru);
-  gp_free(&c->alloc, c->filled, c->sets * sizeof *c->filled);
+  gp_free(&c->alloc, c->tags, block_bytes(c->sets, (uint64_t)c->sets * c->config.ways));
   c->tags = NULL;
   c->sectors = c->dirty = NULL;
   c->newer = c->older = c->mru = c->lru = c->filled = NULL;

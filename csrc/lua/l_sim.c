@@ -12,6 +12,8 @@
  *   slot); it returns the index (1..#candidates) of the one that issues.
  *   Its errors come back as nil, message; they never unwind the C core.
  * result: cycles, issued, sm_cycles, sm_issued, sm_stalls = {{reason = cycles}},
+ *   sm_utilisation and sm_active (per SM: the shares of its scheduler cycles
+ *   that issued and that were not idle),
  *   stalls = {reason = cycles}, with per_pc: per_pc = {{pc, opcode, class, line,
  *   executions, cycles, stalls}} (static order) and line_stalls = {{line,
  *   total, stalls}}; counts = {the raw
@@ -109,6 +111,44 @@ static double push_stalls(lua_State *L, const double *row) {
   return total;
 }
 
+/* One SM's share of a result table: issued, or active (not idle), over its
+ * schedulers' cycles; 0 (an integer, as Lua's ratio gives) without any. */
+static void push_sm_share(lua_State *L, double part, double total) {
+  if (total > 0)
+    lua_pushnumber(L, part / total);
+  else
+    lua_pushinteger(L, 0);
+}
+
+/* r.sm_stalls ({reason = cycles} per SM), r.sm_utilisation (the share of
+ * its schedulers' cycles that issued) and r.sm_active (that had a block
+ * resident, not idle), computed here with push_stalls' sum (the reasons in
+ * gp_stall order, the order of gpush.models.sim's STALL_REASONS, so the
+ * same bits as the Lua loop it replaces: 108-132 SMs x 9 reasons per
+ * launch were a third of the Lua side of `gpush sim` on a100 and h100). */
+static void push_sm_stalls(lua_State *L, const gp_sim_result *r, uint32_t sms) {
+  uint32_t i;
+  int stalls, util, active;
+  lua_createtable(L, (int)sms, 0);
+  stalls = lua_gettop(L);
+  lua_createtable(L, (int)sms, 0);
+  util = lua_gettop(L);
+  lua_createtable(L, (int)sms, 0);
+  active = lua_gettop(L);
+  for (i = 0; i < sms; i++) {
+    const double *row = r->sm_stalls + (size_t)i * GP_STALL_COUNT;
+    double total = push_stalls(L, row);
+    gpc_rawseti(L, stalls, i + 1);
+    push_sm_share(L, row[GP_STALL_ISSUED], total);
+    gpc_rawseti(L, util, i + 1);
+    push_sm_share(L, total - row[GP_STALL_IDLE], total);
+    gpc_rawseti(L, active, i + 1);
+  }
+  lua_setfield(L, stalls - 1, "sm_active");
+  lua_setfield(L, stalls - 1, "sm_utilisation");
+  lua_setfield(L, stalls - 1, "sm_stalls");
+}
+
 /* {{pc, opcode, line, executions, cycles, stalls}} for every static PC that
  * executed or was charged cycles, in static order. */
 static void push_per_pc(lua_State *L, const gp_kernel *k, const gp_sim_result *r) {
@@ -202,12 +242,7 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
     gpc_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "sm_issued");
-  lua_createtable(L, (int)sms, 0);
-  for (i = 0; i < sms; i++) {
-    push_stalls(L, r->sm_stalls + (size_t)i * GP_STALL_COUNT);
-    gpc_rawseti(L, -2, i + 1);
-  }
-  lua_setfield(L, -2, "sm_stalls");
+  push_sm_stalls(L, r, sms);
   push_stalls(L, r->stalls);
   lua_setfield(L, -2, "stalls");
   if (r->pc_stalls != NULL) {

@@ -42,9 +42,10 @@ local function split_path(path)
   end
   return parts
 end
-local path_parts = {}
-for _, path in ipairs(all_paths) do
+local path_parts, all_parts = {}, {}
+for i, path in ipairs(all_paths) do
   path_parts[path] = split_path(path)
+  all_parts[i] = path_parts[path]
 end
 -- Every proper prefix of a path is a group ("ops", "ops.int").
 for _, path in ipairs(all_paths) do
@@ -540,13 +541,24 @@ local function same_value(v, w)
   return v == w and math.type(v) == math.type(w) and (v ~= 0 or 1 / v == 1 / w)
 end
 
--- Whether flat (M.flatten's view) holds exactly the values `values`.
-local function unchanged(values, flat)
+-- Whether cfg holds exactly the values `values` (M.flatten's walk, without
+-- building its table: a model checks its configuration once per launch or
+-- more, and on a real trace of short launches building the flat view was
+-- most of the check).
+local function unchanged(values, cfg)
   if not values then
     return false
   end
-  for _, path in ipairs(all_paths) do
-    if not same_value(values[path], flat[path]) then
+  for i = 1, #all_paths do
+    local node, parts = cfg, all_parts[i]
+    for j = 1, #parts do
+      if type(node) == "table" then
+        node = node[parts[j]]
+      else
+        node = nil
+      end
+    end
+    if not same_value(values[all_paths[i]], node) then
       return false
     end
   end
@@ -567,10 +579,10 @@ function M.check(cfg, level)
     error(("expected a configuration (gpush.config.load), got %s"):format(type(cfg)), level)
   end
   local name = type(cfg._name) == "string" and cfg._name or "(a table)"
-  local values, flat = {}, M.flatten(cfg)
-  if unchanged(passed[cfg], flat) then
+  if unchanged(passed[cfg], cfg) then
     return cfg -- what the check below would find and write back
   end
+  local values, flat = {}, M.flatten(cfg)
   for _, p in ipairs(schema.params) do
     local v = flat[p[1]]
     if v == nil then

@@ -132,21 +132,6 @@ function M.active_shares(stalls)
   return shares, active, total
 end
 
--- Per SM: the share of its schedulers' cycles that issued, and that had a
--- block resident (not idle).
-local function sm_shares(r)
-  local util, active = {}, {}
-  for i, st in ipairs(r.sm_stalls) do
-    local total = 0
-    for _, reason in ipairs(M.STALL_REASONS) do
-      total = total + st[reason]
-    end
-    util[i] = ratio(st.issued, total)
-    active[i] = ratio(total - st.idle, total)
-  end
-  return util, active
-end
-
 -- The per-PC table of a run (the binding's per_pc list, in static order):
 -- r.pc_stalls as before ({pc, opcode, class, line, total, stalls} for every PC
 -- with cycles, in static order, every reason a key), and r.per_pc, every
@@ -206,7 +191,8 @@ function M.run(kernel, cfg, opts)
   r.ipc = r.cycles > 0 and r.issued / r.cycles or 0
   r.dram_gbs = seconds > 0 and (r.dram_bytes_read + r.dram_bytes_written) / seconds / 1e9 or 0
   r.blocks_per_sm = params.blocks_per_sm
-  r.sm_utilisation, r.sm_active = sm_shares(r)
+  -- r.sm_utilisation, r.sm_active: per SM, the share of its schedulers' cycles that
+  -- issued, and that had a block resident (not idle), from the binding
   r.counters = counters(r, cfg, info, params.blocks_per_sm)
   local scheduler_cycles
   r.stall_shares, r.active_cycles, scheduler_cycles = M.active_shares(r.stalls)
