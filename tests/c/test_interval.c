@@ -285,6 +285,23 @@ static void test_ring_matches_reference(void) {
   free(pc), free(d0), free(d1), free(issue), free(ref);
 }
 
+/* Random per-PC facts for the total-cycles tests, drawn in one order so
+ * each test's seeded sequence is what it was: fractional latencies, some
+ * initiation intervals, timed units with busy cycles, an inactive-lane
+ * latency on a third. */
+static void random_pcs(size_t npc, double *lat, double *ii, double *busy, double *inact,
+                       int8_t *unit, int32_t *cause) {
+  size_t k;
+  for (k = 0; k < npc; k++) {
+    lat[k] = (double)(1 + rnd() % 30) + (rnd() % 3) * 0.25;
+    ii[k] = rnd() % 4 == 0 ? 1.5 + (double)(rnd() % 3) : 0;
+    busy[k] = 0.6667 * (double)(1 + rnd() % 4);
+    inact[k] = rnd() % 3 == 0 ? 1 : -1;
+    unit[k] = (int8_t)(rnd() % 4 == 0 ? -1 : (int)(rnd() % GP_IV_UNITS));
+    cause[k] = (int32_t)k;
+  }
+}
+
 /* The lean pass over every warp (gp_iv_total_cycles) against gp_iv_run's
  * totals, bit for bit, on 300 random warps: fractional latencies, packed
  * and unpacked producers, initiation intervals, timed units with their
@@ -299,14 +316,7 @@ static void test_total_cycles_match_the_run(void) {
   gp_error err;
   gp_iv_profile_init(&p, &A);
   gp_iv_profile_init(&q, &A);
-  for (k = 0; k < npc; k++) {
-    lat[k] = (double)(1 + rnd() % 30) + (rnd() % 3) * 0.25;
-    ii[k] = rnd() % 4 == 0 ? 1.5 + (double)(rnd() % 3) : 0;
-    busy[k] = 0.6667 * (double)(1 + rnd() % 4);
-    inact[k] = rnd() % 3 == 0 ? 1 : -1;
-    unit[k] = (int8_t)(rnd() % 4 == 0 ? -1 : (int)(rnd() % GP_IV_UNITS));
-    cause[k] = (int32_t)k;
-  }
+  random_pcs(npc, lat, ii, busy, inact, unit, cause);
   for (w = 0; w < 300; w++) {
     size_t n = 1 + rnd() % 3000;
     uint32_t *pc = malloc(n * sizeof *pc);
@@ -356,14 +366,7 @@ static void test_total_cycles_pair(void) {
   gp_iv_profile_init(&run, &A);
   gp_iv_profile_init(&p, &A);
   gp_iv_profile_init(&q, &A);
-  for (k = 0; k < npc; k++) {
-    lat[k] = (double)(1 + rnd() % 30) + (rnd() % 3) * 0.25;
-    ii[k] = rnd() % 4 == 0 ? 1.5 + (double)(rnd() % 3) : 0;
-    busy[k] = 0.6667 * (double)(1 + rnd() % 4);
-    inact[k] = rnd() % 3 == 0 ? 1 : -1;
-    unit[k] = (int8_t)(rnd() % 4 == 0 ? -1 : (int)(rnd() % GP_IV_UNITS));
-    cause[k] = (int32_t)k;
-  }
+  random_pcs(npc, lat, ii, busy, inact, unit, cause);
   for (t = 0; t < 200; t++) {
     gp_iv_input in[2];
     uint32_t *pc[2];
