@@ -182,6 +182,36 @@ describe("gpush.gpumech", function()
     assert(ok, err)
   end)
 
+  -- Without counts in the cache and without a prepared warp, predict counts
+  -- the floor's bounds in the C call, in one walk with the pass over every
+  -- warp (gp_gm_prepare_counted), and keeps them where bounds.counts finds
+  -- them: the same counts as gpush.bounds' own pass, and no count of its own.
+  it("counts the floor's bounds in the walk over every warp and keeps them", function()
+    local bounds, core = require "gpush.bounds", require "gpush.core"
+    local machine, memsim = require "gpush.machine", require "gpush.memsim"
+    local k = assert(workloads.kernel(workloads.get("l2_resident")))
+    local count, counts = core.bounds_kernel, 0
+    core.bounds_kernel = function(...)
+      counts = counts + 1
+      return count(...)
+    end
+    local ok, err = pcall(function()
+      local cfg, cache = config.load("gtx1080"), {}
+      local r = assert(gpumech.predict(k, cfg, { memory_cache = cache }))
+      assert.are.equal(0, counts)
+      assert.is_nil(r.bound_counts)
+      local m, blocks = bounds.machine(cfg, k)
+      local mem = assert(memsim.functional_cached(k, cfg, cache))
+      local kept = assert(bounds.cached_counts(k, cfg, m, blocks, cache, mem))
+      local fresh = assert(core.bounds_kernel(k, machine.of(cfg), blocks, mem)).counts
+      assert.are.same(fresh, kept)
+      assert.are.equal(r.cycles, assert(gpumech.predict(k, cfg, { memory_cache = cache })).cycles)
+      assert.are.equal(1, counts) -- the fresh one above; the second prediction found the kept counts
+    end)
+    core.bounds_kernel = count
+    assert(ok, err)
+  end)
+
   it("explains misuse and kernels that do not fit", function()
     local k = small("fma_compute", 4)
     assert.has_error(function() gpumech.predict(k, config.load("gtx480"), { policy = "lifo" }) end,
