@@ -50,10 +50,12 @@
  *       --   binding resource: "latency", "issue", "mshr", "dram", "l2" or a
  *       --   unit) and resources = {name = {demand, utilisation, wait}}
  * A launch on a machine, in one call each (csrc/core/gpumech/launch.c):
- *   prepared = core.gpumech_prepare(kernel, machine, replay, options)
+ *   prepared [, counts] = core.gpumech_prepare(kernel, machine, replay, options)
  *       -- replay: memsim.functional's result's `replay` (same kernel,
  *       -- machine and occupancy); options: equations "gpush" (default) |
- *       -- "paper", select "kmeans" | "max" | "min" | "random", seed.  A
+ *       -- "paper", select "kmeans" | "max" | "min" | "random", seed,
+ *       -- count_bounds (the occupancy: also gpush.bounds' counts there, in
+ *       -- one walk with the pass over every warp, returned second).  A
  *       -- userdata: prepared:warp(), prepared:critical() -> { {block, warp,
  *       -- cycles}, ... } (gpush's equations: every block's critical warp)
  *   result, profile = core.gpumech_predict(kernel, machine, replay, options [, counts])
@@ -627,10 +629,20 @@ static int gpumech_prepare(lua_State *L) {
   const gp_memsim_result *mem = gpl_check_replay(L, 3);
   gp_mw_equations eq;
   const gp_gm_inputs *in;
+  gp_bounds_counts counts;
+  double blocks;
   luaL_checktype(L, 4, LUA_TTABLE);
   eq = read_equations(L, 4);
+  blocks = gpl_opt_number(L, 4, "count_bounds", 0, "gpumech");
+  luaL_argcheck(L, blocks >= 0 && blocks == floor(blocks) && blocks <= 4294967295.0, 4,
+                "gpumech: options.count_bounds (the kernel's occupancy) must be a whole number >= 1");
   in = push_inputs(L, k, m, mem, eq);
-  return push_prepared(L, k, m, in, eq, 4, NULL, 0, NULL) ? 1 : 2;
+  if (!push_prepared(L, k, m, in, eq, 4, mem, (uint32_t)blocks, blocks >= 1 ? &counts : NULL))
+    return 2;
+  if (blocks < 1)
+    return 1;
+  gpl_push_bounds_counts(L, &counts);
+  return 2;
 }
 
 /* The per-PC inputs as the table gpumech_features and gpumech_profile read. */

@@ -136,16 +136,17 @@ function M.prepare(kernel, cfg, opts)
   if not mem then
     return nil, err
   end
-  if cache and equations == "gpush" and blocks_per_sm > 0 then
-    local counts, count_err = bounds.counts(kernel, cfg, m, blocks_per_sm, cache, mem, info.shared_bytes_per_block)
-    if not counts then
-      return nil, "gpumech: " .. tostring(count_err)
-    end
-  end
+  -- the bound counts, when the cache lacks them, in one walk with the pass
+  -- over every warp
+  local count = cache and equations == "gpush" and blocks_per_sm > 0 and
+    not bounds.cached_counts(kernel, cfg, m, blocks_per_sm, cache, mem, info.shared_bytes_per_block)
   local handle, message = core.gpumech_prepare(kernel, m, mem.replay,
-    { equations = equations, select = opts.select, seed = opts.seed })
+    { equations = equations, select = opts.select, seed = opts.seed, count_bounds = count and blocks_per_sm or nil })
   if not handle then
     return nil, message
+  end
+  if count then
+    bounds.keep_counts(kernel, cfg, blocks_per_sm, cache, mem, message)
   end
   return setmetatable({ warp = handle:warp(), select = opts.select or "kmeans", equations = equations,
     handle = handle }, {
