@@ -10,6 +10,8 @@
  * charges it.  A load's latency on the path is the least any interleaving
  * allows (memory_floor): memsim's per-PC mean (AMAT) is not a floor for one
  * warp, whose accesses may hit more often than the PC's average.
+ * bounds_pass.h splits the pass into its parts, so that GPUMech's walk over
+ * every warp (gpumech/gpumech.c) takes the paths in its own steps.
  */
 #include "bounds_pass.h"
 

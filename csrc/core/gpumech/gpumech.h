@@ -15,6 +15,9 @@
  *                           the mean warp's demands (inputs.c)
  *   gp_gm_prepare           the representative warp(s) of a kernel, once
  *                           for every configuration (launch.c)
+ *   gp_gm_prepare_counted   ... and the bounds' counts (bounds.h), the pass
+ *                           over every warp and the bounds' dependence paths
+ *                           in one walk (gp_gm_features_paths)
  *   gp_gm_predict           the launch: wave shapes, the multi-warp model per
  *                           wave (multiwarp.h), the launch's totals, CPI
  *                           stack and floor at the hard bounds (launch.c)
