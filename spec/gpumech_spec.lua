@@ -145,10 +145,11 @@ describe("gpush.gpumech", function()
   end)
 
   -- A sweep's preparation leaves the base configuration's replay and bound
-  -- counts in the kernel's cache: the base point replays and counts
-  -- nothing, a point at another occupancy replays once and, its L1 size
-  -- unchanged (gtx660ti's is fixed), counts nothing; every prediction is
-  -- the one made without a cache, bit for bit.
+  -- counts in the kernel's cache (the counts from its walk over every warp,
+  -- not gpush.bounds' pass): the base point replays and counts nothing, a
+  -- point at another occupancy replays once and, its L1 size unchanged
+  -- (gtx660ti's is fixed), counts nothing; every prediction is the one made
+  -- without a cache, bit for bit.
   it("prepares a sweep's base replay and counts once, for every point", function()
     local core = require "gpush.core"
     local k = assert(workloads.kernel(workloads.get("l2_resident")))
@@ -164,21 +165,56 @@ describe("gpush.gpumech", function()
     local ok, err = pcall(function()
       local base, cache = config.load("gtx660ti"), {}
       local prepared = assert(gpumech.prepare(k, base, { memory_cache = cache }))
-      assert.are.same({ 1, 1 }, { replays, counts })
+      assert.are.same({ 1, 0 }, { replays, counts })
+      local m, blocks = require("gpush.bounds").machine(base, k)
+      local mem = assert(require("gpush.memsim").functional_cached(k, base, cache))
+      assert.are.same(count(k, m, blocks, mem).counts,
+        require("gpush.bounds").cached_counts(k, base, m, blocks, cache, mem))
+      counts = 0
       local points = { config.load("gtx660ti", { "l1.mshrs=32" }), config.load("gtx660ti", { "sm.max_warps=16" }) }
       local seen = {}
       for i, cfg in ipairs(points) do
         local r = assert(gpumech.predict(k, cfg, { prepared = prepared, memory_cache = cache }))
         seen[i] = { replays, counts, r.cycles, r.cpi }
       end
-      assert.are.same({ 1, 1 }, { seen[1][1], seen[1][2] }) -- the base occupancy: nothing again
-      assert.are.same({ 2, 1 }, { seen[2][1], seen[2][2] }) -- another occupancy: its replay only
+      assert.are.same({ 1, 0 }, { seen[1][1], seen[1][2] }) -- the base occupancy: nothing again
+      assert.are.same({ 2, 0 }, { seen[2][1], seen[2][2] }) -- another occupancy: its replay only
       for i, cfg in ipairs(points) do
         local direct = assert(gpumech.predict(k, cfg, { prepared = prepared }))
         assert.are.same({ direct.cycles, direct.cpi }, { seen[i][3], seen[i][4] })
       end
     end)
     core.memsim_replay, core.bounds_kernel = replay, count
+    assert(ok, err)
+  end)
+
+  -- Without counts in the cache and without a prepared warp, predict counts
+  -- the floor's bounds in the C call, in one walk with the pass over every
+  -- warp (gp_gm_prepare_counted), and keeps them where bounds.counts finds
+  -- them: the same counts as gpush.bounds' own pass, and no count of its own.
+  it("counts the floor's bounds in the walk over every warp and keeps them", function()
+    local bounds, core = require "gpush.bounds", require "gpush.core"
+    local machine, memsim = require "gpush.machine", require "gpush.memsim"
+    local k = assert(workloads.kernel(workloads.get("l2_resident")))
+    local count, counts = core.bounds_kernel, 0
+    core.bounds_kernel = function(...)
+      counts = counts + 1
+      return count(...)
+    end
+    local ok, err = pcall(function()
+      local cfg, cache = config.load("gtx1080"), {}
+      local r = assert(gpumech.predict(k, cfg, { memory_cache = cache }))
+      assert.are.equal(0, counts)
+      assert.is_nil(r.bound_counts)
+      local m, blocks = bounds.machine(cfg, k)
+      local mem = assert(memsim.functional_cached(k, cfg, cache))
+      local kept = assert(bounds.cached_counts(k, cfg, m, blocks, cache, mem))
+      local fresh = assert(core.bounds_kernel(k, machine.of(cfg), blocks, mem)).counts
+      assert.are.same(fresh, kept)
+      assert.are.equal(r.cycles, assert(gpumech.predict(k, cfg, { memory_cache = cache })).cycles)
+      assert.are.equal(1, counts) -- the fresh one above; the second prediction found the kept counts
+    end)
+    core.bounds_kernel = count
     assert(ok, err)
   end)
 

@@ -10,8 +10,10 @@
  * charges it.  A load's latency on the path is the least any interleaving
  * allows (memory_floor): memsim's per-PC mean (AMAT) is not a floor for one
  * warp, whose accesses may hit more often than the PC's average.
+ * bounds_pass.h splits the pass into its parts, so that GPUMech's walk over
+ * every warp (gpumech/gpumech.c) takes the paths in its own steps.
  */
-#include "bounds.h"
+#include "bounds_pass.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,73 +51,43 @@ static double unit_busy(const gp_machine *m, int c) {
   return interval > 0 ? interval : 1;
 }
 
-/* Dependence distances are uint16_t, so a ring of 65,536 result-ready
- * cycles holds every producer an instruction can name. */
-#define RING_SIZE ((uint64_t)UINT16_MAX + 1)
 
-/* What the dependence path needs of an instruction's class, looked up once
- * per pass instead of through the class predicates per instruction. */
-enum { LAT_PC, LAT_FLOOR, LAT_STORE };
-typedef struct class_facts {
-  double busy;   /* unit_busy */
-  double hit;    /* memory_floor's latency of a line another request touches */
-  int8_t unit;   /* gp_machine_op_unit */
-  uint8_t lat;   /* LAT_PC: pc_lat; LAT_FLOOR: memory_floor; LAT_STORE: 0 */
-  uint8_t cached; /* gp_op_uses_cache */
-  uint8_t shared; /* gp_op_is_shared */
-} class_facts;
-
-/* What a pass over the kernel keeps. */
-typedef struct counter {
-  const gp_kernel *k;
-  const gp_machine *m;
-  gp_timed_config mem;  /* the memory the simulator has (machine.h) */
-  double *pc_lat;    /* per static PC: latency of the classes that skip the caches */
-  uint64_t *tagged;  /* the line of every cache-using request, sorted (stably: a line's
-                        requests stay in warp order, each warp's in program order) */
-  uint32_t *entry;   /* each tagged request's index in k->lines, sorted along */
-  uint8_t *role_of;  /* per index in k->lines: its request's ROLE_* */
-  uint32_t *warp_of; /* per index in k->lines: its warp */
-  uint64_t *tmp;     /* the sort's scratch: keys, then entries */
-  uint64_t tagged_count, cap;
-  uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
-  double *done;      /* two rings of result-ready cycles (warp_paths' two warps) */
-  double *paths;     /* per warp: its dependence path */
-  double *lsu_held;  /* the second warp's LSU cycles and bank passes, pairwise */
-  uint64_t max_len;  /* the longest warp's instructions */
-  gp_bounds_counts *out;
-  double cold;       /* memory_floor's latency of a line no other request touches */
-  class_facts facts[GP_OP_CLASS_COUNT];
-  double fill_of[256]; /* per sector mask: gp_timed_fill_bytes */
-  double held_of[256]; /* per sector mask: its sectors' bytes (32 x gp_sector_count) */
-} counter;
-
-/* Sorts keys[0..n) ascending by LSD radix over 8-bit digits, moving
- * payload[i] along with keys[i], through q->tmp (the two buffers take turns;
- * a digit that is the same in every key is skipped, found by one pass over
- * the keys).  O(n) where qsort's comparator calls took a fifth of a bounds
- * pass; stable, so a key's entries keep their order. */
-static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n) {
-  uint64_t *src_keys = keys, *dst_keys = q->tmp, varies = 0, i;
+/* Sorts keys[0..n) ascending by LSD radix, moving payload[i] along with
+ * keys[i], through q->tmp (the two buffers take turns).  Only the bits
+ * that differ between keys are sorted on (one pass over the keys finds
+ * them), in as few digits of up to RADIX_BITS bits as cover them: a
+ * kernel's lines (address >> 7) over a 256 MB footprint vary in 21 bits,
+ * two passes where bytes took three.  O(n) where qsort's comparator calls
+ * took a fifth of a bounds pass; stable, so a key's entries keep their
+ * order. */
+#define RADIX_BITS 11
+static void sort_keys(gp_bounds_pass *q, uint64_t *keys, uint32_t *payload, uint64_t n) {
+  uint64_t *src_keys = keys, *dst_keys = q->tmp, varies = 0, i, mask;
   uint32_t *src_payload = payload, *dst_payload = (uint32_t *)(q->tmp + n);
-  int shift;
+  int low, bits, passes, width, pass;
   for (i = 1; i < n; i++)
     varies |= keys[i] ^ keys[0];
-  for (shift = 0; shift < 64; shift += 8) {
-    uint64_t count[256] = {0}, pos = 0, *swap_keys;
+  if (varies == 0)
+    return;
+  low = __builtin_ctzll(varies);
+  bits = 64 - __builtin_clzll(varies) - low;
+  passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
+  width = (bits + passes - 1) / passes;
+  mask = ((uint64_t)1 << width) - 1;
+  for (pass = 0; pass < passes; pass++) {
+    uint64_t count[1 << RADIX_BITS], pos = 0, *swap_keys, d;
     uint32_t *swap_payload;
-    int d;
-    if (((varies >> shift) & 0xff) == 0)
-      continue;
+    int shift = low + pass * width;
+    memset(count, 0, (mask + 1) * sizeof *count);
     for (i = 0; i < n; i++)
-      count[(src_keys[i] >> shift) & 0xff]++;
-    for (d = 0; d < 256; d++) {
+      count[(src_keys[i] >> shift) & mask]++;
+    for (d = 0; d <= mask; d++) {
       uint64_t c = count[d];
       count[d] = pos;
       pos += c;
     }
     for (i = 0; i < n; i++) {
-      uint64_t to = count[(src_keys[i] >> shift) & 0xff]++;
+      uint64_t to = count[(src_keys[i] >> shift) & mask]++;
       dst_keys[to] = src_keys[i];
       dst_payload[to] = src_payload[i];
     }
@@ -137,8 +109,8 @@ static void sort_keys(counter *q, uint64_t *keys, uint32_t *payload, uint64_t n)
  * another may hit in L1 (classes L1 caches) or L2 (when there are caches).  The per-PC mean (AMAT)
  * is no floor: the longest warp's loads may hit more often than the PC's
  * average over all warps (bfs on gtx660ti, docs/bounds.md).  Stores are
- * priced 0 by their class (class_facts); `hit` is the class's class_hit. */
-static double memory_floor(const counter *q, uint64_t i, double hit) {
+ * priced 0 by their class (gp_bounds_class); `hit` is the class's class_hit. */
+double gp_bounds_memory_floor(const gp_bounds_pass *q, uint64_t i, double hit) {
   const gp_kernel *k = q->k;
   uint32_t rec = k->mem[i], j;
   const gp_mem_record *r;
@@ -211,7 +183,7 @@ static int l2_keeps_stores(const gp_timed_config *mem) {
  * absorbs stores): so at least the distinct sectors written beyond that
  * are written to DRAM, whatever the interleaving.  Atomics are left out
  * of both DRAM counts. */
-static void hard_counts(const counter *q, gp_bounds_counts *c) {
+static void hard_counts(const gp_bounds_pass *q, gp_bounds_counts *c) {
   const gp_timed_config *mem = &q->mem;
   const uint8_t *masks = q->k->sector_masks;
   uint64_t i = 0, n = q->tagged_count;
@@ -260,7 +232,7 @@ static void hard_counts(const counter *q, gp_bounds_counts *c) {
 /* Room for `need` tagged requests (q->tagged, q->entry and the sort's
  * scratch), the tagged ones so far kept.  GP_ERR when out of memory (q
  * unchanged). */
-static int reserve_tagged(counter *q, const gp_alloc *alloc, uint64_t need) {
+static int reserve_tagged(gp_bounds_pass *q, const gp_alloc *alloc, uint64_t need) {
   uint64_t cap = q->cap, *tagged, *tmp;
   uint32_t *entry;
   if (need <= cap)
@@ -293,7 +265,7 @@ static int reserve_tagged(counter *q, const gp_alloc *alloc, uint64_t need) {
  * warp, each in program order; the arrays start at the kernel's line count,
  * which holds every request when no two records share lines (else they
  * grow).  GP_ERR when out of memory. */
-static int collect_lines(counter *q, const gp_alloc *alloc) {
+static int collect_lines(gp_bounds_pass *q, const gp_alloc *alloc) {
   const gp_kernel *k = q->k;
   uint64_t w, i;
   size_t lines = (size_t)k->line_count + 1;
@@ -344,7 +316,7 @@ static int collect_lines(counter *q, const gp_alloc *alloc) {
  * (the simulator's charges: one cycle per line request, one per bank
  * pass, the class's interval otherwise); *lat gets its latency when it
  * depends on the instruction (shared memory: + one cycle per extra pass). */
-static double lsu_cycles(const counter *q, uint64_t i, const class_facts *f, double *passes_out,
+double gp_bounds_lsu_cycles(const gp_bounds_pass *q, uint64_t i, const gp_bounds_class *f, double *passes_out,
                          double *lat) {
   const gp_kernel *k = q->k;
   const gp_machine *m = q->m;
@@ -369,70 +341,15 @@ static double lsu_cycles(const counter *q, uint64_t i, const class_facts *f, dou
   return f->busy;
 }
 
-/* A warp's dependence path so far: its last issue cycle t and its last
- * result `end` (scalars the loops keep in registers: each step's issue
- * waits on the previous one), its units' free cycles and its ring of
- * result-ready cycles (indexed by position in the warp). */
-typedef struct path_state {
-  double unit_free[GP_UNIT_COUNT];
-  double *done;
-} path_state;
-
-static void path_start(path_state *s, double *done, double *t, double *end) {
-  memset(s->unit_free, 0, sizeof s->unit_free);
-  s->done = done;
-  *t = -1; /* -1 + 1: the first instruction issues at 0 */
-  *end = 0;
-}
-
-/* Instruction i, at position x of its warp, on the warp's path: in order,
- * one instruction per cycle, after its producers' results and its unit.
- * Returns 1, with its LSU cycles and bank passes in *busy_out and
- * *passes_out, when it takes the LSU; 0 otherwise. */
-static inline __attribute__((always_inline)) int path_step(const counter *q, path_state *s,
-                                                           double *t_io, double *end_io,
-                                                           uint64_t i, uint64_t x,
-                                                           double *busy_out, double *passes_out) {
-  const gp_kernel *k = q->k;
-  const class_facts *f = &q->facts[k->op_class[i]];
-  int u = f->unit, j, lsu = u == GP_UNIT_LSU;
-  double lat = f->lat == LAT_PC      ? q->pc_lat[k->pc_index[i]]
-               : f->lat == LAT_FLOOR ? memory_floor(q, i, f->hit)
-                                     : 0,
-         busy;
-  const uint16_t *d = k->deps + i * GP_DEPS;
-  double t = *t_io + 1; /* one instruction per warp per cycle */
-  for (j = 0; j < GP_DEPS && d[j] != 0; j++)
-    if (d[j] <= x) {
-      double ready = s->done[(x - d[j]) % RING_SIZE];
-      if (ready > t)
-        t = ready;
-    }
-  if (s->unit_free[u] > t)
-    t = s->unit_free[u];
-  if (lsu) {
-    busy = lsu_cycles(q, i, f, passes_out, &lat);
-    *busy_out = busy;
-  } else {
-    busy = f->busy;
-  }
-  s->unit_free[u] = t + busy;
-  s->done[x % RING_SIZE] = t + lat;
-  if (t + lat > *end_io)
-    *end_io = t + lat;
-  *t_io = t;
-  return lsu;
-}
-
 /* Steps [from, to) of warp g's path from issue cycle t and last result
- * end (path_state's scalars), its LSU cycles and bank passes added to the
+ * end (gp_bounds_path's scalars), its LSU cycles and bank passes added to the
  * counts in order; returns the path's last result. */
-static double path_steps(counter *q, path_state *s, double t, double end, uint64_t g,
+static double path_steps(gp_bounds_pass *q, gp_bounds_path *s, double t, double end, uint64_t g,
                          uint64_t from, uint64_t to) {
   uint64_t start = q->k->warp_start[g], x;
   double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
   for (x = from; x < to; x++)
-    if (path_step(q, s, &t, &end, start + x, x, &busy, &passes)) {
+    if (gp_bounds_path_step(q, s, &t, &end, start + x, x, &busy, &passes)) {
       lsu += busy;
       shared_passes += passes;
     }
@@ -447,21 +364,21 @@ static double path_steps(counter *q, path_state *s, double t, double end, uint64
  * taken in turn while both have some: each path is one chain of dependent
  * floating-point operations, and two chains overlap in the processor.  h's
  * LSU charges wait in q->lsu_held until g's are in. */
-static void warp_paths(counter *q, uint64_t g, uint64_t h, double *path_g, double *path_h) {
+static void warp_paths(gp_bounds_pass *q, uint64_t g, uint64_t h, double *path_g, double *path_h) {
   const gp_kernel *k = q->k;
   uint64_t ng = k->warp_len[g], nh = k->warp_len[h], common = ng < nh ? ng : nh, x, held = 0;
   uint64_t sg = k->warp_start[g], sh = k->warp_start[h];
   double lsu = q->out->lsu_cycles, shared_passes = q->out->shared_passes, busy, passes;
   double ta, ea, tb, eb;
-  path_state a, b;
-  path_start(&a, q->done, &ta, &ea);
-  path_start(&b, q->done + RING_SIZE, &tb, &eb);
+  gp_bounds_path a, b;
+  gp_bounds_path_start(&a, q->done, &ta, &ea);
+  gp_bounds_path_start(&b, q->done + GP_BOUNDS_RING, &tb, &eb);
   for (x = 0; x < common; x++) {
-    if (path_step(q, &a, &ta, &ea, sg + x, x, &busy, &passes)) {
+    if (gp_bounds_path_step(q, &a, &ta, &ea, sg + x, x, &busy, &passes)) {
       lsu += busy;
       shared_passes += passes;
     }
-    if (path_step(q, &b, &tb, &eb, sh + x, x, &busy, &passes)) {
+    if (gp_bounds_path_step(q, &b, &tb, &eb, sh + x, x, &busy, &passes)) {
       q->lsu_held[2 * held] = busy;
       q->lsu_held[2 * held + 1] = passes;
       held++;
@@ -480,31 +397,31 @@ static void warp_paths(counter *q, uint64_t g, uint64_t h, double *path_g, doubl
 
 /* Every warp's dependence path (q->paths, by global warp index), the warps
  * two at a time in order (warp_paths). */
-static void all_paths(counter *q, uint64_t warps) {
+static void all_paths(gp_bounds_pass *q, uint64_t warps) {
   uint64_t g;
   for (g = 0; g + 1 < warps; g += 2)
     warp_paths(q, g, g + 1, &q->paths[g], &q->paths[g + 1]);
   if (g < warps) {
-    path_state s;
+    gp_bounds_path s;
     double t, end;
-    path_start(&s, q->done, &t, &end);
+    gp_bounds_path_start(&s, q->done, &t, &end);
     q->paths[g] = path_steps(q, &s, t, end, g, 0, q->k->warp_len[g]);
   }
 }
 
 /* The per-class facts and the per-mask byte counts of a pass (q->m and
  * q->mem set). */
-static void fill_tables(counter *q) {
+static void fill_tables(gp_bounds_pass *q) {
   const gp_timed_config *mem = &q->mem;
   int c, mask;
   q->cold = mem->l2_latency + mem->dram_latency;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
-    class_facts *f = &q->facts[c];
+    gp_bounds_class *f = &q->facts[c];
     f->busy = unit_busy(q->m, c);
     f->unit = (int8_t)gp_machine_op_unit(q->m, c);
     f->cached = (uint8_t)gp_op_uses_cache(c);
     f->shared = (uint8_t)gp_op_is_shared(c);
-    f->lat = !f->cached ? LAT_PC : gp_op_is_store(c) ? LAT_STORE : LAT_FLOOR;
+    f->lat = !f->cached ? GP_BOUNDS_LAT_PC : gp_op_is_store(c) ? GP_BOUNDS_LAT_STORE : GP_BOUNDS_LAT_FLOOR;
     f->hit = class_hit(mem, c, q->cold);
   }
   for (mask = 0; mask < 256; mask++) {
@@ -513,10 +430,10 @@ static void fill_tables(counter *q) {
   }
 }
 
-/* Frees what gp_bounds_count allocated (NULL pointers are fine). */
-static void free_counter(counter *q, const gp_alloc *alloc) {
+void gp_bounds_pass_free(gp_bounds_pass *q) {
+  const gp_alloc *alloc = q->alloc;
   gp_free(alloc, q->pc_lat, (q->k->static_count + 1) * sizeof *q->pc_lat);
-  gp_free(alloc, q->done, 2 * RING_SIZE * sizeof *q->done);
+  gp_free(alloc, q->done, 2 * GP_BOUNDS_RING * sizeof *q->done);
   gp_free(alloc, q->paths, ((size_t)q->k->blocks * q->k->warps_per_block + 1) * sizeof *q->paths);
   gp_free(alloc, q->lsu_held, (2 * q->max_len + 1) * sizeof *q->lsu_held);
   gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
@@ -525,38 +442,38 @@ static void free_counter(counter *q, const gp_alloc *alloc) {
   gp_free(alloc, q->shared, (size_t)q->k->line_count + 1);
   gp_free(alloc, q->role_of, (size_t)q->k->line_count + 1);
   gp_free(alloc, q->warp_of, ((size_t)q->k->line_count + 1) * sizeof *q->warp_of);
+  memset(q, 0, sizeof *q);
 }
 
-int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per_sm,
-                    const gp_memsim_result *mem, const gp_alloc *alloc,
-                    gp_bounds_counts *out, gp_error *err) {
-  counter q;
-  uint64_t b, w, warps = (uint64_t)k->blocks * k->warps_per_block;
+int gp_bounds_pass_begin(gp_bounds_pass *q, const gp_kernel *k, const gp_machine *m,
+                         uint32_t blocks_per_sm, const gp_memsim_result *mem,
+                         const gp_alloc *alloc, gp_bounds_counts *out, gp_error *err) {
+  uint64_t w, warps = (uint64_t)k->blocks * k->warps_per_block;
   uint32_t s;
   int c;
   memset(out, 0, sizeof *out);
+  memset(q, 0, sizeof *q);
   if (mem == NULL || mem->pc_count != k->static_count)
     return gp_error_set(err, "bounds: the memory result has %u static instructions, the kernel %u",
                         mem ? mem->pc_count : 0, k->static_count);
-  memset(&q, 0, sizeof q);
-  q.k = k, q.m = m, q.out = out;
-  gp_machine_timed(m, blocks_per_sm, k->shmem_bytes, &q.mem);
-  fill_tables(&q);
-  q.pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q.pc_lat);
+  q->k = k, q->m = m, q->out = out, q->alloc = alloc, q->replay = mem;
+  gp_machine_timed(m, blocks_per_sm, k->shmem_bytes, &q->mem);
+  fill_tables(q);
+  q->pc_lat = gp_malloc(alloc, (k->static_count + 1) * sizeof *q->pc_lat);
   for (w = 0; w < warps; w++)
-    if (k->warp_len[w] > q.max_len)
-      q.max_len = k->warp_len[w];
-  q.done = gp_malloc(alloc, 2 * RING_SIZE * sizeof *q.done);
-  q.paths = gp_malloc(alloc, (warps + 1) * sizeof *q.paths);
-  q.lsu_held = gp_malloc(alloc, (2 * q.max_len + 1) * sizeof *q.lsu_held);
-  if (q.pc_lat == NULL || q.done == NULL || q.paths == NULL || q.lsu_held == NULL ||
-      collect_lines(&q, alloc) != GP_OK) {
-    free_counter(&q, alloc);
+    if (k->warp_len[w] > q->max_len)
+      q->max_len = k->warp_len[w];
+  q->done = gp_malloc(alloc, 2 * GP_BOUNDS_RING * sizeof *q->done);
+  q->paths = gp_malloc(alloc, (warps + 1) * sizeof *q->paths);
+  q->lsu_held = gp_malloc(alloc, (2 * q->max_len + 1) * sizeof *q->lsu_held);
+  if (q->pc_lat == NULL || q->done == NULL || q->paths == NULL || q->lsu_held == NULL ||
+      collect_lines(q, alloc) != GP_OK) {
+    gp_bounds_pass_free(q);
     return gp_error_set(err, "bounds: out of memory");
   }
-  hard_counts(&q, out); /* and q.shared, which the paths read */
+  hard_counts(q, out); /* and q->shared, which the paths read */
   for (s = 0; s < k->static_count; s++)
-    q.pc_lat[s] = pc_latency(m, k->statics[s].op_class);
+    q->pc_lat[s] = pc_latency(m, k->statics[s].op_class);
   out->blocks = k->blocks;
   out->insts = (double)k->insts;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
@@ -564,12 +481,19 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   out->min_block_insts = k->blocks > 0 ? INFINITY : 0;
   out->min_block_path = k->blocks > 0 ? INFINITY : 0;
   out->warps_per_block = k->warps_per_block;
-  all_paths(&q, warps);
+  return GP_OK;
+}
+
+void gp_bounds_pass_finish(gp_bounds_pass *q) {
+  const gp_kernel *k = q->k;
+  const gp_memsim_result *mem = q->replay;
+  gp_bounds_counts *out = q->out;
+  uint64_t b, w;
   for (b = 0; b < k->blocks; b++) {
     double block_path = 0, block_insts = 0;
     for (w = 0; w < k->warps_per_block; w++) {
       uint64_t g = b * k->warps_per_block + w;
-      double path = q.paths[g];
+      double path = q->paths[g];
       block_insts += k->warp_len[g];
       if (path > block_path)
         block_path = path;
@@ -586,7 +510,18 @@ int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per
   out->mshr_requests = (double)mem->mshr_requests;
   out->mshr_dram_requests = (double)mem->mshr_dram_requests;
   out->dram_bytes = (double)(mem->dram_bytes_read + mem->dram_bytes_written);
-  free_counter(&q, alloc);
+  gp_bounds_pass_free(q);
+}
+
+/* The pass: begin, every warp's path two at a time (all_paths), finish. */
+int gp_bounds_count(const gp_kernel *k, const gp_machine *m, uint32_t blocks_per_sm,
+                    const gp_memsim_result *mem, const gp_alloc *alloc,
+                    gp_bounds_counts *out, gp_error *err) {
+  gp_bounds_pass q;
+  if (gp_bounds_pass_begin(&q, k, m, blocks_per_sm, mem, alloc, out, err) != GP_OK)
+    return GP_ERR;
+  all_paths(&q, (uint64_t)k->blocks * k->warps_per_block);
+  gp_bounds_pass_finish(&q);
   return GP_OK;
 }
 

@@ -37,7 +37,7 @@ static void set_num(lua_State *L, const char *k, double v) {
   lua_setfield(L, -2, k);
 }
 
-static void push_counts(lua_State *L, const gp_bounds_counts *c) {
+void gpl_push_bounds_counts(lua_State *L, const gp_bounds_counts *c) {
   int k;
   lua_createtable(L, 0, 20);
   set_num(L, "blocks", c->blocks);
@@ -195,7 +195,7 @@ static int bounds_kernel(lua_State *L) {
   }
   gp_bounds_compute(&c, m, blocks, &b);
   push_bounds(L, &b);
-  push_counts(L, &c);
+  gpl_push_bounds_counts(L, &c);
   lua_setfield(L, -2, "counts");
   return 1;
 }

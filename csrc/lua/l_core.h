@@ -43,6 +43,7 @@ struct gp_bounds_counts;
 /* A counts table (core.bounds_compute's input) at `index` into *c
  * (l_bounds.c); raises naming a count that is not a finite number >= 0. */
 void gpl_read_bounds_counts(lua_State *L, int index, struct gp_bounds_counts *c);
+void gpl_push_bounds_counts(lua_State *L, const struct gp_bounds_counts *c);
 struct gp_machine;
 /* The machine of the gpush.machine userdata at `index` (raises otherwise;
  * core.machine(cfg) makes one, l_machine.c). */

@@ -50,10 +50,12 @@
  *       --   binding resource: "latency", "issue", "mshr", "dram", "l2" or a
  *       --   unit) and resources = {name = {demand, utilisation, wait}}
  * A launch on a machine, in one call each (csrc/core/gpumech/launch.c):
- *   prepared = core.gpumech_prepare(kernel, machine, replay, options)
+ *   prepared [, counts] = core.gpumech_prepare(kernel, machine, replay, options)
  *       -- replay: memsim.functional's result's `replay` (same kernel,
  *       -- machine and occupancy); options: equations "gpush" (default) |
- *       -- "paper", select "kmeans" | "max" | "min" | "random", seed.  A
+ *       -- "paper", select "kmeans" | "max" | "min" | "random", seed,
+ *       -- count_bounds (the occupancy: also gpush.bounds' counts there, in
+ *       -- one walk with the pass over every warp, returned second).  A
  *       -- userdata: prepared:warp(), prepared:critical() -> { {block, warp,
  *       -- cycles}, ... } (gpush's equations: every block's critical warp)
  *   result, profile = core.gpumech_predict(kernel, machine, replay, options [, counts])
@@ -62,7 +64,9 @@
  *       -- and seed, per_pc (true: also result.per_pc = {{pc, opcode, line,
  *       -- executions, cycles, stalls = {BASE = ...}}}, the stack per static
  *       -- PC in scheduler cycles, gp_gm_pc_costs_build); counts: gpush.bounds' counts of this kernel, machine and
- *       -- occupancy (gpush's equations floor the launch at their bounds).
+ *       -- occupancy (gpush's equations floor the launch at their bounds),
+ *       -- or true: count them here (without `prepared`, in one walk with
+ *       -- the pass over every warp) and return them as result.bound_counts.
  *       -- result: cycles, cpi, stack, waves, dispatch_cycles,
  *       --   representative_warp, warps_per_scheduler, nonoverlapped,
  *       --   mshr_delay, dram_delay, markov (model markov), profile (the
@@ -594,9 +598,13 @@ static int prepared_critical(lua_State *L) {
   return 1;
 }
 
-/* A prepared userdata from the inputs (pushed); raises on error. */
+/* A prepared userdata from the inputs (pushed); raises on error.  With
+ * `counts`, also the kernel's bound counts at `blocks` per SM from the
+ * replay `mem`, in the same walk (gp_gm_prepare_counted). */
 static gp_gm_prepared *push_prepared(lua_State *L, const gp_kernel *k, const gp_machine *m,
-                                     const gp_gm_inputs *in, gp_mw_equations eq, int opts) {
+                                     const gp_gm_inputs *in, gp_mw_equations eq, int opts,
+                                     const gp_memsim_result *mem, uint32_t blocks,
+                                     gp_bounds_counts *counts) {
   gp_gm_prepared *p = lua_newuserdata(L, sizeof *p);
   gp_alloc alloc = gp_alloc_default();
   gp_error err;
@@ -605,7 +613,9 @@ static gp_gm_prepared *push_prepared(lua_State *L, const gp_kernel *k, const gp_
   memset(p, 0, sizeof *p);
   luaL_getmetatable(L, PREPARED_MT);
   lua_setmetatable(L, -2);
-  if (gp_gm_prepare(k, m, in, eq, select_ids[method], seed, &alloc, p, &err) != GP_OK) {
+  if ((counts ? gp_gm_prepare_counted(k, m, in, eq, select_ids[method], seed, blocks, mem, &alloc, p,
+                                      counts, &err)
+              : gp_gm_prepare(k, m, in, eq, select_ids[method], seed, &alloc, p, &err)) != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
     return NULL;
@@ -619,10 +629,20 @@ static int gpumech_prepare(lua_State *L) {
   const gp_memsim_result *mem = gpl_check_replay(L, 3);
   gp_mw_equations eq;
   const gp_gm_inputs *in;
+  gp_bounds_counts counts;
+  double blocks;
   luaL_checktype(L, 4, LUA_TTABLE);
   eq = read_equations(L, 4);
+  blocks = gpl_opt_number(L, 4, "count_bounds", 0, "gpumech");
+  luaL_argcheck(L, blocks >= 0 && blocks == floor(blocks) && blocks <= 4294967295.0, 4,
+                "gpumech: options.count_bounds (the kernel's occupancy) must be a whole number >= 1");
   in = push_inputs(L, k, m, mem, eq);
-  return push_prepared(L, k, m, in, eq, 4) ? 1 : 2;
+  if (!push_prepared(L, k, m, in, eq, 4, mem, (uint32_t)blocks, blocks >= 1 ? &counts : NULL))
+    return 2;
+  if (blocks < 1)
+    return 1;
+  gpl_push_bounds_counts(L, &counts);
+  return 2;
 }
 
 /* The per-PC inputs as the table gpumech_features and gpumech_profile read. */
@@ -817,7 +837,7 @@ static int gpumech_predict(lua_State *L) {
   gp_error err;
   l_profile *lp;
   double blocks;
-  int has_counts = !lua_isnoneornil(L, 5);
+  int count_here = lua_isboolean(L, 5) && lua_toboolean(L, 5), has_counts = !lua_isnoneornil(L, 5);
   luaL_checktype(L, 4, LUA_TTABLE);
   memset(&opt, 0, sizeof opt);
   opt.model = model_ids[option_field(L, 4, "model", models, 4)];
@@ -827,7 +847,7 @@ static int gpumech_predict(lua_State *L) {
   luaL_argcheck(L, blocks >= 1 && blocks == floor(blocks) && blocks <= 4294967295.0, 4,
                 "gpumech: options.blocks_per_sm (the kernel's occupancy) must be a whole number >= 1");
   opt.blocks_per_sm = (uint32_t)blocks;
-  if (has_counts)
+  if (has_counts && !count_here)
     gpl_read_bounds_counts(L, 5, &counts);
   in = push_inputs(L, k, m, mem, opt.equations);
   gpc_getfield(L, 4, "prepared");
@@ -835,8 +855,14 @@ static int gpumech_predict(lua_State *L) {
     prep = luaL_checkudata(L, -1, PREPARED_MT);
     luaL_argcheck(L, prep->equations == opt.equations, 4,
                   "gpumech: options.prepared was made under other equations");
+    gp_alloc alloc = gp_alloc_default();
+    if (count_here && gp_bounds_count(k, m, opt.blocks_per_sm, mem, &alloc, &counts, &err) != GP_OK) {
+      lua_pushnil(L);
+      lua_pushstring(L, err.msg);
+      return 2;
+    }
   } else {
-    prep = push_prepared(L, k, m, in, opt.equations, 4);
+    prep = push_prepared(L, k, m, in, opt.equations, 4, mem, opt.blocks_per_sm, count_here ? &counts : NULL);
     if (prep == NULL)
       return 2;
   }
@@ -856,6 +882,10 @@ static int gpumech_predict(lua_State *L) {
     lp->mix_rows = in->pcs.n;
   }
   push_prediction(L, m, &opt, &p, &lp->prof);
+  if (count_here) {
+    gpl_push_bounds_counts(L, &counts);
+    lua_setfield(L, -2, "bound_counts");
+  }
   gpc_getfield(L, 4, "per_pc");
   if (lua_toboolean(L, -1)) {
     lua_pop(L, 1);

@@ -153,7 +153,7 @@ end
 local function with_totals(pass, functional)
   local l2 = functional.l2
   if type(l2) ~= "table" then
-    error("bounds: the functional result's 'l2' must be a table of cache counts, got " .. type(l2), 3)
+    error("bounds: the functional result's 'l2' must be a table of cache counts, got " .. type(l2), 4)
   end
   local counts = {}
   for k, v in pairs(pass) do
@@ -170,14 +170,57 @@ end
 -- configuration the bounds would replay with (misuse raises).
 local function check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
   if type(functional) ~= "table" or type(functional.params) ~= "table" then
-    error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 4)
+    error("gpush.bounds.kernel: 'functional' must be memsim.functional's result, got " .. type(functional), 5)
   end
   local own = m:memsim(math.max(1, blocks_per_sm), shared_bytes)
   if not memsim.params_equal(functional.params, own) then
     error(("gpush.bounds.kernel: the functional result was replayed with other memory parameters "
-      .. "than '%s' gives this kernel"):format(cfg._name or "?"), 4)
+      .. "than '%s' gives this kernel"):format(cfg._name or "?"), 5)
   end
   return functional
+end
+
+-- The counts `cache` holds for a built kernel on a configuration whose
+-- machine `m` holds `blocks_per_sm` of its blocks: those of this occupancy,
+-- or (given `functional`, memsim.functional's result for this kernel,
+-- machine and occupancy) another occupancy's kernel pass with its totals.
+-- Returns the counts, or nil and the `functional` checked.
+local function find_counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes)
+  local key = cache and counts_key(kernel, cfg, blocks_per_sm)
+  local counts = key and cache[key]
+  if counts then
+    return counts
+  end
+  if functional then
+    shared_bytes = shared_bytes or kernel:info().shared_bytes_per_block
+    functional = check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
+    -- a sweep over the occupancy reuses the kernel pass, which only the L1
+    -- size the blocks leave can change
+    local pass_key = key and counts_key(kernel, cfg, blocks_per_sm, functional.params.l1_bytes)
+    if pass_key and cache[pass_key] then
+      counts = with_totals(cache[pass_key], functional)
+      cache[key] = counts
+      return counts
+    end
+  end
+  return nil, functional
+end
+
+-- The counts `cache` holds (find_counts), or nil: what M.counts would give
+-- without counting.
+function M.cached_counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes)
+  return (find_counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes))
+end
+
+-- Keeps counts counted now (from `functional`, when given) in `cache`
+-- where M.cached_counts finds them.
+function M.keep_counts(kernel, cfg, blocks_per_sm, cache, functional, counts)
+  if cache then
+    cache[counts_key(kernel, cfg, blocks_per_sm)] = counts
+    if functional then
+      cache[counts_key(kernel, cfg, blocks_per_sm, functional.params.l1_bytes)] = counts
+    end
+  end
 end
 
 -- The counts of a built kernel on a configuration whose machine `m` holds
@@ -186,34 +229,15 @@ end
 -- counts and, when it counted now, core.bounds_kernel's report; or nil,
 -- message.  GPUMech's floor reads them this way, with what it knows.
 function M.counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes)
-  local key = cache and counts_key(kernel, cfg, blocks_per_sm)
-  local counts = key and cache[key]
+  local counts, checked = find_counts(kernel, cfg, m, blocks_per_sm, cache, functional, shared_bytes)
   if counts then
     return counts
   end
-  local pass_key
-  if functional then
-    shared_bytes = shared_bytes or kernel:info().shared_bytes_per_block
-    functional = check_functional(functional, m, blocks_per_sm, shared_bytes, cfg)
-    -- a sweep over the occupancy reuses the kernel pass, which only the L1
-    -- size the blocks leave can change
-    pass_key = key and counts_key(kernel, cfg, blocks_per_sm, functional.params.l1_bytes)
-    if pass_key and cache[pass_key] then
-      counts = with_totals(cache[pass_key], functional)
-      cache[key] = counts
-      return counts
-    end
-  end
-  local r, err = core.bounds_kernel(kernel, m, blocks_per_sm, functional)
+  local r, err = core.bounds_kernel(kernel, m, blocks_per_sm, checked)
   if not r then
     return nil, err
   end
-  if key then
-    cache[key] = r.counts
-  end
-  if pass_key then
-    cache[pass_key] = r.counts
-  end
+  M.keep_counts(kernel, cfg, blocks_per_sm, cache, checked, r.counts)
   return r.counts, r
 end
 

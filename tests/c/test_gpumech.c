@@ -4,6 +4,7 @@
  * profile, the representative warp by k-means, MAX, MIN and RANDOM, and a
  * whole launch on a machine (inputs, waves, block dispatch, the floor at
  * the hard bounds) and its per-PC costs by hand. */
+#include "bounds_pass.h"
 #include "gp_test.h"
 #include "gpumech/gpumech.h"
 #include "synth.h"
@@ -391,6 +392,172 @@ static void test_inputs_check_the_kernel(void) {
   gp_kernel_free(one);
 }
 
+/* xorshift64: the random kernels' seeded draws. */
+static uint64_t rnd(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+/* A seeded random kernel: 2-5 blocks of 1-6 warps, a body of 3-24
+ * instructions of compute, global, local, shared, constant and atomic
+ * classes with random producers (some loop-carried) and active lanes,
+ * 1-12 trips with a spread, global streams coalesced, strided, random and
+ * chased, a shared tile. */
+static gp_kernel *random_kernel(uint64_t *seed) {
+  static const uint8_t classes[] = {GP_OP_FP32, GP_OP_INT, GP_OP_IMAD, GP_OP_SFU, GP_OP_FP64,
+                                    GP_OP_BRANCH, GP_OP_OTHER, GP_OP_LD_GLOBAL, GP_OP_ST_GLOBAL,
+                                    GP_OP_LD_LOCAL, GP_OP_ST_LOCAL, GP_OP_LD_SHARED,
+                                    GP_OP_ST_SHARED, GP_OP_LD_CONST, GP_OP_ATOM_GLOBAL,
+                                    GP_OP_LD_GLOBAL, GP_OP_FP32};
+  static const gp_synth_stream streams[] = {{GP_STREAM_COALESCED, 0x10000, 1 << 16, 0, 1},
+                                            {GP_STREAM_STRIDED, 0x100000, 1 << 18, 256, 1},
+                                            {GP_STREAM_RANDOM, 0x800000, 1 << 14, 0, 2},
+                                            {GP_STREAM_CHASE, 0x900000, 1 << 12, 0, 1},
+                                            {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  gp_synth_op body[24];
+  gp_synth_desc d;
+  gp_error err;
+  gp_kernel *k = NULL;
+  uint32_t n = 3 + (uint32_t)(rnd(seed) % 22), i, j;
+  memset(body, 0, sizeof body);
+  for (i = 0; i < n; i++) {
+    gp_synth_op *op = &body[i];
+    op->op_class = classes[rnd(seed) % sizeof classes];
+    if (gp_op_is_memory(op->op_class) && op->op_class != GP_OP_LD_CONST) {
+      op->width = (uint8_t)(4u << (rnd(seed) % 3));
+      op->stream = gp_op_is_shared(op->op_class) ? 4 : (uint8_t)(rnd(seed) % 4);
+    }
+    op->active = (uint8_t)(rnd(seed) % 3 == 0 ? 1 + rnd(seed) % 32 : 0);
+    for (j = 0; j < GP_DEPS && rnd(seed) % 2; j++)
+      op->dep[j] = (uint16_t)(1 + rnd(seed) % (i + 3));
+  }
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "walk");
+  d.grid[0] = 2 + (uint32_t)(rnd(seed) % 4), d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 32 * (1 + (uint32_t)(rnd(seed) % 6)), d.block[1] = d.block[2] = 1;
+  d.shmem = 4096;
+  d.body = body, d.body_len = n, d.trips = 1 + (uint32_t)(rnd(seed) % 12);
+  d.trip_spread = (uint32_t)(rnd(seed) % 4);
+  d.streams = streams, d.stream_count = 5, d.seed = rnd(seed);
+  if (gp_synth_generate(&k, &A, &d, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  return k;
+}
+
+/* The walk that takes every warp's interval pass and its bounds path
+ * together (gp_gm_features_paths, gp_gm_prepare_counted) against the two
+ * passes apart (gp_gm_features, gp_bounds_count, gp_gm_prepare) on 150
+ * seeded random kernels, with write-back and write-through caches, unit
+ * intervals above 1 and a load latency an empty mask changes: the same
+ * features, counts, representative and critical warps, bit for bit. */
+static void test_walk_matches_the_passes(void) {
+  uint64_t seed = 20261128;
+  int trial;
+  for (trial = 0; trial < 150; trial++) {
+    gp_kernel *k = random_kernel(&seed);
+    gp_machine m = launch_machine(1 + trial % 3);
+    gp_memsim_config mc;
+    gp_memsim_result mem;
+    gp_gm_inputs in;
+    gp_gm_prepared apart, together;
+    gp_bounds_counts counts_apart, counts_together, counts_walk;
+    gp_bounds_pass q;
+    gp_gm_feature *fa, *fw;
+    size_t na = 0, nw = 0, i;
+    uint32_t blocks = 1 + trial % 2;
+    gp_error err;
+    double issue;
+    CHECK(k != NULL);
+    if (!k)
+      return;
+    m.l1.size_kb = trial % 4 == 0 ? 0 : 16, m.l1.sector_bytes = 32, m.l2.sector_bytes = 32;
+    m.l1.write_policy = trial % 2 ? GP_WRITE_BACK : GP_WRITE_THROUGH_NO_ALLOCATE;
+    m.l2.write_policy = trial % 3 ? GP_L2_WRITE_BACK : GP_L2_WRITE_THROUGH;
+    m.l1.cache_global = trial % 5 != 0;
+    m.ops[GP_OP_SFU].interval = 4, m.ops[GP_OP_FP64].interval = 8, m.ops[GP_OP_FP64].latency = 12;
+    gp_machine_memsim(&m, blocks, k->shmem_bytes, &mc);
+    CHECK(gp_memsim_functional(k, &mc, &A, &mem, &err) == GP_OK);
+    CHECK(gp_gm_inputs_build(k, &m, &mem, GP_MW_EQ_GPUSH, &A, &in, &err) == GP_OK);
+    CHECK(gp_gm_walks_together(&in.pcs));
+    issue = gp_gm_issue_cycles(&m, GP_MW_EQ_GPUSH);
+    fa = calloc(k->warps + 1, sizeof *fa), fw = calloc(k->warps + 1, sizeof *fw);
+    CHECK(gp_gm_features(k, &in.pcs, issue, &A, fa, &na, &err) == GP_OK);
+    CHECK(gp_bounds_count(k, &m, blocks, &mem, &A, &counts_apart, &err) == GP_OK);
+    CHECK(gp_bounds_pass_begin(&q, k, &m, blocks, &mem, &A, &counts_walk, &err) == GP_OK);
+    CHECK(gp_gm_features_paths(k, &in.pcs, issue, &q, &A, fw, &nw, &err) == GP_OK);
+    gp_bounds_pass_finish(&q);
+    CHECK_EQ_INT(nw, na);
+    for (i = 0; i < na && i < nw; i++) {
+      CHECK(fw[i].warp == fa[i].warp);
+      CHECK(memcmp(&fw[i].total_cycles, &fa[i].total_cycles, sizeof(double)) == 0);
+      CHECK(memcmp(&fw[i].warp_perf, &fa[i].warp_perf, sizeof(double)) == 0);
+    }
+    CHECK(memcmp(&counts_walk, &counts_apart, sizeof counts_apart) == 0);
+    CHECK(counts_apart.longest_path > 0);
+    CHECK(gp_gm_prepare(k, &m, &in, GP_MW_EQ_GPUSH, GP_GM_SELECT_KMEANS, 7, &A, &apart, &err) == GP_OK);
+    CHECK(gp_gm_prepare_counted(k, &m, &in, GP_MW_EQ_GPUSH, GP_GM_SELECT_KMEANS, 7, blocks, &mem, &A,
+                                &together, &counts_together, &err) == GP_OK);
+    CHECK(memcmp(&counts_together, &counts_apart, sizeof counts_apart) == 0);
+    CHECK(together.warp == apart.warp);
+    CHECK_EQ_INT(together.critical_count, apart.critical_count);
+    for (i = 0; i < apart.critical_count && i < together.critical_count; i++) {
+      CHECK_EQ_INT(together.critical[i].block, apart.critical[i].block);
+      CHECK(together.critical[i].warp == apart.critical[i].warp);
+      CHECK(memcmp(&together.critical[i].cycles, &apart.critical[i].cycles, sizeof(double)) == 0);
+    }
+    gp_gm_prepared_free(&apart);
+    gp_gm_prepared_free(&together);
+    free(fa), free(fw);
+    gp_gm_inputs_free(&in);
+    gp_memsim_result_free(&mem, &A);
+    gp_kernel_free(k);
+  }
+}
+
+/* Under the paper's equations the PCs have no empty-mask latencies: the
+ * walk refuses them, and gp_gm_prepare_counted takes the two passes apart
+ * (the same counts as gp_bounds_count). */
+static void test_prepare_counted_apart(void) {
+  uint64_t seed = 7;
+  gp_kernel *k = random_kernel(&seed);
+  gp_machine m = launch_machine(2);
+  gp_memsim_config mc;
+  gp_memsim_result mem;
+  gp_gm_inputs in;
+  gp_gm_prepared apart, together;
+  gp_bounds_counts counts_apart, counts_together;
+  gp_bounds_pass q;
+  gp_gm_feature *f;
+  size_t n = 0;
+  gp_error err;
+  CHECK(k != NULL);
+  if (!k)
+    return;
+  gp_machine_memsim(&m, 1, k->shmem_bytes, &mc);
+  CHECK(gp_memsim_functional(k, &mc, &A, &mem, &err) == GP_OK);
+  CHECK(gp_gm_inputs_build(k, &m, &mem, GP_MW_EQ_PAPER, &A, &in, &err) == GP_OK);
+  CHECK(!gp_gm_walks_together(&in.pcs));
+  f = calloc(k->warps + 1, sizeof *f);
+  CHECK(gp_bounds_pass_begin(&q, k, &m, 1, &mem, &A, &counts_together, &err) == GP_OK);
+  CHECK(gp_gm_features_paths(k, &in.pcs, 1, &q, &A, f, &n, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "active lanes") != NULL);
+  gp_bounds_pass_free(&q);
+  free(f);
+  CHECK(gp_bounds_count(k, &m, 1, &mem, &A, &counts_apart, &err) == GP_OK);
+  CHECK(gp_gm_prepare(k, &m, &in, GP_MW_EQ_PAPER, GP_GM_SELECT_KMEANS, 1, &A, &apart, &err) == GP_OK);
+  CHECK(gp_gm_prepare_counted(k, &m, &in, GP_MW_EQ_PAPER, GP_GM_SELECT_KMEANS, 1, 1, &mem, &A, &together,
+                              &counts_together, &err) == GP_OK);
+  CHECK(memcmp(&counts_together, &counts_apart, sizeof counts_apart) == 0);
+  CHECK(together.warp == apart.warp);
+  gp_gm_prepared_free(&apart);
+  gp_gm_prepared_free(&together);
+  gp_gm_inputs_free(&in);
+  gp_memsim_result_free(&mem, &A);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   A = gp_alloc_default();
   RUN(test_launch_by_hand);
@@ -401,5 +568,7 @@ int main(void) {
   RUN(test_features_and_profile);
   RUN(test_select);
   RUN(test_unit_timing);
+  RUN(test_walk_matches_the_passes);
+  RUN(test_prepare_counted_apart);
   return gp_test_finish();
 }

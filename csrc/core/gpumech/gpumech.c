@@ -4,6 +4,8 @@
  * one warp's profile (gpumech.h).
  */
 #include "gpumech.h"
+#include "bounds_pass.h"
+#include "interval_lean.h"
 #include "num/kmeans.h"
 
 #include <string.h>
@@ -104,6 +106,138 @@ int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
   }
   gp_iv_profile_free(&prof);
   gp_iv_profile_free(&prof2);
+  gp_free(alloc, table, npc * sizeof *table);
+  *count = n;
+  return status;
+}
+
+/* Warp w's lean pass (r, set up for its input) and its bounds path (q) in
+ * one walk over its instructions: the two are independent chains of
+ * dependent floating-point operations, so they overlap in the processor,
+ * and the walk reads each instruction's PC and producers once.  Each step
+ * is gp_iv_lean_step's (interval_lean.h) and gp_bounds_path_step's
+ * (bounds_pass.h) arithmetic in the same order, written out together so
+ * that one loop reads the producers for both (a change to either step is
+ * made here too; test_gpumech compares the walk with the two passes on
+ * seeded random kernels, bit for bit); the warp's LSU cycles and bank
+ * passes are added to q's counts in program order.  Inline with `timing`
+ * constant. */
+static inline __attribute__((always_inline)) void walk_warp(gp_iv_lean *r, const gp_iv_pc *table,
+                                                           gp_bounds_pass *q, uint64_t w,
+                                                           int timing) {
+  const gp_kernel *k = q->k;
+  uint64_t start = k->warp_start[w], n = k->warp_len[w], x;
+  /* the loop's arrays in locals: the stores into the rings (doubles) could
+   * otherwise alias what the compiler reads through r and q */
+  const uint32_t *pcs = r->in->pc;
+  const uint8_t *act = r->in->active, *cls = k->op_class + start;
+  const uint16_t *deps = k->deps + start * GP_DEPS;
+  const gp_bounds_class *facts = q->facts;
+  const double *pc_lat = q->pc_lat;
+  double *done_g = r->done, *done_b = q->done;
+  size_t mask = r->mask;
+  double slot = r->in->issue_cycles, lsu = q->out->lsu_cycles, passes_sum = q->out->shared_passes;
+  double t, end, busy, passes, free_g[GP_IV_UNITS], free_b[GP_UNIT_COUNT];
+  gp_iv_lean_state st = r->st; /* locals the compiler can keep in registers */
+  gp_bounds_path s;
+  gp_bounds_path_start(&s, done_b, &t, &end);
+  memcpy(free_g, r->unit_free, sizeof free_g);
+  memcpy(free_b, s.unit_free, sizeof free_b);
+  for (x = 0; x < n; x++) {
+    uint32_t pc = pcs[x];
+    const gp_iv_pc *g = &table[pc];
+    const gp_bounds_class *f = &facts[cls[x]];
+    const uint16_t *row = deps + x * GP_DEPS;
+    double tg = st.prev + st.step, tb = t + 1;
+    double lg = g->quiet && act[x] == 0 ? g->quiet_latency : g->latency;
+    double lb = f->lat == GP_BOUNDS_LAT_PC      ? pc_lat[pc]
+                : f->lat == GP_BOUNDS_LAT_FLOOR ? gp_bounds_memory_floor(q, start + x, f->hit)
+                                                : 0;
+    int ug = g->unit, ub = f->unit, j;
+    if (timing && ug >= 0 && free_g[ug] > tg)
+      tg = free_g[ug];
+    for (j = 0; j < GP_DEPS && row[j] != 0; j++)
+      if (row[j] <= x) {
+        double dg = done_g[(x - row[j]) & mask], db = done_b[(x - row[j]) % GP_BOUNDS_RING];
+        if (dg > tg)
+          tg = dg;
+        if (db > tb)
+          tb = db;
+      }
+    if (free_b[ub] > tb)
+      tb = free_b[ub];
+    if (ub == GP_UNIT_LSU) {
+      busy = gp_bounds_lsu_cycles(q, start + x, f, &passes, &lb);
+      lsu += busy;
+      passes_sum += passes;
+    } else {
+      busy = f->busy;
+    }
+    free_b[ub] = tb + busy;
+    done_b[x % GP_BOUNDS_RING] = tb + lb;
+    if (tb + lb > end)
+      end = tb + lb;
+    t = tb;
+    if (tg > st.prev + slot) {
+      double gap = tg - st.prev - slot;
+      if (gap > 0)
+        st.stall += gap;
+    }
+    done_g[x & mask] = tg + lg;
+    if (ug >= 0)
+      free_g[ug] = tg + g->busy;
+    if (tg + lg > st.last_done)
+      st.last_done = tg + lg;
+    st.prev = tg;
+    st.step = g->step;
+  }
+  r->st = st;
+  memcpy(r->unit_free, free_g, sizeof free_g);
+  q->out->lsu_cycles = lsu, q->out->shared_passes = passes_sum;
+  q->paths[w] = end;
+}
+
+int gp_gm_walks_together(const gp_gm_pcs *p) {
+  return p->inactive_latency != NULL && GP_DEPS > 0;
+}
+
+/* One walk per warp (walk_warp), in warp order; a warp without
+ * instructions has a path of 0 and no feature. */
+int gp_gm_features_paths(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
+                         gp_bounds_pass *q, const gp_alloc *alloc, gp_gm_feature *out,
+                         size_t *count, gp_error *err) {
+  gp_iv_profile prof;
+  gp_iv_pc *table;
+  uint64_t w;
+  size_t n = 0, npc = p->n ? p->n : 1;
+  int status = GP_OK;
+  table = gp_malloc(alloc, npc * sizeof *table);
+  if (table == NULL)
+    return gp_error_set(err, "out of memory");
+  gp_iv_profile_init(&prof, alloc);
+  for (w = 0; w < k->warps && status == GP_OK; w++) {
+    gp_iv_input in;
+    gp_iv_lean r;
+    if (k->warp_len[w] == 0) {
+      q->paths[w] = 0;
+      continue;
+    }
+    gp_gm_warp_input(k, w, p, issue_cycles, 1, &in);
+    if (n == 0 && gp_iv_pc_table(&in, p->n, table, err) != GP_OK)
+      status = GP_ERR;
+    else if (gp_iv_lean_setup(&r, &prof, &in, err) != GP_OK)
+      status = GP_ERR;
+    else if (!r.interleaved || in.active == NULL)
+      status = gp_error_set(err, "gpumech: the walk needs active lanes (gp_gm_walks_together)");
+    else {
+      if (in.unit_timing)
+        walk_warp(&r, table, q, w, 1);
+      else
+        walk_warp(&r, table, q, w, 0);
+      set_feature(&out[n++], w, &in, gp_iv_lean_total(&r));
+    }
+  }
+  gp_iv_profile_free(&prof);
   gp_free(alloc, table, npc * sizeof *table);
   *count = n;
   return status;

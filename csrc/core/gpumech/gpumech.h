@@ -15,6 +15,9 @@
  *                           the mean warp's demands (inputs.c)
  *   gp_gm_prepare           the representative warp(s) of a kernel, once
  *                           for every configuration (launch.c)
+ *   gp_gm_prepare_counted   ... and the bounds' counts (bounds.h), the pass
+ *                           over every warp and the bounds' dependence paths
+ *                           in one walk (gp_gm_features_paths)
  *   gp_gm_predict           the launch: wave shapes, the multi-warp model per
  *                           wave (multiwarp.h), the launch's totals, CPI
  *                           stack and floor at the hard bounds (launch.c)
@@ -79,6 +82,19 @@ typedef struct gp_gm_feature {
  * entries).  Errors: those of gp_iv_run (out of memory). */
 int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
                    const gp_alloc *alloc, gp_gm_feature *out, size_t *count, gp_error *err);
+
+/* gp_gm_features and the bounds' dependence paths of every warp in one
+ * walk over each warp's instructions (gp_gm_prepare_counted's): the
+ * features as gp_gm_features gives them, and q's paths and LSU sums (q
+ * from gp_bounds_pass_begin, bounds_pass.h; gp_bounds_pass_finish left to
+ * the caller) as gp_bounds_count's pass gives them, bit for bit.  The walk
+ * needs the PCs' active-lane latencies (gpush's equations):
+ * gp_gm_walks_together says whether `p` has them; without, GP_ERR. */
+struct gp_bounds_pass;
+int gp_gm_walks_together(const gp_gm_pcs *p);
+int gp_gm_features_paths(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
+                         struct gp_bounds_pass *q, const gp_alloc *alloc, gp_gm_feature *out,
+                         size_t *count, gp_error *err);
 
 /* How the representative warp is chosen (Sec. III-C; Fig. 7). */
 typedef enum gp_gm_select_method {
@@ -163,6 +179,18 @@ int gp_gm_prepare(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
                   gp_mw_equations eq, gp_gm_select_method method, uint64_t seed,
                   const gp_alloc *alloc, gp_gm_prepared *out, gp_error *err);
 void gp_gm_prepared_free(gp_gm_prepared *p);
+
+/* gp_gm_prepare and gp_bounds_count (this machine at blocks_per_sm, the
+ * memory totals from memsim's functional result `mem`) together: every
+ * warp's pass and its dependence path in one walk (gp_gm_features_paths),
+ * where the inputs allow it, else the two calls.  The same representative,
+ * critical warps and counts as the two calls, bit for bit.  Errors: those
+ * of both. */
+int gp_gm_prepare_counted(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
+                          gp_mw_equations eq, gp_gm_select_method method, uint64_t seed,
+                          uint32_t blocks_per_sm, const gp_memsim_result *mem,
+                          const gp_alloc *alloc, gp_gm_prepared *out, gp_bounds_counts *counts,
+                          gp_error *err);
 
 /* One launch's options. */
 typedef struct gp_gm_options {

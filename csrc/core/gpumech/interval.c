@@ -2,7 +2,7 @@
  * interval.c -- GPUMech's interval algorithm (Eq. 4), interval profile
  * (Eq. 2), warp performance (Eq. 5) and AMAT (Sec. V-B).
  */
-#include "interval.h"
+#include "interval_lean.h"
 
 #include <string.h>
 
@@ -238,58 +238,10 @@ int gp_iv_pc_table(const gp_iv_input *in, size_t npc, gp_iv_pc *out, gp_error *e
   return GP_OK;
 }
 
-/* The state of the lean pass over one warp. */
-typedef struct lean_state {
-  double prev, step, last_done, stall;
-} lean_state;
-
-/* Instruction k of the lean pass: its issue cycle from the previous one's,
- * its unit's and its producers' done cycles; the gap it opens and its own
- * done cycle.  Inline with `interleaved` and `timing` constant at each
- * call, so the loops over a kernel's warps carry no tests of them. */
-static inline __attribute__((always_inline)) void lean_step(
-    lean_state *st, double *unit_free, const gp_iv_pc *r, uint64_t k, int quiet_now,
-    const uint16_t *const *deps,
-    size_t ndep, size_t stride, int packed, double slot, double *done, size_t mask,
-    int interleaved, int timing) {
-  double t = st->prev + st->step; /* 0 + 0 at k = 0 */
-  double l = r->quiet && quiet_now ? r->quiet_latency : r->latency;
-  int u = r->unit;
-  size_t j;
-  if (timing && u >= 0 && unit_free[u] > t)
-    t = unit_free[u];
-  if (interleaved) {
-    const uint16_t *row = deps[0] + k * stride;
-    for (j = 0; j < ndep && row[j] != 0; j++)
-      if (row[j] <= k && done[(k - row[j]) & mask] > t)
-        t = done[(k - row[j]) & mask];
-  } else {
-    for (j = 0; j < ndep; j++) {
-      uint64_t d = deps[j][k * stride];
-      if (d == 0 && packed)
-        break;
-      if (d != 0 && d <= k && done[(k - d) & mask] > t)
-        t = done[(k - d) & mask];
-    }
-  }
-  if (t > st->prev + slot) { /* never at k = 0: t is 0 there, slot above 0 */
-    double gap = t - st->prev - slot;
-    if (gap > 0) /* as gp_iv_run's intervals count it */
-      st->stall += gap;
-  }
-  done[k & mask] = t + l;
-  if (u >= 0)
-    unit_free[u] = t + r->busy;
-  if (t + l > st->last_done)
-    st->last_done = t + l;
-  st->prev = t;
-  st->step = r->step;
-}
-
 /* The loop of the lean pass over steps [from, n), compiled per layout and
  * unit timing. */
 static inline __attribute__((always_inline)) void lean_loop(
-    lean_state *st, double *unit_free, const gp_iv_input *in, const gp_iv_pc *table,
+    gp_iv_lean_state *st, double *unit_free, const gp_iv_input *in, const gp_iv_pc *table,
     const uint16_t *const *deps,
     size_t ndep, size_t stride, double *done, size_t mask, uint64_t from, uint64_t n,
     int interleaved, int timing) {
@@ -298,31 +250,19 @@ static inline __attribute__((always_inline)) void lean_loop(
   uint64_t k;
   if (pcs && act) /* a kernel's warp (GPUMech's input): no tests of the arrays per step */
     for (k = from; k < n; k++)
-      lean_step(st, unit_free, &table[pcs[k]], k, act[k] == 0, deps, ndep, stride, in->deps_packed,
+      gp_iv_lean_step(st, unit_free, &table[pcs[k]], k, act[k] == 0, deps, ndep, stride, in->deps_packed,
                 in->issue_cycles, done, mask, interleaved, timing);
   else if (pcs) /* without active lanes no PC is quiet */
     for (k = from; k < n; k++)
-      lean_step(st, unit_free, &table[pcs[k]], k, 0, deps, ndep, stride, in->deps_packed, in->issue_cycles,
+      gp_iv_lean_step(st, unit_free, &table[pcs[k]], k, 0, deps, ndep, stride, in->deps_packed, in->issue_cycles,
                 done, mask, interleaved, timing);
   else
     for (k = from; k < n; k++)
-      lean_step(st, unit_free, &table[k], k, act != NULL && act[k] == 0, deps, ndep, stride, in->deps_packed,
+      gp_iv_lean_step(st, unit_free, &table[k], k, act != NULL && act[k] == 0, deps, ndep, stride, in->deps_packed,
                 in->issue_cycles, done, mask, interleaved, timing);
 }
 
-/* One warp's lean pass: its input, layout and ring, and its state. */
-typedef struct lean_run {
-  const gp_iv_input *in;
-  const uint16_t *deps[GP_IV_MAX_SRC];
-  size_t ndep, stride, mask;
-  double *done;
-  int interleaved;
-  lean_state st;
-  double unit_free[GP_IV_UNITS]; /* apart from st, which stays in registers */
-} lean_run;
-
-/* Sets up r for input `in` on workspace p (its ring). */
-static int lean_setup(lean_run *r, gp_iv_profile *p, const gp_iv_input *in, gp_error *err) {
+int gp_iv_lean_setup(gp_iv_lean *r, gp_iv_profile *p, const gp_iv_input *in, gp_error *err) {
   size_t j;
   memset(r, 0, sizeof *r);
   r->in = in;
@@ -343,8 +283,8 @@ static int lean_setup(lean_run *r, gp_iv_profile *p, const gp_iv_input *in, gp_e
 }
 
 /* Steps [from, to) of r's warp. */
-static void lean_run_steps(lean_run *r, const gp_iv_pc *table, uint64_t from, uint64_t to) {
-  lean_state state = r->st, *st = &state; /* a local the compiler can keep in registers */
+static void lean_run_steps(gp_iv_lean *r, const gp_iv_pc *table, uint64_t from, uint64_t to) {
+  gp_iv_lean_state state = r->st, *st = &state; /* a local the compiler can keep in registers */
   const gp_iv_input *in = r->in;
   if (r->interleaved && in->unit_timing)
     lean_loop(st, r->unit_free, in, table, r->deps, r->ndep, r->stride, r->done, r->mask, from, to, 1, 1);
@@ -356,8 +296,7 @@ static void lean_run_steps(lean_run *r, const gp_iv_pc *table, uint64_t from, ui
   r->st = state;
 }
 
-/* The warp's total: its issue slots and its stalls, the drain included. */
-static double lean_total(const lean_run *r) {
+double gp_iv_lean_total(const gp_iv_lean *r) {
   double slot = r->in->issue_cycles, stall = r->st.stall;
   if (r->in->count == 0)
     return 0;
@@ -378,11 +317,11 @@ static double lean_total(const lean_run *r) {
  * instead of at every consumer. */
 int gp_iv_total_cycles(gp_iv_profile *p, const gp_iv_input *in, const gp_iv_pc *table,
                        double *total, gp_error *err) {
-  lean_run r;
-  if (lean_setup(&r, p, in, err) != GP_OK)
+  gp_iv_lean r;
+  if (gp_iv_lean_setup(&r, p, in, err) != GP_OK)
     return GP_ERR;
   lean_run_steps(&r, table, 0, in->count);
-  *total = lean_total(&r);
+  *total = gp_iv_lean_total(&r);
   return GP_OK;
 }
 
@@ -390,18 +329,18 @@ int gp_iv_total_cycles(gp_iv_profile *p, const gp_iv_input *in, const gp_iv_pc *
  * layout (PCs, active lanes, interleaved producers) with unit timing on or
  * off.  Inline with `timing` constant, so each warp's step is the one
  * lean_loop takes. */
-static inline __attribute__((always_inline)) void lean_pair_steps(lean_run *a, lean_run *b,
+static inline __attribute__((always_inline)) void lean_pair_steps(gp_iv_lean *a, gp_iv_lean *b,
                                                                    const gp_iv_pc *table,
                                                                    uint64_t n, int timing) {
   const uint32_t *pa = a->in->pc, *pb = b->in->pc;
   const uint8_t *xa = a->in->active, *xb = b->in->active;
   double slot = a->in->issue_cycles;
-  lean_state sa = a->st, sb = b->st; /* locals the compiler can keep in registers */
+  gp_iv_lean_state sa = a->st, sb = b->st; /* locals the compiler can keep in registers */
   uint64_t k;
   for (k = 0; k < n; k++) {
-    lean_step(&sa, a->unit_free, &table[pa[k]], k, xa[k] == 0, a->deps, a->ndep, a->stride, 1, slot, a->done,
+    gp_iv_lean_step(&sa, a->unit_free, &table[pa[k]], k, xa[k] == 0, a->deps, a->ndep, a->stride, 1, slot, a->done,
               a->mask, 1, timing);
-    lean_step(&sb, b->unit_free, &table[pb[k]], k, xb[k] == 0, b->deps, b->ndep, b->stride, 1, slot, b->done,
+    gp_iv_lean_step(&sb, b->unit_free, &table[pb[k]], k, xb[k] == 0, b->deps, b->ndep, b->stride, 1, slot, b->done,
               b->mask, 1, timing);
   }
   a->st = sa, b->st = sb;
@@ -410,9 +349,9 @@ static inline __attribute__((always_inline)) void lean_pair_steps(lean_run *a, l
 int gp_iv_total_cycles_pair(gp_iv_profile *p, gp_iv_profile *q, const gp_iv_input *a,
                             const gp_iv_input *b, const gp_iv_pc *table, double *total_a,
                             double *total_b, gp_error *err) {
-  lean_run ra, rb;
+  gp_iv_lean ra, rb;
   uint64_t common = a->count < b->count ? a->count : b->count;
-  if (lean_setup(&ra, p, a, err) != GP_OK || lean_setup(&rb, q, b, err) != GP_OK)
+  if (gp_iv_lean_setup(&ra, p, a, err) != GP_OK || gp_iv_lean_setup(&rb, q, b, err) != GP_OK)
     return GP_ERR;
   if (ra.interleaved && rb.interleaved && a->pc && b->pc && a->active && b->active &&
       a->unit_timing == b->unit_timing && a->issue_cycles == b->issue_cycles) {
@@ -425,8 +364,8 @@ int gp_iv_total_cycles_pair(gp_iv_profile *p, gp_iv_profile *q, const gp_iv_inpu
   }
   lean_run_steps(&ra, table, common, a->count);
   lean_run_steps(&rb, table, common, b->count);
-  *total_a = lean_total(&ra);
-  *total_b = lean_total(&rb);
+  *total_a = gp_iv_lean_total(&ra);
+  *total_b = gp_iv_lean_total(&rb);
   return GP_OK;
 }
 

@@ -7,6 +7,7 @@
  * docs/gpumech.md states each step against the paper.
  */
 #include "gpumech.h"
+#include "bounds_pass.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,21 +44,14 @@ static size_t block_critical(const gp_gm_feature *f, size_t n, uint32_t warps_pe
   return count;
 }
 
-int gp_gm_prepare(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
-                  gp_mw_equations eq, gp_gm_select_method method, uint64_t seed,
-                  const gp_alloc *alloc, gp_gm_prepared *out, gp_error *err) {
-  size_t n = 0, count, best = 0, fbytes = ((size_t)k->warps + 1) * sizeof(gp_gm_feature);
-  gp_gm_feature *f = gp_malloc(alloc, fbytes), *crit_f = NULL;
+/* The representative warp(s) from every warp's features f[0 .. n) (warp
+ * order); frees f (fbytes). */
+static int select_prepared(const gp_kernel *k, gp_gm_feature *f, size_t n, size_t fbytes,
+                           gp_mw_equations eq, gp_gm_select_method method, uint64_t seed,
+                           const gp_alloc *alloc, gp_gm_prepared *out, gp_error *err) {
+  size_t count, best = 0;
+  gp_gm_feature *crit_f = NULL;
   int status = GP_OK;
-  memset(out, 0, sizeof *out);
-  out->alloc = *alloc;
-  out->equations = eq;
-  if (f == NULL)
-    return gp_error_set(err, "gpumech: out of memory");
-  if (gp_gm_features(k, &in->pcs, gp_gm_issue_cycles(m, eq), alloc, f, &n, err) != GP_OK) {
-    gp_free(alloc, f, fbytes);
-    return GP_ERR;
-  }
   if (n == 0) {
     gp_free(alloc, f, fbytes);
     return gp_error_set(err, "gpumech: the kernel has no instructions");
@@ -97,6 +91,55 @@ int gp_gm_prepare(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
   if (status != GP_OK)
     gp_gm_prepared_free(out);
   return status;
+}
+
+int gp_gm_prepare(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
+                  gp_mw_equations eq, gp_gm_select_method method, uint64_t seed,
+                  const gp_alloc *alloc, gp_gm_prepared *out, gp_error *err) {
+  size_t n = 0, fbytes = ((size_t)k->warps + 1) * sizeof(gp_gm_feature);
+  gp_gm_feature *f = gp_malloc(alloc, fbytes);
+  memset(out, 0, sizeof *out);
+  out->alloc = *alloc;
+  out->equations = eq;
+  if (f == NULL)
+    return gp_error_set(err, "gpumech: out of memory");
+  if (gp_gm_features(k, &in->pcs, gp_gm_issue_cycles(m, eq), alloc, f, &n, err) != GP_OK) {
+    gp_free(alloc, f, fbytes);
+    return GP_ERR;
+  }
+  return select_prepared(k, f, n, fbytes, eq, method, seed, alloc, out, err);
+}
+
+int gp_gm_prepare_counted(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
+                          gp_mw_equations eq, gp_gm_select_method method, uint64_t seed,
+                          uint32_t blocks_per_sm, const gp_memsim_result *mem,
+                          const gp_alloc *alloc, gp_gm_prepared *out, gp_bounds_counts *counts,
+                          gp_error *err) {
+  size_t n = 0, fbytes = ((size_t)k->warps + 1) * sizeof(gp_gm_feature);
+  gp_gm_feature *f;
+  gp_bounds_pass q;
+  memset(out, 0, sizeof *out);
+  out->alloc = *alloc;
+  out->equations = eq;
+  if (!gp_gm_walks_together(&in->pcs)) { /* the two passes apart */
+    if (gp_bounds_count(k, m, blocks_per_sm, mem, alloc, counts, err) != GP_OK)
+      return GP_ERR;
+    return gp_gm_prepare(k, m, in, eq, method, seed, alloc, out, err);
+  }
+  if (gp_bounds_pass_begin(&q, k, m, blocks_per_sm, mem, alloc, counts, err) != GP_OK)
+    return GP_ERR;
+  f = gp_malloc(alloc, fbytes);
+  if (f == NULL) {
+    gp_bounds_pass_free(&q);
+    return gp_error_set(err, "gpumech: out of memory");
+  }
+  if (gp_gm_features_paths(k, &in->pcs, gp_gm_issue_cycles(m, eq), &q, alloc, f, &n, err) != GP_OK) {
+    gp_bounds_pass_free(&q);
+    gp_free(alloc, f, fbytes);
+    return GP_ERR;
+  }
+  gp_bounds_pass_finish(&q);
+  return select_prepared(k, f, n, fbytes, eq, method, seed, alloc, out, err);
 }
 
 /* ---------------------------------------------------------------------------

@@ -136,16 +136,17 @@ function M.prepare(kernel, cfg, opts)
   if not mem then
     return nil, err
   end
-  if cache and equations == "gpush" and blocks_per_sm > 0 then
-    local counts, count_err = bounds.counts(kernel, cfg, m, blocks_per_sm, cache, mem, info.shared_bytes_per_block)
-    if not counts then
-      return nil, "gpumech: " .. tostring(count_err)
-    end
-  end
+  -- the bound counts, when the cache lacks them, in one walk with the pass
+  -- over every warp
+  local count = cache and equations == "gpush" and blocks_per_sm > 0 and
+    not bounds.cached_counts(kernel, cfg, m, blocks_per_sm, cache, mem, info.shared_bytes_per_block)
   local handle, message = core.gpumech_prepare(kernel, m, mem.replay,
-    { equations = equations, select = opts.select, seed = opts.seed })
+    { equations = equations, select = opts.select, seed = opts.seed, count_bounds = count and blocks_per_sm or nil })
   if not handle then
     return nil, message
+  end
+  if count then
+    bounds.keep_counts(kernel, cfg, blocks_per_sm, cache, mem, message)
   end
   return setmetatable({ warp = handle:warp(), select = opts.select or "kmeans", equations = equations,
     handle = handle }, {
@@ -226,20 +227,21 @@ function M.predict(kernel, cfg, opts)
     return nil, err
   end
   local totals = equations == "gpush" and launch_models[M.models[model_name]]
-  local counts
-  if totals then
-    counts, err = bounds.counts(kernel, cfg, m, blocks_per_sm, cache, mem, info.shared_bytes_per_block)
-    if not counts then
-      error("gpumech: " .. tostring(err))
-    end
-  end
+  -- the floor's counts: from the cache, or counted in the C call (without
+  -- a prepared warp, in one walk with the pass over every warp) and kept
+  local counts = totals and bounds.cached_counts(kernel, cfg, m, blocks_per_sm, cache, mem,
+    info.shared_bytes_per_block)
   local p = opts.prepared
   local prepared = p and (p.equations or "paper") == equations and p.handle or nil
   local r, profile = core.gpumech_predict(kernel, m, mem.replay, { model = M.models[model_name], policy = policy,
     equations = equations, blocks_per_sm = blocks_per_sm, prepared = prepared, select = opts.select,
-    seed = opts.seed, per_pc = opts.per_pc }, counts)
+    seed = opts.seed, per_pc = opts.per_pc }, counts or totals or nil)
   if not r then
     return nil, profile
+  end
+  if r.bound_counts then
+    bounds.keep_counts(kernel, cfg, blocks_per_sm, cache, mem, r.bound_counts)
+    r.bound_counts = nil
   end
   r.kernel, r.launch, r.model, r.policy, r.equations = info.kernel, info.launch, model_name, policy, equations
   r.blocks_per_sm, r.occupancy_limit = blocks_per_sm, limit

@@ -1,0 +1,142 @@
+/*
+ * bounds_pass.h -- gp_bounds_count's pass over a kernel in parts, for a
+ * walk over each warp that does other work in the same steps (GPUMech's
+ * pass over every warp, gpumech/gpumech.c: one walk gives both).  Private
+ * to the C core: bounds.c and the walk include it, nothing else.
+ *
+ *   gp_bounds_pass_begin    the tables, the lines' hard counts and every
+ *                           count but the paths and the LSU sums
+ *   gp_bounds_path_start    a warp's path from its first instruction
+ *   gp_bounds_path_step     one instruction on it (inline: the walk's loop)
+ *   gp_bounds_pass_finish   the block totals from every warp's path (set in
+ *                           pass->paths) and the replay's totals; frees
+ *   gp_bounds_pass_free     frees (after an error)
+ * A warp's LSU cycles and bank passes go into out->lsu_cycles and
+ * out->shared_passes in warp order, each warp's in program order, as
+ * gp_bounds_count adds them (the same sums, bit for bit).
+ */
+#ifndef GP_BOUNDS_PASS_H
+#define GP_BOUNDS_PASS_H
+
+#include "bounds.h"
+
+/* Dependence distances are uint16_t, so a ring of 65,536 result-ready
+ * cycles holds every producer an instruction can name. */
+#define GP_BOUNDS_RING ((uint64_t)UINT16_MAX + 1)
+
+/* What the dependence path needs of an instruction's class, looked up once
+ * per pass instead of through the class predicates per instruction.  The
+ * latency of a class that skips the caches is its PC's (pc_lat, from the
+ * static instruction's class). */
+enum { GP_BOUNDS_LAT_PC, GP_BOUNDS_LAT_FLOOR, GP_BOUNDS_LAT_STORE };
+typedef struct gp_bounds_class {
+  double busy;    /* unit_busy */
+  double hit;     /* memory_floor's latency of a line another request touches */
+  int8_t unit;    /* gp_machine_op_unit */
+  uint8_t lat;    /* LAT_PC: pc_lat; LAT_FLOOR: memory_floor; LAT_STORE: 0 */
+  uint8_t cached; /* gp_op_uses_cache */
+  uint8_t shared; /* gp_op_is_shared */
+} gp_bounds_class;
+
+/* What a pass over the kernel keeps. */
+typedef struct gp_bounds_pass {
+  const gp_kernel *k;
+  const gp_machine *m;
+  const gp_alloc *alloc;
+  const gp_memsim_result *replay; /* its totals go into the counts at the end */
+  gp_timed_config mem;  /* the memory the simulator has (machine.h) */
+  double *pc_lat;    /* per static PC: latency of the classes that skip the caches */
+  uint64_t *tagged;  /* the line of every cache-using request, sorted (stably: a line's
+                        requests stay in warp order, each warp's in program order) */
+  uint32_t *entry;   /* each tagged request's index in k->lines, sorted along */
+  uint8_t *role_of;  /* per index in k->lines: its request's ROLE_* */
+  uint32_t *warp_of; /* per index in k->lines: its warp */
+  uint64_t *tmp;     /* the sort's scratch: keys, then entries */
+  uint64_t tagged_count, cap;
+  uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
+  double *done;      /* two rings of result-ready cycles (two warps at a time) */
+  double *paths;     /* per warp: its dependence path */
+  double *lsu_held;  /* the second warp's LSU cycles and bank passes, pairwise */
+  uint64_t max_len;  /* the longest warp's instructions */
+  gp_bounds_counts *out;
+  double cold;       /* memory_floor's latency of a line no other request touches */
+  gp_bounds_class facts[GP_OP_CLASS_COUNT];
+  double fill_of[256]; /* per sector mask: gp_timed_fill_bytes */
+  double held_of[256]; /* per sector mask: its sectors' bytes (32 x gp_sector_count) */
+} gp_bounds_pass;
+
+/* Everything of gp_bounds_count's pass but the warps' paths: *q set up
+ * (its rings, q->paths for every warp), *out zeroed and filled but for the
+ * paths' counts and the LSU sums.  GP_ERR as gp_bounds_count (nothing is
+ * left allocated). */
+int gp_bounds_pass_begin(gp_bounds_pass *q, const gp_kernel *k, const gp_machine *m,
+                         uint32_t blocks_per_sm, const gp_memsim_result *mem,
+                         const gp_alloc *alloc, gp_bounds_counts *out, gp_error *err);
+/* The block totals from q->paths (every warp's path set) and the replay's
+ * totals into the counts; frees what begin allocated. */
+void gp_bounds_pass_finish(gp_bounds_pass *q);
+void gp_bounds_pass_free(gp_bounds_pass *q);
+
+/* Instruction i's latency on the path when its class uses the caches
+ * (bounds.c says how), and its LSU occupancy and bank passes. */
+double gp_bounds_memory_floor(const gp_bounds_pass *q, uint64_t i, double hit);
+double gp_bounds_lsu_cycles(const gp_bounds_pass *q, uint64_t i, const gp_bounds_class *f,
+                            double *passes_out, double *lat);
+
+/* A warp's dependence path so far: its last issue cycle t and its last
+ * result `end` (scalars the loops keep in registers: each step's issue
+ * waits on the previous one), its units' free cycles and its ring of
+ * result-ready cycles (indexed by position in the warp). */
+typedef struct gp_bounds_path {
+  double unit_free[GP_UNIT_COUNT];
+  double *done;
+} gp_bounds_path;
+
+static inline void gp_bounds_path_start(gp_bounds_path *s, double *done, double *t, double *end) {
+  int u;
+  for (u = 0; u < GP_UNIT_COUNT; u++)
+    s->unit_free[u] = 0;
+  s->done = done;
+  *t = -1; /* -1 + 1: the first instruction issues at 0 */
+  *end = 0;
+}
+
+/* Instruction i, at position x of its warp, on the warp's path: in order,
+ * one instruction per cycle, after its producers' results and its unit.
+ * Returns 1, with its LSU cycles and bank passes in *busy_out and
+ * *passes_out, when it takes the LSU; 0 otherwise. */
+static inline __attribute__((always_inline)) int gp_bounds_path_step(
+    const gp_bounds_pass *q, gp_bounds_path *s, double *t_io, double *end_io, uint64_t i,
+    uint64_t x, double *busy_out, double *passes_out) {
+  const gp_kernel *k = q->k;
+  const gp_bounds_class *f = &q->facts[k->op_class[i]];
+  int u = f->unit, j, lsu = u == GP_UNIT_LSU;
+  double lat = f->lat == GP_BOUNDS_LAT_PC      ? q->pc_lat[k->pc_index[i]]
+               : f->lat == GP_BOUNDS_LAT_FLOOR ? gp_bounds_memory_floor(q, i, f->hit)
+                                               : 0,
+         busy;
+  const uint16_t *d = k->deps + i * GP_DEPS;
+  double t = *t_io + 1; /* one instruction per warp per cycle */
+  for (j = 0; j < GP_DEPS && d[j] != 0; j++)
+    if (d[j] <= x) {
+      double ready = s->done[(x - d[j]) % GP_BOUNDS_RING];
+      if (ready > t)
+        t = ready;
+    }
+  if (s->unit_free[u] > t)
+    t = s->unit_free[u];
+  if (lsu) {
+    busy = gp_bounds_lsu_cycles(q, i, f, passes_out, &lat);
+    *busy_out = busy;
+  } else {
+    busy = f->busy;
+  }
+  s->unit_free[u] = t + busy;
+  s->done[x % GP_BOUNDS_RING] = t + lat;
+  if (t + lat > *end_io)
+    *end_io = t + lat;
+  *t_io = t;
+  return lsu;
+}
+
+#endif
