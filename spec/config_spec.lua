@@ -265,4 +265,25 @@ describe("gpush config command", function()
     code = run { "config", "show", "gtx480", "--bogus" }
     assert.are.equal(2, code)
   end)
+
+  it("tells an unchanged configuration by value, number subtype and the sign of zero (C walk)", function()
+    local core = require "gpush.core"
+    local paths, parts = { "a.b", "c" }, { { "a", "b" }, { "c" } }
+    local values = { ["a.b"] = 0.0, c = "x" }
+    local function unchanged(t)
+      return core.config_unchanged(t, paths, parts, values)
+    end
+    assert.is_true(unchanged({ a = { b = 0.0 }, c = "x", extra = 1 }))
+    assert.is_false(unchanged({ a = { b = -0.0 }, c = "x" }))
+    assert.is_false(unchanged({ a = { b = 0 }, c = "x" }))
+    assert.is_false(unchanged({ a = { b = "0" }, c = "x" }))
+    assert.is_false(unchanged({ a = { b = 0.0 }, c = "y" }))
+    assert.is_false(unchanged({ a = 0.0, c = "x" })) -- a non-table on the way reads as nil
+    assert.is_false(unchanged({ c = "x" }))
+    values["a.b"] = 0 / 0
+    assert.is_false(unchanged({ a = { b = values["a.b"] }, c = "x" })) -- NaN is never the same
+    -- indexing honours metamethods, as the Lua walk did
+    values["a.b"] = 2
+    assert.is_true(unchanged(setmetatable({ c = "x" }, { __index = { a = { b = 2 } } })))
+  end)
 end)

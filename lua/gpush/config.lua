@@ -207,13 +207,15 @@ local function collect(layer, tree, prefix)
   for k in pairs(tree) do
     keys[#keys + 1] = k
   end
-  -- File order, so the first problem in the file is the one reported.
-  local function position(k)
+  -- File order, so the first problem in the file is the one reported
+  -- (each key's position looked up once, not on every comparison).
+  local positions = {}
+  for _, k in ipairs(keys) do
     local pos = layer.positions and layer.positions[prefix == "" and tostring(k) or prefix .. "." .. tostring(k)]
-    return pos and (pos.key_line * 100000 + pos.key_col) or 0
+    positions[k] = pos and (pos.key_line * 100000 + pos.key_col) or 0
   end
   table.sort(keys, function(a, b)
-    local pa, pb = position(a), position(b)
+    local pa, pb = positions[a], positions[b]
     if pa ~= pb then
       return pa < pb
     end
@@ -535,34 +537,14 @@ end
 -- launch; the full check is the Lua side's largest cost on a real trace).
 local passed = setmetatable({}, { __mode = "k" })
 
--- Whether v and w are the same value to a model: equal, of the same number
--- subtype, and (zeros) of the same sign.
-local function same_value(v, w)
-  return v == w and math.type(v) == math.type(w) and (v ~= 0 or 1 / v == 1 / w)
-end
-
 -- Whether cfg holds exactly the values `values` (M.flatten's walk, without
--- building its table: a model checks its configuration once per launch or
--- more, and on a real trace of short launches building the flat view was
--- most of the check).
+-- building its table): at every path the same value to a model, equal, of
+-- the same number subtype, and (zeros) of the same sign.  The walk is C
+-- (csrc/lua/l_config.c): a model checks its configuration once per launch
+-- or more, and on a real trace of short launches this walk in Lua was half
+-- of the Lua side's time.
 local function unchanged(values, cfg)
-  if not values then
-    return false
-  end
-  for i = 1, #all_paths do
-    local node, parts = cfg, all_parts[i]
-    for j = 1, #parts do
-      if type(node) == "table" then
-        node = node[parts[j]]
-      else
-        node = nil
-      end
-    end
-    if not same_value(values[all_paths[i]], node) then
-      return false
-    end
-  end
-  return true
+  return values ~= nil and core.config_unchanged(cfg, all_paths, all_parts, values)
 end
 
 -- Checks a configuration table before a model reads it, with the rules a
@@ -627,6 +609,14 @@ function M.check(cfg, level)
   snapshot[cfg] = derived_values(values)
   passed[cfg] = values
   return cfg
+end
+
+-- A token of cfg's last full check: a new value each time M.check checks
+-- cfg in full, the same while M.check finds cfg unchanged, nil before the
+-- first check.  What is built from a checked configuration (the C machine,
+-- gpush.machine) may be reused while its token is the same.
+function M.check_token(cfg)
+  return passed[cfg]
 end
 
 -- The flat view {["sm.count"] = 7, ...} of a resolved config (schema and
