@@ -233,6 +233,12 @@ int main(int argc, char **argv) {
     die("cannot write", tmp);
   if (rename(tmp, argv[1]) != 0)
     die("cannot rename to", argv[1]);
+  for (i = 0; i < count; i++) {
+    free(modules[i].name);
+    free(modules[i].dump);
+  }
+  free(modules);
+  free(probe.data);
   lua_close(L);
   return 0;
 }
