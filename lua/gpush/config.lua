@@ -42,10 +42,33 @@ local function split_path(path)
   end
   return parts
 end
-local path_parts, all_parts = {}, {}
-for i, path in ipairs(all_paths) do
+local path_parts = {}
+for _, path in ipairs(all_paths) do
   path_parts[path] = split_path(path)
-  all_parts[i] = path_parts[path]
+end
+-- The paths grouped by the table holding them, for core.config_unchanged:
+-- each group lists the keys from the root to that table and `leaves`, its
+-- keys there; walk_paths is every path in that walk's order.
+local walk_groups, walk_paths = {}, {}
+do
+  local by_parent = {}
+  for _, path in ipairs(all_paths) do
+    local parts = path_parts[path]
+    local parent = table.concat(parts, ".", 1, #parts - 1)
+    local group = by_parent[parent]
+    if not group then
+      group = { table.unpack(parts, 1, #parts - 1) }
+      group.leaves, group.paths = {}, {}
+      by_parent[parent] = group
+      walk_groups[#walk_groups + 1] = group
+    end
+    group.leaves[#group.leaves + 1] = parts[#parts]
+    group.paths[#group.paths + 1] = path
+  end
+  for _, group in ipairs(walk_groups) do
+    table.move(group.paths, 1, #group.paths, #walk_paths + 1, walk_paths)
+    group.paths = nil
+  end
 end
 -- Every proper prefix of a path is a group ("ops", "ops.int").
 for _, path in ipairs(all_paths) do
@@ -532,19 +555,21 @@ function M.load(name_or_path, overrides)
 end
 
 -- The values M.check last passed and wrote back, per configuration table
--- (weak keys): a table found holding exactly them again is passed as it is
--- (a model checks its configuration on every call, GPUMech once per
--- launch; the full check is the Lua side's largest cost on a real trace).
+-- (weak keys), in walk_paths' order: a table found holding exactly them
+-- again is passed as it is (a model checks its configuration on every
+-- call, GPUMech once per launch; the full check is the Lua side's largest
+-- cost on a real trace).
 local passed = setmetatable({}, { __mode = "k" })
 
--- Whether cfg holds exactly the values `values` (M.flatten's walk, without
--- building its table): at every path the same value to a model, equal, of
--- the same number subtype, and (zeros) of the same sign.  The walk is C
--- (csrc/lua/l_config.c): a model checks its configuration once per launch
--- or more, and on a real trace of short launches this walk in Lua was half
--- of the Lua side's time.
-local function unchanged(values, cfg)
-  return values ~= nil and core.config_unchanged(cfg, all_paths, all_parts, values)
+-- Whether cfg holds exactly the values `list` (walk_paths' order; M.flatten's
+-- walk, without building its table): at every path the same value to a
+-- model, equal, of the same number subtype, and (zeros) of the same sign.
+-- The walk is C (csrc/lua/l_config.c), each table holding parameters
+-- reached once: a model checks its configuration once per launch or more,
+-- and on a real trace of short launches this walk in Lua was half of the
+-- Lua side's time.
+local function unchanged(list, cfg)
+  return list ~= nil and core.config_unchanged(cfg, walk_groups, list)
 end
 
 -- Checks a configuration table before a model reads it, with the rules a
@@ -607,7 +632,11 @@ function M.check(cfg, level)
     node[parts[#parts]] = v
   end
   snapshot[cfg] = derived_values(values)
-  passed[cfg] = values
+  local list = {}
+  for i, path in ipairs(walk_paths) do
+    list[i] = values[path]
+  end
+  passed[cfg] = list
   return cfg
 end
 
