@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytecode.h"
 #include "gp_common.h"
 #include "l_core.h"
 
@@ -590,6 +591,7 @@ int main(int argc, char **argv) {
   luaL_openlibs(L);
   preload_core(L);
   setup_module_paths(L);
+  gp_install_bytecode_searcher(L);
   code = dispatch(L, argc, argv);
   /* Output redirected to a full disk must not end in exit 0. */
   if (fflush(stdout) != 0 || ferror(stdout)) {

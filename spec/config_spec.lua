@@ -265,4 +265,26 @@ describe("gpush config command", function()
     code = run { "config", "show", "gtx480", "--bogus" }
     assert.are.equal(2, code)
   end)
+
+  it("tells an unchanged configuration by value, number subtype and the sign of zero (C walk)", function()
+    local core = require "gpush.core"
+    -- a.b and c: the table at {"a"} holds b, the root holds c
+    local groups = { { "a", leaves = { "b" } }, { leaves = { "c" } } }
+    local values = { 0.0, "x" }
+    local function unchanged(t)
+      return core.config_unchanged(t, groups, values)
+    end
+    assert.is_true(unchanged({ a = { b = 0.0 }, c = "x", extra = 1 }))
+    assert.is_false(unchanged({ a = { b = -0.0 }, c = "x" }))
+    assert.is_false(unchanged({ a = { b = 0 }, c = "x" }))
+    assert.is_false(unchanged({ a = { b = "0" }, c = "x" }))
+    assert.is_false(unchanged({ a = { b = 0.0 }, c = "y" }))
+    assert.is_false(unchanged({ a = 0.0, c = "x" })) -- a non-table on the way reads as nil
+    assert.is_false(unchanged({ c = "x" }))
+    values[1] = 0 / 0
+    assert.is_false(unchanged({ a = { b = values[1] }, c = "x" })) -- NaN is never the same
+    -- indexing honours metamethods, as the Lua walk did
+    values[1] = 2
+    assert.is_true(unchanged(setmetatable({ c = "x" }, { __index = { a = { b = 2 } } })))
+  end)
 end)

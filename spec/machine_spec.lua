@@ -97,4 +97,19 @@ describe("gpush.machine", function()
     assert.is_true(machine.CLASS.st_shared.shared and machine.CLASS.st_shared.store)
     assert.is_false(machine.CLASS.ld_const.memory)
   end)
+
+  it("reuses the machine while the configuration is unchanged and rebuilds it after a change", function()
+    local cfg = assert(config.load("gtx660ti"))
+    local first = machine.of(cfg)
+    assert.are.equal(first, machine.of(cfg))
+    local count = cfg.sm.count
+    cfg.sm.count = count + 1
+    local changed = machine.of(cfg)
+    assert.are_not.equal(first, changed)
+    assert.are.equal(count + 1, changed:get("sm.count"))
+    cfg.sm.count = count
+    assert.are.equal(count, machine.of(cfg):get("sm.count"))
+    -- another table with the same values has a machine of its own
+    assert.are_not.equal(first, machine.of(assert(config.load("gtx660ti"))))
+  end)
 end)

@@ -19,6 +19,7 @@
 #define gpc_isinteger(L, i) lua_isinteger((L), (i))
 #define gpc_rawgeti(L, t, n) ((void)lua_rawgeti((L), (t), (n)))
 #define gpc_getfield(L, t, k) ((void)lua_getfield((L), (t), (k)))
+#define gpc_equal(L, a, b) lua_compare((L), (a), (b), LUA_OPEQ)
 #elif LUA_VERSION_NUM == 501
 #define gpc_absindex(L, i)                                                     \
   (((i) > 0 || (i) <= LUA_REGISTRYINDEX) ? (i) : lua_gettop(L) + (i) + 1)
@@ -33,6 +34,7 @@ static inline int gpc_isinteger(lua_State *L, int i) {
 }
 #define gpc_rawgeti(L, t, n) lua_rawgeti((L), (t), (int)(n))
 #define gpc_getfield(L, t, k) lua_getfield((L), (t), (k))
+#define gpc_equal(L, a, b) lua_equal((L), (a), (b))
 #else
 #error "gpush needs Lua 5.4 or LuaJIT 2.1"
 #endif

@@ -27,6 +27,7 @@ void gpl_open_digest(lua_State *L);
 void gpl_open_surface(lua_State *L);
 void gpl_open_bounds(lua_State *L);
 void gpl_open_machine(lua_State *L);
+void gpl_open_config(lua_State *L);
 
 struct gp_kernel;
 /* Pushes a kernel as gpush.kernel userdata, which owns and frees it. */
@@ -83,6 +84,7 @@ void gpl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_C
     gpl_open_surface(L);                                                       \
     gpl_open_bounds(L);                                                        \
     gpl_open_machine(L);                                                       \
+    gpl_open_config(L);                                                        \
   } while (0)
 
 #endif

@@ -42,10 +42,33 @@ local function split_path(path)
   end
   return parts
 end
-local path_parts, all_parts = {}, {}
-for i, path in ipairs(all_paths) do
+local path_parts = {}
+for _, path in ipairs(all_paths) do
   path_parts[path] = split_path(path)
-  all_parts[i] = path_parts[path]
+end
+-- The paths grouped by the table holding them, for core.config_unchanged:
+-- each group lists the keys from the root to that table and `leaves`, its
+-- keys there; walk_paths is every path in that walk's order.
+local walk_groups, walk_paths = {}, {}
+do
+  local by_parent = {}
+  for _, path in ipairs(all_paths) do
+    local parts = path_parts[path]
+    local parent = table.concat(parts, ".", 1, #parts - 1)
+    local group = by_parent[parent]
+    if not group then
+      group = { table.unpack(parts, 1, #parts - 1) }
+      group.leaves, group.paths = {}, {}
+      by_parent[parent] = group
+      walk_groups[#walk_groups + 1] = group
+    end
+    group.leaves[#group.leaves + 1] = parts[#parts]
+    group.paths[#group.paths + 1] = path
+  end
+  for _, group in ipairs(walk_groups) do
+    table.move(group.paths, 1, #group.paths, #walk_paths + 1, walk_paths)
+    group.paths = nil
+  end
 end
 -- Every proper prefix of a path is a group ("ops", "ops.int").
 for _, path in ipairs(all_paths) do
@@ -207,13 +230,15 @@ local function collect(layer, tree, prefix)
   for k in pairs(tree) do
     keys[#keys + 1] = k
   end
-  -- File order, so the first problem in the file is the one reported.
-  local function position(k)
+  -- File order, so the first problem in the file is the one reported
+  -- (each key's position looked up once, not on every comparison).
+  local positions = {}
+  for _, k in ipairs(keys) do
     local pos = layer.positions and layer.positions[prefix == "" and tostring(k) or prefix .. "." .. tostring(k)]
-    return pos and (pos.key_line * 100000 + pos.key_col) or 0
+    positions[k] = pos and (pos.key_line * 100000 + pos.key_col) or 0
   end
   table.sort(keys, function(a, b)
-    local pa, pb = position(a), position(b)
+    local pa, pb = positions[a], positions[b]
     if pa ~= pb then
       return pa < pb
     end
@@ -530,39 +555,21 @@ function M.load(name_or_path, overrides)
 end
 
 -- The values M.check last passed and wrote back, per configuration table
--- (weak keys): a table found holding exactly them again is passed as it is
--- (a model checks its configuration on every call, GPUMech once per
--- launch; the full check is the Lua side's largest cost on a real trace).
+-- (weak keys), in walk_paths' order: a table found holding exactly them
+-- again is passed as it is (a model checks its configuration on every
+-- call, GPUMech once per launch; the full check is the Lua side's largest
+-- cost on a real trace).
 local passed = setmetatable({}, { __mode = "k" })
 
--- Whether v and w are the same value to a model: equal, of the same number
--- subtype, and (zeros) of the same sign.
-local function same_value(v, w)
-  return v == w and math.type(v) == math.type(w) and (v ~= 0 or 1 / v == 1 / w)
-end
-
--- Whether cfg holds exactly the values `values` (M.flatten's walk, without
--- building its table: a model checks its configuration once per launch or
--- more, and on a real trace of short launches building the flat view was
--- most of the check).
-local function unchanged(values, cfg)
-  if not values then
-    return false
-  end
-  for i = 1, #all_paths do
-    local node, parts = cfg, all_parts[i]
-    for j = 1, #parts do
-      if type(node) == "table" then
-        node = node[parts[j]]
-      else
-        node = nil
-      end
-    end
-    if not same_value(values[all_paths[i]], node) then
-      return false
-    end
-  end
-  return true
+-- Whether cfg holds exactly the values `list` (walk_paths' order; M.flatten's
+-- walk, without building its table): at every path the same value to a
+-- model, equal, of the same number subtype, and (zeros) of the same sign.
+-- The walk is C (csrc/lua/l_config.c), each table holding parameters
+-- reached once: a model checks its configuration once per launch or more,
+-- and on a real trace of short launches this walk in Lua was half of the
+-- Lua side's time.
+local function unchanged(list, cfg)
+  return list ~= nil and core.config_unchanged(cfg, walk_groups, list)
 end
 
 -- Checks a configuration table before a model reads it, with the rules a
@@ -625,8 +632,20 @@ function M.check(cfg, level)
     node[parts[#parts]] = v
   end
   snapshot[cfg] = derived_values(values)
-  passed[cfg] = values
+  local list = {}
+  for i, path in ipairs(walk_paths) do
+    list[i] = values[path]
+  end
+  passed[cfg] = list
   return cfg
+end
+
+-- A token of cfg's last full check: a new value each time M.check checks
+-- cfg in full, the same while M.check finds cfg unchanged, nil before the
+-- first check.  What is built from a checked configuration (the C machine,
+-- gpush.machine) may be reused while its token is the same.
+function M.check_token(cfg)
+  return passed[cfg]
 end
 
 -- The flat view {["sm.count"] = 7, ...} of a resolved config (schema and

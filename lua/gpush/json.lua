@@ -22,102 +22,183 @@ local escapes = {
   ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t",
 }
 
+local find, format, concat, sort = string.find, string.format, table.concat, table.sort
+local math_type, floor, abs, huge = math.type, math.floor, math.abs, math.huge
+
 local function encode_string(s)
+  if not find(s, '[%c"\\]') then -- nothing to escape (most strings)
+    return '"' .. s .. '"'
+  end
   return '"' .. s:gsub('[%c"\\]', function(c)
     return escapes[c] or ("\\u%04x"):format(c:byte())
   end) .. '"'
 end
 
 local function encode_number(n)
-  if math.type(n) == "integer" then
+  if math_type(n) == "integer" then
     return tostring(n)
   end
-  if n ~= n or n == math.huge or n == -math.huge then
+  if n ~= n or n == huge or n == -huge then
     error("json: cannot encode " .. tostring(n), 0)
   end
-  if n == math.floor(n) and math.abs(n) < 2 ^ 53 then
-    return ("%.0f"):format(n)
+  if n == floor(n) and abs(n) < 2 ^ 53 then
+    return format("%.0f", n)
   end
-  return ("%.17g"):format(n)
+  return format("%.17g", n)
 end
 
-local function array_length(t)
-  local n = #t
-  local count = 0
-  for _ in pairs(t) do
-    count = count + 1
+-- Per depth, built once: what opens a container's first entry, what goes
+-- between entries, and what closes it (pretty: newline and indentation).
+local function layout(pretty)
+  local function memo(build)
+    return setmetatable({}, { __index = function(t, depth)
+      local v = build(depth)
+      t[depth] = v
+      return v
+    end })
   end
-  if count == n and not object_marker[t] then
-    return n
+  if not pretty then
+    local constant = memo(function() return "" end)
+    return constant, memo(function() return "," end), constant
   end
+  return memo(function(depth) return "\n" .. ("  "):rep(depth + 1) end),
+    memo(function(depth) return ",\n" .. ("  "):rep(depth + 1) end),
+    memo(function(depth) return "\n" .. ("  "):rep(depth) end)
 end
 
-local encode_value
+-- Encodes a value; with `pretty`, two-space indentation.  The text is
+-- built in one buffer (pieces appended, one concat at the end), numbers
+-- and strings inside a container without a call of their own, each table
+-- walked once to tell an array from an object and collect its keys, and
+-- each object key escaped once per call: a model command's --json output
+-- (hundreds of objects with the same keys) cost more than its predictions
+-- when every level returned a string of its own.
+function M.encode(value, pretty)
+  local buf, n = {}, 0
+  local seen, key_text = {}, {}
+  local open, between, close = layout(pretty)
+  local colon = pretty and ": " or ":"
+  local null = M.null
+  local encode_table
 
-local function encode_table(t, indent, depth, seen)
-  if seen[t] then
-    error("json: cannot encode a table that contains itself", 0)
-  end
-  seen[t] = true
-  local newline, pad, inner = "", "", ""
-  if indent then
-    newline = "\n"
-    pad = indent:rep(depth)
-    inner = indent:rep(depth + 1)
-  end
-  local parts = {}
-  local n = array_length(t)
-  local out
-  if n then
-    for i = 1, n do
-      parts[i] = inner .. encode_value(t[i], indent, depth + 1, seen)
+  -- Appends v's text.
+  local function encode_value(v, depth)
+    local kind = type(v)
+    if kind == "string" then
+      n = n + 1
+      buf[n] = encode_string(v)
+    elseif kind == "number" then
+      n = n + 1
+      buf[n] = encode_number(v)
+    elseif kind == "boolean" then
+      n = n + 1
+      buf[n] = tostring(v)
+    elseif v == nil or v == null then
+      n = n + 1
+      buf[n] = "null"
+    elseif kind == "table" then
+      encode_table(v, depth)
+    else
+      error("json: cannot encode a " .. kind, 0)
     end
-    out = n == 0 and "[]" or "[" .. newline .. table.concat(parts, "," .. newline) .. newline .. pad .. "]"
-  else
-    local keys = {}
+  end
+
+  -- Appends an entry's value: numbers and strings here, the rest through
+  -- encode_value (the same text either way).
+  local function encode_entry(v, depth)
+    local kind = type(v)
+    if kind == "number" then
+      n = n + 1
+      buf[n] = encode_number(v)
+    elseif kind == "string" then
+      n = n + 1
+      buf[n] = encode_string(v)
+    else
+      encode_value(v, depth)
+    end
+  end
+
+  function encode_table(t, depth)
+    if seen[t] then
+      error("json: cannot encode a table that contains itself", 0)
+    end
+    seen[t] = true
+    -- an array when its keys are exactly 1..#t (and it is not M.object)
+    local keys, count, bad = {}, 0, nil
     for k in pairs(t) do
-      if type(k) ~= "string" and type(k) ~= "number" then
-        error("json: object keys must be strings, got " .. type(k), 0)
+      count = count + 1
+      keys[count] = k
+      local kind = type(k)
+      if not bad and kind ~= "string" and kind ~= "number" then
+        bad = kind
       end
-      keys[#keys + 1] = tostring(k)
     end
-    table.sort(keys)
-    for i, k in ipairs(keys) do
-      local v = t[k]
-      if v == nil then
-        v = t[tonumber(k)]
+    local length = #t
+    if count == length and not object_marker[t] then
+      if length == 0 then
+        n = n + 1
+        buf[n] = "[]"
+      else
+        n = n + 1
+        buf[n] = "[" .. open[depth]
+        local sep = between[depth]
+        encode_entry(t[1], depth + 1)
+        for i = 2, length do
+          n = n + 1
+          buf[n] = sep
+          encode_entry(t[i], depth + 1)
+        end
+        n = n + 1
+        buf[n] = close[depth] .. "]"
       end
-      parts[i] = inner .. encode_string(k) .. (indent and ": " or ":") .. encode_value(v, indent, depth + 1, seen)
+    elseif count == 0 then
+      n = n + 1
+      buf[n] = "{}"
+    else
+      if bad then
+        error("json: object keys must be strings, got " .. bad, 0)
+      end
+      for i = 1, count do
+        local k = keys[i]
+        if type(k) ~= "string" then
+          keys[i] = tostring(k)
+        end
+      end
+      sort(keys)
+      n = n + 1
+      buf[n] = "{" .. open[depth]
+      local sep = between[depth]
+      for i = 1, count do
+        local k = keys[i]
+        local v = t[k]
+        if v == nil then
+          v = t[tonumber(k)]
+        end
+        if i > 1 then
+          n = n + 1
+          buf[n] = sep
+        end
+        local text = key_text[k]
+        if not text then
+          text = encode_string(k) .. colon
+          key_text[k] = text
+        end
+        n = n + 1
+        buf[n] = text
+        encode_entry(v, depth + 1)
+      end
+      n = n + 1
+      buf[n] = close[depth] .. "}"
     end
-    out = #keys == 0 and "{}" or "{" .. newline .. table.concat(parts, "," .. newline) .. newline .. pad .. "}"
+    seen[t] = nil
   end
-  seen[t] = nil
-  return out
-end
 
-function encode_value(v, indent, depth, seen)
-  local kind = type(v)
-  if kind == "string" then
-    return encode_string(v)
-  elseif kind == "number" then
-    return encode_number(v)
-  elseif kind == "boolean" then
-    return tostring(v)
-  elseif v == nil or v == M.null then
-    return "null"
-  elseif kind == "table" then
-    return encode_table(v, indent, depth, seen)
-  end
-  error("json: cannot encode a " .. kind, 0)
+  encode_value(value, 0)
+  return concat(buf, "", 1, n)
 end
 
 -- The JSON null, as decode returns it and encode accepts it.
 M.null = setmetatable({}, { __tostring = function() return "null" end })
-
--- Encodes a value; with `pretty`, two-space indentation.
-function M.encode(value, pretty)
-  return encode_value(value, pretty and "  " or nil, 0, {})
-end
 
 -- Decoding ----------------------------------------------------------------------
 

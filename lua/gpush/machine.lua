@@ -29,11 +29,23 @@ for _, c in ipairs(M.CLASSES) do
   M.CLASS[c.name] = c
 end
 
+-- cfg -> { token = config.check_token(cfg), machine = its machine } (weak
+-- keys): GPUMech and the bounds ask for the machine on every launch.
+local built = setmetatable({}, { __mode = "k" })
+
 -- The machine of a configuration (checked first, as every model's entry
--- does; `level` as error's).
+-- does; `level` as error's).  The machine is read-only and reads only the
+-- checked parameters, so the one built is reused while the check finds the
+-- configuration unchanged.
 function M.of(cfg, level)
   config.check(cfg, (level or 1) + 1)
-  return core.machine(cfg)
+  local token, memo = config.check_token(cfg), built[cfg]
+  if memo and memo.token == token then
+    return memo.machine
+  end
+  local machine = core.machine(cfg)
+  built[cfg] = { token = token, machine = machine }
+  return machine
 end
 
 -- class name -> the scheduler unit it issues to on this configuration

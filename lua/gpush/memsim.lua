@@ -89,6 +89,8 @@ function M.params_key(p, skip)
   return table.concat(parts, ";")
 end
 
+local math_type = math.type
+
 -- Whether two parameter tables give the same M.params_key (the same keys,
 -- nested alike, each leaf with the same tostring), without building the
 -- keys.
@@ -99,7 +101,12 @@ function M.params_equal(a, b)
       if type(w) ~= "table" or not M.params_equal(v, w) then
         return false
       end
-    elseif type(w) == "table" or w == nil or tostring(v) ~= tostring(w) then
+    elseif type(w) == "table" or w == nil then
+      return false
+    -- equal values of one number subtype print alike (but 0.0 and -0.0
+    -- do not): no strings to build
+    elseif not (v == w and (type(v) ~= "number" or (math_type(v) == math_type(w) and v ~= 0)))
+      and tostring(v) ~= tostring(w) then
       return false
     end
   end
