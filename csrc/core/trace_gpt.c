@@ -27,12 +27,14 @@
  * stream id), 3 (every producer: GP_DEPS distances per instruction), 4
  * (memory records of 20 bytes: evenly spaced lanes stored as one address and
  * a stride, GP_LANES_STRIDED, other lanes as 32-bit deltas where they fit,
- * GP_LANES_DELTAS).  A file of another version is
+ * GP_LANES_DELTAS), 5 (both checksums digest.h's gp_checksum, 0.5
+ * instructions per byte instead of 0.8).  A file of another version is
  * refused with the command that regenerates it (gpt_check_version); a bump
  * changes GPT_VERSION only.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "digest.h"
 #include "gpt_guard.h"
 #include "staged.h"
 #include "trace.h"
@@ -45,7 +47,7 @@
 #include <unistd.h>
 
 #define GPT_MAGIC "GPUSHGPT"
-#define GPT_VERSION 4u
+#define GPT_VERSION 5u
 #define GPT_BOM 0x01020304u
 #define GPT_ALIGN 64u
 
@@ -109,56 +111,12 @@ static void sections(const gp_kernel *k, const void *ptr[SEC_COUNT],
 
 static uint64_t align_up(uint64_t x) { return (x + GPT_ALIGN - 1) & ~(uint64_t)(GPT_ALIGN - 1); }
 
-/* The payload checksum: four interleaved multiply-xor lanes over 64-bit
- * little-endian words (so the loop runs at memory speed), folded together
- * with the length.  It detects truncation and corruption; it is not a
- * cryptographic hash.  The payload length is a multiple of GPT_ALIGN.  The
- * state form lets the loader sum each chunk as it reads it, while the chunk
- * is still in the cache. */
-typedef struct sum_state {
-  uint64_t lane[4], h;
-} sum_state;
-
-static void sum_init(sum_state *s, uint64_t n) {
-  int j;
-  for (j = 0; j < 4; j++)
-    s->lane[j] = (uint64_t)j + 1;
-  s->h = n;
-}
-
-/* Adds n bytes, a multiple of 32. */
-static void sum_blocks(sum_state *s, const unsigned char *p, uint64_t n) {
-  const uint64_t prime = 0x9e3779b97f4a7c15ull;
-  uint64_t i;
-  int j;
-  for (i = 0; i + 32 <= n; i += 32) {
-    for (j = 0; j < 4; j++) {
-      uint64_t w;
-      memcpy(&w, p + i + 8 * (uint64_t)j, 8);
-      s->lane[j] = (s->lane[j] ^ w) * prime;
-      s->lane[j] ^= s->lane[j] >> 29;
-    }
-  }
-}
-
-/* Adds the last n < 32 bytes and folds the lanes. */
-static uint64_t sum_finish(sum_state *s, const unsigned char *tail, uint64_t n) {
-  const uint64_t prime = 0x9e3779b97f4a7c15ull;
-  uint64_t i, h = s->h;
-  int j;
-  for (i = 0; i < n; i++)
-    h = (h ^ tail[i]) * prime;
-  for (j = 0; j < 4; j++)
-    h = (h ^ s->lane[j]) * prime;
-  return h ^ (h >> 32);
-}
-
+/* A section's checksum: digest.h's content checksum (gp_checksum), which
+ * detects truncation and corruption and is not a cryptographic hash.
+ * Payload and header lengths are multiples of GPT_ALIGN, so the loader can
+ * sum each chunk as it reads it, while the chunk is still in the cache. */
 static uint64_t checksum(const unsigned char *p, uint64_t n) {
-  sum_state s;
-  uint64_t whole = n & ~(uint64_t)31;
-  sum_init(&s, n);
-  sum_blocks(&s, p, whole);
-  return sum_finish(&s, p + whole, n - whole);
+  return gp_checksum_bytes(p, (size_t)n);
 }
 
 /* The checksum of the header as written: header_bytes bytes (the struct and
@@ -464,24 +422,20 @@ static int read_exactly(int fd, unsigned char *dst, uint64_t n, const char *path
 
 /* The whole file into `image` (already holding its first header_bytes),
  * summing the payload chunk by chunk as it arrives; *sum is its checksum. */
-#define READ_SUM_CHUNK (1u << 20)
+#define READ_SUM_CHUNK (1u << 20) /* a multiple of GP_CHECKSUM_STRIPE */
 static int read_payload(int fd, unsigned char *image, uint64_t header_bytes, uint64_t size,
                         uint64_t *sum, const char *path, gp_error *err) {
-  sum_state s;
-  uint64_t pos = header_bytes, whole;
-  sum_init(&s, size - header_bytes);
+  gp_checksum c;
+  uint64_t pos = header_bytes;
+  gp_checksum_start(&c);
   while (pos < size) {
     uint64_t n = size - pos < READ_SUM_CHUNK ? size - pos : READ_SUM_CHUNK;
     if (read_exactly(fd, image + pos, n, path, err) != GP_OK)
       return GP_ERR;
-    whole = n & ~(uint64_t)31; /* only the last chunk can have a tail */
-    sum_blocks(&s, image + pos, whole);
+    gp_checksum_add(&c, image + pos, (size_t)n); /* only the last chunk can have a tail */
     pos += n;
-    if (pos == size)
-      *sum = sum_finish(&s, image + pos - (n - whole), n - whole);
   }
-  if (pos == header_bytes)
-    *sum = sum_finish(&s, image, 0);
+  *sum = gp_checksum_finish(&c);
   return GP_OK;
 }
 

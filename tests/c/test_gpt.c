@@ -255,18 +255,21 @@ static void test_damaged_files(const char *dir) {
   snprintf(path, sizeof path, "%s/k.gpt", dir);
   n = file_size(path);
   expect_refused(dir, 0, 'X', -1, "bad.gpt: not a gpush .gpt file: it does not start with 'GPUSHGPT'");
-  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 4");
+  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 5");
   /* the formats before the header checksum (1), before every producer was
-   * kept (2) and before strided lanes were stored as base and stride (3):
-   * how to redo them */
+   * kept (2), before strided lanes were stored as base and stride (3) and
+   * before the faster checksum (4): how to redo them */
   expect_refused(dir, 8, 1, -1,
-                 "bad.gpt: .gpt format version 1, this gpush reads version 4: regenerate it from its "
+                 "bad.gpt: .gpt format version 1, this gpush reads version 5: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 8, 2, -1,
-                 "bad.gpt: .gpt format version 2, this gpush reads version 4: regenerate it from its "
+                 "bad.gpt: .gpt format version 2, this gpush reads version 5: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 8, 3, -1,
-                 "bad.gpt: .gpt format version 3, this gpush reads version 4: regenerate it from its "
+                 "bad.gpt: .gpt format version 3, this gpush reads version 5: regenerate it from its "
+                 "trace with `gpush trace convert TRACE ");
+  expect_refused(dir, 8, 4, -1,
+                 "bad.gpt: .gpt format version 4, this gpush reads version 5: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 12, 9, -1, "bad.gpt: written with another byte order");
   expect_refused(dir, -1, 0, 0, "bad.gpt: empty file: expected a gpush .gpt kernel");
