@@ -312,28 +312,101 @@ static int check_header(const unsigned char *image, uint64_t size, const char *p
   return GP_OK;
 }
 
-/* Checks that every dependence distance stays inside its warp: a producer
- * is at most the instruction's position in the warp back (the scoreboard is
- * per warp), and the distances are packed (none after the first zero). */
-static int check_deps(const gp_kernel *k, const char *path, gp_error *err) {
-  uint64_t w, j;
+/* The first instruction of warp w with a dependence outside its warp: a
+ * producer more than the instruction's position in the warp back (the
+ * scoreboard is per warp), or distances not packed (one after a zero);
+ * UINT64_MAX where there is none. */
+static uint64_t first_bad_dependence(const gp_kernel *k, uint64_t w) {
+  uint64_t j;
   int d;
+  for (j = 0; j < k->warp_len[w]; j++) {
+    const uint16_t *dist = &k->deps[(k->warp_start[w] + j) * GP_DEPS];
+    for (d = 0; d < GP_DEPS; d++)
+      if (dist[d] > j || (d > 0 && dist[d] != 0 && dist[d - 1] == 0))
+        return k->warp_start[w] + j;
+  }
+  return UINT64_MAX;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Whether warp w's dependences all pass first_bad_dependence's test,
+ * two instructions (eight distances) to a register and no branch per
+ * distance: a distance past its position leaves a nonzero saturated
+ * difference, a nonzero distance after a zero a flag; the warp is searched
+ * again (for the message) only when something failed. */
+static int deps_inside_warp(const gp_kernel *k, uint64_t w) {
+  const unsigned char *dist = (const unsigned char *)&k->deps[k->warp_start[w] * GP_DEPS];
+  uint32_t n = k->warp_len[w], j;
+  __m128i at = _mm_set_epi16(1, 1, 1, 1, 0, 0, 0, 0); /* positions j, j + 1: saturate at 0xffff */
+  const __m128i two = _mm_set1_epi16(2), zero = _mm_setzero_si128();
+  __m128i bad = zero;
+  _Static_assert(GP_DEPS == 4, "four u16 distances: one instruction per 64 bits");
+  for (j = 0; j < n; j += 2, dist += 16) {
+    __m128i d = j + 1 < n ? _mm_loadu_si128((const __m128i *)dist)
+                          : _mm_loadl_epi64((const __m128i *)dist); /* the last one alone */
+    __m128i is_zero = _mm_cmpeq_epi16(d, zero);
+    bad = _mm_or_si128(bad, _mm_subs_epu16(d, at));                        /* d > position */
+    bad = _mm_or_si128(bad, _mm_andnot_si128(is_zero, _mm_slli_epi64(is_zero, 16))); /* after a zero */
+    at = _mm_adds_epu16(at, two);
+  }
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(bad, zero)) == 0xffff;
+}
+#else
+static int deps_inside_warp(const gp_kernel *k, uint64_t w) {
+  return first_bad_dependence(k, w) == UINT64_MAX;
+}
+#endif
+
+/* Checks that every dependence distance stays inside its warp and that
+ * the distances are packed (none after the first zero). */
+static int check_deps(const gp_kernel *k, const char *path, gp_error *err) {
+  uint64_t w, bad;
   for (w = 0; w < k->warps; w++)
-    for (j = 0; j < k->warp_len[w]; j++) {
-      const uint16_t *dist = &k->deps[(k->warp_start[w] + j) * GP_DEPS];
-      for (d = 0; d < GP_DEPS; d++)
-        if (dist[d] > j || (d > 0 && dist[d] != 0 && dist[d - 1] == 0))
-          return gp_error_set(err, "%s: instruction %llu has a dependence outside its warp",
-                              path, (unsigned long long)(k->warp_start[w] + j));
-    }
+    if (!deps_inside_warp(k, w) && (bad = first_bad_dependence(k, w)) != UINT64_MAX)
+      return gp_error_set(err, "%s: instruction %llu has a dependence outside its warp",
+                          path, (unsigned long long)bad);
   return GP_OK;
+}
+
+/* The first instruction whose class, PC index, memory record or active
+ * lanes is out of range; UINT64_MAX where there is none. */
+static uint64_t first_corrupt_instruction(const gp_kernel *k) {
+  uint64_t i;
+  for (i = 0; i < k->insts; i++)
+    if (k->op_class[i] >= GP_OP_CLASS_COUNT || k->pc_index[i] >= k->static_count ||
+        (k->mem[i] != UINT32_MAX && k->mem[i] >= k->mem_count) || k->active[i] > 32)
+      return i;
+  return UINT64_MAX;
+}
+
+/* Whether every instruction passes first_corrupt_instruction's test, as
+ * maxima taken over each array (loops without branches); *with_record
+ * counts the instructions with a memory record (UINT32_MAX + 1 wraps to 0,
+ * so mem + 1 > mem_count is a record index past the records). */
+static int instructions_in_range(const gp_kernel *k, uint64_t *with_record) {
+  uint64_t i, n = k->insts, records = 0;
+  uint8_t max_class = 0, max_active = 0;
+  uint32_t out = 0;
+  for (i = 0; i < n; i++) {
+    max_class = k->op_class[i] > max_class ? k->op_class[i] : max_class;
+    max_active = k->active[i] > max_active ? k->active[i] : max_active;
+  }
+  for (i = 0; i < n; i++) {
+    uint32_t mem = k->mem[i] + 1u;
+    out |= (uint32_t)(k->pc_index[i] >= k->static_count) | (uint32_t)(mem > k->mem_count);
+    records += mem != 0;
+  }
+  *with_record = records;
+  return n == 0 || (max_class < GP_OP_CLASS_COUNT && max_active <= 32 && out == 0);
 }
 
 /* Checks every index the models will follow, and that the header's counts
  * describe the data: instructions per class, instructions over the warps,
  * one memory record per memory instruction, dependences inside the warp. */
 static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
-  uint64_t i, listed = 0, with_record = 0;
+  uint64_t i, listed = 0, with_record = 0, bad;
   uint64_t counts[GP_OP_CLASS_COUNT] = {0};
   int c;
   for (i = 0; i < k->warps; i++) {
@@ -347,13 +420,10 @@ static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
                         path, (unsigned long long)k->insts, (unsigned long long)listed);
   if (check_deps(k, path, err) != GP_OK)
     return GP_ERR;
-  for (i = 0; i < k->insts; i++) {
-    if (k->op_class[i] >= GP_OP_CLASS_COUNT || k->pc_index[i] >= k->static_count ||
-        (k->mem[i] != UINT32_MAX && k->mem[i] >= k->mem_count) || k->active[i] > 32)
-      return gp_error_set(err, "%s: instruction %llu is corrupt", path, (unsigned long long)i);
+  if (!instructions_in_range(k, &with_record) && (bad = first_corrupt_instruction(k)) != UINT64_MAX)
+    return gp_error_set(err, "%s: instruction %llu is corrupt", path, (unsigned long long)bad);
+  for (i = 0; i < k->insts; i++) /* every class is in range now */
     counts[k->op_class[i]]++;
-    with_record += k->mem[i] != UINT32_MAX;
-  }
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     if (counts[c] != k->class_counts[c])
       return gp_error_set(err, "%s: header field 'class_counts' says %llu %s instructions, the data holds %llu",
