@@ -173,12 +173,12 @@ describe("bad input: .gpt files", function()
     local old = dir .. "/old.gpt"
     assert.are.equal(0, (gpush("trace", "convert", fixtures .. "/kernel-1.traceg", old)))
     -- 1: no header checksum; 2: the nearest producer and load producer only;
-    -- 3: every lane address stored (no base + stride records)
-    for _, version in ipairs({ 1, 2, 3 }) do
+    -- 3: every lane address stored (no base + stride records); 4: the older checksum
+    for _, version in ipairs({ 1, 2, 3, 4 }) do
       patch(old, 8, string.pack("<I4", version))
       code, _, err = gpush("trace", "info", old)
       assert.are.equal(1, code)
-      assert.are.equal(("gpush trace: %s: .gpt format version %d, this gpush reads version 4: regenerate it from"
+      assert.are.equal(("gpush trace: %s: .gpt format version %d, this gpush reads version 5: regenerate it from"
         .. " its trace with `gpush trace convert TRACE %s`\n"):format(old, version, old), err)
     end
     os.remove(empty)

@@ -85,17 +85,17 @@ describe("the parsed-trace cache", function()
   end)
 
   it("parses again an entry of an older .gpt format instead of failing", function()
-    -- format 3 held every lane address; format 4 keeps strided lanes as base
-    -- and stride: an entry left by an older build is replaced, never misread
+    -- format 4 summed with the older checksum; format 5 with gp_checksum: an
+    -- entry left by an older build is replaced, never misread
     local dir, path = fixture()
     local cache = dir .. "/cache"
     assert(core.mkdir(cache))
     local parsed = load(path, cache)
     local name = cache .. "/" .. entries(cache)[1]
     local bytes = helper.read_file(name)
-    assert.are.equal(4, bytes:byte(9)) -- the format version, little-endian, after the magic
+    assert.are.equal(5, bytes:byte(9)) -- the format version, little-endian, after the magic
     local g = assert(io.open(name, "wb"))
-    g:write(bytes:sub(1, 8), string.char(3), bytes:sub(10))
+    g:write(bytes:sub(1, 8), string.char(4), bytes:sub(10))
     g:close()
     local again1, hit1 = load(path, cache)
     local again2, hit2 = load(path, cache)
@@ -103,7 +103,7 @@ describe("the parsed-trace cache", function()
     assert.is_true(hit2)
     assert.are.equal(parsed, again1)
     assert.are.equal(parsed, again2)
-    assert.are.equal(4, helper.read_file(name):byte(9))
+    assert.are.equal(5, helper.read_file(name):byte(9))
   end)
 
   it("keeps the folder under its size, least recently used first", function()

@@ -218,6 +218,7 @@ typedef struct gp_static_inst {
 typedef struct gp_pc_slot {
   uint64_t key;
   uint32_t index;
+  uint32_t op_len; /* the opcode's length: a PC seen again is checked with memcmp */
 } gp_pc_slot;
 
 typedef struct gp_kernel {
@@ -332,6 +333,10 @@ int gp_kernel_parse_buffer(gp_kernel **out, const gp_alloc *alloc,
  * -1 when the access touches more than GP_MAX_LINES_PER_INST lines, -2 when
  * out of memory. */
 int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width);
+
+/* Room for `need` lines and sector masks in the kernel's pools (GP_ERR:
+ * out of memory, the pools unchanged). */
+int gp_kernel_reserve_lines(gp_kernel *k, size_t need);
 
 /* Coalesces the lanes' accesses of `width` bytes at addrs[0..n) into distinct
  * 128 B lines (line address = byte address >> 7) with the 32 B sectors each

@@ -116,6 +116,34 @@ static uint32_t sectors_in(uint8_t m) {
   return bits[m & 15u];
 }
 
+/* Room for `need` lines: lines and sector_masks share one capacity, grown
+ * together (masks first) by doubling. */
+int gp_kernel_reserve_lines(gp_kernel *k, size_t need) {
+  size_t cap = k->cap_lines < 64 ? 64 : k->cap_lines;
+  uint64_t *l;
+  uint8_t *m;
+  if (need <= k->cap_lines)
+    return GP_OK;
+  while (cap < need)
+    cap *= 2;
+  if (cap > SIZE_MAX / sizeof *k->lines)
+    return GP_ERR;
+  m = gp_realloc(&k->alloc, k->sector_masks, k->cap_lines, cap);
+  if (m == NULL)
+    return GP_ERR;
+  k->sector_masks = m;
+  l = gp_realloc(&k->alloc, k->lines, k->cap_lines * sizeof *k->lines, cap * sizeof *k->lines);
+  if (l == NULL) { /* shrink the masks back so both agree with cap_lines */
+    m = gp_realloc(&k->alloc, k->sector_masks, cap, k->cap_lines);
+    if (m != NULL || k->cap_lines == 0)
+      k->sector_masks = m;
+    return GP_ERR;
+  }
+  k->lines = l;
+  k->cap_lines = cap;
+  return GP_OK;
+}
+
 /* Appends n coalesced lines to the kernel's pools for rec (n < 0: too
  * many lines, returned as -1). */
 static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
@@ -123,31 +151,9 @@ static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
   uint32_t i, sectors = 0;
   if (n < 0)
     return -1;
-  if ((size_t)k->line_count + (size_t)n > k->cap_lines) {
-    /* lines and sector_masks share one capacity: grow both, masks first */
-    size_t need = (size_t)k->line_count + (size_t)n;
-    size_t cap = k->cap_lines < 64 ? 64 : k->cap_lines;
-    uint64_t *l;
-    uint8_t *m;
-    while (cap < need)
-      cap *= 2;
-    if (cap > SIZE_MAX / sizeof *k->lines)
-      return -2;
-    m = gp_realloc(&k->alloc, k->sector_masks, k->cap_lines, cap);
-    if (m == NULL)
-      return -2;
-    k->sector_masks = m;
-    l = gp_realloc(&k->alloc, k->lines, k->cap_lines * sizeof *k->lines,
-                   cap * sizeof *k->lines);
-    if (l == NULL) { /* shrink the masks back so both agree with cap_lines */
-      m = gp_realloc(&k->alloc, k->sector_masks, cap, k->cap_lines);
-      if (m != NULL || k->cap_lines == 0)
-        k->sector_masks = m;
-      return -2;
-    }
-    k->lines = l;
-    k->cap_lines = cap;
-  }
+  if ((size_t)k->line_count + (size_t)n > k->cap_lines &&
+      gp_kernel_reserve_lines(k, (size_t)k->line_count + (size_t)n) != GP_OK)
+    return -2;
   rec->line_start = k->line_count;
   rec->line_count = (uint8_t)n;
   for (i = 0; i < (uint32_t)n; i++) {

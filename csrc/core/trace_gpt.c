@@ -27,12 +27,14 @@
  * stream id), 3 (every producer: GP_DEPS distances per instruction), 4
  * (memory records of 20 bytes: evenly spaced lanes stored as one address and
  * a stride, GP_LANES_STRIDED, other lanes as 32-bit deltas where they fit,
- * GP_LANES_DELTAS).  A file of another version is
+ * GP_LANES_DELTAS), 5 (both checksums digest.h's gp_checksum, 0.5
+ * instructions per byte instead of 0.8).  A file of another version is
  * refused with the command that regenerates it (gpt_check_version); a bump
  * changes GPT_VERSION only.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "digest.h"
 #include "gpt_guard.h"
 #include "staged.h"
 #include "trace.h"
@@ -45,7 +47,7 @@
 #include <unistd.h>
 
 #define GPT_MAGIC "GPUSHGPT"
-#define GPT_VERSION 4u
+#define GPT_VERSION 5u
 #define GPT_BOM 0x01020304u
 #define GPT_ALIGN 64u
 
@@ -109,56 +111,12 @@ static void sections(const gp_kernel *k, const void *ptr[SEC_COUNT],
 
 static uint64_t align_up(uint64_t x) { return (x + GPT_ALIGN - 1) & ~(uint64_t)(GPT_ALIGN - 1); }
 
-/* The payload checksum: four interleaved multiply-xor lanes over 64-bit
- * little-endian words (so the loop runs at memory speed), folded together
- * with the length.  It detects truncation and corruption; it is not a
- * cryptographic hash.  The payload length is a multiple of GPT_ALIGN.  The
- * state form lets the loader sum each chunk as it reads it, while the chunk
- * is still in the cache. */
-typedef struct sum_state {
-  uint64_t lane[4], h;
-} sum_state;
-
-static void sum_init(sum_state *s, uint64_t n) {
-  int j;
-  for (j = 0; j < 4; j++)
-    s->lane[j] = (uint64_t)j + 1;
-  s->h = n;
-}
-
-/* Adds n bytes, a multiple of 32. */
-static void sum_blocks(sum_state *s, const unsigned char *p, uint64_t n) {
-  const uint64_t prime = 0x9e3779b97f4a7c15ull;
-  uint64_t i;
-  int j;
-  for (i = 0; i + 32 <= n; i += 32) {
-    for (j = 0; j < 4; j++) {
-      uint64_t w;
-      memcpy(&w, p + i + 8 * (uint64_t)j, 8);
-      s->lane[j] = (s->lane[j] ^ w) * prime;
-      s->lane[j] ^= s->lane[j] >> 29;
-    }
-  }
-}
-
-/* Adds the last n < 32 bytes and folds the lanes. */
-static uint64_t sum_finish(sum_state *s, const unsigned char *tail, uint64_t n) {
-  const uint64_t prime = 0x9e3779b97f4a7c15ull;
-  uint64_t i, h = s->h;
-  int j;
-  for (i = 0; i < n; i++)
-    h = (h ^ tail[i]) * prime;
-  for (j = 0; j < 4; j++)
-    h = (h ^ s->lane[j]) * prime;
-  return h ^ (h >> 32);
-}
-
+/* A section's checksum: digest.h's content checksum (gp_checksum), which
+ * detects truncation and corruption and is not a cryptographic hash.
+ * Payload and header lengths are multiples of GPT_ALIGN, so the loader can
+ * sum each chunk as it reads it, while the chunk is still in the cache. */
 static uint64_t checksum(const unsigned char *p, uint64_t n) {
-  sum_state s;
-  uint64_t whole = n & ~(uint64_t)31;
-  sum_init(&s, n);
-  sum_blocks(&s, p, whole);
-  return sum_finish(&s, p + whole, n - whole);
+  return gp_checksum_bytes(p, (size_t)n);
 }
 
 /* The checksum of the header as written: header_bytes bytes (the struct and
@@ -354,28 +312,101 @@ static int check_header(const unsigned char *image, uint64_t size, const char *p
   return GP_OK;
 }
 
-/* Checks that every dependence distance stays inside its warp: a producer
- * is at most the instruction's position in the warp back (the scoreboard is
- * per warp), and the distances are packed (none after the first zero). */
-static int check_deps(const gp_kernel *k, const char *path, gp_error *err) {
-  uint64_t w, j;
+/* The first instruction of warp w with a dependence outside its warp: a
+ * producer more than the instruction's position in the warp back (the
+ * scoreboard is per warp), or distances not packed (one after a zero);
+ * UINT64_MAX where there is none. */
+static uint64_t first_bad_dependence(const gp_kernel *k, uint64_t w) {
+  uint64_t j;
   int d;
+  for (j = 0; j < k->warp_len[w]; j++) {
+    const uint16_t *dist = &k->deps[(k->warp_start[w] + j) * GP_DEPS];
+    for (d = 0; d < GP_DEPS; d++)
+      if (dist[d] > j || (d > 0 && dist[d] != 0 && dist[d - 1] == 0))
+        return k->warp_start[w] + j;
+  }
+  return UINT64_MAX;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Whether warp w's dependences all pass first_bad_dependence's test,
+ * two instructions (eight distances) to a register and no branch per
+ * distance: a distance past its position leaves a nonzero saturated
+ * difference, a nonzero distance after a zero a flag; the warp is searched
+ * again (for the message) only when something failed. */
+static int deps_inside_warp(const gp_kernel *k, uint64_t w) {
+  const unsigned char *dist = (const unsigned char *)&k->deps[k->warp_start[w] * GP_DEPS];
+  uint32_t n = k->warp_len[w], j;
+  __m128i at = _mm_set_epi16(1, 1, 1, 1, 0, 0, 0, 0); /* positions j, j + 1: saturate at 0xffff */
+  const __m128i two = _mm_set1_epi16(2), zero = _mm_setzero_si128();
+  __m128i bad = zero;
+  _Static_assert(GP_DEPS == 4, "four u16 distances: one instruction per 64 bits");
+  for (j = 0; j < n; j += 2, dist += 16) {
+    __m128i d = j + 1 < n ? _mm_loadu_si128((const __m128i *)dist)
+                          : _mm_loadl_epi64((const __m128i *)dist); /* the last one alone */
+    __m128i is_zero = _mm_cmpeq_epi16(d, zero);
+    bad = _mm_or_si128(bad, _mm_subs_epu16(d, at));                        /* d > position */
+    bad = _mm_or_si128(bad, _mm_andnot_si128(is_zero, _mm_slli_epi64(is_zero, 16))); /* after a zero */
+    at = _mm_adds_epu16(at, two);
+  }
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(bad, zero)) == 0xffff;
+}
+#else
+static int deps_inside_warp(const gp_kernel *k, uint64_t w) {
+  return first_bad_dependence(k, w) == UINT64_MAX;
+}
+#endif
+
+/* Checks that every dependence distance stays inside its warp and that
+ * the distances are packed (none after the first zero). */
+static int check_deps(const gp_kernel *k, const char *path, gp_error *err) {
+  uint64_t w, bad;
   for (w = 0; w < k->warps; w++)
-    for (j = 0; j < k->warp_len[w]; j++) {
-      const uint16_t *dist = &k->deps[(k->warp_start[w] + j) * GP_DEPS];
-      for (d = 0; d < GP_DEPS; d++)
-        if (dist[d] > j || (d > 0 && dist[d] != 0 && dist[d - 1] == 0))
-          return gp_error_set(err, "%s: instruction %llu has a dependence outside its warp",
-                              path, (unsigned long long)(k->warp_start[w] + j));
-    }
+    if (!deps_inside_warp(k, w) && (bad = first_bad_dependence(k, w)) != UINT64_MAX)
+      return gp_error_set(err, "%s: instruction %llu has a dependence outside its warp",
+                          path, (unsigned long long)bad);
   return GP_OK;
+}
+
+/* The first instruction whose class, PC index, memory record or active
+ * lanes is out of range; UINT64_MAX where there is none. */
+static uint64_t first_corrupt_instruction(const gp_kernel *k) {
+  uint64_t i;
+  for (i = 0; i < k->insts; i++)
+    if (k->op_class[i] >= GP_OP_CLASS_COUNT || k->pc_index[i] >= k->static_count ||
+        (k->mem[i] != UINT32_MAX && k->mem[i] >= k->mem_count) || k->active[i] > 32)
+      return i;
+  return UINT64_MAX;
+}
+
+/* Whether every instruction passes first_corrupt_instruction's test, as
+ * maxima taken over each array (loops without branches); *with_record
+ * counts the instructions with a memory record (UINT32_MAX + 1 wraps to 0,
+ * so mem + 1 > mem_count is a record index past the records). */
+static int instructions_in_range(const gp_kernel *k, uint64_t *with_record) {
+  uint64_t i, n = k->insts, records = 0;
+  uint8_t max_class = 0, max_active = 0;
+  uint32_t out = 0;
+  for (i = 0; i < n; i++) {
+    max_class = k->op_class[i] > max_class ? k->op_class[i] : max_class;
+    max_active = k->active[i] > max_active ? k->active[i] : max_active;
+  }
+  for (i = 0; i < n; i++) {
+    uint32_t mem = k->mem[i] + 1u;
+    out |= (uint32_t)(k->pc_index[i] >= k->static_count) | (uint32_t)(mem > k->mem_count);
+    records += mem != 0;
+  }
+  *with_record = records;
+  return n == 0 || (max_class < GP_OP_CLASS_COUNT && max_active <= 32 && out == 0);
 }
 
 /* Checks every index the models will follow, and that the header's counts
  * describe the data: instructions per class, instructions over the warps,
  * one memory record per memory instruction, dependences inside the warp. */
 static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
-  uint64_t i, listed = 0, with_record = 0;
+  uint64_t i, listed = 0, with_record = 0, bad;
   uint64_t counts[GP_OP_CLASS_COUNT] = {0};
   int c;
   for (i = 0; i < k->warps; i++) {
@@ -389,13 +420,10 @@ static int check_contents(const gp_kernel *k, const char *path, gp_error *err) {
                         path, (unsigned long long)k->insts, (unsigned long long)listed);
   if (check_deps(k, path, err) != GP_OK)
     return GP_ERR;
-  for (i = 0; i < k->insts; i++) {
-    if (k->op_class[i] >= GP_OP_CLASS_COUNT || k->pc_index[i] >= k->static_count ||
-        (k->mem[i] != UINT32_MAX && k->mem[i] >= k->mem_count) || k->active[i] > 32)
-      return gp_error_set(err, "%s: instruction %llu is corrupt", path, (unsigned long long)i);
+  if (!instructions_in_range(k, &with_record) && (bad = first_corrupt_instruction(k)) != UINT64_MAX)
+    return gp_error_set(err, "%s: instruction %llu is corrupt", path, (unsigned long long)bad);
+  for (i = 0; i < k->insts; i++) /* every class is in range now */
     counts[k->op_class[i]]++;
-    with_record += k->mem[i] != UINT32_MAX;
-  }
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     if (counts[c] != k->class_counts[c])
       return gp_error_set(err, "%s: header field 'class_counts' says %llu %s instructions, the data holds %llu",
@@ -464,24 +492,20 @@ static int read_exactly(int fd, unsigned char *dst, uint64_t n, const char *path
 
 /* The whole file into `image` (already holding its first header_bytes),
  * summing the payload chunk by chunk as it arrives; *sum is its checksum. */
-#define READ_SUM_CHUNK (1u << 20)
+#define READ_SUM_CHUNK (1u << 20) /* a multiple of GP_CHECKSUM_STRIPE */
 static int read_payload(int fd, unsigned char *image, uint64_t header_bytes, uint64_t size,
                         uint64_t *sum, const char *path, gp_error *err) {
-  sum_state s;
-  uint64_t pos = header_bytes, whole;
-  sum_init(&s, size - header_bytes);
+  gp_checksum c;
+  uint64_t pos = header_bytes;
+  gp_checksum_start(&c);
   while (pos < size) {
     uint64_t n = size - pos < READ_SUM_CHUNK ? size - pos : READ_SUM_CHUNK;
     if (read_exactly(fd, image + pos, n, path, err) != GP_OK)
       return GP_ERR;
-    whole = n & ~(uint64_t)31; /* only the last chunk can have a tail */
-    sum_blocks(&s, image + pos, whole);
+    gp_checksum_add(&c, image + pos, (size_t)n); /* only the last chunk can have a tail */
     pos += n;
-    if (pos == size)
-      *sum = sum_finish(&s, image + pos - (n - whole), n - whole);
   }
-  if (pos == header_bytes)
-    *sum = sum_finish(&s, image, 0);
+  *sum = gp_checksum_finish(&c);
   return GP_OK;
 }
 

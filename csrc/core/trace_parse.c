@@ -28,6 +28,8 @@
 #define MAX_INSTS_PER_WARP 100000000u
 #define MIN_INST_LINE 12           /* "0 0 0 X 0 0\n": the shortest line */
 #define RESERVE_UNKNOWN (1u << 16) /* pre-reservation when the size is unknown */
+#define RESERVE_KNOWN_MAX (1u << 22) /* at most 84 MB of arrays reserved ahead of the text */
+#define AHEAD_BYTES 8u /* text bytes per line or lane address reserved ahead */
 #define NO_MEMORY UINT32_MAX
 #define PC_SLOT_EMPTY UINT32_MAX   /* a free slot of the PC table (no static index is that large) */
 #define SHOWN (4 * 40 + 4)         /* room for 40 bytes of input as gp_visible shows them */
@@ -383,7 +385,7 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
       const char *known;
       s = &k->statics[table[j].index];
       known = k->strings + s->opcode;
-      if (strncmp(known, op, op_len) != 0 || known[op_len] != '\0') {
+      if (table[j].op_len != op_len || memcmp(known, op, op_len) != 0) {
         char msg[200];
         snprintf(msg, sizeof msg, "PC 0x%llx holds '%.40s' earlier and '%.*s' here",
                  (unsigned long long)pc, known, (int)(op_len > 40 ? 40 : op_len), op);
@@ -417,6 +419,7 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
     ps->any_unknown = 1;
   table[j].key = pc;
   table[j].index = k->static_count;
+  table[j].op_len = (uint32_t)op_len;
   *out = k->static_count++;
   return GP_OK;
 }
@@ -424,6 +427,18 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
 /* ---------------------------------------------------------------------------
  * Memory: lane addresses, generic resolution, lines and sectors
  * ------------------------------------------------------------------------- */
+
+/* Before a launch's first instruction, when the text's size is known:
+ * room for a line and a lane address per AHEAD_BYTES bytes of the text
+ * left (at most RESERVE_KNOWN_MAX of each), so that the pools are not
+ * doubled and copied as they fill (copies that touch pages twice).  Pages
+ * never written are never touched.  Best effort: what cannot be had now
+ * is grown later as before. */
+static void reserve_pools_ahead(gp_kernel *k, uint64_t left) {
+  size_t ahead = left / AHEAD_BYTES < RESERVE_KNOWN_MAX ? (size_t)(left / AHEAD_BYTES) : RESERVE_KNOWN_MAX;
+  if (gp_kernel_reserve_lines(k, ahead) == GP_OK)
+    (void)gp_grow(&k->alloc, (void **)&k->addresses, &k->cap_addr, ahead, sizeof *k->addresses);
+}
 
 /* Makes room for `more` lane addresses (the common case: room left). */
 static int reserve_addresses(parser *ps, int more) {
@@ -1107,8 +1122,21 @@ static int body_line(parser *ps, const char *line, size_t len) {
       }
       if (left == UINT64_MAX && reserve > RESERVE_UNKNOWN)
         reserve = RESERVE_UNKNOWN;
+      /* With the size known, room for every instruction the rest of the
+       * text can hold (the kernel's arrays up to RESERVE_KNOWN_MAX
+       * instructions): they are allocated once instead of doubled and
+       * copied warp by warp, and pages never written are never touched. */
+      if (left != UINT64_MAX && k->insts + reserve < RESERVE_KNOWN_MAX) {
+        uint64_t ahead = (left + 1) / MIN_INST_LINE;
+        if (k->insts + ahead > RESERVE_KNOWN_MAX)
+          ahead = RESERVE_KNOWN_MAX - k->insts;
+        if (ahead > reserve)
+          reserve = ahead;
+      }
       if (reserve_insts(ps, (size_t)(k->insts + reserve)) != GP_OK)
         return GP_ERR;
+      if (left != UINT64_MAX && k->insts == 0)
+        reserve_pools_ahead(k, left);
     }
     ps->remaining = ps->declared = x;
     return GP_OK;

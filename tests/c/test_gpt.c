@@ -198,6 +198,71 @@ static void test_resealed_deps(const char *dir) {
                           "bad.gpt: instruction 2 has a dependence outside its warp");
 }
 
+/* Seeded dependence changes, each re-sealed: the loader accepts exactly
+ * the files whose distances all stay inside their warps and are packed,
+ * and names the first instruction that does not (the reference below reads
+ * one distance at a time; the loader takes eight at once). */
+static void test_resealed_deps_seeded(const char *dir) {
+  char path[256], bad[256];
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL, *back = NULL;
+  unsigned char *data;
+  uint64_t x = 99, insts, i, w, j;
+  uint64_t *pos;
+  long n, deps;
+  int trial, d;
+  FILE *f;
+  snprintf(path, sizeof path, "%s/k.gpt", dir);
+  snprintf(bad, sizeof bad, "%s/bad.gpt", dir);
+  CHECK(gp_kernel_load_gpt(&k, &a, path, 1, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  insts = k->insts;
+  deps = (long)((const unsigned char *)k->deps - (const unsigned char *)k->image);
+  pos = malloc(insts * sizeof *pos);
+  for (w = 0; w < k->warps; w++)
+    for (j = 0; j < k->warp_len[w]; j++)
+      pos[k->warp_start[w] + j] = j;
+  gp_kernel_free(k);
+  n = file_size(path);
+  data = malloc((size_t)n);
+  for (trial = 0; trial < 300; trial++) {
+    uint16_t *dist = (uint16_t *)(data + deps), v;
+    uint64_t expect = UINT64_MAX;
+    f = fopen(path, "rb");
+    CHECK(fread(data, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    i = (x >> 33) % insts;
+    d = (int)((x >> 20) % GP_DEPS);
+    v = (x >> 8) % 16 == 0 ? 0xffffu : (uint16_t)((x >> 40) % (pos[i] + 3));
+    dist[i * GP_DEPS + (unsigned)d] = v;
+    for (i = 0; i < insts && expect == UINT64_MAX; i++)
+      for (d = 0; d < GP_DEPS; d++)
+        if (dist[i * GP_DEPS + (unsigned)d] > pos[i] ||
+            (d > 0 && dist[i * GP_DEPS + (unsigned)d] != 0 && dist[i * GP_DEPS + (unsigned)d - 1] == 0))
+          expect = i;
+    CHECK(gp_gpt_seal(data, (size_t)n) == GP_OK);
+    f = fopen(bad, "wb");
+    fwrite(data, 1, (size_t)n, f);
+    fclose(f);
+    if (expect == UINT64_MAX) {
+      CHECK(gp_kernel_load_gpt(&back, &a, bad, 1, &err) == GP_OK);
+      gp_kernel_free(back);
+      back = NULL;
+    } else {
+      char message[128];
+      snprintf(message, sizeof message, "bad.gpt: instruction %llu has a dependence outside its warp",
+               (unsigned long long)expect);
+      CHECK(gp_kernel_load_gpt(&back, &a, bad, 1, &err) == GP_ERR);
+      CHECK_STR_CONTAINS(err.msg, message);
+    }
+  }
+  free(data);
+  free(pos);
+}
+
 /* A memory record changed and re-sealed: an unknown lane form, a nonzero
  * spare byte, a list with a stride, or a strided record of more than 32
  * lanes (gp_mem_lanes expands into 32 entries) is refused. */
@@ -255,18 +320,21 @@ static void test_damaged_files(const char *dir) {
   snprintf(path, sizeof path, "%s/k.gpt", dir);
   n = file_size(path);
   expect_refused(dir, 0, 'X', -1, "bad.gpt: not a gpush .gpt file: it does not start with 'GPUSHGPT'");
-  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 4");
+  expect_refused(dir, 8, 9, -1, "bad.gpt: .gpt format version 9, this gpush reads version 5");
   /* the formats before the header checksum (1), before every producer was
-   * kept (2) and before strided lanes were stored as base and stride (3):
-   * how to redo them */
+   * kept (2), before strided lanes were stored as base and stride (3) and
+   * before the faster checksum (4): how to redo them */
   expect_refused(dir, 8, 1, -1,
-                 "bad.gpt: .gpt format version 1, this gpush reads version 4: regenerate it from its "
+                 "bad.gpt: .gpt format version 1, this gpush reads version 5: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 8, 2, -1,
-                 "bad.gpt: .gpt format version 2, this gpush reads version 4: regenerate it from its "
+                 "bad.gpt: .gpt format version 2, this gpush reads version 5: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 8, 3, -1,
-                 "bad.gpt: .gpt format version 3, this gpush reads version 4: regenerate it from its "
+                 "bad.gpt: .gpt format version 3, this gpush reads version 5: regenerate it from its "
+                 "trace with `gpush trace convert TRACE ");
+  expect_refused(dir, 8, 4, -1,
+                 "bad.gpt: .gpt format version 4, this gpush reads version 5: regenerate it from its "
                  "trace with `gpush trace convert TRACE ");
   expect_refused(dir, 12, 9, -1, "bad.gpt: written with another byte order");
   expect_refused(dir, -1, 0, 0, "bad.gpt: empty file: expected a gpush .gpt kernel");
@@ -290,6 +358,8 @@ int main(void) {
   test_resealed_headers(dir);
   gp_test_current = "test_resealed_deps";
   test_resealed_deps(dir);
+  gp_test_current = "test_resealed_deps_seeded";
+  test_resealed_deps_seeded(dir);
   test_resealed_records(dir);
   gp_test_current = "test_header_only_load";
   test_header_only_load(dir);
