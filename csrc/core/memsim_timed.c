@@ -257,27 +257,35 @@ static void set_cycles_free(gp_timed *t, set_cycles *sc) {
   sc->sets = 0;
 }
 
-/* The `fields` cycles of the way cache c's last access used (c->way >= 0,
- * the way of `line`): its set's storage is taken from the arena, zeroed, at
- * the set's first fill (the first access that uses one of its ways).  NULL,
- * with out_of_memory set, when the arena cannot grow: the request is then
- * timed without the way's cycles and the submission fails. */
-static double *way_cycles(gp_timed *t, set_cycles *sc, const gp_cache *c, uint64_t line,
-                          uint32_t fields) {
-  uint32_t set = gp_cache_set_of(c, line);
-  uint64_t w = (uint64_t)c->way - (uint64_t)set * c->config.ways;
-  double *cycles = sc->set[set];
+/* Set `set` of cache c at its first fill: its `fields` cycles per way from
+ * the arena, zeroed.  NULL, with out_of_memory set, when the arena cannot
+ * grow.  Out of line: once per set and launch. */
+static __attribute__((noinline)) double *first_fill(gp_timed *t, set_cycles *sc,
+                                                    const gp_cache *c, uint32_t set,
+                                                    uint32_t fields) {
+  size_t bytes = (size_t)c->config.ways * fields * sizeof(double);
+  double *cycles = arena_take(t, bytes);
   if (cycles == NULL) {
-    size_t bytes = (size_t)c->config.ways * fields * sizeof *cycles;
-    cycles = arena_take(t, bytes);
-    if (cycles == NULL) {
-      t->out_of_memory = 1;
-      return NULL;
-    }
-    memset(cycles, 0, bytes);
-    sc->set[set] = cycles;
+    t->out_of_memory = 1;
+    return NULL;
   }
-  return cycles + w * fields;
+  memset(cycles, 0, bytes);
+  sc->set[set] = cycles;
+  return cycles;
+}
+
+/* The `fields` cycles of the way cache c's last access used (c->way >= 0,
+ * the way of `line`); its set's storage is made at the set's first fill
+ * (the first access that uses one of its ways).  NULL when out of memory:
+ * the request is then timed without the way's cycles and the submission
+ * fails. */
+static inline double *way_cycles(gp_timed *t, set_cycles *sc, const gp_cache *c, uint64_t line,
+                                 uint32_t fields) {
+  uint32_t set = gp_cache_set_of(c, line);
+  double *cycles = sc->set[set];
+  if (cycles == NULL && (cycles = first_fill(t, sc, c, set, fields)) == NULL)
+    return NULL;
+  return cycles + ((uint64_t)c->way - (uint64_t)set * c->config.ways) * fields;
 }
 
 /* n empty calendars for requests of at least min_length cycles; NULL when
