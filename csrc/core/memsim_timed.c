@@ -66,6 +66,7 @@ typedef struct mshr_file {
 typedef struct set_cycles {
   double **set;    /* per set: its ways' cycles; NULL before its first fill */
   uint32_t sets;
+  int ways_shift;  /* log2(ways) when ways is a power of two, else -1 */
 } set_cycles;
 
 /* L1 fields per way: one, when the line's data is there. */
@@ -240,6 +241,9 @@ static void arena_free(gp_timed *t) {
  * GP_ERR when out of memory (the table stays empty). */
 static int set_cycles_init(gp_timed *t, set_cycles *sc, const gp_cache *c) {
   sc->sets = c->sets;
+  sc->ways_shift = -1;
+  if ((c->config.ways & (c->config.ways - 1)) == 0)
+    sc->ways_shift = __builtin_ctz(c->config.ways);
   if (c->sets == 0)
     return GP_OK;
   sc->set = gp_malloc(&t->alloc, c->sets * sizeof *sc->set);
@@ -274,18 +278,19 @@ static __attribute__((noinline)) double *first_fill(gp_timed *t, set_cycles *sc,
   return cycles;
 }
 
-/* The `fields` cycles of the way cache c's last access used (c->way >= 0,
- * the way of `line`); its set's storage is made at the set's first fill
- * (the first access that uses one of its ways).  NULL when out of memory:
- * the request is then timed without the way's cycles and the submission
- * fails. */
-static inline double *way_cycles(gp_timed *t, set_cycles *sc, const gp_cache *c, uint64_t line,
+/* The `fields` cycles of the way cache c's last access used (c->way >= 0:
+ * set x ways + way within the set); its set's storage is made at the set's
+ * first fill (the first access that uses one of its ways).  NULL when out
+ * of memory: the request is then timed without the way's cycles and the
+ * submission fails. */
+static inline double *way_cycles(gp_timed *t, set_cycles *sc, const gp_cache *c,
                                  uint32_t fields) {
-  uint32_t set = gp_cache_set_of(c, line);
+  uint64_t way = (uint64_t)c->way;
+  uint32_t set = (uint32_t)(sc->ways_shift >= 0 ? way >> sc->ways_shift : way / c->config.ways);
   double *cycles = sc->set[set];
   if (cycles == NULL && (cycles = first_fill(t, sc, c, set, fields)) == NULL)
     return NULL;
-  return cycles + ((uint64_t)c->way - (uint64_t)set * c->config.ways) * fields;
+  return cycles + (way - (uint64_t)set * c->config.ways) * fields;
 }
 
 /* n empty calendars for requests of at least min_length cycles; NULL when
@@ -536,7 +541,7 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
     t->out_of_memory = 1;
   res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
   if (l2->way >= 0)
-    cycles = way_cycles(t, &t->l2_cycles[s], l2, line, L2_FIELDS);
+    cycles = way_cycles(t, &t->l2_cycles[s], l2, L2_FIELDS);
   ready_at = cycles ? &cycles[L2_READY] : NULL;
   fill_from = cycles ? &cycles[L2_FILL_FROM] : NULL;
   if (l2->evicted && l2->evicted_dirty) {
@@ -671,7 +676,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
     if (through_l1 && l1->sets > 0) {
       gp_cache_result res = gp_cache_access(l1, lines[j], masks[j], is_store);
       if (l1->way >= 0)
-        l1_ready = way_cycles(t, &t->l1_cycles[sm], l1, lines[j], L1_FIELDS);
+        l1_ready = way_cycles(t, &t->l1_cycles[sm], l1, L1_FIELDS);
       if (l1->evicted && l1->evicted_dirty) /* write-back L1: the victim goes to L2 */
         l2_and_dram(t, l1->evicted_line, l1->evicted_sectors, now, REQ_STORE);
       if (is_store && t->cfg.l1.write_back) {

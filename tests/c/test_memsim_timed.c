@@ -487,9 +487,10 @@ static void *poisoning_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 /* The ways' cycles are stored per set, taken from an arena at the set's
  * first fill and zeroed then.  An L2 of 4 sets x 1,024 ways (a set's cycles
- * are 16 KB, one arena block each) and sectored L1s of 8 sets x 4 ways, in fresh
- * memory full of 0x7f bytes, on 2 SMs (32 B misses take 4 cycles of the
- * one channel; L1 30, L2 100, DRAM 200 cycles):
+ * are 16 KB, one arena block each; a way's set found by a shift) and
+ * sectored L1s of 8 sets x 3 ways (by a division), in fresh memory full of
+ * 0x7f bytes, on 2 SMs (32 B misses take 4 cycles of the one channel; L1
+ * 30, L2 100, DRAM 200 cycles):
  *   1. SM 0, cycle 0, line 0: L1 and L2 set 0 miss, DRAM [0, 4): 304
  *   2. SM 0, cycle 0, line 1: L2 set 1 (a new block), DRAM [4, 8): 308
  *   3. SM 0, cycle 100, line 1: an L1 hit under its fill: 308
@@ -516,7 +517,7 @@ static int lazy_sets_run(const gp_alloc *a, double *got, int *failed_at, gp_erro
   int i;
   c.sms = 2;
   c.l2.size_bytes = 4 * 1024 * 128, c.l2.ways = 1024;
-  c.l1.size_bytes = 4096, c.l1.line_bytes = 128, c.l1.ways = 4, c.l1.sectored = 1;
+  c.l1.size_bytes = 3072, c.l1.line_bytes = 128, c.l1.ways = 3, c.l1.sectored = 1;
   c.cache_global_in_l1 = 1;
   *failed_at = 0;
   if (gp_timed_new(&t, a, &c, err) != GP_OK)
