@@ -242,10 +242,10 @@ static void arena_free(gp_timed *t) {
 static int set_cycles_init(gp_timed *t, set_cycles *sc, const gp_cache *c) {
   sc->sets = c->sets;
   sc->ways_shift = -1;
+  if (c->sets == 0) /* no cache (no ways either) */
+    return GP_OK;
   if ((c->config.ways & (c->config.ways - 1)) == 0)
     sc->ways_shift = __builtin_ctz(c->config.ways);
-  if (c->sets == 0)
-    return GP_OK;
   sc->set = gp_malloc(&t->alloc, c->sets * sizeof *sc->set);
   if (sc->set == NULL) {
     sc->sets = 0;
