@@ -96,8 +96,8 @@ struct gp_timed {
   size_t arena_left;
   gp_calendar *slices, *channels; /* reserved intervals per L2 slice and DRAM channel */
   gp_cache_config l2_slice;  /* one slice's share of the L2 */
-  uint8_t *sm_built;      /* per SM: its L1, L1 ready cycles and MSHRs exist (build_sm) */
-  uint8_t *slice_built;   /* per slice: its tags and ready cycles exist (build_slice) */
+  uint8_t *sm_built;      /* per SM: its L1, L1 cycles table and MSHRs exist (build_sm) */
+  uint8_t *slice_built;   /* per slice: its tags and cycles table exist (build_slice) */
   int out_of_memory;      /* a calendar could not grow during this submission */
   double last_now;
   gp_timed_stats stats;
@@ -206,8 +206,8 @@ static uint32_t heap_pop(mshr_file *f) {
   return top;
 }
 
-/* `bytes` (a multiple of 8) from the arena, for a set's cycles; NULL when
- * out of memory.  A new block is at least ARENA_BYTES, so the sets a launch
+/* `bytes` (a multiple of 8: doubles) from the arena, for a set's cycles;
+ * NULL when out of memory.  A new block is at least ARENA_BYTES, so the sets a launch
  * touches share pages in the order they were first filled. */
 static void *arena_take(gp_timed *t, size_t bytes) {
   void *p;
