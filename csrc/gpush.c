@@ -28,6 +28,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "bytecode.h"
 #include "gp_common.h"
@@ -579,8 +582,17 @@ static int dispatch(lua_State *L, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  lua_State *L = luaL_newstate();
+  lua_State *L;
   int code;
+#ifdef M_TRIM_THRESHOLD
+  /* glibc gives the heap's free top back to the system past 128 KB and
+   * serves larger blocks by mmap, so each launch of a run faulted its
+   * memory model's pages in anew (gpush sim, bfs on a100: 5,000 page
+   * faults a run, 2,200 with these; docs/sim.md). */
+  mallopt(M_TRIM_THRESHOLD, 16 << 20);
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+#endif
+  L = luaL_newstate();
   if (L == NULL) {
     fprintf(stderr, "gpush: cannot create a Lua state (out of memory)\n");
     return EXIT_MODEL_ERROR;

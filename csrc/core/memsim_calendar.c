@@ -52,7 +52,8 @@ static void drop_chunk(gp_calendar *c, const gp_alloc *alloc, uint32_t i) {
     c->spare = c->dir[i].chunk;
   else
     gp_free(alloc, c->dir[i].chunk, sizeof *c->dir[i].chunk);
-  memmove(c->dir + i, c->dir + i + 1, (c->count - i - 1) * sizeof *c->dir);
+  if (i + 1 < c->count) /* the usual drop is the only chunk: no call */
+    memmove(c->dir + i, c->dir + i + 1, (c->count - i - 1) * sizeof *c->dir);
   c->count--;
 }
 
@@ -192,6 +193,20 @@ int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, doubl
     return GP_OK;
   }
   retire(c, alloc, now);
+  if (c->count == 0 && c->spare != NULL) {
+    /* an empty calendar (most of them, most of the time): the spare chunk
+     * holds the one interval, as insert_at would put it */
+    gp_span_chunk *ch = c->spare;
+    c->spare = NULL;
+    ch->n = 1;
+    ch->spans[0].from = ready;
+    ch->spans[0].to = ready + length;
+    c->dir[0].chunk = ch; /* the directory kept its room (cap >= 1) */
+    c->dir[0].end = ch->spans[0].to;
+    c->count = 1;
+    *start = ready;
+    return GP_OK;
+  }
   locate(c, ready, &ci, &si);
   while (ci < c->count) {
     const gp_span *s = &c->dir[ci].chunk->spans[si];

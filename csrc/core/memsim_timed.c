@@ -55,19 +55,49 @@ typedef struct mshr_file {
   uint32_t hash_cap;   /* power of two, at least twice the entries */
 } mshr_file;
 
+/* Per-way cycles of one cache, kept per set: a set's `fields` doubles per
+ * way (way-major) are taken from the timed model's arena, zeroed, when the
+ * set is first filled (ways fill in order and are never invalidated, so
+ * nothing reads a way's cycles before its first fill).  A launch thus pays
+ * for the sets it touches, not for the cache's capacity: a100's L2 is
+ * 20,480 sets of 16 ways, of which a launch of bfs touches a few hundred,
+ * and per-way arrays over every set cost it about 16 fresh pages per slice
+ * it used. */
+typedef struct set_cycles {
+  double **set;    /* per set: its ways' cycles; NULL before its first fill */
+  uint32_t sets;
+  int ways_shift;  /* log2(ways) when ways is a power of two, else -1 */
+} set_cycles;
+
+/* L1 fields per way: one, when the line's data is there. */
+enum { L1_FIELDS = 1 };
+/* L2 fields per way: when the line's data is there, and when the slice
+ * accepted the request that fetches it. */
+enum { L2_READY, L2_FILL_FROM, L2_FIELDS };
+
+/* The arena the sets' cycles come from: blocks of at least ARENA_BYTES,
+ * filled in order and freed together with the model. */
+typedef struct arena_block {
+  struct arena_block *next;
+  size_t bytes; /* of the whole block, this header included */
+} arena_block;
+
+enum { ARENA_BYTES = 16384 };
+
 struct gp_timed {
   gp_alloc alloc;
   gp_timed_config cfg;
   gp_cache *l1, *l2;
   mshr_file *mshrs;       /* per SM */
-  double **l1_ready;      /* per SM, per way: when the line's data is there */
-  double **l2_ready;      /* per slice, per way */
-  double **l2_fill_from;  /* per slice, per way: when the slice accepted the
-                             request that fetches the line's data */
+  set_cycles *l1_cycles;  /* per SM: L1_FIELDS per way */
+  set_cycles *l2_cycles;  /* per slice: L2_FIELDS per way */
+  arena_block *arena;     /* the newest block first */
+  char *arena_next;       /* the newest block's free part */
+  size_t arena_left;
   gp_calendar *slices, *channels; /* reserved intervals per L2 slice and DRAM channel */
   gp_cache_config l2_slice;  /* one slice's share of the L2 */
-  uint8_t *sm_built;      /* per SM: its L1, L1 ready cycles and MSHRs exist (build_sm) */
-  uint8_t *slice_built;   /* per slice: its tags and ready cycles exist (build_slice) */
+  uint8_t *sm_built;      /* per SM: its L1, L1 cycles table and MSHRs exist (build_sm) */
+  uint8_t *slice_built;   /* per slice: its tags and cycles table exist (build_slice) */
   int out_of_memory;      /* a calendar could not grow during this submission */
   double last_now;
   gp_timed_stats stats;
@@ -176,32 +206,91 @@ static uint32_t heap_pop(mshr_file *f) {
   return top;
 }
 
-/* Tag entries of a cache (sets x ways; 0 without a cache). */
-static size_t ways_of(const gp_cache *c) {
-  return (size_t)c->sets * c->config.ways;
+/* `bytes` (a multiple of 8: doubles) from the arena, for a set's cycles;
+ * NULL when out of memory.  A new block is at least ARENA_BYTES, so the sets a launch
+ * touches share pages in the order they were first filled. */
+static void *arena_take(gp_timed *t, size_t bytes) {
+  void *p;
+  if (bytes > t->arena_left) {
+    size_t header = (sizeof(arena_block) + 15) & ~(size_t)15;
+    size_t size = header + (bytes > ARENA_BYTES ? bytes : ARENA_BYTES);
+    arena_block *b = gp_malloc(&t->alloc, size);
+    if (b == NULL)
+      return NULL;
+    b->next = t->arena;
+    b->bytes = size;
+    t->arena = b;
+    t->arena_next = (char *)b + header;
+    t->arena_left = size - header;
+  }
+  p = t->arena_next;
+  t->arena_next += bytes;
+  t->arena_left -= bytes;
+  return p;
 }
 
-/* A per-way array of data-ready cycles, not initialised: a way's entry is
- * zeroed when the way is first filled (fresh_way), as the cache's own tags
- * are, so a launch pays only for the ways it uses (zeroing every way cost
- * a100's 40 MB L2 about 5 MB of writes and page faults per launch).  NULL
- * for no cache or out of memory (*ok = 0). */
-static double *ready_array(const gp_alloc *a, const gp_cache *c, int *ok) {
-  size_t n = ways_of(c);
-  double *r;
-  if (n == 0)
+static void arena_free(gp_timed *t) {
+  while (t->arena != NULL) {
+    arena_block *b = t->arena;
+    t->arena = b->next;
+    gp_free(&t->alloc, b, b->bytes);
+  }
+}
+
+/* The per-set table of cache c's cycles: every set without storage yet.
+ * GP_ERR when out of memory (the table stays empty). */
+static int set_cycles_init(gp_timed *t, set_cycles *sc, const gp_cache *c) {
+  sc->sets = c->sets;
+  sc->ways_shift = -1;
+  if (c->sets == 0) /* no cache (no ways either) */
+    return GP_OK;
+  if ((c->config.ways & (c->config.ways - 1)) == 0)
+    sc->ways_shift = __builtin_ctz(c->config.ways);
+  sc->set = gp_malloc(&t->alloc, c->sets * sizeof *sc->set);
+  if (sc->set == NULL) {
+    sc->sets = 0;
+    return GP_ERR;
+  }
+  memset(sc->set, 0, c->sets * sizeof *sc->set);
+  return GP_OK;
+}
+
+static void set_cycles_free(gp_timed *t, set_cycles *sc) {
+  gp_free(&t->alloc, sc->set, sc->sets * sizeof *sc->set);
+  sc->set = NULL;
+  sc->sets = 0;
+}
+
+/* Set `set` of cache c at its first fill: its `fields` cycles per way from
+ * the arena, zeroed.  NULL, with out_of_memory set, when the arena cannot
+ * grow.  Out of line: once per set and launch. */
+static __attribute__((noinline)) double *first_fill(gp_timed *t, set_cycles *sc,
+                                                    const gp_cache *c, uint32_t set,
+                                                    uint32_t fields) {
+  size_t bytes = (size_t)c->config.ways * fields * sizeof(double);
+  double *cycles = arena_take(t, bytes);
+  if (cycles == NULL) {
+    t->out_of_memory = 1;
     return NULL;
-  r = gp_malloc(a, n * sizeof *r);
-  if (r == NULL)
-    *ok = 0;
-  return r;
+  }
+  memset(cycles, 0, bytes);
+  sc->set[set] = cycles;
+  return cycles;
 }
 
-/* Whether the cache's last access filled a way no line had held before
- * (ways fill in order and are never invalidated: a miss that allocated
- * without a victim), whose ready entries are not initialised yet. */
-static int fresh_way(const gp_cache *c, gp_cache_result res) {
-  return res == GP_CACHE_MISS && c->way >= 0 && !c->evicted;
+/* The `fields` cycles of the way cache c's last access used (c->way >= 0:
+ * set x ways + way within the set); its set's storage is made at the set's
+ * first fill (the first access that uses one of its ways).  NULL when out
+ * of memory: the request is then timed without the way's cycles and the
+ * submission fails. */
+static inline double *way_cycles(gp_timed *t, set_cycles *sc, const gp_cache *c,
+                                 uint32_t fields) {
+  uint64_t way = (uint64_t)c->way;
+  uint32_t set = (uint32_t)(sc->ways_shift >= 0 ? way >> sc->ways_shift : way / c->config.ways);
+  double *cycles = sc->set[set];
+  if (cycles == NULL && (cycles = first_fill(t, sc, c, set, fields)) == NULL)
+    return NULL;
+  return cycles + (way - (uint64_t)set * c->config.ways) * fields;
 }
 
 /* n empty calendars for requests of at least min_length cycles; NULL when
@@ -229,18 +318,15 @@ void gp_timed_free(gp_timed *t) {
   if (t == NULL)
     return;
   slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
-  if (t->l1_ready)
+  if (t->l1_cycles)
     for (i = 0; i < t->cfg.sms; i++)
-      gp_free(&t->alloc, t->l1_ready[i], ways_of(&t->l1[i]) * sizeof(double));
-  if (t->l2_ready)
+      set_cycles_free(t, &t->l1_cycles[i]);
+  if (t->l2_cycles)
     for (i = 0; i < slices; i++)
-      gp_free(&t->alloc, t->l2_ready[i], ways_of(&t->l2[i]) * sizeof(double));
-  if (t->l2_fill_from)
-    for (i = 0; i < slices; i++)
-      gp_free(&t->alloc, t->l2_fill_from[i], ways_of(&t->l2[i]) * sizeof(double));
-  gp_free(&t->alloc, t->l1_ready, t->cfg.sms * sizeof *t->l1_ready);
-  gp_free(&t->alloc, t->l2_ready, slices * sizeof *t->l2_ready);
-  gp_free(&t->alloc, t->l2_fill_from, slices * sizeof *t->l2_fill_from);
+      set_cycles_free(t, &t->l2_cycles[i]);
+  gp_free(&t->alloc, t->l1_cycles, t->cfg.sms * sizeof *t->l1_cycles);
+  gp_free(&t->alloc, t->l2_cycles, slices * sizeof *t->l2_cycles);
+  arena_free(t);
   if (t->l1)
     for (i = 0; i < t->cfg.sms; i++)
       gp_cache_free(&t->l1[i]);
@@ -275,40 +361,38 @@ static void *zeroed(const gp_alloc *a, size_t n) {
   return p;
 }
 
-/* SM sm's MSHRs, L1 and L1 ready cycles, built at its first request: a
+/* SM sm's MSHRs, L1 and L1 cycles table, built at its first request: a
  * launch of a few blocks on a GPU of a hundred SMs uses a few of them, and
  * building every SM's cost more than simulating such a launch (bfs on
  * a100).  An SM not built has no requests: its L1 counts are zero.
  * gp_timed_free frees whatever part of it exists. */
 static int build_sm(gp_timed *t, uint32_t sm, gp_error *err) {
-  int ok = 1;
   t->sm_built[sm] = 1;
   if (mshr_file_init(&t->alloc, &t->mshrs[sm], t->cfg.mshrs_per_sm) != GP_OK)
     return gp_error_set(err, "memsim: out of memory");
   if (gp_cache_init(&t->l1[sm], &t->alloc, &t->cfg.l1, err) != GP_OK)
     return GP_ERR;
-  t->l1_ready[sm] = ready_array(&t->alloc, &t->l1[sm], &ok);
-  return ok ? GP_OK : gp_error_set(err, "memsim: out of memory");
+  if (set_cycles_init(t, &t->l1_cycles[sm], &t->l1[sm]) != GP_OK) {
+    gp_cache_free(&t->l1[sm]); /* no L1 without its cycles table */
+    memset(&t->l1[sm], 0, sizeof t->l1[sm]);
+    return gp_error_set(err, "memsim: out of memory");
+  }
+  return GP_OK;
 }
 
-/* L2 slice s's tags and ready cycles, built at its first request (as
+/* L2 slice s's tags and cycles table, built at its first request (as
  * build_sm).  Slice 0, built by gp_timed_new, checks the slice
  * configuration, so later only memory can run out: the slice is then left
  * without a cache (every access a miss) and GP_ERR returned. */
 static int build_slice(gp_timed *t, uint32_t s, gp_error *err) {
-  int ok = 1, status;
+  int status;
   t->slice_built[s] = 1;
   status = gp_cache_init(&t->l2[s], &t->alloc, &t->l2_slice, err);
   if (status == GP_OK) {
-    t->l2_ready[s] = ready_array(&t->alloc, &t->l2[s], &ok);
-    t->l2_fill_from[s] = ready_array(&t->alloc, &t->l2[s], &ok);
-    if (ok)
+    if (set_cycles_init(t, &t->l2_cycles[s], &t->l2[s]) == GP_OK)
       return GP_OK;
     status = gp_error_set(err, "memsim: out of memory");
   }
-  gp_free(&t->alloc, t->l2_ready[s], ways_of(&t->l2[s]) * sizeof(double));
-  gp_free(&t->alloc, t->l2_fill_from[s], ways_of(&t->l2[s]) * sizeof(double));
-  t->l2_ready[s] = t->l2_fill_from[s] = NULL;
   gp_cache_free(&t->l2[s]);
   memset(&t->l2[s], 0, sizeof t->l2[s]);
   return status;
@@ -333,14 +417,13 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
   t->l1 = zeroed(alloc, cfg->sms * sizeof *t->l1);
   t->l2 = zeroed(alloc, slices * sizeof *t->l2);
   t->mshrs = zeroed(alloc, cfg->sms * sizeof *t->mshrs);
-  t->l1_ready = zeroed(alloc, cfg->sms * sizeof *t->l1_ready);
-  t->l2_ready = zeroed(alloc, slices * sizeof *t->l2_ready);
-  t->l2_fill_from = zeroed(alloc, slices * sizeof *t->l2_fill_from);
+  t->l1_cycles = zeroed(alloc, cfg->sms * sizeof *t->l1_cycles);
+  t->l2_cycles = zeroed(alloc, slices * sizeof *t->l2_cycles);
   t->sm_built = zeroed(alloc, cfg->sms);
   t->slice_built = zeroed(alloc, slices);
   t->slices = new_calendars(alloc, slices, cfg->l2_interval);
   t->channels = new_calendars(alloc, cfg->dram_channels, shortest_transfer(cfg));
-  if (!t->l1 || !t->l2 || !t->mshrs || !t->l1_ready || !t->l2_ready || !t->l2_fill_from ||
+  if (!t->l1 || !t->l2 || !t->mshrs || !t->l1_cycles || !t->l2_cycles ||
       !t->sm_built || !t->slice_built || !t->slices || !t->channels) {
     gp_timed_free(t);
     return gp_error_set(err, "memsim: out of memory");
@@ -450,17 +533,17 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   uint32_t s = gp_l2_slice_of(line, slices);
   gp_cache *l2 = &t->l2[s];
   gp_cache_result res;
-  double *ready_at, *fill_from, arrive, start;
+  double *cycles = NULL, *ready_at, *fill_from, arrive, start;
   if (!t->slice_built[s] && build_slice(t, s, NULL) != GP_OK)
     t->out_of_memory = 1;
   if (gp_calendar_reserve(&t->slices[s], &t->alloc, t->last_now, ready, t->cfg.l2_interval,
                           &start) != GP_OK)
     t->out_of_memory = 1;
   res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
-  ready_at = l2->way >= 0 ? &t->l2_ready[s][l2->way] : NULL;
-  fill_from = l2->way >= 0 ? &t->l2_fill_from[s][l2->way] : NULL;
-  if (fresh_way(l2, res))
-    *ready_at = *fill_from = 0;
+  if (l2->way >= 0)
+    cycles = way_cycles(t, &t->l2_cycles[s], l2, L2_FIELDS);
+  ready_at = cycles ? &cycles[L2_READY] : NULL;
+  fill_from = cycles ? &cycles[L2_FILL_FROM] : NULL;
   if (l2->evicted && l2->evicted_dirty) {
     uint64_t bytes = gp_timed_fill_bytes(&t->cfg, l2->evicted_sectors);
     t->stats.dram_bytes_written += bytes;
@@ -593,9 +676,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
     if (through_l1 && l1->sets > 0) {
       gp_cache_result res = gp_cache_access(l1, lines[j], masks[j], is_store);
       if (l1->way >= 0)
-        l1_ready = &t->l1_ready[sm][l1->way];
-      if (fresh_way(l1, res))
-        *l1_ready = 0;
+        l1_ready = way_cycles(t, &t->l1_cycles[sm], l1, L1_FIELDS);
       if (l1->evicted && l1->evicted_dirty) /* write-back L1: the victim goes to L2 */
         l2_and_dram(t, l1->evicted_line, l1->evicted_sectors, now, REQ_STORE);
       if (is_store && t->cfg.l1.write_back) {

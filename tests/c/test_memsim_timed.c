@@ -4,6 +4,7 @@
 #include "gp_test.h"
 #include "memsim.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static gp_timed_config base(void) {
@@ -461,6 +462,105 @@ static void test_sms_and_slices_built_at_first_use(void) {
   gp_timed_free(t);
 }
 
+/* An allocator that gives `left` allocations, then refuses, and fills what
+ * it gives with 0x7f bytes (about 1.4e306 as a double): storage a model
+ * reads before writing shows as an absurd cycle. */
+typedef struct budget_alloc {
+  int left, used;
+} budget_alloc;
+
+static void *poisoning_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  budget_alloc *b = ud;
+  void *p;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (b->left <= 0)
+    return NULL;
+  b->left--, b->used++;
+  p = realloc(ptr, nsize);
+  if (p != NULL && nsize > osize)
+    memset((char *)p + osize, 0x7f, nsize - osize);
+  return p;
+}
+
+/* The ways' cycles are stored per set, taken from an arena at the set's
+ * first fill and zeroed then.  An L2 of 4 sets x 1,024 ways (a set's cycles
+ * are 16 KB, one arena block each; a way's set found by a shift) and
+ * sectored L1s of 8 sets x 3 ways (by a division), in fresh memory full of
+ * 0x7f bytes, on 2 SMs (32 B misses take 4 cycles of the one channel; L1
+ * 30, L2 100, DRAM 200 cycles):
+ *   1. SM 0, cycle 0, line 0: L1 and L2 set 0 miss, DRAM [0, 4): 304
+ *   2. SM 0, cycle 0, line 1: L2 set 1 (a new block), DRAM [4, 8): 308
+ *   3. SM 0, cycle 100, line 1: an L1 hit under its fill: 308
+ *   4. SM 0, cycle 1000, line 5: L1 set 5, L2 set 1 again: 1304
+ *   5. SM 0, cycle 2000, line 1: an L1 hit: 2030
+ *   6. SM 1, cycle 3000, line 0: SM 1's cold L1, an L2 hit: 3100
+ *   7. SM 0, cycle 4000, store to line 2: the write-back L2 allocates set 2
+ *      without a fetch; the line is there from 4000
+ *   8. SM 1, cycle 4010, line 2: an L2 hit at 4110 (not 1.4e306 + 100: the
+ *      set's cycles were zeroed at its first fill)
+ * With allocations refused from each one in turn, every step either gives
+ * these cycles or fails with "out of memory" (then the run stops), and one
+ * budget fails exactly at step 2, the arena's new block. */
+enum { LAZY_STEPS = 8 };
+
+static int lazy_sets_run(const gp_alloc *a, double *got, int *failed_at, gp_error *err) {
+  static const uint32_t sm[LAZY_STEPS] = {0, 0, 0, 0, 0, 1, 0, 1};
+  static const double now[LAZY_STEPS] = {0, 0, 100, 1000, 2000, 3000, 4000, 4010};
+  static const uint64_t line[LAZY_STEPS] = {0, 1, 1, 5, 1, 0, 2, 2};
+  gp_timed_config c = base();
+  gp_timed *t = NULL;
+  uint8_t mask = 1;
+  double complete;
+  int i;
+  c.sms = 2;
+  c.l2.size_bytes = 4 * 1024 * 128, c.l2.ways = 1024;
+  c.l1.size_bytes = 3072, c.l1.line_bytes = 128, c.l1.ways = 3, c.l1.sectored = 1;
+  c.cache_global_in_l1 = 1;
+  *failed_at = 0;
+  if (gp_timed_new(&t, a, &c, err) != GP_OK)
+    return GP_ERR;
+  for (i = 0; i < LAZY_STEPS; i++) {
+    int op = i == 6 ? GP_OP_ST_GLOBAL : GP_OP_LD_GLOBAL;
+    if (gp_timed_submit(t, sm[i], now[i], op, &line[i], &mask, 1, &got[i], &complete, err) !=
+        GP_OK) {
+      *failed_at = i + 1;
+      gp_timed_free(t);
+      return GP_ERR;
+    }
+  }
+  gp_timed_free(t);
+  return GP_OK;
+}
+
+static void test_way_cycles_stored_per_set(void) {
+  static const double want[LAZY_STEPS] = {304, 308, 308, 1304, 2030, 3100, 4000, 4110};
+  budget_alloc budget = {1000, 0};
+  gp_alloc a;
+  gp_error err;
+  double got[LAZY_STEPS];
+  int i, all, budget_left, failed_at, failed_at_block = 0;
+  a.fn = poisoning_alloc, a.ud = &budget;
+  CHECK(lazy_sets_run(&a, got, &failed_at, &err) == GP_OK);
+  for (i = 0; i < LAZY_STEPS; i++)
+    CHECK_NEAR(got[i], want[i], 1e-9);
+  all = budget.used;
+  for (budget_left = 0; budget_left < all; budget_left++) {
+    int step;
+    budget.left = budget_left, budget.used = 0;
+    memset(got, 0, sizeof got);
+    CHECK(lazy_sets_run(&a, got, &failed_at, &err) == GP_ERR);
+    CHECK_STR_CONTAINS(err.msg, "out of memory");
+    for (step = 0; step + 1 < failed_at; step++)
+      CHECK_NEAR(got[step], want[step], 1e-9);
+    if (failed_at == 2)
+      failed_at_block = 1;
+  }
+  CHECK(failed_at_block);
+}
+
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
@@ -477,5 +577,6 @@ int main(void) {
   RUN(test_bandwidth_windows);
   RUN(test_l1_sector_miss_asks_for_missing_sectors);
   RUN(test_sms_and_slices_built_at_first_use);
+  RUN(test_way_cycles_stored_per_set);
   return gp_test_finish();
 }
