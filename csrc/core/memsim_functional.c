@@ -58,11 +58,9 @@ static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
   int used = (f->recent_used[at >> 6] & bit) != 0;
   f->recent_used[at >> 6] |= bit;
   if (used && r->line1 == line + 1) {
-    uint64_t d = seq - r->seq;
-    int b = 0;
-    while (b + 1 < GP_REUSE_BUCKETS && d >= (2ull << b))
-      b++;
-    if (d < (2ull << b))
+    /* bucket b holds distances [2^b, 2^(b+1)); longer ones are not kept */
+    int b = 63 - __builtin_clzll(seq - r->seq); /* seq > r->seq */
+    if (b < GP_REUSE_BUCKETS)
       p->miss_reuse[b]++;
   }
   r->line1 = line + 1;
