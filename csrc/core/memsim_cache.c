@@ -124,8 +124,15 @@ static inline uint32_t hint_matches(const uint8_t *hints, uint8_t hint) {
  * returns: a miss in a full 16-way set read 16 tags, now 16 bytes. */
 static inline int64_t find_way(const gp_cache *c, uint32_t set, uint64_t base, uint64_t line) {
   const uint8_t *hints = c->hints + base;
-  uint8_t hint = hint_of(line);
+  uint8_t hint;
   uint32_t w, filled = c->filled[set];
+  if (filled <= 4) { /* a set still filling (a short launch's): its few tags */
+    for (w = 0; w < filled; w++)
+      if (c->tags[base + w] == line + 1)
+        return (int64_t)(base + w);
+    return -1;
+  }
+  hint = hint_of(line);
   for (w = 0; w < filled; w += 16) {
     uint32_t match = hint_matches(hints + w, hint);
     if (filled - w < 16)
