@@ -233,6 +233,10 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   }
   set = set_of(c, line);
   base = (uint64_t)set * c->config.ways;
+  /* a miss in a full set reads its least recent way's tag next: fetch it
+   * while the hints are compared (a lookup no longer reads the tags) */
+  if (c->filled[set] == c->config.ways)
+    __builtin_prefetch(&c->tags[base + c->lru[set]]);
   way = find_way(c, set, base, line);
   if (way >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
