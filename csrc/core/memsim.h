@@ -59,6 +59,13 @@ typedef struct gp_cache {
    * never invalidated, so the invalid ones are [filled, ways)) */
   uint16_t *newer, *older;
   uint16_t *mru, *lru, *filled;
+  /* per way a one-byte hash of its line (hint_of in memsim_cache.c): a
+   * lookup compares 16 ways' hints at once and reads the tag only where a
+   * hint matches (sets x ways bytes and 16 of padding; a set's
+   * unfilled ways' hints are read but masked off) */
+  uint8_t *hints;
+  uint32_t set_mask;  /* sets - 1 when sets is a power of two, else 0 */
+  uint8_t fill[16];   /* gp_cache_fill_mask of each four-sector mask */
   gp_cache_stats stats;
   /* the last access: the way it used (sets x ways index; -1: none, e.g. a
    * write-through write miss) and its victim (evicted = 1 when a valid line
@@ -379,9 +386,19 @@ int gp_memsim_timed_replay(const gp_kernel *k, const gp_timed_config *cfg,
                            gp_timed_stats *stats, uint64_t *requests, double *last_cycle,
                            gp_error *err);
 
-/* The L2 slice of a line: an XOR fold of the line index's bit groups modulo
- * the slice count (spreads strided patterns, as GPGPU-Sim's hashed
- * partition indexing does). */
-uint32_t gp_l2_slice_of(uint64_t line, uint32_t slices);
+/* The L2 slice of a line: XOR-fold the line index (h ^= h >> 7, >> 13,
+ * >> 23), then modulo the slice count (a mask when it is a power of two),
+ * so power-of-two strides that a plain modulo would send to one slice
+ * spread over all of them, as GPGPU-Sim's hashed partition indexing does.
+ * Inline: both replays ask it once per L2 request. */
+static inline uint32_t gp_l2_slice_of(uint64_t line, uint32_t slices) {
+  uint64_t h = line;
+  if (slices <= 1)
+    return 0;
+  h ^= h >> 7;
+  h ^= h >> 13;
+  h ^= h >> 23;
+  return (slices & (slices - 1)) == 0 ? (uint32_t)(h & (slices - 1)) : (uint32_t)(h % slices);
+}
 
 #endif

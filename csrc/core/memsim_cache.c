@@ -1,22 +1,27 @@
 /*
  * memsim_cache.c -- tag-only set-associative caches (true LRU, sectored or
- * not, write-through/no-allocate or write-back/allocate) and the L2 slice
- * hash.
+ * not, write-through/no-allocate or write-back/allocate); the L2 slice hash
+ * is inline in memsim.h.
  */
 #include "memsim.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* The bytes of a cache's one allocation for `sets` sets and n = sets x
  * ways ways: the tags, then the 16-bit recency lists and per-set fields,
- * then the per-way sector and dirty bytes (each part aligned for its type).
+ * then the per-way sector, dirty and hint bytes and 16 bytes of padding
+ * (a lookup reads a set's hints 16 at a time; each part aligned for its
+ * type).
  * One block instead of eight: a timed launch builds an L1 per SM it uses
  * and an L2 cache per slice it touches (67 of a100's 80 slices on each
  * launch of bfs), and the allocator's calls were a visible part of a short
  * launch. */
 static size_t block_bytes(uint32_t sets, uint64_t n) {
   return (size_t)n * sizeof(uint64_t) + (size_t)(2 * n + 3 * (uint64_t)sets) * sizeof(uint16_t) +
-         (size_t)(2 * n);
+         (size_t)(3 * n + 16);
 }
 
 /* Sizes the tag arrays: sets = size / 128 B / ways (size 0: no cache).
@@ -29,9 +34,12 @@ static size_t block_bytes(uint32_t sets, uint64_t n) {
 int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *config,
                   gp_error *err) {
   uint64_t lines, n;
+  uint8_t m;
   memset(c, 0, sizeof *c);
   c->alloc = *alloc;
   c->config = *config;
+  for (m = 0; m < 16; m++)
+    c->fill[m] = gp_cache_fill_mask(config, m);
   if (config->size_bytes == 0)
     return GP_OK;
   if (config->line_bytes == 0 || config->ways == 0)
@@ -61,6 +69,9 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
   c->filled = c->lru + c->sets;
   c->sectors = (uint8_t *)(c->filled + c->sets);
   c->dirty = c->sectors + n;
+  c->hints = c->dirty + n;
+  memset(c->hints + n, 0, 16); /* the padding: defined, never a match (masked) */
+  c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
   /* a set's ways [filled, ways) are invalid and never read: only the fill
    * counts start at zero (a replay on a large L2 need not clear megabytes) */
   memset(c->filled, 0, c->sets * sizeof *c->filled);
@@ -70,27 +81,68 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
 void gp_cache_free(gp_cache *c) {
   gp_free(&c->alloc, c->tags, block_bytes(c->sets, (uint64_t)c->sets * c->config.ways));
   c->tags = NULL;
-  c->sectors = c->dirty = NULL;
+  c->sectors = c->dirty = c->hints = NULL;
   c->newer = c->older = c->mru = c->lru = c->filled = NULL;
 }
 
-/* line mod n, with a mask when n is a power of two (the common case; a
- * 64-bit division costs tens of cycles on every request). */
-static uint32_t mod_pow2(uint64_t line, uint32_t n) {
-  return (n & (n - 1)) == 0 ? (uint32_t)(line & (n - 1)) : (uint32_t)(line % n);
+/* The set of `line` in a cache with sets: line mod sets, by a mask
+ * (precomputed at init) when the count is a power of two (the common case;
+ * a 64-bit division costs tens of cycles on every request). */
+static inline uint32_t set_of(const gp_cache *c, uint64_t line) {
+  return c->set_mask || c->sets == 1 ? (uint32_t)(line & c->set_mask) : (uint32_t)(line % c->sets);
 }
 
 uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line) {
-  return c->sets ? mod_pow2(line, c->sets) : 0;
+  return c->sets ? set_of(c, line) : 0;
+}
+
+/* A way's hint: the top byte of a multiplicative hash of its line, so
+ * lines of one set (which share their low bits) rarely share a hint. */
+static inline uint8_t hint_of(uint64_t line) {
+  return (uint8_t)((line * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+/* The ways among 16 hint bytes from `hints` whose hint is `hint`, as a
+ * bit mask (bit i: way i): one SSE2 compare where the host has it. */
+static inline uint32_t hint_matches(const uint8_t *hints, uint8_t hint) {
+#ifdef __SSE2__
+  __m128i h = _mm_loadu_si128((const __m128i *)(const void *)hints);
+  return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(h, _mm_set1_epi8((char)hint)));
+#else
+  uint32_t i, m = 0;
+  for (i = 0; i < 16; i++)
+    m |= (uint32_t)(hints[i] == hint) << i;
+  return m;
+#endif
 }
 
 /* The way of set `set` (its ways from `base`) holding `line`, -1 when
- * none: only the filled ways hold lines. */
-static int64_t find_way(const gp_cache *c, uint32_t set, uint64_t base, uint64_t line) {
+ * none: only the filled ways hold lines, and a line is in at most one of
+ * them (it is filled only when absent).  Sixteen ways' hints are compared
+ * at once, the ways past the filled ones masked off; only a matching
+ * hint's tag is read.  Returns what a scan of the filled ways' tags
+ * returns: a miss in a full 16-way set read 16 tags, now 16 bytes. */
+static inline int64_t find_way(const gp_cache *c, uint32_t set, uint64_t base, uint64_t line) {
+  const uint8_t *hints = c->hints + base;
+  uint8_t hint;
   uint32_t w, filled = c->filled[set];
-  for (w = 0; w < filled; w++)
-    if (c->tags[base + w] == line + 1)
-      return (int64_t)(base + w);
+  if (filled <= 4) { /* a set still filling (a short launch's): its few tags */
+    for (w = 0; w < filled; w++)
+      if (c->tags[base + w] == line + 1)
+        return (int64_t)(base + w);
+    return -1;
+  }
+  hint = hint_of(line);
+  for (w = 0; w < filled; w += 16) {
+    uint32_t match = hint_matches(hints + w, hint);
+    if (filled - w < 16)
+      match &= (1u << (filled - w)) - 1;
+    for (; match; match &= match - 1) {
+      uint64_t way = base + w + (uint32_t)__builtin_ctz(match);
+      if (c->tags[way] == line + 1)
+        return (int64_t)way;
+    }
+  }
   return -1;
 }
 
@@ -106,7 +158,7 @@ int gp_cache_contains(const gp_cache *c, uint64_t line) {
  * recent: a use.  The recency list is what a per-way use stamp would order
  * (every use is a new, larger stamp), kept so that the least recent way is
  * known without a scan. */
-static void touch(gp_cache *c, uint32_t set, uint64_t base, uint16_t w) {
+static inline void touch(gp_cache *c, uint32_t set, uint64_t base, uint16_t w) {
   uint16_t *newer = c->newer + base, *older = c->older + base;
   if (c->filled[set] == 0) {
     c->mru[set] = c->lru[set] = w;
@@ -133,7 +185,7 @@ static void touch(gp_cache *c, uint32_t set, uint64_t base, uint16_t w) {
 /* The way to replace in a set: the first invalid one (ways fill in order),
  * else the least recently used.  Records a valid victim in evicted_line /
  * evicted_dirty so the caller can send a dirty one downstream. */
-static uint64_t victim(gp_cache *c, uint32_t set, uint64_t base) {
+static inline uint64_t victim(gp_cache *c, uint32_t set, uint64_t base) {
   uint64_t best;
   if (c->filled[set] < c->config.ways)
     return base + c->filled[set];
@@ -170,7 +222,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   uint64_t base;
   uint32_t set;
   int64_t way;
-  uint8_t full = gp_cache_fill_mask(&c->config, mask);
+  uint8_t full = mask < 16 ? c->fill[mask] : gp_cache_fill_mask(&c->config, mask);
   c->evicted = 0;
   c->way = -1;
   c->missing = is_write ? mask : full;
@@ -179,8 +231,12 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
     c->stats.misses++;
     return GP_CACHE_MISS;
   }
-  set = mod_pow2(line, c->sets);
+  set = set_of(c, line);
   base = (uint64_t)set * c->config.ways;
+  /* a miss in a full set reads its least recent way's tag next: fetch it
+   * while the hints are compared (a lookup no longer reads the tags) */
+  if (c->filled[set] == c->config.ways)
+    __builtin_prefetch(&c->tags[base + c->lru[set]]);
   way = find_way(c, set, base, line);
   if (way >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
@@ -210,21 +266,9 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   way = (int64_t)victim(c, set, base);
   c->way = way;
   c->tags[way] = line + 1;
+  c->hints[way] = hint_of(line);
   c->sectors[way] = full;
   c->dirty[way] = (uint8_t)(is_write != 0);
   touch(c, set, base, (uint16_t)(way - (int64_t)base));
   return GP_CACHE_MISS;
-}
-
-/* The L2 slice of a line: XOR-fold the line index (h ^= h >> 7, >> 13,
- * >> 23), then modulo the slice count, so power-of-two strides that a plain
- * modulo would send to one slice spread over all of them. */
-uint32_t gp_l2_slice_of(uint64_t line, uint32_t slices) {
-  uint64_t h = line;
-  if (slices <= 1)
-    return 0;
-  h ^= h >> 7;
-  h ^= h >> 13;
-  h ^= h >> 23;
-  return mod_pow2(h, slices);
 }

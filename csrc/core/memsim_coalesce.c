@@ -55,9 +55,17 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
   uint32_t count[256], m = 0, worst = 0, i, j;
   int word_shift = power_of_two(bank_bytes), bank_shift = power_of_two(banks);
   uint64_t bank_mask = (uint64_t)banks - 1;
+  uint64_t span = (width ? width : 1) - 1, prev = 0;
   if (banks == 0 || banks > 256 || bank_bytes == 0)
     return n > 0;
-  for (i = 0; i < n && i < 32; i++) {
+  /* the usual case first: one word each, in order (power-of-two words) */
+  for (i = 0; word_shift >= 0 && i < n && i < 32; i++) {
+    uint64_t first = offsets[i] >> word_shift;
+    if ((offsets[i] + span) >> word_shift != first || first < prev)
+      break;
+    words[m++] = prev = first;
+  }
+  for (; i < n && i < 32; i++) {
     uint64_t first = divide(offsets[i], bank_bytes, word_shift);
     uint64_t last = divide(offsets[i] + (width ? width : 1) - 1, bank_bytes, word_shift);
     uint64_t word;

@@ -58,11 +58,9 @@ static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
   int used = (f->recent_used[at >> 6] & bit) != 0;
   f->recent_used[at >> 6] |= bit;
   if (used && r->line1 == line + 1) {
-    uint64_t d = seq - r->seq;
-    int b = 0;
-    while (b + 1 < GP_REUSE_BUCKETS && d >= (2ull << b))
-      b++;
-    if (d < (2ull << b))
+    /* bucket b holds distances [2^b, 2^(b+1)); longer ones are not kept */
+    int b = 63 - __builtin_clzll(seq - r->seq); /* seq > r->seq */
+    if (b < GP_REUSE_BUCKETS)
       p->miss_reuse[b]++;
   }
   r->line1 = line + 1;
@@ -284,8 +282,11 @@ static int check_pc(const gp_func *f, uint32_t pc, gp_error *err) {
   return GP_OK;
 }
 
-int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
-                   const uint8_t *masks, uint32_t n, gp_error *err) {
+/* gp_func_access past the checks of its SM and class, which the kernel
+ * replay's visits pass by construction (an SM of the order, a class whose
+ * instructions the order visits). */
+static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
+                        const uint64_t *lines, const uint8_t *masks, uint32_t n, gp_error *err) {
   gp_pc_memory *p;
   uint32_t j;
   int worst = LEVEL_L1;
@@ -293,11 +294,6 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL, through_l1;
   if (check_pc(f, pc, err) != GP_OK)
     return GP_ERR;
-  if (sm >= f->cfg.sms)
-    return gp_error_set(err, "memsim: SM %u of %u", sm, f->cfg.sms);
-  if (!gp_op_uses_cache(op_class))
-    return gp_error_set(err, "memsim: class %s does not use the caches",
-                        gp_op_class_name(op_class));
   if (n == 0)
     return GP_OK;
   if (!f->l1_ready[sm]) {
@@ -329,6 +325,18 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   else
     p->dram++;
   return GP_OK;
+}
+
+int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
+                   const uint8_t *masks, uint32_t n, gp_error *err) {
+  if (check_pc(f, pc, err) != GP_OK)
+    return GP_ERR;
+  if (sm >= f->cfg.sms)
+    return gp_error_set(err, "memsim: SM %u of %u", sm, f->cfg.sms);
+  if (!gp_op_uses_cache(op_class))
+    return gp_error_set(err, "memsim: class %s does not use the caches",
+                        gp_op_class_name(op_class));
+  return access_lines(f, pc, sm, op_class, lines, masks, n, err);
 }
 
 int gp_func_shared(gp_func *f, uint32_t pc, const uint64_t *offsets, uint32_t n,
@@ -517,8 +525,8 @@ static void visit_functional(void *ctx, uint64_t i, uint32_t sm) {
   if (r->status != GP_OK)
     return;
   n = requests_of(r->k, i, r->f->cfg.cc1x, buf_lines, buf_masks, &lines, &masks);
-  r->status = gp_func_access(r->f, r->k->pc_index[i], sm, r->k->op_class[i], lines, masks, n,
-                             r->err);
+  r->status =
+      access_lines(r->f, r->k->pc_index[i], sm, r->k->op_class[i], lines, masks, n, r->err);
 }
 
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,

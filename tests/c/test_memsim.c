@@ -93,6 +93,143 @@ static void test_lru_matches_use_stamps(void) {
   }
 }
 
+/* A plain reference of a tag-only true-LRU cache: per way its line + 1
+ * (0: invalid), use stamp, sectors and dirty bit; a lookup scans every way
+ * of the set, the victim is the first invalid way, else the smallest
+ * stamp.  The rules are gp_cache_access's (header comment). */
+typedef struct ref_cache {
+  gp_cache_config cfg;
+  uint32_t sets;
+  uint64_t *tag, *stamp, clock;
+  uint8_t *sectors, *dirty;
+  gp_cache_stats stats;
+} ref_cache;
+
+typedef struct ref_result {
+  gp_cache_result r;
+  int64_t way;
+  uint8_t missing;
+  int evicted, evicted_dirty;
+  uint64_t evicted_line;
+  uint8_t evicted_sectors;
+} ref_result;
+
+static ref_result ref_access(ref_cache *c, uint64_t line, uint8_t mask, int is_write) {
+  ref_result out;
+  uint32_t ways = c->cfg.ways, w;
+  uint64_t base = (line % c->sets) * ways;
+  int64_t found = -1, v = -1;
+  uint8_t full = gp_cache_fill_mask(&c->cfg, mask);
+  memset(&out, 0, sizeof out);
+  out.way = -1;
+  out.missing = is_write ? mask : full;
+  c->stats.accesses++;
+  for (w = 0; w < ways; w++)
+    if (c->tag[base + w] == line + 1)
+      found = (int64_t)(base + w);
+  if (found >= 0) {
+    out.r = GP_CACHE_HIT;
+    out.way = found;
+    out.missing = (uint8_t)((is_write ? mask : full) & ~c->sectors[found]);
+    if ((c->sectors[found] & full) != full) {
+      out.r = GP_CACHE_SECTOR_MISS;
+      c->stats.sector_misses++;
+      c->stats.misses++;
+      if (is_write && !c->cfg.write_back)
+        return out;
+    } else {
+      c->stats.hits++;
+    }
+    c->sectors[found] |= full;
+    c->stamp[found] = ++c->clock;
+    if (is_write && c->cfg.write_back)
+      c->dirty[found] = 1;
+    return out;
+  }
+  out.r = GP_CACHE_MISS;
+  c->stats.misses++;
+  if (is_write && !c->cfg.write_back)
+    return out;
+  for (w = 0; w < ways && v < 0; w++)
+    if (c->tag[base + w] == 0)
+      v = (int64_t)(base + w);
+  if (v < 0) {
+    v = (int64_t)base;
+    for (w = 1; w < ways; w++)
+      if (c->stamp[base + w] < c->stamp[v])
+        v = (int64_t)(base + w);
+    out.evicted = 1;
+    out.evicted_line = c->tag[v] - 1;
+    out.evicted_dirty = c->dirty[v];
+    out.evicted_sectors = c->sectors[v];
+    c->stats.writebacks += c->dirty[v];
+  }
+  out.way = v;
+  c->tag[v] = line + 1;
+  c->sectors[v] = full;
+  c->dirty[v] = (uint8_t)(is_write != 0);
+  c->stamp[v] = ++c->clock;
+  return out;
+}
+
+/* gp_cache_access against the reference over 60,000 seeded accesses per
+ * configuration: 3 sets (not a power of two) and 4 sets, 5, 16 and 40
+ * ways (one, two and three 16-way hint groups, the last partly filled),
+ * sectored or not, 128 or 64 B lines, both write policies; about 2.5
+ * lines per way of each set, so sets fill, lines return and one-byte
+ * hints collide (40 ways hold pairs of equal hints most of the time).
+ * Every result, used way, fetched mask, victim and counter agrees. */
+static void test_cache_matches_reference(void) {
+  static const uint32_t sets_of[] = {3, 4}, ways_of[] = {5, 16, 40};
+  uint32_t si, wi, variant;
+  for (si = 0; si < 2; si++)
+    for (wi = 0; wi < 3; wi++)
+      for (variant = 0; variant < 8; variant++) {
+        gp_cache c;
+        ref_cache ref;
+        gp_alloc a = gp_alloc_default();
+        gp_error err;
+        uint64_t x = 777 + variant * 31 + wi * 7 + si, n, pool;
+        int i, agree = 1;
+        memset(&ref, 0, sizeof ref);
+        ref.cfg.ways = ways_of[wi];
+        ref.cfg.line_bytes = variant & 4 ? 64 : 128;
+        ref.cfg.sectored = (int)(variant & 1);
+        ref.cfg.write_back = (int)((variant >> 1) & 1);
+        ref.cfg.size_bytes = (uint64_t)sets_of[si] * ways_of[wi] * 128;
+        ref.sets = sets_of[si];
+        n = (uint64_t)ref.sets * ref.cfg.ways;
+        pool = n * 5 / 2;
+        ref.tag = calloc(n, sizeof *ref.tag);
+        ref.stamp = calloc(n, sizeof *ref.stamp);
+        ref.sectors = calloc(n, 1);
+        ref.dirty = calloc(n, 1);
+        CHECK(gp_cache_init(&c, &a, &ref.cfg, &err) == GP_OK);
+        CHECK_EQ_INT(c.sets, ref.sets);
+        for (i = 0; i < 60000 && ref.tag && ref.stamp && ref.sectors && ref.dirty; i++) {
+          uint64_t line;
+          uint8_t mask;
+          int is_write;
+          gp_cache_result r;
+          ref_result e;
+          x = x * 6364136223846793005ull + 1442695040888963407ull;
+          line = (x >> 33) % pool * 1000003u; /* spread: high bits differ */
+          mask = (uint8_t)(((x >> 20) & 0xf) | 1u << ((x >> 24) & 3));
+          is_write = (int)((x >> 27) & 1);
+          r = gp_cache_access(&c, line, mask, is_write);
+          e = ref_access(&ref, line, mask, is_write);
+          agree &= r == e.r && c.way == e.way && c.missing == e.missing && c.evicted == e.evicted;
+          if (e.evicted)
+            agree &= c.evicted_line == e.evicted_line && c.evicted_dirty == e.evicted_dirty &&
+                     c.evicted_sectors == e.evicted_sectors;
+        }
+        CHECK(agree);
+        CHECK(memcmp(&c.stats, &ref.stats, sizeof c.stats) == 0);
+        gp_cache_free(&c);
+        free(ref.tag), free(ref.stamp), free(ref.sectors), free(ref.dirty);
+      }
+}
+
 static void test_sectored_misses(void) {
   gp_cache c = make(1024, 2, 1, 0);
   CHECK_EQ_INT(gp_cache_access(&c, 7, 0x1, 0), GP_CACHE_MISS);
@@ -222,13 +359,15 @@ static uint32_t passes_by_definition(const uint64_t *off, uint32_t n, uint32_t w
   return worst;
 }
 
-/* 2000 seeded random accesses (lane count, width 1-16 B, offsets from a
+/* 4000 seeded random accesses (lane count, width 1-16 B, offsets from a
  * small range so words repeat and banks collide, 16 or 32 banks of 4 or
- * 8 B) agree with the definition. */
+ * 8 B) agree with the definition; in the second half the lanes come in
+ * address order (the in-order path), a few of them broken by an
+ * unaligned or a smaller address late in the warp. */
 static void test_bank_conflicts_random(void) {
   uint64_t seed = 7, off[32];
   int t, agree = 1;
-  for (t = 0; t < 2000; t++) {
+  for (t = 0; t < 4000; t++) {
     uint32_t n, l, widths[] = {1, 2, 4, 8, 16}, width, banks, bank_bytes;
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     n = 1 + (uint32_t)(seed >> 59);
@@ -238,6 +377,12 @@ static void test_bank_conflicts_random(void) {
     for (l = 0; l < n; l++) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
       off[l] = (seed >> 33) % 1024 / width * width;
+    }
+    if (t >= 2000) { /* in order: a running sum of small aligned steps */
+      for (l = 1; l < n; l++)
+        off[l] = off[l - 1] + off[l] % 3 * width;
+      if ((seed >> 10) % 4 == 0)
+        off[n - 1] = (seed >> 12) % 2 ? off[n - 1] + 1 : off[0] / 2;
     }
     agree &= gp_shared_passes(off, n, width, banks, bank_bytes) ==
              passes_by_definition(off, n, width, banks, bank_bytes);
@@ -778,6 +923,7 @@ int main(void) {
   RUN(test_next_memory_record);
   RUN(test_lru_order_and_set_index);
   RUN(test_lru_matches_use_stamps);
+  RUN(test_cache_matches_reference);
   RUN(test_sectored_misses);
   RUN(test_half_line_granules);
   RUN(test_write_policies);
