@@ -74,6 +74,16 @@ static inline int any_bit(const uint64_t *b, uint32_t words) {
   return 0;
 }
 
+/* Whether every warp of the scheduler waits at t for a known later cycle
+ * (its producers, its launch) or for a barrier: no warp is ready and none
+ * is due by t, so a look at t issues nothing whatever the policy (the usual
+ * look one cycle after an issue, 29 % of the looks on bfs). */
+static inline __attribute__((always_inline)) int sched_all_waiting(const sched_state *q, double t,
+                                                                   uint32_t words) {
+  return !any_bit(set_w(q, SET_READY_ANY, words), words) &&
+         (q->pending_count == 0 || q->pending[q->pending_count - 1].ready > t);
+}
+
 static inline warp_state *warp_at(const sched_state *q, uint32_t pos) {
   return &q->warps[(size_t)pos * q->stride];
 }
@@ -188,15 +198,18 @@ static inline int sched_reason_no_warp(const sched_state *q, uint32_t words) {
 
 /* From the sets (LRR, GTO, callback): every ready warp waits for its busy
  * unit here; the next chance is the earliest free unit with a ready warp,
- * or a pending warp's producers (or launch) and its unit. */
+ * or a pending warp's producers (or launch) and its unit.  `any_ready`:
+ * whether the ready set has a warp (a constant 0 where the caller knows it
+ * is empty, so the units' part compiles away). */
 static inline __attribute__((always_inline)) double sched_reason_from_sets(sched_state *q,
                                                                      uint32_t words,
-                                                                     int policy) {
+                                                                     int policy,
+                                                                     int any_ready) {
   uint32_t start = policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
   uint64_t *busy = set_w(q, SET_SCRATCH, words);
   double when = INFINITY;
   int64_t pos;
-  int u, any_ready = any_bit(set_w(q, SET_READY_ANY, words), words);
+  int u;
   for (wi = 0; wi < words; wi++)
     busy[wi] = 0;
   if (any_ready) /* else every unit's set is empty */
