@@ -265,6 +265,52 @@ static void test_waits_for_every_producer(void) {
   gp_kernel_free(k);
 }
 
+/* A look at a scheduler none of whose warps is ready or due by then takes a
+ * short path to the reason (sched_all_waiting); a look with a ready warp
+ * whose unit is busy must not.  Two warps of MUFU then a dependent FADD
+ * (latency 4), the SFU busy 3 cycles per instruction, by hand (LRR and GTO
+ * alike): MUFU of warp 0 at 0; at 1 warp 1 is ready but the SFU is busy
+ * until 3 (sfu_busy 1-3); its MUFU at 3; at 4 warp 0's FADD is due and
+ * issues; at 5 both wait for producers (the short path: dependence 5-7);
+ * warp 1's FADD at 7, done at 11.  Issue cycles 0, 3, 4, 7.  Had the look
+ * at 1 taken the short path it would have slept until warp 0's FADD at 4
+ * and issued warp 1's MUFU first. */
+static void test_look_with_every_warp_waiting(void) {
+  static const char text[] =
+      "-kernel name = w\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
+      "0000 ffffffff 1 R1 MUFU.RCP 1 R0 0\n"
+      "0010 ffffffff 1 R2 FADD 2 R1 R1 0\n"
+      "warp = 1\ninsts = 2\n"
+      "0000 ffffffff 1 R1 MUFU.RCP 1 R0 0\n"
+      "0010 ffffffff 1 R2 FADD 2 R1 R1 0\n"
+      "#END_TB\n";
+  static const int policies[2] = {GP_SIM_LRR, GP_SIM_GTO};
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  int i;
+  CHECK(gp_kernel_parse_buffer(&k, &a, text, strlen(text), "w.traceg", &err) == GP_OK);
+  if (k == NULL)
+    return;
+  for (i = 0; i < 2; i++) {
+    sim_setup c = config(1, 1, 1);
+    gp_sim_result r;
+    c.m.ops[GP_OP_SFU].interval = 3;
+    c.o.policy = policies[i];
+    r = run(k, &c);
+    CHECK_NEAR(r.cycles, 11, 1e-9);
+    CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 4, 1e-9);
+    CHECK_NEAR(r.stalls[GP_STALL_SFU], 2, 1e-9);
+    CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 2, 1e-9);
+    CHECK_NEAR(r.warp_done[0], 8, 1e-9);
+    CHECK_NEAR(r.warp_done[1], 11, 1e-9);
+    done(&r, k, 1);
+  }
+  gp_kernel_free(k);
+}
+
 /* Block dispatch is serialised per SM: four one-warp blocks of a 2-FFMA
  * chain (8 cycles each, EXIT at latency 1) with launch cost 10 start at 10,
  * 20, 30 and 40 on one SM with four slots, so the last is done at 48; on
@@ -423,6 +469,7 @@ int main(void) {
   RUN(test_block_dispatch_is_serialised);
   RUN(test_front_end_by_hand);
   RUN(test_waits_for_every_producer);
+  RUN(test_look_with_every_warp_waiting);
   RUN(test_lrr_and_gto_order);
   RUN(test_barrier);
   RUN(test_occupancy_adds_waves);
