@@ -150,6 +150,60 @@ describe("gpush.config loading", function()
     assert.is_near(144.192, flat["dram.bandwidth_gbs"], 1e-9)
   end)
 
+  -- config.load hands over its table as checked (config.check_token set):
+  -- so the table must be what a full check of the same values writes back
+  it("resolves every value as the full check writes it back", function()
+    local function copy(t)
+      local out = {}
+      for k, v in pairs(t) do
+        out[k] = type(v) == "table" and copy(v) or v
+      end
+      return out
+    end
+    local function same(a, b, path)
+      for k, v in pairs(a) do
+        local w = b[k]
+        if type(v) == "table" then
+          same(v, w, path .. k .. ".")
+        else
+          assert(v == w and math.type(v) == math.type(w) and (v ~= 0 or 1 / v == 1 / w),
+            ("%s%s: %s vs %s"):format(path, k, tostring(v), tostring(w)))
+        end
+      end
+    end
+    local cases = {}
+    for _, name in ipairs(config.presets()) do
+      cases[#cases + 1] = { name }
+    end
+    cases[#cases + 1] = { fixtures .. "inherit2.yaml", { "l1.mshrs=128", "sm.count=16.0", "dram.bandwidth_gbs=96" } }
+    cases[#cases + 1] = { nil, { ["clock.mem_mhz"] = 751.0, ["sm.max_warps"] = 48.0 } }
+    for _, case in ipairs(cases) do
+      local cfg = assert(config.load(case[1], case[2]))
+      local token = config.check_token(cfg)
+      assert.is_table(token)
+      local checked = copy(cfg) -- a table the check has not seen: checked in full
+      assert.is_nil(config.check_token(checked))
+      config.check(checked)
+      same(cfg, checked, "")
+      same(checked, cfg, "")
+      config.check(cfg)
+      assert.are.equal(token, config.check_token(cfg))
+    end
+  end)
+
+  it("refuses a schema default the check would convert", function()
+    local declare = schema.declarer({})
+    assert.has_error(function() declare { "x.n", "int", unit = "", desc = "d", default = 4.0 } end,
+      "schema: parameter x.n: default 4.0 is no int")
+    assert.has_error(function() declare { "x.f", "number", unit = "", desc = "d", default = 0 / 0 } end)
+    assert.has_error(function() declare { "x.e", "enum", values = { "a" }, unit = "", desc = "d", default = "b" } end)
+    assert.has_error(function() declare { "x.b", "bool", unit = "", desc = "d", default = 1 } end)
+    assert.are.equal(4, declare({ "x.n", "int", unit = "", desc = "d", default = 4 }).default)
+    assert.is_nil(declare({ "x.o", "number", unit = "", desc = "d" }).default) -- a model's input may have none
+    assert.has_error(function() schema.declarer({}, nil, true) { "x.o", "number", unit = "", desc = "d" } end,
+      "schema: parameter x.o: default nil is no number")
+  end)
+
   it("raises on misuse", function()
     assert.has_error(function() config.load(42) end,
       "gpush.config.load: expected a preset name or a path, got number")

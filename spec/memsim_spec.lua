@@ -48,6 +48,23 @@ describe("gpush.memsim functional mode", function()
     assert.is_false(memsim.params_equal({ a = 1 }, { a = { 1 } }))
     assert.is_false(memsim.params_equal({ a = 1 }, { a = 1.0 })) -- "1" vs "1.0", as the keys
     assert.is_true(memsim.params_equal({ a = { b = true } }, { a = { b = true } }))
+    -- leaves that differ yet print alike: C's fast answer is no, the walk's yes
+    assert.is_true(memsim.params_equal({ a = 0.1 + 0.2 }, { a = 0.3 }))
+    assert.is_true(memsim.params_equal({ a = 0 / 0 }, { a = 0 / 0 }))
+    assert.is_false(memsim.params_equal({ a = 0.0 }, { a = -0.0 }))
+    assert.is_true(memsim.params_equal({ a = 1 }, { a = "1" }))
+    -- C's answer alone: never yes where the printed keys differ
+    local core = require "gpush.core"
+    assert.is_true(core.params_same(p, memsim.params(config.load("gtx1080"), small("stream_triad"))))
+    assert.is_false(core.params_same({ a = 0.1 + 0.2 }, { a = 0.3 }))
+    assert.is_false(core.params_same({ a = 0.0 }, { a = -0.0 }))
+    assert.is_false(core.params_same({ a = 1 }, { a = 1.0 }))
+    assert.is_false(core.params_same({ a = 1 }, { a = 1, b = 2 }))
+    assert.is_false(core.params_same({ a = { b = 1 } }, { a = { b = 2 } }))
+    assert.is_true(core.params_same({ a = { b = -0.0 } }, { a = { b = -0.0 } }))
+    local cyclic = {}
+    cyclic.self = cyclic
+    assert.is_false(core.params_same(cyclic, cyclic)) -- too deep: left to the walk
   end)
 
   it("sends a streaming kernel to DRAM and a reusing one to the caches", function()

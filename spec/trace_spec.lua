@@ -35,6 +35,29 @@ describe("gpush.trace", function()
     assert.are_not.equal(info, again)
   end)
 
+  -- kernel:info() sums the active lanes sixteen bytes at a time (SSE2):
+  -- every length around those steps, each lane count once
+  it("counts the active lanes of any number of instructions", function()
+    for _, n in ipairs { 1, 15, 16, 17, 31, 32, 33, 47, 100 } do
+      local lines = { "-kernel name = lanes", "-kernel id = 1", "-grid dim = (1,1,1)", "-block dim = (32,1,1)",
+        "-shmem = 0", "-nregs = 8", "-binary version = 86", "-accelsim tracer version = 4",
+        "-enable lineinfo = 0", "#traces format = x", "#BEGIN_TB", "thread block = 0,0,0", "warp = 0",
+        "insts = " .. n }
+      local lanes = 0
+      for i = 1, n do
+        local active = (i * 7) % 33 -- 0 to 32 lanes, 0 included
+        lanes = lanes + active
+        lines[#lines + 1] = ("%04x %08x 1 R4 IADD3 1 R2 0"):format(16 * i, active == 32 and 0xffffffff
+          or (1 << active) - 1)
+      end
+      lines[#lines + 1] = "#END_TB"
+      lines[#lines + 1] = ""
+      local info = assert(trace.parse(table.concat(lines, "\n"), "lanes.traceg")):info()
+      assert.are.equal(n, info.warp_instructions)
+      assert.are.equal(lanes / (32 * n), info.active_lane_efficiency)
+    end
+  end)
+
   it("exposes a warp's instructions with their dependences", function()
     local k = assert(trace.parse(mini, "mini.traceg"))
     local w = k:warp(0)

@@ -10,11 +10,23 @@
  *       -- and a zero of the same sign.  A non-table on the way reads as
  *       -- nil.
  *
+ *   core.params_same(a, b)
+ *       -- true when the tables a and b have the same keys, nested alike,
+ *       -- and at every leaf the same value: raw-equal, of the same number
+ *       -- subtype, and a zero of the same sign (so each leaf prints
+ *       -- alike); false otherwise, including where two leaves differ but
+ *       -- might still print alike (0.1 + 0.2 and 0.3, two NaNs).
+ *
  * gpush.config.check passes a configuration it has already checked when it
  * still holds the values that check wrote back; a model checks its
  * configuration on every call, GPUMech once per launch, and the same walk
  * in Lua was about half of the Lua side's time on a real trace of short
  * launches (issue 30).  Indexing honours metamethods, as the Lua walk did.
+ * gpush.memsim.params_equal asks params_same first (the bounds check a
+ * memory replay's parameters once per launch: about 1 M instructions of 16
+ * launches in Lua) and walks in Lua, comparing printed leaves, only where
+ * it answers false.  Its walk is raw (lua_next, lua_rawget): the memory
+ * parameters are plain tables.
  */
 #include <math.h>
 
@@ -80,7 +92,58 @@ static int config_unchanged(lua_State *L) {
   return 1;
 }
 
+/* Whether the plain tables at stack indices a and b hold the same keys,
+ * each with the same value (tables compared alike, `depth` levels deep at
+ * most: deeper, or cyclic, tables answer false and are left to the Lua
+ * walk). */
+static int tables_same(lua_State *L, int a, int b, int depth) {
+  int same = depth > 0;
+  luaL_checkstack(L, 4, "params_same: tables nested too deep");
+  if (!same)
+    return 0;
+  lua_pushnil(L);
+  while (same && lua_next(L, a)) { /* key -2, a's value -1 */
+    lua_pushvalue(L, -2);
+    lua_rawget(L, b); /* b's value -1, a's value -2 */
+    if (lua_type(L, -2) == LUA_TTABLE || lua_type(L, -1) == LUA_TTABLE)
+      same = lua_type(L, -2) == LUA_TTABLE && lua_type(L, -1) == LUA_TTABLE &&
+             tables_same(L, gpc_absindex(L, -2), gpc_absindex(L, -1), depth - 1);
+    else if (!lua_rawequal(L, -2, -1))
+      same = 0;
+    else if (lua_type(L, -1) == LUA_TNUMBER)
+      same = gpc_isinteger(L, -1) == gpc_isinteger(L, -2) &&
+             (lua_tonumber(L, -1) != 0 ||
+              signbit(lua_tonumber(L, -1)) == signbit(lua_tonumber(L, -2)));
+    lua_pop(L, 2);
+  }
+  if (!same) {
+    lua_pop(L, 1); /* the key lua_next left */
+    return 0;
+  }
+  lua_pushnil(L); /* every key of b in a too */
+  while (lua_next(L, b)) {
+    lua_pop(L, 1);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, a);
+    same = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!same) {
+      lua_pop(L, 1);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int params_same(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_pushboolean(L, tables_same(L, 1, 2, 16));
+  return 1;
+}
+
 static const luaL_Reg config_functions[] = {{"config_unchanged", config_unchanged},
+                                            {"params_same", params_same},
                                             {NULL, NULL}};
 
 void gpl_open_config(lua_State *L) { luaL_setfuncs(L, config_functions, 0); }

@@ -48,6 +48,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #define READER_TYPE "gpush.trace_reader"
 #define KERNEL_TYPE "gpush.kernel"
@@ -247,14 +250,31 @@ static int kernel_parse(lua_State *L) {
   return 1;
 }
 
+/* The sum of n bytes: with SSE2 sixteen at a time (psadbw adds eight bytes
+ * into a 64-bit lane), a byte a step left over.  kernel:info() sums every
+ * instruction's active lanes once per launch: a byte a step was about 1 M
+ * instructions of a 16-launch BFS run's gpumech or sim. */
+static uint64_t sum_bytes(const uint8_t *a, uint64_t n) {
+  uint64_t total = 0, i = 0;
+#if defined(__SSE2__) && defined(__x86_64__)
+  __m128i acc = _mm_setzero_si128();
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 16 <= n; i += 16)
+    acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_loadu_si128((const __m128i *)(a + i)), zero));
+  total = (uint64_t)_mm_cvtsi128_si64(acc) + (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+#endif
+  for (; i < n; i++)
+    total += a[i];
+  return total;
+}
+
 /* kernel:info(): geometry, counts, class mix and memory behaviour. */
 /* The active lanes over all instructions, and the lines, sectors and
  * requests (records with a line) over the memory records. */
 static void scan_totals(const gp_kernel *k, info_totals *t) {
   uint64_t i;
   memset(t, 0, sizeof *t);
-  for (i = 0; i < k->insts; i++)
-    t->lanes += k->active[i];
+  t->lanes = sum_bytes(k->active, k->insts);
   for (i = 0; i < k->mem_count; i++) {
     t->lines += k->mem_records[i].line_count;
     t->sectors += k->mem_records[i].sector_count;

@@ -465,15 +465,42 @@ local function derived_values(values)
   return out
 end
 
+-- The values M.check last passed and wrote back, or that M.load resolved
+-- (checked_list), per configuration table (weak keys), in walk_paths'
+-- order: a table found holding exactly them again is passed as it is (a model checks its configuration on every
+-- call, GPUMech once per launch; the full check is the Lua side's largest
+-- cost on a real trace).
+local passed = setmetatable({}, { __mode = "k" })
+
+-- The list M.check keeps for a table just resolved from `values` (walk_paths'
+-- order), or nil where its first check might differ from resolving.  The
+-- layers' values went through check_value, and gpush.schema refuses a
+-- parameter without a default or with one M.check would convert (its
+-- declarer's default_fits), so every parameter is what the
+-- check writes back; derived values are computed alike, but one that is
+-- NaN the check's comparison with the snapshot would take for one set from
+-- Lua.  A configuration is checked by every model before it is read: this
+-- first full check cost about 0.7 M instructions a process.
+local function checked_list(values)
+  for _, d in ipairs(schema.derived) do
+    local v = values[d[1]]
+    if v ~= v then
+      return nil
+    end
+  end
+  local list = {}
+  for i, path in ipairs(walk_paths) do
+    list[i] = values[path]
+  end
+  return list
+end
+
 -- Builds the nested table from flat values.
 local function nest(values)
   local cfg = {}
   for path, v in pairs(values) do
     local node = cfg
-    local parts = {}
-    for part in path:gmatch("[^.]+") do
-      parts[#parts + 1] = part
-    end
+    local parts = path_parts[path] or split_path(path)
     for i = 1, #parts - 1 do
       node[parts[i]] = node[parts[i]] or {}
       node = node[parts[i]]
@@ -530,6 +557,7 @@ local function resolve(name_or_path, overrides)
     end
   end
   snapshot[cfg] = derived_values(values)
+  passed[cfg] = checked_list(values)
   return cfg
 end
 
@@ -553,13 +581,6 @@ function M.load(name_or_path, overrides)
   end
   error(result, 0)
 end
-
--- The values M.check last passed and wrote back, per configuration table
--- (weak keys), in walk_paths' order: a table found holding exactly them
--- again is passed as it is (a model checks its configuration on every
--- call, GPUMech once per launch; the full check is the Lua side's largest
--- cost on a real trace).
-local passed = setmetatable({}, { __mode = "k" })
 
 -- Whether cfg holds exactly the values `list` (walk_paths' order; M.flatten's
 -- walk, without building its table): at every path the same value to a
@@ -641,8 +662,9 @@ function M.check(cfg, level)
 end
 
 -- A token of cfg's last full check: a new value each time M.check checks
--- cfg in full, the same while M.check finds cfg unchanged, nil before the
--- first check.  What is built from a checked configuration (the C machine,
+-- cfg in full (and when M.load resolves it), the same while M.check finds
+-- cfg unchanged, nil before the first check of a table M.load did not
+-- give.  What is built from a checked configuration (the C machine,
 -- gpush.machine) may be reused while its token is the same.
 function M.check_token(cfg)
   return passed[cfg]

@@ -28,13 +28,31 @@ local M = {}
 local params = {}
 M.params = params
 
+-- Per type, whether a default is one: exactly what gpush.config's check
+-- (coerce) gives back unchanged, an int's an integer, a number's finite.
+local default_fits = setmetatable({
+  int = function(d) return math.type(d) == "integer" end,
+  number = function(d) return type(d) == "number" and d == d and d ~= math.huge and d ~= -math.huge end,
+  bool = function(d) return type(d) == "boolean" end,
+  string = function(d) return type(d) == "string" end,
+  enum = function(d, spec)
+    for _, v in ipairs(spec.values or {}) do
+      if v == d then
+        return true
+      end
+    end
+    return false
+  end,
+}, { __index = function() return function() return true end end })
+
 -- The declaration helper of every parameter group: the GPU parameters below,
 -- Blem's S-core, M-core and workload inputs (gpush.models.mech.params) and
 -- the dark-silicon projection's (gpush.models.mech.dark_silicon).  A spec is
 -- { name, type, unit =, default =, min =, max =, desc =, ... }; declaring
--- checks its shape (a numeric default inside its range) and appends it to
--- `list` (and indexes it in `by_name` when given).
-function M.declarer(list, by_name)
+-- checks its shape (a default of its type, a number's inside its range;
+-- with `needs_default` one is required) and appends it to `list` (and
+-- indexes it in `by_name` when given).
+function M.declarer(list, by_name, needs_default)
   return function(spec)
     local name = spec[1]
     if type(name) ~= "string" or type(spec[2]) ~= "string" or type(spec.unit) ~= "string"
@@ -45,6 +63,11 @@ function M.declarer(list, by_name)
     if type(d) == "number" and ((spec.min and d < spec.min) or (spec.max and d > spec.max)) then
       error(("schema: parameter %s: default %s outside [%s, %s]"):format(name, tostring(d), tostring(spec.min),
         tostring(spec.max)), 2)
+    end
+    -- a default is what gpush.config's check makes of it (so a resolved
+    -- configuration counts as checked: gpush.config, checked_list)
+    if (d ~= nil or needs_default) and not default_fits[spec[2]](d, spec) then
+      error(("schema: parameter %s: default %s is no %s"):format(name, tostring(d), spec[2]), 2)
     end
     list[#list + 1] = spec
     if by_name then
@@ -67,7 +90,7 @@ function M.group(name)
   return group
 end
 
-local param = M.declarer(params)
+local param = M.declarer(params, nil, true)
 
 -- gpu ------------------------------------------------------------------------
 param { "gpu.name", "string", unit = "", default = "unnamed GPU",

@@ -59,6 +59,42 @@ function M.check_map(map, family)
   return map
 end
 
+-- The categories of `values`, sorted by their text (a stable order).
+local function sorted_categories(values)
+  local order = {}
+  for category in pairs(values) do
+    order[#order + 1] = category
+  end
+  table.sort(order, function(a, b) return tostring(a) < tostring(b) end)
+  return order
+end
+
+-- The sums of `values` by label through `map` over the categories
+-- `order` lists, leaving out the categories mapped to `skip` (nil: none),
+-- and the best label (M.largest's); a loop without closures or metamethods:
+-- every model's bottleneck asks once or twice a launch.
+local function tally(values, map, order, skip)
+  local sums, top = {}, {}
+  for _, category in ipairs(order) do
+    local label, v = map[category], values[category]
+    if label and label ~= skip and type(v) == "number" and v > 0 then
+      sums[label] = (sums[label] or 0) + v
+      local held = top[label]
+      if not held or v > values[held] then
+        top[label] = category
+      end
+    end
+  end
+  local best, value = nil, 0
+  for _, label in ipairs(M.LABELS) do
+    local sum = sums[label]
+    if sum and sum > value then
+      best, value = label, sum
+    end
+  end
+  return best, best and top[best], sums
+end
+
 -- Sums `values` (own category -> a non-negative amount) by label through
 -- `map` (categories the map lacks count nowhere) and returns the label
 -- with the largest sum (ties: the first in M.LABELS; nil when every sum is
@@ -67,37 +103,7 @@ end
 -- categories, makes the floating-point sums independent of the table's
 -- walk order.
 function M.largest(values, map, order)
-  local sums, top = {}, {}
-  local function add(category)
-    local label, v = map[category], values[category]
-    if label and type(v) == "number" and v > 0 then
-      sums[label] = (sums[label] or 0) + v
-      if not top[label] or v > values[top[label]] then
-        top[label] = category
-      end
-    end
-  end
-  if order then
-    for _, category in ipairs(order) do
-      add(category)
-    end
-  else
-    local categories = {}
-    for category in pairs(values) do
-      categories[#categories + 1] = category
-    end
-    table.sort(categories, function(a, b) return tostring(a) < tostring(b) end)
-    for _, category in ipairs(categories) do
-      add(category)
-    end
-  end
-  local best, value = nil, 0
-  for _, label in ipairs(M.LABELS) do
-    if (sums[label] or 0) > value then
-      best, value = label, sums[label]
-    end
-  end
-  return best, best and top[best], sums
+  return tally(values, map, order or sorted_categories(values))
 end
 
 -- How busy a throughput resource must be to be the bottleneck when the
@@ -133,10 +139,7 @@ function M.refine_issue(label, detail, issue_busy, busy, busy_map, busy_order, v
     end
     return label, detail
   end
-  local others = setmetatable({}, { __index = function(_, category)
-    return map[category] ~= "ISSUE" and map[category] or nil
-  end })
-  local waited, category = M.largest(values, others, order)
+  local waited, category = tally(values, map, order or sorted_categories(values), "ISSUE")
   if waited then
     return waited, category
   end
