@@ -218,6 +218,24 @@ static inline __attribute__((always_inline)) int scan_register(const char **pp, 
     *out = 255;
     return 1;
   }
+  if (end - p >= 5) { /* R and 1-3 digits then a blank, all inside the line: no loop */
+    unsigned d1 = (unsigned)(p[1] - '0'), d2 = (unsigned)(p[2] - '0'), d3 = (unsigned)(p[3] - '0');
+    if (d1 < 10u && scan_blank(p[2])) {
+      *pp = p + 3;
+      *out = (uint8_t)d1;
+      return 1;
+    }
+    if (d1 < 10u && d2 < 10u && scan_blank(p[3])) {
+      *pp = p + 4;
+      *out = (uint8_t)(d1 * 10 + d2);
+      return 1;
+    }
+    if (d1 < 10u && d2 < 10u && d3 < 10u && scan_blank(p[4]) && d1 * 100 + d2 * 10 + d3 <= 255) {
+      *pp = p + 5;
+      *out = (uint8_t)(d1 * 100 + d2 * 10 + d3);
+      return 1;
+    }
+  }
   p++;
   if (p < end && *p == 'Z') {
     p++;
