@@ -9,7 +9,8 @@
  * register_number) accept, with the same values, so the parser tries the
  * scanner first and calls the checked reader from the same place only when
  * the scanner says no: the reader then gives the same value or the same
- * error message.  Only trace_parse.c includes this file.
+ * error message.  Only trace_parse.c (and test_trace_scan.c) include this
+ * file.
  */
 #ifndef GPUSH_TRACE_SCAN_H
 #define GPUSH_TRACE_SCAN_H
