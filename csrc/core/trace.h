@@ -219,6 +219,7 @@ typedef struct gp_pc_slot {
   uint64_t key;
   uint32_t index;
   uint32_t op_len; /* the opcode's length: a PC seen again is checked with memcmp */
+  uint64_t op8;    /* an opcode of at most 8 bytes, zero-padded (0 if longer): checked whole */
 } gp_pc_slot;
 
 typedef struct gp_kernel {

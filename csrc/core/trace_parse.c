@@ -367,6 +367,18 @@ static int pc_table_grow(parser *ps) {
   return GP_OK;
 }
 
+/* An opcode of at most 8 bytes as one word, zero-padded (as it is kept in
+ * its PC slot), read with one load where 8 bytes of the line are left; 0
+ * when it is longer or the load cannot be made (then memcmp decides). */
+static inline int opcode_word(const char *op, size_t op_len, const char *end, uint64_t *w) {
+  uint64_t x;
+  if (!SCAN_LITTLE_ENDIAN || op_len > 8 || end - op < 8)
+    return 0;
+  x = scan_load8(op);
+  *w = op_len == 8 ? x : x & ((1ull << (8 * op_len)) - 1);
+  return 1;
+}
+
 /* Finds or adds the static instruction at pc with this opcode text; the same
  * PC must always hold the same opcode. */
 static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
@@ -376,6 +388,7 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
   size_t j;
   gp_static_inst *s;
   gp_opcode_info info;
+  uint64_t w;
   if (k->static_count * 2 >= k->pc_table_cap && pc_table_grow(ps) != GP_OK)
     return GP_ERR;
   table = k->pc_table;
@@ -385,6 +398,12 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
       const char *known;
       s = &k->statics[table[j].index];
       known = k->strings + s->opcode;
+      if (table[j].op_len == op_len && opcode_word(op, op_len, ps->end, &w)) {
+        if (w == table[j].op8) {
+          *out = table[j].index;
+          return GP_OK;
+        }
+      }
       if (table[j].op_len != op_len || memcmp(known, op, op_len) != 0) {
         char msg[200];
         snprintf(msg, sizeof msg, "PC 0x%llx holds '%.40s' earlier and '%.*s' here",
@@ -420,6 +439,9 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
   table[j].key = pc;
   table[j].index = k->static_count;
   table[j].op_len = (uint32_t)op_len;
+  table[j].op8 = 0;
+  if (op_len <= 8)
+    memcpy(&table[j].op8, op, op_len);
   *out = k->static_count++;
   return GP_OK;
 }

@@ -9,7 +9,8 @@
  * register_number) accept, with the same values, so the parser tries the
  * scanner first and calls the checked reader from the same place only when
  * the scanner says no: the reader then gives the same value or the same
- * error message.  Only trace_parse.c includes this file.
+ * error message.  Only trace_parse.c (and test_trace_scan.c) include this
+ * file.
  */
 #ifndef GPUSH_TRACE_SCAN_H
 #define GPUSH_TRACE_SCAN_H
@@ -57,6 +58,13 @@ static inline __attribute__((always_inline)) uint64_t scan_load8(const char *p) 
 #define SCAN_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 #define SCAN_ZEROS8 0x3030303030303030ull  /* "00000000" in any byte order */
 #define SCAN_FS8 0x6666666666666666ull     /* "ffffffff" */
+
+/* The first n (1-7) digits of x moved to its last n bytes, '0' before them,
+ * so that scan_eight_digits gives their value. */
+static inline __attribute__((always_inline)) uint64_t scan_align_digits(uint64_t x, unsigned n) {
+  unsigned shift = 8u * (8u - n);
+  return (x << shift) | (SCAN_ZEROS8 >> (64u - shift));
+}
 
 /* A hex number of 1-16 digits, with or without 0x (as next_hex reads it).
  * Eight '0' or eight 'f' at a time (an address's leading zeros, a full
@@ -122,13 +130,66 @@ static inline __attribute__((always_inline)) const char *scan_digit_run(const ch
   return p;
 }
 
+/* How many of the eight bytes of x (the first in the low byte) are decimal
+ * digits before the first one that is not: 0-8.  A byte is a digit when its
+ * high nibble is 3 and stays 3 with 6 added; a byte of 0xfa or more carries
+ * into the next byte's test, but only bytes after a non-digit, which are not
+ * counted. */
+static inline __attribute__((always_inline)) unsigned scan_leading_digits(uint64_t x) {
+  uint64_t t = ((x & 0xf0f0f0f0f0f0f0f0ull) | (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
+               0x3333333333333333ull;                          /* zero bytes: digits */
+  uint64_t m = (((t & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) | t) & 0x8080808080808080ull;
+  return m == 0 ? 8u : (unsigned)__builtin_ctzll(m) >> 3;
+}
+
+/* A decimal number of 1-15 digits, an optional '-' before it, ending at a
+ * blank, where 17 bytes of the line are left at p (the common case: a
+ * gather's address delta): its length found from whole eight-byte words, its
+ * value from one or two scan_eight_digits, no loop over bytes.  0 (nothing
+ * moved) for any other shape, which scan_dec then reads byte by byte. */
+static inline __attribute__((always_inline)) int scan_dec_words(const char **pp, const char *end, int64_t *out) {
+  static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+  const char *p = *pp;
+  uint64_t x, v;
+  unsigned n;
+  int neg;
+  if (!SCAN_LITTLE_ENDIAN || end - p < 17)
+    return 0;
+  neg = *p == '-';
+  p += neg;
+  x = scan_load8(p);
+  n = scan_leading_digits(x);
+  if (n == 8) {
+    uint64_t y = scan_load8(p + 8);
+    unsigned n2 = scan_leading_digits(y);
+    if (n2 == 8)
+      return 0;
+    v = scan_eight_digits(x);
+    if (n2 > 0)
+      v = v * pow10[n2] + scan_eight_digits(scan_align_digits(y, n2));
+    n = 8 + n2;
+  } else {
+    if (n == 0)
+      return 0;
+    v = scan_eight_digits(scan_align_digits(x, n));
+  }
+  if (!scan_blank(p[n]))
+    return 0;
+  *pp = p + n + 1;
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return 1;
+}
+
 /* A decimal number of 1-18 digits after an optional sign: always within
  * int64 and within the +-2^62 next_dec allows for an address delta; the
  * caller checks any narrower range. */
 static inline __attribute__((always_inline)) int scan_dec(const char **pp, const char *end, int64_t *out) {
-  const char *p = scan_skip_blanks(*pp, end), *digits;
+  const char *p, *digits;
   uint64_t v;
   int neg = 0;
+  if (scan_dec_words(pp, end, out))
+    return 1;
+  p = scan_skip_blanks(*pp, end);
   if (p < end && (*p == '-' || *p == '+'))
     neg = *p++ == '-';
   digits = p;
@@ -157,6 +218,24 @@ static inline __attribute__((always_inline)) int scan_register(const char **pp, 
     *pp = scan_past_blank(p, end);
     *out = 255;
     return 1;
+  }
+  if (end - p >= 5) { /* R and 1-3 digits then a blank, all inside the line: no loop */
+    unsigned d1 = (unsigned)(p[1] - '0'), d2 = (unsigned)(p[2] - '0'), d3 = (unsigned)(p[3] - '0');
+    if (d1 < 10u && scan_blank(p[2])) {
+      *pp = p + 3;
+      *out = (uint8_t)d1;
+      return 1;
+    }
+    if (d1 < 10u && d2 < 10u && scan_blank(p[3])) {
+      *pp = p + 4;
+      *out = (uint8_t)(d1 * 10 + d2);
+      return 1;
+    }
+    if (d1 < 10u && d2 < 10u && d3 < 10u && scan_blank(p[4]) && d1 * 100 + d2 * 10 + d3 <= 255) {
+      *pp = p + 5;
+      *out = (uint8_t)(d1 * 100 + d2 * 10 + d3);
+      return 1;
+    }
   }
   p++;
   if (p < end && *p == 'Z') {

@@ -1,0 +1,184 @@
+/* The scanners of trace_scan.h: the word-at-a-time paths (decimal numbers,
+ * registers) give what a byte-by-byte reading of the same token gives, on
+ * worked examples and on seeded random tokens at every distance from the
+ * line's end. */
+#include "gp_test.h"
+#include "trace_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The decimal token at p read byte by byte, as scan_dec read it before it
+ * had a word path: blanks, a sign, 1-18 digits, then a blank or the end. */
+static int ref_dec(const char **pp, const char *end, int64_t *out) {
+  const char *p = *pp, *digits;
+  uint64_t v = 0;
+  int neg = 0;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (p < end && (*p == '-' || *p == '+'))
+    neg = *p++ == '-';
+  digits = p;
+  while (p < end && *p >= '0' && *p <= '9')
+    v = v * 10 + (uint64_t)(*p++ - '0');
+  if (p == digits || p - digits > 18 || (p < end && *p != ' ' && *p != '\t'))
+    return 0;
+  *pp = p < end ? p + 1 : p;
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return 1;
+}
+
+/* The register token at p read byte by byte: R0-R255 with at most three
+ * digits, RZ (255), or any token not starting with R (255). */
+static int ref_register(const char **pp, const char *end, uint8_t *out) {
+  const char *p = *pp;
+  unsigned n = 0;
+  int digits = 0;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (p == end)
+    return 0;
+  if (*p != 'R') {
+    while (p < end && *p != ' ' && *p != '\t')
+      p++;
+    *pp = p < end ? p + 1 : p;
+    *out = 255;
+    return 1;
+  }
+  p++;
+  if (p < end && *p == 'Z') {
+    p++;
+    if (p < end && *p != ' ' && *p != '\t')
+      return 0;
+    *pp = p < end ? p + 1 : p;
+    *out = 255;
+    return 1;
+  }
+  while (p < end && *p >= '0' && *p <= '9' && digits < 3) {
+    n = n * 10 + (unsigned)(*p++ - '0');
+    digits++;
+  }
+  if (digits == 0 || n > 255 || (p < end && *p != ' ' && *p != '\t'))
+    return 0;
+  *pp = p < end ? p + 1 : p;
+  *out = (uint8_t)n;
+  return 1;
+}
+
+/* scan_dec on the first `len` bytes of text (the rest of the buffer is
+ * there, as a line's next bytes are): 1 when it accepts, with the value and
+ * how far it moved. */
+static int dec_of(const char *text, size_t len, int64_t *v, long *moved) {
+  const char *p = text;
+  int ok = scan_dec(&p, text + len, v);
+  *moved = (long)(p - text);
+  return ok;
+}
+
+static void test_dec_by_hand(void) {
+  static const char line[] = "-63418840 70870960 197117668 123456789012345 1234567890123456 7 -0 +3 12a 0";
+  int64_t v = 0;
+  long moved = 0;
+  CHECK(dec_of(line, strlen(line), &v, &moved));
+  CHECK_EQ_INT(v, -63418840);
+  CHECK_EQ_INT(moved, 10);
+  CHECK(dec_of(line + 10, strlen(line) - 10, &v, &moved));
+  CHECK_EQ_INT(v, 70870960);
+  CHECK(dec_of(line + 19, strlen(line) - 19, &v, &moved));
+  CHECK_EQ_INT(v, 197117668);
+  CHECK_EQ_INT(moved, 10);
+  CHECK(dec_of(line + 29, strlen(line) - 29, &v, &moved)); /* 15 digits: two words */
+  CHECK(v == 123456789012345ll);
+  CHECK(dec_of(line + 45, strlen(line) - 45, &v, &moved)); /* 16 digits: byte by byte */
+  CHECK(v == 1234567890123456ll);
+  CHECK_EQ_INT(moved, 17);
+  CHECK(dec_of(line + 62, strlen(line) - 62, &v, &moved));
+  CHECK_EQ_INT(v, 7);
+  CHECK(dec_of(line + 64, strlen(line) - 64, &v, &moved));
+  CHECK_EQ_INT(v, 0);
+  CHECK(dec_of(line + 67, strlen(line) - 67, &v, &moved)); /* + only byte by byte */
+  CHECK_EQ_INT(v, 3);
+  CHECK(!dec_of(line + 70, strlen(line) - 70, &v, &moved)); /* 12a */
+  CHECK(dec_of("5", 1, &v, &moved));                          /* ends the line */
+  CHECK_EQ_INT(v, 5);
+  CHECK_EQ_INT(moved, 1);
+}
+
+/* One random token of bytes a number's text is made of (and a few that end
+ * or spoil one), padded with more such bytes after it. */
+static void random_text(char *buf, size_t size) {
+  static const char alphabet[] = "0123456789000111999--+  \t\tRZRRax\x7f\xff";
+  size_t i;
+  for (i = 0; i < size; i++)
+    buf[i] = alphabet[(size_t)rand() % (sizeof alphabet - 1)];
+  if (rand() % 2) { /* mostly digits: the word paths' lengths */
+    size_t run = (size_t)rand() % 20, at = (size_t)rand() % 3;
+    for (i = at; i < at + run && i < size; i++)
+      buf[i] = (char)('0' + rand() % 10);
+    if (i < size)
+      buf[i] = rand() % 4 ? ' ' : '\t';
+  }
+  if (rand() % 3 == 0)
+    buf[0] = 'R';
+}
+
+static void test_random_tokens_match_bytewise(void) {
+  char buf[40];
+  int i, accepted = 0, cases = 200000;
+  srand(30);
+  for (i = 0; i < cases; i++) {
+    size_t len = (size_t)rand() % sizeof buf;
+    const char *p = buf, *q = buf;
+    int64_t v = 0, w = 0;
+    uint8_t r = 0, s = 0;
+    int a, b;
+    random_text(buf, sizeof buf);
+    a = scan_dec(&p, buf + len, &v);
+    b = ref_dec(&q, buf + len, &w);
+    CHECK_EQ_INT(a, b);
+    if (a && b) {
+      CHECK(v == w);
+      CHECK(p == q);
+      accepted++;
+    }
+    p = q = buf;
+    a = scan_register(&p, buf + len, &r);
+    b = ref_register(&q, buf + len, &s);
+    CHECK_EQ_INT(a, b);
+    if (a && b) {
+      CHECK_EQ_INT(r, s);
+      CHECK(p == q);
+    }
+    if (gp_test_failed > 20)
+      break;
+  }
+  CHECK(accepted > cases / 10);
+}
+
+static void test_register_by_hand(void) {
+  static const char line[] = "R12 R255 R256 R007 RZ P3 UR4 R1a R 5";
+  const char *p = line, *end = line + strlen(line);
+  uint8_t r = 0;
+  CHECK(scan_register(&p, end, &r));
+  CHECK_EQ_INT(r, 12);
+  CHECK(scan_register(&p, end, &r));
+  CHECK_EQ_INT(r, 255);
+  CHECK(!scan_register(&p, end, &r)); /* R256: the checked reader's error */
+  p += 5;
+  CHECK(scan_register(&p, end, &r));
+  CHECK_EQ_INT(r, 7);
+  CHECK(scan_register(&p, end, &r)); /* RZ */
+  CHECK_EQ_INT(r, 255);
+  CHECK(scan_register(&p, end, &r)); /* P3 */
+  CHECK_EQ_INT(r, 255);
+  CHECK(scan_register(&p, end, &r)); /* UR4 */
+  CHECK_EQ_INT(r, 255);
+  CHECK(!scan_register(&p, end, &r)); /* R1a */
+}
+
+int main(void) {
+  RUN(test_dec_by_hand);
+  RUN(test_register_by_hand);
+  RUN(test_random_tokens_match_bytewise);
+  return gp_test_finish();
+}
