@@ -141,39 +141,37 @@ static inline uint32_t hint_matches(const uint8_t *hints, uint8_t hint) {
 #endif
 }
 
-/* A filled set's record and its fields (gp_cache's comment). */
-static inline uint8_t *record_of(const gp_cache *c, uint32_t set) {
-  return c->records + (size_t)c->slot[set] * c->record_bytes;
-}
-static inline uint8_t *hints_of(uint8_t *rec) {
-  return rec;
-}
-static inline uint8_t *sectors_of(const gp_cache *c, uint8_t *rec) {
-  return rec + c->config.ways;
-}
-static inline uint8_t *dirty_of(const gp_cache *c, uint8_t *rec) {
-  return rec + 2u * c->config.ways;
-}
-static inline uint16_t *newer_of(const gp_cache *c, uint8_t *rec) {
-  return (uint16_t *)(void *)(rec + c->newer_offset);
-}
-static inline uint16_t *older_of(const gp_cache *c, uint8_t *rec) {
-  return newer_of(c, rec) + c->config.ways;
-}
-static inline uint64_t *tags_of(const gp_cache *c, uint8_t *rec) {
-  return (uint64_t *)(void *)(rec + c->tags_offset);
+/* A filled set's record's fields (gp_cache's comment), found once per
+ * access (the byte stores into a record could otherwise make the compiler
+ * reload the cache's fields after each). */
+typedef struct set_view {
+  uint8_t *hints, *sectors, *dirty;
+  uint16_t *newer, *older;
+  uint64_t *tags;
+} set_view;
+
+static inline set_view view_of(const gp_cache *c, uint32_t set) {
+  uint8_t *rec = c->records + (size_t)c->slot[set] * c->record_bytes;
+  uint32_t ways = c->config.ways;
+  set_view v;
+  v.hints = rec;
+  v.sectors = rec + ways;
+  v.dirty = rec + 2u * ways;
+  v.newer = (uint16_t *)(void *)(rec + c->newer_offset);
+  v.older = v.newer + ways;
+  v.tags = (uint64_t *)(void *)(rec + c->tags_offset);
+  return v;
 }
 
-/* The way (within its set) of the set whose record is `rec` and whose
+/* The way (within its set) of the set whose record is `v` and whose
  * first `filled` ways are filled (at least one) holding `line`, -1 when
  * none: a line is in at most one filled way (it is filled only when
  * absent).  Sixteen ways' hints are compared at once, the ways past the
  * filled ones masked off; only a matching hint's tag is read.  Returns
  * what a scan of the filled ways' tags returns: a miss in a full 16-way
  * set read 16 tags, now 16 bytes. */
-static inline int find_way(const gp_cache *c, uint8_t *rec, uint32_t filled, uint64_t line) {
-  const uint64_t *tags = tags_of(c, rec);
-  const uint8_t *hints;
+static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
+  const uint64_t *tags = v->tags;
   uint8_t hint;
   uint32_t w;
   if (filled <= 4) { /* a set still filling (a short launch's): its few tags */
@@ -182,10 +180,9 @@ static inline int find_way(const gp_cache *c, uint8_t *rec, uint32_t filled, uin
         return (int)w;
     return -1;
   }
-  hints = hints_of(rec);
   hint = hint_of(line);
   for (w = 0; w < filled; w += 16) {
-    uint32_t match = hint_matches(hints + w, hint);
+    uint32_t match = hint_matches(v->hints + w, hint);
     if (filled - w < 16)
       match &= (1u << (filled - w)) - 1;
     for (; match; match &= match - 1) {
@@ -199,18 +196,22 @@ static inline int find_way(const gp_cache *c, uint8_t *rec, uint32_t filled, uin
 
 int gp_cache_contains(const gp_cache *c, uint64_t line) {
   uint32_t set;
+  set_view v;
   if (c->sets == 0)
     return 0;
   set = gp_cache_set_of(c, line);
-  return c->filled[set] > 0 && find_way(c, record_of(c, set), c->filled[set], line) >= 0;
+  if (c->filled[set] == 0)
+    return 0;
+  v = view_of(c, set);
+  return find_way(&v, c->filled[set], line) >= 0;
 }
 
-/* Makes way `w` (0..ways-1) of set `set` (its record `rec`) the most
+/* Makes way `w` (0..ways-1) of set `set` (its record `v`) the most
  * recent: a use.  The recency list is what a per-way use stamp would order
  * (every use is a new, larger stamp), kept so that the least recent way is
  * known without a scan. */
-static inline void touch(gp_cache *c, uint32_t set, uint8_t *rec, uint16_t w) {
-  uint16_t *newer = newer_of(c, rec), *older = older_of(c, rec);
+static inline void touch(gp_cache *c, uint32_t set, const set_view *v, uint16_t w) {
+  uint16_t *newer = v->newer, *older = v->older;
   if (c->filled[set] == 0) {
     c->mru[set] = c->lru[set] = w;
     c->filled[set] = 1;
@@ -233,20 +234,20 @@ static inline void touch(gp_cache *c, uint32_t set, uint8_t *rec, uint16_t w) {
   c->mru[set] = w;
 }
 
-/* The way (within the set) to replace in set `set` (its record `rec`):
+/* The way (within the set) to replace in set `set` (its record `v`):
  * the first invalid one (ways fill in order), else the least recently
  * used.  Records a valid victim in evicted_line / evicted_dirty so the
  * caller can send a dirty one downstream. */
-static inline uint32_t victim(gp_cache *c, uint32_t set, uint8_t *rec) {
+static inline uint32_t victim(gp_cache *c, uint32_t set, const set_view *v) {
   uint32_t best;
   if (c->filled[set] < c->config.ways)
     return c->filled[set];
   best = c->lru[set];
   c->evicted = 1;
-  c->evicted_line = tags_of(c, rec)[best] - 1;
-  c->evicted_dirty = dirty_of(c, rec)[best];
-  c->evicted_sectors = sectors_of(c, rec)[best];
-  if (dirty_of(c, rec)[best])
+  c->evicted_line = v->tags[best] - 1;
+  c->evicted_dirty = v->dirty[best];
+  c->evicted_sectors = v->sectors[best];
+  if (v->dirty[best])
     c->stats.writebacks++;
   return best;
 }
@@ -271,7 +272,7 @@ uint8_t gp_cache_fill_mask(const gp_cache_config *c, uint8_t mask) {
  * most recent.
  */
 gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
-  uint8_t *rec = NULL, *sectors;
+  set_view v;
   uint32_t set, filled, w;
   int found = -1;
   uint8_t full = mask < 16 ? c->fill[mask] : gp_cache_fill_mask(&c->config, mask);
@@ -286,20 +287,19 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   set = set_of(c, line);
   filled = c->filled[set];
   if (filled > 0) { /* a set never filled has no record yet: a miss */
-    rec = record_of(c, set);
+    v = view_of(c, set);
     /* a miss in a full set reads its least recent way's tag next: fetch it
      * while the hints are compared (a lookup no longer reads the tags) */
     if (filled == c->config.ways)
-      __builtin_prefetch(&tags_of(c, rec)[c->lru[set]]);
-    found = find_way(c, rec, filled, line);
+      __builtin_prefetch(&v.tags[c->lru[set]]);
+    found = find_way(&v, filled, line);
   }
   if (found >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
     w = (uint32_t)found;
-    sectors = sectors_of(c, rec);
     c->way = (int64_t)set * c->config.ways + w;
-    c->missing = (uint8_t)((is_write ? mask : full) & ~sectors[w]);
-    if ((sectors[w] & full) != full) {
+    c->missing = (uint8_t)((is_write ? mask : full) & ~v.sectors[w]);
+    if ((v.sectors[w] & full) != full) {
       r = GP_CACHE_SECTOR_MISS;
       c->stats.sector_misses++;
       if (is_write && !c->config.write_back) {
@@ -307,10 +307,10 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
         return r; /* write-through: no sector allocation either */
       }
     }
-    sectors[w] |= full;
-    touch(c, set, rec, (uint16_t)w);
+    v.sectors[w] |= full;
+    touch(c, set, &v, (uint16_t)w);
     if (is_write && c->config.write_back)
-      dirty_of(c, rec)[w] = 1;
+      v.dirty[w] = 1;
     if (r == GP_CACHE_HIT)
       c->stats.hits++;
     else
@@ -320,16 +320,16 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   c->stats.misses++;
   if (is_write && !c->config.write_back)
     return GP_CACHE_MISS; /* write-through, no write-allocate */
-  if (rec == NULL) { /* the set's first fill: the next free record */
+  if (filled == 0) { /* the set's first fill: the next free record */
     c->slot[set] = c->records_used++;
-    rec = record_of(c, set);
+    v = view_of(c, set);
   }
-  w = victim(c, set, rec);
+  w = victim(c, set, &v);
   c->way = (int64_t)set * c->config.ways + w;
-  tags_of(c, rec)[w] = line + 1;
-  hints_of(rec)[w] = hint_of(line);
-  sectors_of(c, rec)[w] = full;
-  dirty_of(c, rec)[w] = (uint8_t)(is_write != 0);
-  touch(c, set, rec, (uint16_t)w);
+  v.tags[w] = line + 1;
+  v.hints[w] = hint_of(line);
+  v.sectors[w] = full;
+  v.dirty[w] = (uint8_t)(is_write != 0);
+  touch(c, set, &v, (uint16_t)w);
   return GP_CACHE_MISS;
 }
