@@ -52,8 +52,10 @@ typedef struct gp_cache {
   /* Per set: how many ways are filled (ways fill in order and are never
    * invalidated, so the invalid ones are [filled, ways)), its most and
    * least recent way (true LRU as a recency list, most recent first) and
-   * its record's slot; only the fill counts start at zero, the rest is
-   * written at the set's first fill. */
+   * its record's offset in bytes from `records` (an offset, not a slot
+   * number: no multiplication on the way to a lookup's first load); only
+   * the fill counts start at zero, the rest is written at the set's first
+   * fill. */
   uint16_t *filled, *mru, *lru;
   uint32_t *slot;
   /* The sets' records, one per set that has filled a way, in the order of

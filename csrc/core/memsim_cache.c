@@ -82,6 +82,9 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
                         (unsigned long long)config->size_bytes, (unsigned long long)lines,
                         config->ways);
   c->sets = (uint32_t)(lines / config->ways);
+  if ((uint64_t)c->sets * record_bytes(config->ways) > UINT32_MAX)
+    return gp_error_set(err, "cache: %llu bytes (%u sets) need over 4 GB of tag records (not modelled)",
+                        (unsigned long long)config->size_bytes, c->sets);
   c->record_bytes = record_bytes(config->ways);
   c->newer_offset = newer_offset(config->ways);
   c->tags_offset = tags_offset(config->ways);
@@ -151,7 +154,7 @@ typedef struct set_view {
 } set_view;
 
 static inline set_view view_of(const gp_cache *c, uint32_t set) {
-  uint8_t *rec = c->records + (size_t)c->slot[set] * c->record_bytes;
+  uint8_t *rec = c->records + c->slot[set];
   uint32_t ways = c->config.ways;
   set_view v;
   v.hints = rec;
@@ -321,7 +324,7 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   if (is_write && !c->config.write_back)
     return GP_CACHE_MISS; /* write-through, no write-allocate */
   if (filled == 0) { /* the set's first fill: the next free record */
-    c->slot[set] = c->records_used++;
+    c->slot[set] = c->records_used++ * c->record_bytes;
     v = view_of(c, set);
   }
   w = victim(c, set, &v);
