@@ -100,32 +100,6 @@ static void sort_keys(gp_bounds_pass *q, uint64_t *keys, uint32_t *payload, uint
   }
 }
 
-/* Instruction i's latency on the dependence path when its class uses the
- * caches: the least the timed memory can return it in under any
- * interleaving of the warps.  Stores 0 (done once accepted); an instruction
- * without a request (every lane off, as predicated loads often are) 1, as
- * the simulator completes it; otherwise the slowest of its requests' floors:
- * a line no other request touches must come from DRAM (L2 + DRAM latency),
- * another may hit in L1 (classes L1 caches) or L2 (when there are caches).  The per-PC mean (AMAT)
- * is no floor: the longest warp's loads may hit more often than the PC's
- * average over all warps (bfs on gtx660ti, docs/bounds.md).  Stores are
- * priced 0 by their class (gp_bounds_class); `hit` is the class's class_hit. */
-double gp_bounds_memory_floor(const gp_bounds_pass *q, uint64_t i, double hit) {
-  const gp_kernel *k = q->k;
-  uint32_t rec = k->mem[i], j;
-  const gp_mem_record *r;
-  double worst = 1;
-  if (rec == UINT32_MAX || k->mem_records[rec].line_count == 0)
-    return 1;
-  r = &k->mem_records[rec];
-  for (j = 0; j < r->line_count; j++) {
-    double floor = q->shared[r->line_start + j] ? hit : q->cold;
-    if (floor > worst)
-      worst = floor;
-  }
-  return worst;
-}
-
 /* memory_floor's latency of a line another request touches, for class c:
  * the L1's when L1 caches the class, else the L2's, else DRAM's (`cold`). */
 static double class_hit(const gp_timed_config *mem, int c, double cold) {

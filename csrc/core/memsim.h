@@ -49,27 +49,33 @@ typedef struct gp_cache {
   gp_alloc alloc;
   gp_cache_config config;
   uint32_t sets;
-  uint64_t *tags;     /* sets x ways: line index + 1 (ways a set has not filled are
-                         not initialised and never read) */
-  uint8_t *sectors;   /* valid sector mask per way */
-  uint8_t *dirty;
-  /* true LRU as a recency list per set, most recent first: the ways'
-   * neighbours (way numbers within the set), and per set its most and least
-   * recent way and how many ways are filled (ways fill in order and are
-   * never invalidated, so the invalid ones are [filled, ways)) */
-  uint16_t *newer, *older;
-  uint16_t *mru, *lru, *filled;
-  /* per way a one-byte hash of its line (hint_of in memsim_cache.c): a
-   * lookup compares 16 ways' hints at once and reads the tag only where a
-   * hint matches (sets x ways bytes and 16 of padding; a set's
-   * unfilled ways' hints are read but masked off) */
-  uint8_t *hints;
+  /* Per set: how many ways are filled (ways fill in order and are never
+   * invalidated, so the invalid ones are [filled, ways)), its most and
+   * least recent way (true LRU as a recency list, most recent first) and
+   * its record's offset in bytes from `records` (an offset, not a slot
+   * number: no multiplication on the way to a lookup's first load); only
+   * the fill counts start at zero, the rest is written at the set's first
+   * fill. */
+  uint16_t *filled, *mru, *lru;
+  uint32_t *slot;
+  /* The sets' records, one per set that has filled a way, in the order of
+   * their first fill (gp_cache_init's comment): per way its hint (a
+   * one-byte hash of its line, hint_of in memsim_cache.c: a lookup compares
+   * 16 ways' hints at once and reads a tag only where a hint matches), its
+   * valid sectors and dirty bit, its neighbours in the recency list (way
+   * numbers within the set) and its tag (line index + 1), each field an
+   * array over the set's ways.  Ways a set has not filled are not
+   * initialised and never read (their hints are read and masked off). */
+  uint8_t *records;
+  uint32_t record_bytes;  /* one set's record, a multiple of 8 */
+  uint32_t newer_offset, tags_offset; /* those fields' bytes into a record */
+  uint32_t records_used;  /* slots handed out so far */
   uint32_t set_mask;  /* sets - 1 when sets is a power of two, else 0 */
   uint8_t fill[16];   /* gp_cache_fill_mask of each four-sector mask */
   gp_cache_stats stats;
-  /* the last access: the way it used (sets x ways index; -1: none, e.g. a
-   * write-through write miss) and its victim (evicted = 1 when a valid line
-   * left the cache) */
+  /* the last access: the way it used (set x ways + way within the set; -1:
+   * none, e.g. a write-through write miss) and its victim (evicted = 1 when
+   * a valid line left the cache) */
   int64_t way;
   uint8_t missing;    /* requested sectors that were not valid (to fetch) */
   int evicted, evicted_dirty;

@@ -10,18 +10,38 @@
 #include <emmintrin.h>
 #endif
 
-/* The bytes of a cache's one allocation for `sets` sets and n = sets x
- * ways ways: the tags, then the 16-bit recency lists and per-set fields,
- * then the per-way sector, dirty and hint bytes and 16 bytes of padding
- * (a lookup reads a set's hints 16 at a time; each part aligned for its
- * type).
- * One block instead of eight: a timed launch builds an L1 per SM it uses
+/* A set's record (gp_cache's comment) for `ways` ways: the hint, sector
+ * and dirty bytes, the recency neighbours (2-byte aligned), then the tags
+ * (8-byte aligned); its size a multiple of 8 so the next record's fields
+ * are aligned too.  The hints come first so that a lookup's 16-byte read
+ * of them (from a multiple of 16 below the ways) ends inside the record
+ * (at most the ways rounded up to 16, never above 15 x ways rounded up to
+ * 8): no padding after the last record, whose end a short launch never
+ * writes. */
+static uint32_t newer_offset(uint32_t ways) {
+  return (3u * ways + 1u) & ~1u;
+}
+static uint32_t tags_offset(uint32_t ways) {
+  return (newer_offset(ways) + 4u * ways + 7u) & ~7u;
+}
+static uint32_t record_bytes(uint32_t ways) {
+  return tags_offset(ways) + 8u * ways;
+}
+
+/* Where the per-set fields end and the records begin: the slots, then the
+ * fill counts and recency ends (4 + 3 x 2 bytes a set), rounded up to 8. */
+static size_t records_offset(uint32_t sets) {
+  return ((size_t)sets * 10u + 7u) & ~(size_t)7u;
+}
+
+/* The bytes of a cache's one allocation for `sets` sets of `ways` ways:
+ * the per-set fields and a record per set.
+ * One block instead of several: a timed launch builds an L1 per SM it uses
  * and an L2 cache per slice it touches (67 of a100's 80 slices on each
  * launch of bfs), and the allocator's calls were a visible part of a short
  * launch. */
-static size_t block_bytes(uint32_t sets, uint64_t n) {
-  return (size_t)n * sizeof(uint64_t) + (size_t)(2 * n + 3 * (uint64_t)sets) * sizeof(uint16_t) +
-         (size_t)(3 * n + 16);
+static size_t block_bytes(uint32_t sets, uint32_t ways) {
+  return records_offset(sets) + (size_t)sets * record_bytes(ways);
 }
 
 /* Sizes the tag arrays: sets = size / 128 B / ways (size 0: no cache).
@@ -30,10 +50,16 @@ static size_t block_bytes(uint32_t sets, uint64_t n) {
  * says which it fills), so its capacity in bytes is kept and a trace
  * line's lines leave the cache together (a deviation from a cache of
  * 64 B lines, whose two halves of a trace line may sit in different
- * sets). */
+ * sets).
+ * A set's record takes the next free slot at its first fill, so the sets a
+ * launch uses lie together at the block's start whatever their numbers: a
+ * short launch touches a few sets of each of many L2 slices (bfs on a100:
+ * 67 slices of 256 sets), and records laid out by set number (or one array
+ * per field) made each new set a page fault or more; the untouched rest of
+ * the block is never written, so the system never maps it. */
 int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *config,
                   gp_error *err) {
-  uint64_t lines, n;
+  uint64_t lines;
   uint8_t m;
   memset(c, 0, sizeof *c);
   c->alloc = *alloc;
@@ -56,33 +82,35 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
                         (unsigned long long)config->size_bytes, (unsigned long long)lines,
                         config->ways);
   c->sets = (uint32_t)(lines / config->ways);
-  n = (uint64_t)c->sets * config->ways;
-  c->tags = gp_malloc(alloc, block_bytes(c->sets, n));
-  if (!c->tags) {
+  if ((uint64_t)c->sets * record_bytes(config->ways) > UINT32_MAX)
+    return gp_error_set(err, "cache: %llu bytes (%u sets) need over 4 GB of tag records (not modelled)",
+                        (unsigned long long)config->size_bytes, c->sets);
+  c->record_bytes = record_bytes(config->ways);
+  c->newer_offset = newer_offset(config->ways);
+  c->tags_offset = tags_offset(config->ways);
+  c->slot = gp_malloc(alloc, block_bytes(c->sets, config->ways));
+  if (!c->slot) {
     gp_cache_free(c);
     return gp_error_set(err, "cache: out of memory");
   }
-  c->newer = (uint16_t *)(c->tags + n);
-  c->older = c->newer + n;
-  c->mru = c->older + n;
+  c->filled = (uint16_t *)(c->slot + c->sets);
+  c->mru = c->filled + c->sets;
   c->lru = c->mru + c->sets;
-  c->filled = c->lru + c->sets;
-  c->sectors = (uint8_t *)(c->filled + c->sets);
-  c->dirty = c->sectors + n;
-  c->hints = c->dirty + n;
-  memset(c->hints + n, 0, 16); /* the padding: defined, never a match (masked) */
+  c->records = (uint8_t *)c->slot + records_offset(c->sets);
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
-  /* a set's ways [filled, ways) are invalid and never read: only the fill
-   * counts start at zero (a replay on a large L2 need not clear megabytes) */
+  /* a set's ways [filled, ways) are invalid and never read, nor is an
+   * unfilled set's slot: only the fill counts start at zero (a replay on a
+   * large L2 need not clear megabytes) */
   memset(c->filled, 0, c->sets * sizeof *c->filled);
   return GP_OK;
 }
 
 void gp_cache_free(gp_cache *c) {
-  gp_free(&c->alloc, c->tags, block_bytes(c->sets, (uint64_t)c->sets * c->config.ways));
-  c->tags = NULL;
-  c->sectors = c->dirty = c->hints = NULL;
-  c->newer = c->older = c->mru = c->lru = c->filled = NULL;
+  gp_free(&c->alloc, c->slot, block_bytes(c->sets, c->config.ways));
+  c->slot = NULL;
+  c->filled = c->mru = c->lru = NULL;
+  c->records = NULL;
+  c->records_used = 0;
 }
 
 /* The set of `line` in a cache with sets: line mod sets, by a mask
@@ -116,31 +144,54 @@ static inline uint32_t hint_matches(const uint8_t *hints, uint8_t hint) {
 #endif
 }
 
-/* The way of set `set` (its ways from `base`) holding `line`, -1 when
- * none: only the filled ways hold lines, and a line is in at most one of
- * them (it is filled only when absent).  Sixteen ways' hints are compared
- * at once, the ways past the filled ones masked off; only a matching
- * hint's tag is read.  Returns what a scan of the filled ways' tags
- * returns: a miss in a full 16-way set read 16 tags, now 16 bytes. */
-static inline int64_t find_way(const gp_cache *c, uint32_t set, uint64_t base, uint64_t line) {
-  const uint8_t *hints = c->hints + base;
+/* A filled set's record's fields (gp_cache's comment), found once per
+ * access (the byte stores into a record could otherwise make the compiler
+ * reload the cache's fields after each). */
+typedef struct set_view {
+  uint8_t *hints, *sectors, *dirty;
+  uint16_t *newer, *older;
+  uint64_t *tags;
+} set_view;
+
+static inline set_view view_of(const gp_cache *c, uint32_t set) {
+  uint8_t *rec = c->records + c->slot[set];
+  uint32_t ways = c->config.ways;
+  set_view v;
+  v.hints = rec;
+  v.sectors = rec + ways;
+  v.dirty = rec + 2u * ways;
+  v.newer = (uint16_t *)(void *)(rec + c->newer_offset);
+  v.older = v.newer + ways;
+  v.tags = (uint64_t *)(void *)(rec + c->tags_offset);
+  return v;
+}
+
+/* The way (within its set) of the set whose record is `v` and whose
+ * first `filled` ways are filled (at least one) holding `line`, -1 when
+ * none: a line is in at most one filled way (it is filled only when
+ * absent).  Sixteen ways' hints are compared at once, the ways past the
+ * filled ones masked off; only a matching hint's tag is read.  Returns
+ * what a scan of the filled ways' tags returns: a miss in a full 16-way
+ * set read 16 tags, now 16 bytes. */
+static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
+  const uint64_t *tags = v->tags;
   uint8_t hint;
-  uint32_t w, filled = c->filled[set];
+  uint32_t w;
   if (filled <= 4) { /* a set still filling (a short launch's): its few tags */
     for (w = 0; w < filled; w++)
-      if (c->tags[base + w] == line + 1)
-        return (int64_t)(base + w);
+      if (tags[w] == line + 1)
+        return (int)w;
     return -1;
   }
   hint = hint_of(line);
   for (w = 0; w < filled; w += 16) {
-    uint32_t match = hint_matches(hints + w, hint);
+    uint32_t match = hint_matches(v->hints + w, hint);
     if (filled - w < 16)
       match &= (1u << (filled - w)) - 1;
     for (; match; match &= match - 1) {
-      uint64_t way = base + w + (uint32_t)__builtin_ctz(match);
-      if (c->tags[way] == line + 1)
-        return (int64_t)way;
+      uint32_t way = w + (uint32_t)__builtin_ctz(match);
+      if (tags[way] == line + 1)
+        return (int)way;
     }
   }
   return -1;
@@ -148,18 +199,22 @@ static inline int64_t find_way(const gp_cache *c, uint32_t set, uint64_t base, u
 
 int gp_cache_contains(const gp_cache *c, uint64_t line) {
   uint32_t set;
+  set_view v;
   if (c->sets == 0)
     return 0;
   set = gp_cache_set_of(c, line);
-  return find_way(c, set, (uint64_t)set * c->config.ways, line) >= 0;
+  if (c->filled[set] == 0)
+    return 0;
+  v = view_of(c, set);
+  return find_way(&v, c->filled[set], line) >= 0;
 }
 
-/* Makes way `w` (0..ways-1) of set `set` (its ways from `base`) the most
+/* Makes way `w` (0..ways-1) of set `set` (its record `v`) the most
  * recent: a use.  The recency list is what a per-way use stamp would order
  * (every use is a new, larger stamp), kept so that the least recent way is
  * known without a scan. */
-static inline void touch(gp_cache *c, uint32_t set, uint64_t base, uint16_t w) {
-  uint16_t *newer = c->newer + base, *older = c->older + base;
+static inline void touch(gp_cache *c, uint32_t set, const set_view *v, uint16_t w) {
+  uint16_t *newer = v->newer, *older = v->older;
   if (c->filled[set] == 0) {
     c->mru[set] = c->lru[set] = w;
     c->filled[set] = 1;
@@ -182,19 +237,20 @@ static inline void touch(gp_cache *c, uint32_t set, uint64_t base, uint16_t w) {
   c->mru[set] = w;
 }
 
-/* The way to replace in a set: the first invalid one (ways fill in order),
- * else the least recently used.  Records a valid victim in evicted_line /
- * evicted_dirty so the caller can send a dirty one downstream. */
-static inline uint64_t victim(gp_cache *c, uint32_t set, uint64_t base) {
-  uint64_t best;
+/* The way (within the set) to replace in set `set` (its record `v`):
+ * the first invalid one (ways fill in order), else the least recently
+ * used.  Records a valid victim in evicted_line / evicted_dirty so the
+ * caller can send a dirty one downstream. */
+static inline uint32_t victim(gp_cache *c, uint32_t set, const set_view *v) {
+  uint32_t best;
   if (c->filled[set] < c->config.ways)
-    return base + c->filled[set];
-  best = base + c->lru[set];
+    return c->filled[set];
+  best = c->lru[set];
   c->evicted = 1;
-  c->evicted_line = c->tags[best] - 1;
-  c->evicted_dirty = c->dirty[best];
-  c->evicted_sectors = c->sectors[best];
-  if (c->dirty[best])
+  c->evicted_line = v->tags[best] - 1;
+  c->evicted_dirty = v->dirty[best];
+  c->evicted_sectors = v->sectors[best];
+  if (v->dirty[best])
     c->stats.writebacks++;
   return best;
 }
@@ -219,9 +275,9 @@ uint8_t gp_cache_fill_mask(const gp_cache_config *c, uint8_t mask) {
  * most recent.
  */
 gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
-  uint64_t base;
-  uint32_t set;
-  int64_t way;
+  set_view v;
+  uint32_t set, filled, w;
+  int found = -1;
   uint8_t full = mask < 16 ? c->fill[mask] : gp_cache_fill_mask(&c->config, mask);
   c->evicted = 0;
   c->way = -1;
@@ -232,17 +288,21 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
     return GP_CACHE_MISS;
   }
   set = set_of(c, line);
-  base = (uint64_t)set * c->config.ways;
-  /* a miss in a full set reads its least recent way's tag next: fetch it
-   * while the hints are compared (a lookup no longer reads the tags) */
-  if (c->filled[set] == c->config.ways)
-    __builtin_prefetch(&c->tags[base + c->lru[set]]);
-  way = find_way(c, set, base, line);
-  if (way >= 0) {
+  filled = c->filled[set];
+  if (filled > 0) { /* a set never filled has no record yet: a miss */
+    v = view_of(c, set);
+    /* a miss in a full set reads its least recent way's tag next: fetch it
+     * while the hints are compared (a lookup no longer reads the tags) */
+    if (filled == c->config.ways)
+      __builtin_prefetch(&v.tags[c->lru[set]]);
+    found = find_way(&v, filled, line);
+  }
+  if (found >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
-    c->way = way;
-    c->missing = (uint8_t)((is_write ? mask : full) & ~c->sectors[way]);
-    if ((c->sectors[way] & full) != full) {
+    w = (uint32_t)found;
+    c->way = (int64_t)set * c->config.ways + w;
+    c->missing = (uint8_t)((is_write ? mask : full) & ~v.sectors[w]);
+    if ((v.sectors[w] & full) != full) {
       r = GP_CACHE_SECTOR_MISS;
       c->stats.sector_misses++;
       if (is_write && !c->config.write_back) {
@@ -250,10 +310,10 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
         return r; /* write-through: no sector allocation either */
       }
     }
-    c->sectors[way] |= full;
-    touch(c, set, base, (uint16_t)(way - (int64_t)base));
+    v.sectors[w] |= full;
+    touch(c, set, &v, (uint16_t)w);
     if (is_write && c->config.write_back)
-      c->dirty[way] = 1;
+      v.dirty[w] = 1;
     if (r == GP_CACHE_HIT)
       c->stats.hits++;
     else
@@ -263,12 +323,16 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   c->stats.misses++;
   if (is_write && !c->config.write_back)
     return GP_CACHE_MISS; /* write-through, no write-allocate */
-  way = (int64_t)victim(c, set, base);
-  c->way = way;
-  c->tags[way] = line + 1;
-  c->hints[way] = hint_of(line);
-  c->sectors[way] = full;
-  c->dirty[way] = (uint8_t)(is_write != 0);
-  touch(c, set, base, (uint16_t)(way - (int64_t)base));
+  if (filled == 0) { /* the set's first fill: the next free record */
+    c->slot[set] = c->records_used++ * c->record_bytes;
+    v = view_of(c, set);
+  }
+  w = victim(c, set, &v);
+  c->way = (int64_t)set * c->config.ways + w;
+  v.tags[w] = line + 1;
+  v.hints[w] = hint_of(line);
+  v.sectors[w] = full;
+  v.dirty[w] = (uint8_t)(is_write != 0);
+  touch(c, set, &v, (uint16_t)w);
   return GP_CACHE_MISS;
 }

@@ -727,6 +727,120 @@ static void *refusing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return realloc(ptr, nsize);
 }
 
+/* An allocator that fills each new block with 0xa5 (the bytes a cache
+ * writes differ from it where the test looks) and records the block's
+ * address and size; refuses once `left` reaches 0. */
+typedef struct poison_alloc {
+  int left;
+  unsigned char *block;
+  size_t bytes;
+} poison_alloc;
+
+static void *poisoning_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  poison_alloc *p = ud;
+  unsigned char *b;
+  (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (p->left <= 0)
+    return NULL;
+  p->left--;
+  b = realloc(ptr, nsize);
+  if (b != NULL)
+    memset(b, 0xa5, nsize), p->block = b, p->bytes = nsize;
+  return b;
+}
+
+/* The sets' records are handed out in first-fill order from the start of
+ * the cache's one block (memsim_cache.c's gp_cache_init comment): a 256-set
+ * 16-way cache (a100's L2 slice) filled in sets 200, 7 and 255 writes
+ * nothing past the per-set fields and three records, whatever the sets'
+ * numbers (a record laid out by set number would write near the block's
+ * end), and a write-through write miss takes no record.  The fills are
+ * read back, evictions and all (a 17th line in set 7 evicts its first).
+ * Refused allocations fail gp_cache_init with a message, and freeing the
+ * failed cache is safe; so does a cache whose records' byte offsets would
+ * not fit in 32 bits. */
+static void test_cache_records_in_fill_order(void) {
+  poison_alloc pa = {10, NULL, 0};
+  gp_alloc a;
+  gp_cache c;
+  gp_cache_config cfg;
+  gp_error err;
+  size_t used, i;
+  int untouched = 1;
+  uint64_t w;
+  a.fn = poisoning_alloc, a.ud = &pa;
+  cfg.size_bytes = 256 * 16 * 128, cfg.line_bytes = 128, cfg.ways = 16;
+  cfg.sectored = 1, cfg.write_back = 0;
+  CHECK(gp_cache_init(&c, &a, &cfg, &err) == GP_OK);
+  CHECK_EQ_INT(c.sets, 256);
+  CHECK_EQ_INT(c.record_bytes, 240); /* 16 x (1 + 1 + 1 + 2 + 2 + 8) bytes */
+  CHECK(pa.block != NULL && pa.bytes >= 256 * 240u);
+  CHECK_EQ_INT(gp_cache_access(&c, 256 * 3 + 100, 0x1, 1), GP_CACHE_MISS); /* no allocation */
+  CHECK_EQ_INT(c.records_used, 0);
+  CHECK_EQ_INT(gp_cache_access(&c, 200, 0x1, 0), GP_CACHE_MISS);
+  for (w = 0; w < 17; w++) /* set 7: 16 ways filled, then line 7 evicted */
+    CHECK_EQ_INT(gp_cache_access(&c, 7 + 256 * w, 0xf, 0), GP_CACHE_MISS);
+  CHECK(c.evicted && c.evicted_line == 7);
+  CHECK_EQ_INT(c.way, 7 * 16 + 0); /* the way reported is set x ways + way */
+  CHECK_EQ_INT(gp_cache_access(&c, 255, 0x3, 0), GP_CACHE_MISS);
+  CHECK_EQ_INT(c.records_used, 3);
+  CHECK_EQ_INT(gp_cache_access(&c, 200, 0x1, 0), GP_CACHE_HIT);
+  CHECK_EQ_INT(gp_cache_access(&c, 255, 0x4, 0), GP_CACHE_SECTOR_MISS);
+  CHECK(!gp_cache_contains(&c, 7));
+  for (w = 1; w < 17; w++)
+    CHECK(gp_cache_contains(&c, 7 + 256 * w));
+  CHECK(!gp_cache_contains(&c, 8));
+  used = (size_t)(c.records - pa.block) + 3 * c.record_bytes;
+  CHECK_EQ_INT(used, 256 * 10 + 3 * 240); /* the fields of 256 sets, 3 records */
+  for (i = used; i < pa.bytes; i++)
+    untouched &= pa.block[i] == 0xa5;
+  CHECK(untouched);
+  gp_cache_free(&c);
+  pa.left = 0;
+  CHECK(gp_cache_init(&c, &a, &cfg, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "out of memory") != NULL);
+  gp_cache_free(&c);
+  CHECK(c.records == NULL && c.slot == NULL);
+  pa.left = 10; /* 4 TB: records past the 32-bit offsets, refused before allocating */
+  cfg.size_bytes = (uint64_t)1 << 42;
+  CHECK(gp_cache_init(&c, &a, &cfg, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "over 4 GB of tag records") != NULL);
+  CHECK_EQ_INT(pa.left, 10);
+  gp_cache_free(&c);
+}
+
+/* Every way count from 1 to 40 (record sizes not a multiple of 16, hint
+ * reads of 16 bytes from the last record, which must stay inside the
+ * block: ASan in CI) with every set filled past four ways (the hint
+ * compare's path) in an order that is not the sets': each line filled
+ * is found again and one more per set evicts the least recent. */
+static void test_cache_every_way_count(void) {
+  uint32_t ways;
+  for (ways = 1; ways <= 40; ways++) {
+    gp_cache c = make((uint64_t)5 * ways * 128, ways, 0, 1);
+    uint64_t set, k;
+    int agree = c.sets == 5;
+    for (k = 0; k < ways; k++)
+      for (set = 5; set-- > 0;)
+        agree &= gp_cache_access(&c, set + 5 * k, 0xf, (int)(k & 1)) == GP_CACHE_MISS;
+    for (set = 0; set < 5; set++)
+      for (k = 0; k < ways; k++)
+        agree &= gp_cache_access(&c, set + 5 * k, 0x1, 0) == GP_CACHE_HIT;
+    agree &= c.records_used == 5;
+    for (set = 0; set < 5; set++) { /* the least recent: line set + 0 */
+      agree &= gp_cache_access(&c, set + 5 * ways, 0xf, 0) == GP_CACHE_MISS;
+      agree &= c.evicted && c.evicted_line == set && c.evicted_dirty == 0;
+      agree &= !gp_cache_contains(&c, set) && gp_cache_contains(&c, set + 5 * ways);
+    }
+    CHECK(agree);
+    gp_cache_free(&c);
+  }
+}
+
 /* The L1s are set up lazily (SM 0's at gp_func_new, every other SM's at its
  * first request): an L1 configuration the cache refuses still fails at
  * creation; SM 3, first used after SM 0's requests, misses then hits its
@@ -924,6 +1038,8 @@ int main(void) {
   RUN(test_lru_order_and_set_index);
   RUN(test_lru_matches_use_stamps);
   RUN(test_cache_matches_reference);
+  RUN(test_cache_records_in_fill_order);
+  RUN(test_cache_every_way_count);
   RUN(test_sectored_misses);
   RUN(test_half_line_granules);
   RUN(test_write_policies);
