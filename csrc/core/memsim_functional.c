@@ -400,26 +400,6 @@ int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err) {
   return GP_OK;
 }
 
-/* The line requests of memory instruction i: the trace's coalesced lines,
- * or per half-warp CC 1.x transactions for global and local accesses on
- * pre-Fermi configurations.  Points *lines / *masks at them; returns the
- * count. */
-static uint32_t requests_of(const gp_kernel *k, uint64_t i, int cc1x, uint64_t *buf_lines,
-                            uint8_t *buf_masks, const uint64_t **lines, const uint8_t **masks) {
-  const gp_mem_record *m = &k->mem_records[k->mem[i]];
-  int c = k->op_class[i];
-  if (cc1x && (c == GP_OP_LD_GLOBAL || c == GP_OP_ST_GLOBAL || c == GP_OP_ATOM_GLOBAL ||
-               c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {
-    *lines = buf_lines;
-    *masks = buf_masks;
-    return gp_cc1x_requests_rule(GP_MEM_LANES(k, m), m->addr_count, k->width[i],
-                                 cc1x, buf_lines, buf_masks);
-  }
-  *lines = k->lines + m->line_start;
-  *masks = k->sector_masks + m->line_start;
-  return m->line_count;
-}
-
 uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
   const uint32_t *mem = k->mem;
   for (; i + 4 <= end; i += 4) { /* four entries without a record AND to all ones */
@@ -508,66 +488,290 @@ int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
   return cursor && warp_ids && warp_sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
 }
 
-typedef struct kernel_replay {
-  gp_func *f;
-  const gp_kernel *k;
-  int status;
-  gp_error *err;
-} kernel_replay;
+/* One cache-using memory instruction of a warp, as a replay visits it. */
+typedef struct prep_visit {
+  uint32_t line_start; /* its lines in k->lines / k->sector_masks */
+  uint32_t pc;         /* k->pc_index */
+  uint32_t record;     /* k->mem: its lanes, for the CC 1.x transactions */
+  uint8_t line_count;
+  uint8_t op_class;
+  uint8_t width;
+} prep_visit;
 
-static void visit_functional(void *ctx, uint64_t i, uint32_t sm) {
-  kernel_replay *r = ctx;
-  uint64_t buf_lines[32];
-  uint8_t buf_masks[32];
-  const uint64_t *lines;
-  const uint8_t *masks;
-  uint32_t n;
-  if (r->status != GP_OK)
+/* A static PC's on-chip instructions (shared memory, constant loads). */
+typedef struct prep_onchip {
+  uint64_t shared, constant; /* instructions */
+  uint64_t passes;           /* bank passes of its shared ones (at p->banks) */
+} prep_onchip;
+
+struct gp_memsim_prep {
+  gp_alloc alloc;
+  const gp_kernel *k; /* identity only (gp_memsim_prep_of), never read */
+  uint64_t insts;
+  uint32_t warps, static_count;
+  prep_visit *visits;   /* every warp's, warp by warp */
+  uint64_t visit_count;
+  uint64_t *warp_first; /* warps + 1: warp g's visits [warp_first[g], warp_first[g + 1]) */
+  uint64_t *shared_insts; /* shared-memory instructions with lanes, in order */
+  uint64_t shared_count;
+  prep_onchip *onchip;  /* static_count */
+  uint8_t *onchip_kind; /* per PC: KIND_SHARED / KIND_CONST of its last on-chip
+                           instruction (the one a replay's loop sets last) */
+  uint32_t banks, bank_bytes; /* of `passes`; banks 0: not counted yet */
+  uint64_t bank_conflicts;
+};
+
+void gp_memsim_prep_free(gp_memsim_prep *p) {
+  if (p == NULL)
     return;
-  n = requests_of(r->k, i, r->f->cfg.cc1x, buf_lines, buf_masks, &lines, &masks);
-  r->status =
-      access_lines(r->f, r->k->pc_index[i], sm, r->k->op_class[i], lines, masks, n, r->err);
+  gp_free(&p->alloc, p->visits, p->visit_count * sizeof *p->visits);
+  gp_free(&p->alloc, p->warp_first, ((size_t)p->warps + 1) * sizeof *p->warp_first);
+  gp_free(&p->alloc, p->shared_insts, p->shared_count * sizeof *p->shared_insts);
+  gp_free(&p->alloc, p->onchip, ((size_t)p->static_count + 1) * sizeof *p->onchip);
+  gp_free(&p->alloc, p->onchip_kind, (size_t)p->static_count + 1);
+  gp_free(&p->alloc, p, sizeof *p);
 }
 
-int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
-                         const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
-  kernel_replay r;
+int gp_memsim_prep_of(const gp_memsim_prep *p, const gp_kernel *k) {
+  return p->k == k && p->insts == k->insts && p->warps == k->warps &&
+         p->static_count == k->static_count;
+}
+
+static int is_onchip(int c) {
+  return c == GP_OP_LD_CONST || gp_op_is_shared(c);
+}
+
+/* Counts the visits and shared instructions (first pass of prep_new). */
+static void prep_count(gp_memsim_prep *p, const gp_kernel *k, const uint8_t *cached) {
   uint64_t i;
-  uint8_t onchip[GP_OP_CLASS_COUNT];
-  uint64_t onchip_count = 0;
-  int status, c;
+  for (i = gp_next_memory_record(k, 0, k->insts); i < k->insts;
+       i = gp_next_memory_record(k, i + 1, k->insts)) {
+    p->visit_count += cached[k->op_class[i]];
+    p->shared_count += gp_op_is_shared(k->op_class[i]);
+  }
+}
+
+/* Fills the visits warp by warp and the shared instructions and on-chip
+ * counts in instruction order (second pass of prep_new). */
+static void prep_fill(gp_memsim_prep *p, const gp_kernel *k, const uint8_t *cached) {
+  uint64_t v = 0, s = 0, i;
+  uint32_t g;
+  for (g = 0; g < k->warps; g++) {
+    uint64_t end = k->warp_start[g] + k->warp_len[g];
+    p->warp_first[g] = v;
+    for (i = gp_next_memory_record(k, k->warp_start[g], end); i < end;
+         i = gp_next_memory_record(k, i + 1, end)) {
+      const gp_mem_record *m = &k->mem_records[k->mem[i]];
+      if (!cached[k->op_class[i]])
+        continue;
+      p->visits[v].line_start = m->line_start;
+      p->visits[v].line_count = m->line_count;
+      p->visits[v].pc = k->pc_index[i];
+      p->visits[v].record = k->mem[i];
+      p->visits[v].op_class = k->op_class[i];
+      p->visits[v].width = k->width[i];
+      v++;
+    }
+  }
+  p->warp_first[k->warps] = v;
+  /* gp_memsim_functional's on-chip loop: a constant load counts with or
+   * without a record, a shared access only with one */
+  for (i = 0; i < k->insts; i++) {
+    int c = k->op_class[i];
+    uint32_t pc = k->pc_index[i];
+    if (!is_onchip(c))
+      continue;
+    if (c == GP_OP_LD_CONST) {
+      p->onchip[pc].constant++;
+      p->onchip_kind[pc] = KIND_CONST;
+    } else if (k->mem[i] != UINT32_MAX) {
+      p->onchip[pc].shared++;
+      p->onchip_kind[pc] = KIND_SHARED;
+      p->shared_insts[s++] = i;
+    }
+  }
+}
+
+/* A kernel's replay order and on-chip counts: two passes over its
+ * instructions (the first sizes the arrays). */
+int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc *alloc,
+                       gp_error *err) {
+  gp_memsim_prep *p;
+  uint8_t cached[GP_OP_CLASS_COUNT];
+  int c;
+  *out = NULL;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    cached[c] = (uint8_t)gp_op_uses_cache(c);
+  p = gp_malloc(alloc, sizeof *p);
+  if (p == NULL)
+    return gp_error_set(err, "memsim: out of memory");
+  memset(p, 0, sizeof *p);
+  p->alloc = *alloc;
+  p->k = k, p->insts = k->insts, p->warps = k->warps, p->static_count = k->static_count;
+  prep_count(p, k, cached);
+  p->visits = gp_malloc(alloc, p->visit_count * sizeof *p->visits);
+  p->warp_first = gp_malloc(alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
+  p->shared_insts = gp_malloc(alloc, p->shared_count * sizeof *p->shared_insts);
+  p->onchip = gp_malloc(alloc, ((size_t)k->static_count + 1) * sizeof *p->onchip);
+  p->onchip_kind = gp_malloc(alloc, (size_t)k->static_count + 1);
+  if ((p->visit_count && !p->visits) || !p->warp_first || (p->shared_count && !p->shared_insts) ||
+      !p->onchip || !p->onchip_kind) {
+    gp_memsim_prep_free(p);
+    return gp_error_set(err, "memsim: out of memory");
+  }
+  memset(p->onchip, 0, ((size_t)k->static_count + 1) * sizeof *p->onchip);
+  memset(p->onchip_kind, KIND_NONE, (size_t)k->static_count + 1);
+  prep_fill(p, k, cached);
+  *out = p;
+  return GP_OK;
+}
+
+/* The bank passes of p's shared instructions at cfg's banks, per PC and
+ * as conflicts (kept in p until the banks change). */
+static void prep_passes(gp_memsim_prep *p, const gp_kernel *k, const gp_memsim_config *cfg) {
+  uint64_t s;
+  uint32_t pc;
+  if (p->banks != 0 && p->banks == cfg->shared_banks && p->bank_bytes == cfg->shared_bank_bytes)
+    return;
+  for (pc = 0; pc < p->static_count; pc++)
+    p->onchip[pc].passes = 0;
+  p->bank_conflicts = 0;
+  for (s = 0; s < p->shared_count; s++) {
+    uint64_t i = p->shared_insts[s];
+    const gp_mem_record *m = &k->mem_records[k->mem[i]];
+    uint32_t passes = gp_shared_passes(GP_MEM_LANES(k, m), m->addr_count, k->width[i],
+                                       cfg->shared_banks, cfg->shared_bank_bytes);
+    p->onchip[k->pc_index[i]].passes += passes;
+    p->bank_conflicts += passes > 1 ? passes - 1 : 0;
+  }
+  /* a configuration of 0 banks counts again every time (never equal) */
+  p->banks = cfg->shared_banks, p->bank_bytes = cfg->shared_bank_bytes;
+}
+
+/* The on-chip instructions' counts into f (what gp_func_shared and
+ * gp_func_const add per instruction, added per PC). */
+static void add_onchip(gp_func *f, const gp_memsim_prep *p) {
+  uint32_t pc;
+  for (pc = 0; pc < p->static_count; pc++) {
+    const prep_onchip *o = &p->onchip[pc];
+    gp_pc_memory *out = &f->out.pcs[pc];
+    if (p->onchip_kind[pc] == KIND_NONE)
+      continue;
+    f->kind[pc] = p->onchip_kind[pc];
+    out->instructions += o->shared + o->constant;
+    out->l1_hits += o->constant;
+    out->shared_passes += o->passes;
+  }
+  f->out.bank_conflicts += p->bank_conflicts;
+}
+
+/* One visit's requests through f on SM sm (requests_of's: CC 1.x
+ * transactions for global and local accesses, else the trace's lines). */
+static int replay_visit(gp_func *f, const gp_kernel *k, const prep_visit *v, uint32_t sm,
+                        gp_error *err) {
+  int c = v->op_class;
+  if (f->cfg.cc1x && (c == GP_OP_LD_GLOBAL || c == GP_OP_ST_GLOBAL || c == GP_OP_ATOM_GLOBAL ||
+                      c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {
+    const gp_mem_record *m = &k->mem_records[v->record];
+    uint64_t lines[32];
+    uint8_t masks[32];
+    uint32_t n = gp_cc1x_requests_rule(GP_MEM_LANES(k, m), m->addr_count, v->width, f->cfg.cc1x,
+                                       lines, masks);
+    return access_lines(f, v->pc, sm, c, lines, masks, n, err);
+  }
+  return access_lines(f, v->pc, sm, c, k->lines + v->line_start, k->sector_masks + v->line_start,
+                      v->line_count, err);
+}
+
+/* Wave `wave` of gp_memsim_order's order over p's visits: the warps of
+ * every SM's co-resident blocks, round-robin, one memory instruction per
+ * turn; a warp with none left leaves the turn. */
+static int replay_wave(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
+                       uint32_t blocks_per_sm, uint32_t wave, uint64_t *cursor, uint64_t *end,
+                       uint32_t *warp_sm, gp_error *err) {
+  uint32_t n = 0, s, b, w, sms = f->cfg.sms;
+  for (s = 0; s < sms; s++) {
+    for (b = 0; b < blocks_per_sm; b++) {
+      uint64_t block = ((uint64_t)wave * blocks_per_sm + b) * sms + s;
+      if (block >= k->blocks)
+        continue;
+      for (w = 0; w < k->warps_per_block; w++) {
+        uint64_t g = block * k->warps_per_block + w;
+        cursor[n] = p->warp_first[g];
+        end[n] = p->warp_first[g + 1];
+        warp_sm[n] = s;
+        n += cursor[n] < end[n];
+      }
+    }
+  }
+  while (n > 0) {
+    uint32_t x, kept = 0;
+    for (x = 0; x < n; x++) {
+      if (replay_visit(f, k, &p->visits[cursor[x]], warp_sm[x], err) != GP_OK)
+        return GP_ERR;
+      if (++cursor[x] == end[x])
+        continue;
+      cursor[kept] = cursor[x], end[kept] = end[x], warp_sm[kept] = warp_sm[x];
+      kept++;
+    }
+    n = kept;
+  }
+  return GP_OK;
+}
+
+/* Every wave of the kernel through f in gp_memsim_order's order. */
+static int replay_waves(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
+                        uint32_t blocks_per_sm, const gp_alloc *alloc, gp_error *err) {
+  uint64_t per_sm_wave = (uint64_t)f->cfg.sms * blocks_per_sm;
+  uint64_t per_wave = per_sm_wave * k->warps_per_block + 1;
+  uint64_t *cursor = gp_malloc(alloc, per_wave * sizeof *cursor);
+  uint64_t *end = gp_malloc(alloc, per_wave * sizeof *end);
+  uint32_t *warp_sm = gp_malloc(alloc, per_wave * sizeof *warp_sm);
+  uint32_t waves = (uint32_t)((k->blocks + per_sm_wave - 1) / per_sm_wave), w;
+  int status = cursor && end && warp_sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
+  for (w = 0; w < waves && status == GP_OK; w++)
+    status = replay_wave(f, k, p, blocks_per_sm, w, cursor, end, warp_sm, err);
+  gp_free(alloc, cursor, per_wave * sizeof *cursor);
+  gp_free(alloc, end, per_wave * sizeof *end);
+  gp_free(alloc, warp_sm, per_wave * sizeof *warp_sm);
+  return status;
+}
+
+int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
+                                  const gp_memsim_config *cfg, const gp_alloc *alloc,
+                                  gp_memsim_result *out, gp_error *err) {
+  gp_func *f;
+  int status;
   memset(out, 0, sizeof *out);
   if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
     return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
-  memset(&r, 0, sizeof r);
-  if (gp_func_new(&r.f, alloc, cfg, k->static_count, err) != GP_OK)
+  if (!gp_memsim_prep_of(p, k))
+    return gp_error_set(err, "memsim: the prepared replay is of another kernel");
+  if (gp_func_new(&f, alloc, cfg, k->static_count, err) != GP_OK)
     return GP_ERR;
-  r.k = k, r.err = err, r.status = GP_OK;
-  status = gp_memsim_order(k, cfg->sms, cfg->blocks_per_sm, alloc, visit_functional, &r, err);
-  if (status == GP_OK)
-    status = r.status;
-  /* shared-memory and constant instructions: order does not matter */
-  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
-    onchip[c] = c == GP_OP_LD_CONST || c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED ||
-                c == GP_OP_ATOM_SHARED;
-    onchip_count += onchip[c] ? k->class_counts[c] : 0;
+  status = replay_waves(f, k, p, cfg->blocks_per_sm, alloc, err);
+  if (status == GP_OK) {
+    /* shared-memory and constant instructions: order does not matter */
+    prep_passes(p, k, cfg);
+    add_onchip(f, p);
+    status = gp_func_result(f, out, err);
   }
-  for (i = 0; i < k->insts && status == GP_OK && onchip_count > 0; i++) {
-    c = k->op_class[i];
-    if (!onchip[c])
-      continue;
-    onchip_count--; /* the loop ends after the last one */
-    if (c == GP_OP_LD_CONST) {
-      status = gp_func_const(r.f, k->pc_index[i], err);
-    } else if (k->mem[i] != UINT32_MAX) {
-      const gp_mem_record *m = &k->mem_records[k->mem[i]];
-      status = gp_func_shared(r.f, k->pc_index[i], GP_MEM_LANES(k, m), m->addr_count,
-                              k->width[i], err);
-    }
-  }
-  if (status == GP_OK)
-    status = gp_func_result(r.f, out, err);
-  gp_func_free(r.f);
+  gp_func_free(f);
+  return status;
+}
+
+/* A replay without a kept preparation: one made for it. */
+int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
+                         const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
+  gp_memsim_prep *p;
+  int status;
+  memset(out, 0, sizeof *out);
+  if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
+    return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
+  if (gp_memsim_prep_new(&p, k, alloc, err) != GP_OK)
+    return GP_ERR;
+  status = gp_memsim_functional_prepared(k, p, cfg, alloc, out, err);
+  gp_memsim_prep_free(p);
   return status;
 }
 

@@ -18,8 +18,11 @@
  *   userdata GPUMech's C entry reads: core.gpumech_predict) };
  *   shared-memory PCs also carry shared_passes.
  *
- *   result = core.memsim_replay(kernel, machine, blocks_per_sm)  -- or nil, message
+ *   result = core.memsim_replay(kernel, machine, blocks_per_sm [, prep])  -- or nil, message
  * The same without `pcs`: result.replay:pcs(kernel) builds it on request.
+ * prep (core.memsim_prepare(kernel), a gpush.memsim_prep userdata): what
+ * the kernel's replays share at every configuration (memsim.h
+ * gp_memsim_prep), kept by a sweep across its occupancies; the same result.
  *
  *   result = core.memsim_timed_replay(kernel, machine, blocks_per_sm)  -- or nil, message
  * (gp_machine_timed: MSHRs, L2 slices, DRAM channels and bandwidth too); result:
@@ -51,6 +54,19 @@ static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) 
 }
 
 #define REPLAY_MT "gpush.memsim_replay"
+#define PREP_MT "gpush.memsim_prep"
+
+/* A kernel's replay preparation (gp_memsim_prep). */
+typedef struct prep_box {
+  gp_memsim_prep *p;
+} prep_box;
+
+static int prep_gc(lua_State *L) {
+  prep_box *b = luaL_checkudata(L, 1, PREP_MT);
+  gp_memsim_prep_free(b->p);
+  b->p = NULL;
+  return 0;
+}
 
 /* A functional result kept in C for the models that read it there. */
 typedef struct replay_box {
@@ -172,13 +188,23 @@ static int functional(lua_State *L, int with_pcs) {
   gp_memsim_config c;
   replay_box *box;
   gp_error err;
+  gp_memsim_prep *prep = NULL;
+  int status;
   gp_machine_memsim(m, check_blocks(L, 3), k->shmem_bytes, &c);
+  if (!lua_isnoneornil(L, 4)) {
+    prep_box *pb = luaL_checkudata(L, 4, PREP_MT);
+    luaL_argcheck(L, pb->p != NULL && gp_memsim_prep_of(pb->p, k), 4,
+                  "memsim: the prepared replay is of another kernel");
+    prep = pb->p;
+  }
   box = lua_newuserdata(L, sizeof *box);
   memset(box, 0, sizeof *box);
   luaL_getmetatable(L, REPLAY_MT);
   lua_setmetatable(L, -2);
   box->alloc = gp_alloc_default();
-  if (gp_memsim_functional(k, &c, &box->alloc, &box->r, &err) != GP_OK) {
+  status = prep ? gp_memsim_functional_prepared(k, prep, &c, &box->alloc, &box->r, &err)
+                : gp_memsim_functional(k, &c, &box->alloc, &box->r, &err);
+  if (status != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
     return 2;
@@ -191,6 +217,23 @@ static int functional(lua_State *L, int with_pcs) {
 static int memsim_functional(lua_State *L) { return functional(L, 1); }
 
 static int memsim_replay(lua_State *L) { return functional(L, 0); }
+
+/* core.memsim_prepare(kernel): its replay preparation, or nil, message. */
+static int memsim_prepare(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  prep_box *b = lua_newuserdata(L, sizeof *b);
+  b->p = NULL;
+  luaL_getmetatable(L, PREP_MT);
+  lua_setmetatable(L, -2);
+  if (gp_memsim_prep_new(&b->p, k, &alloc, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  return 1;
+}
 
 /* replay:pcs(kernel): the per-PC table of a replay of that kernel. */
 static int replay_pcs(lua_State *L) {
@@ -259,13 +302,16 @@ static int kernel_line_scan(lua_State *L) {
 
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
                                             {"memsim_replay", memsim_replay},
+                                            {"memsim_prepare", memsim_prepare},
                                             {"memsim_timed_replay", memsim_timed_replay},
                                             {"kernel_line_scan", kernel_line_scan},
                                             {NULL, NULL}};
 
 static const luaL_Reg replay_methods[] = {{"pcs", replay_pcs}, {NULL, NULL}};
+static const luaL_Reg prep_methods[] = {{NULL, NULL}};
 
 void gpl_open_memsim(lua_State *L) {
   gpl_new_type(L, REPLAY_MT, replay_methods, replay_gc);
+  gpl_new_type(L, PREP_MT, prep_methods, prep_gc);
   luaL_setfuncs(L, memsim_functions, 0);
 }

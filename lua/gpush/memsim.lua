@@ -132,9 +132,12 @@ end
 -- (nil: none): sweeps that vary parameters the memory replay does not read
 -- (MSHRs, DRAM bandwidth, latencies of compute pipelines) replay each kernel
 -- once, since entries are keyed by the kernel and every parameter the
--- replay reads.  Returns the result (see csrc/lua/l_memsim.c) with the
--- parameters used, or nil and a message.  GPUMech calls it with what it
--- knows already.
+-- replay reads.  The cache also keeps the kernel's replay preparation
+-- (core.memsim_prepare: each warp's memory instructions in order, the bank
+-- passes), so its replays at other occupancies neither scan the kernel nor
+-- count the passes again.  Returns the result (see csrc/lua/l_memsim.c)
+-- with the parameters used, or nil and a message.  GPUMech calls it with
+-- what it knows already.
 function M.replay(kernel, m, blocks, shared, cache)
   local params = m:memsim(blocks, shared)
   local key = cache and tostring(kernel) .. "|" .. M.params_key(params)
@@ -142,7 +145,20 @@ function M.replay(kernel, m, blocks, shared, cache)
   if hit then
     return hit
   end
-  local result, err = core.memsim_replay(kernel, m, blocks)
+  local prep
+  if cache then
+    local prep_key = tostring(kernel) .. "|prep"
+    prep = cache[prep_key]
+    if not prep then
+      local err
+      prep, err = core.memsim_prepare(kernel)
+      if not prep then
+        return nil, err
+      end
+      cache[prep_key] = prep
+    end
+  end
+  local result, err = core.memsim_replay(kernel, m, blocks, prep)
   if not result then
     return nil, err
   end
