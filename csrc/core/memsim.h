@@ -423,7 +423,11 @@ static inline uint32_t gp_l2_slice_of(uint64_t line, uint32_t slices) {
   h ^= h >> 7;
   h ^= h >> 13;
   h ^= h >> 23;
-  return (slices & (slices - 1)) == 0 ? (uint32_t)(h & (slices - 1)) : (uint32_t)(h % slices);
+  if ((slices & (slices - 1)) == 0)
+    return (uint32_t)(h & (slices - 1));
+  /* the same remainder by a 32-bit division where h fits (every line of
+   * an address below 512 GB), cheaper than the 64-bit one on x86 */
+  return h <= UINT32_MAX ? (uint32_t)h % slices : (uint32_t)(h % slices);
 }
 
 #endif

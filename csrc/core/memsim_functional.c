@@ -707,6 +707,16 @@ static int replay_wave(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
   while (n > 0) {
     uint32_t x, kept = 0;
     for (x = 0; x < n; x++) {
+      /* each warp's visits and lines are a stream of their own, hundreds
+       * in turn: fetch the next warp's record and the one after's ahead
+       * (a replay waited on them for about a tenth of its time) */
+      if (x + 2 < n)
+        __builtin_prefetch(&p->visits[cursor[x + 2]]);
+      if (x + 1 < n) {
+        const prep_visit *next = &p->visits[cursor[x + 1]];
+        __builtin_prefetch(k->lines + next->line_start);
+        __builtin_prefetch(k->sector_masks + next->line_start);
+      }
       if (replay_visit(f, k, &p->visits[cursor[x]], warp_sm[x], err) != GP_OK)
         return GP_ERR;
       if (++cursor[x] == end[x])
