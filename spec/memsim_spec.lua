@@ -156,6 +156,31 @@ describe("gpush.memsim functional mode", function()
     a.replay, b.replay = nil, nil -- the results in C: two userdata
     assert.are.same(a, b)
   end)
+
+  it("replays through a kernel's cache (its kept preparation) as without one", function()
+    local core = require "gpush.core"
+    for _, name in ipairs { "tiled_barrier", "divergent_gather", "stream_triad" } do
+      local k, cache = small(name), {}
+      for _, warps in ipairs { 64, 8, 24, 48 } do
+        local cfg = config.load("gtx660ti", { ["sm.max_warps"] = warps })
+        local kept = assert(memsim.functional_cached(k, cfg, cache))
+        local fresh = assert(memsim.functional(k, cfg))
+        assert.are.same(fresh.pcs, kept.pcs)
+        fresh.replay, kept.replay = nil, nil
+        assert.are.same(fresh, kept)
+      end
+      local preps = 0
+      for key in pairs(cache) do
+        preps = preps + (key:match("|prep$") and 1 or 0)
+      end
+      assert.are.equal(1, preps) -- one preparation for the kernel's four replays
+    end
+    -- a preparation is of one kernel
+    local prep = assert(core.memsim_prepare(small("stream_triad")))
+    local m = require("gpush.machine").of(config.load("gtx660ti"), 1)
+    assert.has_error(function() core.memsim_replay(small("tiled_barrier"), m, 1, prep) end,
+      "bad argument #4 to 'memsim_replay' (memsim: the prepared replay is of another kernel)")
+  end)
 end)
 
 describe("gpush.memsim timed replay", function()

@@ -563,6 +563,135 @@ static void test_functional_cc1x_and_banks(void) {
   gp_kernel_free(k);
 }
 
+/* Two functional results agree field by field (their per-PC arrays
+ * byte for byte: both come zeroed from gp_func_new). */
+static int same_result(const gp_memsim_result *x, const gp_memsim_result *y) {
+  return x->pc_count == y->pc_count &&
+         memcmp(x->pcs, y->pcs, x->pc_count * sizeof *x->pcs) == 0 &&
+         x->load_l1_misses == y->load_l1_misses && x->mshr_requests == y->mshr_requests &&
+         x->mshr_dram_requests == y->mshr_dram_requests && x->dram_requests == y->dram_requests &&
+         x->dram_bytes_read == y->dram_bytes_read && x->dram_bytes_written == y->dram_bytes_written &&
+         x->bank_conflicts == y->bank_conflicts && x->l1_bytes == y->l1_bytes &&
+         x->l2_bytes == y->l2_bytes && memcmp(&x->l1, &y->l1, sizeof x->l1) == 0 &&
+         memcmp(&x->l2, &y->l2, sizeof x->l2) == 0;
+}
+
+/* The kernel replay rebuilt from the public pieces, as it was before the
+ * preparation: gp_memsim_order's visits into gp_func_access (the trace's
+ * lines), then every shared-memory and constant instruction in order. */
+typedef struct reference_replay {
+  gp_func *f;
+  const gp_kernel *k;
+  int status;
+} reference_replay;
+
+static void reference_visit(void *ctx, uint64_t i, uint32_t sm) {
+  reference_replay *r = ctx;
+  const gp_kernel *k = r->k;
+  const gp_mem_record *m = &k->mem_records[k->mem[i]];
+  gp_error err;
+  if (gp_func_access(r->f, k->pc_index[i], sm, k->op_class[i], k->lines + m->line_start,
+                     k->sector_masks + m->line_start, m->line_count, &err) != GP_OK)
+    r->status = GP_ERR;
+}
+
+static int reference_functional(const gp_kernel *k, const gp_memsim_config *cfg,
+                                gp_memsim_result *out) {
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  reference_replay r;
+  uint64_t i;
+  r.k = k, r.status = GP_OK;
+  if (gp_func_new(&r.f, &a, cfg, k->static_count, &err) != GP_OK)
+    return GP_ERR;
+  if (gp_memsim_order(k, cfg->sms, cfg->blocks_per_sm, &a, reference_visit, &r, &err) != GP_OK)
+    r.status = GP_ERR;
+  for (i = 0; i < k->insts && r.status == GP_OK; i++) {
+    int c = k->op_class[i];
+    if (c == GP_OP_LD_CONST)
+      r.status = gp_func_const(r.f, k->pc_index[i], &err);
+    else if (gp_op_is_shared(c) && k->mem[i] != UINT32_MAX) {
+      const gp_mem_record *m = &k->mem_records[k->mem[i]];
+      r.status = gp_func_shared(r.f, k->pc_index[i], GP_MEM_LANES(k, m), m->addr_count,
+                                k->width[i], &err);
+    }
+  }
+  if (r.status == GP_OK)
+    r.status = gp_func_result(r.f, out, &err);
+  gp_func_free(r.f);
+  return r.status;
+}
+
+/* A replay through a kept preparation (gp_memsim_prep) gives what a fresh
+ * replay gives, and both what the replay rebuilt from gp_memsim_order and
+ * gp_func_* gives, at every occupancy and after the shared banks change
+ * (the kept bank passes are counted again); a preparation of another
+ * kernel is refused.  The kernel: random and coalesced global loads, a store, a
+ * local load through the L1, shared loads at a stride of 2 words (2-way
+ * conflicts at 32 banks of 4 B, 1 pass at 32 banks of 8 B) over 24 blocks
+ * of 4 warps. */
+static void test_functional_prepared(void) {
+  gp_synth_stream s[3] = {{GP_STREAM_RANDOM, 0x10000, 1 << 16, 4, 1},
+                          {GP_STREAM_COALESCED, 0x400000, 1 << 20, 4, 1},
+                          {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  gp_synth_op body[5] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_LD_SHARED, 4, 2, 0, {0}},
+                         {GP_OP_ST_GLOBAL, 4, 1, 0, {0}}, {GP_OP_LD_LOCAL, 4, 1, 0, {0}},
+                         {GP_OP_LD_GLOBAL, 4, 1, 0, {0}}};
+  gp_synth_desc d;
+  gp_memsim_config cfg;
+  gp_memsim_result fresh, kept, ref;
+  gp_memsim_prep *p = NULL, *other = NULL;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL, *k2 = NULL;
+  uint32_t blocks;
+  int banks;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "prepared");
+  d.grid[0] = 24, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 128, d.block[1] = d.block[2] = 1;
+  d.trips = 6, d.body = body, d.body_len = 5, d.streams = s, d.stream_count = 3;
+  d.seed = 7;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  d.grid[0] = 8;
+  CHECK(gp_synth_generate(&k2, &a, &d, &err) == GP_OK);
+  if (k == NULL || k2 == NULL)
+    return;
+  CHECK(gp_memsim_prep_new(&p, k, &a, &err) == GP_OK);
+  CHECK(gp_memsim_prep_new(&other, k2, &a, &err) == GP_OK);
+  if (p == NULL || other == NULL)
+    return;
+  CHECK(gp_memsim_prep_of(p, k) && !gp_memsim_prep_of(p, k2));
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 3, cfg.dram_access_bytes = 32, cfg.l2_slices = 3;
+  cfg.l1.size_bytes = 2048, cfg.l1.ways = 4, cfg.l1.line_bytes = 128;
+  cfg.l2.size_bytes = 3 * 4096, cfg.l2.ways = 8, cfg.l2.line_bytes = 128, cfg.l2.sectored = 1;
+  cfg.l2.write_back = 1;
+  cfg.l1_latency = 20, cfg.l2_latency = 150, cfg.dram_latency = 300, cfg.shared_latency = 30;
+  for (banks = 0; banks < 2; banks++) {
+    cfg.shared_banks = 32, cfg.shared_bank_bytes = banks ? 8 : 4;
+    for (blocks = 1; blocks <= 8; blocks *= 2) {
+      cfg.blocks_per_sm = blocks;
+      CHECK(gp_memsim_functional(k, &cfg, &a, &fresh, &err) == GP_OK);
+      CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+      CHECK(same_result(&fresh, &kept));
+      CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+      CHECK(same_result(&ref, &kept));
+      gp_memsim_result_free(&ref, &a);
+      CHECK(fresh.pcs[1].shared_passes == (banks ? 1u : 2u) * fresh.pcs[1].instructions);
+      CHECK(fresh.l1.accesses > 0 && fresh.l2.accesses > 0 && fresh.dram_bytes_written > 0);
+      gp_memsim_result_free(&fresh, &a);
+      gp_memsim_result_free(&kept, &a);
+    }
+  }
+  CHECK(gp_memsim_functional_prepared(k, other, &cfg, &a, &kept, &err) == GP_ERR);
+  CHECK(strstr(err.msg, "another kernel") != NULL);
+  gp_memsim_prep_free(p);
+  gp_memsim_prep_free(other);
+  gp_kernel_free(k);
+  gp_kernel_free(k2);
+}
+
 /* The access-stream API by hand: 2 SMs, a 1-set 2-way write-through L1
  * caching globals, a 2-set 2-way write-back L2 (set = line mod 2),
  * latencies L1 10, L2 100, DRAM +200.
@@ -1050,6 +1179,7 @@ int main(void) {
   RUN(test_slice_hash_spreads_strides);
   RUN(test_functional_amat_example);
   RUN(test_functional_cc1x_and_banks);
+  RUN(test_functional_prepared);
   RUN(test_functional_stream_by_hand);
   RUN(test_functional_miss_reuse);
   RUN(test_functional_write_back_l1);
