@@ -510,10 +510,10 @@ struct gp_memsim_prep {
   uint64_t insts;
   uint32_t warps, static_count;
   prep_visit *visits;   /* every warp's, warp by warp */
-  uint64_t visit_count;
+  size_t visit_cap;
   uint64_t *warp_first; /* warps + 1: warp g's visits [warp_first[g], warp_first[g + 1]) */
   uint64_t *shared_insts; /* shared-memory instructions with lanes, in order */
-  uint64_t shared_count;
+  size_t shared_count, shared_cap;
   prep_onchip *onchip;  /* static_count */
   uint8_t *onchip_kind; /* per PC: KIND_SHARED / KIND_CONST of its last on-chip
                            instruction (the one a replay's loop sets last) */
@@ -524,9 +524,9 @@ struct gp_memsim_prep {
 void gp_memsim_prep_free(gp_memsim_prep *p) {
   if (p == NULL)
     return;
-  gp_free(&p->alloc, p->visits, p->visit_count * sizeof *p->visits);
+  gp_free(&p->alloc, p->visits, p->visit_cap * sizeof *p->visits);
   gp_free(&p->alloc, p->warp_first, ((size_t)p->warps + 1) * sizeof *p->warp_first);
-  gp_free(&p->alloc, p->shared_insts, p->shared_count * sizeof *p->shared_insts);
+  gp_free(&p->alloc, p->shared_insts, p->shared_cap * sizeof *p->shared_insts);
   gp_free(&p->alloc, p->onchip, ((size_t)p->static_count + 1) * sizeof *p->onchip);
   gp_free(&p->alloc, p->onchip_kind, (size_t)p->static_count + 1);
   gp_free(&p->alloc, p, sizeof *p);
@@ -537,33 +537,51 @@ int gp_memsim_prep_of(const gp_memsim_prep *p, const gp_kernel *k) {
          p->static_count == k->static_count;
 }
 
-static int is_onchip(int c) {
-  return c == GP_OP_LD_CONST || gp_op_is_shared(c);
-}
+/* Per class: whether its instructions reach the caches (cached), are
+ * shared-memory accesses (shared), or stay on chip: shared or constant
+ * (onchip). */
+typedef struct prep_classes {
+  uint8_t cached[GP_OP_CLASS_COUNT], shared[GP_OP_CLASS_COUNT], onchip[GP_OP_CLASS_COUNT];
+} prep_classes;
 
-/* Counts the visits and shared instructions (first pass of prep_new). */
-static void prep_count(gp_memsim_prep *p, const gp_kernel *k, const uint8_t *cached) {
-  uint64_t i;
-  for (i = gp_next_memory_record(k, 0, k->insts); i < k->insts;
-       i = gp_next_memory_record(k, i + 1, k->insts)) {
-    p->visit_count += cached[k->op_class[i]];
-    p->shared_count += gp_op_is_shared(k->op_class[i]);
+static void set_classes(prep_classes *t) {
+  int c;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    t->cached[c] = (uint8_t)gp_op_uses_cache(c);
+    t->shared[c] = (uint8_t)gp_op_is_shared(c);
+    t->onchip[c] = (uint8_t)(t->shared[c] || c == GP_OP_LD_CONST);
   }
 }
 
-/* Fills the visits warp by warp and the shared instructions and on-chip
- * counts in instruction order (second pass of prep_new). */
-static void prep_fill(gp_memsim_prep *p, const gp_kernel *k, const uint8_t *cached) {
-  uint64_t v = 0, s = 0, i;
+/* The instructions of the classes `which` marks: the capacity the arrays
+ * start with (the kernel's class counts, which hold every instruction of
+ * a class, with or without a record; prep_fill grows them if a count
+ * falls short). */
+static size_t class_total(const gp_kernel *k, const uint8_t *which) {
+  size_t n = 0;
+  int c;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    n += which[c] ? (size_t)k->class_counts[c] : 0;
+  return n;
+}
+
+/* Fills the visits warp by warp, then the shared instructions and on-chip
+ * counts in instruction order (the same passes a replay made before). */
+static int prep_fill(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
+  uint64_t v = 0, i, left = 0;
   uint32_t g;
+  int c;
   for (g = 0; g < k->warps; g++) {
     uint64_t end = k->warp_start[g] + k->warp_len[g];
     p->warp_first[g] = v;
     for (i = gp_next_memory_record(k, k->warp_start[g], end); i < end;
          i = gp_next_memory_record(k, i + 1, end)) {
       const gp_mem_record *m = &k->mem_records[k->mem[i]];
-      if (!cached[k->op_class[i]])
+      if (!t->cached[k->op_class[i]])
         continue;
+      if (v == p->visit_cap &&
+          gp_grow(&p->alloc, (void **)&p->visits, &p->visit_cap, v + 1, sizeof *p->visits) != GP_OK)
+        return GP_ERR;
       p->visits[v].line_start = m->line_start;
       p->visits[v].line_count = m->line_count;
       p->visits[v].pc = k->pc_index[i];
@@ -574,54 +592,65 @@ static void prep_fill(gp_memsim_prep *p, const gp_kernel *k, const uint8_t *cach
     }
   }
   p->warp_first[k->warps] = v;
-  /* gp_memsim_functional's on-chip loop: a constant load counts with or
-   * without a record, a shared access only with one */
-  for (i = 0; i < k->insts; i++) {
-    int c = k->op_class[i];
-    uint32_t pc = k->pc_index[i];
-    if (!is_onchip(c))
+  /* the on-chip instructions: a constant load counts with or without a
+   * record, a shared access only with one; the loop ends after the last */
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    left += t->onchip[c] ? k->class_counts[c] : 0;
+  for (i = 0; i < k->insts && left > 0; i++) {
+    uint32_t pc;
+    c = k->op_class[i];
+    if (!t->onchip[c])
       continue;
+    left--;
+    pc = k->pc_index[i];
     if (c == GP_OP_LD_CONST) {
       p->onchip[pc].constant++;
       p->onchip_kind[pc] = KIND_CONST;
     } else if (k->mem[i] != UINT32_MAX) {
       p->onchip[pc].shared++;
       p->onchip_kind[pc] = KIND_SHARED;
-      p->shared_insts[s++] = i;
+      if (p->shared_count == p->shared_cap &&
+          gp_grow(&p->alloc, (void **)&p->shared_insts, &p->shared_cap, p->shared_count + 1,
+                  sizeof *p->shared_insts) != GP_OK)
+        return GP_ERR;
+      p->shared_insts[p->shared_count++] = i;
     }
   }
+  return GP_OK;
 }
 
-/* A kernel's replay order and on-chip counts: two passes over its
- * instructions (the first sizes the arrays). */
+/* A kernel's replay order and on-chip counts, its arrays sized from the
+ * kernel's class counts. */
 int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc *alloc,
                        gp_error *err) {
   gp_memsim_prep *p;
-  uint8_t cached[GP_OP_CLASS_COUNT];
-  int c;
+  prep_classes t;
   *out = NULL;
-  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-    cached[c] = (uint8_t)gp_op_uses_cache(c);
+  set_classes(&t);
   p = gp_malloc(alloc, sizeof *p);
   if (p == NULL)
     return gp_error_set(err, "memsim: out of memory");
   memset(p, 0, sizeof *p);
   p->alloc = *alloc;
   p->k = k, p->insts = k->insts, p->warps = k->warps, p->static_count = k->static_count;
-  prep_count(p, k, cached);
-  p->visits = gp_malloc(alloc, p->visit_count * sizeof *p->visits);
+  p->visit_cap = class_total(k, t.cached);
+  p->shared_cap = class_total(k, t.shared);
+  /* gp_malloc takes 0 bytes as 1: the frees pass the capacities alike */
+  p->visits = gp_malloc(alloc, p->visit_cap * sizeof *p->visits);
   p->warp_first = gp_malloc(alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
-  p->shared_insts = gp_malloc(alloc, p->shared_count * sizeof *p->shared_insts);
+  p->shared_insts = gp_malloc(alloc, p->shared_cap * sizeof *p->shared_insts);
   p->onchip = gp_malloc(alloc, ((size_t)k->static_count + 1) * sizeof *p->onchip);
   p->onchip_kind = gp_malloc(alloc, (size_t)k->static_count + 1);
-  if ((p->visit_count && !p->visits) || !p->warp_first || (p->shared_count && !p->shared_insts) ||
-      !p->onchip || !p->onchip_kind) {
+  if (!p->visits || !p->warp_first || !p->shared_insts || !p->onchip || !p->onchip_kind) {
     gp_memsim_prep_free(p);
     return gp_error_set(err, "memsim: out of memory");
   }
   memset(p->onchip, 0, ((size_t)k->static_count + 1) * sizeof *p->onchip);
   memset(p->onchip_kind, KIND_NONE, (size_t)k->static_count + 1);
-  prep_fill(p, k, cached);
+  if (prep_fill(p, k, &t) != GP_OK) {
+    gp_memsim_prep_free(p);
+    return gp_error_set(err, "memsim: out of memory");
+  }
   *out = p;
   return GP_OK;
 }

@@ -686,6 +686,17 @@ static void test_functional_prepared(void) {
   }
   CHECK(gp_memsim_functional_prepared(k, other, &cfg, &a, &kept, &err) == GP_ERR);
   CHECK(strstr(err.msg, "another kernel") != NULL);
+  /* a class count below its records (the preparation's first size): the
+   * visits grow (the on-chip counts need the shared and constant counts
+   * right, as the replay always did) */
+  k->class_counts[GP_OP_LD_GLOBAL] = 1;
+  gp_memsim_prep_free(p);
+  CHECK(gp_memsim_prep_new(&p, k, &a, &err) == GP_OK);
+  CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+  CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+  CHECK(same_result(&ref, &kept));
+  gp_memsim_result_free(&ref, &a);
+  gp_memsim_result_free(&kept, &a);
   gp_memsim_prep_free(p);
   gp_memsim_prep_free(other);
   gp_kernel_free(k);
