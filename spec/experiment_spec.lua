@@ -117,6 +117,32 @@ describe("gpush.experiment", function()
       .. "  sim                10.00 s over 100 points (100.00 ms a point)\n",
       experiment.cost_text("s", { { model = "gpumech", prepare_s = 0.2, prepares = 4, run_s = 0.5, runs = 100 },
         { model = "sim", prepare_s = 0, prepares = 0, run_s = 10, runs = 100 } }))
+    -- a preparation's parts, as the model named them, and the rest; the
+    -- reports' profiles with their memory replays
+    assert.are.equal("s: CPU time per model (every worker's, summed):\n"
+      .. "  gpumech             0.50 s over 100 points (5.00 ms a point); 4 kernel preparations 0.20 s"
+      .. " (50.0 ms each: memory replay 30.0, selection 12.5, the rest 7.5)\n"
+      .. "  reports' profiles    0.08 s for 4 kernels (20.0 ms each: the baseline's memory replay 15.0, which a"
+      .. " preparation on that point reuses; the rest 5.0)\n",
+      experiment.cost_text("s", { { model = "gpumech", prepare_s = 0.2, prepares = 4, run_s = 0.5, runs = 100,
+        parts = { { name = "memory replay", s = 0.12 }, { name = "selection", s = 0.05 } } } },
+        { s = 0.08, replay_s = 0.06, n = 4 }))
+  end)
+
+  it("splits GPUMech's preparation in the log: the memory replay, the selection with the bound counts", function()
+    local text = {}
+    local stream = { write = function(_, ...) for _, part in ipairs { ... } do text[#text + 1] = part end end,
+      flush = function() end }
+    local sweep = experiment.new { name = "prep", base = "gtx660ti", workloads = { "suite:sfu_heavy" },
+      parameters = { { path = "dram.bandwidth_gbs", values = { 96, 192 } } },
+      models = { experiment.models.gpumech { policy = "rr" }, experiment.models.gpumech { policy = "gto" } } }
+    assert(experiment.run(sweep, { jobs = 1, progress_stream = stream, tty = false }))
+    local said = table.concat(text)
+    -- no reports, so no kernel profile replays first: the preparation does
+    assert.matches("\n  gpumech%-rr [^\n]*; 1 kernel preparations [%d.]+ s %([%d.]+ ms each: memory replay [%d.]+, "
+      .. "selection %+ bound counts %(one walk%) [%d.]+, the rest [%d.]+%)\n", said)
+    -- gpumech-gto shares gpumech-rr's preparation (the kernel's cache): nothing named
+    assert.matches("\n  gpumech%-gto [^\n]*; 1 kernel preparations [%d.]+ s %([%d.]+ ms each%)\n", said)
   end)
 
   it("gives --jobs 2 the same bytes as --jobs 1 (GPUMech RR and GTO)", function()

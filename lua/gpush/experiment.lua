@@ -36,6 +36,7 @@ local config = require "gpush.config"
 local core = require "gpush.core"
 local csv = require "gpush.csv"
 local json = require "gpush.json"
+local memsim = require "gpush.memsim"
 local models = require "gpush.models"
 local parallel = require "gpush.parallel"
 local outputs = require "gpush.sweep_outputs"
@@ -372,14 +373,33 @@ end
 -- k's profile at the baseline point (gpush.roofline.kernel_profile: FLOPs
 -- by precision, bytes at L1, L2 and DRAM), computed once in the whole run,
 -- by whoever runs the kernel's first task, and sent as a record of its own.
--- A kernel whose profile fails is left out (the roofline names it).
-local function emit_profile(plan, k, entry, kernel, cache, emit)
+-- A kernel whose profile fails is left out (the roofline names it).  Its
+-- memory replay goes into the kernel's cache first, timed apart (`spent`:
+-- { s, replay_s, n }), as GPUMech's preparation reuses it when the baseline
+-- is the base point (the main job's).
+local function emit_profile(plan, k, entry, kernel, cache, emit, spent)
+  local started = os.clock()
+  pcall(memsim.functional_cached, kernel, plan.profile_config, cache)
+  local replayed = os.clock()
   local ok, profile = pcall(roofline.kernel_profile, kernel, plan.profile_config, cache)
+  spent.s, spent.replay_s, spent.n = spent.s + os.clock() - started, spent.replay_s + replayed - started, spent.n + 1
   if ok and profile then
     profile.kernel_index, profile.workload, profile.kernel, profile.launch = k, entry.workload, entry.kernel,
       entry.launch
     emit(json.encode { profile = json.object(profile) })
   end
+end
+
+-- Adds `seconds` to the part named `name` of a preparation's cost (a list
+-- of { name, s }, in the order the parts were first named).
+local function add_part(parts, name, seconds)
+  for _, part in ipairs(parts) do
+    if part.name == name then
+      part.s = part.s + seconds
+      return
+    end
+  end
+  parts[#parts + 1] = { name = name, s = seconds }
 end
 
 -- A runner of tasks for one process: run(first, last) runs those tasks
@@ -394,11 +414,14 @@ local function runner(plan, emit, should_stop)
   local current, kernel, kernel_err, digest, cache, prepared
   local r = {}
   -- each model's CPU seconds in this process: its per-kernel preparation
-  -- and its runs (one a point), sent to the parent at finish (M.costs)
+  -- (and the parts of it the model names through ctx.spend) and its runs
+  -- (one a point), sent to the parent at finish (M.costs)
   local cost = {}
   for m = 1, n_models do
-    cost[m] = { model = sweep.models[m].name, prepare_s = 0, prepares = 0, run_s = 0, runs = 0 }
+    cost[m] = { model = sweep.models[m].name, prepare_s = 0, prepares = 0, run_s = 0, runs = 0, parts = {} }
   end
+  -- and the reports' kernel profiles (emit_profile)
+  local profiles = { s = 0, replay_s = 0, n = 0 }
 
   local function drop_kernel()
     if kernel then
@@ -425,7 +448,7 @@ local function runner(plan, emit, should_stop)
       local ctx = { seed = sweep.seed, workload = entry.workload, kernel = entry.kernel, launch = entry.launch,
         sample = sweep.sample, check_sample = sweep.sample and p == plan.baseline }
       if kernel and plan.profile_config and t == (k - 1) * n_models * n_points + 1 then
-        emit_profile(plan, k, entry, kernel, cache, emit)
+        emit_profile(plan, k, entry, kernel, cache, emit, profiles)
       end
       local message
       local cfg = plan.configs[p]
@@ -436,8 +459,12 @@ local function runner(plan, emit, should_stop)
       else
         if prepared[m] == nil then
           if model.prepare then
+            ctx.spend = function(part, seconds)
+              add_part(cost[m].parts, part, seconds)
+            end
             local started = os.clock()
             local ok, value = attempt(model.prepare, kernel, plan.base, cache, ctx)
+            ctx.spend = nil
             cost[m].prepare_s, cost[m].prepares = cost[m].prepare_s + os.clock() - started, cost[m].prepares + 1
             prepared[m] = { ok = ok, value = value }
           else
@@ -484,7 +511,7 @@ local function runner(plan, emit, should_stop)
   function r.finish()
     drop_kernel()
     current = nil
-    emit(json.encode { cost = cost })
+    emit(json.encode { cost = cost, profiles = profiles })
   end
   return r
 end
@@ -576,7 +603,8 @@ end
 
 -- Collects decoded records by task.
 local function collector(progress)
-  local c = { rows = {}, failures = {}, received = 0, profiles = {}, costs = {} }
+  local c = { rows = {}, failures = {}, received = 0, profiles = {}, costs = {},
+    profile_cost = { s = 0, replay_s = 0, n = 0 } }
   function c.take(line)
     local record, err = json.decode(line)
     if not record or (type(record.task) ~= "number" and type(record.profile) ~= "table"
@@ -589,11 +617,17 @@ local function collector(progress)
     end
     if record.cost then
       for m, part in ipairs(record.cost) do
-        local sum = c.costs[m] or { model = part.model, prepare_s = 0, prepares = 0, run_s = 0, runs = 0 }
+        local sum = c.costs[m] or { model = part.model, prepare_s = 0, prepares = 0, run_s = 0, runs = 0, parts = {} }
         for _, key in ipairs { "prepare_s", "prepares", "run_s", "runs" } do
           sum[key] = sum[key] + part[key]
         end
+        for _, p in ipairs(part.parts or {}) do
+          add_part(sum.parts, p.name, p.s)
+        end
         c.costs[m] = sum
+      end
+      for _, key in ipairs { "s", "replay_s", "n" } do
+        c.profile_cost[key] = c.profile_cost[key] + ((record.profiles or {})[key] or 0)
       end
       return
     end
@@ -612,13 +646,33 @@ local function collector(progress)
   return c
 end
 
+-- What a preparation's parts cost each (ms), when the model named them
+-- (ctx.spend), and the rest: ": memory replay 6.1, ..., the rest 0.3".
+local function parts_text(c)
+  local parts, named = {}, 0
+  for _, part in ipairs(c.parts or {}) do
+    parts[#parts + 1] = ("%s %.1f"):format(part.name, part.s / c.prepares * 1e3)
+    named = named + part.s
+  end
+  if #parts == 0 then
+    return ""
+  end
+  parts[#parts + 1] = ("the rest %.1f"):format(math.max(c.prepare_s - named, 0) / c.prepares * 1e3)
+  return ": " .. table.concat(parts, ", ")
+end
+
 -- The log's account of what each model cost (collector's costs: CPU
 -- seconds summed over the workers, os.clock): its per-kernel preparations
--- (once a kernel in each worker that runs some of its points) and its
--- cost a point, and how many times cheaper a point is than the
--- costliest model's (a simulated point, in the main job).  Timings vary
--- from run to run, so they go to the log, never into the outputs.
-function M.cost_text(label, costs)
+-- (once a kernel in each worker that runs some of its points; split into
+-- the parts the model named, GPUMech's memory replay and its walk that
+-- selects the representative warp and counts the bounds) and its cost a
+-- point, and how many times cheaper a point is than the
+-- costliest model's (a simulated point, in the main job); and `profiles`
+-- (optional: { s, replay_s, n }), the reports' kernel profiles and their
+-- memory replays at the baseline point, which a GPUMech preparation on the
+-- same point then finds in the kernel's cache.  Timings vary from run to
+-- run, so they go to the log, never into the outputs.
+function M.cost_text(label, costs, profiles)
   local costliest
   for _, c in ipairs(costs) do
     if c.runs > 0 and (not costliest or c.run_s / c.runs > costliest.run_s / costliest.runs) then
@@ -635,10 +689,16 @@ function M.cost_text(label, costs)
     end
     text = text .. ")"
     if c.prepares > 0 then
-      text = text .. ("; %d kernel preparations %.2f s (%.1f ms each)"):format(c.prepares, c.prepare_s,
-        c.prepare_s / c.prepares * 1e3)
+      text = text .. ("; %d kernel preparations %.2f s (%.1f ms each%s)"):format(c.prepares, c.prepare_s,
+        c.prepare_s / c.prepares * 1e3, parts_text(c))
     end
     lines[#lines + 1] = text
+  end
+  if profiles and profiles.n > 0 then
+    lines[#lines + 1] = ("  %-16s %7.2f s for %d kernels (%.1f ms each: the baseline's memory replay %.1f, which a"
+      .. " preparation on that point reuses; the rest %.1f)"):format("reports' profiles", profiles.s, profiles.n,
+      profiles.s / profiles.n * 1e3, profiles.replay_s / profiles.n * 1e3,
+      (profiles.s - profiles.replay_s) / profiles.n * 1e3)
   end
   return table.concat(lines, "\n") .. "\n"
 end
@@ -839,7 +899,7 @@ function M.run(sweep, opts)
   progress:finish()
   if not opts.quiet and #c.costs > 0 then
     local stream = opts.progress_stream or io.stderr
-    stream:write(M.cost_text(sweep.name, c.costs))
+    stream:write(M.cost_text(sweep.name, c.costs, c.profile_cost))
     stream:flush()
   end
   local rows, failures, tasks = {}, {}, {}

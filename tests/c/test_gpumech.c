@@ -451,7 +451,10 @@ static gp_kernel *random_kernel(uint64_t *seed) {
  * passes apart (gp_gm_features, gp_bounds_count, gp_gm_prepare) on 150
  * seeded random kernels, with write-back and write-through caches, unit
  * intervals above 1 and a load latency an empty mask changes: the same
- * features, counts, representative and critical warps, bit for bit. */
+ * features, counts, representative and critical warps, bit for bit.  The
+ * features apart take a repeated warp's total from the warp it repeats
+ * (the generated kernels repeat warps, as the suite's do); the walk passes
+ * every warp, so this also checks that reuse. */
 static void test_walk_matches_the_passes(void) {
   uint64_t seed = 20261128;
   int trial;

@@ -61,18 +61,36 @@ static void set_feature(gp_gm_feature *f, uint64_t w, const gp_iv_input *in, dou
   f->total_cycles = total;
 }
 
+/* Whether warps a and b give the interval pass the same input, and so the
+ * same total, bit for bit: the same length, PCs, producers and active
+ * lanes (everything else it reads is per PC).  The suite's generated
+ * kernels repeat one warp almost everywhere (docs/experiments.md,
+ * "Performance"); a trace's warps mostly differ within a few instructions. */
+static int same_walk(const gp_kernel *k, uint64_t a, uint64_t b) {
+  uint64_t sa = k->warp_start[a], sb = k->warp_start[b];
+  size_t n = k->warp_len[a];
+  return n == k->warp_len[b] &&
+         memcmp(k->pc_index + sa, k->pc_index + sb, n * sizeof *k->pc_index) == 0 &&
+         (k->active == NULL || memcmp(k->active + sa, k->active + sb, n) == 0) &&
+         (GP_DEPS == 0 ||
+          memcmp(k->deps + sa * GP_DEPS, k->deps + sb * GP_DEPS, n * GP_DEPS * sizeof *k->deps) == 0);
+}
+
 /* Two workspaces reused over the warps: Eq. 4's pass per warp (its total
- * cycles only), two warps at a time (gp_iv_total_cycles_pair; a last odd
- * warp alone), Eq. 5's performance and the totals kept per warp in warp
- * order. */
+ * cycles only), two warps at a time (gp_iv_total_cycles_pair; a warp alone
+ * when it repeats the warp it would pair with, and a last odd one), Eq. 5's
+ * performance and the totals kept per warp in warp order.  A warp that
+ * repeats the last warp passed (same_walk) takes its total without a pass.
+ * The features are those of a pass over every warp, bit for bit. */
 int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
                    const gp_alloc *alloc, gp_gm_feature *out, size_t *count, gp_error *err) {
   gp_iv_profile prof, prof2;
   gp_iv_pc *table;
   gp_iv_input held_in;
-  uint64_t w, held = 0;
+  uint64_t w, held = 0, known = 0;
   size_t n = 0, npc = p->n ? p->n : 1;
-  int holding = 0, status = GP_OK;
+  int holding = 0, knowing = 0, status = GP_OK;
+  double known_total = 0;
   table = gp_malloc(alloc, npc * sizeof *table);
   if (table == NULL)
     return gp_error_set(err, "out of memory");
@@ -86,6 +104,24 @@ int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
     gp_gm_warp_input(k, w, p, issue_cycles, 1, &in);
     if (n == 0 && !holding && gp_iv_pc_table(&in, p->n, table, err) != GP_OK) {
       status = GP_ERR;
+    } else if (knowing && same_walk(k, known, w)) { /* the last total passed, again */
+      if (holding) { /* the held warp first, alone, to keep warp order */
+        if (gp_iv_total_cycles(&prof, &held_in, table, &total_held, err) != GP_OK) {
+          status = GP_ERR;
+          continue;
+        }
+        set_feature(&out[n++], held, &held_in, total_held);
+        holding = 0;
+      }
+      set_feature(&out[n++], w, &in, known_total);
+    } else if (holding && same_walk(k, held, w)) { /* the held warp once, for both */
+      if (gp_iv_total_cycles(&prof, &held_in, table, &total_held, err) != GP_OK) {
+        status = GP_ERR;
+      } else {
+        set_feature(&out[n++], held, &held_in, total_held);
+        set_feature(&out[n++], w, &in, total_held);
+        known = held, known_total = total_held, knowing = 1, holding = 0;
+      }
     } else if (!holding) {
       held = w, held_in = in, holding = 1;
     } else if (gp_iv_total_cycles_pair(&prof, &prof2, &held_in, &in, table, &total_held, &total, err) !=
@@ -94,7 +130,7 @@ int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
     } else {
       set_feature(&out[n++], held, &held_in, total_held);
       set_feature(&out[n++], w, &in, total);
-      holding = 0;
+      known = w, known_total = total, knowing = 1, holding = 0;
     }
   }
   if (status == GP_OK && holding) {

@@ -123,16 +123,20 @@ end
 -- seed, equations, memory_cache (predict's: the base configuration's memory
 -- replay goes there, and under gpush's equations its bound counts, so the
 -- sweep's base point replays nothing and every point that keeps the L1
--- size counts nothing).  Returns { warp, select, equations, critical (gpush's:
+-- size counts nothing), spend (optional: spend(part, seconds) is told the
+-- CPU seconds of the memory replay and of the C call, for the sweep's log).
+-- Returns { warp, select, equations, critical (gpush's:
 -- { {block, warp, cycles}, ... }, on first use), handle (the C core's) }.
 function M.prepare(kernel, cfg, opts)
   opts = opts or {}
   local equations = check_equations(opts.equations, 2)
   local m, info, blocks_per_sm = fit(kernel, cfg, 2)
   local cache = opts.memory_cache
+  local spend, started = opts.spend or function() end, os.clock()
   -- a kernel that does not fit is refused by predict; its representative
   -- is still that of one block per SM
   local mem, err = memsim.replay(kernel, m, math.max(1, blocks_per_sm), info.shared_bytes_per_block, cache)
+  spend("memory replay", os.clock() - started)
   if not mem then
     return nil, err
   end
@@ -140,8 +144,10 @@ function M.prepare(kernel, cfg, opts)
   -- over every warp
   local count = cache and equations == "gpush" and blocks_per_sm > 0 and
     not bounds.cached_counts(kernel, cfg, m, blocks_per_sm, cache, mem, info.shared_bytes_per_block)
+  started = os.clock()
   local handle, message = core.gpumech_prepare(kernel, m, mem.replay,
     { equations = equations, select = opts.select, seed = opts.seed, count_bounds = count and blocks_per_sm or nil })
+  spend(count and "selection + bound counts (one walk)" or "selection", os.clock() - started)
   if not handle then
     return nil, message
   end
@@ -356,7 +362,7 @@ function M.new(opts)
       local key = "gpumech.prepare/" .. (opts.select or "kmeans") .. "/" .. equations
       if not cache[key] then
         cache[key] = { M.prepare(kernel, base, { select = opts.select, seed = ctx.seed, equations = equations,
-          memory_cache = cache }) }
+          memory_cache = cache, spend = ctx.spend }) }
       end
       return cache[key][1], cache[key][2]
     end,
