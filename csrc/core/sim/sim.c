@@ -492,6 +492,28 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
  * A look at the schedulers due now (Algorithm 1 lines 7-20)
  * ------------------------------------------------------------------------- */
 
+/* After an issue at t: when nothing can issue at t1 = t + 1 (no warp
+ * ready, none due by t1), the look at t1 is skipped: its reason is set now
+ * and *when becomes the cycle it could issue next (later than t1), else
+ * *when stays t1.  Nothing but the scheduler's own look reads or changes
+ * its sets, units and pending list before t1, except a barrier release or
+ * a new block, which wake it (at t1 at the latest), so the look at t1 would
+ * find the same.  Not when the reason is that no warp is left: a block
+ * retiring on another scheduler of the SM changes it (idle once no block is
+ * resident) without a wake-up.  (A look at t1 that finds a ready warp whose
+ * unit is busy is rare after an issue: testing for it here cost more than
+ * it saved.) */
+static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q, double t1,
+                                                                  uint32_t words, int policy,
+                                                                  double *when) {
+  double next;
+  if (!sched_all_waiting(q, t1, words))
+    return;
+  next = sched_reason_from_sets(q, words, policy, 0);
+  if (q->why != GP_STALL_NO_WARP && q->why != GP_STALL_IDLE)
+    *when = next;
+}
+
 /* sched_evaluate's body for a scheduler of `words` bitmap words and a
  * policy, both constants in the common cases (one word; LRR or GTO), so the
  * compiler drops the word loops and the policy tests. */
@@ -553,9 +575,15 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
       sched_fill_active(s, q);
   }
   if (issued > 0) {
+    /* the issuing cycle is charged now, not at the next look (which may
+     * not come): ISSUED charges keep their order among themselves, so only
+     * scheduler_cycles' order of additions moves (docs/sim.md) */
     q->why = GP_STALL_ISSUED;
     q->why_pc_count = issued;
+    out_charge(s, q, t + 1);
     *when = t + 1;
+    if (!two_level)
+      skip_empty_look(q, t + 1, words, policy, when);
     return (int)issued;
   }
   if (two_level)
@@ -568,7 +596,8 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
 
 /* One scheduler at cycle t: issues up to issue_width warps; returns the
  * number issued (-1 on error), sets q->why and its PCs, and *when, the
- * earliest cycle it could issue next when it issued nothing.  Inline in
+ * earliest cycle it could issue next: t + 1 after an issue unless nothing
+ * can issue then (the look at t + 1 skipped, *when later).  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
  * when the caller knows it as a constant (LRR, GTO), else -1. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
@@ -606,7 +635,14 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
         return GP_ERR;
       if (n > 0) {
         *issued = 1;
-        bit_set(s->due_next, g);
+        /* after an issue: the next cycle, or asleep when nothing can issue
+         * then, unless a barrier release or a new block of the issue made
+         * it due at the next cycle anyway (a scheduler is never due and
+         * asleep at once) */
+        if (when == s->t + 1)
+          bit_set(s->due_next, g);
+        else if (when < INFINITY && !bit_test(s->due_next, g))
+          sleep_until(s, g, when);
       } else if (when < INFINITY) {
         sleep_until(s, g, when);
       } /* else asleep until a barrier release or a new block */
