@@ -576,11 +576,9 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   }
   if (issued > 0) {
     /* the issuing cycle is charged now, not at the next look (which may
-     * not come): ISSUED charges keep their order among themselves, so only
-     * scheduler_cycles' order of additions moves (docs/sim.md) */
-    q->why = GP_STALL_ISSUED;
-    q->why_pc_count = issued;
-    out_charge(s, q, t + 1);
+     * not come): counted, so the stalls' sums stay the same bit for bit;
+     * only scheduler_cycles' order of additions moves (docs/sim.md) */
+    out_charge_issue(s, q, t, issued);
     *when = t + 1;
     if (!two_level)
       skip_empty_look(q, t + 1, words, policy, when);
@@ -868,8 +866,10 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
     uint32_t sc;
     out->cycles = 0;
     for (i = 0; i < s.sm_count; i++) {
-      for (sc = 0; sc < s.S; sc++)
+      for (sc = 0; sc < s.S; sc++) {
         out_charge(&s, &s.sms[i].scheds[sc], end);
+        out_issue_cycles(&s, &s.sms[i].scheds[sc]);
+      }
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)
         out->cycles = s.sms[i].finish;
