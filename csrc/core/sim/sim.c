@@ -523,13 +523,6 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   uint64_t *e = set_w(q, SET_SCRATCH, words);
   uint32_t issued = 0, width = s->m->sm.issue_width;
   int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
-  if (!two_level && sched_all_waiting(q, t, words)) {
-    /* nothing can issue (the usual look one cycle after an issue): the
-     * eligible set and the pick below would come out empty */
-    s->sets_changed = 0;
-    *when = sched_reason_from_sets(q, words, policy, 0);
-    return 0;
-  }
   sched_promote(q, t, words);
   if (two_level)
     sched_fill_active(s, q);
