@@ -6,6 +6,7 @@
 #include "gp_test.h"
 #include "gp_test_sim.h"
 #include "synth.h"
+#include "sim/state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,57 @@ static void test_skip_after_issue_not_past_a_retiring_block(void) {
   gp_kernel_free(k);
 }
 
+/* The pending list (state.h's pending_insert) by hand, a scheduler of 4
+ * positions (8 entries of room): entries due no earlier than every other go
+ * in front in O(1), the list restarts in the middle when empty and moves
+ * back there when its front reaches the start of its room; whatever the
+ * order of insertion, the entries come out soonest first and stay inside
+ * the room.  (Broken, the simulator's cycles change: test_front_end_by_hand
+ * deadlocks without the move.) */
+static void pop_expect(sched_state *q, double ready) {
+  CHECK(q->pending_count > 0);
+  if (q->pending_count == 0)
+    return;
+  CHECK_NEAR(q->pending[q->pending_count - 1].ready, ready, 0);
+  q->pending_count--;
+}
+
+static void test_pending_list_by_hand(void) {
+  pend_entry room[8];
+  sched_state q;
+  memset(&q, 0, sizeof q);
+  memset(room, 0, sizeof room);
+  q.count = 4;
+  q.pending = q.pending_mem = room;
+  pending_insert(&q, 10, 0, 0, SET_PEND_DEP); /* empty: starts at room + 4, in front */
+  CHECK(q.pending == room + 3);
+  pending_insert(&q, 20, 1, 0, SET_PEND_MEM); /* latest: in front */
+  pending_insert(&q, 30, 2, 0, SET_PEND_MEM);
+  CHECK(q.pending == room + 1);
+  pop_expect(&q, 10);
+  pending_insert(&q, 40, 3, 0, SET_PEND_MEM); /* in front, at the start of the room */
+  CHECK(q.pending == room);
+  pop_expect(&q, 20);
+  pending_insert(&q, 50, 0, 0, SET_PEND_MEM); /* moved back to the middle, then in front */
+  CHECK(q.pending == room + 3);
+  pending_insert(&q, 35, 1, 0, SET_PEND_DEP); /* between 40 and 30 */
+  CHECK_EQ_INT(q.pending_count, 4);
+  pop_expect(&q, 30);
+  pending_insert(&q, 50, 2, 0, SET_PEND_MEM); /* equal to the latest: in front */
+  CHECK_EQ_INT(q.pending_count, 4);
+  CHECK(q.pending >= room && q.pending + q.pending_count <= room + 8);
+  CHECK_EQ_INT(q.pending[0].pos, 2);
+  CHECK_EQ_INT(q.pending[3].pos, 1);
+  CHECK_EQ_INT(q.pending[3].set, SET_PEND_DEP);
+  pop_expect(&q, 35);
+  pop_expect(&q, 40);
+  pop_expect(&q, 50);
+  pop_expect(&q, 50);
+  pending_insert(&q, 5, 3, 0, SET_PEND_DEP); /* empty again: the middle */
+  CHECK(q.pending == room + 3);
+  pop_expect(&q, 5);
+}
+
 /* Block dispatch is serialised per SM: four one-warp blocks of a 2-FFMA
  * chain (8 cycles each, EXIT at latency 1) with launch cost 10 start at 10,
  * 20, 30 and 40 on one SM with four slots, so the last is done at 48; on
@@ -521,6 +573,7 @@ int main(void) {
   RUN(test_waits_for_every_producer);
   RUN(test_look_with_every_warp_waiting);
   RUN(test_skip_after_issue_not_past_a_retiring_block);
+  RUN(test_pending_list_by_hand);
   RUN(test_lrr_and_gto_order);
   RUN(test_barrier);
   RUN(test_occupancy_adds_waves);

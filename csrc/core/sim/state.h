@@ -23,6 +23,7 @@
 #include "sim.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* The functional units of machine.h's gp_machine_op_unit, one of each per
  * scheduler. */
@@ -101,7 +102,9 @@ typedef struct sched_state {
   uint32_t stride;         /* schedulers per SM */
   uint32_t count, words;   /* warp positions and bitmap words */
   uint64_t *bits;          /* SET_COUNT x words, then why_pcs and issued_now */
-  pend_entry *pending;     /* pending warps, latest `ready` first (count entries) */
+  pend_entry *pending;     /* pending warps, latest `ready` first (pending_count entries),
+                              somewhere in pending_mem */
+  pend_entry *pending_mem; /* 2 x count entries: room to add a latest warp in front */
   uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
                               kept here so finding the oldest reads one array */
   uint32_t pending_count;
@@ -196,20 +199,35 @@ int out_finish(sim *s);
 void out_charge_cold(sim *s, sched_state *q, double until);
 
 /* Adds a pending warp to the scheduler's pending list, kept sorted latest
- * first: the next due is the last entry (taken in O(1)), and a new entry,
- * usually due soon (a dependence), moves only the few due before it. */
+ * first: the next due is the last entry (taken in O(1)); a new entry due
+ * no earlier than every other (a load's consumer, usually) goes in front,
+ * in O(1); one due sooner (a dependence) moves only the few due before it.
+ * The list starts in the middle of pending_mem when it is empty (and is
+ * moved back there when its front reaches the start), so there is room on
+ * both sides: its end stays below 2 x count. */
 static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t unit,
                                   uint8_t set) {
   pend_entry *h = q->pending;
   uint32_t i = q->pending_count++;
-  while (i > 0 && h[i - 1].ready < ready) {
-    h[i] = h[i - 1];
-    i--;
+  if (i == 0 || ready >= h[0].ready) {
+    if (i == 0)
+      h = q->pending_mem + q->count;
+    else if (h == q->pending_mem) {
+      memmove(q->pending_mem + q->count, h, i * sizeof *h);
+      h = q->pending_mem + q->count;
+    }
+    q->pending = --h;
+  } else {
+    while (h[i - 1].ready < ready) { /* h[0] is due later: it stops the loop */
+      h[i] = h[i - 1];
+      i--;
+    }
+    h += i;
   }
-  h[i].ready = ready;
-  h[i].pos = pos;
-  h[i].unit = unit;
-  h[i].set = set;
+  h->ready = ready;
+  h->pos = pos;
+  h->unit = unit;
+  h->set = set;
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
