@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+__attribute__((noinline)) void out_charge_cold(sim *s, sched_state *q, double until) {
+  out_charge(s, q, until);
+}
+
 static int cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;

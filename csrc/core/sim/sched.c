@@ -69,7 +69,9 @@ int sched_alloc(sim *s, sched_state *q) {
   memset(q->bits, 0, block_bytes(s, q->words));
   q->why_pcs = (uint32_t *)(q->bits + (size_t)SET_COUNT * q->words);
   q->issued_now = q->why_pcs + width;
-  if (count > 0 && ((q->pending = gp_malloc(&s->alloc, count * sizeof *q->pending)) == NULL ||
+  if (count > 0 &&
+      ((q->pending = q->pending_mem = gp_malloc(&s->alloc, 2 * count * sizeof *q->pending)) ==
+           NULL ||
                     (q->ages = gp_malloc(&s->alloc, count * sizeof *q->ages)) == NULL))
     return gp_error_set(s->err, "sim: out of memory");
   return GP_OK;
@@ -77,7 +79,7 @@ int sched_alloc(sim *s, sched_state *q) {
 
 void sched_free(sim *s, sched_state *q) {
   gp_free(&s->alloc, q->bits, block_bytes(s, q->words));
-  gp_free(&s->alloc, q->pending, q->count * sizeof *q->pending);
+  gp_free(&s->alloc, q->pending_mem, 2 * q->count * sizeof *q->pending_mem);
   gp_free(&s->alloc, q->ages, q->count * sizeof *q->ages);
 }
 

@@ -76,8 +76,8 @@ static inline int any_bit(const uint64_t *b, uint32_t words) {
 
 /* Whether every warp of the scheduler waits at t for a known later cycle
  * (its producers, its launch) or for a barrier: no warp is ready and none
- * is due by t, so a look at t issues nothing whatever the policy (the usual
- * look one cycle after an issue, 29 % of the looks on bfs). */
+ * is due by t, so a look at t issues nothing whatever the policy (tested
+ * for t one cycle after an issue, whose look is then skipped). */
 static inline __attribute__((always_inline)) int sched_all_waiting(const sched_state *q, double t,
                                                                    uint32_t words) {
   return !any_bit(set_w(q, SET_READY_ANY, words), words) &&

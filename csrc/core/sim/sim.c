@@ -492,6 +492,28 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
  * A look at the schedulers due now (Algorithm 1 lines 7-20)
  * ------------------------------------------------------------------------- */
 
+/* After an issue at t: when nothing can issue at t1 = t + 1 (no warp
+ * ready, none due by t1), the look at t1 is skipped: its reason is set now
+ * and *when becomes the cycle it could issue next (later than t1), else
+ * *when stays t1.  Nothing but the scheduler's own look reads or changes
+ * its sets, units and pending list before t1, except a barrier release or
+ * a new block, which wake it (at t1 at the latest), so the look at t1 would
+ * find the same.  Not when the reason is that no warp is left: a block
+ * retiring on another scheduler of the SM changes it (idle once no block is
+ * resident) without a wake-up.  (A look at t1 that finds a ready warp whose
+ * unit is busy is rare after an issue: testing for it here cost more than
+ * it saved.) */
+static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q, double t1,
+                                                                  uint32_t words, int policy,
+                                                                  double *when) {
+  double next;
+  if (!sched_all_waiting(q, t1, words))
+    return;
+  next = sched_reason_from_sets(q, words, policy, 0);
+  if (q->why != GP_STALL_NO_WARP && q->why != GP_STALL_IDLE)
+    *when = next;
+}
+
 /* sched_evaluate's body for a scheduler of `words` bitmap words and a
  * policy, both constants in the common cases (one word; LRR or GTO), so the
  * compiler drops the word loops and the policy tests. */
@@ -501,13 +523,6 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   uint64_t *e = set_w(q, SET_SCRATCH, words);
   uint32_t issued = 0, width = s->m->sm.issue_width;
   int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
-  if (!two_level && sched_all_waiting(q, t, words)) {
-    /* nothing can issue (the usual look one cycle after an issue): the
-     * eligible set and the pick below would come out empty */
-    s->sets_changed = 0;
-    *when = sched_reason_from_sets(q, words, policy, 0);
-    return 0;
-  }
   sched_promote(q, t, words);
   if (two_level)
     sched_fill_active(s, q);
@@ -553,9 +568,13 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
       sched_fill_active(s, q);
   }
   if (issued > 0) {
-    q->why = GP_STALL_ISSUED;
-    q->why_pc_count = issued;
+    /* the issuing cycle is charged now, not at the next look (which may
+     * not come): counted, so the stalls' sums stay the same bit for bit;
+     * only scheduler_cycles' order of additions moves (docs/sim.md) */
+    out_charge_issue(s, q, t, issued);
     *when = t + 1;
+    if (!two_level)
+      skip_empty_look(q, t + 1, words, policy, when);
     return (int)issued;
   }
   if (two_level)
@@ -568,7 +587,8 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
 
 /* One scheduler at cycle t: issues up to issue_width warps; returns the
  * number issued (-1 on error), sets q->why and its PCs, and *when, the
- * earliest cycle it could issue next when it issued nothing.  Inline in
+ * earliest cycle it could issue next: t + 1 after an issue unless nothing
+ * can issue then (the look at t + 1 skipped, *when later).  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
  * when the caller knows it as a constant (LRR, GTO), else -1. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
@@ -606,7 +626,14 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
         return GP_ERR;
       if (n > 0) {
         *issued = 1;
-        bit_set(s->due_next, g);
+        /* after an issue: the next cycle, or asleep when nothing can issue
+         * then, unless a barrier release or a new block of the issue made
+         * it due at the next cycle anyway (a scheduler is never due and
+         * asleep at once) */
+        if (when == s->t + 1)
+          bit_set(s->due_next, g);
+        else if (when < INFINITY && !bit_test(s->due_next, g))
+          sleep_until(s, g, when);
       } else if (when < INFINITY) {
         sleep_until(s, g, when);
       } /* else asleep until a barrier release or a new block */
@@ -832,8 +859,10 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
     uint32_t sc;
     out->cycles = 0;
     for (i = 0; i < s.sm_count; i++) {
-      for (sc = 0; sc < s.S; sc++)
+      for (sc = 0; sc < s.S; sc++) {
         out_charge(&s, &s.sms[i].scheds[sc], end);
+        out_issue_cycles(&s, &s.sms[i].scheds[sc]);
+      }
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)
         out->cycles = s.sms[i].finish;

@@ -23,6 +23,7 @@
 #include "sim.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* The functional units of machine.h's gp_machine_op_unit, one of each per
  * scheduler. */
@@ -101,7 +102,9 @@ typedef struct sched_state {
   uint32_t stride;         /* schedulers per SM */
   uint32_t count, words;   /* warp positions and bitmap words */
   uint64_t *bits;          /* SET_COUNT x words, then why_pcs and issued_now */
-  pend_entry *pending;     /* pending warps, latest `ready` first (count entries) */
+  pend_entry *pending;     /* pending warps, latest `ready` first (pending_count entries),
+                              somewhere in pending_mem */
+  pend_entry *pending_mem; /* 2 x count entries: room to add a latest warp in front */
   uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
                               kept here so finding the oldest reads one array */
   uint32_t pending_count;
@@ -116,6 +119,8 @@ typedef struct sched_state {
   uint32_t active_count;   /* two-level: warps in the active set */
   /* the event loop */
   double since;            /* when `why` started */
+  uint64_t issue_cycles;   /* its issuing cycles of exactly one cycle, added to the
+                              sums at the end (out_issue_cycles) */
   int why;
   uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
   uint32_t *issued_now;    /* positions issued in the current cycle */
@@ -190,22 +195,39 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
 
 /* out.c */
 int out_finish(sim *s);
+/* out_charge (below) out of line, for the rare path of a hot caller. */
+void out_charge_cold(sim *s, sched_state *q, double until);
 
 /* Adds a pending warp to the scheduler's pending list, kept sorted latest
- * first: the next due is the last entry (taken in O(1)), and a new entry,
- * usually due soon (a dependence), moves only the few due before it. */
+ * first: the next due is the last entry (taken in O(1)); a new entry due
+ * no earlier than every other (a load's consumer, usually) goes in front,
+ * in O(1); one due sooner (a dependence) moves only the few due before it.
+ * The list starts in the middle of pending_mem when it is empty (and is
+ * moved back there when its front reaches the start), so there is room on
+ * both sides: its end stays below 2 x count. */
 static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t unit,
                                   uint8_t set) {
   pend_entry *h = q->pending;
   uint32_t i = q->pending_count++;
-  while (i > 0 && h[i - 1].ready < ready) {
-    h[i] = h[i - 1];
-    i--;
+  if (i == 0 || ready >= h[0].ready) {
+    if (i == 0)
+      h = q->pending_mem + q->count;
+    else if (h == q->pending_mem) {
+      memmove(q->pending_mem + q->count, h, i * sizeof *h);
+      h = q->pending_mem + q->count;
+    }
+    q->pending = --h;
+  } else {
+    while (h[i - 1].ready < ready) { /* h[0] is due later: it stops the loop */
+      h[i] = h[i - 1];
+      i--;
+    }
+    h += i;
   }
-  h[i].ready = ready;
-  h[i].pos = pos;
-  h[i].unit = unit;
-  h[i].set = set;
+  h->ready = ready;
+  h->pos = pos;
+  h->unit = unit;
+  h->set = set;
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
@@ -258,6 +280,47 @@ static inline void out_charge(sim *s, sched_state *q, double until) {
   for (x = 0; x < q->why_pc_count; x++)
     r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + (size_t)q->why] +=
         d / q->why_pc_count;
+}
+
+/* Charges an issuing cycle [t, t + 1] of `issued` instructions (their PCs
+ * in why_pcs), right at the issue: a whole cycle (t + 1 - t is 1 unless
+ * the addition rounds) is counted in q->issue_cycles, which
+ * out_issue_cycles adds to the stalls and scheduler cycles at the end,
+ * exactly as the ones it stands for would have summed; the per-PC shares
+ * (1 / issued each) are added now, in the order they were before. */
+static inline __attribute__((always_inline)) void out_charge_issue(sim *s, sched_state *q,
+                                                                   double t, uint32_t issued) {
+  gp_sim_result *r = s->out;
+  double t1 = t + 1;
+  uint32_t x;
+  q->why = GP_STALL_ISSUED;
+  q->why_pc_count = issued;
+  if (t1 - t != 1) { /* not one whole cycle: charged as any other (q->since is t) */
+    out_charge_cold(s, q, t1);
+    return;
+  }
+  q->since = t1;
+  q->issue_cycles++;
+  if (r->pc_stalls == NULL)
+    return;
+  if (issued == 1) {
+    r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1;
+    return;
+  }
+  for (x = 0; x < issued; x++)
+    r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1.0 / issued;
+}
+
+/* At the end of the run: the issuing cycles q->issue_cycles stands for,
+ * into the stalls and the scheduler cycles (whole numbers below 2^53: the
+ * stalls' sums come out as they would have one cycle at a time). */
+static inline void out_issue_cycles(sim *s, sched_state *q) {
+  gp_sim_result *r = s->out;
+  double n = (double)q->issue_cycles;
+  r->stalls[GP_STALL_ISSUED] += n;
+  q->sm_stalls[GP_STALL_ISSUED] += n;
+  r->counters.scheduler_cycles += n;
+  q->issue_cycles = 0;
 }
 
 #endif
