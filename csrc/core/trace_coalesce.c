@@ -21,15 +21,16 @@
 #define LINE_TABLE 128 /* open-addressing slots: more than 64 lines fit */
 
 /* The index of `line` among the first *count lines, added when new (the
- * table holds index + 1 per slot); -1 when it would be line cap + 1 or fill
- * the table. */
+ * table holds index + 1 per slot); -1 when *count lines are already held
+ * and `line` would be one more (limit: the caller's cap, at most
+ * LINE_TABLE - 1 so that the table never fills). */
 static inline int line_index(uint64_t line, uint8_t *slot, uint64_t *lines, uint8_t *masks,
-                             uint32_t *count, uint32_t cap) {
+                             uint32_t *count, uint32_t limit) {
   uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
   while (slot[h] != 0 && lines[slot[h] - 1] != line)
     h = (h + 1) & (LINE_TABLE - 1);
   if (slot[h] == 0) {
-    if (*count == cap || *count == LINE_TABLE - 1)
+    if (*count == limit)
       return -1;
     lines[*count] = line;
     masks[*count] = 0;
@@ -41,20 +42,25 @@ static inline int line_index(uint64_t line, uint8_t *slot, uint64_t *lines, uint
 int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
                 uint64_t *lines, uint8_t *masks, uint32_t cap) {
   /* A 128-slot table of line -> index + 1 finds repeats in O(1); lanes that
-   * hit the previous lane's line (the common case) skip even that. */
+   * hit the previous lane's line (the common case) skip even that.  `cur`
+   * is the line at index `last` (none at first: no line id is UINT64_MAX,
+   * ids being addresses >> 7). */
   uint8_t slot[LINE_TABLE];
   uint32_t count = 0, i, last = 0;
   uint32_t w = width ? width : 1;
+  uint32_t limit = cap < LINE_TABLE - 1 ? cap : LINE_TABLE - 1;
+  uint64_t cur = UINT64_MAX;
   memset(slot, 0, sizeof slot);
   for (i = 0; i < n; i++) {
     uint64_t a = addrs[i], first, end, byte;
     int j;
     if ((a & 31) + w <= 32) { /* one sector: of the previous lane's line, or looked up */
-      if (count == 0 || lines[last] != a >> 7) {
-        j = line_index(a >> 7, slot, lines, masks, &count, cap);
+      if (a >> 7 != cur) {
+        j = line_index(a >> 7, slot, lines, masks, &count, limit);
         if (j < 0)
           return -1;
         last = (uint32_t)j;
+        cur = a >> 7;
       }
       masks[last] = (uint8_t)(masks[last] | (1u << ((a >> 5) & 3)));
       continue;
@@ -65,11 +71,12 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
       end = UINT64_MAX;
     for (byte = first; byte <= end && byte >= first; byte += 32) {
       uint64_t line = byte >> 7;
-      if (count == 0 || lines[last] != line) {
-        j = line_index(line, slot, lines, masks, &count, cap);
+      if (line != cur) {
+        j = line_index(line, slot, lines, masks, &count, limit);
         if (j < 0)
           return -1;
         last = (uint32_t)j;
+        cur = line;
       }
       masks[last] = (uint8_t)(masks[last] | (1u << ((byte >> 5) & 3)));
       if (byte > UINT64_MAX - 32)
@@ -166,16 +173,39 @@ static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
   return 0;
 }
 
-int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
-  uint64_t lines[GP_MAX_LINES_PER_INST], buf[32];
-  uint8_t masks[GP_MAX_LINES_PER_INST];
-  int n;
+/* The lines of rec into lines/masks (room for GP_MAX_LINES_PER_INST): from
+ * the two ends of a strided record where that is exact, else lane by lane. */
+static int coalesce_record(const gp_kernel *k, const gp_mem_record *rec, uint32_t width,
+                           uint64_t *lines, uint8_t *masks) {
+  uint64_t buf[32];
   if (rec->lanes == GP_LANES_STRIDED && rec->addr_count > 0 &&
       strided_shortcut(k->addresses[rec->addr_start], rec->addr_count, width, rec->stride))
-    n = gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, rec->stride,
-                            lines, masks, GP_MAX_LINES_PER_INST);
-  else
-    n = gp_coalesce(gp_mem_lanes(k, rec, buf), rec->addr_count, width, lines, masks,
-                    GP_MAX_LINES_PER_INST);
-  return append_lines(k, rec, lines, masks, n);
+    return gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, rec->stride,
+                               lines, masks, GP_MAX_LINES_PER_INST);
+  return gp_coalesce(gp_mem_lanes(k, rec, buf), rec->addr_count, width, lines, masks,
+                     GP_MAX_LINES_PER_INST);
+}
+
+int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
+  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint8_t masks[GP_MAX_LINES_PER_INST];
+  uint32_t i, sectors = 0;
+  int n;
+  /* The common case: the pools have room for the most lines an access can
+   * touch (the parser reserves them ahead), so the lines are written in
+   * place, not into a local array and copied.  Otherwise the pools grow by
+   * exactly what the access needs, as before (their capacity counts against
+   * a compressed launch's memory cap). */
+  if ((size_t)k->line_count + GP_MAX_LINES_PER_INST > k->cap_lines)
+    return append_lines(k, rec, lines, masks, coalesce_record(k, rec, width, lines, masks));
+  n = coalesce_record(k, rec, width, k->lines + k->line_count, k->sector_masks + k->line_count);
+  if (n < 0)
+    return -1;
+  rec->line_start = k->line_count;
+  rec->line_count = (uint8_t)n;
+  for (i = 0; i < (uint32_t)n; i++)
+    sectors += sectors_in(k->sector_masks[k->line_count + i]);
+  k->line_count += (uint32_t)n;
+  rec->sector_count = (uint16_t)sectors;
+  return 0;
 }
