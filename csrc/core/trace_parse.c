@@ -368,10 +368,16 @@ static int pc_table_grow(parser *ps) {
 }
 
 /* An opcode of at most 8 bytes as one word, zero-padded (as it is kept in
- * its PC slot), read with one load where 8 bytes of the line are left; 0
- * when it is longer or the load cannot be made (then memcmp decides). */
-static inline int opcode_word(const char *op, size_t op_len, const char *end, uint64_t *w) {
+ * its PC slot): the scanner's word (`scanned`, 0 when it had none), else
+ * read with one load where 8 bytes of the line are left; 0 when it is
+ * longer or the load cannot be made (then memcmp decides). */
+static inline int opcode_word(const char *op, size_t op_len, uint64_t scanned, const char *end,
+                              uint64_t *w) {
   uint64_t x;
+  if (scanned != 0) {
+    *w = scanned;
+    return 1;
+  }
   if (!SCAN_LITTLE_ENDIAN || op_len > 8 || end - op < 8)
     return 0;
   x = scan_load8(op);
@@ -379,9 +385,10 @@ static inline int opcode_word(const char *op, size_t op_len, const char *end, ui
   return 1;
 }
 
-/* Finds or adds the static instruction at pc with this opcode text; the same
- * PC must always hold the same opcode. */
-static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
+/* Finds or adds the static instruction at pc with this opcode text (op8:
+ * the scanner's word of it, or 0); the same PC must always hold the same
+ * opcode. */
+static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len, uint64_t op8,
                         uint32_t line_num, uint32_t *out) {
   gp_kernel *k = ps->k;
   gp_pc_slot *table;
@@ -398,7 +405,7 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
       const char *known;
       s = &k->statics[table[j].index];
       known = k->strings + s->opcode;
-      if (table[j].op_len == op_len && opcode_word(op, op_len, ps->end, &w)) {
+      if (table[j].op_len == op_len && opcode_word(op, op_len, op8, ps->end, &w)) {
         if (w == table[j].op8) {
           *out = table[j].index;
           return GP_OK;
@@ -647,6 +654,7 @@ typedef struct inst_text {
   uint8_t dsts[32], srcs[32];
   const char *op;
   size_t op_len;
+  uint64_t op8; /* the opcode as a zero-padded word when the scanner read it so, else 0 */
   const char *rest; /* after mem_width */
 } inst_text;
 
@@ -695,6 +703,7 @@ static __attribute__((noinline)) int read_fields(parser *ps, const char *from, i
       read_registers(ps, v, t->dsts, "destination") != GP_OK)
     return GP_ERR;
   t->ndst = (int)v;
+  t->op8 = 0;
   if (!token(ps, &t->op, &t->op_len))
     return fail(ps, "expected an opcode, found the end of the line");
   if (!printable(t->op, t->op_len))
@@ -763,7 +772,7 @@ static inline __attribute__((always_inline)) int scan_fields(const char *p, cons
   for (i = 0; i < t->ndst; i++)
     if (!scan_register(&p, end, &t->dsts[i]))
       return 0;
-  if (!scan_opcode(&p, end, &t->op, &t->op_len) || !scan_count(&p, end, 32, &t->nsrc))
+  if (!scan_opcode(&p, end, &t->op, &t->op_len, &t->op8) || !scan_count(&p, end, 32, &t->nsrc))
     return 0;
   for (i = 0; i < t->nsrc; i++)
     if (!scan_register(&p, end, &t->srcs[i]))
@@ -820,7 +829,7 @@ static int parse_instruction(parser *ps) {
     return GP_ERR;
   p = t.rest;
   if (((size_t)k->insts + 1 > k->cap_insts && reserve_insts(ps, (size_t)k->insts + 1) != GP_OK) ||
-      static_index(ps, t.pc, t.op, t.op_len, (uint32_t)t.line_num, &pc_idx) != GP_OK)
+      static_index(ps, t.pc, t.op, t.op_len, t.op8, (uint32_t)t.line_num, &pc_idx) != GP_OK)
     return GP_ERR;
   inst = k->insts;
   s = &k->statics[pc_idx];

@@ -258,11 +258,40 @@ static inline __attribute__((always_inline)) int scan_register(const char **pp, 
   return 1;
 }
 
+/* Bit 7 of each byte of x (the first in the low byte) that is not
+ * printable ASCII 0x21-0x7e: a blank, a control byte, DEL or a byte above
+ * 0x7f.  No byte's test borrows or carries into the next: the low seven
+ * bits with bit 7 set stay at or above 0x80 after 0x21 is taken away, and
+ * reach at most 0x80 with 1 added. */
+static inline __attribute__((always_inline)) uint64_t scan_unprintable(uint64_t x) {
+  uint64_t high = x & 0x8080808080808080ull, low = x & 0x7f7f7f7f7f7f7f7full;
+  uint64_t below = ~((low | 0x8080808080808080ull) - 0x2121212121212121ull); /* low < 0x21 */
+  uint64_t del = low + 0x0101010101010101ull;                                  /* low == 0x7f */
+  return (high | below | del) & 0x8080808080808080ull;
+}
+
 /* An opcode: printable ASCII up to a blank or the end.  Returns its start
  * and length, or 0 when the line ends first or a byte of the token is not
- * printable (the caller reports which). */
-static inline __attribute__((always_inline)) int scan_opcode(const char **pp, const char *end, const char **op, size_t *len) {
+ * printable (the caller reports which).  *word gets the opcode as one
+ * zero-padded word (as its PC slot keeps it) when it has at most 7 bytes
+ * and a blank follows within the same eight bytes, read with one load and
+ * no loop over its bytes; else 0 (longer opcodes are compared byte by
+ * byte). */
+static inline __attribute__((always_inline)) int scan_opcode(const char **pp, const char *end, const char **op,
+                                                             size_t *len, uint64_t *word) {
   const char *p = scan_skip_blanks(*pp, end), *start = p;
+  *word = 0;
+  if (SCAN_LITTLE_ENDIAN && end - p >= 8) {
+    uint64_t x = scan_load8(p), bad = scan_unprintable(x);
+    unsigned n = bad == 0 ? 8u : (unsigned)__builtin_ctzll(bad) >> 3;
+    if (n > 0 && n < 8 && scan_blank(p[n])) {
+      *pp = p + n + 1;
+      *op = p;
+      *len = n;
+      *word = x & ((1ull << (8 * n)) - 1);
+      return 1;
+    }
+  }
   while (p < end && (unsigned)((unsigned char)*p - 0x21u) < 0x5eu)
     p++;
   if (p == start || !scan_token_end(p, end))

@@ -1,7 +1,7 @@
 /* The scanners of trace_scan.h: the word-at-a-time paths (decimal numbers,
  * registers) give what a byte-by-byte reading of the same token gives, on
  * worked examples and on seeded random tokens at every distance from the
- * line's end. */
+ * line's end; the opcode's word path gives the byte-by-byte token. */
 #include "gp_test.h"
 #include "trace_scan.h"
 
@@ -62,6 +62,23 @@ static int ref_register(const char **pp, const char *end, uint8_t *out) {
     return 0;
   *pp = p < end ? p + 1 : p;
   *out = (uint8_t)n;
+  return 1;
+}
+
+/* The opcode token at p read byte by byte: printable ASCII 0x21-0x7e up to
+ * a blank or the end. */
+static int ref_opcode(const char **pp, const char *end, const char **op, size_t *len) {
+  const char *p = *pp, *start;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  start = p;
+  while (p < end && (unsigned char)*p >= 0x21 && (unsigned char)*p <= 0x7e)
+    p++;
+  if (p == start || (p < end && *p != ' ' && *p != '\t'))
+    return 0;
+  *pp = p < end ? p + 1 : p;
+  *op = start;
+  *len = (size_t)(p - start);
   return 1;
 }
 
@@ -155,6 +172,66 @@ static void test_random_tokens_match_bytewise(void) {
   CHECK(accepted > cases / 10);
 }
 
+/* Opcode tokens of 1-12 bytes of printable text, blanks, control bytes, DEL
+ * and bytes above 0x7f, at every distance from the line's end: scan_opcode
+ * gives the byte-by-byte token, and its word is the token zero-padded
+ * whenever it has one. */
+static void test_opcode_matches_bytewise(void) {
+  static const char alphabet[] = "FFMALDG.E0123SYNC  \t\t\x01\x7f\x80\xff~!";
+  char buf[32];
+  int i, words = 0, cases = 100000;
+  srand(31);
+  for (i = 0; i < cases; i++) {
+    size_t len = (size_t)rand() % sizeof buf, j, run = 1 + (size_t)rand() % 12;
+    const char *p = buf, *q = buf, *op = NULL, *rop = NULL;
+    size_t n = 0, rn = 0;
+    uint64_t word = 1;
+    int a, b;
+    for (j = 0; j < sizeof buf; j++)
+      buf[j] = alphabet[(size_t)rand() % (sizeof alphabet - 1)];
+    if (rand() % 2) { /* mostly an opcode's letters, then a blank */
+      for (j = 0; j < run && j < sizeof buf; j++)
+        buf[j] = (char)('A' + rand() % 26);
+      if (j < sizeof buf)
+        buf[j] = rand() % 4 ? ' ' : '\t';
+    }
+    a = scan_opcode(&p, buf + len, &op, &n, &word);
+    b = ref_opcode(&q, buf + len, &rop, &rn);
+    CHECK_EQ_INT(a, b);
+    if (a && b) {
+      CHECK(p == q);
+      CHECK(op == rop);
+      CHECK(n == rn);
+      if (word != 0) {
+        uint64_t padded = 0;
+        CHECK(n <= 7);
+        memcpy(&padded, op, n);
+        CHECK(word == padded);
+        words++;
+      }
+    }
+    if (gp_test_failed > 20)
+      break;
+  }
+  CHECK(words > cases / 10);
+}
+
+/* Worked examples: a 7-byte opcode by its word, an 8-byte one and one at
+ * the line's end byte by byte, DEL inside a token refused. */
+static void test_opcode_by_hand(void) {
+  const char *line = "LDG.E64 BAR.SYNC X\x7fY IADD3 ", *end = line + strlen(line), *p = line, *op;
+  size_t n;
+  uint64_t w;
+  CHECK(scan_opcode(&p, end, &op, &n, &w));
+  CHECK(n == 7 && memcmp(op, "LDG.E64", 7) == 0 && w != 0 && memcmp(&w, "LDG.E64", 7) == 0);
+  CHECK(scan_opcode(&p, end, &op, &n, &w));
+  CHECK(n == 8 && memcmp(op, "BAR.SYNC", 8) == 0 && w == 0);
+  CHECK(!scan_opcode(&p, end, &op, &n, &w)); /* X DEL Y: not printable */
+  p = line + 21;
+  CHECK(scan_opcode(&p, end, &op, &n, &w)); /* IADD3, 6 bytes left: byte by byte */
+  CHECK(n == 5 && w == 0 && p == end);
+}
+
 static void test_register_by_hand(void) {
   static const char line[] = "R12 R255 R256 R007 RZ P3 UR4 R1a R 5";
   const char *p = line, *end = line + strlen(line);
@@ -180,5 +257,7 @@ int main(void) {
   RUN(test_dec_by_hand);
   RUN(test_register_by_hand);
   RUN(test_random_tokens_match_bytewise);
+  RUN(test_opcode_by_hand);
+  RUN(test_opcode_matches_bytewise);
   return gp_test_finish();
 }
