@@ -58,19 +58,27 @@ static void sort_nearest_first(uint64_t *w, uint8_t *c, int n) {
   }
 }
 
-void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
-                  gp_dep *out) {
+/* gp_deps_pack's usual case, inlined into the scoreboard step: no
+ * producer, or one (read once or twice).  0 (out untouched) otherwise. */
+static inline int deps_pack_usual(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
+                                  gp_dep *out) {
+  if (n > 2 || (n == 2 && writer[0] != writer[1]))
+    return 0;
+  memset(out, 0, sizeof *out);
+  if (n > 0) {
+    out->dist[0] = distance(inst, writer[0]);
+    out->loads = (uint8_t)(gp_op_is_load(cls[0]) != 0);
+  }
+  return 1;
+}
+
+/* gp_deps_pack for two or more distinct producers. */
+static void deps_pack_many(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
+                           gp_dep *out) {
   uint64_t w[32], kept_w[GP_DEPS];
   uint8_t c[32], kept_c[GP_DEPS];
   int m = 0, i, j, kept = 0, pass;
   memset(out, 0, sizeof *out);
-  if (n == 0)
-    return;
-  if (n == 1 || (n == 2 && writer[0] == writer[1])) { /* the usual case */
-    out->dist[0] = distance(inst, writer[0]);
-    out->loads = (uint8_t)(gp_op_is_load(cls[0]) != 0);
-    return;
-  }
   if (n > 32)
     n = 32;
   /* distinct writers; one per fixed-latency class (the nearest) */
@@ -109,6 +117,12 @@ void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int
   }
 }
 
+void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
+                  gp_dep *out) {
+  if (!deps_pack_usual(inst, writer, cls, n, out))
+    deps_pack_many(inst, writer, cls, n, out);
+}
+
 /* Reads the sources of instruction `inst` (an index that grows by one per
  * instruction of the warp), fills its producers, then makes it the last
  * writer of dests[i] .. dests[i] + dest_regs - 1 for every listed
@@ -126,7 +140,8 @@ void gp_scoreboard_step(gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs,
     writer[n] = sb->last_writer[s];
     cls[n++] = sb->writer_class[s];
   }
-  gp_deps_pack(inst, writer, cls, n, out);
+  if (!deps_pack_usual(inst, writer, cls, n, out))
+    deps_pack_many(inst, writer, cls, n, out);
   for (i = 0; i < ndest; i++) {
     for (r = dests[i]; r < dests[i] + dest_regs && r < GP_REG_RZ; r++) {
       sb->last_writer[r] = inst;
