@@ -66,13 +66,32 @@ static inline __attribute__((always_inline)) uint64_t scan_align_digits(uint64_t
   return (x << shift) | (SCAN_ZEROS8 >> (64u - shift));
 }
 
+/* Four hex digits at p (inside the line) appended to *v: 1, or 0 (*v
+ * unchanged) when a byte of the four is not one.  Each value less one is
+ * below 16 only for a digit (a byte that is not one wraps to UINT_MAX), so
+ * one test on their OR checks all four. */
+static inline __attribute__((always_inline)) int scan_hex4(const char *p, uint64_t *v) {
+  unsigned d0 = gp_hex_digit[(unsigned char)p[0]] - 1u, d1 = gp_hex_digit[(unsigned char)p[1]] - 1u;
+  unsigned d2 = gp_hex_digit[(unsigned char)p[2]] - 1u, d3 = gp_hex_digit[(unsigned char)p[3]] - 1u;
+  if ((d0 | d1 | d2 | d3) >= 16u)
+    return 0;
+  *v = (*v << 16) | (d0 << 12) | (d1 << 8) | (d2 << 4) | d3;
+  return 1;
+}
+
 /* A hex number of 1-16 digits, with or without 0x (as next_hex reads it).
  * Eight '0' or eight 'f' at a time (an address's leading zeros, a full
- * warp's mask), then digit by digit: the same value as digit by digit. */
+ * warp's mask), then digit by digit; a token of four digits (a PC) at
+ * once.  The same value as digit by digit. */
 static inline __attribute__((always_inline)) int scan_hex(const char **pp, const char *end, uint64_t *out) {
   const char *p = scan_skip_blanks(*pp, end), *digits;
   uint64_t v = 0;
   unsigned d;
+  if (end - p >= 5 && scan_blank(p[4]) && scan_hex4(p, &v)) { /* four digits: a PC */
+    *pp = p + 5;
+    *out = v;
+    return 1;
+  }
   if (end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
     p += 2;
   digits = p;

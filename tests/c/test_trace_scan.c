@@ -1,10 +1,12 @@
 /* The scanners of trace_scan.h: the word-at-a-time paths (decimal numbers,
  * registers) give what a byte-by-byte reading of the same token gives, on
  * worked examples and on seeded random tokens at every distance from the
- * line's end; the opcode's word path gives the byte-by-byte token. */
+ * line's end; the hex scanner's shortcuts (four digits, words of 0 or f)
+ * and the opcode's word path give the byte-by-byte token. */
 #include "gp_test.h"
 #include "trace_scan.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,27 @@ static int ref_register(const char **pp, const char *end, uint8_t *out) {
     return 0;
   *pp = p < end ? p + 1 : p;
   *out = (uint8_t)n;
+  return 1;
+}
+
+/* The hex token at p read byte by byte, as next_hex reads a well-formed
+ * one: blanks, an optional 0x, 1-16 hex digits, then a blank or the end. */
+static int ref_hex(const char **pp, const char *end, uint64_t *out) {
+  const char *p = *pp, *digits;
+  uint64_t v = 0;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+    p += 2;
+  digits = p;
+  while (p < end && isxdigit((unsigned char)*p)) {
+    v = (v << 4) | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 0x20) - 'a' + 10);
+    p++;
+  }
+  if (p == digits || p - digits > 16 || (p < end && *p != ' ' && *p != '\t'))
+    return 0;
+  *pp = p < end ? p + 1 : p;
+  *out = v;
   return 1;
 }
 
@@ -216,6 +239,47 @@ static void test_opcode_matches_bytewise(void) {
   CHECK(words > cases / 10);
 }
 
+/* Hex tokens of PCs, masks and addresses (runs of 1-20 digits, 0x, the
+ * eight-digit words of 0 and f, upper case, bytes that spoil a token) at
+ * every distance from the line's end: scan_hex gives the byte-by-byte
+ * value, or leaves the token to the checked reader. */
+static void test_hex_matches_bytewise(void) {
+  static const char alphabet[] = "0123456789abcdefABCDEFf0f0x  \t\x7f\xffgR";
+  char buf[40];
+  int i, accepted = 0, cases = 200000;
+  srand(32);
+  for (i = 0; i < cases; i++) {
+    size_t len = (size_t)rand() % sizeof buf, j, at = (size_t)rand() % 3, run = (size_t)rand() % 21;
+    const char *p = buf, *q = buf;
+    uint64_t v = 0, w = 0;
+    int a, b;
+    for (j = 0; j < sizeof buf; j++)
+      buf[j] = alphabet[(size_t)rand() % (sizeof alphabet - 1)];
+    if (rand() % 2) { /* mostly a number: digits, often 0 or f, then a blank */
+      int kind = rand() % 3;
+      for (j = at; j < at + run && j < sizeof buf; j++)
+        buf[j] = kind == 0 ? '0' : kind == 1 ? 'f' : "0123456789abcdefABCDEF"[rand() % 22];
+      if (j < sizeof buf)
+        buf[j] = rand() % 4 ? ' ' : '\t';
+      if (rand() % 3 == 0 && at + 1 < sizeof buf) {
+        buf[at] = '0';
+        buf[at + 1] = rand() % 2 ? 'x' : 'X';
+      }
+    }
+    a = scan_hex(&p, buf + len, &v);
+    b = ref_hex(&q, buf + len, &w);
+    CHECK_EQ_INT(a, b);
+    if (a && b) {
+      CHECK(v == w);
+      CHECK(p == q);
+      accepted++;
+    }
+    if (gp_test_failed > 20)
+      break;
+  }
+  CHECK(accepted > cases / 10);
+}
+
 /* Worked examples: a 7-byte opcode by its word, an 8-byte one and one at
  * the line's end byte by byte, DEL inside a token refused. */
 static void test_opcode_by_hand(void) {
@@ -257,6 +321,7 @@ int main(void) {
   RUN(test_dec_by_hand);
   RUN(test_register_by_hand);
   RUN(test_random_tokens_match_bytewise);
+  RUN(test_hex_matches_bytewise);
   RUN(test_opcode_by_hand);
   RUN(test_opcode_matches_bytewise);
   return gp_test_finish();
