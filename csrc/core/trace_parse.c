@@ -741,12 +741,20 @@ static int check_line_ids(parser *ps) {
   return GP_OK;
 }
 
-/* A count of one or two digits, at most hi, by the scanner (other
- * spellings, such as +3 or 007, go to the checked reader). */
+/* A count of one or two digits, at most hi (9 or more), by the scanner
+ * (other spellings, such as +3 or 007, go to the checked reader).  One
+ * digit then a blank, with no blank before it (the usual count), is read
+ * at once. */
 static inline __attribute__((always_inline)) int scan_count(const char **pp, const char *end, int hi,
                                                             int *out) {
-  const char *p = scan_skip_blanks(*pp, end);
+  const char *p = *pp;
   int v;
+  if (end - p >= 2 && (unsigned)(p[0] - '0') < 10u && scan_blank(p[1])) {
+    *pp = p + 2;
+    *out = p[0] - '0';
+    return 1;
+  }
+  p = scan_skip_blanks(p, end);
   if (p == end || (unsigned)(*p - '0') >= 10u)
     return 0;
   v = *p++ - '0';

@@ -81,17 +81,26 @@ static inline __attribute__((always_inline)) int scan_hex4(const char *p, uint64
 
 /* A hex number of 1-16 digits, with or without 0x (as next_hex reads it).
  * Eight '0' or eight 'f' at a time (an address's leading zeros, a full
- * warp's mask), then digit by digit; a token of four digits (a PC) at
- * once.  The same value as digit by digit. */
+ * warp's mask), then digit by digit; a token of eight 0 or eight f (a
+ * mask) or of four digits (a PC) at once.  The same value as digit by
+ * digit. */
 static inline __attribute__((always_inline)) int scan_hex(const char **pp, const char *end, uint64_t *out) {
-  const char *p = scan_skip_blanks(*pp, end), *digits;
+  const char *p = *pp, *digits;
   uint64_t v = 0;
   unsigned d;
-  if (end - p >= 5 && scan_blank(p[4]) && scan_hex4(p, &v)) { /* four digits: a PC */
+  /* The usual shapes, with no blank before them: a full or empty warp's
+   * mask, a PC of four digits. */
+  if (end - p >= 9 && scan_blank(p[8]) && (scan_load8(p) == SCAN_FS8 || scan_load8(p) == SCAN_ZEROS8)) {
+    *pp = p + 9;
+    *out = scan_load8(p) == SCAN_FS8 ? 0xffffffffull : 0;
+    return 1;
+  }
+  if (end - p >= 5 && scan_blank(p[4]) && scan_hex4(p, &v)) {
     *pp = p + 5;
     *out = v;
     return 1;
   }
+  p = scan_skip_blanks(p, end);
   if (end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
     p += 2;
   digits = p;
@@ -235,19 +244,12 @@ static inline __attribute__((always_inline)) int scan_dec(const char **pp, const
  * (R256, R0007, "R", an R token with other bytes) is left to the checked
  * reader. */
 static inline __attribute__((always_inline)) int scan_register(const char **pp, const char *end, uint8_t *out) {
-  const char *p = scan_skip_blanks(*pp, end);
+  const char *p = *pp;
   unsigned n = 0;
   int digits = 0;
-  if (p == end)
-    return 0;
-  if (*p != 'R') {
-    while (p < end && !scan_blank(*p))
-      p++;
-    *pp = scan_past_blank(p, end);
-    *out = 255;
-    return 1;
-  }
-  if (end - p >= 5) { /* R and 1-3 digits then a blank, all inside the line: no loop */
+  /* The usual shape, with no blank before it: R and 1-3 digits then a
+   * blank, all inside the line; no loop. */
+  if (end - p >= 5 && *p == 'R') {
     unsigned d1 = (unsigned)(p[1] - '0'), d2 = (unsigned)(p[2] - '0'), d3 = (unsigned)(p[3] - '0');
     if (d1 < 10u && scan_blank(p[2])) {
       *pp = p + 3;
@@ -264,6 +266,16 @@ static inline __attribute__((always_inline)) int scan_register(const char **pp, 
       *out = (uint8_t)(d1 * 100 + d2 * 10 + d3);
       return 1;
     }
+  }
+  p = scan_skip_blanks(p, end);
+  if (p == end)
+    return 0;
+  if (*p != 'R') {
+    while (p < end && !scan_blank(*p))
+      p++;
+    *pp = scan_past_blank(p, end);
+    *out = 255;
+    return 1;
   }
   p++;
   if (p < end && *p == 'Z') {
@@ -307,9 +319,9 @@ static inline __attribute__((always_inline)) uint64_t scan_unprintable(uint64_t 
  * byte). */
 static inline __attribute__((always_inline)) int scan_opcode(const char **pp, const char *end, const char **op,
                                                              size_t *len, uint64_t *word) {
-  const char *p = scan_skip_blanks(*pp, end), *start = p;
+  const char *p = *pp, *start;
   *word = 0;
-  if (SCAN_LITTLE_ENDIAN && end - p >= 8) {
+  if (SCAN_LITTLE_ENDIAN && end - p >= 8) { /* no blank before it (n > 0) */
     uint64_t x = scan_load8(p), bad = scan_unprintable(x);
     unsigned n = bad == 0 ? 8u : (unsigned)__builtin_ctzll(bad) >> 3;
     if (n > 0 && n < 8 && scan_blank(p[n])) {
@@ -320,6 +332,7 @@ static inline __attribute__((always_inline)) int scan_opcode(const char **pp, co
       return 1;
     }
   }
+  start = p = scan_skip_blanks(p, end);
   while (p < end && (unsigned)((unsigned char)*p - 0x21u) < 0x5eu)
     p++;
   if (p == start || !scan_token_end(p, end))
