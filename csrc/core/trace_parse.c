@@ -203,12 +203,19 @@ static int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what
   return GP_OK;
 }
 
-/* The next decimal token in [lo, hi] from the cursor *pp: the scanner, else
+/* The next decimal token in [lo, hi] from the cursor *pp: one digit then a
+ * blank (an address mode, a small stride) at once, else the scanner, else
  * next_dec from the same place. */
 static int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64_t hi,
                     const char *what) {
   const char *p = *pp;
   int64_t v;
+  if (ps->end - p >= 2 && (unsigned)(p[0] - '0') < 10u && scan_blank(p[1]) && p[0] - '0' >= lo &&
+      p[0] - '0' <= hi) {
+    *pp = p + 2;
+    *out = p[0] - '0';
+    return GP_OK;
+  }
   if (scan_dec(&p, ps->end, &v) && v >= lo && v <= hi) {
     *pp = p;
     *out = v;
@@ -796,6 +803,8 @@ static inline __attribute__((always_inline)) int scan_fields(const char *p, cons
 static int read_line_end(parser *ps, const char *p) {
   const char *t;
   size_t len;
+  if (ps->end - p == 1 && !scan_blank(*p) && ps->k->trace_version >= 5)
+    return GP_OK; /* the usual immediate: one byte ending the line */
   p = scan_skip_blanks(p, ps->end);
   if (ps->k->trace_version >= 5) {
     if (p == ps->end)
