@@ -191,10 +191,11 @@ static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
   return bad_token(ps, what, range);
 }
 
-/* The next hex token from the cursor *pp: the scanner, else next_hex from
- * the same place (same value or same error; trace_scan.h). */
+/* The next hex token from the cursor *pp: an address's usual shape, else
+ * the scanner, else next_hex from the same place (same value or same
+ * error; trace_scan.h). */
 static int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what) {
-  if (scan_hex(pp, ps->end, out))
+  if (scan_address(pp, ps->end, out) || scan_hex(pp, ps->end, out))
     return GP_OK;
   ps->p = *pp;
   if (next_hex(ps, out, what) != GP_OK)

@@ -125,6 +125,34 @@ static inline __attribute__((always_inline)) int scan_hex(const char **pp, const
   return 1;
 }
 
+/* An address as tracers write it at p: 0x, then 12 or 16 hex digits and a
+ * blank (inside the line), read four digits at a time (a word of eight 0
+ * at once): the value scan_hex gives.  0 (nothing moved) for any other
+ * shape. */
+static inline __attribute__((always_inline)) int scan_address(const char **pp, const char *end, uint64_t *out) {
+  const char *p = *pp, *digits = p + 2;
+  uint64_t v = 0;
+  int n, i;
+  if (end - p < 15 || p[0] != '0' || (p[1] | 0x20) != 'x')
+    return 0;
+  if (end - p >= 19 && scan_blank(p[18]))
+    n = 16;
+  else if (scan_blank(p[14]))
+    n = 12;
+  else
+    return 0;
+  if (n == 16 && scan_load8(digits) == SCAN_ZEROS8) { /* below 4 GB */
+    digits += 8;
+    n = 8;
+  }
+  for (i = 0; i < n; i += 4)
+    if (!scan_hex4(digits + i, &v))
+      return 0;
+  *pp = digits + n + 1;
+  *out = v;
+  return 1;
+}
+
 /* The value of eight ASCII digits loaded little-endian (the first digit in
  * the low byte): pairs, then fours, then the eight. */
 static inline __attribute__((always_inline)) uint64_t scan_eight_digits(uint64_t x) {

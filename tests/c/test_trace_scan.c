@@ -246,7 +246,7 @@ static void test_opcode_matches_bytewise(void) {
 static void test_hex_matches_bytewise(void) {
   static const char alphabet[] = "0123456789abcdefABCDEFf0f0x  \t\x7f\xffgR";
   char buf[40];
-  int i, accepted = 0, cases = 200000;
+  int i, accepted = 0, addresses = 0, cases = 200000;
   srand(32);
   for (i = 0; i < cases; i++) {
     size_t len = (size_t)rand() % sizeof buf, j, at = (size_t)rand() % 3, run = (size_t)rand() % 21;
@@ -264,6 +264,12 @@ static void test_hex_matches_bytewise(void) {
       if (rand() % 3 == 0 && at + 1 < sizeof buf) {
         buf[at] = '0';
         buf[at + 1] = rand() % 2 ? 'x' : 'X';
+        if (rand() % 2 && at + 18 < sizeof buf) { /* an address: 0x and 12 or 16 digits */
+          size_t n = rand() % 2 ? 12 : 16;
+          for (j = at + 2; j < at + 2 + n; j++)
+            buf[j] = rand() % 3 ? "0123456789abcdefABCDEF"[rand() % 22] : '0';
+          buf[j] = rand() % 8 ? ' ' : 'g';
+        }
       }
     }
     a = scan_hex(&p, buf + len, &v);
@@ -274,10 +280,19 @@ static void test_hex_matches_bytewise(void) {
       CHECK(p == q);
       accepted++;
     }
+    p = buf;
+    v = 0;
+    if (scan_address(&p, buf + len, &v)) { /* only what scan_hex reads, the same */
+      CHECK(b);
+      CHECK(v == w);
+      CHECK(p == q);
+      addresses++;
+    }
     if (gp_test_failed > 20)
       break;
   }
   CHECK(accepted > cases / 10);
+  CHECK(addresses > 100);
 }
 
 /* Worked examples: a 7-byte opcode by its word, an 8-byte one and one at
