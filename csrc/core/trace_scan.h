@@ -163,6 +163,15 @@ static inline __attribute__((always_inline)) uint64_t scan_eight_digits(uint64_t
   return x;
 }
 
+/* Zero bytes where the bytes of x are decimal digits: a byte is a digit
+ * when its high nibble is 3 and stays 3 with 6 added; a byte of 0xfa or
+ * more carries into the next byte's test, but only bytes after a
+ * non-digit, which scan_leading_digits does not count. */
+static inline __attribute__((always_inline)) uint64_t scan_digit_bytes(uint64_t x) {
+  return ((x & 0xf0f0f0f0f0f0f0f0ull) | (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
+         0x3333333333333333ull;
+}
+
 /* The run of decimal digits at p: where it ends, and in *out its value
  * (exact for up to 19 digits; the callers refuse longer runs). */
 static inline __attribute__((always_inline)) const char *scan_digit_run(const char *p, const char *end,
@@ -172,8 +181,7 @@ static inline __attribute__((always_inline)) const char *scan_digit_run(const ch
    * digit, v x 10^8 + the eight digits' value. */
   while (SCAN_LITTLE_ENDIAN && end - p >= 8) {
     uint64_t x = scan_load8(p);
-    if (((x & 0xf0f0f0f0f0f0f0f0ull) | (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
-        0x3333333333333333ull)
+    if (scan_digit_bytes(x) != 0)
       break; /* a byte of the eight is not a digit */
     v = v * 100000000ull + scan_eight_digits(x);
     p += 8;
@@ -187,13 +195,8 @@ static inline __attribute__((always_inline)) const char *scan_digit_run(const ch
 }
 
 /* How many of the eight bytes of x (the first in the low byte) are decimal
- * digits before the first one that is not: 0-8.  A byte is a digit when its
- * high nibble is 3 and stays 3 with 6 added; a byte of 0xfa or more carries
- * into the next byte's test, but only bytes after a non-digit, which are not
- * counted. */
-static inline __attribute__((always_inline)) unsigned scan_leading_digits(uint64_t x) {
-  uint64_t t = ((x & 0xf0f0f0f0f0f0f0f0ull) | (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
-               0x3333333333333333ull;                          /* zero bytes: digits */
+ * digits before the first one that is not (t: scan_digit_bytes(x)): 0-8. */
+static inline __attribute__((always_inline)) unsigned scan_leading_digits(uint64_t t) {
   uint64_t m = (((t & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) | t) & 0x8080808080808080ull;
   return m == 0 ? 8u : (unsigned)__builtin_ctzll(m) >> 3;
 }
@@ -206,7 +209,7 @@ static inline __attribute__((always_inline)) unsigned scan_leading_digits(uint64
 static inline __attribute__((always_inline)) int scan_dec_words(const char **pp, const char *end, int64_t *out) {
   static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
   const char *p = *pp;
-  uint64_t x, v;
+  uint64_t x, t, v;
   unsigned n;
   int neg;
   if (!SCAN_LITTLE_ENDIAN || end - p < 17)
@@ -214,7 +217,8 @@ static inline __attribute__((always_inline)) int scan_dec_words(const char **pp,
   neg = *p == '-';
   p += neg;
   x = scan_load8(p);
-  n = scan_leading_digits(x);
+  t = scan_digit_bytes(x);
+  n = t == 0 ? 8u : scan_leading_digits(t); /* eight digits: one test */
   if (n == 8) {
     v = scan_eight_digits(x);
     /* 8 or 9 digits (most of a wide gather's deltas): the bytes after the
@@ -226,7 +230,7 @@ static inline __attribute__((always_inline)) int scan_dec_words(const char **pp,
       n = 9;
     } else {
       uint64_t y = scan_load8(p + 8);
-      unsigned n2 = scan_leading_digits(y);
+      unsigned n2 = scan_leading_digits(scan_digit_bytes(y));
       if (n2 == 8)
         return 0;
       if (n2 > 0)
