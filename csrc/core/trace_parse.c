@@ -411,14 +411,14 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len, 
   while (table[j].index != PC_SLOT_EMPTY) {
     if (table[j].key == pc) {
       const char *known;
-      s = &k->statics[table[j].index];
-      known = k->strings + s->opcode;
       if (table[j].op_len == op_len && opcode_word(op, op_len, op8, ps->end, &w)) {
         if (w == table[j].op8) {
           *out = table[j].index;
           return GP_OK;
         }
       }
+      s = &k->statics[table[j].index];
+      known = k->strings + s->opcode;
       if (table[j].op_len != op_len || memcmp(known, op, op_len) != 0) {
         char msg[200];
         snprintf(msg, sizeof msg, "PC 0x%llx holds '%.40s' earlier and '%.*s' here",
