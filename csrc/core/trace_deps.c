@@ -76,7 +76,7 @@ static inline int deps_pack_usual(uint64_t inst, const uint64_t *writer, const u
 static void deps_pack_many(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
                            gp_dep *out) {
   uint64_t w[32], kept_w[GP_DEPS];
-  uint8_t c[32], kept_c[GP_DEPS];
+  uint8_t c[32] = {0}, kept_c[GP_DEPS]; /* zeroed: cppcheck cannot see that c[j < m] is set */
   int m = 0, i, j, kept = 0, pass;
   memset(out, 0, sizeof *out);
   if (n > 32)
