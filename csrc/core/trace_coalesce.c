@@ -20,15 +20,21 @@
 
 #define LINE_TABLE 128 /* open-addressing slots: more than 64 lines fit */
 
+/* The slot of `line` in the table, or the empty slot where it would go. */
+static inline uint32_t line_slot(uint64_t line, const uint8_t *slot, const uint64_t *lines) {
+  uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
+  while (slot[h] != 0 && lines[slot[h] - 1] != line)
+    h = (h + 1) & (LINE_TABLE - 1);
+  return h;
+}
+
 /* The index of `line` among the first *count lines, added when new (the
  * table holds index + 1 per slot); -1 when *count lines are already held
  * and `line` would be one more (limit: the caller's cap, at most
  * LINE_TABLE - 1 so that the table never fills). */
 static inline int line_index(uint64_t line, uint8_t *slot, uint64_t *lines, uint8_t *masks,
                              uint32_t *count, uint32_t limit) {
-  uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
-  while (slot[h] != 0 && lines[slot[h] - 1] != line)
-    h = (h + 1) & (LINE_TABLE - 1);
+  uint32_t h = line_slot(line, slot, lines);
   if (slot[h] == 0) {
     if (*count == limit)
       return -1;
@@ -55,14 +61,22 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
     uint64_t a = addrs[i], first, end, byte;
     int j;
     if ((a & 31) + w <= 32) { /* one sector: of the previous lane's line, or looked up */
+      uint8_t bit = (uint8_t)(1u << ((a >> 5) & 3));
       if (a >> 7 != cur) {
-        j = line_index(a >> 7, slot, lines, masks, &count, limit);
-        if (j < 0)
-          return -1;
-        last = (uint32_t)j;
+        uint32_t h = line_slot(a >> 7, slot, lines);
         cur = a >> 7;
+        if (slot[h] == 0) { /* a new line (most of a gather's lanes): its mask is this sector */
+          if (count == limit)
+            return -1;
+          lines[count] = cur;
+          masks[count] = bit;
+          last = count++;
+          slot[h] = (uint8_t)count;
+          continue;
+        }
+        last = slot[h] - 1u;
       }
-      masks[last] = (uint8_t)(masks[last] | (1u << ((a >> 5) & 3)));
+      masks[last] = (uint8_t)(masks[last] | bit);
       continue;
     }
     first = a & ~31ull;
