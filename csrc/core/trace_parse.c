@@ -489,10 +489,13 @@ static int reserve_addresses(parser *ps, int more) {
 }
 
 /* Mode 2: the base, then each lane's decimal delta from the previous lane
- * (the bulk of a gather's text), read in one loop. */
-static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs) {
+ * (the bulk of a gather's text), read in one loop.  deltas[i - 1] keeps lane
+ * i's delta as 32 bits and *small says whether every delta fits them, so
+ * that keep_deltas_if_small need not compute them again. */
+static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs, int32_t *deltas,
+                       int *small) {
   const char *p = *pp, *end = ps->end;
-  uint64_t base;
+  uint64_t base, wide = 0;
   int i;
   if (read_hex(ps, &p, &base, "a base address") != GP_OK)
     return GP_ERR;
@@ -507,7 +510,10 @@ static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs) 
       p = ps->p;
     }
     addrs[i] = addrs[i - 1] + (uint64_t)delta;
+    deltas[i - 1] = (int32_t)delta;
+    wide |= (uint64_t)delta ^ (uint64_t)(int64_t)deltas[i - 1]; /* not 0: it did not fit */
   }
+  *small = wide == 0;
   *pp = p;
   return GP_OK;
 }
@@ -533,20 +539,25 @@ static void keep_strided_if_even(gp_mem_record *rec, const uint64_t *addrs, int 
 /* Keeps a list of three or more lanes as the first lane and each lane's
  * difference from the previous when every difference fits 32 bits (a
  * gather: 1 + lanes / 2 stored addresses, not `lanes`), in place at addrs,
- * the spare half of an odd slot zero. */
-static void keep_deltas_if_small(gp_mem_record *rec, uint64_t *addrs, int lanes) {
+ * the spare half of an odd slot zero.  `known`: those differences, all
+ * fitting, as read_deltas kept them (NULL: computed here). */
+static void keep_deltas_if_small(gp_mem_record *rec, uint64_t *addrs, int lanes,
+                                 const int32_t *known) {
   int32_t deltas[31];
   int i;
   if (lanes < 3)
     return;
-  for (i = 1; i < lanes; i++) {
-    int64_t d = (int64_t)(addrs[i] - addrs[i - 1]);
-    if (d < INT32_MIN || d > INT32_MAX)
-      return;
-    deltas[i - 1] = (int32_t)d;
+  if (known == NULL) {
+    for (i = 1; i < lanes; i++) {
+      int64_t d = (int64_t)(addrs[i] - addrs[i - 1]);
+      if (d < INT32_MIN || d > INT32_MAX)
+        return;
+      deltas[i - 1] = (int32_t)d;
+    }
+    known = deltas;
   }
   addrs[lanes / 2] = 0;
-  memcpy(addrs + 1, deltas, (size_t)(lanes - 1) * sizeof *deltas);
+  memcpy(addrs + 1, known, (size_t)(lanes - 1) * sizeof *known);
   rec->lanes = GP_LANES_DELTAS;
 }
 
@@ -591,7 +602,9 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
   gp_mem_record rec;
   int64_t mode, stride = 0;
   uint64_t base, *addrs;
-  int i;
+  int32_t deltas[31];
+  const int32_t *known = NULL; /* the lanes' deltas, all of 32 bits, when read so */
+  int i, small = 0;
   if (read_dec(ps, pp, &mode, 0, 2, "an address mode (0, 1 or 2)") != GP_OK ||
       reserve_addresses(ps, lanes) != GP_OK)
     return GP_ERR;
@@ -615,8 +628,10 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
      * masks in mode 1: "1 0x0 0") */
     ps->p = *pp;
     if ((lanes > 0 || tokens_left(ps) > (k->trace_version >= 5 ? 1 : 0)) &&
-        read_deltas(ps, pp, lanes, addrs) != GP_OK)
+        read_deltas(ps, pp, lanes, addrs, deltas, &small) != GP_OK)
       return GP_ERR;
+    if (small)
+      known = deltas;
   }
   if (lanes == 0) { /* an empty mask issues but makes no request */
     k->flags[inst] |= GP_INST_NO_MEMORY;
@@ -630,8 +645,10 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
                                             k->local_base);
   if (*op_class == GP_OP_LD_SHARED || *op_class == GP_OP_ST_SHARED ||
       *op_class == GP_OP_ATOM_SHARED) {
-    if (k->shmem_base != 0)
+    if (k->shmem_base != 0) {
       shared_offsets(k, &rec, addrs, lanes, k->shmem_base);
+      known = NULL; /* the offsets' differences are not the addresses' */
+    }
   } else if (gp_op_uses_cache(*op_class)) {
     int r = gp_kernel_add_lines(k, &rec, width);
     if (r == -1)
@@ -640,7 +657,7 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
       return fail(ps, "out of memory");
   }
   if (rec.lanes == GP_LANES_LIST) /* after the lines: they read the lanes as a list */
-    keep_deltas_if_small(&rec, addrs, lanes);
+    keep_deltas_if_small(&rec, addrs, lanes, known);
   k->address_count += gp_mem_stored(&rec);
   if ((size_t)k->mem_count + 1 > k->cap_mem &&
       !GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))
