@@ -131,10 +131,23 @@ int gp_coalesce_strided(const uint64_t *addrs, uint32_t n, uint32_t width, int64
   return (int)count;
 }
 
-/* Bits set in a 4-bit sector mask. */
-static uint32_t sectors_in(uint8_t m) {
+/* Bits set in n 4-bit sector masks: eight masks at a time as one word
+ * (bits summed in pairs, then in nibbles, then the bytes by a multiply),
+ * the last n % 8 one by one. */
+static uint32_t sectors_of(const uint8_t *masks, uint32_t n) {
   static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-  return bits[m & 15u];
+  uint32_t i = 0, sum = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, masks + i, sizeof x);
+    x &= 0x0f0f0f0f0f0f0f0full;
+    x = (x & 0x0505050505050505ull) + ((x >> 1) & 0x0505050505050505ull);
+    x = (x & 0x0303030303030303ull) + ((x >> 2) & 0x0303030303030303ull);
+    sum += (uint32_t)((x * 0x0101010101010101ull) >> 56);
+  }
+  for (; i < n; i++)
+    sum += bits[masks[i] & 15u];
+  return sum;
 }
 
 /* Room for `need` lines: lines and sector_masks share one capacity, grown
@@ -169,7 +182,7 @@ int gp_kernel_reserve_lines(gp_kernel *k, size_t need) {
  * many lines, returned as -1). */
 static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
                         const uint8_t *masks, int n) {
-  uint32_t i, sectors = 0;
+  uint32_t i;
   if (n < 0)
     return -1;
   if ((size_t)k->line_count + (size_t)n > k->cap_lines &&
@@ -180,10 +193,9 @@ static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
   for (i = 0; i < (uint32_t)n; i++) {
     k->lines[k->line_count + i] = lines[i];
     k->sector_masks[k->line_count + i] = masks[i];
-    sectors += sectors_in(masks[i]);
   }
   k->line_count += (uint32_t)n;
-  rec->sector_count = (uint16_t)sectors;
+  rec->sector_count = (uint16_t)sectors_of(masks, (uint32_t)n);
   return 0;
 }
 
@@ -203,7 +215,6 @@ static int coalesce_record(const gp_kernel *k, const gp_mem_record *rec, uint32_
 int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
   uint64_t lines[GP_MAX_LINES_PER_INST];
   uint8_t masks[GP_MAX_LINES_PER_INST];
-  uint32_t i, sectors = 0;
   int n;
   /* The common case: the pools have room for the most lines an access can
    * touch (the parser reserves them ahead), so the lines are written in
@@ -217,9 +228,7 @@ int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
     return -1;
   rec->line_start = k->line_count;
   rec->line_count = (uint8_t)n;
-  for (i = 0; i < (uint32_t)n; i++)
-    sectors += sectors_in(k->sector_masks[k->line_count + i]);
+  rec->sector_count = (uint16_t)sectors_of(k->sector_masks + k->line_count, (uint32_t)n);
   k->line_count += (uint32_t)n;
-  rec->sector_count = (uint16_t)sectors;
   return 0;
 }

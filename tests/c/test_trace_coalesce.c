@@ -236,7 +236,7 @@ static void test_lanes_accessor_matches_expansion(void) {
   gp_error err;
   gp_kernel *k = NULL;
   int c, i, mismatches = 0, stored_mismatches = 0, line_mismatches = 0, strided = 0, deltas = 0,
-      lists = 0;
+      lists = 0, sector_mismatches = 0, wide_records = 0;
   CHECK(text != NULL);
   if (text == NULL)
     return;
@@ -319,10 +319,20 @@ static void test_lanes_accessor_matches_expansion(void) {
         (n > 0 && (memcmp(lines, k->lines + m->line_start, (size_t)n * sizeof *lines) != 0 ||
                    memcmp(masks, k->sector_masks + m->line_start, (size_t)n) != 0)))
       line_mismatches++;
+    { /* the record's sector count: every bit of its masks, counted one by one */
+      int j, b, sectors = 0;
+      for (j = 0; j < n; j++)
+        for (b = 0; b < 4; b++)
+          sectors += (masks[j] >> b) & 1;
+      sector_mismatches += sectors != m->sector_count;
+      wide_records += n >= 16;
+    }
   }
   CHECK_EQ_INT(mismatches, 0);
   CHECK_EQ_INT(stored_mismatches, 0);
   CHECK_EQ_INT(line_mismatches, 0);
+  CHECK_EQ_INT(sector_mismatches, 0);
+  CHECK(wide_records > LANE_CASES / 20); /* eight masks at a time, then the rest */
   CHECK(strided > LANE_CASES / 3); /* the cases exercise every form */
   CHECK(deltas > LANE_CASES / 20);
   CHECK(lists > LANE_CASES / 20);
