@@ -204,19 +204,12 @@ static int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what
   return GP_OK;
 }
 
-/* The next decimal token in [lo, hi] from the cursor *pp: one digit then a
- * blank (an address mode, a small stride) at once, else the scanner, else
- * next_dec from the same place. */
-static int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64_t hi,
-                    const char *what) {
+/* read_dec past its one-digit case: the scanner, else next_dec from the
+ * same place (out of line, so that the one-digit case needs no frame). */
+static __attribute__((noinline)) int read_dec_scanned(parser *ps, const char **pp, int64_t *out,
+                                                      int64_t lo, int64_t hi, const char *what) {
   const char *p = *pp;
   int64_t v;
-  if (ps->end - p >= 2 && (unsigned)(p[0] - '0') < 10u && scan_blank(p[1]) && p[0] - '0' >= lo &&
-      p[0] - '0' <= hi) {
-    *pp = p + 2;
-    *out = p[0] - '0';
-    return GP_OK;
-  }
   if (scan_dec(&p, ps->end, &v) && v >= lo && v <= hi) {
     *pp = p;
     *out = v;
@@ -227,6 +220,20 @@ static int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64
     return GP_ERR;
   *pp = ps->p;
   return GP_OK;
+}
+
+/* The next decimal token in [lo, hi] from the cursor *pp: one digit then a
+ * blank (an address mode, a small stride) at once, else read_dec_scanned. */
+static inline int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64_t hi,
+                           const char *what) {
+  const char *p = *pp;
+  if (ps->end - p >= 2 && (unsigned)(p[0] - '0') < 10u && scan_blank(p[1]) && p[0] - '0' >= lo &&
+      p[0] - '0' <= hi) {
+    *pp = p + 2;
+    *out = p[0] - '0';
+    return GP_OK;
+  }
+  return read_dec_scanned(ps, pp, out, lo, hi, what);
 }
 
 /* A register token "R12": its number (R255 is RZ), GP_REG_RZ for RZ and
