@@ -191,17 +191,25 @@ static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
   return bad_token(ps, what, range);
 }
 
-/* The next hex token from the cursor *pp: an address's usual shape, else
- * the scanner, else next_hex from the same place (same value or same
- * error; trace_scan.h). */
-static int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what) {
-  if (scan_address(pp, ps->end, out) || scan_hex(pp, ps->end, out))
+/* read_hex past an address's usual shape: the scanner, else next_hex from
+ * the same place (out of line, so that the usual case needs no frame). */
+static __attribute__((noinline)) int read_hex_scanned(parser *ps, const char **pp, uint64_t *out,
+                                                      const char *what) {
+  if (scan_hex(pp, ps->end, out))
     return GP_OK;
   ps->p = *pp;
   if (next_hex(ps, out, what) != GP_OK)
     return GP_ERR;
   *pp = ps->p;
   return GP_OK;
+}
+
+/* The next hex token from the cursor *pp: an address's usual shape, else
+ * read_hex_scanned (same value or same error; trace_scan.h). */
+static inline int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what) {
+  if (scan_address(pp, ps->end, out))
+    return GP_OK;
+  return read_hex_scanned(ps, pp, out, what);
 }
 
 /* read_dec past its one-digit case: the scanner, else next_dec from the
