@@ -20,16 +20,23 @@
 
 #define LINE_TABLE 128 /* open-addressing slots: more than 64 lines fit */
 
-/* The index of `line` among the first *count lines, added when new (the
- * table holds index + 1 per slot); -1 when it would be line cap + 1 or fill
- * the table. */
-static inline int line_index(uint64_t line, uint8_t *slot, uint64_t *lines, uint8_t *masks,
-                             uint32_t *count, uint32_t cap) {
+/* The slot of `line` in the table, or the empty slot where it would go. */
+static inline uint32_t line_slot(uint64_t line, const uint8_t *slot, const uint64_t *lines) {
   uint32_t h = (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 57);
   while (slot[h] != 0 && lines[slot[h] - 1] != line)
     h = (h + 1) & (LINE_TABLE - 1);
+  return h;
+}
+
+/* The index of `line` among the first *count lines, added when new (the
+ * table holds index + 1 per slot); -1 when *count lines are already held
+ * and `line` would be one more (limit: the caller's cap, at most
+ * LINE_TABLE - 1 so that the table never fills). */
+static inline int line_index(uint64_t line, uint8_t *slot, uint64_t *lines, uint8_t *masks,
+                             uint32_t *count, uint32_t limit) {
+  uint32_t h = line_slot(line, slot, lines);
   if (slot[h] == 0) {
-    if (*count == cap || *count == LINE_TABLE - 1)
+    if (*count == limit)
       return -1;
     lines[*count] = line;
     masks[*count] = 0;
@@ -41,22 +48,35 @@ static inline int line_index(uint64_t line, uint8_t *slot, uint64_t *lines, uint
 int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
                 uint64_t *lines, uint8_t *masks, uint32_t cap) {
   /* A 128-slot table of line -> index + 1 finds repeats in O(1); lanes that
-   * hit the previous lane's line (the common case) skip even that. */
+   * hit the previous lane's line (the common case) skip even that.  `cur`
+   * is the line at index `last` (none at first: no line id is UINT64_MAX,
+   * ids being addresses >> 7). */
   uint8_t slot[LINE_TABLE];
   uint32_t count = 0, i, last = 0;
   uint32_t w = width ? width : 1;
+  uint32_t limit = cap < LINE_TABLE - 1 ? cap : LINE_TABLE - 1;
+  uint64_t cur = UINT64_MAX;
   memset(slot, 0, sizeof slot);
   for (i = 0; i < n; i++) {
     uint64_t a = addrs[i], first, end, byte;
     int j;
     if ((a & 31) + w <= 32) { /* one sector: of the previous lane's line, or looked up */
-      if (count == 0 || lines[last] != a >> 7) {
-        j = line_index(a >> 7, slot, lines, masks, &count, cap);
-        if (j < 0)
-          return -1;
-        last = (uint32_t)j;
+      uint8_t bit = (uint8_t)(1u << ((a >> 5) & 3));
+      if (a >> 7 != cur) {
+        uint32_t h = line_slot(a >> 7, slot, lines);
+        cur = a >> 7;
+        if (slot[h] == 0) { /* a new line (most of a gather's lanes): its mask is this sector */
+          if (count == limit)
+            return -1;
+          lines[count] = cur;
+          masks[count] = bit;
+          last = count++;
+          slot[h] = (uint8_t)count;
+          continue;
+        }
+        last = slot[h] - 1u;
       }
-      masks[last] = (uint8_t)(masks[last] | (1u << ((a >> 5) & 3)));
+      masks[last] = (uint8_t)(masks[last] | bit);
       continue;
     }
     first = a & ~31ull;
@@ -65,11 +85,12 @@ int gp_coalesce(const uint64_t *addrs, uint32_t n, uint32_t width,
       end = UINT64_MAX;
     for (byte = first; byte <= end && byte >= first; byte += 32) {
       uint64_t line = byte >> 7;
-      if (count == 0 || lines[last] != line) {
-        j = line_index(line, slot, lines, masks, &count, cap);
+      if (line != cur) {
+        j = line_index(line, slot, lines, masks, &count, limit);
         if (j < 0)
           return -1;
         last = (uint32_t)j;
+        cur = line;
       }
       masks[last] = (uint8_t)(masks[last] | (1u << ((byte >> 5) & 3)));
       if (byte > UINT64_MAX - 32)
@@ -110,10 +131,23 @@ int gp_coalesce_strided(const uint64_t *addrs, uint32_t n, uint32_t width, int64
   return (int)count;
 }
 
-/* Bits set in a 4-bit sector mask. */
-static uint32_t sectors_in(uint8_t m) {
+/* Bits set in n 4-bit sector masks: eight masks at a time as one word
+ * (bits summed in pairs, then in nibbles, then the bytes by a multiply),
+ * the last n % 8 one by one. */
+static uint32_t sectors_of(const uint8_t *masks, uint32_t n) {
   static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-  return bits[m & 15u];
+  uint32_t i = 0, sum = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, masks + i, sizeof x);
+    x &= 0x0f0f0f0f0f0f0f0full;
+    x = (x & 0x0505050505050505ull) + ((x >> 1) & 0x0505050505050505ull);
+    x = (x & 0x0303030303030303ull) + ((x >> 2) & 0x0303030303030303ull);
+    sum += (uint32_t)((x * 0x0101010101010101ull) >> 56);
+  }
+  for (; i < n; i++)
+    sum += bits[masks[i] & 15u];
+  return sum;
 }
 
 /* Room for `need` lines: lines and sector_masks share one capacity, grown
@@ -148,7 +182,7 @@ int gp_kernel_reserve_lines(gp_kernel *k, size_t need) {
  * many lines, returned as -1). */
 static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
                         const uint8_t *masks, int n) {
-  uint32_t i, sectors = 0;
+  uint32_t i;
   if (n < 0)
     return -1;
   if ((size_t)k->line_count + (size_t)n > k->cap_lines &&
@@ -159,23 +193,42 @@ static int append_lines(gp_kernel *k, gp_mem_record *rec, const uint64_t *lines,
   for (i = 0; i < (uint32_t)n; i++) {
     k->lines[k->line_count + i] = lines[i];
     k->sector_masks[k->line_count + i] = masks[i];
-    sectors += sectors_in(masks[i]);
   }
   k->line_count += (uint32_t)n;
-  rec->sector_count = (uint16_t)sectors;
+  rec->sector_count = (uint16_t)sectors_of(masks, (uint32_t)n);
   return 0;
 }
 
-int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
-  uint64_t lines[GP_MAX_LINES_PER_INST], buf[32];
-  uint8_t masks[GP_MAX_LINES_PER_INST];
-  int n;
+/* The lines of rec into lines/masks (room for GP_MAX_LINES_PER_INST): from
+ * the two ends of a strided record where that is exact, else lane by lane. */
+static int coalesce_record(const gp_kernel *k, const gp_mem_record *rec, uint32_t width,
+                           uint64_t *lines, uint8_t *masks) {
+  uint64_t buf[32];
   if (rec->lanes == GP_LANES_STRIDED && rec->addr_count > 0 &&
       strided_shortcut(k->addresses[rec->addr_start], rec->addr_count, width, rec->stride))
-    n = gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, rec->stride,
-                            lines, masks, GP_MAX_LINES_PER_INST);
-  else
-    n = gp_coalesce(gp_mem_lanes(k, rec, buf), rec->addr_count, width, lines, masks,
-                    GP_MAX_LINES_PER_INST);
-  return append_lines(k, rec, lines, masks, n);
+    return gp_coalesce_strided(k->addresses + rec->addr_start, rec->addr_count, width, rec->stride,
+                               lines, masks, GP_MAX_LINES_PER_INST);
+  return gp_coalesce(gp_mem_lanes(k, rec, buf), rec->addr_count, width, lines, masks,
+                     GP_MAX_LINES_PER_INST);
+}
+
+int gp_kernel_add_lines(gp_kernel *k, gp_mem_record *rec, uint32_t width) {
+  uint64_t lines[GP_MAX_LINES_PER_INST];
+  uint8_t masks[GP_MAX_LINES_PER_INST];
+  int n;
+  /* The common case: the pools have room for the most lines an access can
+   * touch (the parser reserves them ahead), so the lines are written in
+   * place, not into a local array and copied.  Otherwise the pools grow by
+   * exactly what the access needs, as before (their capacity counts against
+   * a compressed launch's memory cap). */
+  if ((size_t)k->line_count + GP_MAX_LINES_PER_INST > k->cap_lines)
+    return append_lines(k, rec, lines, masks, coalesce_record(k, rec, width, lines, masks));
+  n = coalesce_record(k, rec, width, k->lines + k->line_count, k->sector_masks + k->line_count);
+  if (n < 0)
+    return -1;
+  rec->line_start = k->line_count;
+  rec->line_count = (uint8_t)n;
+  rec->sector_count = (uint16_t)sectors_of(k->sector_masks + k->line_count, (uint32_t)n);
+  k->line_count += (uint32_t)n;
+  return 0;
 }

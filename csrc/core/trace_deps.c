@@ -58,19 +58,27 @@ static void sort_nearest_first(uint64_t *w, uint8_t *c, int n) {
   }
 }
 
-void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
-                  gp_dep *out) {
-  uint64_t w[32], kept_w[GP_DEPS];
-  uint8_t c[32], kept_c[GP_DEPS];
-  int m = 0, i, j, kept = 0, pass;
+/* gp_deps_pack's usual case, inlined into the scoreboard step: no
+ * producer, or one (read once or twice).  0 (out untouched) otherwise. */
+static inline int deps_pack_usual(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
+                                  gp_dep *out) {
+  if (n > 2 || (n == 2 && writer[0] != writer[1]))
+    return 0;
   memset(out, 0, sizeof *out);
-  if (n == 0)
-    return;
-  if (n == 1 || (n == 2 && writer[0] == writer[1])) { /* the usual case */
+  if (n > 0) {
     out->dist[0] = distance(inst, writer[0]);
     out->loads = (uint8_t)(gp_op_is_load(cls[0]) != 0);
-    return;
   }
+  return 1;
+}
+
+/* gp_deps_pack for two or more distinct producers. */
+static void deps_pack_many(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
+                           gp_dep *out) {
+  uint64_t w[32], kept_w[GP_DEPS];
+  uint8_t c[32] = {0}, kept_c[GP_DEPS]; /* zeroed: cppcheck cannot see that c[j < m] is set */
+  int m = 0, i, j, kept = 0, pass;
+  memset(out, 0, sizeof *out);
   if (n > 32)
     n = 32;
   /* distinct writers; one per fixed-latency class (the nearest) */
@@ -109,16 +117,47 @@ void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int
   }
 }
 
-/* Reads the sources of instruction `inst` (an index that grows by one per
- * instruction of the warp), fills its producers, then makes it the last
- * writer of dests[i] .. dests[i] + dest_regs - 1 for every listed
- * destination. */
-void gp_scoreboard_step(gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs,
-                        int nsrc, const uint8_t *dests, int ndest,
-                        int dest_regs, int op_class, gp_dep *out) {
+void gp_deps_pack(uint64_t inst, const uint64_t *writer, const uint8_t *cls, int n,
+                  gp_dep *out) {
+  if (!deps_pack_usual(inst, writer, cls, n, out))
+    deps_pack_many(inst, writer, cls, n, out);
+}
+
+/* The scoreboard step's usual case, one or two sources: their producers
+ * read into registers, no arrays.  No producer, one, or one read twice is
+ * packed here as deps_pack_usual does; two distinct producers go to
+ * deps_pack_many.  Same result as the general step. */
+static inline void sources_two(const gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs,
+                               int nsrc, gp_dep *out) {
+  uint64_t w0 = NO_WRITER, w1 = NO_WRITER;
+  uint8_t s0 = srcs[0], s1 = nsrc > 1 ? srcs[1] : GP_REG_RZ;
+  if (s0 < GP_REG_RZ)
+    w0 = sb->last_writer[s0];
+  if (s1 < GP_REG_RZ)
+    w1 = sb->last_writer[s1];
+  memset(out, 0, sizeof *out);
+  if (w0 == NO_WRITER) { /* the first producer, if any, is the second source's */
+    w0 = w1;
+    s0 = s1;
+  } else if (w1 != NO_WRITER && w1 != w0) {
+    uint64_t writer[2] = {w0, w1};
+    uint8_t cls[2] = {sb->writer_class[s0], sb->writer_class[s1]};
+    deps_pack_many(inst, writer, cls, 2, out);
+    return;
+  }
+  if (w0 != NO_WRITER) {
+    out->dist[0] = distance(inst, w0);
+    out->loads = (uint8_t)(gp_op_is_load(sb->writer_class[s0]) != 0);
+  }
+}
+
+/* The scoreboard step's producers for three or more sources (rare: kept
+ * out of line so the usual step needs no arrays on its stack). */
+static void sources_many(const gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs, int nsrc,
+                         gp_dep *out) {
   uint64_t writer[32];
   uint8_t cls[32];
-  int i, r, n = 0;
+  int i, n = 0;
   for (i = 0; i < nsrc && n < 32; i++) {
     uint8_t s = srcs[i];
     if (s >= GP_REG_RZ || sb->last_writer[s] == NO_WRITER)
@@ -126,7 +165,24 @@ void gp_scoreboard_step(gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs,
     writer[n] = sb->last_writer[s];
     cls[n++] = sb->writer_class[s];
   }
-  gp_deps_pack(inst, writer, cls, n, out);
+  if (!deps_pack_usual(inst, writer, cls, n, out))
+    deps_pack_many(inst, writer, cls, n, out);
+}
+
+/* Reads the sources of instruction `inst` (an index that grows by one per
+ * instruction of the warp), fills its producers, then makes it the last
+ * writer of dests[i] .. dests[i] + dest_regs - 1 for every listed
+ * destination. */
+void gp_scoreboard_step(gp_scoreboard *sb, uint64_t inst, const uint8_t *srcs,
+                        int nsrc, const uint8_t *dests, int ndest,
+                        int dest_regs, int op_class, gp_dep *out) {
+  int i, r;
+  if (nsrc == 0)
+    memset(out, 0, sizeof *out);
+  else if (nsrc <= 2)
+    sources_two(sb, inst, srcs, nsrc, out);
+  else
+    sources_many(sb, inst, srcs, nsrc, out);
   for (i = 0; i < ndest; i++) {
     for (r = dests[i]; r < dests[i] + dest_regs && r < GP_REG_RZ; r++) {
       sb->last_writer[r] = inst;

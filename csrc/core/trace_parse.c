@@ -191,9 +191,10 @@ static int next_dec(parser *ps, int64_t *out, int64_t lo, int64_t hi,
   return bad_token(ps, what, range);
 }
 
-/* The next hex token from the cursor *pp: the scanner, else next_hex from
- * the same place (same value or same error; trace_scan.h). */
-static int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what) {
+/* read_hex past an address's usual shape: the scanner, else next_hex from
+ * the same place (out of line, so that the usual case needs no frame). */
+static __attribute__((noinline)) int read_hex_scanned(parser *ps, const char **pp, uint64_t *out,
+                                                      const char *what) {
   if (scan_hex(pp, ps->end, out))
     return GP_OK;
   ps->p = *pp;
@@ -203,10 +204,18 @@ static int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what
   return GP_OK;
 }
 
-/* The next decimal token in [lo, hi] from the cursor *pp: the scanner, else
- * next_dec from the same place. */
-static int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64_t hi,
-                    const char *what) {
+/* The next hex token from the cursor *pp: an address's usual shape, else
+ * read_hex_scanned (same value or same error; trace_scan.h). */
+static inline int read_hex(parser *ps, const char **pp, uint64_t *out, const char *what) {
+  if (scan_address(pp, ps->end, out))
+    return GP_OK;
+  return read_hex_scanned(ps, pp, out, what);
+}
+
+/* read_dec past its one-digit case: the scanner, else next_dec from the
+ * same place (out of line, so that the one-digit case needs no frame). */
+static __attribute__((noinline)) int read_dec_scanned(parser *ps, const char **pp, int64_t *out,
+                                                      int64_t lo, int64_t hi, const char *what) {
   const char *p = *pp;
   int64_t v;
   if (scan_dec(&p, ps->end, &v) && v >= lo && v <= hi) {
@@ -219,6 +228,20 @@ static int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64
     return GP_ERR;
   *pp = ps->p;
   return GP_OK;
+}
+
+/* The next decimal token in [lo, hi] from the cursor *pp: one digit then a
+ * blank (an address mode, a small stride) at once, else read_dec_scanned. */
+static inline int read_dec(parser *ps, const char **pp, int64_t *out, int64_t lo, int64_t hi,
+                           const char *what) {
+  const char *p = *pp;
+  if (ps->end - p >= 2 && (unsigned)(p[0] - '0') < 10u && scan_blank(p[1]) && p[0] - '0' >= lo &&
+      p[0] - '0' <= hi) {
+    *pp = p + 2;
+    *out = p[0] - '0';
+    return GP_OK;
+  }
+  return read_dec_scanned(ps, pp, out, lo, hi, what);
 }
 
 /* A register token "R12": its number (R255 is RZ), GP_REG_RZ for RZ and
@@ -368,10 +391,16 @@ static int pc_table_grow(parser *ps) {
 }
 
 /* An opcode of at most 8 bytes as one word, zero-padded (as it is kept in
- * its PC slot), read with one load where 8 bytes of the line are left; 0
- * when it is longer or the load cannot be made (then memcmp decides). */
-static inline int opcode_word(const char *op, size_t op_len, const char *end, uint64_t *w) {
+ * its PC slot): the scanner's word (`scanned`, 0 when it had none), else
+ * read with one load where 8 bytes of the line are left; 0 when it is
+ * longer or the load cannot be made (then memcmp decides). */
+static inline int opcode_word(const char *op, size_t op_len, uint64_t scanned, const char *end,
+                              uint64_t *w) {
   uint64_t x;
+  if (scanned != 0) {
+    *w = scanned;
+    return 1;
+  }
   if (!SCAN_LITTLE_ENDIAN || op_len > 8 || end - op < 8)
     return 0;
   x = scan_load8(op);
@@ -379,9 +408,10 @@ static inline int opcode_word(const char *op, size_t op_len, const char *end, ui
   return 1;
 }
 
-/* Finds or adds the static instruction at pc with this opcode text; the same
- * PC must always hold the same opcode. */
-static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
+/* Finds or adds the static instruction at pc with this opcode text (op8:
+ * the scanner's word of it, or 0); the same PC must always hold the same
+ * opcode. */
+static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len, uint64_t op8,
                         uint32_t line_num, uint32_t *out) {
   gp_kernel *k = ps->k;
   gp_pc_slot *table;
@@ -396,14 +426,14 @@ static int static_index(parser *ps, uint64_t pc, const char *op, size_t op_len,
   while (table[j].index != PC_SLOT_EMPTY) {
     if (table[j].key == pc) {
       const char *known;
-      s = &k->statics[table[j].index];
-      known = k->strings + s->opcode;
-      if (table[j].op_len == op_len && opcode_word(op, op_len, ps->end, &w)) {
+      if (table[j].op_len == op_len && opcode_word(op, op_len, op8, ps->end, &w)) {
         if (w == table[j].op8) {
           *out = table[j].index;
           return GP_OK;
         }
       }
+      s = &k->statics[table[j].index];
+      known = k->strings + s->opcode;
       if (table[j].op_len != op_len || memcmp(known, op, op_len) != 0) {
         char msg[200];
         snprintf(msg, sizeof msg, "PC 0x%llx holds '%.40s' earlier and '%.*s' here",
@@ -474,10 +504,13 @@ static int reserve_addresses(parser *ps, int more) {
 }
 
 /* Mode 2: the base, then each lane's decimal delta from the previous lane
- * (the bulk of a gather's text), read in one loop. */
-static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs) {
+ * (the bulk of a gather's text), read in one loop.  deltas[i - 1] keeps lane
+ * i's delta as 32 bits and *small says whether every delta fits them, so
+ * that keep_deltas_if_small need not compute them again. */
+static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs, int32_t *deltas,
+                       int *small) {
   const char *p = *pp, *end = ps->end;
-  uint64_t base;
+  uint64_t base, wide = 0;
   int i;
   if (read_hex(ps, &p, &base, "a base address") != GP_OK)
     return GP_ERR;
@@ -492,7 +525,10 @@ static int read_deltas(parser *ps, const char **pp, int lanes, uint64_t *addrs) 
       p = ps->p;
     }
     addrs[i] = addrs[i - 1] + (uint64_t)delta;
+    deltas[i - 1] = (int32_t)delta;
+    wide |= (uint64_t)delta ^ (uint64_t)(int64_t)deltas[i - 1]; /* not 0: it did not fit */
   }
+  *small = wide == 0;
   *pp = p;
   return GP_OK;
 }
@@ -518,20 +554,25 @@ static void keep_strided_if_even(gp_mem_record *rec, const uint64_t *addrs, int 
 /* Keeps a list of three or more lanes as the first lane and each lane's
  * difference from the previous when every difference fits 32 bits (a
  * gather: 1 + lanes / 2 stored addresses, not `lanes`), in place at addrs,
- * the spare half of an odd slot zero. */
-static void keep_deltas_if_small(gp_mem_record *rec, uint64_t *addrs, int lanes) {
+ * the spare half of an odd slot zero.  `known`: those differences, all
+ * fitting, as read_deltas kept them (NULL: computed here). */
+static void keep_deltas_if_small(gp_mem_record *rec, uint64_t *addrs, int lanes,
+                                 const int32_t *known) {
   int32_t deltas[31];
   int i;
   if (lanes < 3)
     return;
-  for (i = 1; i < lanes; i++) {
-    int64_t d = (int64_t)(addrs[i] - addrs[i - 1]);
-    if (d < INT32_MIN || d > INT32_MAX)
-      return;
-    deltas[i - 1] = (int32_t)d;
+  if (known == NULL) {
+    for (i = 1; i < lanes; i++) {
+      int64_t d = (int64_t)(addrs[i] - addrs[i - 1]);
+      if (d < INT32_MIN || d > INT32_MAX)
+        return;
+      deltas[i - 1] = (int32_t)d;
+    }
+    known = deltas;
   }
   addrs[lanes / 2] = 0;
-  memcpy(addrs + 1, deltas, (size_t)(lanes - 1) * sizeof *deltas);
+  memcpy(addrs + 1, known, (size_t)(lanes - 1) * sizeof *known);
   rec->lanes = GP_LANES_DELTAS;
 }
 
@@ -576,7 +617,9 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
   gp_mem_record rec;
   int64_t mode, stride = 0;
   uint64_t base, *addrs;
-  int i;
+  int32_t deltas[31];
+  const int32_t *known = NULL; /* the lanes' deltas, all of 32 bits, when read so */
+  int i, small = 0;
   if (read_dec(ps, pp, &mode, 0, 2, "an address mode (0, 1 or 2)") != GP_OK ||
       reserve_addresses(ps, lanes) != GP_OK)
     return GP_ERR;
@@ -600,8 +643,10 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
      * masks in mode 1: "1 0x0 0") */
     ps->p = *pp;
     if ((lanes > 0 || tokens_left(ps) > (k->trace_version >= 5 ? 1 : 0)) &&
-        read_deltas(ps, pp, lanes, addrs) != GP_OK)
+        read_deltas(ps, pp, lanes, addrs, deltas, &small) != GP_OK)
       return GP_ERR;
+    if (small)
+      known = deltas;
   }
   if (lanes == 0) { /* an empty mask issues but makes no request */
     k->flags[inst] |= GP_INST_NO_MEMORY;
@@ -615,8 +660,10 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
                                             k->local_base);
   if (*op_class == GP_OP_LD_SHARED || *op_class == GP_OP_ST_SHARED ||
       *op_class == GP_OP_ATOM_SHARED) {
-    if (k->shmem_base != 0)
+    if (k->shmem_base != 0) {
       shared_offsets(k, &rec, addrs, lanes, k->shmem_base);
+      known = NULL; /* the offsets' differences are not the addresses' */
+    }
   } else if (gp_op_uses_cache(*op_class)) {
     int r = gp_kernel_add_lines(k, &rec, width);
     if (r == -1)
@@ -625,7 +672,7 @@ static int parse_memory(parser *ps, const char **pp, int lanes, uint32_t inst,
       return fail(ps, "out of memory");
   }
   if (rec.lanes == GP_LANES_LIST) /* after the lines: they read the lanes as a list */
-    keep_deltas_if_small(&rec, addrs, lanes);
+    keep_deltas_if_small(&rec, addrs, lanes, known);
   k->address_count += gp_mem_stored(&rec);
   if ((size_t)k->mem_count + 1 > k->cap_mem &&
       !GROW(ps, mem_records, cap_mem, (size_t)k->mem_count + 1))
@@ -647,6 +694,7 @@ typedef struct inst_text {
   uint8_t dsts[32], srcs[32];
   const char *op;
   size_t op_len;
+  uint64_t op8; /* the opcode as a zero-padded word when the scanner read it so, else 0 */
   const char *rest; /* after mem_width */
 } inst_text;
 
@@ -695,6 +743,7 @@ static __attribute__((noinline)) int read_fields(parser *ps, const char *from, i
       read_registers(ps, v, t->dsts, "destination") != GP_OK)
     return GP_ERR;
   t->ndst = (int)v;
+  t->op8 = 0;
   if (!token(ps, &t->op, &t->op_len))
     return fail(ps, "expected an opcode, found the end of the line");
   if (!printable(t->op, t->op_len))
@@ -732,12 +781,20 @@ static int check_line_ids(parser *ps) {
   return GP_OK;
 }
 
-/* A count of one or two digits, at most hi, by the scanner (other
- * spellings, such as +3 or 007, go to the checked reader). */
+/* A count of one or two digits, at most hi (9 or more), by the scanner
+ * (other spellings, such as +3 or 007, go to the checked reader).  One
+ * digit then a blank, with no blank before it (the usual count), is read
+ * at once. */
 static inline __attribute__((always_inline)) int scan_count(const char **pp, const char *end, int hi,
                                                             int *out) {
-  const char *p = scan_skip_blanks(*pp, end);
+  const char *p = *pp;
   int v;
+  if (end - p >= 2 && (unsigned)(p[0] - '0') < 10u && scan_blank(p[1])) {
+    *pp = p + 2;
+    *out = p[0] - '0';
+    return 1;
+  }
+  p = scan_skip_blanks(p, end);
   if (p == end || (unsigned)(*p - '0') >= 10u)
     return 0;
   v = *p++ - '0';
@@ -763,7 +820,7 @@ static inline __attribute__((always_inline)) int scan_fields(const char *p, cons
   for (i = 0; i < t->ndst; i++)
     if (!scan_register(&p, end, &t->dsts[i]))
       return 0;
-  if (!scan_opcode(&p, end, &t->op, &t->op_len) || !scan_count(&p, end, 32, &t->nsrc))
+  if (!scan_opcode(&p, end, &t->op, &t->op_len, &t->op8) || !scan_count(&p, end, 32, &t->nsrc))
     return 0;
   for (i = 0; i < t->nsrc; i++)
     if (!scan_register(&p, end, &t->srcs[i]))
@@ -779,6 +836,8 @@ static inline __attribute__((always_inline)) int scan_fields(const char *p, cons
 static int read_line_end(parser *ps, const char *p) {
   const char *t;
   size_t len;
+  if (ps->end - p == 1 && !scan_blank(*p) && ps->k->trace_version >= 5)
+    return GP_OK; /* the usual immediate: one byte ending the line */
   p = scan_skip_blanks(p, ps->end);
   if (ps->k->trace_version >= 5) {
     if (p == ps->end)
@@ -820,7 +879,7 @@ static int parse_instruction(parser *ps) {
     return GP_ERR;
   p = t.rest;
   if (((size_t)k->insts + 1 > k->cap_insts && reserve_insts(ps, (size_t)k->insts + 1) != GP_OK) ||
-      static_index(ps, t.pc, t.op, t.op_len, (uint32_t)t.line_num, &pc_idx) != GP_OK)
+      static_index(ps, t.pc, t.op, t.op_len, t.op8, (uint32_t)t.line_num, &pc_idx) != GP_OK)
     return GP_ERR;
   inst = k->insts;
   s = &k->statics[pc_idx];

@@ -236,7 +236,7 @@ static void test_lanes_accessor_matches_expansion(void) {
   gp_error err;
   gp_kernel *k = NULL;
   int c, i, mismatches = 0, stored_mismatches = 0, line_mismatches = 0, strided = 0, deltas = 0,
-      lists = 0;
+      lists = 0, sector_mismatches = 0, wide_records = 0;
   CHECK(text != NULL);
   if (text == NULL)
     return;
@@ -319,14 +319,84 @@ static void test_lanes_accessor_matches_expansion(void) {
         (n > 0 && (memcmp(lines, k->lines + m->line_start, (size_t)n * sizeof *lines) != 0 ||
                    memcmp(masks, k->sector_masks + m->line_start, (size_t)n) != 0)))
       line_mismatches++;
+    { /* the record's sector count: every bit of its masks, counted one by one */
+      int j, b, sectors = 0;
+      for (j = 0; j < n; j++)
+        for (b = 0; b < 4; b++)
+          sectors += (masks[j] >> b) & 1;
+      sector_mismatches += sectors != m->sector_count;
+      wide_records += n >= 16;
+    }
   }
   CHECK_EQ_INT(mismatches, 0);
   CHECK_EQ_INT(stored_mismatches, 0);
   CHECK_EQ_INT(line_mismatches, 0);
+  CHECK_EQ_INT(sector_mismatches, 0);
+  CHECK(wide_records > LANE_CASES / 20); /* eight masks at a time, then the rest */
   CHECK(strided > LANE_CASES / 3); /* the cases exercise every form */
   CHECK(deltas > LANE_CASES / 20);
   CHECK(lists > LANE_CASES / 20);
   gp_kernel_free(k);
+}
+
+/* gp_coalesce by a linear search over every 32 B sector each lane touches
+ * (first to last byte, clipped at 2^64 - 1): the reference for the
+ * coalescer's hash table and its one-sector lane path. */
+static int lines_by_search(const uint64_t *a, uint32_t n, uint32_t width, uint64_t *lines,
+                           uint8_t *masks, uint32_t cap) {
+  uint32_t count = 0, i, j, w = width ? width : 1;
+  for (i = 0; i < n; i++) {
+    uint64_t end = a[i] + w - 1 < a[i] ? UINT64_MAX : a[i] + w - 1, s;
+    for (s = a[i] >> 5; s <= end >> 5; s++) {
+      for (j = 0; j < count && lines[j] != s >> 2; j++)
+        ;
+      if (j == count) {
+        if (count == cap)
+          return -1;
+        lines[count] = s >> 2;
+        masks[count++] = 0;
+      }
+      masks[j] = (uint8_t)(masks[j] | (1u << (s & 3)));
+      if (s == UINT64_MAX >> 5)
+        break;
+    }
+  }
+  return (int)count;
+}
+
+/* gp_coalesce against lines_by_search on 100,000 seeded warps: lanes drawn
+ * from a few lines (repeats adjacent and not, new lines, two sectors of one
+ * line), gathers over many lines, widths 0-70, the top of the address
+ * space, small caps. */
+static void test_coalesce_matches_search(void) {
+  uint64_t a[32], lines_a[64], lines_b[64], seed = 0x30c0a1e5ull;
+  uint8_t masks_a[64], masks_b[64];
+  int t, mismatches = 0, full = 0;
+  for (t = 0; t < 100000; t++) {
+    uint32_t n, width, cap, i;
+    uint64_t base, spread;
+    int na, nb;
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    n = 1 + (uint32_t)((seed >> 20) % 32);
+    width = (seed >> 26) % 3 == 0 ? (uint32_t)((seed >> 30) % 71) : 4u << ((seed >> 30) % 3);
+    cap = (seed >> 50) % 4 == 0 ? 1 + (uint32_t)((seed >> 52) % 8) : 64;
+    base = (seed >> 12) % 5 == 0 ? UINT64_MAX - 4096 : (seed >> 16) << 7;
+    spread = (seed >> 40) % 2 == 0 ? 4 * 128 : (uint64_t)1 << 20; /* few lines, or a gather */
+    for (i = 0; i < n; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      a[i] = base + (seed >> 24) % spread;
+      if (a[i] < base) /* stay below 2^64 */
+        a[i] = UINT64_MAX - (seed >> 40) % 64;
+    }
+    na = gp_coalesce(a, n, width, lines_a, masks_a, cap);
+    nb = lines_by_search(a, n, width, lines_b, masks_b, cap);
+    full += nb < 0;
+    if (na != nb || (na > 0 && (memcmp(lines_a, lines_b, (size_t)na * sizeof *lines_a) != 0 ||
+                                memcmp(masks_a, masks_b, (size_t)na) != 0)))
+      mismatches++;
+  }
+  CHECK_EQ_INT(mismatches, 0);
+  CHECK(full > 1000); /* the cap is reached often enough to be tested */
 }
 
 int main(void) {
@@ -336,5 +406,6 @@ int main(void) {
   RUN(test_parser_spaces);
   RUN(test_strided_matches_lanes);
   RUN(test_lanes_accessor_matches_expansion);
+  RUN(test_coalesce_matches_search);
   return gp_test_finish();
 }

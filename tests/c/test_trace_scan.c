@@ -1,10 +1,12 @@
 /* The scanners of trace_scan.h: the word-at-a-time paths (decimal numbers,
  * registers) give what a byte-by-byte reading of the same token gives, on
  * worked examples and on seeded random tokens at every distance from the
- * line's end. */
+ * line's end; the hex scanner's shortcuts (four digits, words of 0 or f)
+ * and the opcode's word path give the byte-by-byte token. */
 #include "gp_test.h"
 #include "trace_scan.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,44 @@ static int ref_register(const char **pp, const char *end, uint8_t *out) {
     return 0;
   *pp = p < end ? p + 1 : p;
   *out = (uint8_t)n;
+  return 1;
+}
+
+/* The hex token at p read byte by byte, as next_hex reads a well-formed
+ * one: blanks, an optional 0x, 1-16 hex digits, then a blank or the end. */
+static int ref_hex(const char **pp, const char *end, uint64_t *out) {
+  const char *p = *pp, *digits;
+  uint64_t v = 0;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+    p += 2;
+  digits = p;
+  while (p < end && isxdigit((unsigned char)*p)) {
+    v = (v << 4) | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 0x20) - 'a' + 10);
+    p++;
+  }
+  if (p == digits || p - digits > 16 || (p < end && *p != ' ' && *p != '\t'))
+    return 0;
+  *pp = p < end ? p + 1 : p;
+  *out = v;
+  return 1;
+}
+
+/* The opcode token at p read byte by byte: printable ASCII 0x21-0x7e up to
+ * a blank or the end. */
+static int ref_opcode(const char **pp, const char *end, const char **op, size_t *len) {
+  const char *p = *pp, *start;
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  start = p;
+  while (p < end && (unsigned char)*p >= 0x21 && (unsigned char)*p <= 0x7e)
+    p++;
+  if (p == start || (p < end && *p != ' ' && *p != '\t'))
+    return 0;
+  *pp = p < end ? p + 1 : p;
+  *op = start;
+  *len = (size_t)(p - start);
   return 1;
 }
 
@@ -155,6 +195,122 @@ static void test_random_tokens_match_bytewise(void) {
   CHECK(accepted > cases / 10);
 }
 
+/* Opcode tokens of 1-12 bytes of printable text, blanks, control bytes, DEL
+ * and bytes above 0x7f, at every distance from the line's end: scan_opcode
+ * gives the byte-by-byte token, and its word is the token zero-padded
+ * whenever it has one. */
+static void test_opcode_matches_bytewise(void) {
+  static const char alphabet[] = "FFMALDG.E0123SYNC  \t\t\x01\x7f\x80\xff~!";
+  char buf[32];
+  int i, words = 0, cases = 100000;
+  srand(31);
+  for (i = 0; i < cases; i++) {
+    size_t len = (size_t)rand() % sizeof buf, j, run = 1 + (size_t)rand() % 12;
+    const char *p = buf, *q = buf, *op = NULL, *rop = NULL;
+    size_t n = 0, rn = 0;
+    uint64_t word = 1;
+    int a, b;
+    for (j = 0; j < sizeof buf; j++)
+      buf[j] = alphabet[(size_t)rand() % (sizeof alphabet - 1)];
+    if (rand() % 2) { /* mostly an opcode's letters, then a blank */
+      for (j = 0; j < run && j < sizeof buf; j++)
+        buf[j] = (char)('A' + rand() % 26);
+      if (j < sizeof buf)
+        buf[j] = rand() % 4 ? ' ' : '\t';
+    }
+    a = scan_opcode(&p, buf + len, &op, &n, &word);
+    b = ref_opcode(&q, buf + len, &rop, &rn);
+    CHECK_EQ_INT(a, b);
+    if (a && b) {
+      CHECK(p == q);
+      CHECK(op == rop);
+      CHECK(n == rn);
+      if (word != 0) {
+        uint64_t padded = 0;
+        CHECK(n <= 7);
+        memcpy(&padded, op, n);
+        CHECK(word == padded);
+        words++;
+      }
+    }
+    if (gp_test_failed > 20)
+      break;
+  }
+  CHECK(words > cases / 10);
+}
+
+/* Hex tokens of PCs, masks and addresses (runs of 1-20 digits, 0x, the
+ * eight-digit words of 0 and f, upper case, bytes that spoil a token) at
+ * every distance from the line's end: scan_hex gives the byte-by-byte
+ * value, or leaves the token to the checked reader. */
+static void test_hex_matches_bytewise(void) {
+  static const char alphabet[] = "0123456789abcdefABCDEFf0f0x  \t\x7f\xffgR";
+  char buf[40];
+  int i, accepted = 0, addresses = 0, cases = 200000;
+  srand(32);
+  for (i = 0; i < cases; i++) {
+    size_t len = (size_t)rand() % sizeof buf, j, at = (size_t)rand() % 3, run = (size_t)rand() % 21;
+    const char *p = buf, *q = buf;
+    uint64_t v = 0, w = 0;
+    int a, b;
+    for (j = 0; j < sizeof buf; j++)
+      buf[j] = alphabet[(size_t)rand() % (sizeof alphabet - 1)];
+    if (rand() % 2) { /* mostly a number: digits, often 0 or f, then a blank */
+      int kind = rand() % 3;
+      for (j = at; j < at + run && j < sizeof buf; j++)
+        buf[j] = kind == 0 ? '0' : kind == 1 ? 'f' : "0123456789abcdefABCDEF"[rand() % 22];
+      if (j < sizeof buf)
+        buf[j] = rand() % 4 ? ' ' : '\t';
+      if (rand() % 3 == 0 && at + 1 < sizeof buf) {
+        buf[at] = '0';
+        buf[at + 1] = rand() % 2 ? 'x' : 'X';
+        if (rand() % 2 && at + 18 < sizeof buf) { /* an address: 0x and 12 or 16 digits */
+          size_t n = rand() % 2 ? 12 : 16;
+          for (j = at + 2; j < at + 2 + n; j++)
+            buf[j] = rand() % 3 ? "0123456789abcdefABCDEF"[rand() % 22] : '0';
+          buf[j] = rand() % 8 ? ' ' : 'g';
+        }
+      }
+    }
+    a = scan_hex(&p, buf + len, &v);
+    b = ref_hex(&q, buf + len, &w);
+    CHECK_EQ_INT(a, b);
+    if (a && b) {
+      CHECK(v == w);
+      CHECK(p == q);
+      accepted++;
+    }
+    p = buf;
+    v = 0;
+    if (scan_address(&p, buf + len, &v)) { /* only what scan_hex reads, the same */
+      CHECK(b);
+      CHECK(v == w);
+      CHECK(p == q);
+      addresses++;
+    }
+    if (gp_test_failed > 20)
+      break;
+  }
+  CHECK(accepted > cases / 10);
+  CHECK(addresses > 100);
+}
+
+/* Worked examples: a 7-byte opcode by its word, an 8-byte one and one at
+ * the line's end byte by byte, DEL inside a token refused. */
+static void test_opcode_by_hand(void) {
+  const char *line = "LDG.E64 BAR.SYNC X\x7fY IADD3 ", *end = line + strlen(line), *p = line, *op;
+  size_t n;
+  uint64_t w;
+  CHECK(scan_opcode(&p, end, &op, &n, &w));
+  CHECK(n == 7 && memcmp(op, "LDG.E64", 7) == 0 && w != 0 && memcmp(&w, "LDG.E64", 7) == 0);
+  CHECK(scan_opcode(&p, end, &op, &n, &w));
+  CHECK(n == 8 && memcmp(op, "BAR.SYNC", 8) == 0 && w == 0);
+  CHECK(!scan_opcode(&p, end, &op, &n, &w)); /* X DEL Y: not printable */
+  p = line + 21;
+  CHECK(scan_opcode(&p, end, &op, &n, &w)); /* IADD3, 6 bytes left: byte by byte */
+  CHECK(n == 5 && w == 0 && p == end);
+}
+
 static void test_register_by_hand(void) {
   static const char line[] = "R12 R255 R256 R007 RZ P3 UR4 R1a R 5";
   const char *p = line, *end = line + strlen(line);
@@ -180,5 +336,8 @@ int main(void) {
   RUN(test_dec_by_hand);
   RUN(test_register_by_hand);
   RUN(test_random_tokens_match_bytewise);
+  RUN(test_hex_matches_bytewise);
+  RUN(test_opcode_by_hand);
+  RUN(test_opcode_matches_bytewise);
   return gp_test_finish();
 }
