@@ -38,14 +38,15 @@ typedef struct gp_bounds_class {
   uint8_t shared; /* gp_op_is_shared */
 } gp_bounds_class;
 
-/* A tagged request's key when the kernel's lines, warps and line indices
- * fit in 64 bits together (they do unless the kernel's lines span more
- * than about 2^20 times its footprint's worth of bits): from the low bits,
- * its index in k->lines (entry_bits), its warp (warp_bits), its ROLE_* (2
- * bits), and from bit `line_shift` its line less the kernel's lowest.  The
- * sort then moves one word a request and the hard counts read the warp
- * and role from the key instead of from two arrays indexed by entry, a
- * cache miss each in line order. */
+/* A tagged request's key when the bits of its index in k->lines, its warp,
+ * its role and the span of the kernel's lines (highest less lowest) fit in
+ * 64 together (the suite's and the shared traces' launches take 2-37 bits
+ * for the first three) and no entry of k->lines is requested twice: from
+ * the low bits, its index in k->lines (entry_bits), its warp (warp_bits),
+ * its ROLE_* (2 bits), and from bit `line_shift` its line less the
+ * kernel's lowest.  The sort then moves one word a request and the hard
+ * counts read the warp and role from the key instead of from two arrays
+ * indexed by entry, a cache miss each in line order. */
 typedef struct gp_bounds_pack {
   int on;                  /* 0: tagged holds lines, entry/role_of/warp_of the rest */
   unsigned entry_bits, warp_bits, line_shift;
