@@ -157,6 +157,22 @@ describe("gpush.bounds with a cache", function()
     end
     assert.are.equal(2, entries) -- one pass at 64 warps per SM, one at 16
   end)
+
+  -- the keys' parameter part is kept per configuration table while
+  -- config.check finds it unchanged: a table changed and used again gets the
+  -- counts of its new values
+  it("keys a configuration changed after a count by its new values", function()
+    local k = assert(workloads.kernel(workloads.get("pointer_chase")))
+    local cache, cfg = {}, config.load("gtx660ti")
+    local before = assert(bounds.kernel(k, cfg, cache))
+    cfg.l2.latency = cfg.l2.latency * 3
+    local after = assert(bounds.kernel(k, cfg, cache))
+    local fresh = assert(bounds.kernel(k, config.load("gtx660ti", { "l2.latency=" .. cfg.l2.latency })))
+    assert.is_true(after.cycles.latency > before.cycles.latency)
+    for _, name in ipairs(bounds.NAMES) do
+      assert.are.equal(fresh.cycles[name], after.cycles[name], name)
+    end
+  end)
 end)
 
 describe("gpush.bounds with a caller's functional replay", function()

@@ -188,6 +188,25 @@ describe("gpush.gpumech", function()
     assert(ok, err)
   end)
 
+  -- The sweep model's row reads the DRAM bytes of the replay its prediction
+  -- used (no second lookup): at each occupancy, that occupancy's replay.
+  it("gives the sweep's rows the achieved bandwidth of each point's own replay", function()
+    local memsim = require "gpush.memsim"
+    local k = assert(workloads.kernel(workloads.get("stream_triad")))
+    local model, cache = gpumech.new { policy = "gto" }, {}
+    local prepared = assert(model.prepare(k, config.load("gtx660ti"), cache, { seed = 1 }))
+    local achieved = {}
+    for _, warps in ipairs { 64, 16 } do
+      local cfg = config.load("gtx660ti", { "sm.max_warps=" .. warps })
+      local row = assert(model.run(k, cfg, prepared, cache))
+      local mem = assert(memsim.functional(k, cfg))
+      local bytes = mem.dram_bytes_read + mem.dram_bytes_written
+      assert.are.equal(bytes / (row.time_us * 1e-6) / 1e9, row.achieved_gbs)
+      achieved[#achieved + 1] = row.achieved_gbs
+    end
+    assert.are_not.equal(achieved[1], achieved[2])
+  end)
+
   -- Without counts in the cache and without a prepared warp, predict counts
   -- the floor's bounds in the C call, in one walk with the pass over every
   -- warp (gp_gm_prepare_counted), and keeps them where bounds.counts finds

@@ -52,21 +52,23 @@ static double unit_busy(const gp_machine *m, int c) {
 }
 
 
-/* Sorts keys[0..n) ascending by LSD radix, moving payload[i] along with
- * keys[i], through q->tmp (the two buffers take turns).  Only the bits
- * that differ between keys are sorted on (one pass over the keys finds
- * them), in as few digits of up to RADIX_BITS bits as cover them: a
- * kernel's lines (address >> 7) over a 256 MB footprint vary in 21 bits,
- * two passes where bytes took three.  O(n) where qsort's comparator calls
- * took a fifth of a bounds pass; stable, so a key's entries keep their
- * order. */
+/* Sorts keys[0..n) ascending by LSD radix on their bits from `skip` up,
+ * moving payload[i] (when not NULL) along with keys[i], through q->tmp
+ * (the two buffers take turns).  Only the bits that differ between keys
+ * are sorted on (one pass over the keys finds them), in as few digits of
+ * up to RADIX_BITS bits as cover them: a kernel's lines (address >> 7) over
+ * a 256 MB footprint vary in 21 bits, two passes where bytes took three.
+ * O(n) where qsort's comparator calls took a fifth of a bounds pass;
+ * stable, so the keys of equal sorted bits keep their order. */
 #define RADIX_BITS 11
-static void sort_keys(gp_bounds_pass *q, uint64_t *keys, uint32_t *payload, uint64_t n) {
+static void sort_keys(gp_bounds_pass *q, uint64_t *keys, uint32_t *payload, uint64_t n,
+                      unsigned skip) {
   uint64_t *src_keys = keys, *dst_keys = q->tmp, varies = 0, i, mask;
   uint32_t *src_payload = payload, *dst_payload = (uint32_t *)(q->tmp + n);
   int low, bits, passes, width, pass;
   for (i = 1; i < n; i++)
     varies |= keys[i] ^ keys[0];
+  varies &= ~(uint64_t)0 << skip;
   if (varies == 0)
     return;
   low = __builtin_ctzll(varies);
@@ -89,14 +91,16 @@ static void sort_keys(gp_bounds_pass *q, uint64_t *keys, uint32_t *payload, uint
     for (i = 0; i < n; i++) {
       uint64_t to = count[(src_keys[i] >> shift) & mask]++;
       dst_keys[to] = src_keys[i];
-      dst_payload[to] = src_payload[i];
+      if (payload != NULL)
+        dst_payload[to] = src_payload[i];
     }
     swap_keys = src_keys, src_keys = dst_keys, dst_keys = swap_keys;
     swap_payload = src_payload, src_payload = dst_payload, dst_payload = swap_payload;
   }
   if (src_keys != keys) {
     memcpy(keys, src_keys, n * sizeof *keys);
-    memcpy(payload, src_payload, n * sizeof *payload);
+    if (payload != NULL)
+      memcpy(payload, src_payload, n * sizeof *payload);
   }
 }
 
@@ -157,24 +161,32 @@ static int l2_keeps_stores(const gp_timed_config *mem) {
  * absorbs stores): so at least the distinct sectors written beyond that
  * are written to DRAM, whatever the interleaving.  Atomics are left out
  * of both DRAM counts. */
-static void hard_counts(const gp_bounds_pass *q, gp_bounds_counts *c) {
+static inline __attribute__((always_inline)) void hard_counts_in(const gp_bounds_pass *q,
+                                                                  gp_bounds_counts *c,
+                                                                  int packed) {
   const gp_timed_config *mem = &q->mem;
   const uint8_t *masks = q->k->sector_masks;
+  const uint64_t *tagged = q->tagged;
   uint64_t i = 0, n = q->tagged_count;
+  unsigned eb = q->pack.entry_bits, wb = q->pack.warp_bits, ls = q->pack.line_shift;
+  uint64_t emask = ((uint64_t)1 << eb) - 1, wmask = ((uint64_t)1 << wb) - 1;
   double held = 0, capacity = l2_keeps_stores(mem) ? (double)mem->l2.size_bytes : 0;
   int keeps_l1 = 0;
+#define LINE_AT(x) (packed ? tagged[x] >> ls : tagged[x])
+#define ENTRY_AT(x) (packed ? (uint32_t)(tagged[x] & emask) : q->entry[x])
   while (i < n) {
-    uint64_t line = q->tagged[i], first = i;
+    uint64_t line = LINE_AT(i), first = i;
     uint8_t written = 0;
     double fill = INFINITY; /* the least any of its load requests' fills reads */
     int roles = 0, loads_first = 1;
     uint32_t warp = UINT32_MAX;
-    for (; i < n && q->tagged[i] == line; i++) {
-      uint32_t e = q->entry[i];
-      int role = q->role_of[e];
+    for (; i < n && LINE_AT(i) == line; i++) {
+      uint32_t e = ENTRY_AT(i);
+      int role = packed ? (int)(tagged[i] >> (eb + wb)) & 3 : q->role_of[e];
+      uint32_t w = packed ? (uint32_t)((tagged[i] >> eb) & wmask) : q->warp_of[e];
       uint8_t mask = masks[e];
-      if (q->warp_of[e] != warp) { /* this warp's first access to the line */
-        warp = q->warp_of[e];
+      if (w != warp) { /* this warp's first access to the line */
+        warp = w;
         loads_first = loads_first && role == ROLE_LOAD;
       }
       roles |= 1 << role;
@@ -186,7 +198,7 @@ static void hard_counts(const gp_bounds_pass *q, gp_bounds_counts *c) {
     }
     if (i - first > 1)
       for (; first < i; first++)
-        q->shared[q->entry[first]] = 1;
+        q->shared[ENTRY_AT(first)] = 1;
     if ((roles & (1 << ROLE_LOAD)) && (loads_first || !(roles & (1 << ROLE_L1_WRITE)))) {
       c->hard_mshr_lines += 1;
       c->hard_l2_requests += 1;
@@ -197,63 +209,121 @@ static void hard_counts(const gp_bounds_pass *q, gp_bounds_counts *c) {
     }
     held += q->held_of[written];
   }
+#undef LINE_AT
+#undef ENTRY_AT
   if (keeps_l1)
     capacity += (double)mem->sms * (double)mem->l1.size_bytes;
   if (held > capacity)
     c->hard_dram_written_bytes += held - capacity;
 }
 
-/* Room for `need` tagged requests (q->tagged, q->entry and the sort's
- * scratch), the tagged ones so far kept.  GP_ERR when out of memory (q
- * unchanged). */
-static int reserve_tagged(gp_bounds_pass *q, const gp_alloc *alloc, uint64_t need) {
-  uint64_t cap = q->cap, *tagged, *tmp;
-  uint32_t *entry;
-  if (need <= cap)
-    return GP_OK;
-  while (cap < need)
-    cap *= 2;
-  tagged = gp_malloc(alloc, cap * sizeof *tagged);
-  entry = gp_malloc(alloc, cap * sizeof *entry);
-  tmp = gp_malloc(alloc, cap * (sizeof *tagged + sizeof *entry));
-  if (tagged == NULL || entry == NULL || tmp == NULL) {
+/* hard_counts_in for the pass's layout of the tagged requests. */
+static void hard_counts(const gp_bounds_pass *q, gp_bounds_counts *c) {
+  if (q->pack.on)
+    hard_counts_in(q, c, 1);
+  else
+    hard_counts_in(q, c, 0);
+}
+
+/* The bytes of q->entry and of the sort's scratch for `cap` tagged
+ * requests (packed keys carry their entries: no entry array). */
+static size_t entry_bytes(const gp_bounds_pass *q, uint64_t cap) {
+  return q->pack.on ? 0 : cap * sizeof *q->entry;
+}
+static size_t tmp_bytes(const gp_bounds_pass *q, uint64_t cap) {
+  return cap * sizeof *q->tagged + entry_bytes(q, cap);
+}
+
+/* q->tagged, q->entry (unpacked) and the sort's scratch for `cap` tagged
+ * requests, the q->tagged_count so far kept, the old arrays freed.  GP_ERR
+ * when out of memory (q unchanged). */
+static int alloc_tagged(gp_bounds_pass *q, const gp_alloc *alloc, uint64_t cap) {
+  uint64_t *tagged = gp_malloc(alloc, cap * sizeof *tagged);
+  uint64_t *tmp = gp_malloc(alloc, tmp_bytes(q, cap));
+  uint32_t *entry = q->pack.on ? NULL : gp_malloc(alloc, entry_bytes(q, cap));
+  if (tagged == NULL || tmp == NULL || (entry == NULL && !q->pack.on)) {
     gp_free(alloc, tagged, cap * sizeof *tagged);
-    gp_free(alloc, entry, cap * sizeof *entry);
-    gp_free(alloc, tmp, cap * (sizeof *tagged + sizeof *entry));
+    gp_free(alloc, entry, entry_bytes(q, cap));
+    gp_free(alloc, tmp, tmp_bytes(q, cap));
     return GP_ERR;
   }
-  memcpy(tagged, q->tagged, q->tagged_count * sizeof *tagged);
-  memcpy(entry, q->entry, q->tagged_count * sizeof *entry);
+  if (q->tagged_count > 0) {
+    memcpy(tagged, q->tagged, q->tagged_count * sizeof *tagged);
+    if (entry != NULL)
+      memcpy(entry, q->entry, q->tagged_count * sizeof *entry);
+  }
   gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
-  gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
-  gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
+  gp_free(alloc, q->entry, entry_bytes(q, q->cap));
+  gp_free(alloc, q->tmp, tmp_bytes(q, q->cap));
   q->tagged = tagged, q->entry = entry, q->tmp = tmp, q->cap = cap;
   return GP_OK;
 }
 
-/* The lines of every cache-using request tagged with their role, sorted
- * (q->tagged), each with its index in k->lines (q->entry); store and
- * atomic requests that reach the L2 counted in q->out->hard_l2_requests,
- * the DRAM writes of stores through a write-through L2 in
- * q->out->hard_dram_written_bytes.  One pass over the instructions, warp by
- * warp, each in program order; the arrays start at the kernel's line count,
- * which holds every request when no two records share lines (else they
- * grow).  GP_ERR when out of memory. */
-static int collect_lines(gp_bounds_pass *q, const gp_alloc *alloc) {
+/* Room for `need` tagged requests, the tagged ones so far kept.  GP_ERR
+ * when out of memory (q unchanged). */
+static int reserve_tagged(gp_bounds_pass *q, const gp_alloc *alloc, uint64_t need) {
+  uint64_t cap = q->cap;
+  if (need <= cap)
+    return GP_OK;
+  while (cap < need)
+    cap *= 2;
+  return alloc_tagged(q, alloc, cap);
+}
+
+/* The bits that hold values below n (0 for n <= 1). */
+static unsigned bits_below(uint64_t n) {
+  return n <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(n - 1);
+}
+
+/* Whether the tagged requests' keys can be packed (gp_bounds_pack), and
+ * how: the kernel's lines span from its lowest to its highest (one pass
+ * over k->lines, the cache-using requests' and any others'). */
+static void choose_pack(gp_bounds_pass *q) {
   const gp_kernel *k = q->k;
-  uint64_t w, i;
+  gp_bounds_pack *p = &q->pack;
+  uint64_t lo = UINT64_MAX, hi = 0, i;
+  unsigned line_bits;
+  memset(p, 0, sizeof *p);
+  for (i = 0; i < k->line_count; i++) {
+    uint64_t line = k->lines[i];
+    lo = line < lo ? line : lo;
+    hi = line > hi ? line : hi;
+  }
+  if (k->line_count == 0)
+    lo = hi = 0;
+  line_bits = hi == lo ? 0 : 64u - (unsigned)__builtin_clzll(hi - lo);
+  p->entry_bits = bits_below(k->line_count);
+  p->warp_bits = bits_below(k->warps);
+  p->line_shift = p->entry_bits + p->warp_bits + 2;
+  p->line_base = lo;
+  p->on = p->line_shift < 64 && line_bits <= 64 - p->line_shift;
+}
+
+/* collect_requests' answer when packed keys cannot keep the arrays'
+ * meaning: two requests share an entry of k->lines. */
+#define COLLECT_UNPACK 2
+
+/* Every cache-using request's tagged line (collect_lines) into arrays of
+ * the pass's layout, from the kernel's line count up.  Packed keys carry
+ * each request's own role and warp, where the arrays keep an entry's last
+ * request's; the two agree when no entry is requested twice, which holds
+ * when the records come in ascending, disjoint line ranges in warp order
+ * (as the parser and the generator lay a kernel out): else COLLECT_UNPACK
+ * (the arrays as they are, for collect_lines to free).  GP_ERR when out of
+ * memory. */
+static int collect_requests(gp_bounds_pass *q, const gp_alloc *alloc) {
+  const gp_kernel *k = q->k;
+  const gp_bounds_pack *p = &q->pack;
+  uint64_t w, i, next_entry = 0;
   size_t lines = (size_t)k->line_count + 1;
-  q->cap = lines;
-  q->tagged = gp_malloc(alloc, q->cap * sizeof *q->tagged);
-  q->entry = gp_malloc(alloc, q->cap * sizeof *q->entry);
-  q->tmp = gp_malloc(alloc, q->cap * (sizeof *q->tagged + sizeof *q->entry));
-  q->shared = gp_malloc(alloc, lines);
-  q->role_of = gp_malloc(alloc, lines);
-  q->warp_of = gp_malloc(alloc, lines * sizeof *q->warp_of);
-  if (q->tagged == NULL || q->entry == NULL || q->tmp == NULL || q->shared == NULL ||
-      q->role_of == NULL || q->warp_of == NULL)
+  if (alloc_tagged(q, alloc, lines) != GP_OK)
     return GP_ERR;
-  memset(q->shared, 0, lines);
+  if (!p->on) {
+    q->role_of = gp_malloc(alloc, lines);
+    q->warp_of = gp_malloc(alloc, lines * sizeof *q->warp_of);
+    if (q->role_of == NULL || q->warp_of == NULL)
+      return GP_ERR;
+  }
   for (w = 0; w < k->warps; w++) { /* warp by warp, each in program order */
     uint64_t end = k->warp_start[w] + k->warp_len[w];
     for (i = gp_next_memory_record(k, k->warp_start[w], end); i < end;
@@ -267,11 +337,23 @@ static int collect_lines(gp_bounds_pass *q, const gp_alloc *alloc) {
       role = request_role(&q->mem, k->op_class[i]);
       if (reserve_tagged(q, alloc, q->tagged_count + r->line_count) != GP_OK)
         return GP_ERR;
-      for (j = 0; j < r->line_count; j++) {
-        q->tagged[q->tagged_count + j] = k->lines[r->line_start + j];
-        q->entry[q->tagged_count + j] = r->line_start + j;
-        q->role_of[r->line_start + j] = (uint8_t)role;
-        q->warp_of[r->line_start + j] = (uint32_t)w;
+      if (p->on) {
+        uint64_t low = ((uint64_t)role << p->warp_bits | w) << p->entry_bits;
+        if (r->line_count > 0 && r->line_start < next_entry)
+          return COLLECT_UNPACK;
+        if (r->line_count > 0)
+          next_entry = (uint64_t)r->line_start + r->line_count;
+        for (j = 0; j < r->line_count; j++)
+          q->tagged[q->tagged_count + j] =
+              (k->lines[r->line_start + j] - p->line_base) << p->line_shift | low |
+              (r->line_start + j);
+      } else {
+        for (j = 0; j < r->line_count; j++) {
+          q->tagged[q->tagged_count + j] = k->lines[r->line_start + j];
+          q->entry[q->tagged_count + j] = r->line_start + j;
+          q->role_of[r->line_start + j] = (uint8_t)role;
+          q->warp_of[r->line_start + j] = (uint32_t)w;
+        }
       }
       q->tagged_count += r->line_count;
       if (role == ROLE_L2_WRITE || role == ROLE_ATOMIC)
@@ -282,7 +364,37 @@ static int collect_lines(gp_bounds_pass *q, const gp_alloc *alloc) {
               (double)gp_timed_store_bytes(&q->mem, k->sector_masks[r->line_start + j]);
     }
   }
-  sort_keys(q, q->tagged, q->entry, q->tagged_count);
+  return GP_OK;
+}
+
+/* The lines of every cache-using request tagged with their role, sorted
+ * (q->tagged), each with its index in k->lines (in the key, or q->entry);
+ * store and atomic requests that reach the L2 counted in
+ * q->out->hard_l2_requests, the DRAM writes of stores through a
+ * write-through L2 in q->out->hard_dram_written_bytes.  One pass over the
+ * instructions, warp by warp, each in program order (collect_requests;
+ * again with unpacked arrays when packed keys cannot keep their meaning).
+ * GP_ERR when out of memory. */
+static int collect_lines(gp_bounds_pass *q, const gp_alloc *alloc) {
+  size_t lines = (size_t)q->k->line_count + 1;
+  int status;
+  choose_pack(q);
+  q->shared = gp_malloc(alloc, lines);
+  if (q->shared == NULL)
+    return GP_ERR;
+  memset(q->shared, 0, lines);
+  status = collect_requests(q, alloc);
+  if (status == COLLECT_UNPACK) {
+    gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
+    gp_free(alloc, q->tmp, tmp_bytes(q, q->cap));
+    q->tagged = q->tmp = NULL, q->cap = 0, q->tagged_count = 0;
+    q->out->hard_l2_requests = 0, q->out->hard_dram_written_bytes = 0;
+    q->pack.on = 0;
+    status = collect_requests(q, alloc);
+  }
+  if (status != GP_OK)
+    return GP_ERR;
+  sort_keys(q, q->tagged, q->entry, q->tagged_count, q->pack.on ? q->pack.line_shift : 0);
   return GP_OK;
 }
 
@@ -411,8 +523,8 @@ void gp_bounds_pass_free(gp_bounds_pass *q) {
   gp_free(alloc, q->paths, ((size_t)q->k->blocks * q->k->warps_per_block + 1) * sizeof *q->paths);
   gp_free(alloc, q->lsu_held, (2 * q->max_len + 1) * sizeof *q->lsu_held);
   gp_free(alloc, q->tagged, q->cap * sizeof *q->tagged);
-  gp_free(alloc, q->entry, q->cap * sizeof *q->entry);
-  gp_free(alloc, q->tmp, q->cap * (sizeof *q->tagged + sizeof *q->entry));
+  gp_free(alloc, q->entry, entry_bytes(q, q->cap));
+  gp_free(alloc, q->tmp, tmp_bytes(q, q->cap));
   gp_free(alloc, q->shared, (size_t)q->k->line_count + 1);
   gp_free(alloc, q->role_of, (size_t)q->k->line_count + 1);
   gp_free(alloc, q->warp_of, ((size_t)q->k->line_count + 1) * sizeof *q->warp_of);

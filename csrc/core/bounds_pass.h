@@ -38,6 +38,21 @@ typedef struct gp_bounds_class {
   uint8_t shared; /* gp_op_is_shared */
 } gp_bounds_class;
 
+/* A tagged request's key when the bits of its index in k->lines, its warp,
+ * its role and the span of the kernel's lines (highest less lowest) fit in
+ * 64 together (the suite's and the shared traces' launches take 2-37 bits
+ * for the first three) and no entry of k->lines is requested twice: from
+ * the low bits, its index in k->lines (entry_bits), its warp (warp_bits),
+ * its ROLE_* (2 bits), and from bit `line_shift` its line less the
+ * kernel's lowest.  The sort then moves one word a request and the hard
+ * counts read the warp and role from the key instead of from two arrays
+ * indexed by entry, a cache miss each in line order. */
+typedef struct gp_bounds_pack {
+  int on;                  /* 0: tagged holds lines, entry/role_of/warp_of the rest */
+  unsigned entry_bits, warp_bits, line_shift;
+  uint64_t line_base;      /* the kernel's lowest line */
+} gp_bounds_pack;
+
 /* What a pass over the kernel keeps. */
 typedef struct gp_bounds_pass {
   const gp_kernel *k;
@@ -47,12 +62,14 @@ typedef struct gp_bounds_pass {
   gp_timed_config mem;  /* the memory the simulator has (machine.h) */
   double *pc_lat;    /* per static PC: latency of the classes that skip the caches */
   uint64_t *tagged;  /* the line of every cache-using request, sorted (stably: a line's
-                        requests stay in warp order, each warp's in program order) */
-  uint32_t *entry;   /* each tagged request's index in k->lines, sorted along */
-  uint8_t *role_of;  /* per index in k->lines: its request's ROLE_* */
-  uint32_t *warp_of; /* per index in k->lines: its warp */
-  uint64_t *tmp;     /* the sort's scratch: keys, then entries */
+                        requests stay in warp order, each warp's in program order);
+                        packed: the request's key (gp_bounds_pack) */
+  uint32_t *entry;   /* unpacked: each tagged request's index in k->lines, sorted along */
+  uint8_t *role_of;  /* unpacked: per index in k->lines, its request's ROLE_* */
+  uint32_t *warp_of; /* unpacked: per index in k->lines, its warp */
+  uint64_t *tmp;     /* the sort's scratch: keys, then (unpacked) entries */
   uint64_t tagged_count, cap;
+  gp_bounds_pack pack;
   uint8_t *shared;   /* per index in k->lines: whether another request touches its line */
   double *done;      /* two rings of result-ready cycles (two warps at a time) */
   double *paths;     /* per warp: its dependence path */

@@ -131,19 +131,43 @@ local function paths_of_key(pass)
   return list
 end
 
+-- cfg -> { token = config.check_token(cfg), [pass] = its parameters' part
+-- of a key } (weak keys).  Every caller has checked cfg in the same call
+-- (machine.of), so while the token is the same the values are those the
+-- part was built from; a sweep's point asked for it from every model at
+-- every launch, and building it (the flat view, a string per parameter)
+-- was a fifth of a cached GPUMech point's instructions.
+local parts_built = setmetatable({}, { __mode = "k" })
+
+-- The parameters' part of counts_key's keys for cfg (`pass`: the kernel
+-- pass's list, paths_of_key).
+local function key_parts(cfg, pass)
+  local token, memo = config.check_token(cfg), parts_built[cfg]
+  if memo == nil or memo.token ~= token or token == nil then
+    memo = { token = token }
+    parts_built[cfg] = memo
+  end
+  local text = memo[pass]
+  if text == nil then
+    local flat, parts = config.flatten(cfg), {}
+    for i, path in ipairs(paths_of_key(pass)) do
+      parts[i] = path .. "=" .. tostring(flat[path])
+    end
+    text = table.concat(parts, ";")
+    memo[pass] = text
+  end
+  return text
+end
+
 -- A kernel's counts on a configuration, as a cache key: every parameter but
 -- COUNT_FREE's, and the occupancy (`blocks_per_sm`); or, for the kernel
 -- pass alone (`l1_bytes` given: the L1 the pass sees), every parameter but
 -- COUNT_FREE's and OCCUPANCY_ONLY's, and those L1 bytes.
 local function counts_key(kernel, cfg, blocks_per_sm, l1_bytes)
-  local flat, parts = config.flatten(cfg), {}
-  for i, path in ipairs(paths_of_key(l1_bytes ~= nil)) do
-    parts[i] = path .. "=" .. tostring(flat[path])
-  end
   if l1_bytes then
-    return ("bounds-pass|%s|l1=%s|%s"):format(tostring(kernel), tostring(l1_bytes), table.concat(parts, ";"))
+    return ("bounds-pass|%s|l1=%s|%s"):format(tostring(kernel), tostring(l1_bytes), key_parts(cfg, true))
   end
-  return ("bounds|%s|%d|%s"):format(tostring(kernel), blocks_per_sm, table.concat(parts, ";"))
+  return ("bounds|%s|%d|%s"):format(tostring(kernel), blocks_per_sm, key_parts(cfg, false))
 end
 
 -- The counts of one occupancy from another occupancy's kernel pass (the same

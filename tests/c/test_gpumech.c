@@ -519,6 +519,79 @@ static void test_walk_matches_the_passes(void) {
   }
 }
 
+/* Whether the counting pass over k packs its tagged requests' keys
+ * (gp_bounds_pack). */
+static int packs_keys(const gp_kernel *k, const gp_machine *m, uint32_t blocks,
+                      const gp_memsim_result *mem) {
+  gp_bounds_pass q;
+  gp_bounds_counts c;
+  gp_error err;
+  int on;
+  if (gp_bounds_pass_begin(&q, k, m, blocks, mem, &A, &c, &err) != GP_OK)
+    return -1;
+  on = q.pack.on;
+  gp_bounds_pass_free(&q);
+  return on;
+}
+
+/* The counting pass's two layouts of the tagged requests (bounds_pass.h's
+ * gp_bounds_pack): on 80 seeded random kernels (stores, atomics, local and
+ * shared classes, write-back and write-through caches) the pass packs each
+ * request's line, role, warp and entry in one key; the same kernel with
+ * its upper lines moved up by 2^56 (the same lines shared, the same order)
+ * is too wide to pack, and its counts, paths included, are the packed
+ * ones bit for bit.  With records that share lines (the tagged arrays
+ * grow past the line count) too. */
+static void test_packed_keys_match_the_arrays(void) {
+  uint64_t seed = 424242;
+  int trial, spread = 0, unpacked = 0;
+  for (trial = 0; trial < 80; trial++) {
+    gp_kernel *k = random_kernel(&seed);
+    gp_machine m = launch_machine(1 + trial % 3);
+    gp_memsim_config mc;
+    gp_memsim_result mem;
+    gp_bounds_counts packed, wide;
+    uint32_t blocks = 1 + trial % 2, i, r;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    gp_error err;
+    CHECK(k != NULL);
+    if (!k)
+      return;
+    m.l1.size_kb = trial % 4 == 0 ? 0 : 16, m.l1.sector_bytes = 32, m.l2.sector_bytes = 32;
+    m.l1.write_policy = trial % 2 ? GP_WRITE_BACK : GP_WRITE_THROUGH_NO_ALLOCATE;
+    m.l2.write_policy = trial % 3 ? GP_L2_WRITE_BACK : GP_L2_WRITE_THROUGH;
+    m.l1.cache_global = trial % 5 != 0;
+    if (trial % 4 == 3 && k->mem_count > 2) /* records share lines: the arrays grow */
+      for (r = 1; r < k->mem_count; r += 2)
+        k->mem_records[r].line_start = k->mem_records[r - 1].line_start,
+        k->mem_records[r].line_count = k->mem_records[r - 1].line_count;
+    gp_machine_memsim(&m, blocks, k->shmem_bytes, &mc);
+    CHECK(gp_memsim_functional(k, &mc, &A, &mem, &err) == GP_OK);
+    if (trial % 4 != 3)
+      CHECK(packs_keys(k, &m, blocks, &mem) == 1);
+    else /* entries requested twice: collected again into the arrays */
+      unpacked += packs_keys(k, &m, blocks, &mem) == 0;
+    CHECK(gp_bounds_count(k, &m, blocks, &mem, &A, &packed, &err) == GP_OK);
+    for (i = 0; i < k->line_count; i++) {
+      lo = k->lines[i] < lo ? k->lines[i] : lo;
+      hi = k->lines[i] > hi ? k->lines[i] : hi;
+    }
+    if (hi > lo) {
+      for (i = 0; i < k->line_count; i++)
+        if (k->lines[i] > lo + (hi - lo) / 2)
+          k->lines[i] += (uint64_t)1 << 56;
+      CHECK(packs_keys(k, &m, blocks, &mem) == 0);
+      CHECK(gp_bounds_count(k, &m, blocks, &mem, &A, &wide, &err) == GP_OK);
+      CHECK(memcmp(&wide, &packed, sizeof packed) == 0);
+      spread++;
+    }
+    gp_memsim_result_free(&mem, &A);
+    gp_kernel_free(k);
+  }
+  CHECK(spread >= 70);
+  CHECK(unpacked >= 15);
+}
+
 /* Under the paper's equations the PCs have no empty-mask latencies: the
  * walk refuses them, and gp_gm_prepare_counted takes the two passes apart
  * (the same counts as gp_bounds_count). */
@@ -573,5 +646,6 @@ int main(void) {
   RUN(test_unit_timing);
   RUN(test_walk_matches_the_passes);
   RUN(test_prepare_counted_apart);
+  RUN(test_packed_keys_match_the_arrays);
   return gp_test_finish();
 }

@@ -208,6 +208,10 @@ end
 -- Models that gpush's launch totals (and the floor at the hard bounds) apply to.
 local launch_models = { mt = true, mt_mshr = true, mt_mshr_band = true }
 
+-- result -> the functional replay it was predicted from (weak keys): the
+-- sweep model's row reads its DRAM bytes without a second cache lookup.
+local replay_of = setmetatable({}, { __mode = "k" })
+
 -- Predicts one kernel on one configuration; returns a result table or nil,
 -- message.  opts: policy "rr"|"gto", model (a key of M.models), equations
 -- "gpush" (default) | "paper", select "kmeans"|"max"|"min"|"random", seed,
@@ -263,6 +267,7 @@ function M.predict(kernel, cfg, opts)
       return a.pc < b.pc
     end)
   end
+  replay_of[r] = mem
   return setmetatable(r, {
     __index = function(t, key)
       if key == "intervals" then
@@ -372,7 +377,7 @@ function M.new(opts)
       if not r then
         return nil, err
       end
-      local mem = assert(memsim.functional_cached(kernel, cfg, cache))
+      local mem = replay_of[r]
       local seconds = r.time_us * 1e-6
       local achieved = seconds > 0 and (mem.dram_bytes_read + mem.dram_bytes_written) / seconds / 1e9 or 0
       local row = { cycles = r.cycles, time_us = r.time_us, ipc = r.ipc, cpi = r.cpi, achieved_gbs = achieved,
