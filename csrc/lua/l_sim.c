@@ -98,14 +98,30 @@ static int pick_lua(void *ctx, uint32_t sm, uint32_t sched, double cycle,
  * The result
  * ------------------------------------------------------------------------- */
 
-/* Pushes {reason = cycles} for row[0..GP_STALL_COUNT) and returns the sum. */
-static double push_stalls(lua_State *L, const double *row) {
+/* Pushes the GP_STALL_COUNT reason names, in gp_stall order, and returns
+ * the stack index of the first: push_stalls' keys.  One push of each name
+ * per result: lua_setfield interned each C string again, 9 per table and
+ * one table per SM (a third of the binding's cost on a100's 108 SMs). */
+static int push_stall_keys(lua_State *L) {
+  int s, keys = lua_gettop(L) + 1;
+  luaL_checkstack(L, GP_STALL_COUNT + 8, "sim: stall reasons");
+  for (s = 0; s < GP_STALL_COUNT; s++)
+    lua_pushstring(L, gp_stall_name(s));
+  return keys;
+}
+
+/* Pushes {reason = cycles} for row[0..GP_STALL_COUNT) and returns the sum;
+ * the reason names are at stack index keys.. (push_stall_keys), set in
+ * gp_stall order, so the table is the one lua_setfield built, node for
+ * node (pairs() walks it in the same order). */
+static double push_stalls(lua_State *L, int keys, const double *row) {
   double total = 0;
   int s;
   lua_createtable(L, 0, GP_STALL_COUNT);
   for (s = 0; s < GP_STALL_COUNT; s++) {
+    lua_pushvalue(L, keys + s);
     lua_pushnumber(L, row[s]);
-    lua_setfield(L, -2, gp_stall_name(s));
+    lua_rawset(L, -3);
     total += row[s];
   }
   return total;
@@ -126,7 +142,7 @@ static void push_sm_share(lua_State *L, double part, double total) {
  * gp_stall order, the order of gpush.models.sim's STALL_REASONS, so the
  * same bits as the Lua loop it replaces: 108-132 SMs x 9 reasons per
  * launch were a third of the Lua side of `gpush sim` on a100 and h100). */
-static void push_sm_stalls(lua_State *L, const gp_sim_result *r, uint32_t sms) {
+static void push_sm_stalls(lua_State *L, int keys, const gp_sim_result *r, uint32_t sms) {
   uint32_t i;
   int stalls, util, active;
   lua_createtable(L, (int)sms, 0);
@@ -137,7 +153,7 @@ static void push_sm_stalls(lua_State *L, const gp_sim_result *r, uint32_t sms) {
   active = lua_gettop(L);
   for (i = 0; i < sms; i++) {
     const double *row = r->sm_stalls + (size_t)i * GP_STALL_COUNT;
-    double total = push_stalls(L, row);
+    double total = push_stalls(L, keys, row);
     gpc_rawseti(L, stalls, i + 1);
     push_sm_share(L, row[GP_STALL_ISSUED], total);
     gpc_rawseti(L, util, i + 1);
@@ -151,14 +167,14 @@ static void push_sm_stalls(lua_State *L, const gp_sim_result *r, uint32_t sms) {
 
 /* {{pc, opcode, line, executions, cycles, stalls}} for every static PC that
  * executed or was charged cycles, in static order. */
-static void push_per_pc(lua_State *L, const gp_kernel *k, const gp_sim_result *r) {
+static void push_per_pc(lua_State *L, int keys, const gp_kernel *k, const gp_sim_result *r) {
   uint32_t i, n = 0;
   lua_newtable(L);
   for (i = 0; i < r->pc_count; i++) {
     const gp_static_inst *st = &k->statics[i];
     double total;
     lua_createtable(L, 0, 6);
-    total = push_stalls(L, r->pc_stalls + (size_t)i * GP_STALL_COUNT);
+    total = push_stalls(L, keys, r->pc_stalls + (size_t)i * GP_STALL_COUNT);
     lua_setfield(L, -2, "stalls");
     if (!(total > 0) && r->pc_executions[i] == 0) {
       lua_pop(L, 1);
@@ -178,13 +194,13 @@ static void push_per_pc(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   }
 }
 
-static void push_line_stalls(lua_State *L, const gp_sim_result *r) {
+static void push_line_stalls(lua_State *L, int keys, const gp_sim_result *r) {
   uint32_t i;
   lua_createtable(L, (int)r->line_count, 0);
   for (i = 0; i < r->line_count; i++) {
     lua_createtable(L, 0, 3);
     gpl_set_integer(L, "line", r->lines[i]);
-    lua_pushnumber(L, push_stalls(L, r->line_stalls + (size_t)i * GP_STALL_COUNT));
+    lua_pushnumber(L, push_stalls(L, keys, r->line_stalls + (size_t)i * GP_STALL_COUNT));
     lua_insert(L, -2);
     lua_setfield(L, -3, "stalls");
     lua_setfield(L, -2, "total");
@@ -225,8 +241,10 @@ static void push_counts(lua_State *L, const gp_sim_result *r) {
   gpl_set_integer(L, "l2_hits", (lua_Integer)r->memory.l2.hits);
 }
 
+/* Pushes the result table (the header's fields). */
 static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r, uint32_t sms) {
   uint32_t i;
+  int keys = push_stall_keys(L);
   lua_createtable(L, 0, 16);
   gpl_set_number(L, "cycles", r->cycles);
   gpl_set_integer(L, "issued", (lua_Integer)r->issued);
@@ -242,13 +260,13 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
     gpc_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "sm_issued");
-  push_sm_stalls(L, r, sms);
-  push_stalls(L, r->stalls);
+  push_sm_stalls(L, keys, r, sms);
+  push_stalls(L, keys, r->stalls);
   lua_setfield(L, -2, "stalls");
   if (r->pc_stalls != NULL) {
-    push_per_pc(L, k, r);
+    push_per_pc(L, keys, k, r);
     lua_setfield(L, -2, "per_pc");
-    push_line_stalls(L, r);
+    push_line_stalls(L, keys, r);
     lua_setfield(L, -2, "line_stalls");
   }
   push_counts(L, r);
@@ -261,6 +279,8 @@ static void push_result(lua_State *L, const gp_kernel *k, const gp_sim_result *r
   gpl_set_integer(L, "l2_early_arrivals", (lua_Integer)r->memory.l2_early_arrivals);
   gpl_set_integer(L, "dram_duplicate_bytes", (lua_Integer)r->memory.dram_duplicate_bytes);
   gpl_set_number(L, "last_dram_done", r->memory.last_dram_done);
+  lua_replace(L, keys); /* the result where the keys began, the keys gone */
+  lua_settop(L, keys);
 }
 
 /* Reads options.policy: a name or a function (left on the stack at *fn). */
