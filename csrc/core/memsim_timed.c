@@ -313,31 +313,32 @@ static void free_calendars(const gp_alloc *a, gp_calendar *c, uint32_t n) {
   gp_free(a, c, n * sizeof *c);
 }
 
+/* Frees the model; the per-SM and per-slice parts only of the SMs and
+ * slices built (build_sm, build_slice: nothing of the others was
+ * allocated, and a launch of a few blocks builds a few of a100's 108 SMs). */
 void gp_timed_free(gp_timed *t) {
   uint32_t i, slices;
   if (t == NULL)
     return;
   slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
-  if (t->l1_cycles)
+  if (t->sm_built)
     for (i = 0; i < t->cfg.sms; i++)
-      set_cycles_free(t, &t->l1_cycles[i]);
-  if (t->l2_cycles)
+      if (t->sm_built[i]) {
+        set_cycles_free(t, &t->l1_cycles[i]);
+        gp_cache_free(&t->l1[i]);
+        mshr_file_free(&t->alloc, &t->mshrs[i], t->cfg.mshrs_per_sm);
+      }
+  if (t->slice_built)
     for (i = 0; i < slices; i++)
-      set_cycles_free(t, &t->l2_cycles[i]);
+      if (t->slice_built[i]) {
+        set_cycles_free(t, &t->l2_cycles[i]);
+        gp_cache_free(&t->l2[i]);
+      }
+  arena_free(t);
   gp_free(&t->alloc, t->l1_cycles, t->cfg.sms * sizeof *t->l1_cycles);
   gp_free(&t->alloc, t->l2_cycles, slices * sizeof *t->l2_cycles);
-  arena_free(t);
-  if (t->l1)
-    for (i = 0; i < t->cfg.sms; i++)
-      gp_cache_free(&t->l1[i]);
-  if (t->l2)
-    for (i = 0; i < slices; i++)
-      gp_cache_free(&t->l2[i]);
   gp_free(&t->alloc, t->l1, t->cfg.sms * sizeof *t->l1);
   gp_free(&t->alloc, t->l2, slices * sizeof *t->l2);
-  if (t->mshrs)
-    for (i = 0; i < t->cfg.sms; i++)
-      mshr_file_free(&t->alloc, &t->mshrs[i], t->cfg.mshrs_per_sm);
   gp_free(&t->alloc, t->mshrs, t->cfg.sms * sizeof *t->mshrs);
   free_calendars(&t->alloc, t->slices, slices);
   free_calendars(&t->alloc, t->channels, t->cfg.dram_channels);

@@ -662,6 +662,10 @@ static void free_sim(sim *s) {
   if (s->sms) {
     for (i = 0; i < s->sm_count; i++) {
       sm_state *sm = &s->sms[i];
+      if (sm->warps_mem == NULL && sm->slots == NULL) { /* never built: its schedulers own nothing */
+        gp_free(&s->alloc, sm->scheds, s->S * sizeof *sm->scheds);
+        continue;
+      }
       if (sm->warps_mem)
         for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
           if (sm->warps[x].done != sm->warps[x].ring)
