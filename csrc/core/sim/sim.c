@@ -732,10 +732,22 @@ static int build_sm(sim *s, uint32_t i) {
   return GP_OK;
 }
 
+/* The schedulers the event loop can ever see due or asleep: those of the
+ * SMs the first round may build (one block each before any SM gets a
+ * second: at most as many SMs as blocks, the first ones by index), as no
+ * other SM ever gets a block.  The due bitmaps and the wake-up tree cover
+ * these only: bfs's launches of 8 blocks on a100 look at 1 bitmap word a
+ * cycle, not 7, and walk a tree of 32 leaves, not 512 (same order, same
+ * picks: the others would stay clear and at INFINITY). */
+static uint32_t event_schedulers(const sim *s) {
+  uint64_t sms = s->k->blocks < s->sm_count ? s->k->blocks : s->sm_count;
+  return (uint32_t)sms * s->S;
+}
+
 static int setup(sim *s) {
-  uint32_t i, x, per_sm = s->slots_per_sm * s->wpb;
+  uint32_t i, x, per_sm = s->slots_per_sm * s->wpb, events = event_schedulers(s);
   size_rings(s);
-  s->due_words = (s->sm_count * s->S + 63) / 64;
+  s->due_words = events > 0 ? (events + 63) / 64 : 1;
   s->due_now = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_now);
   s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);
   s->cand = gp_malloc(&s->alloc, per_sm * sizeof *s->cand);
@@ -743,7 +755,7 @@ static int setup(sim *s) {
   if (s->sms) /* cleared first: free_sim reads every SM of the allocation */
     memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   s->sched_of = gp_malloc(&s->alloc, s->sm_count * s->S * sizeof *s->sched_of);
-  for (s->tree_leaves = 1; s->tree_leaves < s->sm_count * s->S; s->tree_leaves *= 2)
+  for (s->tree_leaves = 1; s->tree_leaves < events; s->tree_leaves *= 2)
     ;
   s->wake_tree = gp_malloc(&s->alloc, 2 * s->tree_leaves * sizeof *s->wake_tree);
   if (!s->due_now || !s->due_next || !s->cand || !s->sms || !s->sched_of || !s->wake_tree)
@@ -771,7 +783,7 @@ static int setup(sim *s) {
         return GP_ERR;
   /* every scheduler of an SM with blocks looks at cycle 0 */
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
-  for (x = 0; x < s->sm_count * s->S; x++)
+  for (x = 0; x < events; x++)
     if (s->sms[x / s->S].slots)
       bit_set(s->due_now, x);
   return GP_OK;
