@@ -511,6 +511,49 @@ static void test_sms_without_blocks_are_idle(void) {
   gp_kernel_free(k);
 }
 
+/* A launch of fewer blocks than SMs: the event loop covers only the
+ * schedulers of the SMs the first round builds (sim.c's event_schedulers,
+ * min(blocks, SMs) x schedulers), so 5 blocks on 100 SMs x 2 schedulers
+ * (200 schedulers, a tree of 256 leaves without it) wake and sleep in a
+ * tree of 16.  Each block's two warps run a chain of 10 FFMAs of latency
+ * 4, one warp per scheduler, and the dispatcher hands out a block a cycle:
+ * the SMs run a cycle apart and every scheduler sleeps 3 cycles between
+ * issues, so a wake-up the smaller structures lost (a scheduler outside
+ * them) deadlocks or stretches the run.  By hand: SM i's last FFMA issues
+ * at i + 36 and its EXIT is done 4 cycles later; 9 x 3 dependence cycles
+ * per scheduler; the others idle.  The same bits as on exactly 5 SMs,
+ * under every built-in policy. */
+static void test_few_blocks_on_many_sms(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(5, 64, 10, body, 1, NULL, 0);
+  gp_sim_policy policies[3] = {GP_SIM_LRR, GP_SIM_GTO, GP_SIM_TWO_LEVEL};
+  int p, x;
+  for (p = 0; p < 3; p++) {
+    sim_setup many = config(100, 2, 1), five = config(5, 2, 1);
+    gp_sim_result r, want;
+    uint32_t sm;
+    many.o.policy = five.o.policy = policies[p];
+    many.m.launch.dispatch_cycles = five.m.launch.dispatch_cycles = 1;
+    r = run(k, &many), want = run(k, &five);
+    CHECK_NEAR(r.cycles, 44, 1e-9);
+    CHECK_EQ_INT(r.issued, 5 * 2 * 11);
+    CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 5 * 2 * 9 * 3, 1e-9);
+    CHECK_NEAR(r.cycles, want.cycles, 0);
+    CHECK(r.warp_done && want.warp_done &&
+          memcmp(r.warp_done, want.warp_done, (k->warps + 1) * sizeof *r.warp_done) == 0);
+    for (sm = 0; sm < 100; sm++)
+      CHECK_NEAR(r.sm_cycles[sm], sm < 5 ? 40 + sm : 0, 1e-9);
+    CHECK(r.sm_stalls && want.sm_stalls &&
+          memcmp(r.sm_stalls, want.sm_stalls, 5 * GP_STALL_COUNT * sizeof *r.sm_stalls) == 0);
+    for (x = 0; x < GP_STALL_COUNT; x++)
+      if (x != GP_STALL_IDLE)
+        CHECK_NEAR(r.stalls[x], want.stalls[x], 0);
+    done(&r, k, 100);
+    done(&want, k, 5);
+  }
+  gp_kernel_free(k);
+}
+
 /* An allocator that refuses every request after its first `left`. */
 typedef struct refusing {
   int left;
@@ -583,6 +626,7 @@ int main(void) {
   RUN(test_many_schedulers);
   RUN(test_class_counts);
   RUN(test_sms_without_blocks_are_idle);
+  RUN(test_few_blocks_on_many_sms);
   RUN(test_out_of_memory_anywhere);
   return gp_test_finish();
 }
