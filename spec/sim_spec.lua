@@ -415,4 +415,40 @@ describe("gpush.sim per-SM shares", function()
       assert.are.same(a.sm_active, b.sm_active)
     end
   end)
+
+  -- The binding sets each stall table's reasons with keys pushed once, in
+  -- gp_stall order (STALL_REASONS), into a table sized for them: field for
+  -- field and in pairs() order the table a constructor listing them in that
+  -- order builds (what lua_setfield built before), which sums over pairs
+  -- (and so their bits) depend on.
+  it("builds every stall table with the reasons in STALL_REASONS order", function()
+    local fields = {}
+    for i, reason in ipairs(sim.STALL_REASONS) do
+      fields[i] = ("%s = v.%s"):format(reason, reason)
+    end
+    local construct = assert(load("return function(v) return { " .. table.concat(fields, ", ") .. " } end"))()
+    local k = small("tiled_barrier", 24)
+    local cfg = config.load("gtx660ti")
+    local r = assert(sim.run(k, cfg, { policy = "gto" }))
+    local function order(t)
+      local keys = {}
+      for key in pairs(t) do
+        keys[#keys + 1] = key
+      end
+      return table.concat(keys, " ")
+    end
+    local tables = { r.stalls }
+    for i = 1, #r.sm_stalls do
+      tables[#tables + 1] = r.sm_stalls[i]
+    end
+    for _, t in ipairs(tables) do
+      for _, reason in ipairs(sim.STALL_REASONS) do
+        assert.are.equal("number", type(t[reason]), reason)
+      end
+      local same = construct(t)
+      assert.are.same(same, t)
+      assert.are.equal(order(same), order(t))
+    end
+    assert.is_true(r.sm_stalls[1].issued > 0)
+  end)
 end)
