@@ -662,10 +662,8 @@ static void free_sim(sim *s) {
   if (s->sms) {
     for (i = 0; i < s->sm_count; i++) {
       sm_state *sm = &s->sms[i];
-      if (sm->warps_mem == NULL && sm->slots == NULL) { /* never built: its schedulers own nothing */
-        gp_free(&s->alloc, sm->scheds, s->S * sizeof *sm->scheds);
-        continue;
-      }
+      if (sm->scheds == NULL)
+        continue; /* never built (build_sm allocates its schedulers first) */
       if (sm->warps_mem)
         for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
           if (sm->warps[x].done != sm->warps[x].ring)
@@ -709,14 +707,23 @@ static void size_rings(sim *s) {
   s->ring_mask = ring - 1;
 }
 
-/* SM i's warps, block slots and scheduler sets, built when the first round
- * gives it a block: an SM without one then never gets one, and a launch of
- * fewer blocks than SMs (bfs on a100's 108) paid more for building every
- * SM than for simulating.  An SM not built keeps its schedulers idle from
- * cycle 0 (sched_init's state, which a look at them would not change). */
+/* SM i's schedulers, warps, block slots and scheduler sets, built when the
+ * first round gives it a block: an SM without one then never gets one, and
+ * a launch of fewer blocks than SMs (bfs on a100's 108) paid more for
+ * building every SM than for simulating.  An SM not built has no
+ * schedulers: they would stay idle from cycle 0 (sched_init's state, which
+ * a look at them would not change), and charge_unbuilt charges them so. */
 static int build_sm(sim *s, uint32_t i) {
   sm_state *sm = &s->sms[i];
   uint32_t x, per_sm = s->slots_per_sm * s->wpb;
+  sm->scheds = gp_malloc(&s->alloc, s->S * sizeof *sm->scheds);
+  if (!sm->scheds)
+    return gp_error_set(s->err, "sim: out of memory");
+  memset(sm->scheds, 0, s->S * sizeof *sm->scheds);
+  for (x = 0; x < s->S; x++) {
+    s->sched_of[i * s->S + x] = &sm->scheds[x];
+    sched_init(s, &sm->scheds[x], i, x, (per_sm + s->S - 1 - x) / s->S);
+  }
   sm->warps_mem = gp_malloc(&s->alloc, per_sm * sizeof *sm->warps + 64);
   sm->warps = (warp_state *)(((uintptr_t)sm->warps_mem + 63) & ~(uintptr_t)63);
   if (sm->warps_mem) /* cleared first: free_sim reads the warps of any allocation */
@@ -764,17 +771,6 @@ static int setup(sim *s) {
     s->wake_tree[i] = INFINITY;
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
-  for (i = 0; i < s->sm_count; i++) {
-    sm_state *sm = &s->sms[i];
-    sm->scheds = gp_malloc(&s->alloc, s->S * sizeof *sm->scheds);
-    if (!sm->scheds)
-      return gp_error_set(s->err, "sim: out of memory");
-    memset(sm->scheds, 0, s->S * sizeof *sm->scheds);
-    for (x = 0; x < s->S; x++) {
-      s->sched_of[i * s->S + x] = &sm->scheds[x];
-      sched_init(s, &sm->scheds[x], i, x, (per_sm + s->S - 1 - x) / s->S);
-    }
-  }
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < s->sm_count; i++)
@@ -807,6 +803,22 @@ static int advance(sim *s, int issued) {
   while ((g = wake_take_due(s, s->t)) >= 0)
     bit_set(s->due_now, (uint32_t)g);
   return GP_OK;
+}
+
+/* SM smi, never built: each of its schedulers idle from cycle 0 to `end`,
+ * charged at the end of the run as out_charge and out_issue_cycles charge
+ * a scheduler in sched_init's state (the same additions in the same order,
+ * so the same bits). */
+static void charge_unbuilt(sim *s, uint32_t smi, double end) {
+  sched_state idle;
+  uint32_t sc;
+  memset(&idle, 0, sizeof idle);
+  for (sc = 0; sc < s->S; sc++) {
+    idle.since = 0, idle.why = GP_STALL_IDLE, idle.issue_cycles = 0;
+    idle.sm_stalls = s->out->sm_stalls + (size_t)smi * GP_STALL_COUNT;
+    out_charge(s, &idle, end);
+    out_issue_cycles(s, &idle);
+  }
 }
 
 /* The result's arrays; the per-PC ones only when the run keeps them (a
@@ -875,10 +887,13 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
     uint32_t sc;
     out->cycles = 0;
     for (i = 0; i < s.sm_count; i++) {
-      for (sc = 0; sc < s.S; sc++) {
-        out_charge(&s, &s.sms[i].scheds[sc], end);
-        out_issue_cycles(&s, &s.sms[i].scheds[sc]);
-      }
+      if (s.sms[i].scheds == NULL)
+        charge_unbuilt(&s, i, end);
+      else
+        for (sc = 0; sc < s.S; sc++) {
+          out_charge(&s, &s.sms[i].scheds[sc], end);
+          out_issue_cycles(&s, &s.sms[i].scheds[sc]);
+        }
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)
         out->cycles = s.sms[i].finish;
