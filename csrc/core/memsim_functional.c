@@ -509,7 +509,8 @@ struct gp_memsim_prep {
   const gp_kernel *k; /* identity only (gp_memsim_prep_of), never read */
   uint64_t insts;
   uint32_t warps, static_count;
-  prep_visit *visits;   /* every warp's, warp by warp */
+  uint32_t replays;     /* made through p so far */
+  prep_visit *visits;   /* every warp's, warp by warp; NULL until the second replay */
   size_t visit_cap;
   uint64_t *warp_first; /* warps + 1: warp g's visits [warp_first[g], warp_first[g + 1]) */
   uint64_t *shared_insts; /* shared-memory instructions with lanes, in order */
@@ -537,6 +538,10 @@ int gp_memsim_prep_of(const gp_memsim_prep *p, const gp_kernel *k) {
          p->static_count == k->static_count;
 }
 
+int gp_memsim_prep_has_visits(const gp_memsim_prep *p) {
+  return p->visits != NULL;
+}
+
 /* Per class: whether its instructions reach the caches (cached), are
  * shared-memory accesses (shared), or stay on chip: shared or constant
  * (onchip). */
@@ -555,8 +560,8 @@ static void set_classes(prep_classes *t) {
 
 /* The instructions of the classes `which` marks: the capacity the arrays
  * start with (the kernel's class counts, which hold every instruction of
- * a class, with or without a record; prep_fill grows them if a count
- * falls short). */
+ * a class, with or without a record; prep_fill_visits and prep_fill_onchip
+ * grow them if a count falls short). */
 static size_t class_total(const gp_kernel *k, const uint8_t *which) {
   size_t n = 0;
   int c;
@@ -565,33 +570,43 @@ static size_t class_total(const gp_kernel *k, const uint8_t *which) {
   return n;
 }
 
-/* Fills the visits warp by warp, then the shared instructions and on-chip
- * counts in instruction order (the same passes a replay made before). */
-static int prep_fill(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
-  uint64_t v = 0, i, left = 0;
+/* The visit of cache-using memory instruction i (one with a record). */
+static void visit_of(const gp_kernel *k, uint64_t i, prep_visit *v) {
+  const gp_mem_record *m = &k->mem_records[k->mem[i]];
+  v->line_start = m->line_start;
+  v->line_count = m->line_count;
+  v->pc = k->pc_index[i];
+  v->record = k->mem[i];
+  v->op_class = k->op_class[i];
+  v->width = k->width[i];
+}
+
+/* Fills the visits warp by warp (the order a replay walks them). */
+static int prep_fill_visits(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
+  uint64_t v = 0, i;
   uint32_t g;
-  int c;
   for (g = 0; g < k->warps; g++) {
     uint64_t end = k->warp_start[g] + k->warp_len[g];
     p->warp_first[g] = v;
     for (i = gp_next_memory_record(k, k->warp_start[g], end); i < end;
          i = gp_next_memory_record(k, i + 1, end)) {
-      const gp_mem_record *m = &k->mem_records[k->mem[i]];
       if (!t->cached[k->op_class[i]])
         continue;
       if (v == p->visit_cap &&
           gp_grow(&p->alloc, (void **)&p->visits, &p->visit_cap, v + 1, sizeof *p->visits) != GP_OK)
         return GP_ERR;
-      p->visits[v].line_start = m->line_start;
-      p->visits[v].line_count = m->line_count;
-      p->visits[v].pc = k->pc_index[i];
-      p->visits[v].record = k->mem[i];
-      p->visits[v].op_class = k->op_class[i];
-      p->visits[v].width = k->width[i];
-      v++;
+      visit_of(k, i, &p->visits[v++]);
     }
   }
   p->warp_first[k->warps] = v;
+  return GP_OK;
+}
+
+/* The shared instructions and on-chip counts in instruction order (the
+ * same pass a replay made before the preparation). */
+static int prep_fill_onchip(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
+  uint64_t i, left = 0;
+  int c;
   /* the on-chip instructions: a constant load counts with or without a
    * record, a shared access only with one; the loop ends after the last */
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
@@ -619,8 +634,8 @@ static int prep_fill(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *
   return GP_OK;
 }
 
-/* A kernel's replay order and on-chip counts, its arrays sized from the
- * kernel's class counts. */
+/* A kernel's on-chip counts, its arrays sized from the kernel's class
+ * counts; the visits come at the second replay (prep_build_visits). */
 int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc *alloc,
                        gp_error *err) {
   gp_memsim_prep *p;
@@ -633,26 +648,41 @@ int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc 
   memset(p, 0, sizeof *p);
   p->alloc = *alloc;
   p->k = k, p->insts = k->insts, p->warps = k->warps, p->static_count = k->static_count;
-  p->visit_cap = class_total(k, t.cached);
   p->shared_cap = class_total(k, t.shared);
   /* gp_malloc takes 0 bytes as 1: the frees pass the capacities alike */
-  p->visits = gp_malloc(alloc, p->visit_cap * sizeof *p->visits);
-  p->warp_first = gp_malloc(alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
   p->shared_insts = gp_malloc(alloc, p->shared_cap * sizeof *p->shared_insts);
   p->onchip = gp_malloc(alloc, ((size_t)k->static_count + 1) * sizeof *p->onchip);
   p->onchip_kind = gp_malloc(alloc, (size_t)k->static_count + 1);
-  if (!p->visits || !p->warp_first || !p->shared_insts || !p->onchip || !p->onchip_kind) {
+  if (!p->shared_insts || !p->onchip || !p->onchip_kind) {
     gp_memsim_prep_free(p);
     return gp_error_set(err, "memsim: out of memory");
   }
   memset(p->onchip, 0, ((size_t)k->static_count + 1) * sizeof *p->onchip);
   memset(p->onchip_kind, KIND_NONE, (size_t)k->static_count + 1);
-  if (prep_fill(p, k, &t) != GP_OK) {
+  if (prep_fill_onchip(p, k, &t) != GP_OK) {
     gp_memsim_prep_free(p);
     return gp_error_set(err, "memsim: out of memory");
   }
   *out = p;
   return GP_OK;
+}
+
+/* p's visits, warp by warp, their array sized from the kernel's class
+ * counts (grown if one falls short).  Built at p's second replay: a replay
+ * made once walks the kernel itself (replay_direct), and building the
+ * visits for it cost 7 % more than that walk (bench gpumech --size 2). */
+static int prep_build_visits(gp_memsim_prep *p, const gp_kernel *k, gp_error *err) {
+  prep_classes t;
+  set_classes(&t);
+  p->visit_cap = class_total(k, t.cached);
+  p->visits = gp_malloc(&p->alloc, p->visit_cap * sizeof *p->visits);
+  p->warp_first = gp_malloc(&p->alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
+  if (p->visits && p->warp_first && prep_fill_visits(p, k, &t) == GP_OK)
+    return GP_OK;
+  gp_free(&p->alloc, p->visits, p->visit_cap * sizeof *p->visits);
+  gp_free(&p->alloc, p->warp_first, ((size_t)k->warps + 1) * sizeof *p->warp_first);
+  p->visits = NULL, p->warp_first = NULL, p->visit_cap = 0;
+  return gp_error_set(err, "memsim: out of memory");
 }
 
 /* The bank passes of p's shared instructions at cfg's banks, per PC and
@@ -758,6 +788,34 @@ static int replay_wave(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
   return GP_OK;
 }
 
+/* A replay walking the kernel itself (gp_memsim_order's visits), each
+ * instruction's visit made as the preparation makes it (visit_of) and
+ * replayed by the same replay_visit. */
+typedef struct direct_replay {
+  gp_func *f;
+  const gp_kernel *k;
+  int status;
+  gp_error *err;
+} direct_replay;
+
+static void visit_direct(void *ctx, uint64_t i, uint32_t sm) {
+  direct_replay *r = ctx;
+  prep_visit v;
+  if (r->status != GP_OK)
+    return;
+  visit_of(r->k, i, &v);
+  r->status = replay_visit(r->f, r->k, &v, sm, r->err);
+}
+
+static int replay_direct(gp_func *f, const gp_kernel *k, uint32_t blocks_per_sm,
+                         const gp_alloc *alloc, gp_error *err) {
+  direct_replay r;
+  r.f = f, r.k = k, r.status = GP_OK, r.err = err;
+  if (gp_memsim_order(k, f->cfg.sms, blocks_per_sm, alloc, visit_direct, &r, err) != GP_OK)
+    return GP_ERR;
+  return r.status;
+}
+
 /* Every wave of the kernel through f in gp_memsim_order's order. */
 static int replay_waves(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
                         uint32_t blocks_per_sm, const gp_alloc *alloc, gp_error *err) {
@@ -786,9 +844,14 @@ int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
     return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
   if (!gp_memsim_prep_of(p, k))
     return gp_error_set(err, "memsim: the prepared replay is of another kernel");
+  if (p->replays > 0 && p->visits == NULL && prep_build_visits(p, k, err) != GP_OK)
+    return GP_ERR;
   if (gp_func_new(&f, alloc, cfg, k->static_count, err) != GP_OK)
     return GP_ERR;
-  status = replay_waves(f, k, p, cfg->blocks_per_sm, alloc, err);
+  /* the first replay walks the kernel; the later ones p's visits */
+  status = p->visits ? replay_waves(f, k, p, cfg->blocks_per_sm, alloc, err)
+                     : replay_direct(f, k, cfg->blocks_per_sm, alloc, err);
+  p->replays++;
   if (status == GP_OK) {
     /* shared-memory and constant instructions: order does not matter */
     prep_passes(p, k, cfg);
@@ -799,7 +862,8 @@ int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
   return status;
 }
 
-/* A replay without a kept preparation: one made for it. */
+/* A replay without a kept preparation: one made for it (its on-chip
+ * counts; the replay walks the kernel). */
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
   gp_memsim_prep *p;

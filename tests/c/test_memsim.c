@@ -674,6 +674,8 @@ static void test_functional_prepared(void) {
       cfg.blocks_per_sm = blocks;
       CHECK(gp_memsim_functional(k, &cfg, &a, &fresh, &err) == GP_OK);
       CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+      /* the first replay through p walks the kernel, the later ones its visits */
+      CHECK(gp_memsim_prep_has_visits(p) == (banks > 0 || blocks > 1));
       CHECK(same_result(&fresh, &kept));
       CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
       CHECK(same_result(&ref, &kept));
@@ -684,6 +686,18 @@ static void test_functional_prepared(void) {
       gp_memsim_result_free(&kept, &a);
     }
   }
+  /* CC 1.x transactions (made from the lanes, not the trace's lines): the
+   * kernel walk and p's visits alike, and unlike the trace's lines */
+  cfg.cc1x = 1;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &fresh, &err) == GP_OK);
+  CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+  CHECK(same_result(&fresh, &kept));
+  CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+  CHECK(!same_result(&ref, &kept));
+  gp_memsim_result_free(&ref, &a);
+  gp_memsim_result_free(&fresh, &a);
+  gp_memsim_result_free(&kept, &a);
+  cfg.cc1x = 0;
   CHECK(gp_memsim_functional_prepared(k, other, &cfg, &a, &kept, &err) == GP_ERR);
   CHECK(strstr(err.msg, "another kernel") != NULL);
   /* a class count below its records (the preparation's first size): the
@@ -693,6 +707,9 @@ static void test_functional_prepared(void) {
   gp_memsim_prep_free(p);
   CHECK(gp_memsim_prep_new(&p, k, &a, &err) == GP_OK);
   CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+  gp_memsim_result_free(&kept, &a);
+  CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+  CHECK(gp_memsim_prep_has_visits(p));
   CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
   CHECK(same_result(&ref, &kept));
   gp_memsim_result_free(&ref, &a);
