@@ -732,9 +732,12 @@ static void add_onchip(gp_func *f, const gp_memsim_prep *p) {
 }
 
 /* One visit's requests through f on SM sm (requests_of's: CC 1.x
- * transactions for global and local accesses, else the trace's lines). */
-static int replay_visit(gp_func *f, const gp_kernel *k, const prep_visit *v, uint32_t sm,
-                        gp_error *err) {
+ * transactions for global and local accesses, else the trace's lines).
+ * Inline in both routes' loops (a call a visit was 1 % of a used-once
+ * replay). */
+static inline __attribute__((always_inline)) int replay_visit(gp_func *f, const gp_kernel *k,
+                                                             const prep_visit *v, uint32_t sm,
+                                                             gp_error *err) {
   int c = v->op_class;
   if (f->cfg.cc1x && (c == GP_OP_LD_GLOBAL || c == GP_OP_ST_GLOBAL || c == GP_OP_ATOM_GLOBAL ||
                       c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {
