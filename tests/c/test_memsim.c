@@ -1157,6 +1157,59 @@ static void test_functional_miss_reuse(void) {
   gp_func_free(f);
 }
 
+/* The on-chip counts (shared-memory and constant instructions, found
+ * eight class bytes at a time) equal the plain loop's of the reference
+ * replay: a body of 23 (so the on-chip instructions fall at every place of
+ * an 8-byte group), a texture load between the on-chip classes' values (a
+ * group that must be read byte by byte), the shared atomic (the highest
+ * on-chip class) eight instructions from any other of the range. */
+static void test_functional_onchip_scan(void) {
+  gp_synth_stream st[2] = {{GP_STREAM_RANDOM, 0x10000, 1 << 16, 4, 1},
+                           {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  gp_synth_op body[23];
+  int j;
+  gp_alloc a = gp_alloc_default();
+  gp_memsim_config cfg;
+  gp_memsim_result r, ref;
+  gp_synth_desc d;
+  gp_kernel *k = NULL;
+  gp_error err;
+  uint32_t pc;
+  uint64_t onchip = 0;
+  memset(body, 0, sizeof body);
+  for (j = 0; j < 23; j++)
+    body[j].op_class = j % 2 ? GP_OP_INT : GP_OP_FP32;
+  body[1].op_class = GP_OP_LD_CONST, body[1].width = 4;
+  body[4].op_class = GP_OP_TEX, body[4].width = 4;
+  body[6].op_class = GP_OP_LD_SHARED, body[6].width = 4, body[6].stream = 1;
+  body[14].op_class = GP_OP_ATOM_SHARED, body[14].width = 4, body[14].stream = 1;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "onchip");
+  d.grid[0] = 5, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 96, d.block[1] = d.block[2] = 1;
+  d.trips = 5, d.body = body, d.body_len = 23, d.streams = st, d.stream_count = 2;
+  d.seed = 11;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 2, cfg.blocks_per_sm = 2, cfg.l2_slices = 2, cfg.dram_access_bytes = 32;
+  cfg.l1.size_bytes = 2048, cfg.l1.line_bytes = 128, cfg.l1.ways = 4;
+  cfg.l2.size_bytes = 2 * 4096, cfg.l2.line_bytes = 128, cfg.l2.ways = 8;
+  cfg.l1_latency = 10, cfg.l2_latency = 100, cfg.dram_latency = 200, cfg.shared_latency = 30;
+  cfg.const_latency = 8, cfg.shared_banks = 32, cfg.shared_bank_bytes = 4;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &r, &err) == GP_OK);
+  CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+  CHECK(same_result(&ref, &r));
+  for (pc = 0; pc < r.pc_count; pc++)
+    if (r.pcs[pc].amat == 8 || r.pcs[pc].amat == 30)
+      onchip += r.pcs[pc].instructions;
+  CHECK_EQ_INT(onchip, 3 * 5 * 15); /* three on-chip PCs, 5 trips, 15 warps */
+  gp_memsim_result_free(&r, &a);
+  gp_memsim_result_free(&ref, &a);
+  gp_kernel_free(k);
+}
+
 /* An allocator that fills every fresh block (and every grown tail) with a
  * 64-bit pattern (*ud) repeated: what the replay reads before it writes
  * shows up in its results. */
@@ -1304,6 +1357,7 @@ int main(void) {
   RUN(test_functional_stream_by_hand);
   RUN(test_functional_miss_reuse);
   RUN(test_functional_dirty_memory);
+  RUN(test_functional_onchip_scan);
   RUN(test_functional_write_back_l1);
   RUN(test_functional_lazy_l1);
   RUN(test_functional_lazy_l2);
