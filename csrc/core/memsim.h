@@ -275,8 +275,7 @@ void gp_memsim_result_free(gp_memsim_result *r, const gp_alloc *alloc);
 
 /* What a kernel's functional replays share whatever the configuration
  * (memsim_functional.c): each warp's cache-using memory instructions in
- * order (built at the second replay through it, which then visits them
- * without scanning the kernel; the first walks the kernel), and each static
+ * order (a replay visits them without scanning the kernel), and each static
  * PC's shared-memory and constant instructions with their bank passes (a
  * sweep's occupancies keep the banks; the passes are counted again only
  * when the banks change).  A sweep replays a kernel at several occupancies
@@ -287,11 +286,8 @@ int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc 
 void gp_memsim_prep_free(gp_memsim_prep *p);
 /* Whether p was made from kernel k (by identity and shape). */
 int gp_memsim_prep_of(const gp_memsim_prep *p, const gp_kernel *k);
-/* Whether p holds its visits (after its first replay). */
-int gp_memsim_prep_has_visits(const gp_memsim_prep *p);
 /* gp_memsim_functional through p (made from k: gp_memsim_prep_of), the
- * same result bit for bit; p keeps the bank passes of config's banks and,
- * from its second replay, the visits. */
+ * same result bit for bit; p keeps the bank passes of config's banks. */
 int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
                                   const gp_memsim_config *config, const gp_alloc *alloc,
                                   gp_memsim_result *out, gp_error *err);

@@ -516,8 +516,7 @@ struct gp_memsim_prep {
   const gp_kernel *k; /* identity only (gp_memsim_prep_of), never read */
   uint64_t insts;
   uint32_t warps, static_count;
-  uint32_t replays;     /* made through p so far */
-  prep_visit *visits;   /* every warp's, warp by warp; NULL until the second replay */
+  prep_visit *visits;   /* every warp's, warp by warp */
   size_t visit_cap;
   uint64_t *warp_first; /* warps + 1: warp g's visits [warp_first[g], warp_first[g + 1]) */
   uint64_t *shared_insts; /* shared-memory instructions with lanes, in order */
@@ -543,10 +542,6 @@ void gp_memsim_prep_free(gp_memsim_prep *p) {
 int gp_memsim_prep_of(const gp_memsim_prep *p, const gp_kernel *k) {
   return p->k == k && p->insts == k->insts && p->warps == k->warps &&
          p->static_count == k->static_count;
-}
-
-int gp_memsim_prep_has_visits(const gp_memsim_prep *p) {
-  return p->visits != NULL;
 }
 
 /* Per class: whether its instructions reach the caches (cached), are
@@ -676,8 +671,22 @@ static int prep_fill_onchip(gp_memsim_prep *p, const gp_kernel *k, const prep_cl
   return GP_OK;
 }
 
-/* A kernel's on-chip counts, its arrays sized from the kernel's class
- * counts; the visits come at the second replay (prep_build_visits). */
+/* p's visits, warp by warp, their array sized from the kernel's class
+ * counts (grown if one falls short).  Even a replay made once runs
+ * through them: walking the kernel instead (gp_memsim_order's visits)
+ * took 0.35 M fewer instructions of gpush gpumech bfs-rodinia-sm80
+ * --config a100's 91 M, but bench gpumech --size 20's whole prediction
+ * fell from about 57 to 45 M warp-inst/s (the walk scans every warp's
+ * instructions in turn, without the visits' prefetches). */
+static int prep_build_visits(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
+  p->visit_cap = class_total(k, t->cached);
+  p->visits = gp_malloc(&p->alloc, p->visit_cap * sizeof *p->visits);
+  p->warp_first = gp_malloc(&p->alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
+  return p->visits && p->warp_first ? prep_fill_visits(p, k, t) : GP_ERR;
+}
+
+/* A kernel's replay order and on-chip counts, its arrays sized from the
+ * kernel's class counts. */
 int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc *alloc,
                        gp_error *err) {
   gp_memsim_prep *p;
@@ -701,30 +710,12 @@ int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc 
   }
   memset(p->onchip, 0, ((size_t)k->static_count + 1) * sizeof *p->onchip);
   memset(p->onchip_kind, KIND_NONE, (size_t)k->static_count + 1);
-  if (prep_fill_onchip(p, k, &t) != GP_OK) {
+  if (prep_fill_onchip(p, k, &t) != GP_OK || prep_build_visits(p, k, &t) != GP_OK) {
     gp_memsim_prep_free(p);
     return gp_error_set(err, "memsim: out of memory");
   }
   *out = p;
   return GP_OK;
-}
-
-/* p's visits, warp by warp, their array sized from the kernel's class
- * counts (grown if one falls short).  Built at p's second replay: a replay
- * made once walks the kernel itself (replay_direct), and building the
- * visits for it cost 7 % more than that walk (bench gpumech --size 2). */
-static int prep_build_visits(gp_memsim_prep *p, const gp_kernel *k, gp_error *err) {
-  prep_classes t;
-  set_classes(&t);
-  p->visit_cap = class_total(k, t.cached);
-  p->visits = gp_malloc(&p->alloc, p->visit_cap * sizeof *p->visits);
-  p->warp_first = gp_malloc(&p->alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
-  if (p->visits && p->warp_first && prep_fill_visits(p, k, &t) == GP_OK)
-    return GP_OK;
-  gp_free(&p->alloc, p->visits, p->visit_cap * sizeof *p->visits);
-  gp_free(&p->alloc, p->warp_first, ((size_t)k->warps + 1) * sizeof *p->warp_first);
-  p->visits = NULL, p->warp_first = NULL, p->visit_cap = 0;
-  return gp_error_set(err, "memsim: out of memory");
 }
 
 /* The bank passes of p's shared instructions at cfg's banks, per PC and
@@ -768,8 +759,7 @@ static void add_onchip(gp_func *f, const gp_memsim_prep *p) {
 
 /* One visit's requests through f on SM sm (requests_of's: CC 1.x
  * transactions for global and local accesses, else the trace's lines).
- * Inline in both routes' loops (a call a visit was 1 % of a used-once
- * replay). */
+ * Inline in the wave's loop (a call a visit was 1 % of a replay). */
 static inline __attribute__((always_inline)) int replay_visit(gp_func *f, const gp_kernel *k,
                                                              const prep_visit *v, uint32_t sm,
                                                              gp_error *err) {
@@ -833,34 +823,6 @@ static int replay_wave(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
   return GP_OK;
 }
 
-/* A replay walking the kernel itself (gp_memsim_order's visits), each
- * instruction's visit made as the preparation makes it (visit_of) and
- * replayed by the same replay_visit. */
-typedef struct direct_replay {
-  gp_func *f;
-  const gp_kernel *k;
-  int status;
-  gp_error *err;
-} direct_replay;
-
-static void visit_direct(void *ctx, uint64_t i, uint32_t sm) {
-  direct_replay *r = ctx;
-  prep_visit v;
-  if (r->status != GP_OK)
-    return;
-  visit_of(r->k, i, &v);
-  r->status = replay_visit(r->f, r->k, &v, sm, r->err);
-}
-
-static int replay_direct(gp_func *f, const gp_kernel *k, uint32_t blocks_per_sm,
-                         const gp_alloc *alloc, gp_error *err) {
-  direct_replay r;
-  r.f = f, r.k = k, r.status = GP_OK, r.err = err;
-  if (gp_memsim_order(k, f->cfg.sms, blocks_per_sm, alloc, visit_direct, &r, err) != GP_OK)
-    return GP_ERR;
-  return r.status;
-}
-
 /* Every wave of the kernel through f in gp_memsim_order's order. */
 static int replay_waves(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
                         uint32_t blocks_per_sm, const gp_alloc *alloc, gp_error *err) {
@@ -889,14 +851,9 @@ int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
     return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
   if (!gp_memsim_prep_of(p, k))
     return gp_error_set(err, "memsim: the prepared replay is of another kernel");
-  if (p->replays > 0 && p->visits == NULL && prep_build_visits(p, k, err) != GP_OK)
-    return GP_ERR;
   if (gp_func_new(&f, alloc, cfg, k->static_count, err) != GP_OK)
     return GP_ERR;
-  /* the first replay walks the kernel; the later ones p's visits */
-  status = p->visits ? replay_waves(f, k, p, cfg->blocks_per_sm, alloc, err)
-                     : replay_direct(f, k, cfg->blocks_per_sm, alloc, err);
-  p->replays++;
+  status = replay_waves(f, k, p, cfg->blocks_per_sm, alloc, err);
   if (status == GP_OK) {
     /* shared-memory and constant instructions: order does not matter */
     prep_passes(p, k, cfg);
@@ -907,8 +864,7 @@ int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
   return status;
 }
 
-/* A replay without a kept preparation: one made for it (its on-chip
- * counts; the replay walks the kernel). */
+/* A replay without a kept preparation: one made for it. */
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *cfg,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
   gp_memsim_prep *p;
