@@ -559,10 +559,10 @@ static void set_classes(prep_classes *t) {
     t->cached[c] = (uint8_t)gp_op_uses_cache(c);
     t->shared[c] = (uint8_t)gp_op_is_shared(c);
     t->onchip[c] = (uint8_t)(t->shared[c] || c == GP_OP_LD_CONST);
-    if (t->onchip[c] && c < t->onchip_lo)
-      t->onchip_lo = (uint8_t)c;
-    if (t->onchip[c])
+    if (t->onchip[c]) {
+      t->onchip_lo = t->onchip_lo < c ? t->onchip_lo : (uint8_t)c;
       t->onchip_hi = (uint8_t)c;
+    }
   }
 }
 
@@ -581,14 +581,15 @@ static uint64_t next_onchip(const gp_kernel *k, const prep_classes *t, uint64_t 
   const uint8_t *cls = k->op_class;
   uint64_t n = k->insts;
   while (i < n) {
-    uint64_t end = i + 8 < n ? i + 8 : n;
-    if (end - i == 8) {
+    uint64_t end = n;
+    if (i + 8 <= n) {
       uint64_t x;
       memcpy(&x, cls + i, sizeof x);
       if (((x + add_lo) & ~(x + add_hi) & top) == 0) {
-        i = end;
+        i += 8;
         continue;
       }
+      end = i + 8;
     }
     for (; i < end; i++)
       if (t->onchip[cls[i]])
