@@ -35,6 +35,37 @@ describe("gpush.memsim functional mode", function()
     assert.are.equal(0, memsim.params(config.load("quadro-fx580"), small("stream_triad")).l2_bytes)
   end)
 
+  it("builds the cache key in C as the Lua walk builds it", function()
+    local core = require "gpush.core"
+    local kernel = small("stream_triad")
+    local checked = 0
+    for _, name in ipairs(config.presets()) do
+      local ok, p = pcall(memsim.params, config.load(name), kernel)
+      if ok then
+        checked = checked + 1
+        local key = core.params_key(p)
+        assert.is_string(key, name)
+        assert.are.equal(memsim.params_key_walk(p), key, name)
+        assert.are.equal(key, memsim.params_key(p))
+      end
+    end
+    assert.is_true(checked >= 10)
+    -- nested tables, every leaf type the walk prints alike, sorted keys
+    local odd = { b = { z = -0.0, a = 1 / 0, m = { deep = "x" } }, a = 1, a_ = 1.0, A = false,
+      n = 0 / 0, s = "semi;colon", t = true, big = 2 ^ 63, i = math.mininteger }
+    assert.are.equal(memsim.params_key_walk(odd), core.params_key(odd))
+    assert.are.equal("A=false;a=1;a_=1.0;b.a=inf;b.m.deep=x;b.z=-0.0",
+      core.params_key(odd):match("^(.-);big="))
+    assert.are.equal("", core.params_key({}))
+    -- what only the walk answers: C gives it back, params_key walks
+    local with_meta = setmetatable({ a = 1 }, { __index = function() return 2 end })
+    for _, t in ipairs({ { [1] = 1 }, { f = print }, with_meta, { a = { [true] = 1 } } }) do
+      assert.is_nil(core.params_key(t))
+    end
+    assert.are.equal("a=1", memsim.params_key(with_meta))
+    assert.are.equal("x=1", memsim.params_key({ x = 1, y = 2 }, { y = true }))
+  end)
+
   it("compares parameter tables as their cache keys do", function()
     local p = memsim.params(config.load("gtx1080"), small("stream_triad"))
     local q = memsim.params(config.load("gtx1080"), small("stream_triad"))

@@ -35,15 +35,18 @@ struct gp_func {
   gp_alloc alloc;
   gp_memsim_config cfg;
   uint32_t slices;
-  gp_cache *l1;      /* one per SM, set up at the SM's first request (l1_ready) */
-  uint8_t *l1_ready; /* per SM: its L1 is set up */
-  gp_cache *l2;      /* one per slice, set up at its first line (l2_ready) */
+  gp_cache *l1;      /* one per SM, set up at the SM's first request (l1_ready;
+                        read only once set up) */
+  uint8_t *l1_ready; /* per SM: its L1 and its words of recent_used are set up */
+  gp_cache *l2;      /* one per slice, set up at its first line (l2_ready;
+                        read only once set up) */
   uint8_t *l2_ready; /* per slice: it is set up */
   gp_cache_config slice; /* a slice's configuration: l2.size_bytes / slices */
   uint8_t dram_chunks[32]; /* per sector mask (bit 4: these sectors only) */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
-  uint64_t *recent_used; /* a bit per entry of `recent`: written at least once */
+  uint64_t *recent_used; /* a bit per entry of `recent`: written at least once
+                            (an SM's words cleared at its set-up) */
   uint64_t *misses;  /* per SM: L1-missing load requests so far */
   gp_memsim_result out;
 };
@@ -117,12 +120,23 @@ static gp_cache_result l2_write(gp_func *f, gp_cache *l2, uint64_t line, uint8_t
   return res;
 }
 
-/* Sets up L2 slice s at its first line (the rare path of l2_of). */
+/* Sets up L2 slice s at its first line (the rare path of l2_of).  The
+ * slice counts as set up even when its cache refuses the configuration
+ * (gp_cache_init leaves it empty, so freeing it is safe). */
 static int set_up_slice(gp_func *f, uint32_t s, gp_error *err) {
-  if (gp_cache_init(&f->l2[s], &f->alloc, &f->slice, err) != GP_OK)
-    return GP_ERR;
   f->l2_ready[s] = 1;
-  return GP_OK;
+  return gp_cache_init(&f->l2[s], &f->alloc, &f->slice, err);
+}
+
+/* Sets up SM sm at its first request: its L1 and its words of
+ * recent_used (SMs a launch never uses are never touched: clearing every
+ * SM's, and zeroing every L1 and slice record, was 1.5 M of the 16
+ * launches of bfs-rodinia-sm80 on a100's 108 SMs). */
+static int set_up_sm(gp_func *f, uint32_t sm, gp_error *err) {
+  memset(f->recent_used + (size_t)sm * (GP_REUSE_TABLE / 64), 0,
+         GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
+  f->l1_ready[sm] = 1;
+  return gp_cache_init(&f->l1[sm], &f->alloc, &f->cfg.l1, err);
 }
 
 /* The L2 slice of `line` into *l2, set up at its first line; GP_ERR (err
@@ -191,12 +205,14 @@ void gp_func_free(gp_func *f) {
   uint32_t s;
   if (f == NULL)
     return;
-  if (f->l1)
+  if (f->l1 && f->l1_ready)
     for (s = 0; s < f->cfg.sms; s++)
-      gp_cache_free(&f->l1[s]);
-  if (f->l2)
+      if (f->l1_ready[s])
+        gp_cache_free(&f->l1[s]);
+  if (f->l2 && f->l2_ready)
     for (s = 0; s < f->slices; s++)
-      gp_cache_free(&f->l2[s]);
+      if (f->l2_ready[s])
+        gp_cache_free(&f->l2[s]);
   gp_free(&f->alloc, f->l1, f->cfg.sms * sizeof *f->l1);
   gp_free(&f->alloc, f->l1_ready, f->cfg.sms);
   gp_free(&f->alloc, f->l2, f->slices * sizeof *f->l2);
@@ -241,16 +257,10 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->recent = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE * sizeof *f->recent);
   f->recent_used = gp_malloc(alloc, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   f->misses = gp_malloc(alloc, cfg->sms * sizeof *f->misses);
-  if (f->l1)
-    memset(f->l1, 0, cfg->sms * sizeof *f->l1);
   if (f->l1_ready)
     memset(f->l1_ready, 0, cfg->sms);
-  if (f->l2)
-    memset(f->l2, 0, f->slices * sizeof *f->l2);
   if (f->l2_ready)
     memset(f->l2_ready, 0, f->slices);
-  if (f->recent_used)
-    memset(f->recent_used, 0, (size_t)cfg->sms * GP_REUSE_TABLE / 64 * sizeof *f->recent_used);
   if (f->misses)
     memset(f->misses, 0, cfg->sms * sizeof *f->misses);
   if (!f->out.pcs || !f->kind || !f->l1 || !f->l1_ready || !f->l2 || !f->l2_ready || !f->recent ||
@@ -263,11 +273,9 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   f->slice = cfg->l2;
   set_dram_chunks(f);
   f->slice.size_bytes = cfg->l2.size_bytes / f->slices;
-  status = gp_cache_init(&f->l1[0], alloc, &cfg->l1, err);
-  f->l1_ready[0] = 1;
+  status = set_up_sm(f, 0, err);
   if (status == GP_OK)
-    status = gp_cache_init(&f->l2[0], alloc, &f->slice, err);
-  f->l2_ready[0] = 1;
+    status = set_up_slice(f, 0, err);
   if (status != GP_OK) {
     gp_func_free(f);
     return GP_ERR;
@@ -296,11 +304,8 @@ static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
     return GP_ERR;
   if (n == 0)
     return GP_OK;
-  if (!f->l1_ready[sm]) {
-    if (gp_cache_init(&f->l1[sm], &f->alloc, &f->cfg.l1, err) != GP_OK)
-      return GP_ERR;
-    f->l1_ready[sm] = 1;
-  }
+  if (!f->l1_ready[sm] && set_up_sm(f, sm, err) != GP_OK)
+    return GP_ERR;
   p = &f->out.pcs[pc];
   through_l1 = goes_through_l1(f, op_class);
   for (j = 0; j < n; j++) {
@@ -394,9 +399,11 @@ int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err) {
   memset(&out->l1, 0, sizeof out->l1);
   memset(&out->l2, 0, sizeof out->l2);
   for (s = 0; s < cfg->sms; s++)
-    add_stats(&out->l1, &f->l1[s].stats);
+    if (f->l1_ready[s])
+      add_stats(&out->l1, &f->l1[s].stats);
   for (s = 0; s < f->slices; s++)
-    add_stats(&out->l2, &f->l2[s].stats);
+    if (f->l2_ready[s])
+      add_stats(&out->l2, &f->l2[s].stats);
   return GP_OK;
 }
 
@@ -542,21 +549,59 @@ int gp_memsim_prep_of(const gp_memsim_prep *p, const gp_kernel *k) {
  * (onchip). */
 typedef struct prep_classes {
   uint8_t cached[GP_OP_CLASS_COUNT], shared[GP_OP_CLASS_COUNT], onchip[GP_OP_CLASS_COUNT];
+  uint8_t onchip_lo, onchip_hi; /* the on-chip classes' range */
 } prep_classes;
 
 static void set_classes(prep_classes *t) {
   int c;
+  t->onchip_lo = GP_OP_CLASS_COUNT, t->onchip_hi = 0;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
     t->cached[c] = (uint8_t)gp_op_uses_cache(c);
     t->shared[c] = (uint8_t)gp_op_is_shared(c);
     t->onchip[c] = (uint8_t)(t->shared[c] || c == GP_OP_LD_CONST);
+    if (t->onchip[c]) {
+      t->onchip_lo = t->onchip_lo < c ? t->onchip_lo : (uint8_t)c;
+      t->onchip_hi = (uint8_t)c;
+    }
   }
+}
+
+_Static_assert(GP_OP_CLASS_COUNT < 128, "a class byte's top bit is free (next_onchip)");
+
+/* The first instruction at or after i of an on-chip class (k->insts where
+ * none).  Eight class bytes at a time: a byte b < 128 is in [lo, hi] when
+ * b + 128 - lo has its top bit and b + 127 - hi has not (no carries: the
+ * sums stay below 256); eight bytes without one are skipped, the others
+ * read one by one.  The byte-by-byte scan was 1.6 M of the 91 M of
+ * gpush gpumech bfs-rodinia-sm80 --config a100. */
+static uint64_t next_onchip(const gp_kernel *k, const prep_classes *t, uint64_t i) {
+  const uint64_t ones = 0x0101010101010101ull, top = ones << 7;
+  const uint64_t add_lo = ones * (uint64_t)(128 - t->onchip_lo);
+  const uint64_t add_hi = ones * (uint64_t)(127 - t->onchip_hi);
+  const uint8_t *cls = k->op_class;
+  uint64_t n = k->insts;
+  while (i < n) {
+    uint64_t end = n;
+    if (i + 8 <= n) {
+      uint64_t x;
+      memcpy(&x, cls + i, sizeof x);
+      if (((x + add_lo) & ~(x + add_hi) & top) == 0) {
+        i += 8;
+        continue;
+      }
+      end = i + 8;
+    }
+    for (; i < end; i++)
+      if (t->onchip[cls[i]])
+        return i;
+  }
+  return n;
 }
 
 /* The instructions of the classes `which` marks: the capacity the arrays
  * start with (the kernel's class counts, which hold every instruction of
- * a class, with or without a record; prep_fill grows them if a count
- * falls short). */
+ * a class, with or without a record; prep_fill_visits and prep_fill_onchip
+ * grow them if a count falls short). */
 static size_t class_total(const gp_kernel *k, const uint8_t *which) {
   size_t n = 0;
   int c;
@@ -565,42 +610,50 @@ static size_t class_total(const gp_kernel *k, const uint8_t *which) {
   return n;
 }
 
-/* Fills the visits warp by warp, then the shared instructions and on-chip
- * counts in instruction order (the same passes a replay made before). */
-static int prep_fill(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
-  uint64_t v = 0, i, left = 0;
+/* The visit of cache-using memory instruction i (one with a record). */
+static void visit_of(const gp_kernel *k, uint64_t i, prep_visit *v) {
+  const gp_mem_record *m = &k->mem_records[k->mem[i]];
+  v->line_start = m->line_start;
+  v->line_count = m->line_count;
+  v->pc = k->pc_index[i];
+  v->record = k->mem[i];
+  v->op_class = k->op_class[i];
+  v->width = k->width[i];
+}
+
+/* Fills the visits warp by warp (the order a replay walks them). */
+static int prep_fill_visits(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
+  uint64_t v = 0, i;
   uint32_t g;
-  int c;
   for (g = 0; g < k->warps; g++) {
     uint64_t end = k->warp_start[g] + k->warp_len[g];
     p->warp_first[g] = v;
     for (i = gp_next_memory_record(k, k->warp_start[g], end); i < end;
          i = gp_next_memory_record(k, i + 1, end)) {
-      const gp_mem_record *m = &k->mem_records[k->mem[i]];
       if (!t->cached[k->op_class[i]])
         continue;
       if (v == p->visit_cap &&
           gp_grow(&p->alloc, (void **)&p->visits, &p->visit_cap, v + 1, sizeof *p->visits) != GP_OK)
         return GP_ERR;
-      p->visits[v].line_start = m->line_start;
-      p->visits[v].line_count = m->line_count;
-      p->visits[v].pc = k->pc_index[i];
-      p->visits[v].record = k->mem[i];
-      p->visits[v].op_class = k->op_class[i];
-      p->visits[v].width = k->width[i];
-      v++;
+      visit_of(k, i, &p->visits[v++]);
     }
   }
   p->warp_first[k->warps] = v;
+  return GP_OK;
+}
+
+/* The shared instructions and on-chip counts in instruction order (the
+ * same pass a replay made before the preparation). */
+static int prep_fill_onchip(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
+  uint64_t i, left = 0;
+  int c;
   /* the on-chip instructions: a constant load counts with or without a
    * record, a shared access only with one; the loop ends after the last */
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     left += t->onchip[c] ? k->class_counts[c] : 0;
-  for (i = 0; i < k->insts && left > 0; i++) {
+  for (i = 0; left > 0 && (i = next_onchip(k, t, i)) < k->insts; i++) {
     uint32_t pc;
     c = k->op_class[i];
-    if (!t->onchip[c])
-      continue;
     left--;
     pc = k->pc_index[i];
     if (c == GP_OP_LD_CONST) {
@@ -619,6 +672,20 @@ static int prep_fill(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *
   return GP_OK;
 }
 
+/* p's visits, warp by warp, their array sized from the kernel's class
+ * counts (grown if one falls short).  Even a replay made once runs
+ * through them: walking the kernel instead (gp_memsim_order's visits)
+ * took 0.35 M fewer instructions of gpush gpumech bfs-rodinia-sm80
+ * --config a100's 91 M, but bench gpumech --size 20's whole prediction
+ * fell from about 57 to 45 M warp-inst/s (the walk scans every warp's
+ * instructions in turn, without the visits' prefetches). */
+static int prep_build_visits(gp_memsim_prep *p, const gp_kernel *k, const prep_classes *t) {
+  p->visit_cap = class_total(k, t->cached);
+  p->visits = gp_malloc(&p->alloc, p->visit_cap * sizeof *p->visits);
+  p->warp_first = gp_malloc(&p->alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
+  return p->visits && p->warp_first ? prep_fill_visits(p, k, t) : GP_ERR;
+}
+
 /* A kernel's replay order and on-chip counts, its arrays sized from the
  * kernel's class counts. */
 int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc *alloc,
@@ -633,21 +700,18 @@ int gp_memsim_prep_new(gp_memsim_prep **out, const gp_kernel *k, const gp_alloc 
   memset(p, 0, sizeof *p);
   p->alloc = *alloc;
   p->k = k, p->insts = k->insts, p->warps = k->warps, p->static_count = k->static_count;
-  p->visit_cap = class_total(k, t.cached);
   p->shared_cap = class_total(k, t.shared);
   /* gp_malloc takes 0 bytes as 1: the frees pass the capacities alike */
-  p->visits = gp_malloc(alloc, p->visit_cap * sizeof *p->visits);
-  p->warp_first = gp_malloc(alloc, ((size_t)k->warps + 1) * sizeof *p->warp_first);
   p->shared_insts = gp_malloc(alloc, p->shared_cap * sizeof *p->shared_insts);
   p->onchip = gp_malloc(alloc, ((size_t)k->static_count + 1) * sizeof *p->onchip);
   p->onchip_kind = gp_malloc(alloc, (size_t)k->static_count + 1);
-  if (!p->visits || !p->warp_first || !p->shared_insts || !p->onchip || !p->onchip_kind) {
+  if (!p->shared_insts || !p->onchip || !p->onchip_kind) {
     gp_memsim_prep_free(p);
     return gp_error_set(err, "memsim: out of memory");
   }
   memset(p->onchip, 0, ((size_t)k->static_count + 1) * sizeof *p->onchip);
   memset(p->onchip_kind, KIND_NONE, (size_t)k->static_count + 1);
-  if (prep_fill(p, k, &t) != GP_OK) {
+  if (prep_fill_onchip(p, k, &t) != GP_OK || prep_build_visits(p, k, &t) != GP_OK) {
     gp_memsim_prep_free(p);
     return gp_error_set(err, "memsim: out of memory");
   }
@@ -695,9 +759,11 @@ static void add_onchip(gp_func *f, const gp_memsim_prep *p) {
 }
 
 /* One visit's requests through f on SM sm (requests_of's: CC 1.x
- * transactions for global and local accesses, else the trace's lines). */
-static int replay_visit(gp_func *f, const gp_kernel *k, const prep_visit *v, uint32_t sm,
-                        gp_error *err) {
+ * transactions for global and local accesses, else the trace's lines).
+ * Inline in the wave's loop (a call a visit was 1 % of a replay). */
+static inline __attribute__((always_inline)) int replay_visit(gp_func *f, const gp_kernel *k,
+                                                             const prep_visit *v, uint32_t sm,
+                                                             gp_error *err) {
   int c = v->op_class;
   if (f->cfg.cc1x && (c == GP_OP_LD_GLOBAL || c == GP_OP_ST_GLOBAL || c == GP_OP_ATOM_GLOBAL ||
                       c == GP_OP_LD_LOCAL || c == GP_OP_ST_LOCAL)) {

@@ -31,11 +31,15 @@
  *
  *   lines = core.kernel_line_scan(kernel)   -- a plain pass over the same
  *                                           -- arrays (benchmark baseline)
+ *
+ *   key = core.params_key(params)  -- or nil where the Lua walk must answer
+ * gpush.memsim.params_key's text of a parameter table, built in C.
  */
 #include "compat.h"
 #include "l_core.h"
 #include "machine.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void push_stats(lua_State *L, const gp_cache_stats *s, const char *name) {
@@ -300,11 +304,127 @@ static int kernel_line_scan(lua_State *L) {
   return 2;
 }
 
+/* core.params_key's text so far: a fixed buffer (a preset's replay
+ * parameters take under 400 bytes); full: give the walk back to Lua. */
+enum { KEY_BYTES = 2048, KEY_FIELDS = 64, KEY_DEPTH = 8 };
+typedef struct key_text {
+  char text[KEY_BYTES];
+  size_t len;
+  int full;
+} key_text;
+
+static void key_add(key_text *k, const char *s, size_t n) {
+  if (k->full || n > KEY_BYTES - k->len) {
+    k->full = 1;
+    return;
+  }
+  memcpy(k->text + k->len, s, n);
+  k->len += n;
+}
+
+/* Keys sort as Lua's `<` sorts strings (strcoll, as lua_lessthan). */
+static int key_order(const void *a, const void *b) {
+  return strcoll(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Adds "prefix.name=value" for each leaf of the table at index t, its keys
+ * in sorted order, nested tables walked with "name." (the Lua walk of
+ * gpush.memsim.params_key); returns 0 where it cannot answer as that walk
+ * would (a key not a string or holding a zero byte, a leaf neither a
+ * number, a string nor a boolean, a table with a metatable, more than
+ * KEY_FIELDS keys or KEY_DEPTH levels, a text over KEY_BYTES), 1
+ * otherwise. */
+static int key_walk(lua_State *L, int t, key_text *k, const char *prefix, size_t plen, int depth) {
+  const char *names[KEY_FIELDS];
+  char inner[KEY_BYTES];
+  size_t n = 0, i, len;
+  if (depth > KEY_DEPTH || !lua_checkstack(L, 3))
+    return 0;
+  if (lua_getmetatable(L, t)) { /* __pairs or __index could change the walk */
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushnil(L);
+  while (lua_next(L, t) != 0) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING || n == KEY_FIELDS) {
+      lua_pop(L, 1);
+      return 0;
+    }
+    names[n] = lua_tolstring(L, -1, &len); /* anchored in the table */
+    if (strlen(names[n]) != len) {
+      lua_pop(L, 1);
+      return 0;
+    }
+    n++;
+  }
+  qsort(names, n, sizeof *names, key_order);
+  for (i = 0; i < n; i++) {
+    size_t nlen = strlen(names[i]);
+    int ok = 1;
+    lua_getfield(L, t, names[i]);
+    switch (lua_type(L, -1)) {
+    case LUA_TTABLE:
+      if (plen + nlen + 1 > sizeof inner) {
+        ok = 0;
+        break;
+      }
+      memcpy(inner, prefix, plen);
+      memcpy(inner + plen, names[i], nlen);
+      inner[plen + nlen] = '.';
+      ok = key_walk(L, lua_gettop(L), k, inner, plen + nlen + 1, depth + 1);
+      break;
+    case LUA_TBOOLEAN:
+    case LUA_TNUMBER:
+    case LUA_TSTRING:
+      if (k->len > 0)
+        key_add(k, ";", 1);
+      key_add(k, prefix, plen);
+      key_add(k, names[i], nlen);
+      key_add(k, "=", 1);
+      if (lua_type(L, -1) == LUA_TBOOLEAN) {
+        key_add(k, lua_toboolean(L, -1) ? "true" : "false", lua_toboolean(L, -1) ? 4 : 5);
+      } else {
+        /* a number's text as tostring's (lua_tolstring converts this
+         * copy, not the table's value) */
+        const char *v;
+        lua_pushvalue(L, -1);
+        v = lua_tolstring(L, -1, &len);
+        key_add(k, v, len);
+        lua_pop(L, 1);
+      }
+      break;
+    default:
+      ok = 0;
+    }
+    lua_pop(L, 1);
+    if (!ok)
+      return 0;
+  }
+  return !k->full;
+}
+
+/* core.params_key(t): gpush.memsim.params_key(t) without `skip`, or nil
+ * where the Lua walk must answer (key_walk).  A sweep looks its replay
+ * up by this key at every point: 12 us a point in Lua. */
+static int params_key(lua_State *L) {
+  key_text k;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  k.len = 0, k.full = 0;
+  if (!key_walk(L, 1, &k, "", 0, 0)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushlstring(L, k.text, k.len);
+  return 1;
+}
+
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
                                             {"memsim_replay", memsim_replay},
                                             {"memsim_prepare", memsim_prepare},
                                             {"memsim_timed_replay", memsim_timed_replay},
                                             {"kernel_line_scan", kernel_line_scan},
+                                            {"params_key", params_key},
                                             {NULL, NULL}};
 
 static const luaL_Reg replay_methods[] = {{"pcs", replay_pcs}, {NULL, NULL}};

@@ -684,6 +684,18 @@ static void test_functional_prepared(void) {
       gp_memsim_result_free(&kept, &a);
     }
   }
+  /* CC 1.x transactions (made from the lanes, not the trace's lines): a
+   * fresh replay and one through p alike, and unlike the trace's lines */
+  cfg.cc1x = 1;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &fresh, &err) == GP_OK);
+  CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+  CHECK(same_result(&fresh, &kept));
+  CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+  CHECK(!same_result(&ref, &kept));
+  gp_memsim_result_free(&ref, &a);
+  gp_memsim_result_free(&fresh, &a);
+  gp_memsim_result_free(&kept, &a);
+  cfg.cc1x = 0;
   CHECK(gp_memsim_functional_prepared(k, other, &cfg, &a, &kept, &err) == GP_ERR);
   CHECK(strstr(err.msg, "another kernel") != NULL);
   /* a class count below its records (the preparation's first size): the
@@ -1140,6 +1152,151 @@ static void test_functional_miss_reuse(void) {
   gp_func_free(f);
 }
 
+/* The on-chip counts (shared-memory and constant instructions, found
+ * eight class bytes at a time) equal the plain loop's of the reference
+ * replay: a body of 23 (so the on-chip instructions fall at every place of
+ * an 8-byte group), a texture load between the on-chip classes' values (a
+ * group that must be read byte by byte), the shared atomic (the highest
+ * on-chip class) eight instructions from any other of the range. */
+static void test_functional_onchip_scan(void) {
+  gp_synth_stream st[2] = {{GP_STREAM_RANDOM, 0x10000, 1 << 16, 4, 1},
+                           {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  gp_synth_op body[23];
+  int j;
+  gp_alloc a = gp_alloc_default();
+  gp_memsim_config cfg;
+  gp_memsim_result r, ref;
+  gp_synth_desc d;
+  gp_kernel *k = NULL;
+  gp_error err;
+  uint32_t pc;
+  uint64_t onchip = 0;
+  memset(body, 0, sizeof body);
+  for (j = 0; j < 23; j++)
+    body[j].op_class = j % 2 ? GP_OP_INT : GP_OP_FP32;
+  body[1].op_class = GP_OP_LD_CONST, body[1].width = 4;
+  body[4].op_class = GP_OP_TEX, body[4].width = 4;
+  body[6].op_class = GP_OP_LD_SHARED, body[6].width = 4, body[6].stream = 1;
+  body[14].op_class = GP_OP_ATOM_SHARED, body[14].width = 4, body[14].stream = 1;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "onchip");
+  d.grid[0] = 5, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 96, d.block[1] = d.block[2] = 1;
+  d.trips = 5, d.body = body, d.body_len = 23, d.streams = st, d.stream_count = 2;
+  d.seed = 11;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 2, cfg.blocks_per_sm = 2, cfg.l2_slices = 2, cfg.dram_access_bytes = 32;
+  cfg.l1.size_bytes = 2048, cfg.l1.line_bytes = 128, cfg.l1.ways = 4;
+  cfg.l2.size_bytes = 2 * 4096, cfg.l2.line_bytes = 128, cfg.l2.ways = 8;
+  cfg.l1_latency = 10, cfg.l2_latency = 100, cfg.dram_latency = 200, cfg.shared_latency = 30;
+  cfg.const_latency = 8, cfg.shared_banks = 32, cfg.shared_bank_bytes = 4;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &r, &err) == GP_OK);
+  CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+  CHECK(same_result(&ref, &r));
+  for (pc = 0; pc < r.pc_count; pc++)
+    if (r.pcs[pc].amat == 8 || r.pcs[pc].amat == 30)
+      onchip += r.pcs[pc].instructions;
+  CHECK_EQ_INT(onchip, 3 * 5 * 15); /* three on-chip PCs, 5 trips, 15 warps */
+  gp_memsim_result_free(&r, &a);
+  gp_memsim_result_free(&ref, &a);
+  gp_kernel_free(k);
+}
+
+/* An allocator that fills every fresh block (and every grown tail) with a
+ * 64-bit pattern (*ud) repeated: what the replay reads before it writes
+ * shows up in its results. */
+static void *dirty_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  uint64_t pattern = *(const uint64_t *)ud;
+  unsigned char *out;
+  size_t i;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  out = realloc(ptr, nsize);
+  if (out != NULL)
+    for (i = ptr ? osize : 0; i < nsize; i++)
+      out[i] = (unsigned char)(pattern >> (8 * (i % 8)));
+  return out;
+}
+
+/* SMs, L1s, slices and the miss-reuse table are set up at first use, never
+ * cleared whole: on memory full of a pattern, the replay gives what it
+ * gives on fresh memory.  The pattern 30 makes every never-cleared entry of
+ * the miss-reuse table look like a miss of line 29 at miss 30 (line 29's
+ * entry, 3780, is bit 4 of its word, set in 30), so line 29 missing as
+ * SM 1's 31st miss would count a reuse at distance 1 (bucket 0) if SM 1's
+ * words were not cleared at its set-up; it is a first miss. */
+static void test_functional_dirty_memory(void) {
+  gp_synth_stream st[2] = {{GP_STREAM_RANDOM, 0x10000, 1 << 16, 4, 1},
+                           {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_LD_SHARED, 4, 1, 0, {0}},
+                         {GP_OP_ST_GLOBAL, 4, 0, 0, {0}}};
+  uint64_t pattern = 30, line;
+  gp_alloc a = gp_alloc_default(), dirty;
+  gp_memsim_config cfg;
+  gp_memsim_result clean, r;
+  gp_memsim_prep *p = NULL;
+  gp_synth_desc d;
+  gp_kernel *k = NULL;
+  gp_error err;
+  gp_func *f = NULL;
+  uint8_t full = 0xf;
+  int i;
+  dirty.fn = dirty_alloc, dirty.ud = &pattern;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 4, cfg.blocks_per_sm = 2, cfg.l2_slices = 4, cfg.dram_access_bytes = 32;
+  cfg.l1.size_bytes = 2048, cfg.l1.line_bytes = 128, cfg.l1.ways = 4;
+  cfg.l2.size_bytes = 4 * 4096, cfg.l2.line_bytes = 128, cfg.l2.ways = 8, cfg.l2.write_back = 1;
+  cfg.l1_latency = 10, cfg.l2_latency = 100, cfg.dram_latency = 200, cfg.shared_latency = 30;
+  cfg.shared_banks = 32, cfg.shared_bank_bytes = 4;
+  CHECK(gp_func_new(&f, &dirty, &cfg, 1, &err) == GP_OK);
+  if (f == NULL)
+    return;
+  for (i = 0; i < 30; i++) {
+    line = 1000 + (uint64_t)i;
+    CHECK(gp_func_access(f, 0, 1, GP_OP_LD_GLOBAL, &line, &full, 1, &err) == GP_OK);
+  }
+  line = 29;
+  CHECK(gp_func_access(f, 0, 1, GP_OP_LD_GLOBAL, &line, &full, 1, &err) == GP_OK);
+  CHECK(gp_func_result(f, &r, &err) == GP_OK);
+  CHECK_EQ_INT(r.pcs[0].l1_miss_requests, 31);
+  for (i = 0; i < GP_REUSE_BUCKETS; i++)
+    CHECK_EQ_INT(r.pcs[0].miss_reuse[i], 0);
+  CHECK_EQ_INT(r.l1.accesses, 0); /* global loads bypass the L1 here */
+  CHECK_EQ_INT(r.l2.accesses, 31);
+  gp_memsim_result_free(&r, &dirty);
+  gp_func_free(f);
+  /* a kernel's replay, fresh and twice through a preparation */
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "dirty");
+  d.grid[0] = 6, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 64, d.block[1] = d.block[2] = 1;
+  d.trips = 4, d.body = body, d.body_len = 3, d.streams = st, d.stream_count = 2;
+  d.seed = 3;
+  cfg.cache_global_in_l1 = 1;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  CHECK(gp_memsim_functional(k, &cfg, &a, &clean, &err) == GP_OK);
+  CHECK(clean.l1.accesses > 0 && clean.l2.accesses > 0);
+  CHECK(gp_memsim_functional(k, &cfg, &dirty, &r, &err) == GP_OK);
+  CHECK(same_result(&clean, &r));
+  gp_memsim_result_free(&r, &dirty);
+  CHECK(gp_memsim_prep_new(&p, k, &dirty, &err) == GP_OK);
+  for (i = 0; i < 2 && p != NULL; i++) {
+    CHECK(gp_memsim_functional_prepared(k, p, &cfg, &dirty, &r, &err) == GP_OK);
+    CHECK(same_result(&clean, &r));
+    gp_memsim_result_free(&r, &dirty);
+  }
+  gp_memsim_prep_free(p);
+  gp_memsim_result_free(&clean, &a);
+  gp_kernel_free(k);
+}
+
 /* gp_next_memory_record against a plain scan over every start and end of
  * arrays with records at seeded places (runs of none longer and shorter
  * than the four-entry step, records at either end). */
@@ -1193,6 +1350,8 @@ int main(void) {
   RUN(test_functional_prepared);
   RUN(test_functional_stream_by_hand);
   RUN(test_functional_miss_reuse);
+  RUN(test_functional_dirty_memory);
+  RUN(test_functional_onchip_scan);
   RUN(test_functional_write_back_l1);
   RUN(test_functional_lazy_l1);
   RUN(test_functional_lazy_l2);
