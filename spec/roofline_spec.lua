@@ -82,25 +82,75 @@ describe("gpush.roofline.kernel_flops", function()
     assert.equal(64, c.fp64)
     assert.equal(72 + 128 + 64, c.flops)
     assert.equal(7, c.warp_instructions)
-    assert.equal(2, c.warps_visited)
   end)
 
-  it("scales a sample of warps by the kernel's exact class counts", function()
-    local c = roofline.kernel_flops(kernel, { max_warps = 1 })
-    assert.equal(1, c.warps_visited)
-    -- warp 0 holds 5 of the kernel's 6 FP32-class instructions: 64 x 6/5
-    assert.near(64 * 6 / 5, c.fp32, 1e-9)
-    assert.near(128 * 6 / 5, c.fp16, 1e-9)
-    assert.equal(64, c.fp64) -- the only FP64 instruction was seen
+  it("takes each opcode's FLOPs from the trace reader's one map", function()
+    local core = require "gpush.core"
+    local function flops(op)
+      local n, precision = core.opcode_flops(op)
+      return { n, precision }
+    end
+    assert.same({ 2, "fp32" }, flops("FFMA.FTZ"))
+    assert.same({ 1, "fp32" }, flops("FADD32I"))
+    assert.same({ 4, "fp32" }, flops("FFMA2"))
+    assert.same({ 4, "fp16" }, flops("HFMA2"))
+    assert.same({ 2, "fp16" }, flops("HMUL2.BF16"))
+    assert.same({ 2, "fp64" }, flops("DFMA.RN"))
+    assert.same({ 0, "none" }, flops("HFMA2.MMA")) -- the compiler's move idiom
+    assert.same({ 0, "none" }, flops("FSETP.GT.AND"))
+    assert.same({ 0, "none" }, flops("F2F.F64.F32"))
+    assert.same({ 0, "none" }, flops("FFMAX")) -- a base name is matched whole
   end)
 
-  it("matches the exact count on the suite's FMA kernel when sampling", function()
+  -- The count of every warp instruction, walked in Lua: the definition the
+  -- C pass must equal on kernels whose warps differ (divergent masks, tails).
+  local function walked(k)
+    local core = require "gpush.core"
+    local sums = { fp32 = 0, fp16 = 0, fp64 = 0 }
+    for w = 0, k:info().warps - 1 do
+      for _, inst in ipairs(k:warp(w)) do
+        local n, precision = core.opcode_flops(inst.opcode)
+        if n > 0 and (inst.class == "fp32" or inst.class == "fp64") then
+          sums[precision] = sums[precision] + n * inst.active
+        end
+      end
+    end
+    return sums
+  end
+
+  it("counts every warp exactly, as a walk over all of them does", function()
     local workloads = require "gpush.workloads"
-    local k = assert(workloads.kernel(workloads.get("fma_compute")))
-    local sampled = roofline.kernel_flops(k, { max_warps = 16 })
-    local info = k:info()
+    for _, name in ipairs { "fma_compute", "fp64_heavy", "divergent_loop", "issue_mix" } do
+      local k = assert(workloads.kernel(workloads.get(name)))
+      local c = roofline.kernel_flops(k)
+      local want = walked(k)
+      assert.equal(want.fp32, c.fp32, name)
+      assert.equal(want.fp16, c.fp16, name)
+      assert.equal(want.fp64, c.fp64, name)
+      assert.is_true(c.flops > 0, name)
+    end
     -- fma_compute is FFMA chains on full warps: 2 FLOPs x 32 lanes per FP32 warp instruction
-    assert.equal(info.class_mix.fp32 * 64, sampled.fp32)
+    local k = assert(workloads.kernel(workloads.get("fma_compute")))
+    assert.equal(k:info().class_mix.fp32 * 64, roofline.kernel_flops(k).fp32)
+  end)
+
+  it("counts a warp a 256-warp sample would skip", function()
+    -- 300 warps of one FADD on all lanes, and warp 1 (which an even sample
+    -- of 256 of 300 warps never visits) with an FFMA on 4 lanes.
+    local lines = { "-kernel name = tail", "-kernel id = 1", "-grid dim = (300,1,1)", "-block dim = (32,1,1)",
+      "-shmem = 0", "-nregs = 24", "-binary version = 86", "-accelsim tracer version = 4",
+      "-enable lineinfo = 0", "#traces format = x" }
+    for b = 0, 299 do
+      lines[#lines + 1] = ("#BEGIN_TB\nthread block = %d,0,0\nwarp = 0"):format(b)
+      if b == 1 then
+        lines[#lines + 1] = "insts = 2\n0010 ffffffff 1 R9 FADD 2 R5 R6 0\n0020 0000000f 1 R8 FFMA 3 R5 R6 R7 0"
+      else
+        lines[#lines + 1] = "insts = 1\n0010 ffffffff 1 R9 FADD 2 R5 R6 0"
+      end
+      lines[#lines + 1] = "#END_TB"
+    end
+    local k = assert(trace.parse(table.concat(lines, "\n") .. "\n", "tail.traceg"))
+    assert.equal(300 * 32 + 2 * 4, roofline.kernel_flops(k).fp32)
   end)
 end)
 

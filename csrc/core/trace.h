@@ -107,6 +107,15 @@ typedef struct gp_opcode_info {
 gp_opcode_info gp_opcode_classify(const char *opcode, size_t len,
                                   int binary_version);
 
+/* The precisions the roofline counts FLOPs in (GP_FLOP_NONE: no FLOPs). */
+enum { GP_FLOP_NONE, GP_FLOP_FP32, GP_FLOP_FP16, GP_FLOP_FP64, GP_FLOP_PRECISIONS };
+/* "none", "fp32", "fp16", "fp64". */
+const char *gp_flop_precision_name(int precision);
+/* FLOPs one active lane does for a SASS opcode with its modifiers ("FFMA.FTZ":
+ * 2) and their precision (*precision; GP_FLOP_NONE and 0 for anything that
+ * is not an add, multiply or fused multiply-add, e.g. FSETP, FMNMX, F2F). */
+uint8_t gp_opcode_flops(const char *opcode, size_t len, uint8_t *precision);
+
 /* ---------------------------------------------------------------------------
  * Dependences: the per-warp register scoreboard (trace_deps.c)
  * ------------------------------------------------------------------------- */
@@ -442,6 +451,12 @@ typedef struct gp_mix {
  * MLP); *out is filled.  GP_ERR on an unknown rule or out of memory. */
 int gp_kernel_mix(const gp_kernel *k, const gp_mix_config *c, const gp_alloc *a, gp_mix *out,
                   gp_error *err);
+
+/* A kernel's FLOPs by precision (index GP_FLOP_*; [GP_FLOP_NONE] is 0):
+ * every fp32- or fp64-class warp instruction's gp_opcode_flops x its active
+ * lanes, exactly, in one pass over the instructions.  GP_ERR out of memory. */
+int gp_kernel_flops(const gp_kernel *k, const gp_alloc *a, uint64_t out[GP_FLOP_PRECISIONS],
+                    gp_error *err);
 
 /* ---------------------------------------------------------------------------
  * Streaming reader over kernelslist.g or one trace file

@@ -18,6 +18,9 @@
  *    A pointer chase gives 1; three independent streams per iteration give 3.
  * Producers further back than the 16-bit saturated distance are read at that
  * distance (a ring of at most 65536 entries, as long as the longest warp).
+ *
+ * FLOPs (gp_kernel_flops, the roofline's counts): every floating-point warp
+ * instruction's FLOPs per lane (trace_opcodes.c's map) x its active lanes.
  */
 #include "memsim.h"
 #include "trace.h"
@@ -148,5 +151,39 @@ int gp_kernel_mix(const gp_kernel *k, const gp_mix_config *c, const gp_alloc *a,
   for (w = 0; w < k->warps; w++)
     warp_pass(k, w, c, lvl, tim, ring, out);
   gp_free(a, lvl, 2 * ring * sizeof *lvl);
+  return GP_OK;
+}
+
+/* The FLOPs per lane and precision of each static instruction, looked up
+ * once, then one pass over the instructions adding FLOPs x active lanes to
+ * their precision's sum (the zeros of everything else go to GP_FLOP_NONE's).
+ * Only fp32- and fp64-class instructions count: a static's class is every
+ * one of its instructions' (only generic memory accesses are resolved per
+ * instruction). */
+int gp_kernel_flops(const gp_kernel *k, const gp_alloc *a, uint64_t out[GP_FLOP_PRECISIONS],
+                    gp_error *err) {
+  uint8_t *per_lane, *precision;
+  uint64_t i;
+  uint32_t s;
+  memset(out, 0, GP_FLOP_PRECISIONS * sizeof *out);
+  if (k->static_count == 0)
+    return GP_OK;
+  per_lane = gp_malloc(a, 2 * (size_t)k->static_count);
+  if (per_lane == NULL)
+    return gp_error_set(err, "kernel FLOPs: out of memory");
+  precision = per_lane + k->static_count;
+  for (s = 0; s < k->static_count; s++) {
+    const gp_static_inst *st = &k->statics[s];
+    const char *op = k->strings + st->opcode;
+    per_lane[s] = gp_opcode_flops(op, strlen(op), &precision[s]);
+    if (st->op_class != GP_OP_FP32 && st->op_class != GP_OP_FP64)
+      per_lane[s] = 0, precision[s] = GP_FLOP_NONE;
+  }
+  for (i = 0; i < k->insts; i++) {
+    uint32_t x = k->pc_index[i];
+    out[precision[x]] += (uint64_t)per_lane[x] * k->active[i];
+  }
+  out[GP_FLOP_NONE] = 0;
+  gp_free(a, per_lane, 2 * (size_t)k->static_count);
   return GP_OK;
 }

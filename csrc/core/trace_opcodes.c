@@ -145,6 +145,33 @@ static const base_entry base_table[] = {
     {"LDGDEPBAR", GP_OP_DEPBAR},
 };
 
+/* FLOPs per active lane of the floating-point opcodes (the base name):
+ * adds and multiplies 1, fused multiply-adds 2, packed pairs twice that.
+ * Comparisons, min/max, conversions and selects count none (as Nsight
+ * Compute's FLOP counters do).  The roofline's one map (docs/reports.md). */
+typedef struct flop_entry {
+  const char *name;
+  uint8_t precision; /* GP_FLOP_FP32, GP_FLOP_FP16, GP_FLOP_FP64 */
+  uint8_t flops;
+} flop_entry;
+
+static const flop_entry flop_table[] = {
+    {"FADD", GP_FLOP_FP32, 1},  {"FADD32I", GP_FLOP_FP32, 1}, {"FMUL", GP_FLOP_FP32, 1},
+    {"FMUL32I", GP_FLOP_FP32, 1}, {"FFMA", GP_FLOP_FP32, 2},  {"FFMA32I", GP_FLOP_FP32, 2},
+    {"FADD2", GP_FLOP_FP32, 2}, {"FMUL2", GP_FLOP_FP32, 2},   {"FFMA2", GP_FLOP_FP32, 4},
+    {"HADD2", GP_FLOP_FP16, 2}, {"HMUL2", GP_FLOP_FP16, 2},   {"HFMA2", GP_FLOP_FP16, 4},
+    {"DADD", GP_FLOP_FP64, 1},  {"DMUL", GP_FLOP_FP64, 1},    {"DFMA", GP_FLOP_FP64, 2},
+};
+
+static const char *const flop_precision_names[GP_FLOP_PRECISIONS] = {"none", "fp32", "fp16",
+                                                                     "fp64"};
+
+const char *gp_flop_precision_name(int precision) {
+  if (precision < 0 || precision >= GP_FLOP_PRECISIONS)
+    return "invalid";
+  return flop_precision_names[precision];
+}
+
 /* Generic addresses.  NVBit documents both windows as 16 MB from their base
  * ("shmem range is [shmem_base_addr, shmem_base_addr+16MB) and the base
  * address is 16MB aligned", and likewise for local memory: nvbit.h,
@@ -298,4 +325,21 @@ classified:
   else if (!gp_op_is_memory(info.op_class) && has_modifier(opcode, len, "64"))
     info.dest_regs = 2; /* IADD.64, MOV.64, IMNMX.64 (sm_90) */
   return info;
+}
+
+/* FLOPs of one lane of `opcode` (with modifiers) from flop_table;
+ * HFMA2.MMA is the compiler's move idiom, no arithmetic. */
+uint8_t gp_opcode_flops(const char *opcode, size_t len, uint8_t *precision) {
+  const char *dot = memchr(opcode, '.', len);
+  size_t base_len = dot ? (size_t)(dot - opcode) : len, i;
+  *precision = GP_FLOP_NONE;
+  if (len == 9 && memcmp(opcode, "HFMA2.MMA", 9) == 0)
+    return 0;
+  for (i = 0; i < sizeof flop_table / sizeof flop_table[0]; i++) {
+    if (base_is(opcode, base_len, flop_table[i].name)) {
+      *precision = flop_table[i].precision;
+      return flop_table[i].flops;
+    }
+  }
+  return 0;
 }

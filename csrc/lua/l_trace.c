@@ -514,6 +514,22 @@ static int kernel_mix(lua_State *L) {
   return 1;
 }
 
+/* kernel:flops(): { fp32 =, fp16 =, fp64 = }, the kernel's FLOPs by
+ * precision (gp_kernel_flops, exact). */
+static int kernel_flops(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  gp_alloc alloc = default_allocator();
+  uint64_t flops[GP_FLOP_PRECISIONS];
+  gp_error err;
+  int p;
+  if (gp_kernel_flops(k, &alloc, flops, &err) != GP_OK)
+    return push_failure(L, err.msg);
+  lua_createtable(L, 0, GP_FLOP_PRECISIONS - 1);
+  for (p = GP_FLOP_NONE + 1; p < GP_FLOP_PRECISIONS; p++)
+    gpl_set_integer(L, gp_flop_precision_name(p), (lua_Integer)flops[p]);
+  return 1;
+}
+
 static const luaL_Reg reader_methods[] = {{"next", reader_next},
                                           {"load", reader_load},
                                           {"memcpy", reader_memcpy},
@@ -529,6 +545,7 @@ static const luaL_Reg kernel_methods[] = {{"info", kernel_info},
                                           {"write_gpt", kernel_write_gpt},
                                           {"statics", kernel_statics},
                                           {"mix", kernel_mix},
+                                          {"flops", kernel_flops},
                                           {"prefix", kernel_prefix},
                                           {"close", kernel_close},
                                           {"is_closed", kernel_is_closed},
@@ -563,9 +580,23 @@ static int opcode_class(lua_State *L) {
   return 3;
 }
 
+/* core.opcode_flops(opcode): the FLOPs one active lane does for a SASS
+ * opcode and their precision ("fp32", "fp16", "fp64"; 0 and "none" for
+ * anything else), from the trace reader's map (trace_opcodes.c). */
+static int opcode_flops(lua_State *L) {
+  size_t len;
+  const char *opcode = luaL_checklstring(L, 1, &len);
+  uint8_t precision;
+  uint8_t flops = gp_opcode_flops(opcode, len, &precision);
+  lua_pushinteger(L, flops);
+  lua_pushstring(L, gp_flop_precision_name(precision));
+  return 2;
+}
+
 static const luaL_Reg trace_functions[] = {{"trace_open", trace_open},
                                            {"op_classes", op_classes},
                                            {"opcode_class", opcode_class},
+                                           {"opcode_flops", opcode_flops},
                                            {"kernel_parse", kernel_parse},
                                            {NULL, NULL}};
 

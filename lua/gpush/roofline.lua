@@ -19,18 +19,6 @@
 -- instructions: peak = sm.count x sm.schedulers x sm.issue_width x clock.
 local M = {}
 
--- FLOPs per active lane of each floating-point opcode (the SASS base name):
--- adds and multiplies 1, fused multiply-adds 2, packed pairs twice that.
--- Comparisons, min/max, conversions and selects count none (as Nsight
--- Compute's FLOP counters do).  HFMA2.MMA is a move idiom, not arithmetic.
-M.flops_per_lane = {
-  FADD = { "fp32", 1 }, FADD32I = { "fp32", 1 }, FMUL = { "fp32", 1 }, FMUL32I = { "fp32", 1 },
-  FFMA = { "fp32", 2 }, FFMA32I = { "fp32", 2 },
-  FADD2 = { "fp32", 2 }, FMUL2 = { "fp32", 2 }, FFMA2 = { "fp32", 4 },
-  HADD2 = { "fp16", 2 }, HMUL2 = { "fp16", 2 }, HFMA2 = { "fp16", 4 },
-  DADD = { "fp64", 1 }, DMUL = { "fp64", 1 }, DFMA = { "fp64", 2 },
-}
-
 -- The roof of each precision: the opcode class whose pipeline runs it and
 -- the FLOPs one lane does per instruction at peak (an FMA).
 local ROOFS = {
@@ -119,7 +107,7 @@ function M.hierarchy(cfg)
 end
 
 -- What the hierarchical roofline needs of one kernel on a configuration:
--- FLOPs by precision (kernel_flops over 256 sampled warps, scaled) and the
+-- FLOPs by precision (kernel_flops, exact) and the
 -- bytes at each level from the functional memory replay GPUMech takes its
 -- miss rates from (memsim: l1_bytes, the sectors asked of L1/TEX; l2_bytes,
 -- the sectors reaching the L2; DRAM bytes read and written).  `cache` as
@@ -132,7 +120,10 @@ function M.kernel_profile(kernel, cfg, cache)
   if not mem then
     return nil, err
   end
-  local flops = M.kernel_flops(kernel, { max_warps = 256 })
+  local flops, ferr = M.kernel_flops(kernel)
+  if not flops then
+    return nil, ferr
+  end
   return { fp32 = flops.fp32, fp64 = flops.fp64, fp16 = flops.fp16, l1_bytes = mem.l1_bytes,
     l2_bytes = mem.l2_bytes, dram_bytes = mem.dram_bytes_read + mem.dram_bytes_written }
 end
@@ -162,61 +153,20 @@ function M.hierarchy_points(profile, time_us)
   return out
 end
 
--- Warps visited when sampling `max_warps` of `warps`: evenly spread, fixed.
-local function sampled_warps(warps, max_warps)
-  if not max_warps or max_warps >= warps then
-    return nil
-  end
-  local list = {}
-  for i = 0, max_warps - 1 do
-    list[#list + 1] = (i * warps) // max_warps
-  end
-  return list
-end
-
--- FLOPs of a kernel by precision: every warp instruction's opcode x its
--- active lanes (M.flops_per_lane).  opts.max_warps visits that many warps,
--- evenly spread, and scales each precision by the kernel's exact count of
--- floating-point warp instructions over the count seen (exact whenever the
--- visited warps have the kernel's mix of opcodes and lane activity).
--- Returns { fp32, fp16, fp64, flops (their sum), warp_instructions,
--- warps_visited }.
-function M.kernel_flops(kernel, opts)
-  opts = opts or {}
-  local info = kernel:info()
-  local warps = sampled_warps(info.warps, opts.max_warps)
-  local flops = { fp32 = 0, fp16 = 0, fp64 = 0 }
-  local seen = { fp32 = 0, fp64 = 0 }
-  local function visit(w)
-    for _, inst in ipairs(kernel:warp(w)) do
-      if seen[inst.class] then
-        seen[inst.class] = seen[inst.class] + 1
-        local op = M.flops_per_lane[inst.opcode:match("^[^.]+")]
-        if op and inst.opcode ~= "HFMA2.MMA" then
-          flops[op[1]] = flops[op[1]] + op[2] * inst.active
-        end
-      end
-    end
-  end
-  local visited = warps and #warps or info.warps
-  if warps then
-    for _, w in ipairs(warps) do
-      visit(w)
-    end
-    local scale_fp32 = seen.fp32 > 0 and (info.class_mix.fp32 or 0) / seen.fp32 or 0
-    local scale_fp64 = seen.fp64 > 0 and (info.class_mix.fp64 or 0) / seen.fp64 or 0
-    if (scale_fp32 == 0 and (info.class_mix.fp32 or 0) > 0) or (scale_fp64 == 0 and (info.class_mix.fp64 or 0) > 0) then
-      return M.kernel_flops(kernel, {}) -- the sample missed a class the kernel runs: count exactly
-    end
-    flops.fp32, flops.fp16, flops.fp64 = flops.fp32 * scale_fp32, flops.fp16 * scale_fp32, flops.fp64 * scale_fp64
-  else
-    for w = 0, info.warps - 1 do
-      visit(w)
-    end
+-- FLOPs of a kernel by precision, exact: every floating-point warp
+-- instruction's FLOPs per active lane x its active lanes, counted in C in
+-- one pass (kernel:flops(); the FLOPs of each opcode, adds and multiplies 1,
+-- fused multiply-adds 2, packed pairs twice that, comparisons, min/max and
+-- conversions none, as Nsight Compute counts them, are the trace reader's
+-- map, gpush.core.opcode_flops).  Returns { fp32, fp16, fp64, flops (their
+-- sum), warp_instructions }, or nil and a message.
+function M.kernel_flops(kernel)
+  local flops, err = kernel:flops()
+  if not flops then
+    return nil, err
   end
   flops.flops = flops.fp32 + flops.fp16 + flops.fp64
-  flops.warp_instructions = info.warp_instructions
-  flops.warps_visited = visited
+  flops.warp_instructions = kernel:info().warp_instructions
   return flops
 end
 
