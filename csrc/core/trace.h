@@ -69,19 +69,36 @@ typedef enum gp_op_class {
 
 /* "int", "fp32", ..., "ld_global", ... */
 const char *gp_op_class_name(int op_class);
+/* The class predicates, inline: the parser asks them of every instruction
+ * (out of line they were about 1 % of a text parse). */
 /* Loads, stores, atomics, texture, LDGSTS (not LDC, not DEPBAR). */
-int gp_op_is_memory(int op_class);
+static inline int gp_op_is_memory(int c) {
+  return (c >= GP_OP_LD_GLOBAL && c <= GP_OP_ST_SHARED) || c == GP_OP_TEX ||
+         c == GP_OP_ATOM_GLOBAL || c == GP_OP_ATOM_SHARED || c == GP_OP_LDGSTS;
+}
 /* Memory classes that reach L1/L2 (global, local, texture, global atomics,
  * LDGSTS); shared-memory classes never do. */
-int gp_op_uses_cache(int op_class);
+static inline int gp_op_uses_cache(int c) {
+  return c == GP_OP_LD_GLOBAL || c == GP_OP_ST_GLOBAL || c == GP_OP_LD_LOCAL ||
+         c == GP_OP_ST_LOCAL || c == GP_OP_TEX || c == GP_OP_ATOM_GLOBAL ||
+         c == GP_OP_LDGSTS;
+}
 /* Loads (their destination is written by memory). */
-int gp_op_is_load(int op_class);
+static inline int gp_op_is_load(int c) {
+  return c == GP_OP_LD_GLOBAL || c == GP_OP_LD_LOCAL || c == GP_OP_LD_SHARED ||
+         c == GP_OP_LD_CONST || c == GP_OP_TEX || c == GP_OP_ATOM_GLOBAL ||
+         c == GP_OP_ATOM_SHARED;
+}
 /* Stores: global, local, shared. */
-int gp_op_is_store(int op_class);
+static inline int gp_op_is_store(int c) {
+  return c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL || c == GP_OP_ST_SHARED;
+}
 /* Shared-memory classes: loads, stores and atomics. */
-int gp_op_is_shared(int op_class);
+static inline int gp_op_is_shared(int c) {
+  return c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
+}
 /* Atomics: global and shared. */
-int gp_op_is_atomic(int op_class);
+static inline int gp_op_is_atomic(int c) { return c == GP_OP_ATOM_GLOBAL || c == GP_OP_ATOM_SHARED; }
 
 /* Resolves a generic LD / ST / ATOM / RED (classified as ld_global,
  * st_global or atom_global) by its first active address: the shared window

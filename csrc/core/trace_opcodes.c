@@ -39,33 +39,6 @@ const char *gp_op_class_name(int op_class) {
   return class_names[op_class];
 }
 
-int gp_op_is_memory(int c) {
-  return (c >= GP_OP_LD_GLOBAL && c <= GP_OP_ST_SHARED) || c == GP_OP_TEX ||
-         c == GP_OP_ATOM_GLOBAL || c == GP_OP_ATOM_SHARED || c == GP_OP_LDGSTS;
-}
-
-int gp_op_uses_cache(int c) {
-  return c == GP_OP_LD_GLOBAL || c == GP_OP_ST_GLOBAL || c == GP_OP_LD_LOCAL ||
-         c == GP_OP_ST_LOCAL || c == GP_OP_TEX || c == GP_OP_ATOM_GLOBAL ||
-         c == GP_OP_LDGSTS;
-}
-
-int gp_op_is_load(int c) {
-  return c == GP_OP_LD_GLOBAL || c == GP_OP_LD_LOCAL || c == GP_OP_LD_SHARED ||
-         c == GP_OP_LD_CONST || c == GP_OP_TEX || c == GP_OP_ATOM_GLOBAL ||
-         c == GP_OP_ATOM_SHARED;
-}
-
-int gp_op_is_store(int c) {
-  return c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL || c == GP_OP_ST_SHARED;
-}
-
-int gp_op_is_shared(int c) {
-  return c == GP_OP_LD_SHARED || c == GP_OP_ST_SHARED || c == GP_OP_ATOM_SHARED;
-}
-
-int gp_op_is_atomic(int c) { return c == GP_OP_ATOM_GLOBAL || c == GP_OP_ATOM_SHARED; }
-
 typedef struct base_entry {
   const char *name;
   uint8_t op_class;

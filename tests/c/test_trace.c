@@ -245,6 +245,38 @@ static void test_opcode_classes(void) {
 #undef CLASS
 }
 
+/* Every class against the predicates (trace.h, inline), written out by
+ * hand: memory, reaches L1/L2, load, store, shared, atomic. */
+static void test_class_predicates(void) {
+  static const struct {
+    int c;
+    int memory, cache, load, store, shared, atomic;
+  } want[GP_OP_CLASS_COUNT] = {
+      {GP_OP_INT, 0, 0, 0, 0, 0, 0},          {GP_OP_FP32, 0, 0, 0, 0, 0, 0},
+      {GP_OP_IMAD, 0, 0, 0, 0, 0, 0},         {GP_OP_FP64, 0, 0, 0, 0, 0, 0},
+      {GP_OP_SFU, 0, 0, 0, 0, 0, 0},          {GP_OP_TENSOR, 0, 0, 0, 0, 0, 0},
+      {GP_OP_UNIFORM, 0, 0, 0, 0, 0, 0},      {GP_OP_BRANCH, 0, 0, 0, 0, 0, 0},
+      {GP_OP_OTHER, 0, 0, 0, 0, 0, 0},        {GP_OP_BARRIER, 0, 0, 0, 0, 0, 0},
+      {GP_OP_BARRIER_ARRIVE, 0, 0, 0, 0, 0, 0}, {GP_OP_LD_GLOBAL, 1, 1, 1, 0, 0, 0},
+      {GP_OP_ST_GLOBAL, 1, 1, 0, 1, 0, 0},    {GP_OP_LD_LOCAL, 1, 1, 1, 0, 0, 0},
+      {GP_OP_ST_LOCAL, 1, 1, 0, 1, 0, 0},     {GP_OP_LD_SHARED, 1, 0, 1, 0, 1, 0},
+      {GP_OP_ST_SHARED, 1, 0, 0, 1, 1, 0},    {GP_OP_LD_CONST, 0, 0, 1, 0, 0, 0},
+      {GP_OP_TEX, 1, 1, 1, 0, 0, 0},          {GP_OP_ATOM_GLOBAL, 1, 1, 1, 0, 0, 1},
+      {GP_OP_ATOM_SHARED, 1, 0, 1, 0, 1, 1},  {GP_OP_LDGSTS, 1, 1, 0, 0, 0, 0},
+      {GP_OP_DEPBAR, 0, 0, 0, 0, 0, 0}};
+  int i;
+  for (i = 0; i < GP_OP_CLASS_COUNT; i++) {
+    int c = want[i].c;
+    CHECK_EQ_INT(c, i);
+    CHECK_EQ_INT(gp_op_is_memory(c) != 0, want[i].memory);
+    CHECK_EQ_INT(gp_op_uses_cache(c) != 0, want[i].cache);
+    CHECK_EQ_INT(gp_op_is_load(c) != 0, want[i].load);
+    CHECK_EQ_INT(gp_op_is_store(c) != 0, want[i].store);
+    CHECK_EQ_INT(gp_op_is_shared(c) != 0, want[i].shared);
+    CHECK_EQ_INT(gp_op_is_atomic(c) != 0, want[i].atomic);
+  }
+}
+
 static void test_unknown_opcode_is_reported(void) {
   gp_error err;
   gp_kernel *k = parse("-kernel name = u\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
@@ -588,6 +620,7 @@ int main(void) {
   RUN(test_version5_mode0_generic_and_empty_mask);
   RUN(test_pre3_and_lineinfo);
   RUN(test_opcode_classes);
+  RUN(test_class_predicates);
   RUN(test_unknown_opcode_is_reported);
   RUN(test_bad_input_messages);
   RUN(test_gzip_xz_and_kernelslist);
