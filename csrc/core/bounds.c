@@ -398,33 +398,27 @@ static int collect_lines(gp_bounds_pass *q, const gp_alloc *alloc) {
   return GP_OK;
 }
 
-/* Instruction i's LSU occupancy and, for shared memory, its bank passes
- * (the simulator's charges: one cycle per line request, one per bank
- * pass, the class's interval otherwise); *lat gets its latency when it
- * depends on the instruction (shared memory: + one cycle per extra pass). */
-double gp_bounds_lsu_cycles(const gp_bounds_pass *q, uint64_t i, const gp_bounds_class *f, double *passes_out,
-                         double *lat) {
+/* A shared-memory instruction's LSU occupancy: one cycle per bank pass
+ * (the simulator's charge), at least one; *lat gets one cycle per extra
+ * pass.  Without addresses (every lane off) one pass. */
+double gp_bounds_shared_cycles(const gp_bounds_pass *q, uint64_t i, double *passes_out,
+                               double *lat) {
   const gp_kernel *k = q->k;
   const gp_machine *m = q->m;
-  *passes_out = 0;
-  if (k->mem[i] != UINT32_MAX) {
-    const gp_mem_record *r = &k->mem_records[k->mem[i]];
-    if (f->cached && r->line_count > 0)
-      return r->line_count;
-    if (f->shared) {
-      uint32_t passes = gp_shared_passes(GP_MEM_LANES(k, r), r->addr_count,
-                                         k->width[i], m->shared.banks, m->shared.bank_bytes);
-      if (passes < 1)
-        passes = 1;
-      *passes_out = passes;
-      *lat += passes - 1;
-      return passes;
-    }
-  } else if (f->shared) {
+  const gp_mem_record *r;
+  uint32_t passes;
+  if (k->mem[i] == UINT32_MAX) {
     *passes_out = 1;
     return 1;
   }
-  return f->busy;
+  r = &k->mem_records[k->mem[i]];
+  passes = gp_shared_passes(GP_MEM_LANES(k, r), r->addr_count, k->width[i], m->shared.banks,
+                            m->shared.bank_bytes);
+  if (passes < 1)
+    passes = 1;
+  *passes_out = passes;
+  *lat += passes - 1;
+  return passes;
 }
 
 /* Steps [from, to) of warp g's path from issue cycle t and last result

@@ -121,9 +121,29 @@ static inline double gp_bounds_memory_floor(const gp_bounds_pass *q, uint64_t i,
   return worst;
 }
 
-/* Instruction i's LSU occupancy and bank passes (bounds.c says how). */
-double gp_bounds_lsu_cycles(const gp_bounds_pass *q, uint64_t i, const gp_bounds_class *f,
-                            double *passes_out, double *lat);
+/* A shared-memory instruction's LSU occupancy and bank passes (bounds.c). */
+double gp_bounds_shared_cycles(const gp_bounds_pass *q, uint64_t i, double *passes_out,
+                               double *lat);
+
+/* Instruction i's LSU occupancy and bank passes (the simulator's charges):
+ * a cache-using request one cycle per line, a shared-memory access one per
+ * bank pass (gp_bounds_shared_cycles, which also adds a cycle of latency
+ * per extra pass), anything else (a request without lines, a constant
+ * load) its class's interval, with no bank passes.  Inline but for shared
+ * memory: a call would make the walk's loop spill its registers. */
+static inline double gp_bounds_lsu_cycles(const gp_bounds_pass *q, uint64_t i,
+                                          const gp_bounds_class *f, double *passes_out,
+                                          double *lat) {
+  const gp_kernel *k = q->k;
+  uint32_t rec;
+  if (f->shared)
+    return gp_bounds_shared_cycles(q, i, passes_out, lat);
+  *passes_out = 0;
+  rec = k->mem[i];
+  if (f->cached && rec != UINT32_MAX && k->mem_records[rec].line_count > 0)
+    return k->mem_records[rec].line_count;
+  return f->busy;
+}
 
 /* A warp's dependence path so far: its last issue cycle t and its last
  * result `end` (scalars the loops keep in registers: each step's issue

@@ -592,6 +592,86 @@ static void test_packed_keys_match_the_arrays(void) {
   CHECK(unpacked >= 15);
 }
 
+/* The walk against the two passes on long warps with producers in all
+ * four slots, the farthest at the largest distance a slot holds (65,535)
+ * and the one the consumer waits for: two warps of 11,000 trips of an SFU,
+ * an integer op, a global load, a shared-memory load on 7 lanes with bank
+ * conflicts (the LSU's cases, no instruction waits for them), an IMAD, an
+ * FP64 op of latency 200,000, and an FFMA reading the IMAD (2 back), the
+ * integer op (5), the SFU (6) and the FP64 op 65,535 back, whose result
+ * comes after every nearer one (a trip issues in a few cycles).  A
+ * producer read from the wrong slot, or a ring too short for the distance,
+ * moves the path.  The same features and counts, bit for bit. */
+static void test_walk_far_producers(void) {
+  static const gp_synth_stream streams[] = {{GP_STREAM_COALESCED, 0x10000, 1 << 16, 0, 1},
+                                            {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  gp_synth_op body[7];
+  gp_synth_desc d;
+  gp_machine m = launch_machine(1);
+  gp_memsim_config mc;
+  gp_memsim_result mem;
+  gp_gm_inputs in;
+  gp_bounds_counts counts_apart, counts_walk;
+  gp_bounds_pass q;
+  gp_gm_feature *fa, *fw;
+  size_t na = 0, nw = 0, i;
+  gp_kernel *k = NULL;
+  gp_error err;
+  double issue;
+  const uint16_t *far;
+  m.ops[GP_OP_FP64].latency = 200000;
+  memset(body, 0, sizeof body);
+  body[0].op_class = GP_OP_SFU;
+  body[1].op_class = GP_OP_INT;
+  body[2].op_class = GP_OP_LD_GLOBAL, body[2].width = 4, body[2].stream = 0;
+  body[3].op_class = GP_OP_LD_SHARED, body[3].width = 4, body[3].stream = 1, body[3].active = 7;
+  body[4].op_class = GP_OP_IMAD;
+  body[5].op_class = GP_OP_FP64;
+  body[6].op_class = GP_OP_FP32;
+  body[6].dep[0] = 2, body[6].dep[1] = 5, body[6].dep[2] = 6, body[6].dep[3] = 65535;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "far");
+  d.grid[0] = 1, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 64, d.block[1] = d.block[2] = 1;
+  d.shmem = 4096;
+  d.body = body, d.body_len = 7, d.trips = 11000, d.trip_spread = 0;
+  d.streams = streams, d.stream_count = 2, d.seed = 11;
+  CHECK(gp_synth_generate(&k, &A, &d, &err) == GP_OK);
+  if (!k)
+    return;
+  CHECK_EQ_INT(k->warp_len[0], 77001); /* and EXIT */
+  far = k->deps + (size_t)(7 * 9400 + 6) * GP_DEPS; /* an FFMA past 65,535 */
+  CHECK_EQ_INT(far[0], 2);
+  CHECK_EQ_INT(far[1], 5);
+  CHECK_EQ_INT(far[2], 6);
+  CHECK_EQ_INT(far[3], 65535);
+  CHECK_EQ_INT(k->op_class[7 * 9400 + 6 - 65535], GP_OP_FP64);
+  gp_machine_memsim(&m, 1, k->shmem_bytes, &mc);
+  CHECK(gp_memsim_functional(k, &mc, &A, &mem, &err) == GP_OK);
+  CHECK(gp_gm_inputs_build(k, &m, &mem, GP_MW_EQ_GPUSH, &A, &in, &err) == GP_OK);
+  CHECK(gp_gm_walks_together(&in.pcs));
+  issue = gp_gm_issue_cycles(&m, GP_MW_EQ_GPUSH);
+  fa = calloc(k->warps + 1, sizeof *fa), fw = calloc(k->warps + 1, sizeof *fw);
+  CHECK(gp_gm_features(k, &in.pcs, issue, &A, fa, &na, &err) == GP_OK);
+  CHECK(gp_bounds_count(k, &m, 1, &mem, &A, &counts_apart, &err) == GP_OK);
+  CHECK(gp_bounds_pass_begin(&q, k, &m, 1, &mem, &A, &counts_walk, &err) == GP_OK);
+  CHECK(gp_gm_features_paths(k, &in.pcs, issue, &q, &A, fw, &nw, &err) == GP_OK);
+  gp_bounds_pass_finish(&q);
+  CHECK_EQ_INT(nw, 2);
+  CHECK_EQ_INT(na, 2);
+  for (i = 0; i < na && i < nw; i++) {
+    CHECK(fw[i].warp == fa[i].warp);
+    CHECK(memcmp(&fw[i].total_cycles, &fa[i].total_cycles, sizeof(double)) == 0);
+  }
+  CHECK(memcmp(&counts_walk, &counts_apart, sizeof counts_apart) == 0);
+  CHECK(counts_apart.shared_passes > 0);
+  CHECK(counts_apart.longest_path > 77001 + 200000); /* the last FP64 result */
+  free(fa), free(fw);
+  gp_gm_inputs_free(&in);
+  gp_memsim_result_free(&mem, &A);
+  gp_kernel_free(k);
+}
+
 /* Under the paper's equations the PCs have no empty-mask latencies: the
  * walk refuses them, and gp_gm_prepare_counted takes the two passes apart
  * (the same counts as gp_bounds_count). */
@@ -645,6 +725,7 @@ int main(void) {
   RUN(test_select);
   RUN(test_unit_timing);
   RUN(test_walk_matches_the_passes);
+  RUN(test_walk_far_producers);
   RUN(test_prepare_counted_apart);
   RUN(test_packed_keys_match_the_arrays);
   return gp_test_finish();

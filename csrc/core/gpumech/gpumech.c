@@ -147,6 +147,23 @@ int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
   return status;
 }
 
+/* An instruction's producers' distances as one word, the nearest in the
+ * low 16 bits: the walk takes them off the low end until a 0 (the kernel's
+ * slots hold 0 after the last), one shift a producer instead of an index
+ * and a bound test.  On a little-endian machine the four slots are that
+ * word as stored (one load; the shifts below compile to more). */
+_Static_assert(GP_DEPS == 4, "deps_word packs four 16-bit distances");
+static inline uint64_t deps_word(const uint16_t *row) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t word;
+  memcpy(&word, row, sizeof word);
+  return word;
+#else
+  return (uint64_t)row[0] | (uint64_t)row[1] << 16 | (uint64_t)row[2] << 32 |
+         (uint64_t)row[3] << 48;
+#endif
+}
+
 /* Warp w's lean pass (r, set up for its input) and its bounds path (q) in
  * one walk over its instructions: the two are independent chains of
  * dependent floating-point operations, so they overlap in the processor,
@@ -156,8 +173,12 @@ int gp_gm_features(const gp_kernel *k, const gp_gm_pcs *p, double issue_cycles,
  * that one loop reads the producers for both (a change to either step is
  * made here too; test_gpumech compares the walk with the two passes on
  * seeded random kernels, bit for bit); the warp's LSU cycles and bank
- * passes are added to q's counts in program order.  Inline with `timing`
- * constant. */
+ * passes are added to q's counts in program order.  The two paths'
+ * result-ready cycles share one ring of pairs (q's two rings of 65,536
+ * doubles: 65,536 pairs), so one index finds both of a producer's; every
+ * producer a distance names is still there (the lean pass's own ring,
+ * sized to the warp, holds them too), so the cycles read are those of two
+ * rings.  Inline with `timing` constant. */
 static inline __attribute__((always_inline)) void walk_warp(gp_iv_lean *r, const gp_iv_pc *table,
                                                            gp_bounds_pass *q, uint64_t w,
                                                            int timing) {
@@ -170,13 +191,12 @@ static inline __attribute__((always_inline)) void walk_warp(gp_iv_lean *r, const
   const uint16_t *deps = k->deps + start * GP_DEPS;
   const gp_bounds_class *facts = q->facts;
   const double *pc_lat = q->pc_lat;
-  double *done_g = r->done, *done_b = q->done;
-  size_t mask = r->mask;
+  double *done = q->done; /* pairs: [2 slot] the lean pass's, [2 slot + 1] the path's */
   double slot = r->in->issue_cycles, lsu = q->out->lsu_cycles, passes_sum = q->out->shared_passes;
   double t, end, busy, passes, free_g[GP_IV_UNITS], free_b[GP_UNIT_COUNT];
   gp_iv_lean_state st = r->st; /* locals the compiler can keep in registers */
   gp_bounds_path s;
-  gp_bounds_path_start(&s, done_b, &t, &end);
+  gp_bounds_path_start(&s, done, &t, &end);
   memcpy(free_g, r->unit_free, sizeof free_g);
   memcpy(free_b, s.unit_free, sizeof free_b);
   for (x = 0; x < n; x++) {
@@ -189,12 +209,14 @@ static inline __attribute__((always_inline)) void walk_warp(gp_iv_lean *r, const
     double lb = f->lat == GP_BOUNDS_LAT_PC      ? pc_lat[pc]
                 : f->lat == GP_BOUNDS_LAT_FLOOR ? gp_bounds_memory_floor(q, start + x, f->hit)
                                                 : 0;
-    int ug = g->unit, ub = f->unit, j;
+    int ug = g->unit, ub = f->unit;
+    uint64_t word;
     if (timing && ug >= 0 && free_g[ug] > tg)
       tg = free_g[ug];
-    for (j = 0; j < GP_DEPS && row[j] != 0; j++)
-      if (row[j] <= x) {
-        double dg = done_g[(x - row[j]) & mask], db = done_b[(x - row[j]) % GP_BOUNDS_RING];
+    for (word = deps_word(row); (word & 0xffff) != 0; word >>= 16)
+      if ((word & 0xffff) <= x) {
+        const double *ready = done + 2 * ((x - (word & 0xffff)) % GP_BOUNDS_RING);
+        double dg = ready[0], db = ready[1];
         if (dg > tg)
           tg = dg;
         if (db > tb)
@@ -210,7 +232,7 @@ static inline __attribute__((always_inline)) void walk_warp(gp_iv_lean *r, const
       busy = f->busy;
     }
     free_b[ub] = tb + busy;
-    done_b[x % GP_BOUNDS_RING] = tb + lb;
+    done[2 * (x % GP_BOUNDS_RING) + 1] = tb + lb;
     if (tb + lb > end)
       end = tb + lb;
     t = tb;
@@ -219,7 +241,7 @@ static inline __attribute__((always_inline)) void walk_warp(gp_iv_lean *r, const
       if (gap > 0)
         st.stall += gap;
     }
-    done_g[x & mask] = tg + lg;
+    done[2 * (x % GP_BOUNDS_RING)] = tg + lg;
     if (ug >= 0)
       free_g[ug] = tg + g->busy;
     if (tg + lg > st.last_done)
