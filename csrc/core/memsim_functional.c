@@ -435,12 +435,41 @@ static int next_memory(const gp_kernel *k, const uint8_t *cached, uint64_t end, 
   return 0;
 }
 
-/* Visits wave `wave`'s memory instructions: the warps of every SM's
- * co-resident blocks, round-robin, one memory instruction per turn.  A
- * warp with none left leaves the turn (the others keep their order). */
-static void visit_wave(const gp_kernel *k, const uint8_t *cached, uint32_t sms,
-                       uint32_t blocks_per_sm, uint32_t wave, uint64_t *cursor, uint32_t *warp_sm,
-                       uint64_t *warp_ids, gp_memsim_visit visit, void *ctx) {
+/* ---------------------------------------------------------------------------
+ * The replay order, stated once (GPUMech Sec. V as gpush reads it): thread
+ * blocks go to SMs round-robin, every SM runs waves of blocks_per_sm blocks
+ * (wave w's block b on SM s is block (w x blocks_per_sm + b) x sms + s),
+ * and within a wave the warps of every SM's co-resident blocks -- SM by SM,
+ * block by block, warp by warp -- take turns round-robin, one memory
+ * instruction per turn; a warp with none left leaves the turn (the others
+ * keep their order).
+ *
+ * Two walks take this order: the kernel's (gp_memsim_order: a warp's
+ * instructions, scanned for the cache-using ones) and a preparation's
+ * (gp_memsim_functional_prepared: a warp's visits).  A walk says where a
+ * warp's positions start and end (range) and takes a warp's turn (turn);
+ * walk_waves alone decides who goes when.  Both are inline with the walk's
+ * functions known, so no turn pays a call through a pointer.
+ * ------------------------------------------------------------------------- */
+
+/* The warps of a wave still taking turns: warp x is at at[x] of its
+ * positions [.., end[x]) and runs on SM sm[x]. */
+typedef struct wave_warps {
+  uint64_t *at, *end;
+  uint32_t *sm;
+} wave_warps;
+
+/* A walk's warp range: warp g's positions [*at, *end). */
+typedef void (*walk_range)(const void *walk, uint64_t g, uint64_t *at, uint64_t *end);
+/* A walk's turn of warp x of the n in t: 1 when the warp takes turns
+ * again, 0 when it has no position left, GP_ERR on failure. */
+typedef int (*walk_turn)(void *walk, wave_warps *t, uint32_t x, uint32_t n);
+
+/* Wave `wave` in the order: its warps in turn order (a warp without
+ * positions leaves before its first turn), then their turns. */
+static inline __attribute__((always_inline)) int
+walk_wave(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, uint32_t wave, wave_warps *t,
+          walk_range range, walk_turn turn, void *walk) {
   uint32_t n = 0, s, b, w;
   for (s = 0; s < sms; s++) {
     for (b = 0; b < blocks_per_sm; b++) {
@@ -448,51 +477,85 @@ static void visit_wave(const gp_kernel *k, const uint8_t *cached, uint32_t sms,
       if (block >= k->blocks)
         continue;
       for (w = 0; w < k->warps_per_block; w++) {
-        uint64_t g = block * k->warps_per_block + w;
-        warp_ids[n] = g;
-        warp_sm[n] = s;
-        cursor[n] = k->warp_start[g];
-        n++;
+        range(walk, block * k->warps_per_block + w, &t->at[n], &t->end[n]);
+        t->sm[n] = s;
+        n += t->at[n] < t->end[n];
       }
     }
   }
   while (n > 0) {
     uint32_t x, kept = 0;
     for (x = 0; x < n; x++) {
-      uint64_t g = warp_ids[x];
-      if (!next_memory(k, cached, k->warp_start[g] + k->warp_len[g], &cursor[x]))
+      int again = turn(walk, t, x, n);
+      if (again < 0)
+        return GP_ERR;
+      if (!again)
         continue;
-      visit(ctx, cursor[x] - 1, warp_sm[x]);
-      warp_ids[kept] = g, warp_sm[kept] = warp_sm[x], cursor[kept] = cursor[x];
+      if (kept != x) /* a warp before it left: close the gap */
+        t->at[kept] = t->at[x], t->end[kept] = t->end[x], t->sm[kept] = t->sm[x];
       kept++;
     }
     n = kept;
   }
+  return GP_OK;
+}
+
+/* Every wave of the kernel in the order, on `sms` SMs of blocks_per_sm
+ * blocks each (both above 0). */
+static inline __attribute__((always_inline)) int
+walk_waves(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, const gp_alloc *alloc,
+           walk_range range, walk_turn turn, void *walk, gp_error *err) {
+  uint64_t per_sm_wave = (uint64_t)sms * blocks_per_sm;
+  uint64_t per_wave = per_sm_wave * k->warps_per_block + 1;
+  uint32_t waves = (uint32_t)((k->blocks + per_sm_wave - 1) / per_sm_wave), w;
+  wave_warps t;
+  int status;
+  t.at = gp_malloc(alloc, per_wave * sizeof *t.at);
+  t.end = gp_malloc(alloc, per_wave * sizeof *t.end);
+  t.sm = gp_malloc(alloc, per_wave * sizeof *t.sm);
+  status = t.at && t.end && t.sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
+  for (w = 0; w < waves && status == GP_OK; w++)
+    status = walk_wave(k, sms, blocks_per_sm, w, &t, range, turn, walk);
+  gp_free(alloc, t.at, per_wave * sizeof *t.at);
+  gp_free(alloc, t.end, per_wave * sizeof *t.end);
+  gp_free(alloc, t.sm, per_wave * sizeof *t.sm);
+  return status;
+}
+
+/* The kernel's walk (gp_memsim_order): a warp's positions are its
+ * instructions; a turn visits the next cache-using one. */
+typedef struct kernel_walk {
+  const gp_kernel *k;
+  uint8_t cached[GP_OP_CLASS_COUNT]; /* class c uses the caches */
+  gp_memsim_visit visit;
+  void *ctx;
+} kernel_walk;
+
+static inline void kernel_range(const void *walk, uint64_t g, uint64_t *at, uint64_t *end) {
+  const gp_kernel *k = ((const kernel_walk *)walk)->k;
+  *at = k->warp_start[g];
+  *end = k->warp_start[g] + k->warp_len[g];
+}
+
+static inline int kernel_turn(void *walk, wave_warps *t, uint32_t x, uint32_t n) {
+  kernel_walk *kw = walk;
+  (void)n;
+  if (!next_memory(kw->k, kw->cached, t->end[x], &t->at[x]))
+    return 0;
+  kw->visit(kw->ctx, t->at[x] - 1, t->sm[x]);
+  return 1;
 }
 
 int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
                     const gp_alloc *alloc, gp_memsim_visit visit, void *ctx, gp_error *err) {
-  uint64_t per_wave = (uint64_t)sms * blocks_per_sm * k->warps_per_block + 1;
-  uint64_t *cursor, *warp_ids;
-  uint32_t *warp_sm, waves, w;
-  uint8_t cached[GP_OP_CLASS_COUNT];
+  kernel_walk kw;
   int c;
   if (sms == 0 || blocks_per_sm == 0)
     return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
+  kw.k = k, kw.visit = visit, kw.ctx = ctx;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-    cached[c] = (uint8_t)gp_op_uses_cache(c);
-  cursor = gp_malloc(alloc, per_wave * sizeof *cursor);
-  warp_ids = gp_malloc(alloc, per_wave * sizeof *warp_ids);
-  warp_sm = gp_malloc(alloc, per_wave * sizeof *warp_sm);
-  if (cursor && warp_ids && warp_sm) {
-    waves = (uint32_t)((k->blocks + (uint64_t)sms * blocks_per_sm - 1) / ((uint64_t)sms * blocks_per_sm));
-    for (w = 0; w < waves; w++)
-      visit_wave(k, cached, sms, blocks_per_sm, w, cursor, warp_sm, warp_ids, visit, ctx);
-  }
-  gp_free(alloc, cursor, per_wave * sizeof *cursor);
-  gp_free(alloc, warp_ids, per_wave * sizeof *warp_ids);
-  gp_free(alloc, warp_sm, per_wave * sizeof *warp_sm);
-  return cursor && warp_ids && warp_sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
+    kw.cached[c] = (uint8_t)gp_op_uses_cache(c);
+  return walk_waves(k, sms, blocks_per_sm, alloc, kernel_range, kernel_turn, &kw, err);
 }
 
 /* One cache-using memory instruction of a warp, as a replay visits it. */
@@ -778,74 +841,46 @@ static inline __attribute__((always_inline)) int replay_visit(gp_func *f, const 
                       v->line_count, err);
 }
 
-/* Wave `wave` of gp_memsim_order's order over p's visits: the warps of
- * every SM's co-resident blocks, round-robin, one memory instruction per
- * turn; a warp with none left leaves the turn. */
-static int replay_wave(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
-                       uint32_t blocks_per_sm, uint32_t wave, uint64_t *cursor, uint64_t *end,
-                       uint32_t *warp_sm, gp_error *err) {
-  uint32_t n = 0, s, b, w, sms = f->cfg.sms;
-  for (s = 0; s < sms; s++) {
-    for (b = 0; b < blocks_per_sm; b++) {
-      uint64_t block = ((uint64_t)wave * blocks_per_sm + b) * sms + s;
-      if (block >= k->blocks)
-        continue;
-      for (w = 0; w < k->warps_per_block; w++) {
-        uint64_t g = block * k->warps_per_block + w;
-        cursor[n] = p->warp_first[g];
-        end[n] = p->warp_first[g + 1];
-        warp_sm[n] = s;
-        n += cursor[n] < end[n];
-      }
-    }
-  }
-  while (n > 0) {
-    uint32_t x, kept = 0;
-    for (x = 0; x < n; x++) {
-      /* each warp's visits and lines are a stream of their own, hundreds
-       * in turn: fetch the next warp's record and the one after's ahead
-       * (a replay waited on them for about a tenth of its time) */
-      if (x + 2 < n)
-        __builtin_prefetch(&p->visits[cursor[x + 2]]);
-      if (x + 1 < n) {
-        const prep_visit *next = &p->visits[cursor[x + 1]];
-        __builtin_prefetch(k->lines + next->line_start);
-        __builtin_prefetch(k->sector_masks + next->line_start);
-      }
-      if (replay_visit(f, k, &p->visits[cursor[x]], warp_sm[x], err) != GP_OK)
-        return GP_ERR;
-      if (++cursor[x] == end[x])
-        continue;
-      cursor[kept] = cursor[x], end[kept] = end[x], warp_sm[kept] = warp_sm[x];
-      kept++;
-    }
-    n = kept;
-  }
-  return GP_OK;
+/* A preparation's walk (the replay): a warp's positions are its visits;
+ * a turn replays the next one through f. */
+typedef struct prep_walk {
+  gp_func *f;
+  const gp_kernel *k;
+  const gp_memsim_prep *p;
+  gp_error *err;
+} prep_walk;
+
+static inline void prep_range(const void *walk, uint64_t g, uint64_t *at, uint64_t *end) {
+  const gp_memsim_prep *p = ((const prep_walk *)walk)->p;
+  *at = p->warp_first[g];
+  *end = p->warp_first[g + 1];
 }
 
-/* Every wave of the kernel through f in gp_memsim_order's order. */
-static int replay_waves(gp_func *f, const gp_kernel *k, const gp_memsim_prep *p,
-                        uint32_t blocks_per_sm, const gp_alloc *alloc, gp_error *err) {
-  uint64_t per_sm_wave = (uint64_t)f->cfg.sms * blocks_per_sm;
-  uint64_t per_wave = per_sm_wave * k->warps_per_block + 1;
-  uint64_t *cursor = gp_malloc(alloc, per_wave * sizeof *cursor);
-  uint64_t *end = gp_malloc(alloc, per_wave * sizeof *end);
-  uint32_t *warp_sm = gp_malloc(alloc, per_wave * sizeof *warp_sm);
-  uint32_t waves = (uint32_t)((k->blocks + per_sm_wave - 1) / per_sm_wave), w;
-  int status = cursor && end && warp_sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
-  for (w = 0; w < waves && status == GP_OK; w++)
-    status = replay_wave(f, k, p, blocks_per_sm, w, cursor, end, warp_sm, err);
-  gp_free(alloc, cursor, per_wave * sizeof *cursor);
-  gp_free(alloc, end, per_wave * sizeof *end);
-  gp_free(alloc, warp_sm, per_wave * sizeof *warp_sm);
-  return status;
+static inline __attribute__((always_inline)) int prep_turn(void *walk, wave_warps *t, uint32_t x,
+                                                           uint32_t n) {
+  prep_walk *pw = walk;
+  const gp_kernel *k = pw->k;
+  const prep_visit *visits = pw->p->visits;
+  /* each warp's visits and lines are a stream of their own, hundreds in
+   * turn: fetch the next warp's record and the one after's ahead (a
+   * replay waited on them for about a tenth of its time) */
+  if (x + 2 < n)
+    __builtin_prefetch(&visits[t->at[x + 2]]);
+  if (x + 1 < n) {
+    const prep_visit *next = &visits[t->at[x + 1]];
+    __builtin_prefetch(k->lines + next->line_start);
+    __builtin_prefetch(k->sector_masks + next->line_start);
+  }
+  if (replay_visit(pw->f, k, &visits[t->at[x]], t->sm[x], pw->err) != GP_OK)
+    return GP_ERR;
+  return ++t->at[x] != t->end[x];
 }
 
 int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
                                   const gp_memsim_config *cfg, const gp_alloc *alloc,
                                   gp_memsim_result *out, gp_error *err) {
   gp_func *f;
+  prep_walk pw;
   int status;
   memset(out, 0, sizeof *out);
   if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
@@ -854,7 +889,8 @@ int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
     return gp_error_set(err, "memsim: the prepared replay is of another kernel");
   if (gp_func_new(&f, alloc, cfg, k->static_count, err) != GP_OK)
     return GP_ERR;
-  status = replay_waves(f, k, p, cfg->blocks_per_sm, alloc, err);
+  pw.f = f, pw.k = k, pw.p = p, pw.err = err;
+  status = walk_waves(k, cfg->sms, cfg->blocks_per_sm, alloc, prep_range, prep_turn, &pw, err);
   if (status == GP_OK) {
     /* shared-memory and constant instructions: order does not matter */
     prep_passes(p, k, cfg);
