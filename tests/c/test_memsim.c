@@ -390,6 +390,48 @@ static void test_bank_conflicts_random(void) {
   CHECK(agree);
 }
 
+/* Lanes at a constant stride (gp_shared_passes' strided path) agree with
+ * the definition: every stride of 0 to 40 B and a few long ones (whole
+ * bank words or not), first offsets on and off a word's start, widths 1 to
+ * 16 B, 2 to 40 lanes (only the first 32 count), 16, 24, 32 and 256 banks
+ * of 4 or 8 B; then the same lanes descending, and with the last lane
+ * moved off the stride by a word or by a byte. */
+static void test_bank_conflicts_strided(void) {
+  const uint64_t firsts[] = {0, 3, 4, 12, 4096, 4100};
+  const uint64_t long_strides[] = {128, 132, 256, 260, 1024, 4096};
+  const uint32_t widths[] = {1, 2, 4, 8, 16}, lanes[] = {2, 3, 7, 16, 31, 32, 33, 40};
+  const uint32_t bank_counts[] = {16, 24, 32, 256};
+  uint64_t off[40], back[40];
+  int agree = 1, checked = 0;
+  uint32_t a, w, l, b, bb, x, i;
+  for (a = 0; a < 6; a++)
+    for (x = 0; x < 41 + 6; x++)
+      for (w = 0; w < 5; w++)
+        for (l = 0; l < 8; l++)
+          for (b = 0; b < 4; b++)
+            for (bb = 4; bb <= 8; bb += 4) {
+              uint64_t d = x < 41 ? x : long_strides[x - 41];
+              uint32_t n = lanes[l], m = n < 32 ? n : 32, width = widths[w], banks = bank_counts[b];
+              if ((b == 3 && (x % 16 != 0 || l % 3 != 0)) || (x < 41 && x % 2 && w > 1) ||
+                  (a % 2 && w > 2))
+                continue; /* fewer: 256 banks (slow), wide lanes at odd strides or offsets */
+              for (i = 0; i < n; i++)
+                off[i] = firsts[a] + i * d;
+              agree &= gp_shared_passes(off, n, width, banks, bb) ==
+                       passes_by_definition(off, m, width, banks, bb);
+              for (i = 0; i < n; i++)
+                back[i] = off[n - 1 - i];
+              agree &= gp_shared_passes(back, n, width, banks, bb) ==
+                       passes_by_definition(back, m, width, banks, bb);
+              off[m - 1] += (x + a) % 2 ? 1 : bb;
+              agree &= gp_shared_passes(off, n, width, banks, bb) ==
+                       passes_by_definition(off, m, width, banks, bb);
+              checked += 3;
+            }
+  CHECK(agree);
+  CHECK(checked > 20000);
+}
+
 static void test_cc1x_coalescing(void) {
   uint64_t a[16], addr[16];
   uint32_t bytes[16], i, n;
@@ -1342,6 +1384,7 @@ int main(void) {
   RUN(test_write_policies);
   RUN(test_bank_conflicts);
   RUN(test_bank_conflicts_random);
+  RUN(test_bank_conflicts_strided);
   RUN(test_cc1x_coalescing);
   RUN(test_line_coalescing);
   RUN(test_slice_hash_spreads_strides);
