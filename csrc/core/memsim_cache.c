@@ -184,6 +184,15 @@ static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
     return -1;
   }
   hint = hint_of(line);
+  if (filled <= 16) { /* every preset's sets: one compare, no loop */
+    uint32_t match = hint_matches(v->hints, hint) & ((1u << filled) - 1);
+    for (; match; match &= match - 1) {
+      uint32_t way = (uint32_t)__builtin_ctz(match);
+      if (tags[way] == line + 1)
+        return (int)way;
+    }
+    return -1;
+  }
   for (w = 0; w < filled; w += 16) {
     uint32_t match = hint_matches(v->hints + w, hint);
     if (filled - w < 16)
@@ -209,50 +218,61 @@ int gp_cache_contains(const gp_cache *c, uint64_t line) {
   return find_way(&v, c->filled[set], line) >= 0;
 }
 
-/* Makes way `w` (0..ways-1) of set `set` (its record `v`) the most
- * recent: a use.  The recency list is what a per-way use stamp would order
+/* Makes filled way `w` of set `set` (its record `v`) the most recent: a
+ * hit's use.  The recency list is what a per-way use stamp would order
  * (every use is a new, larger stamp), kept so that the least recent way is
  * known without a scan. */
 static inline void touch(gp_cache *c, uint32_t set, const set_view *v, uint16_t w) {
-  uint16_t *newer = v->newer, *older = v->older;
-  if (c->filled[set] == 0) {
-    c->mru[set] = c->lru[set] = w;
-    c->filled[set] = 1;
+  uint16_t *newer = v->newer, *older = v->older, mru = c->mru[set];
+  if (mru == w)
     return;
+  if (c->lru[set] == w) {
+    c->lru[set] = newer[w];
+  } else { /* unlink it */
+    older[newer[w]] = older[w];
+    newer[older[w]] = newer[w];
   }
-  if (c->mru[set] == w)
-    return;
-  if (w < c->filled[set]) { /* a valid way: unlink it */
-    if (c->lru[set] == w) {
-      c->lru[set] = newer[w];
-    } else {
-      older[newer[w]] = older[w];
-      newer[older[w]] = newer[w];
-    }
-  } else {
-    c->filled[set]++; /* the first invalid way becomes valid */
-  }
-  older[w] = c->mru[set];
-  newer[c->mru[set]] = w;
+  older[w] = mru;
+  newer[mru] = w;
   c->mru[set] = w;
 }
 
-/* The way (within the set) to replace in set `set` (its record `v`):
- * the first invalid one (ways fill in order), else the least recently
- * used.  Records a valid victim in evicted_line / evicted_dirty so the
- * caller can send a dirty one downstream. */
-static inline uint32_t victim(gp_cache *c, uint32_t set, const set_view *v) {
-  uint32_t best;
-  if (c->filled[set] < c->config.ways)
-    return c->filled[set];
-  best = c->lru[set];
-  c->evicted = 1;
-  c->evicted_line = v->tags[best] - 1;
-  c->evicted_dirty = v->dirty[best];
-  c->evicted_sectors = v->sectors[best];
-  if (v->dirty[best])
-    c->stats.writebacks++;
-  return best;
+/* The way (within the set) a missing line fills in set `set` (its record
+ * `v`, `filled` ways filled), made the most recent: the first invalid way
+ * (ways fill in order), else the least recently used, whose line leaves
+ * (evicted_line / evicted_dirty / evicted_sectors, so the caller can send
+ * a dirty one downstream).  The set's first fill takes the next free
+ * record (*v is set to it).  Only recency lists and victims' fields are
+ * written here: the way's own bytes are the caller's, stored last. */
+static inline uint32_t fill_way(gp_cache *c, uint32_t set, set_view *v, uint32_t filled) {
+  uint16_t w, mru;
+  if (filled == 0) { /* the set's first fill: the next free record */
+    c->slot[set] = c->records_used++ * c->record_bytes;
+    *v = view_of(c, set);
+    c->mru[set] = c->lru[set] = 0;
+    c->filled[set] = 1;
+    return 0;
+  }
+  mru = c->mru[set];
+  if (filled < c->config.ways) { /* an invalid way becomes valid */
+    w = (uint16_t)filled;
+    c->filled[set] = (uint16_t)(filled + 1);
+  } else {
+    w = c->lru[set];
+    c->evicted = 1;
+    c->evicted_line = v->tags[w] - 1;
+    c->evicted_dirty = v->dirty[w];
+    c->evicted_sectors = v->sectors[w];
+    if (v->dirty[w])
+      c->stats.writebacks++;
+    if (mru == w) /* one way: it stays the most recent */
+      return w;
+    c->lru[set] = v->newer[w];
+  }
+  v->older[w] = mru;
+  v->newer[mru] = w;
+  c->mru[set] = w;
+  return w;
 }
 
 uint8_t gp_cache_fill_mask(const gp_cache_config *c, uint8_t mask) {
@@ -299,10 +319,12 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   }
   if (found >= 0) {
     gp_cache_result r = GP_CACHE_HIT;
+    uint8_t present;
     w = (uint32_t)found;
+    present = v.sectors[w];
     c->way = (int64_t)set * c->config.ways + w;
-    c->missing = (uint8_t)((is_write ? mask : full) & ~v.sectors[w]);
-    if ((v.sectors[w] & full) != full) {
+    c->missing = (uint8_t)((is_write ? mask : full) & ~present);
+    if ((present & full) != full) {
       r = GP_CACHE_SECTOR_MISS;
       c->stats.sector_misses++;
       if (is_write && !c->config.write_back) {
@@ -310,8 +332,10 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
         return r; /* write-through: no sector allocation either */
       }
     }
-    v.sectors[w] |= full;
+    /* the recency list first: a byte store to the record would make the
+     * compiler read the set's fields again */
     touch(c, set, &v, (uint16_t)w);
+    v.sectors[w] = present | full;
     if (is_write && c->config.write_back)
       v.dirty[w] = 1;
     if (r == GP_CACHE_HIT)
@@ -323,16 +347,11 @@ gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is
   c->stats.misses++;
   if (is_write && !c->config.write_back)
     return GP_CACHE_MISS; /* write-through, no write-allocate */
-  if (filled == 0) { /* the set's first fill: the next free record */
-    c->slot[set] = c->records_used++ * c->record_bytes;
-    v = view_of(c, set);
-  }
-  w = victim(c, set, &v);
+  w = fill_way(c, set, &v, filled);
   c->way = (int64_t)set * c->config.ways + w;
   v.tags[w] = line + 1;
   v.hints[w] = hint_of(line);
   v.sectors[w] = full;
   v.dirty[w] = (uint8_t)(is_write != 0);
-  touch(c, set, &v, (uint16_t)w);
   return GP_CACHE_MISS;
 }

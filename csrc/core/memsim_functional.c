@@ -23,6 +23,11 @@
 enum { LEVEL_L1 = 1, LEVEL_L2 = 2, LEVEL_DRAM = 3 };
 _Static_assert(GP_REUSE_TABLE % 64 == 0, "whole words of recent_used per SM");
 enum { KIND_NONE = 0, KIND_CACHE, KIND_SHARED, KIND_CONST };
+/* A cache-using class's request path (gp_func.class_path, set once per
+ * model: worked out per instruction it was 6 % of a streaming kernel's
+ * replay): a store; through the SM's L1 (when it has one); a load whose
+ * L1 misses count in the miss-reuse table (atomics do not). */
+enum { PATH_STORE = 1, PATH_THROUGH_L1 = 2, PATH_NOTES_MISSES = 4 };
 
 /* A recent L1 miss of an SM: the line (+ 1) and the SM's miss count when
  * it happened; an entry is read only once its bit in gp_func.recent_used
@@ -43,6 +48,8 @@ struct gp_func {
   uint8_t *l2_ready; /* per slice: it is set up */
   gp_cache_config slice; /* a slice's configuration: l2.size_bytes / slices */
   uint8_t dram_chunks[32]; /* per sector mask (bit 4: these sectors only) */
+  uint64_t dram_bytes[32]; /* the same in bytes: dram_chunks x dram_unit */
+  uint8_t class_path[GP_OP_CLASS_COUNT]; /* PATH_* per class */
   uint8_t *kind;     /* per PC */
   recent_miss *recent; /* GP_REUSE_TABLE per SM */
   uint64_t *recent_used; /* a bit per entry of `recent`: written at least once
@@ -95,16 +102,17 @@ static uint32_t dram_chunks_of(const gp_memsim_config *cfg, uint8_t mask) {
 
 static void set_dram_chunks(gp_func *f) {
   uint32_t m;
-  for (m = 0; m < 32; m++)
+  for (m = 0; m < 32; m++) {
     f->dram_chunks[m] = (uint8_t)dram_chunks_of(&f->cfg, (uint8_t)m);
+    f->dram_bytes[m] = (uint64_t)f->dram_chunks[m] * dram_unit(&f->cfg);
+  }
 }
 
 /* The requests of one L2 fill or write-back of `mask` (dram_chunks_of);
  * adds their bytes to *bytes. */
 static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
-  uint64_t chunks = f->dram_chunks[mask & 0x1f];
-  *bytes += chunks * dram_unit(&f->cfg);
-  return chunks;
+  *bytes += f->dram_bytes[mask & 0x1f];
+  return f->dram_chunks[mask & 0x1f];
 }
 
 /* A write of `mask` of `line` arriving at the L2 (a store, or a dirty L1
@@ -155,8 +163,19 @@ static int goes_through_l1(const gp_func *f, int op) {
          ((op == GP_OP_LD_GLOBAL || op == GP_OP_ST_GLOBAL) && f->cfg.cache_global_in_l1);
 }
 
+/* Each class's PATH_* flags into f->class_path. */
+static void set_class_paths(gp_func *f) {
+  int c;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    int is_store = c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL;
+    f->class_path[c] = (uint8_t)((is_store ? PATH_STORE : 0) |
+                                 (goes_through_l1(f, c) ? PATH_THROUGH_L1 : 0) |
+                                 (!is_store && c != GP_OP_ATOM_GLOBAL ? PATH_NOTES_MISSES : 0));
+  }
+}
+
 /* One line request of an instruction of class `op` on SM `sm` (is_store and
- * through_l1: the class's, goes_through_l1; taken once per instruction);
+ * through_l1: the class path's flags, taken once per instruction);
  * returns the level that served it.  Stores go through a write-through L1
  * (updating a present line) to the L2, or stop in a write-back L1; a
  * write-allocating L2 absorbs a store (level L2), a write-through one sends
@@ -272,6 +291,7 @@ int gp_func_new(gp_func **out, const gp_alloc *alloc, const gp_memsim_config *cf
   memset(f->kind, 0, pc_count + 1);
   f->slice = cfg->l2;
   set_dram_chunks(f);
+  set_class_paths(f);
   f->slice.size_bytes = cfg->l2.size_bytes / f->slices;
   status = set_up_sm(f, 0, err);
   if (status == GP_OK)
@@ -297,9 +317,9 @@ static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
                         const uint64_t *lines, const uint8_t *masks, uint32_t n, gp_error *err) {
   gp_pc_memory *p;
   uint32_t j;
-  int worst = LEVEL_L1;
+  int worst = LEVEL_L1, path = f->class_path[op_class];
   uint64_t l1_misses_before = f->out.load_l1_misses, dram_before = f->out.dram_requests;
-  int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL, through_l1;
+  int is_store = path & PATH_STORE, through_l1 = (path & PATH_THROUGH_L1) != 0;
   if (check_pc(f, pc, err) != GP_OK)
     return GP_ERR;
   if (n == 0)
@@ -307,13 +327,12 @@ static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
   if (!f->l1_ready[sm] && set_up_sm(f, sm, err) != GP_OK)
     return GP_ERR;
   p = &f->out.pcs[pc];
-  through_l1 = goes_through_l1(f, op_class);
   for (j = 0; j < n; j++) {
-    uint64_t before = f->out.load_l1_misses;
     int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j], err);
     if (level < 0)
       return GP_ERR;
-    if (f->out.load_l1_misses > before && op_class != GP_OP_ATOM_GLOBAL)
+    /* a load past its L1 (request counted it in load_l1_misses) */
+    if ((path & PATH_NOTES_MISSES) && level >= LEVEL_L2)
       note_miss(f, p, sm, lines[j]);
     if (level > worst)
       worst = level;

@@ -173,23 +173,30 @@ static ref_result ref_access(ref_cache *c, uint64_t line, uint8_t mask, int is_w
 }
 
 /* gp_cache_access against the reference over 60,000 seeded accesses per
- * configuration: 3 sets (not a power of two) and 4 sets, 5, 16 and 40
- * ways (one, two and three 16-way hint groups, the last partly filled),
+ * configuration: 3 sets (not a power of two) and 4 sets, 1, 5, 16 and 40
+ * ways (a direct-mapped cache, whose one way is always the most recent;
+ * one, two and three 16-way hint groups, the last partly filled),
  * sectored or not, 128 or 64 B lines, both write policies; about 2.5
  * lines per way of each set, so sets fill, lines return and one-byte
  * hints collide (40 ways hold pairs of equal hints most of the time).
- * Every result, used way, fetched mask, victim and counter agrees. */
+ * Every result, used way, fetched mask, victim and counter agrees.  The
+ * cache's memory starts full of 1s in every 16-bit word (dirty_alloc): a
+ * recency link or way read before it is written (a direct-mapped set
+ * taking its one way's "newer" link as the least recent way) shows. */
+static void *dirty_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 static void test_cache_matches_reference(void) {
-  static const uint32_t sets_of[] = {3, 4}, ways_of[] = {5, 16, 40};
+  static const uint32_t sets_of[] = {3, 4}, ways_of[] = {1, 5, 16, 40};
   uint32_t si, wi, variant;
   for (si = 0; si < 2; si++)
-    for (wi = 0; wi < 3; wi++)
+    for (wi = 0; wi < 4; wi++)
       for (variant = 0; variant < 8; variant++) {
         gp_cache c;
         ref_cache ref;
-        gp_alloc a = gp_alloc_default();
+        uint64_t ones = 0x0001000100010001ull;
+        gp_alloc a;
         gp_error err;
         uint64_t x = 777 + variant * 31 + wi * 7 + si, n, pool;
+        a.fn = dirty_alloc, a.ud = &ones;
         int i, agree = 1;
         memset(&ref, 0, sizeof ref);
         ref.cfg.ways = ways_of[wi];
@@ -1152,6 +1159,38 @@ static void test_functional_lazy_l2(void) {
   gp_func_free(f);
 }
 
+/* DRAM traffic in accesses of dram_access_bytes (gp_func's per-mask
+ * tables): on a sectored, write-through L2, a one-sector load miss moves
+ * 32 B (one access), a whole-line miss 128 B (two accesses of 64 B or of
+ * 96 B), a two-sector store passes 64 B on (one access); bytes are
+ * accesses x their size. */
+static void test_functional_dram_units(void) {
+  static const uint64_t lines[3] = {1, 2, 3};
+  static const uint8_t masks[3] = {0x1, 0xf, 0x3};
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  uint32_t unit;
+  for (unit = 64; unit <= 96; unit += 32) {
+    gp_func *f = NULL;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sms = 1, cfg.blocks_per_sm = 1, cfg.dram_access_bytes = unit;
+    cfg.l2.size_bytes = 4096, cfg.l2.ways = 4, cfg.l2.line_bytes = 128, cfg.l2.sectored = 1;
+    CHECK(gp_func_new(&f, &a, &cfg, 2, &err) == GP_OK);
+    if (f == NULL)
+      return;
+    CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, lines, masks, 2, &err) == GP_OK);
+    CHECK(gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, lines + 2, masks + 2, 1, &err) == GP_OK);
+    CHECK(gp_func_result(f, &r, &err) == GP_OK);
+    CHECK_EQ_INT(r.dram_requests, 4);
+    CHECK_EQ_INT(r.dram_bytes_read, 3 * unit);
+    CHECK_EQ_INT(r.dram_bytes_written, unit);
+    gp_memsim_result_free(&r, &a);
+    gp_func_free(f);
+  }
+}
+
 /* Reuse of L1 misses by line on one SM (the MSHR merges GPUMech's gpush
  * equations subtract): global loads bypass L1 (Kepler's default), so every
  * load request misses it.  SM0 asks for lines 5, 7, 5, 9, 9, 5: the second 5
@@ -1393,6 +1432,7 @@ int main(void) {
   RUN(test_functional_prepared);
   RUN(test_functional_stream_by_hand);
   RUN(test_functional_miss_reuse);
+  RUN(test_functional_dram_units);
   RUN(test_functional_dirty_memory);
   RUN(test_functional_onchip_scan);
   RUN(test_functional_write_back_l1);
