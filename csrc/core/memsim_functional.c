@@ -17,6 +17,7 @@
  * gp_memsim_functional drives it from a kernel.
  */
 #include "memsim.h"
+#include "memsim_cache_access.h"
 
 #include <string.h>
 
@@ -119,7 +120,7 @@ static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
  * victim); write-through L2s pass it on to DRAM, dirty L2 victims go to
  * DRAM.  Returns the L2 result. */
 static gp_cache_result l2_write(gp_func *f, gp_cache *l2, uint64_t line, uint8_t mask) {
-  gp_cache_result res = gp_cache_access(l2, line, mask, 1);
+  gp_cache_result res = gp_cache_access_inline(l2, line, mask, 1);
   f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
   if (l2->evicted && l2->evicted_dirty)
     f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
@@ -187,7 +188,7 @@ static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm
   gp_cache_result res;
   f->out.l1_bytes += (uint64_t)popcount4(mask) * 32u;
   if (through_l1 && l1->sets > 0) {
-    res = gp_cache_access(l1, line, mask, is_store);
+    res = gp_cache_access_inline(l1, line, mask, is_store);
     if (l1->evicted && l1->evicted_dirty) {
       /* a write-back L1 keeps stores that never reached their slice */
       if (l2_of(f, l1->evicted_line, &l2, err) != GP_OK)
@@ -210,7 +211,7 @@ static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm
   f->out.load_l1_misses++;
   f->out.mshr_requests += op != GP_OP_ATOM_GLOBAL;
   f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
-  res = gp_cache_access(l2, line, mask, op == GP_OP_ATOM_GLOBAL);
+  res = gp_cache_access_inline(l2, line, mask, op == GP_OP_ATOM_GLOBAL);
   if (l2->evicted && l2->evicted_dirty)
     f->out.dram_requests += dram_chunks(f, l2->evicted_sectors, &f->out.dram_bytes_written);
   if (res == GP_CACHE_HIT)
