@@ -130,7 +130,8 @@ static inline void touch(gp_cache *c, uint32_t set, const set_view *v, uint16_t 
  * a dirty one downstream).  The set's first fill takes the next free
  * record (*v is set to it).  Only recency lists and victims' fields are
  * written here: the way's own bytes are the caller's, stored last. */
-static inline uint32_t fill_way(gp_cache *c, uint32_t set, set_view *v, uint32_t filled) {
+static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set, set_view *v,
+                                                                uint32_t filled) {
   uint16_t w, mru;
   if (filled == 0) { /* the set's first fill: the next free record */
     c->slot[set] = c->records_used++ * c->record_bytes;
