@@ -671,6 +671,115 @@ static int reference_functional(const gp_kernel *k, const gp_memsim_config *cfg,
   return r.status;
 }
 
+/* The order of GPUMech Sec. V written plainly (the reference for
+ * gp_memsim_order, which states it once for both of its walks): wave by
+ * wave, the warps of block (wave x bps + b) x sms + s on SM s, SM by SM,
+ * block by block, warp by warp; in turns, each warp's next cache-using
+ * memory instruction; a warp with none left drops out.  Appends (i, sm). */
+typedef struct order_log {
+  uint64_t *inst;
+  uint32_t *sm;
+  size_t n, cap;
+} order_log;
+
+static void log_visit(void *ctx, uint64_t i, uint32_t sm) {
+  order_log *o = ctx;
+  if (o->n < o->cap)
+    o->inst[o->n] = i, o->sm[o->n] = sm;
+  o->n++;
+}
+
+static void reference_order(const gp_kernel *k, uint32_t sms, uint32_t bps, order_log *o) {
+  uint64_t wave, waves = (k->blocks + (uint64_t)sms * bps - 1) / ((uint64_t)sms * bps);
+  uint64_t cursor[256], warp[256];
+  uint32_t on[256];
+  for (wave = 0; wave < waves; wave++) {
+    uint32_t n = 0, s, b, w, x, left;
+    for (s = 0; s < sms; s++)
+      for (b = 0; b < bps; b++)
+        for (w = 0; w < k->warps_per_block; w++) {
+          uint64_t block = (wave * bps + b) * sms + s;
+          if (block < k->blocks && n < 256) {
+            warp[n] = block * k->warps_per_block + w;
+            cursor[n] = k->warp_start[warp[n]], on[n++] = s;
+          }
+        }
+    for (left = n; left > 0;)
+      for (x = 0; x < n; x++) {
+        uint64_t end = k->warp_start[warp[x]] + k->warp_len[warp[x]];
+        if (cursor[x] == UINT64_MAX)
+          continue;
+        while (cursor[x] < end &&
+               (k->mem[cursor[x]] == UINT32_MAX || !gp_op_uses_cache(k->op_class[cursor[x]])))
+          cursor[x]++;
+        if (cursor[x] == end) {
+          cursor[x] = UINT64_MAX, left--;
+          continue;
+        }
+        log_visit(o, cursor[x]++, on[x]);
+      }
+  }
+}
+
+/* gp_memsim_order visits what the plain order visits, in its order, on a
+ * kernel whose warps end at different turns (warps cut to 1/5 .. 5/5 of
+ * their instructions, some to none), so that warps leave a turn between
+ * others that stay; and the prepared replay of that kernel equals the
+ * replay rebuilt from gp_memsim_order (test_functional_prepared's check).
+ * A turn that closes only gaps of two or more warps fails it. */
+static void test_order_uneven_warps(void) {
+  gp_synth_stream s[2] = {{GP_STREAM_COALESCED, 0x400000, 1 << 20, 4, 1},
+                          {GP_STREAM_RANDOM, 0x10000, 1 << 16, 4, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 4, 0, 0, {0}},
+                         {GP_OP_ST_GLOBAL, 4, 1, 0, {0}}};
+  gp_synth_desc d;
+  gp_memsim_config cfg;
+  gp_memsim_result kept, ref;
+  gp_memsim_prep *p = NULL;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  order_log got, want;
+  uint32_t g, bps;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "uneven");
+  d.grid[0] = 10, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 96, d.block[1] = d.block[2] = 1;
+  d.trips = 5, d.body = body, d.body_len = 3, d.streams = s, d.stream_count = 2;
+  d.seed = 3;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  for (g = 0; g < k->warps; g++)
+    k->warp_len[g] = (uint32_t)((uint64_t)k->warp_len[g] * ((g * 7) % 6) / 5);
+  got.cap = want.cap = 4096;
+  got.inst = malloc(got.cap * sizeof *got.inst), got.sm = malloc(got.cap * sizeof *got.sm);
+  want.inst = malloc(want.cap * sizeof *want.inst), want.sm = malloc(want.cap * sizeof *want.sm);
+  CHECK(gp_memsim_prep_new(&p, k, &a, &err) == GP_OK);
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 3, cfg.dram_access_bytes = 32, cfg.l2_slices = 2;
+  cfg.l1.size_bytes = 1024, cfg.l1.ways = 2, cfg.l1.line_bytes = 128, cfg.cache_global_in_l1 = 1;
+  cfg.l2.size_bytes = 2 * 2048, cfg.l2.ways = 4, cfg.l2.line_bytes = 128, cfg.l2.write_back = 1;
+  cfg.l1_latency = 20, cfg.l2_latency = 150, cfg.dram_latency = 300;
+  for (bps = 1; bps <= 4 && got.inst && got.sm && want.inst && want.sm && p; bps++) {
+    got.n = want.n = 0;
+    CHECK(gp_memsim_order(k, cfg.sms, bps, &a, log_visit, &got, &err) == GP_OK);
+    reference_order(k, cfg.sms, bps, &want);
+    CHECK(got.n == want.n && want.n > 100 && want.n <= want.cap);
+    CHECK(got.n == want.n && memcmp(got.inst, want.inst, want.n * sizeof *want.inst) == 0 &&
+          memcmp(got.sm, want.sm, want.n * sizeof *want.sm) == 0);
+    cfg.blocks_per_sm = bps;
+    CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+    CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+    CHECK(same_result(&ref, &kept));
+    gp_memsim_result_free(&ref, &a);
+    gp_memsim_result_free(&kept, &a);
+  }
+  free(got.inst), free(got.sm), free(want.inst), free(want.sm);
+  gp_memsim_prep_free(p);
+  gp_kernel_free(k);
+}
+
 /* A replay through a kept preparation (gp_memsim_prep) gives what a fresh
  * replay gives, and both what the replay rebuilt from gp_memsim_order and
  * gp_func_* gives, at every occupancy and after the shared banks change
@@ -1430,6 +1539,7 @@ int main(void) {
   RUN(test_functional_amat_example);
   RUN(test_functional_cc1x_and_banks);
   RUN(test_functional_prepared);
+  RUN(test_order_uneven_warps);
   RUN(test_functional_stream_by_hand);
   RUN(test_functional_miss_reuse);
   RUN(test_functional_dram_units);
