@@ -173,23 +173,30 @@ static ref_result ref_access(ref_cache *c, uint64_t line, uint8_t mask, int is_w
 }
 
 /* gp_cache_access against the reference over 60,000 seeded accesses per
- * configuration: 3 sets (not a power of two) and 4 sets, 5, 16 and 40
- * ways (one, two and three 16-way hint groups, the last partly filled),
+ * configuration: 3 sets (not a power of two) and 4 sets, 1, 5, 16 and 40
+ * ways (a direct-mapped cache, whose one way is always the most recent;
+ * one, two and three 16-way hint groups, the last partly filled),
  * sectored or not, 128 or 64 B lines, both write policies; about 2.5
  * lines per way of each set, so sets fill, lines return and one-byte
  * hints collide (40 ways hold pairs of equal hints most of the time).
- * Every result, used way, fetched mask, victim and counter agrees. */
+ * Every result, used way, fetched mask, victim and counter agrees.  The
+ * cache's memory starts full of 1s in every 16-bit word (dirty_alloc): a
+ * recency link or way read before it is written (a direct-mapped set
+ * taking its one way's "newer" link as the least recent way) shows. */
+static void *dirty_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 static void test_cache_matches_reference(void) {
-  static const uint32_t sets_of[] = {3, 4}, ways_of[] = {5, 16, 40};
+  static const uint32_t sets_of[] = {3, 4}, ways_of[] = {1, 5, 16, 40};
   uint32_t si, wi, variant;
   for (si = 0; si < 2; si++)
-    for (wi = 0; wi < 3; wi++)
+    for (wi = 0; wi < 4; wi++)
       for (variant = 0; variant < 8; variant++) {
         gp_cache c;
         ref_cache ref;
-        gp_alloc a = gp_alloc_default();
+        uint64_t ones = 0x0001000100010001ull;
+        gp_alloc a;
         gp_error err;
         uint64_t x = 777 + variant * 31 + wi * 7 + si, n, pool;
+        a.fn = dirty_alloc, a.ud = &ones;
         int i, agree = 1;
         memset(&ref, 0, sizeof ref);
         ref.cfg.ways = ways_of[wi];
@@ -388,6 +395,48 @@ static void test_bank_conflicts_random(void) {
              passes_by_definition(off, n, width, banks, bank_bytes);
   }
   CHECK(agree);
+}
+
+/* Lanes at a constant stride (gp_shared_passes' strided path) agree with
+ * the definition: every stride of 0 to 40 B and a few long ones (whole
+ * bank words or not), first offsets on and off a word's start, widths 1 to
+ * 16 B, 2 to 40 lanes (only the first 32 count), 16, 24, 32 and 256 banks
+ * of 4 or 8 B; then the same lanes descending, and with the last lane
+ * moved off the stride by a word or by a byte. */
+static void test_bank_conflicts_strided(void) {
+  const uint64_t firsts[] = {0, 3, 4, 12, 4096, 4100};
+  const uint64_t long_strides[] = {128, 132, 256, 260, 1024, 4096};
+  const uint32_t widths[] = {1, 2, 4, 8, 16}, lanes[] = {2, 3, 7, 16, 31, 32, 33, 40};
+  const uint32_t bank_counts[] = {16, 24, 32, 256};
+  uint64_t off[40], back[40];
+  int agree = 1, checked = 0;
+  uint32_t a, w, l, b, bb, x, i;
+  for (a = 0; a < 6; a++)
+    for (x = 0; x < 41 + 6; x++)
+      for (w = 0; w < 5; w++)
+        for (l = 0; l < 8; l++)
+          for (b = 0; b < 4; b++)
+            for (bb = 4; bb <= 8; bb += 4) {
+              uint64_t d = x < 41 ? x : long_strides[x - 41];
+              uint32_t n = lanes[l], m = n < 32 ? n : 32, width = widths[w], banks = bank_counts[b];
+              if ((b == 3 && (x % 16 != 0 || l % 3 != 0)) || (x < 41 && x % 2 && w > 1) ||
+                  (a % 2 && w > 2))
+                continue; /* fewer: 256 banks (slow), wide lanes at odd strides or offsets */
+              for (i = 0; i < n; i++)
+                off[i] = firsts[a] + i * d;
+              agree &= gp_shared_passes(off, n, width, banks, bb) ==
+                       passes_by_definition(off, m, width, banks, bb);
+              for (i = 0; i < n; i++)
+                back[i] = off[n - 1 - i];
+              agree &= gp_shared_passes(back, n, width, banks, bb) ==
+                       passes_by_definition(back, m, width, banks, bb);
+              off[m - 1] += (x + a) % 2 ? 1 : bb;
+              agree &= gp_shared_passes(off, n, width, banks, bb) ==
+                       passes_by_definition(off, m, width, banks, bb);
+              checked += 3;
+            }
+  CHECK(agree);
+  CHECK(checked > 20000);
 }
 
 static void test_cc1x_coalescing(void) {
@@ -620,6 +669,115 @@ static int reference_functional(const gp_kernel *k, const gp_memsim_config *cfg,
     r.status = gp_func_result(r.f, out, &err);
   gp_func_free(r.f);
   return r.status;
+}
+
+/* The order of GPUMech Sec. V written plainly (the reference for
+ * gp_memsim_order, which states it once for both of its walks): wave by
+ * wave, the warps of block (wave x bps + b) x sms + s on SM s, SM by SM,
+ * block by block, warp by warp; in turns, each warp's next cache-using
+ * memory instruction; a warp with none left drops out.  Appends (i, sm). */
+typedef struct order_log {
+  uint64_t *inst;
+  uint32_t *sm;
+  size_t n, cap;
+} order_log;
+
+static void log_visit(void *ctx, uint64_t i, uint32_t sm) {
+  order_log *o = ctx;
+  if (o->n < o->cap)
+    o->inst[o->n] = i, o->sm[o->n] = sm;
+  o->n++;
+}
+
+static void reference_order(const gp_kernel *k, uint32_t sms, uint32_t bps, order_log *o) {
+  uint64_t wave, waves = (k->blocks + (uint64_t)sms * bps - 1) / ((uint64_t)sms * bps);
+  uint64_t cursor[256], warp[256];
+  uint32_t on[256];
+  for (wave = 0; wave < waves; wave++) {
+    uint32_t n = 0, s, b, w, x, left;
+    for (s = 0; s < sms; s++)
+      for (b = 0; b < bps; b++)
+        for (w = 0; w < k->warps_per_block; w++) {
+          uint64_t block = (wave * bps + b) * sms + s;
+          if (block < k->blocks && n < 256) {
+            warp[n] = block * k->warps_per_block + w;
+            cursor[n] = k->warp_start[warp[n]], on[n++] = s;
+          }
+        }
+    for (left = n; left > 0;)
+      for (x = 0; x < n; x++) {
+        uint64_t end = k->warp_start[warp[x]] + k->warp_len[warp[x]];
+        if (cursor[x] == UINT64_MAX)
+          continue;
+        while (cursor[x] < end &&
+               (k->mem[cursor[x]] == UINT32_MAX || !gp_op_uses_cache(k->op_class[cursor[x]])))
+          cursor[x]++;
+        if (cursor[x] == end) {
+          cursor[x] = UINT64_MAX, left--;
+          continue;
+        }
+        log_visit(o, cursor[x]++, on[x]);
+      }
+  }
+}
+
+/* gp_memsim_order visits what the plain order visits, in its order, on a
+ * kernel whose warps end at different turns (warps cut to 1/5 .. 5/5 of
+ * their instructions, some to none), so that warps leave a turn between
+ * others that stay; and the prepared replay of that kernel equals the
+ * replay rebuilt from gp_memsim_order (test_functional_prepared's check).
+ * A turn that closes only gaps of two or more warps fails it. */
+static void test_order_uneven_warps(void) {
+  gp_synth_stream s[2] = {{GP_STREAM_COALESCED, 0x400000, 1 << 20, 4, 1},
+                          {GP_STREAM_RANDOM, 0x10000, 1 << 16, 4, 1}};
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 4, 0, 0, {0}},
+                         {GP_OP_ST_GLOBAL, 4, 1, 0, {0}}};
+  gp_synth_desc d;
+  gp_memsim_config cfg;
+  gp_memsim_result kept, ref;
+  gp_memsim_prep *p = NULL;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  order_log got, want;
+  uint32_t g, bps;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "uneven");
+  d.grid[0] = 10, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 96, d.block[1] = d.block[2] = 1;
+  d.trips = 5, d.body = body, d.body_len = 3, d.streams = s, d.stream_count = 2;
+  d.seed = 3;
+  CHECK(gp_synth_generate(&k, &a, &d, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  for (g = 0; g < k->warps; g++)
+    k->warp_len[g] = (uint32_t)((uint64_t)k->warp_len[g] * ((g * 7) % 6) / 5);
+  got.cap = want.cap = 4096;
+  got.inst = malloc(got.cap * sizeof *got.inst), got.sm = malloc(got.cap * sizeof *got.sm);
+  want.inst = malloc(want.cap * sizeof *want.inst), want.sm = malloc(want.cap * sizeof *want.sm);
+  CHECK(gp_memsim_prep_new(&p, k, &a, &err) == GP_OK);
+  memset(&cfg, 0, sizeof cfg);
+  cfg.sms = 3, cfg.dram_access_bytes = 32, cfg.l2_slices = 2;
+  cfg.l1.size_bytes = 1024, cfg.l1.ways = 2, cfg.l1.line_bytes = 128, cfg.cache_global_in_l1 = 1;
+  cfg.l2.size_bytes = 2 * 2048, cfg.l2.ways = 4, cfg.l2.line_bytes = 128, cfg.l2.write_back = 1;
+  cfg.l1_latency = 20, cfg.l2_latency = 150, cfg.dram_latency = 300;
+  for (bps = 1; bps <= 4 && got.inst && got.sm && want.inst && want.sm && p; bps++) {
+    got.n = want.n = 0;
+    CHECK(gp_memsim_order(k, cfg.sms, bps, &a, log_visit, &got, &err) == GP_OK);
+    reference_order(k, cfg.sms, bps, &want);
+    CHECK(got.n == want.n && want.n > 100 && want.n <= want.cap);
+    CHECK(got.n == want.n && memcmp(got.inst, want.inst, want.n * sizeof *want.inst) == 0 &&
+          memcmp(got.sm, want.sm, want.n * sizeof *want.sm) == 0);
+    cfg.blocks_per_sm = bps;
+    CHECK(gp_memsim_functional_prepared(k, p, &cfg, &a, &kept, &err) == GP_OK);
+    CHECK(reference_functional(k, &cfg, &ref) == GP_OK);
+    CHECK(same_result(&ref, &kept));
+    gp_memsim_result_free(&ref, &a);
+    gp_memsim_result_free(&kept, &a);
+  }
+  free(got.inst), free(got.sm), free(want.inst), free(want.sm);
+  gp_memsim_prep_free(p);
+  gp_kernel_free(k);
 }
 
 /* A replay through a kept preparation (gp_memsim_prep) gives what a fresh
@@ -1110,6 +1268,38 @@ static void test_functional_lazy_l2(void) {
   gp_func_free(f);
 }
 
+/* DRAM traffic in accesses of dram_access_bytes (gp_func's per-mask
+ * tables): on a sectored, write-through L2, a one-sector load miss moves
+ * 32 B (one access), a whole-line miss 128 B (two accesses of 64 B or of
+ * 96 B), a two-sector store passes 64 B on (one access); bytes are
+ * accesses x their size. */
+static void test_functional_dram_units(void) {
+  static const uint64_t lines[3] = {1, 2, 3};
+  static const uint8_t masks[3] = {0x1, 0xf, 0x3};
+  gp_memsim_config cfg;
+  gp_memsim_result r;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  uint32_t unit;
+  for (unit = 64; unit <= 96; unit += 32) {
+    gp_func *f = NULL;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sms = 1, cfg.blocks_per_sm = 1, cfg.dram_access_bytes = unit;
+    cfg.l2.size_bytes = 4096, cfg.l2.ways = 4, cfg.l2.line_bytes = 128, cfg.l2.sectored = 1;
+    CHECK(gp_func_new(&f, &a, &cfg, 2, &err) == GP_OK);
+    if (f == NULL)
+      return;
+    CHECK(gp_func_access(f, 0, 0, GP_OP_LD_GLOBAL, lines, masks, 2, &err) == GP_OK);
+    CHECK(gp_func_access(f, 1, 0, GP_OP_ST_GLOBAL, lines + 2, masks + 2, 1, &err) == GP_OK);
+    CHECK(gp_func_result(f, &r, &err) == GP_OK);
+    CHECK_EQ_INT(r.dram_requests, 4);
+    CHECK_EQ_INT(r.dram_bytes_read, 3 * unit);
+    CHECK_EQ_INT(r.dram_bytes_written, unit);
+    gp_memsim_result_free(&r, &a);
+    gp_func_free(f);
+  }
+}
+
 /* Reuse of L1 misses by line on one SM (the MSHR merges GPUMech's gpush
  * equations subtract): global loads bypass L1 (Kepler's default), so every
  * load request misses it.  SM0 asks for lines 5, 7, 5, 9, 9, 5: the second 5
@@ -1342,14 +1532,17 @@ int main(void) {
   RUN(test_write_policies);
   RUN(test_bank_conflicts);
   RUN(test_bank_conflicts_random);
+  RUN(test_bank_conflicts_strided);
   RUN(test_cc1x_coalescing);
   RUN(test_line_coalescing);
   RUN(test_slice_hash_spreads_strides);
   RUN(test_functional_amat_example);
   RUN(test_functional_cc1x_and_banks);
   RUN(test_functional_prepared);
+  RUN(test_order_uneven_warps);
   RUN(test_functional_stream_by_hand);
   RUN(test_functional_miss_reuse);
+  RUN(test_functional_dram_units);
   RUN(test_functional_dirty_memory);
   RUN(test_functional_onchip_scan);
   RUN(test_functional_write_back_l1);
