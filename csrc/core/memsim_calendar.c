@@ -76,37 +76,48 @@ static void retire(gp_calendar *c, const gp_alloc *alloc, double now) {
     drop_chunk(c, alloc, 0);
 }
 
+/* Lower bounds without branches: the half to keep is chosen by a
+ * conditional move, so a search costs a few instructions a step and no
+ * mispredicted jump.  The first of the n chunks (spans), in time order,
+ * whose end lies after t; n when none does. */
+static inline uint32_t first_chunk_after(const gp_chunk_ref *d, uint32_t n, double t) {
+  const gp_chunk_ref *base = d;
+  while (n > 1) {
+    uint32_t half = n / 2;
+    base = base[half - 1].end <= t ? base + half : base;
+    n -= half;
+  }
+  return (uint32_t)(base - d) + (n == 1 && base->end <= t);
+}
+
+static inline uint32_t first_span_after(const gp_span *s, uint32_t n, double t) {
+  const gp_span *base = s;
+  while (n > 1) {
+    uint32_t half = n / 2;
+    base = base[half - 1].to <= t ? base + half : base;
+    n -= half;
+  }
+  return (uint32_t)(base - s) + (n == 1 && base->to <= t);
+}
+
 /* The first interval that ends after t: chunk *ci, span *si (*ci = count
  * when none does), by binary search over chunks, then inside one. */
 static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
-  uint32_t lo = 0, hi = c->count;
+  uint32_t hi = c->count, lo;
   const gp_span_chunk *ch;
   /* most requests are ready after every interval or in the last chunk */
   if (hi > 0 && c->dir[hi - 1].end > t && (hi == 1 || c->dir[hi - 2].end <= t))
     lo = hi - 1;
   else if (hi > 0 && c->dir[hi - 1].end <= t)
     lo = hi;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (c->dir[mid].end > t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
+  else
+    lo = first_chunk_after(c->dir, hi, t);
   *ci = lo, *si = 0;
   if (lo == c->count)
     return;
   ch = c->dir[lo].chunk;
-  hi = ch->n - 1; /* spans[n - 1] ends after t */
-  lo = 0;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (ch->spans[mid].to > t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  *si = lo;
+  /* spans[n - 1] ends after t: search the others */
+  *si = first_span_after(ch->spans, ch->n - 1, t);
 }
 
 /* The chunk holding the interval before position (ci, si); -1 when there
@@ -179,34 +190,18 @@ static int insert_at(gp_calendar *c, const gp_alloc *alloc, uint32_t ci, uint32_
   return GP_OK;
 }
 
-/* First fit: the earliest start >= ready at which `length` cycles overlap
- * no reserved interval; the reservation then joins a neighbour when the gap
- * between them is shorter than min_length (unusable). */
-int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
-                        double length, double *start) {
+/* First fit anywhere: the earliest start >= ready at which `length`
+ * cycles overlap no reserved interval; the reservation then joins a
+ * neighbour when the gap between them is shorter than min_length
+ * (unusable).  Out of line: the usual requests take the short cases in
+ * gp_calendar_reserve. */
+static __attribute__((noinline)) int reserve_first_fit(gp_calendar *c, const gp_alloc *alloc,
+                                                       double ready, double length,
+                                                       double *start) {
   uint32_t ci, si;
   int64_t pci;
   double at = ready, end;
   gp_span *prev, *next;
-  if (!(length > 0)) { /* takes no time: nothing to reserve */
-    *start = ready;
-    return GP_OK;
-  }
-  retire(c, alloc, now);
-  if (c->count == 0 && c->spare != NULL) {
-    /* an empty calendar (most of them, most of the time): the spare chunk
-     * holds the one interval, as insert_at would put it */
-    gp_span_chunk *ch = c->spare;
-    c->spare = NULL;
-    ch->n = 1;
-    ch->spans[0].from = ready;
-    ch->spans[0].to = ready + length;
-    c->dir[0].chunk = ch; /* the directory kept its room (cap >= 1) */
-    c->dir[0].end = ch->spans[0].to;
-    c->count = 1;
-    *start = ready;
-    return GP_OK;
-  }
   locate(c, ready, &ci, &si);
   while (ci < c->count) {
     const gp_span *s = &c->dir[ci].chunk->spans[si];
@@ -242,6 +237,58 @@ int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, doubl
     span.from = at, span.to = end;
     return insert_at(c, alloc, ci, si, span);
   }
+}
+
+/* A request ready at or after the start of the last interval `last` (a
+ * saturated resource's queue, or one that is idle again): every gap before
+ * `last` ends by `ready`, so first fit starts it at `ready` or when `last`
+ * ends, whichever is later, and it joins `last` across a gap shorter than
+ * min_length -- what reserve_first_fit finds (its search stops past
+ * `last`), without the search. */
+static int reserve_at_end(gp_calendar *c, const gp_alloc *alloc, gp_span *last, double ready,
+                          double length, double *start) {
+  double at = last->to > ready ? last->to : ready;
+  gp_span span;
+  *start = at;
+  if (at - last->to < c->min_length) {
+    last->to = at + length;
+    c->dir[c->count - 1].end = last->to;
+    return GP_OK;
+  }
+  span.from = at, span.to = at + length;
+  return insert_at(c, alloc, c->count, 0, span);
+}
+
+int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
+                        double length, double *start) {
+  if (!(length > 0)) { /* takes no time: nothing to reserve */
+    *start = ready;
+    return GP_OK;
+  }
+  retire(c, alloc, now);
+  if (c->count == 0 && c->spare != NULL) {
+    /* an empty calendar (most of them, most of the time): the spare chunk
+     * holds the one interval, as insert_at would put it */
+    gp_span_chunk *ch = c->spare;
+    c->spare = NULL;
+    ch->n = 1;
+    ch->spans[0].from = ready;
+    ch->spans[0].to = ready + length;
+    c->dir[0].chunk = ch; /* the directory kept its room (cap >= 1) */
+    c->dir[0].end = ch->spans[0].to;
+    c->count = 1;
+    *start = ready;
+    return GP_OK;
+  }
+  if (c->count > 0) {
+    gp_span_chunk *ch = c->dir[c->count - 1].chunk;
+    gp_span *last = &ch->spans[ch->n - 1];
+    /* (ready + length > last->from: first fit would not squeeze a request
+     * too short to register at this magnitude in before `last`) */
+    if (ready >= last->from && ready + length > last->from)
+      return reserve_at_end(c, alloc, last, ready, length, start);
+  }
+  return reserve_first_fit(c, alloc, ready, length, start);
 }
 
 /* The first interval that has not ended by c->now: chunk 0's spans
