@@ -561,6 +561,59 @@ static void test_way_cycles_stored_per_set(void) {
   CHECK(failed_at_block);
 }
 
+/* The MSHR release heap decides which of two entries released at the same
+ * cycle a request that finds every MSHR busy takes, hence which line stops
+ * being mergeable: ties change results.  A seeded stream of 20,000
+ * instructions (1-8 lines of 400, whole-cycle latencies, one-cycle slice
+ * and DRAM steps, 6 MSHRs per SM: 73,188 MSHR-full stalls, many of them
+ * between tied releases) must give what the top-down heap of c341ef9 gave
+ * (recorded from it).  The bottom-up pop is the same heap item for item:
+ * letting the last item rise past an equal parent, or taking the right
+ * child on a tie, moves these numbers. */
+static void test_release_heap_keeps_its_ties(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  const gp_timed_stats *st;
+  uint64_t seed = 5;
+  double now = 0, sum = 0, last = 0;
+  int i, ok = 1;
+  c.sms = 2, c.mshrs_per_sm = 6, c.l2.size_bytes = 16 * 1024, c.l2_slices = 2;
+  c.l2_interval = 1, c.dram_channels = 2, c.dram_bytes_per_cycle = 64;
+  t = make(&c);
+  for (i = 0; i < 20000; i++) {
+    uint64_t lines[8];
+    uint8_t masks[8];
+    double done[8], complete;
+    uint32_t k, n = 1 + (uint32_t)(xorshift(&seed) % 8);
+    gp_error err;
+    int op = xorshift(&seed) % 6 == 0 ? GP_OP_ST_GLOBAL : GP_OP_LD_GLOBAL;
+    now += (double)(xorshift(&seed) % 3);
+    for (k = 0; k < n; k++) {
+      lines[k] = xorshift(&seed) % 400;
+      masks[k] = (uint8_t)(1 + xorshift(&seed) % 15);
+    }
+    ok &= gp_timed_submit(t, (uint32_t)(xorshift(&seed) % 2), now, op, lines, masks, n, done,
+                          &complete, &err) == GP_OK;
+    for (k = 0; k < n; k++) {
+      sum += done[k];
+      if (done[k] > last)
+        last = done[k];
+    }
+  }
+  CHECK(ok);
+  st = gp_timed_stats_of(t);
+  CHECK_NEAR(sum, 64025946247.0, 0);
+  CHECK_NEAR(last, 1717983, 0);
+  CHECK_EQ_INT(st->mshr_merges, 1079);
+  CHECK_EQ_INT(st->mshr_full_stalls, 73188);
+  CHECK_NEAR(st->mshr_stall_cycles, 14075460883.0, 0);
+  CHECK_EQ_INT(st->dram_bytes_read, 4114272);
+  CHECK_EQ_INT(st->dram_bytes_written, 1206272);
+  CHECK_EQ_INT(st->l2.hits, 11882);
+  CHECK_EQ_INT(st->l2_early_arrivals, 1563);
+  gp_timed_free(t);
+}
+
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
@@ -578,5 +631,6 @@ int main(void) {
   RUN(test_l1_sector_miss_asks_for_missing_sectors);
   RUN(test_sms_and_slices_built_at_first_use);
   RUN(test_way_cycles_stored_per_set);
+  RUN(test_release_heap_keeps_its_ties);
   return gp_test_finish();
 }
