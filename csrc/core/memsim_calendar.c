@@ -239,11 +239,11 @@ static __attribute__((noinline)) int reserve_first_fit(gp_calendar *c, const gp_
   }
 }
 
-/* A request ready at or after the start of the last interval `last` (a
- * saturated resource's queue, or one that is idle again): every gap before
- * `last` ends by `ready`, so first fit starts it at `ready` or when `last`
- * ends, whichever is later, and it joins `last` across a gap shorter than
- * min_length -- what reserve_first_fit finds (its search stops past
+/* A request that cannot end before the last interval `last` starts
+ * (ready + length > last->from: a saturated resource's queue, or one idle
+ * again) takes no gap before `last`, so first fit starts it at `ready` or
+ * when `last` ends, whichever is later, and it joins `last` across a gap
+ * shorter than min_length -- what reserve_first_fit finds (its walk passes
  * `last`), without the search. */
 static int reserve_at_end(gp_calendar *c, const gp_alloc *alloc, gp_span *last, double ready,
                           double length, double *start) {
@@ -283,9 +283,7 @@ int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, doubl
   if (c->count > 0) {
     gp_span_chunk *ch = c->dir[c->count - 1].chunk;
     gp_span *last = &ch->spans[ch->n - 1];
-    /* (ready + length > last->from: first fit would not squeeze a request
-     * too short to register at this magnitude in before `last`) */
-    if (ready >= last->from && ready + length > last->from)
+    if (ready + length > last->from)
       return reserve_at_end(c, alloc, last, ready, length, start);
   }
   return reserve_first_fit(c, alloc, ready, length, start);

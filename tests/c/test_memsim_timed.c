@@ -378,6 +378,16 @@ static void test_timed_write_policies(void) {
   CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_written, 64);
   CHECK_NEAR(gp_timed_stats_of(t)->last_dram_done, 8, 1e-9);
   gp_timed_free(t);
+  /* a non-sectored write-through L2 fills whole lines (128 B) but writes
+   * only the stored sectors through (64 B, 8 cycles) */
+  c.l2.sectored = 0;
+  t = make(&c);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ST_GLOBAL, &line, &m, 1, &done), 0, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_written, 64);
+  CHECK_NEAR(gp_timed_stats_of(t)->last_dram_done, 8, 1e-9);
+  CHECK_NEAR(load(t, 0, 10, 6), 10 + 16 + 300, 1e-9); /* a 128 B fill: 16 cycles */
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 128);
+  gp_timed_free(t);
   c = base();
   c.l1.size_bytes = 4096, c.l1.line_bytes = 128, c.l1.ways = 4, c.l1.write_back = 1;
   c.cache_global_in_l1 = 1;
