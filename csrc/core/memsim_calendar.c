@@ -256,6 +256,13 @@ static int reserve_at_end(gp_calendar *c, const gp_alloc *alloc, gp_span *last, 
     return GP_OK;
   }
   span.from = at, span.to = at + length;
+  if (c->dir[c->count - 1].chunk->n < GP_CALENDAR_CHUNK) {
+    /* the last chunk has room: appended, as insert_at would (no split, no move) */
+    gp_span_chunk *ch = c->dir[c->count - 1].chunk;
+    ch->spans[ch->n++] = span;
+    c->dir[c->count - 1].end = span.to;
+    return GP_OK;
+  }
   return insert_at(c, alloc, c->count, 0, span);
 }
 
