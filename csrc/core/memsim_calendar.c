@@ -19,15 +19,14 @@
  * sorted directory of chunks.  Gaps shorter than the shortest request
  * (min_length) can never be used and are closed as they appear, which keeps
  * a saturated stretch one interval.
+ *
+ * A reservation's usual cases (an empty calendar, a request after the last
+ * interval's start) are inline in memsim_calendar.h; this file has the
+ * rest: retiring chunks, the search, insertions that split a chunk.
  */
-#include "memsim.h"
+#include "memsim_calendar.h"
 
 #include <string.h>
-
-struct gp_span_chunk {
-  uint32_t n;                          /* 1..GP_CALENDAR_CHUNK spans in use */
-  gp_span spans[GP_CALENDAR_CHUNK];
-};
 
 void gp_calendar_init(gp_calendar *c, double min_length) {
   memset(c, 0, sizeof *c);
@@ -63,16 +62,15 @@ static void refresh(gp_calendar *c, uint32_t i) {
   c->dir[i].end = ch->spans[ch->n - 1].to;
 }
 
-/* Intervals that ended by `now` no longer matter (no request is ready
+/* Intervals that ended by c->now no longer matter (no request is ready
  * earlier) and are dropped a whole chunk at a time: a chunk's last interval
- * ends by `now`.  Dropping them one by one would move the first chunk's
+ * ends by then.  Dropping them one by one would move the first chunk's
  * spans at every request.  An ended interval left in the first chunk
  * changes no placement: the search starts at the first interval ending
  * after the ready cycle, and when a new interval joins an ended one the gap
  * between them (under min_length) could serve no request anyway. */
-static void retire(gp_calendar *c, const gp_alloc *alloc, double now) {
-  c->now = now;
-  while (c->count > 0 && c->dir[0].end <= now)
+void gp_calendar_drop_ended(gp_calendar *c, const gp_alloc *alloc) {
+  while (c->count > 0 && c->dir[0].end <= c->now)
     drop_chunk(c, alloc, 0);
 }
 
@@ -193,11 +191,9 @@ static int insert_at(gp_calendar *c, const gp_alloc *alloc, uint32_t ci, uint32_
 /* First fit anywhere: the earliest start >= ready at which `length`
  * cycles overlap no reserved interval; the reservation then joins a
  * neighbour when the gap between them is shorter than min_length
- * (unusable).  Out of line: the usual requests take the short cases in
- * gp_calendar_reserve. */
-static __attribute__((noinline)) int reserve_first_fit(gp_calendar *c, const gp_alloc *alloc,
-                                                       double ready, double length,
-                                                       double *start) {
+ * (unusable). */
+int gp_calendar_first_fit(gp_calendar *c, const gp_alloc *alloc, double ready, double length,
+                          double *start) {
   uint32_t ci, si;
   int64_t pci;
   double at = ready, end;
@@ -239,65 +235,18 @@ static __attribute__((noinline)) int reserve_first_fit(gp_calendar *c, const gp_
   }
 }
 
-/* A request that cannot end before the last interval `last` starts
- * (ready + length > last->from: a saturated resource's queue, or one idle
- * again) takes no gap before `last`, so first fit starts it at `ready` or
- * when `last` ends, whichever is later, and it joins `last` across a gap
- * shorter than min_length -- what reserve_first_fit finds (its walk passes
- * `last`), without the search. */
-static int reserve_at_end(gp_calendar *c, const gp_alloc *alloc, gp_span *last, double ready,
-                          double length, double *start) {
-  double at = last->to > ready ? last->to : ready;
-  gp_span span;
-  *start = at;
-  if (at - last->to < c->min_length) {
-    last->to = at + length;
-    c->dir[c->count - 1].end = last->to;
-    return GP_OK;
-  }
-  span.from = at, span.to = at + length;
-  if (c->dir[c->count - 1].chunk->n < GP_CALENDAR_CHUNK) {
-    /* the last chunk has room: appended, as insert_at would (no split, no move) */
-    gp_span_chunk *ch = c->dir[c->count - 1].chunk;
-    ch->spans[ch->n++] = span;
-    c->dir[c->count - 1].end = span.to;
-    return GP_OK;
-  }
+/* A new last interval when the last chunk is full: it is split. */
+int gp_calendar_append_split(gp_calendar *c, const gp_alloc *alloc, gp_span span) {
   return insert_at(c, alloc, c->count, 0, span);
 }
 
 int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
                         double length, double *start) {
-  if (!(length > 0)) { /* takes no time: nothing to reserve */
-    *start = ready;
-    return GP_OK;
-  }
-  retire(c, alloc, now);
-  if (c->count == 0 && c->spare != NULL) {
-    /* an empty calendar (most of them, most of the time): the spare chunk
-     * holds the one interval, as insert_at would put it */
-    gp_span_chunk *ch = c->spare;
-    c->spare = NULL;
-    ch->n = 1;
-    ch->spans[0].from = ready;
-    ch->spans[0].to = ready + length;
-    c->dir[0].chunk = ch; /* the directory kept its room (cap >= 1) */
-    c->dir[0].end = ch->spans[0].to;
-    c->count = 1;
-    *start = ready;
-    return GP_OK;
-  }
-  if (c->count > 0) {
-    gp_span_chunk *ch = c->dir[c->count - 1].chunk;
-    gp_span *last = &ch->spans[ch->n - 1];
-    if (ready + length > last->from)
-      return reserve_at_end(c, alloc, last, ready, length, start);
-  }
-  return reserve_first_fit(c, alloc, ready, length, start);
+  return gp_calendar_reserve_inline(c, alloc, now, ready, length, start);
 }
 
 /* The first interval that has not ended by c->now: chunk 0's spans
- * before it ended but were kept (retire). */
+ * before it ended but were kept (gp_calendar_drop_ended). */
 static uint32_t first_live(const gp_calendar *c) {
   uint32_t k = 0;
   if (c->count > 0)

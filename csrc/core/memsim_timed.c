@@ -36,7 +36,7 @@
  * more MSHRs or bandwidth never change hits; the fills' requesters are
  * timed, so the L2 serves a line's requests in arrival order.
  */
-#include "memsim.h"
+#include "memsim_calendar.h"
 
 #include <string.h>
 
@@ -512,7 +512,8 @@ uint32_t gp_sector_count(uint8_t m) {
 /* The transfers of an L2 fill and of a store for sector mask `mask`: from
  * the tables made at gp_timed_new (masks have four sectors), else made. */
 static inline dram_cost fill_cost(const gp_timed *t, uint8_t mask) {
-  return mask < 16 ? t->fill_cost[mask] : make_cost(&t->cfg, gp_timed_fill_bytes(&t->cfg, mask));
+  return mask < 16 ? t->fill_cost[mask]
+                   : make_cost(&t->cfg, gp_timed_fill_bytes(&t->cfg, mask));
 }
 
 static inline dram_cost store_cost(const gp_timed *t, uint8_t mask) {
@@ -528,7 +529,8 @@ static double dram_transfer(gp_timed *t, uint64_t line, double ready, dram_cost 
   uint32_t n = t->cfg.dram_channels;
   uint32_t c = (n & (n - 1)) == 0 ? (uint32_t)(line & (n - 1)) : (uint32_t)(line % n);
   double length = cost.cycles, start, end;
-  if (gp_calendar_reserve(&t->channels[c], &t->alloc, t->last_now, ready, length, &start) != GP_OK)
+  if (gp_calendar_reserve_inline(&t->channels[c], &t->alloc, t->last_now, ready, length,
+                                 &start) != GP_OK)
     t->out_of_memory = 1;
   end = start + length;
   if (st->dram_transfers == 0 || start < st->first_dram_start)
@@ -592,8 +594,8 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   double *cycles = NULL, *ready_at, *fill_from, arrive, start;
   if (!t->slice_built[s] && build_slice(t, s, NULL) != GP_OK)
     t->out_of_memory = 1;
-  if (gp_calendar_reserve(&t->slices[s], &t->alloc, t->last_now, ready, t->cfg.l2_interval,
-                          &start) != GP_OK)
+  if (gp_calendar_reserve_inline(&t->slices[s], &t->alloc, t->last_now, ready,
+                                 t->cfg.l2_interval, &start) != GP_OK)
     t->out_of_memory = 1;
   res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
   if (l2->way >= 0)
