@@ -115,6 +115,7 @@ struct gp_timed {
   /* per four-sector mask: an L2 fill's and a store's DRAM transfer
    * (gp_timed_fill_bytes, gp_timed_store_bytes), made once */
   dram_cost fill_cost[16], store_cost[16];
+  uint8_t route[GP_OP_CLASS_COUNT]; /* route_of each class, made once */
   double last_now;
   gp_timed_stats stats;
 };
@@ -389,6 +390,21 @@ static dram_cost make_cost(const gp_timed_config *cfg, uint64_t bytes) {
   return c;
 }
 
+/* How a class's requests travel (gp_timed_submit): through the SM's L1,
+ * as stores, as global atomics (straight to the L2); loads without a bit
+ * go through an MSHR. */
+enum { ROUTE_L1 = 1, ROUTE_STORE = 2, ROUTE_ATOMIC = 4 };
+
+static uint8_t route_of(const gp_timed_config *cfg, int op_class) {
+  int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL;
+  int through_l1 = op_class == GP_OP_LD_LOCAL || op_class == GP_OP_ST_LOCAL ||
+                   op_class == GP_OP_TEX ||
+                   ((op_class == GP_OP_LD_GLOBAL || op_class == GP_OP_ST_GLOBAL) &&
+                    cfg->cache_global_in_l1);
+  return (uint8_t)((through_l1 ? ROUTE_L1 : 0) | (is_store ? ROUTE_STORE : 0) |
+                   (op_class == GP_OP_ATOM_GLOBAL ? ROUTE_ATOMIC : 0));
+}
+
 /* Cycles a channel needs for one DRAM access, the shortest transfer (every
  * transfer is whole accesses). */
 static double shortest_transfer(const gp_timed_config *cfg) {
@@ -445,7 +461,7 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
                  gp_error *err) {
   gp_timed *t;
   uint32_t slices = cfg->l2_slices ? cfg->l2_slices : 1, mask;
-  int status;
+  int status, op;
   if (cfg->sms == 0 || cfg->mshrs_per_sm == 0 || cfg->dram_channels == 0 ||
       !(cfg->dram_bytes_per_cycle > 0))
     return gp_error_set(err, "memsim: sms, mshrs, DRAM channels and bandwidth must be above 0");
@@ -457,6 +473,8 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
   t->cfg = *cfg;
   t->l2_slice = cfg->l2;
   t->l2_slice.size_bytes = cfg->l2.size_bytes / slices;
+  for (op = 0; op < GP_OP_CLASS_COUNT; op++)
+    t->route[op] = route_of(cfg, op);
   for (mask = 0; mask < 16; mask++) {
     t->fill_cost[mask] = make_cost(cfg, gp_timed_fill_bytes(cfg, (uint8_t)mask));
     t->store_cost[mask] = make_cost(cfg, gp_timed_store_bytes(cfg, (uint8_t)mask));
@@ -709,11 +727,9 @@ static void mshr_busy(gp_timed *t, uint32_t sm, uint32_t entry, double release) 
 int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
                     const uint64_t *lines, const uint8_t *masks, uint32_t n,
                     double *done, double *complete, gp_error *err) {
-  int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL;
-  int through_l1 = op_class == GP_OP_LD_LOCAL || op_class == GP_OP_ST_LOCAL ||
-                   op_class == GP_OP_TEX ||
-                   ((op_class == GP_OP_LD_GLOBAL || op_class == GP_OP_ST_GLOBAL) &&
-                    t->cfg.cache_global_in_l1);
+  uint8_t route = op_class >= 0 && op_class < GP_OP_CLASS_COUNT ? t->route[op_class]
+                                                                 : route_of(&t->cfg, op_class);
+  int is_store = (route & ROUTE_STORE) != 0, through_l1 = (route & ROUTE_L1) != 0;
   double ready = now, last = now, *l1_ready;
   gp_cache *l1;
   uint32_t j;
@@ -754,7 +770,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
       if (!is_store)
         mask = l1->missing; /* L2 is asked for the sectors L1 lacks */
     }
-    if (is_store || op_class == GP_OP_ATOM_GLOBAL) {
+    if (route & (ROUTE_STORE | ROUTE_ATOMIC)) {
       d = l2_and_dram(t, lines[j], masks[j], now, is_store ? REQ_STORE : REQ_ATOMIC);
     } else {
       int merged;

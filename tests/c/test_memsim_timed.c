@@ -571,6 +571,26 @@ static void test_way_cycles_stored_per_set(void) {
   CHECK(failed_at_block);
 }
 
+/* A global atomic takes no MSHR and completes when its data returns: with
+ * one MSHR, busy with a load of line 10 (its 32 B on the channel at
+ * [0,4), back at 4 + 200 + 100), an atomic on line 20 at cycle 0 does not
+ * wait for it: its 32 B follow at [4,8), back at 308, and no MSHR-full
+ * stall is counted. */
+static void test_atomics_take_no_mshr(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  uint64_t line = 20;
+  uint8_t m = 1;
+  double done;
+  c.mshrs_per_sm = 1;
+  t = make(&c);
+  CHECK_NEAR(load(t, 0, 0, 10), 304, 0);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ATOM_GLOBAL, &line, &m, 1, &done), 308, 0);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_full_stalls, 0);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 64);
+  gp_timed_free(t);
+}
+
 /* The MSHR release heap decides which of two entries released at the same
  * cycle a request that finds every MSHR busy takes, hence which line stops
  * being mergeable: ties change results.  A seeded stream of 20,000
@@ -642,5 +662,6 @@ int main(void) {
   RUN(test_sms_and_slices_built_at_first_use);
   RUN(test_way_cycles_stored_per_set);
   RUN(test_release_heap_keeps_its_ties);
+  RUN(test_atomics_take_no_mshr);
   return gp_test_finish();
 }
