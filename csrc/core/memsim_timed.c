@@ -38,6 +38,7 @@
  */
 #include "memsim_calendar.h"
 
+#include <math.h>
 #include <string.h>
 
 /* A busy MSHR in the release heap: its release time is kept next to its
@@ -215,15 +216,18 @@ static void heap_push(mshr_file *f, uint32_t entry) {
  * is non-decreasing, so the last item ends where the usual top-down sift
  * (stop at the first child not below it) puts it, and the heap is the same
  * item for item; the last item, a recent release, seldom rises far, so
- * this costs one comparison a level instead of two. */
+ * this costs one comparison a level instead of two.  The freed slot past
+ * the heap reads as a release that never comes, so a node with one child
+ * needs no bounds check. */
 static uint32_t heap_pop(mshr_file *f) {
   heap_item *h = f->heap, last;
   uint32_t top = h[0].entry, n = --f->heap_size, i = 0, child;
   if (n == 0)
     return top;
   last = h[n];
+  h[n].release = HUGE_VAL; /* past the heap: a lone child's sibling, never taken */
   while ((child = 2 * i + 1) < n) {
-    if (child + 1 < n && h[child + 1].release < h[child].release)
+    if (h[child + 1].release < h[child].release)
       child++;
     h[i] = h[child];
     i = child;
