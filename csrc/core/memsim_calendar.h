@@ -35,9 +35,9 @@ int gp_calendar_append_split(gp_calendar *c, const gp_alloc *alloc, gp_span span
  * when `last` ends, whichever is later, and it joins `last` across a gap
  * shorter than min_length -- what gp_calendar_first_fit finds (its walk
  * passes `last`), without the search. */
-static inline int gp_calendar_reserve_at_end(gp_calendar *c, const gp_alloc *alloc,
-                                             gp_span *last, double ready, double length,
-                                             double *start) {
+static inline __attribute__((always_inline)) int
+gp_calendar_reserve_at_end(gp_calendar *c, const gp_alloc *alloc, gp_span *last, double ready,
+                           double length, double *start) {
   gp_span_chunk *ch = c->dir[c->count - 1].chunk;
   double at = last->to > ready ? last->to : ready;
   gp_span span;
@@ -58,8 +58,9 @@ static inline int gp_calendar_reserve_at_end(gp_calendar *c, const gp_alloc *all
 /* gp_calendar_reserve (memsim.h): retires the chunks ended by `now`, then
  * takes the usual cases here and leaves the search to
  * gp_calendar_first_fit. */
-static inline int gp_calendar_reserve_inline(gp_calendar *c, const gp_alloc *alloc, double now,
-                                             double ready, double length, double *start) {
+static inline __attribute__((always_inline)) int
+gp_calendar_reserve_inline(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
+                           double length, double *start) {
   if (!(length > 0)) { /* takes no time: nothing to reserve */
     *start = ready;
     return GP_OK;
