@@ -20,9 +20,10 @@
  * (min_length) can never be used and are closed as they appear, which keeps
  * a saturated stretch one interval.
  *
- * A reservation's usual cases (an empty calendar, a request after the last
- * interval's start) are inline in memsim_calendar.h; this file has the
- * rest: retiring chunks, the search, insertions that split a chunk.
+ * A reservation's usual cases (an empty calendar, a request that cannot
+ * end before the last interval starts) are inline in memsim_calendar.h;
+ * this file has the rest: retiring chunks, the search, insertions that
+ * split a chunk.
  */
 #include "memsim_calendar.h"
 

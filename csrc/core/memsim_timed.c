@@ -608,7 +608,9 @@ enum { REQ_LOAD, REQ_STORE, REQ_ATOMIC };
  * a dirty victim to its own channel, and returns when its data is back
  * (stores: when the slice accepted them; a write-through L2 also sends the
  * store's bytes to DRAM). */
-static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready, int kind) {
+static inline __attribute__((always_inline)) double l2_and_dram(gp_timed *t, uint64_t line,
+                                                                uint8_t mask, double ready,
+                                                                int kind) {
   uint32_t slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
   uint32_t s = gp_l2_slice_of(line, slices);
   gp_cache *l2 = &t->l2[s];
