@@ -19,15 +19,15 @@
  * sorted directory of chunks.  Gaps shorter than the shortest request
  * (min_length) can never be used and are closed as they appear, which keeps
  * a saturated stretch one interval.
+ *
+ * A reservation's usual cases (an empty calendar, a request that cannot
+ * end before the last interval starts) are inline in memsim_calendar.h;
+ * this file has the rest: retiring chunks, the search, insertions that
+ * split a chunk.
  */
-#include "memsim.h"
+#include "memsim_calendar.h"
 
 #include <string.h>
-
-struct gp_span_chunk {
-  uint32_t n;                          /* 1..GP_CALENDAR_CHUNK spans in use */
-  gp_span spans[GP_CALENDAR_CHUNK];
-};
 
 void gp_calendar_init(gp_calendar *c, double min_length) {
   memset(c, 0, sizeof *c);
@@ -63,50 +63,60 @@ static void refresh(gp_calendar *c, uint32_t i) {
   c->dir[i].end = ch->spans[ch->n - 1].to;
 }
 
-/* Intervals that ended by `now` no longer matter (no request is ready
+/* Intervals that ended by c->now no longer matter (no request is ready
  * earlier) and are dropped a whole chunk at a time: a chunk's last interval
- * ends by `now`.  Dropping them one by one would move the first chunk's
+ * ends by then.  Dropping them one by one would move the first chunk's
  * spans at every request.  An ended interval left in the first chunk
  * changes no placement: the search starts at the first interval ending
  * after the ready cycle, and when a new interval joins an ended one the gap
  * between them (under min_length) could serve no request anyway. */
-static void retire(gp_calendar *c, const gp_alloc *alloc, double now) {
-  c->now = now;
-  while (c->count > 0 && c->dir[0].end <= now)
+void gp_calendar_drop_ended(gp_calendar *c, const gp_alloc *alloc) {
+  while (c->count > 0 && c->dir[0].end <= c->now)
     drop_chunk(c, alloc, 0);
+}
+
+/* Lower bounds without branches: the half to keep is chosen by a
+ * conditional move, so a search costs a few instructions a step and no
+ * mispredicted jump.  The first of the n chunks (spans), in time order,
+ * whose end lies after t; n when none does. */
+static inline uint32_t first_chunk_after(const gp_chunk_ref *d, uint32_t n, double t) {
+  const gp_chunk_ref *base = d;
+  while (n > 1) {
+    uint32_t half = n / 2;
+    base = base[half - 1].end <= t ? base + half : base;
+    n -= half;
+  }
+  return (uint32_t)(base - d) + (n == 1 && base->end <= t);
+}
+
+static inline uint32_t first_span_after(const gp_span *s, uint32_t n, double t) {
+  const gp_span *base = s;
+  while (n > 1) {
+    uint32_t half = n / 2;
+    base = base[half - 1].to <= t ? base + half : base;
+    n -= half;
+  }
+  return (uint32_t)(base - s) + (n == 1 && base->to <= t);
 }
 
 /* The first interval that ends after t: chunk *ci, span *si (*ci = count
  * when none does), by binary search over chunks, then inside one. */
 static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
-  uint32_t lo = 0, hi = c->count;
+  uint32_t hi = c->count, lo;
   const gp_span_chunk *ch;
   /* most requests are ready after every interval or in the last chunk */
   if (hi > 0 && c->dir[hi - 1].end > t && (hi == 1 || c->dir[hi - 2].end <= t))
     lo = hi - 1;
   else if (hi > 0 && c->dir[hi - 1].end <= t)
     lo = hi;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (c->dir[mid].end > t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
+  else
+    lo = first_chunk_after(c->dir, hi, t);
   *ci = lo, *si = 0;
   if (lo == c->count)
     return;
   ch = c->dir[lo].chunk;
-  hi = ch->n - 1; /* spans[n - 1] ends after t */
-  lo = 0;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (ch->spans[mid].to > t)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  *si = lo;
+  /* spans[n - 1] ends after t: search the others */
+  *si = first_span_after(ch->spans, ch->n - 1, t);
 }
 
 /* The chunk holding the interval before position (ci, si); -1 when there
@@ -179,34 +189,16 @@ static int insert_at(gp_calendar *c, const gp_alloc *alloc, uint32_t ci, uint32_
   return GP_OK;
 }
 
-/* First fit: the earliest start >= ready at which `length` cycles overlap
- * no reserved interval; the reservation then joins a neighbour when the gap
- * between them is shorter than min_length (unusable). */
-int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
-                        double length, double *start) {
+/* First fit anywhere: the earliest start >= ready at which `length`
+ * cycles overlap no reserved interval; the reservation then joins a
+ * neighbour when the gap between them is shorter than min_length
+ * (unusable). */
+int gp_calendar_first_fit(gp_calendar *c, const gp_alloc *alloc, double ready, double length,
+                          double *start) {
   uint32_t ci, si;
   int64_t pci;
   double at = ready, end;
   gp_span *prev, *next;
-  if (!(length > 0)) { /* takes no time: nothing to reserve */
-    *start = ready;
-    return GP_OK;
-  }
-  retire(c, alloc, now);
-  if (c->count == 0 && c->spare != NULL) {
-    /* an empty calendar (most of them, most of the time): the spare chunk
-     * holds the one interval, as insert_at would put it */
-    gp_span_chunk *ch = c->spare;
-    c->spare = NULL;
-    ch->n = 1;
-    ch->spans[0].from = ready;
-    ch->spans[0].to = ready + length;
-    c->dir[0].chunk = ch; /* the directory kept its room (cap >= 1) */
-    c->dir[0].end = ch->spans[0].to;
-    c->count = 1;
-    *start = ready;
-    return GP_OK;
-  }
   locate(c, ready, &ci, &si);
   while (ci < c->count) {
     const gp_span *s = &c->dir[ci].chunk->spans[si];
@@ -244,8 +236,18 @@ int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, doubl
   }
 }
 
+/* A new last interval when the last chunk is full: it is split. */
+int gp_calendar_append_split(gp_calendar *c, const gp_alloc *alloc, gp_span span) {
+  return insert_at(c, alloc, c->count, 0, span);
+}
+
+int gp_calendar_reserve(gp_calendar *c, const gp_alloc *alloc, double now, double ready,
+                        double length, double *start) {
+  return gp_calendar_reserve_inline(c, alloc, now, ready, length, start);
+}
+
 /* The first interval that has not ended by c->now: chunk 0's spans
- * before it ended but were kept (retire). */
+ * before it ended but were kept (gp_calendar_drop_ended). */
 static uint32_t first_live(const gp_calendar *c) {
   uint32_t k = 0;
   if (c->count > 0)

@@ -36,9 +36,17 @@
  * more MSHRs or bandwidth never change hits; the fills' requesters are
  * timed, so the L2 serves a line's requests in arrival order.
  */
-#include "memsim.h"
+#include "memsim_calendar.h"
 
+#include <math.h>
 #include <string.h>
+
+/* A busy MSHR in the release heap: its release time is kept next to its
+ * number, so the heap's comparisons read no other array. */
+typedef struct heap_item {
+  double release;
+  uint32_t entry;
+} heap_item;
 
 /* One SM's MSHRs: entries, a min-heap of busy entries by release time (so
  * retiring costs O(log n)), a free list, and a line -> entry hash table
@@ -46,7 +54,7 @@
 typedef struct mshr_file {
   uint64_t *line;      /* per entry */
   double *release;     /* per entry */
-  uint32_t *heap;      /* busy entries, earliest release first */
+  heap_item *heap;     /* busy entries, earliest release first */
   uint32_t heap_size;
   uint32_t *free_list;
   uint32_t free_count;
@@ -84,6 +92,12 @@ typedef struct arena_block {
 
 enum { ARENA_BYTES = 16384 };
 
+/* A DRAM transfer: its bytes and the cycles it occupies its channel. */
+typedef struct dram_cost {
+  uint64_t bytes;
+  double cycles;
+} dram_cost;
+
 struct gp_timed {
   gp_alloc alloc;
   gp_timed_config cfg;
@@ -99,6 +113,10 @@ struct gp_timed {
   uint8_t *sm_built;      /* per SM: its L1, L1 cycles table and MSHRs exist (build_sm) */
   uint8_t *slice_built;   /* per slice: its tags and cycles table exist (build_slice) */
   int out_of_memory;      /* a calendar could not grow during this submission */
+  /* per four-sector mask: an L2 fill's and a store's DRAM transfer
+   * (gp_timed_fill_bytes, gp_timed_store_bytes), made once */
+  dram_cost fill_cost[16], store_cost[16];
+  uint8_t route[GP_OP_CLASS_COUNT]; /* route_of each class, made once */
   double last_now;
   gp_timed_stats stats;
 };
@@ -176,33 +194,52 @@ static void hash_delete(mshr_file *f, uint64_t line) {
   f->keys[h] = 0;
 }
 
+/* Adds busy entry `entry` (its release set). */
 static void heap_push(mshr_file *f, uint32_t entry) {
+  heap_item *h = f->heap;
   uint32_t i = f->heap_size++;
+  double release = f->release[entry];
   while (i > 0) {
     uint32_t parent = (i - 1) / 2;
-    if (f->release[f->heap[parent]] <= f->release[entry])
+    if (h[parent].release <= release)
       break;
-    f->heap[i] = f->heap[parent];
+    h[i] = h[parent];
     i = parent;
   }
-  f->heap[i] = entry;
+  h[i].release = release;
+  h[i].entry = entry;
 }
 
+/* Removes and returns the entry released first.  Bottom-up: the hole at
+ * the top goes down along the smaller children to a leaf, then the heap's
+ * last item rises from there past the children not below it.  The path
+ * is non-decreasing, so the last item ends where the usual top-down sift
+ * (stop at the first child not below it) puts it, and the heap is the same
+ * item for item; the last item, a recent release, seldom rises far, so
+ * this costs one comparison a level instead of two.  The freed slot past
+ * the heap reads as a release that never comes, so a node with one child
+ * needs no bounds check. */
 static uint32_t heap_pop(mshr_file *f) {
-  uint32_t top = f->heap[0], last = f->heap[--f->heap_size], i = 0;
-  for (;;) {
-    uint32_t child = 2 * i + 1;
-    if (child >= f->heap_size)
-      break;
-    if (child + 1 < f->heap_size && f->release[f->heap[child + 1]] < f->release[f->heap[child]])
+  heap_item *h = f->heap, last;
+  uint32_t top = h[0].entry, n = --f->heap_size, i = 0, child;
+  if (n == 0)
+    return top;
+  last = h[n];
+  h[n].release = HUGE_VAL; /* past the heap: a lone child's sibling, never taken */
+  while ((child = 2 * i + 1) < n) {
+    if (h[child + 1].release < h[child].release)
       child++;
-    if (f->release[last] <= f->release[f->heap[child]])
-      break;
-    f->heap[i] = f->heap[child];
+    h[i] = h[child];
     i = child;
   }
-  if (f->heap_size > 0)
-    f->heap[i] = last;
+  while (i > 0) {
+    uint32_t parent = (i - 1) / 2;
+    if (h[parent].release < last.release)
+      break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = last;
   return top;
 }
 
@@ -347,6 +384,31 @@ void gp_timed_free(gp_timed *t) {
   gp_free(&t->alloc, t, sizeof *t);
 }
 
+/* The transfer of `bytes` on one channel: bytes / (bandwidth per channel)
+ * cycles. */
+static dram_cost make_cost(const gp_timed_config *cfg, uint64_t bytes) {
+  double per_channel = cfg->dram_bytes_per_cycle / cfg->dram_channels;
+  dram_cost c;
+  c.bytes = bytes;
+  c.cycles = (double)bytes / per_channel;
+  return c;
+}
+
+/* How a class's requests travel (gp_timed_submit): through the SM's L1,
+ * as stores, as global atomics (straight to the L2); loads without a bit
+ * go through an MSHR. */
+enum { ROUTE_L1 = 1, ROUTE_STORE = 2, ROUTE_ATOMIC = 4 };
+
+static uint8_t route_of(const gp_timed_config *cfg, int op_class) {
+  int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL;
+  int through_l1 = op_class == GP_OP_LD_LOCAL || op_class == GP_OP_ST_LOCAL ||
+                   op_class == GP_OP_TEX ||
+                   ((op_class == GP_OP_LD_GLOBAL || op_class == GP_OP_ST_GLOBAL) &&
+                    cfg->cache_global_in_l1);
+  return (uint8_t)((through_l1 ? ROUTE_L1 : 0) | (is_store ? ROUTE_STORE : 0) |
+                   (op_class == GP_OP_ATOM_GLOBAL ? ROUTE_ATOMIC : 0));
+}
+
 /* Cycles a channel needs for one DRAM access, the shortest transfer (every
  * transfer is whole accesses). */
 static double shortest_transfer(const gp_timed_config *cfg) {
@@ -402,8 +464,8 @@ static int build_slice(gp_timed *t, uint32_t s, gp_error *err) {
 int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *cfg,
                  gp_error *err) {
   gp_timed *t;
-  uint32_t slices = cfg->l2_slices ? cfg->l2_slices : 1;
-  int status;
+  uint32_t slices = cfg->l2_slices ? cfg->l2_slices : 1, mask;
+  int status, op;
   if (cfg->sms == 0 || cfg->mshrs_per_sm == 0 || cfg->dram_channels == 0 ||
       !(cfg->dram_bytes_per_cycle > 0))
     return gp_error_set(err, "memsim: sms, mshrs, DRAM channels and bandwidth must be above 0");
@@ -415,6 +477,12 @@ int gp_timed_new(gp_timed **out, const gp_alloc *alloc, const gp_timed_config *c
   t->cfg = *cfg;
   t->l2_slice = cfg->l2;
   t->l2_slice.size_bytes = cfg->l2.size_bytes / slices;
+  for (op = 0; op < GP_OP_CLASS_COUNT; op++)
+    t->route[op] = route_of(cfg, op);
+  for (mask = 0; mask < 16; mask++) {
+    t->fill_cost[mask] = make_cost(cfg, gp_timed_fill_bytes(cfg, (uint8_t)mask));
+    t->store_cost[mask] = make_cost(cfg, gp_timed_store_bytes(cfg, (uint8_t)mask));
+  }
   t->l1 = zeroed(alloc, cfg->sms * sizeof *t->l1);
   t->l2 = zeroed(alloc, slices * sizeof *t->l2);
   t->mshrs = zeroed(alloc, cfg->sms * sizeof *t->mshrs);
@@ -463,17 +531,28 @@ uint32_t gp_sector_count(uint8_t m) {
   return (m & 1u) + ((m >> 1) & 1u) + ((m >> 2) & 1u) + ((m >> 3) & 1u);
 }
 
-/* Occupies the DRAM channel of `line` (line index mod channels) for
- * bytes / (bandwidth per channel), in the channel calendar's earliest gap
- * from `ready`; returns when the transfer ends.  Counts the bytes inside
- * the window. */
-static double dram_transfer(gp_timed *t, uint64_t line, double ready, uint64_t bytes) {
+/* The transfers of an L2 fill and of a store for sector mask `mask`: from
+ * the tables made at gp_timed_new (masks have four sectors), else made. */
+static inline dram_cost fill_cost(const gp_timed *t, uint8_t mask) {
+  return mask < 16 ? t->fill_cost[mask]
+                   : make_cost(&t->cfg, gp_timed_fill_bytes(&t->cfg, mask));
+}
+
+static inline dram_cost store_cost(const gp_timed *t, uint8_t mask) {
+  return mask < 16 ? t->store_cost[mask]
+                   : make_cost(&t->cfg, gp_timed_store_bytes(&t->cfg, mask));
+}
+
+/* Occupies the DRAM channel of `line` (line index mod channels) for the
+ * transfer `cost`, in the channel calendar's earliest gap from `ready`;
+ * returns when the transfer ends.  Counts the bytes inside the window. */
+static double dram_transfer(gp_timed *t, uint64_t line, double ready, dram_cost cost) {
   gp_timed_stats *st = &t->stats;
   uint32_t n = t->cfg.dram_channels;
   uint32_t c = (n & (n - 1)) == 0 ? (uint32_t)(line & (n - 1)) : (uint32_t)(line % n);
-  double per_channel = t->cfg.dram_bytes_per_cycle / t->cfg.dram_channels;
-  double length = (double)bytes / per_channel, start, end;
-  if (gp_calendar_reserve(&t->channels[c], &t->alloc, t->last_now, ready, length, &start) != GP_OK)
+  double length = cost.cycles, start, end;
+  if (gp_calendar_reserve_inline(&t->channels[c], &t->alloc, t->last_now, ready, length,
+                                 &start) != GP_OK)
     t->out_of_memory = 1;
   end = start + length;
   if (st->dram_transfers == 0 || start < st->first_dram_start)
@@ -485,7 +564,7 @@ static double dram_transfer(gp_timed *t, uint64_t line, double ready, uint64_t b
     double lo = start > st->window_from ? start : st->window_from;
     double hi = end < st->window_to ? end : st->window_to;
     if (hi > lo)
-      st->window_bytes += (double)bytes * (hi - lo) / (end - start);
+      st->window_bytes += (double)cost.bytes * (hi - lo) / (end - start);
   }
   return end;
 }
@@ -529,7 +608,9 @@ enum { REQ_LOAD, REQ_STORE, REQ_ATOMIC };
  * a dirty victim to its own channel, and returns when its data is back
  * (stores: when the slice accepted them; a write-through L2 also sends the
  * store's bytes to DRAM). */
-static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready, int kind) {
+static inline __attribute__((always_inline)) double l2_and_dram(gp_timed *t, uint64_t line,
+                                                                uint8_t mask, double ready,
+                                                                int kind) {
   uint32_t slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
   uint32_t s = gp_l2_slice_of(line, slices);
   gp_cache *l2 = &t->l2[s];
@@ -537,8 +618,8 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   double *cycles = NULL, *ready_at, *fill_from, arrive, start;
   if (!t->slice_built[s] && build_slice(t, s, NULL) != GP_OK)
     t->out_of_memory = 1;
-  if (gp_calendar_reserve(&t->slices[s], &t->alloc, t->last_now, ready, t->cfg.l2_interval,
-                          &start) != GP_OK)
+  if (gp_calendar_reserve_inline(&t->slices[s], &t->alloc, t->last_now, ready,
+                                 t->cfg.l2_interval, &start) != GP_OK)
     t->out_of_memory = 1;
   res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
   if (l2->way >= 0)
@@ -546,15 +627,15 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
   ready_at = cycles ? &cycles[L2_READY] : NULL;
   fill_from = cycles ? &cycles[L2_FILL_FROM] : NULL;
   if (l2->evicted && l2->evicted_dirty) {
-    uint64_t bytes = gp_timed_fill_bytes(&t->cfg, l2->evicted_sectors);
-    t->stats.dram_bytes_written += bytes;
-    dram_transfer(t, l2->evicted_line, start, bytes);
+    dram_cost cost = fill_cost(t, l2->evicted_sectors);
+    t->stats.dram_bytes_written += cost.bytes;
+    dram_transfer(t, l2->evicted_line, start, cost);
   }
   if (kind == REQ_STORE) {
     if (!t->cfg.l2.write_back || l2->sets == 0) {
-      uint64_t bytes = gp_timed_store_bytes(&t->cfg, mask);
-      t->stats.dram_bytes_written += bytes;
-      dram_transfer(t, line, start, bytes);
+      dram_cost cost = store_cost(t, mask);
+      t->stats.dram_bytes_written += cost.bytes;
+      dram_transfer(t, line, start, cost);
     }
     if (ready_at && res != GP_CACHE_HIT && *ready_at < start)
       *ready_at = *fill_from = start; /* allocated without a fetch */
@@ -570,11 +651,11 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
          * the line is there at the earlier of the two fills.  The other
          * transfer is already reserved and stays (reservations never move):
          * its bytes are counted as duplicates. */
-        uint64_t bytes = gp_timed_fill_bytes(&t->cfg, mask);
+        dram_cost cost = fill_cost(t, mask);
         t->stats.l2_early_arrivals++;
-        t->stats.dram_bytes_read += bytes;
-        t->stats.dram_duplicate_bytes += bytes;
-        arrive = dram_transfer(t, line, start, bytes) + t->cfg.dram_latency;
+        t->stats.dram_bytes_read += cost.bytes;
+        t->stats.dram_duplicate_bytes += cost.bytes;
+        arrive = dram_transfer(t, line, start, cost) + t->cfg.dram_latency;
         *fill_from = start;
         if (arrive < *ready_at)
           *ready_at = arrive;
@@ -584,9 +665,9 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
     return start + t->cfg.l2_latency;
   }
   {
-    uint64_t bytes = gp_timed_fill_bytes(&t->cfg, l2->missing);
-    t->stats.dram_bytes_read += bytes;
-    arrive = dram_transfer(t, line, start, bytes) + t->cfg.dram_latency;
+    dram_cost cost = fill_cost(t, l2->missing);
+    t->stats.dram_bytes_read += cost.bytes;
+    arrive = dram_transfer(t, line, start, cost) + t->cfg.dram_latency;
     if (ready_at) {
       *ready_at = arrive;
       *fill_from = start;
@@ -598,7 +679,7 @@ static double l2_and_dram(gp_timed *t, uint64_t line, uint8_t mask, double ready
 /* Retires the MSHRs of SM `sm` whose data returned by `now`. */
 static void retire_mshrs(gp_timed *t, uint32_t sm, double now) {
   mshr_file *f = &t->mshrs[sm];
-  while (f->heap_size > 0 && f->release[f->heap[0]] <= now) {
+  while (f->heap_size > 0 && f->heap[0].release <= now) {
     uint32_t done = heap_pop(f);
     hash_delete(f, f->line[done]);
     f->free_list[f->free_count++] = done;
@@ -652,11 +733,9 @@ static void mshr_busy(gp_timed *t, uint32_t sm, uint32_t entry, double release) 
 int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
                     const uint64_t *lines, const uint8_t *masks, uint32_t n,
                     double *done, double *complete, gp_error *err) {
-  int is_store = op_class == GP_OP_ST_GLOBAL || op_class == GP_OP_ST_LOCAL;
-  int through_l1 = op_class == GP_OP_LD_LOCAL || op_class == GP_OP_ST_LOCAL ||
-                   op_class == GP_OP_TEX ||
-                   ((op_class == GP_OP_LD_GLOBAL || op_class == GP_OP_ST_GLOBAL) &&
-                    t->cfg.cache_global_in_l1);
+  uint8_t route = op_class >= 0 && op_class < GP_OP_CLASS_COUNT ? t->route[op_class]
+                                                                 : route_of(&t->cfg, op_class);
+  int is_store = (route & ROUTE_STORE) != 0, through_l1 = (route & ROUTE_L1) != 0;
   double ready = now, last = now, *l1_ready;
   gp_cache *l1;
   uint32_t j;
@@ -697,7 +776,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
       if (!is_store)
         mask = l1->missing; /* L2 is asked for the sectors L1 lacks */
     }
-    if (is_store || op_class == GP_OP_ATOM_GLOBAL) {
+    if (route & (ROUTE_STORE | ROUTE_ATOMIC)) {
       d = l2_and_dram(t, lines[j], masks[j], now, is_store ? REQ_STORE : REQ_ATOMIC);
     } else {
       int merged;

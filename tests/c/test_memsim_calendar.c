@@ -113,6 +113,39 @@ static void test_chunks_split_and_stay_sorted(void) {
   gp_calendar_free(&c, &a);
 }
 
+/* A request that cannot end before the last interval starts skips the
+ * search (reserve_at_end); its edges, by hand, with min_length 1 and
+ * intervals [0,10), [30,40): ready 29 for 1 cycle ends as the last one
+ * starts, so it fits in the gap before it (the search's case; it joins it
+ * as [29,40)); ready 29 for 2 -> 40, joining it as [29,42); ready 42.5 for
+ * 2 -> 42.5, under min_length after it: [29,44.5); ready 45.5 for 2 ->
+ * 45.5, a new interval [45.5,47.5).  A request too short to register at
+ * its magnitude (1 cycle at 1e17, whose ulp is 16) ends, in doubles, as an
+ * interval starting at its ready cycle starts: it goes before it. */
+static void test_requests_at_the_end(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_calendar c;
+  gp_calendar_init(&c, 1);
+  reserve(&c, 0, 0, 10);
+  reserve(&c, 0, 30, 10);
+  CHECK_NEAR(reserve(&c, 0, 29, 1), 29, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 2);
+  CHECK(has_interval(&c, 1, 29, 40));
+  CHECK_NEAR(reserve(&c, 0, 29, 2), 40, 0);
+  CHECK(has_interval(&c, 1, 29, 42));
+  CHECK_NEAR(reserve(&c, 0, 42.5, 2), 42.5, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 2);
+  CHECK(has_interval(&c, 1, 29, 44.5));
+  CHECK_NEAR(reserve(&c, 0, 45.5, 2), 45.5, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 3);
+  CHECK(has_interval(&c, 2, 45.5, 47.5));
+  gp_calendar_free(&c, &a);
+  gp_calendar_init(&c, 1);
+  reserve(&c, 0, 1e17, 64);
+  CHECK_NEAR(reserve(&c, 0, 1e17, 1), 1e17, 0);
+  gp_calendar_free(&c, &a);
+}
+
 /* The rules on a plain sorted array, as a reference: intervals that ended
  * by `now` are dropped at once, then first fit from `ready`, joining a
  * neighbour across a gap shorter than min_length. */
@@ -223,6 +256,7 @@ int main(void) {
   RUN(test_in_order_is_fifo);
   RUN(test_gaps_are_filled_first_fit);
   RUN(test_unusable_gaps_are_closed);
+  RUN(test_requests_at_the_end);
   RUN(test_chunks_split_and_stay_sorted);
   RUN(test_matches_the_plain_rules);
   RUN(test_empties_and_fills_again);

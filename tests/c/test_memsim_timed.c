@@ -378,6 +378,16 @@ static void test_timed_write_policies(void) {
   CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_written, 64);
   CHECK_NEAR(gp_timed_stats_of(t)->last_dram_done, 8, 1e-9);
   gp_timed_free(t);
+  /* a non-sectored write-through L2 fills whole lines (128 B) but writes
+   * only the stored sectors through (64 B, 8 cycles) */
+  c.l2.sectored = 0;
+  t = make(&c);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ST_GLOBAL, &line, &m, 1, &done), 0, 1e-9);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_written, 64);
+  CHECK_NEAR(gp_timed_stats_of(t)->last_dram_done, 8, 1e-9);
+  CHECK_NEAR(load(t, 0, 10, 6), 10 + 16 + 300, 1e-9); /* a 128 B fill: 16 cycles */
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 128);
+  gp_timed_free(t);
   c = base();
   c.l1.size_bytes = 4096, c.l1.line_bytes = 128, c.l1.ways = 4, c.l1.write_back = 1;
   c.cache_global_in_l1 = 1;
@@ -561,6 +571,94 @@ static void test_way_cycles_stored_per_set(void) {
   CHECK(failed_at_block);
 }
 
+/* A global atomic takes no MSHR and completes when its data returns: with
+ * one MSHR, busy with a load of line 10 (its 32 B on the channel at
+ * [0,4), back at 4 + 200 + 100), an atomic on line 20 at cycle 0 does not
+ * wait for it: its 32 B follow at [4,8), back at 308, and no MSHR-full
+ * stall is counted. */
+static void test_atomics_take_no_mshr(void) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  uint64_t line = 20;
+  uint8_t m = 1;
+  double done;
+  c.mshrs_per_sm = 1;
+  t = make(&c);
+  CHECK_NEAR(load(t, 0, 0, 10), 304, 0);
+  CHECK_NEAR(submit(t, 0, 0, GP_OP_ATOM_GLOBAL, &line, &m, 1, &done), 308, 0);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->mshr_full_stalls, 0);
+  CHECK_EQ_INT(gp_timed_stats_of(t)->dram_bytes_read, 64);
+  gp_timed_free(t);
+}
+
+/* A seeded MSHR-bound stream of 20,000 instructions (1-8 lines of 400,
+ * whole-cycle latencies, one-cycle slice and DRAM steps, 2 SMs with
+ * `mshrs` MSHRs each); its totals in got[]: the sum and the latest of the
+ * return times, MSHR merges, MSHR-full stalls and their cycles, DRAM bytes
+ * read and written, L2 hits, early arrivals. */
+static void tie_stream(uint32_t mshrs, double got[9]) {
+  gp_timed_config c = base();
+  gp_timed *t;
+  const gp_timed_stats *st;
+  uint64_t seed = 5;
+  double now = 0, sum = 0, last = 0;
+  int i, ok = 1;
+  c.sms = 2, c.mshrs_per_sm = mshrs, c.l2.size_bytes = 16 * 1024, c.l2_slices = 2;
+  c.l2_interval = 1, c.dram_channels = 2, c.dram_bytes_per_cycle = 64;
+  t = make(&c);
+  for (i = 0; i < 20000; i++) {
+    uint64_t lines[8];
+    uint8_t masks[8];
+    double done[8], complete;
+    uint32_t k, n = 1 + (uint32_t)(xorshift(&seed) % 8);
+    gp_error err;
+    int op = xorshift(&seed) % 6 == 0 ? GP_OP_ST_GLOBAL : GP_OP_LD_GLOBAL;
+    now += (double)(xorshift(&seed) % 3);
+    for (k = 0; k < n; k++) {
+      lines[k] = xorshift(&seed) % 400;
+      masks[k] = (uint8_t)(1 + xorshift(&seed) % 15);
+    }
+    ok &= gp_timed_submit(t, (uint32_t)(xorshift(&seed) % 2), now, op, lines, masks, n, done,
+                          &complete, &err) == GP_OK;
+    for (k = 0; k < n; k++) {
+      sum += done[k];
+      if (done[k] > last)
+        last = done[k];
+    }
+  }
+  CHECK(ok);
+  st = gp_timed_stats_of(t);
+  got[0] = sum, got[1] = last, got[2] = (double)st->mshr_merges;
+  got[3] = (double)st->mshr_full_stalls, got[4] = st->mshr_stall_cycles;
+  got[5] = (double)st->dram_bytes_read, got[6] = (double)st->dram_bytes_written;
+  got[7] = (double)st->l2.hits, got[8] = (double)st->l2_early_arrivals;
+  gp_timed_free(t);
+}
+
+/* The MSHR release heap decides which of two entries released at the same
+ * cycle a request that finds every MSHR busy takes, hence which line stops
+ * being mergeable: ties change results.  tie_stream (about 73,000
+ * MSHR-full stalls, many between tied releases) must give what the
+ * top-down heap of c341ef9 gave (recorded from it), with 6 MSHRs (a full
+ * heap pops to 5 items) and with 7 (to 6: a node with one child).  The
+ * bottom-up pop is the same heap item for item: letting the last item rise
+ * past an equal parent, taking the right child on a tie, or a lone child's
+ * missing sibling taken as earlier than it, each moves these numbers. */
+static void test_release_heap_keeps_its_ties(void) {
+  static const double six[9] = {64025946247.0, 1717983, 1079, 73188, 14075460883.0,
+                                4114272, 1206272, 11882, 1563};
+  static const double seven[9] = {54805536953.0, 1469772, 1261, 72886, 12016505862.0,
+                                  4108896, 1205824, 11800, 1554};
+  double got[9];
+  int k;
+  tie_stream(6, got);
+  for (k = 0; k < 9; k++)
+    CHECK_NEAR(got[k], six[k], 0);
+  tie_stream(7, got);
+  for (k = 0; k < 9; k++)
+    CHECK_NEAR(got[k], seven[k], 0);
+}
+
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
@@ -578,5 +676,7 @@ int main(void) {
   RUN(test_l1_sector_miss_asks_for_missing_sectors);
   RUN(test_sms_and_slices_built_at_first_use);
   RUN(test_way_cycles_stored_per_set);
+  RUN(test_release_heap_keeps_its_ties);
+  RUN(test_atomics_take_no_mshr);
   return gp_test_finish();
 }
