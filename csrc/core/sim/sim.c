@@ -35,7 +35,7 @@
  *    the earliest cycle any scheduler can issue (line 23), so idle cycles
  *    cost nothing.
  * The loop is event-driven: a scheduler is looked at only at the cycles it
- * can act (asleep in a tournament tree by wake-up cycle until then), in
+ * can act (asleep in a calendar by wake-up cycle until then: wake.h), in
  * SM-then-scheduler order within a cycle (run_due_schedulers: the look at a
  * scheduler, with sched.h's sets and policies), so memory requests reach
  * memsim in time order.
@@ -80,54 +80,6 @@ static void classify(sim *s) {
     s->latency[c] = gp_machine_class_latency(s->m, c);
     s->busy[c] = gp_machine_class_interval(s->m, c) > 0 ? gp_machine_class_interval(s->m, c) : 1;
   }
-}
-
-/* ---------------------------------------------------------------------------
- * The sleeping schedulers: a tournament tree over their wake-up cycles (no
- * stale entries: a scheduler woken early leaves it at once).
- * ------------------------------------------------------------------------- */
-
-/* Scheduler g sleeps until `wake`. */
-static void sleep_until(sim *s, uint32_t g, double wake) {
-  double *tree = s->wake_tree;
-  uint32_t i = s->tree_leaves + g;
-  tree[i] = wake; /* it was INFINITY: the minima above can only fall */
-  for (i >>= 1; i >= 1 && tree[i] > wake; i >>= 1)
-    tree[i] = wake;
-}
-
-/* Leaf i is no longer asleep: the minima above it are recomputed while
- * they change. */
-static void wake_remove(double *tree, uint32_t i) {
-  tree[i] = INFINITY;
-  for (i >>= 1; i >= 1; i >>= 1) {
-    double m = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
-    if (tree[i] == m)
-      break; /* the minima above are unchanged */
-    tree[i] = m;
-  }
-}
-
-/* Scheduler g is no longer asleep (woken by its SM). */
-static void wake_clear(sim *s, uint32_t g) {
-  if (s->wake_tree[s->tree_leaves + g] != INFINITY)
-    wake_remove(s->wake_tree, s->tree_leaves + g);
-}
-
-/* Takes the first scheduler (by index) asleep until at most t out of the
- * tree; -1 when none. */
-static int64_t wake_take_due(sim *s, double t) {
-  double *tree = s->wake_tree;
-  uint32_t i = 1;
-  if (!(tree[1] <= t))
-    return -1;
-  while (i < s->tree_leaves) {
-    i *= 2;
-    if (!(tree[i] <= t))
-      i++;
-  }
-  wake_remove(tree, i);
-  return i - s->tree_leaves;
 }
 
 /* ---------------------------------------------------------------------------
@@ -208,7 +160,8 @@ static void wake_sm(sim *s, uint32_t smi) {
   s->sets_changed = 1;
   for (sc = 0; sc < s->S; sc++) {
     uint32_t g = smi * s->S + sc;
-    wake_clear(s, g);
+    if (wake_asleep(&s->wake, g))
+      wake_cancel(&s->wake, g);
     bit_set(g > s->cur_g ? s->due_now : s->due_next, g);
   }
 }
@@ -633,9 +586,9 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
         if (when == s->t + 1)
           bit_set(s->due_next, g);
         else if (when < INFINITY && !bit_test(s->due_next, g))
-          sleep_until(s, g, when);
+          wake_sleep(&s->wake, g, when);
       } else if (when < INFINITY) {
-        sleep_until(s, g, when);
+        wake_sleep(&s->wake, g, when);
       } /* else asleep until a barrier release or a new block */
     }
   }
@@ -681,7 +634,7 @@ static void free_sim(sim *s) {
   }
   gp_free(&s->alloc, s->due_now, s->due_words * sizeof *s->due_now);
   gp_free(&s->alloc, s->due_next, s->due_words * sizeof *s->due_next);
-  gp_free(&s->alloc, s->wake_tree, 2 * s->tree_leaves * sizeof *s->wake_tree);
+  wake_free(&s->wake, &s->alloc);
   gp_free(&s->alloc, s->cand, s->slots_per_sm * s->wpb * sizeof *s->cand);
   gp_free(&s->alloc, s->sched_of, s->sm_count * s->S * sizeof *s->sched_of);
   gp_timed_free(s->mem);
@@ -742,10 +695,10 @@ static int build_sm(sim *s, uint32_t i) {
 /* The schedulers the event loop can ever see due or asleep: those of the
  * SMs the first round may build (one block each before any SM gets a
  * second: at most as many SMs as blocks, the first ones by index), as no
- * other SM ever gets a block.  The due bitmaps and the wake-up tree cover
- * these only: bfs's launches of 8 blocks on a100 look at 1 bitmap word a
- * cycle, not 7, and walk a tree of 32 leaves, not 512 (same order, same
- * picks: the others would stay clear and at INFINITY). */
+ * other SM ever gets a block.  The due bitmaps and the wake-up calendar
+ * cover these only: bfs's launches of 8 blocks on a100 look at 1 bitmap
+ * word a cycle, not 7, and a bucket is one word (same order, same picks:
+ * the others would stay clear and never asleep). */
 static uint32_t event_schedulers(const sim *s) {
   uint64_t sms = s->k->blocks < s->sm_count ? s->k->blocks : s->sm_count;
   return (uint32_t)sms * s->S;
@@ -762,13 +715,9 @@ static int setup(sim *s) {
   if (s->sms) /* cleared first: free_sim reads every SM of the allocation */
     memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   s->sched_of = gp_malloc(&s->alloc, s->sm_count * s->S * sizeof *s->sched_of);
-  for (s->tree_leaves = 1; s->tree_leaves < events; s->tree_leaves *= 2)
-    ;
-  s->wake_tree = gp_malloc(&s->alloc, 2 * s->tree_leaves * sizeof *s->wake_tree);
-  if (!s->due_now || !s->due_next || !s->cand || !s->sms || !s->sched_of || !s->wake_tree)
+  if (wake_init(&s->wake, &s->alloc, events) != GP_OK || !s->due_now || !s->due_next ||
+      !s->cand || !s->sms || !s->sched_of)
     return gp_error_set(s->err, "sim: out of memory");
-  for (i = 0; i < 2 * s->tree_leaves; i++)
-    s->wake_tree[i] = INFINITY;
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
   /* the first round: blocks to SMs round-robin up to occupancy */
@@ -789,19 +738,18 @@ static int setup(sim *s) {
  * earliest wake-up; then the schedulers due at the new cycle. */
 static int advance(sim *s, int issued) {
   uint64_t *swap;
-  int64_t g;
   if (issued) {
     s->t += 1;
   } else {
-    if (s->wake_tree[1] == INFINITY)
+    double first = wake_min(&s->wake);
+    if (first == INFINITY)
       return gp_error_set(s->err,
                           "sim: deadlock at cycle %.0f: warps wait at a barrier no warp can reach",
                           s->t);
-    s->t += s->wake_tree[1] - s->t;
+    s->t += first - s->t;
   }
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
-  while ((g = wake_take_due(s, s->t)) >= 0)
-    bit_set(s->due_now, (uint32_t)g);
+  wake_take_due(&s->wake, s->t, s->due_now);
   return GP_OK;
 }
 

@@ -21,6 +21,7 @@
 
 #include "machine.h"
 #include "sim.h"
+#include "wake.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -156,14 +157,12 @@ typedef struct sim {
                            latency, and its interval (1 when not above 0) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
   /* the event loop: schedulers due now and at the next cycle, the rest
-   * asleep in a tournament tree by wake time */
+   * asleep in a calendar by wake time (wake.h) */
   double t;
   int sets_changed;        /* a barrier release or a new block since the last issue */
   uint32_t cur_g, due_words;
   uint64_t *due_now, *due_next;
-  double *wake_tree;       /* 2 x tree_leaves: leaf tree_leaves + g holds scheduler g's
-                              wake-up (INFINITY: not asleep), a node its subtree's minimum */
-  uint32_t tree_leaves;    /* a power of two, at least the number of schedulers */
+  wake_calendar wake;      /* the sleeping schedulers, due_words words a bucket */
   gp_sim_candidate *cand;  /* GP_SIM_CALLBACK's candidate list */
   gp_sim_result *out;
   gp_error *err;
