@@ -86,71 +86,35 @@ static void classify(sim *s) {
  * Warps, blocks and issue
  * ------------------------------------------------------------------------- */
 
-/* Copies the trace data of the warp's next SIM_CHUNK instructions (out of
- * line: once per chunk). */
-static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
-  const gp_kernel *k = s->k;
-  uint64_t i = w->next, n = w->left, x;
-  if (n > SIM_CHUNK)
-    n = SIM_CHUNK;
-  /* every line of the chunk requested at once: the copy below would reach
-   * the later lines of each array only after the earlier ones arrived */
-  for (x = 0; x < n; x += 16) {
-    __builtin_prefetch(&k->pc_index[i + x]);
-    __builtin_prefetch(&k->mem[i + x]);
-  }
-  __builtin_prefetch(&k->pc_index[i + n - 1]);
-  __builtin_prefetch(&k->mem[i + n - 1]);
-  for (x = 0; x < n; x += 8)
-    __builtin_prefetch(&k->deps[(i + x) * GP_DEPS]);
-  __builtin_prefetch(&k->deps[(i + n - 1) * GP_DEPS]);
-  __builtin_prefetch(&k->op_class[i + n - 1]);
-  __builtin_prefetch(&k->flags[i + n - 1]);
-  for (x = 0; x < n; x++) {
-    packed_inst *p = &w->chunk[x];
-    p->pc_index = k->pc_index[i + x];
-    p->mem = k->mem[i + x];
-    memcpy(p->deps, k->deps + (i + x) * GP_DEPS, sizeof p->deps);
-    p->op_class = k->op_class[i + x];
-    p->flags = k->flags[i + x];
-  }
-  w->cur = w->chunk;
-  w->chunk_left = (uint8_t)(n - 1);
-}
-
 /* When instruction `next` of warp w may issue as far as its producers go,
  * and whether the producer it waits for last is a load.  Computed once, right after the
  * warp's previous issue: nothing else changes it.  Inline: once per issue. */
 static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
-  const packed_inst *p;
+  const gp_kernel *k = s->k;
   uint64_t i = w->next;
+  const uint16_t *deps = k->deps + i * GP_DEPS;
   double ready = w->not_before, r;
-  int on_load = 0, j;
-  if (w->chunk_left == 0)
-    fill_chunk(s, w);
-  else
-    w->cur++, w->chunk_left--;
-  p = w->cur;
-  /* every producer (nearest first, 0 after the last); one before the
-   * warp's first instruction reads a ring entry not written yet (the ring is
-   * longer than any distance, so the entries before i are distinct): 0,
-   * never later */
-  for (j = 0; j < GP_DEPS && p->deps[j] != 0; j++) {
-    r = w->done[(i - p->deps[j]) & s->ring_mask];
+  int on_load = 0, j, op_class = k->op_class[i];
+  /* read in place (each warp walks the kernel's arrays forward): every
+   * producer, nearest first, 0 after the last; one before the warp's first
+   * instruction reads a ring entry not written yet (the ring is longer than
+   * any distance, so the entries before i are distinct): 0, never later */
+  for (j = 0; j < GP_DEPS && deps[j] != 0; j++) {
+    r = w->done[(i - deps[j]) & s->ring_mask];
     if (r > ready) {
       ready = r;
-      on_load = (p->flags >> (GP_INST_LOAD_SHIFT + j)) & 1;
+      on_load = (k->flags[i] >> (GP_INST_LOAD_SHIFT + j)) & 1;
     }
   }
-  if (p->op_class == GP_OP_DEPBAR && w->ldgsts_done > ready) {
+  if (op_class == GP_OP_DEPBAR && w->ldgsts_done > ready) {
     ready = w->ldgsts_done;
     on_load = 1;
   }
   w->ready = ready;
   w->on_load = (uint8_t)on_load;
-  w->pc_index = p->pc_index;
-  w->op_class = p->op_class;
-  w->unit = s->unit_of[p->op_class];
+  w->pc_index = k->pc_index[i];
+  w->op_class = (uint8_t)op_class;
+  w->unit = s->unit_of[op_class];
 }
 
 /* Every scheduler of SM smi looks again: those after the current one in
@@ -192,10 +156,8 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     uint32_t idx = slot * s->wpb + w;
     warp_state *ws = &sm->warps[idx];
     uint64_t g = b * s->wpb + w;
-    packed_inst *chunk = ws->chunk;
     double *done = ws->done;
     memset(ws, 0, sizeof *ws);
-    ws->chunk = chunk;
     ws->done = done;
     ws->g = g;
     ws->next = k->warp_start[g];
@@ -211,9 +173,6 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
              (ws->done = gp_malloc(&s->alloc, (s->ring_mask + 1) * sizeof *ws->done)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");
     memset(ws->done, 0, (s->ring_mask + 1) * sizeof *ws->done);
-    if (ws->chunk == NULL &&
-        (ws->chunk = gp_malloc(&s->alloc, SIM_CHUNK * sizeof *ws->chunk)) == NULL)
-      return gp_error_set(s->err, "sim: out of memory");
     ws->live = 1;
     sm->slots[slot].live++;
     prepare_next(s, ws);
@@ -323,10 +282,10 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
   const gp_kernel *k = s->k;
   const gp_machine *mach = s->m;
   gp_sim_counters *n = &s->out->counters;
-  const packed_inst *p = w->cur;
-  int c = p->op_class;
-  if (p->mem != UINT32_MAX && (kind & KIND_CACHE)) {
-    const gp_mem_record *m = &k->mem_records[p->mem];
+  uint32_t mem = k->mem[w->next];
+  int c = w->op_class;
+  if (mem != UINT32_MAX && (kind & KIND_CACHE)) {
+    const gp_mem_record *m = &k->mem_records[mem];
     double done_each[GP_MAX_LINES_PER_INST];
     if (m->line_count > 0) {
       if (gp_timed_submit(s->mem, q->sm, t, c, k->lines + m->line_start,
@@ -341,8 +300,8 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
       w->ldgsts_done = *complete;
   } else if (kind & KIND_SHARED) {
     uint32_t passes = 1;
-    if (p->mem != UINT32_MAX) {
-      const gp_mem_record *m = &k->mem_records[p->mem];
+    if (mem != UINT32_MAX) {
+      const gp_mem_record *m = &k->mem_records[mem];
       passes = gp_shared_passes(GP_MEM_LANES(k, m), m->addr_count, k->width[w->next],
                                 mach->shared.banks, mach->shared.bank_bytes);
     }
@@ -618,11 +577,9 @@ static void free_sim(sim *s) {
       if (sm->scheds == NULL)
         continue; /* never built (build_sm allocates its schedulers first) */
       if (sm->warps_mem)
-        for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
+        for (x = 0; x < s->slots_per_sm * s->wpb; x++)
           if (sm->warps[x].done != sm->warps[x].ring)
             gp_free(&s->alloc, sm->warps[x].done, (s->ring_mask + 1) * sizeof(double));
-          gp_free(&s->alloc, sm->warps[x].chunk, SIM_CHUNK * sizeof(packed_inst));
-        }
       gp_free(&s->alloc, sm->warps_mem, s->slots_per_sm * s->wpb * sizeof *sm->warps + 64);
       gp_free(&s->alloc, sm->slots, s->slots_per_sm * sizeof *sm->slots);
       if (sm->scheds)

@@ -46,19 +46,6 @@ typedef struct pend_entry {
   uint8_t unit, set;       /* its next unit; SET_PEND_MEM, SET_PEND_DEP or SET_PEND_LAUNCH */
 } pend_entry;
 
-/* The trace data of one instruction the simulator reads at every issue,
- * copied from the kernel's arrays a chunk at a time per warp: hundreds of
- * warps each walking six arrays would thrash the caches; one 20-byte record
- * each does not.  (Active lanes are counted after the run; the lane width,
- * for shared-memory bank passes only, is read from the trace.) */
-typedef struct packed_inst {
-  uint32_t pc_index, mem;
-  uint16_t deps[GP_DEPS];  /* the kernel's, nearest first, 0 after the last */
-  uint8_t op_class, flags;
-} packed_inst;
-
-/* Instructions per warp chunk. */
-#define SIM_CHUNK 32
 /* Completion rings up to this long live in the warp's state. */
 #define SIM_RING_INLINE 8
 
@@ -67,8 +54,7 @@ typedef struct packed_inst {
  * rarely still in the first-level cache when it issues again); the array is
  * allocated 64-byte aligned (sm_state.warps_mem). */
 typedef struct warp_state {
-  _Alignas(64) const packed_inst *cur; /* the next instruction's record */
-  double *done;            /* completion ring, indexed by trace position & ring_mask:
+  _Alignas(64) double *done;            /* completion ring, indexed by trace position & ring_mask:
                               `ring`, or kept per slot when longer */
   double ready;            /* when the next instruction's producers are done */
   double last_done;
@@ -77,14 +63,12 @@ typedef struct warp_state {
   uint32_t left;           /* instructions left, the next one included */
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
   uint8_t op_class;        /* of its record's, read at every pick and issue) */
-  uint8_t chunk_left;      /* records in the chunk after cur */
   uint8_t on_load;         /* the producer the next instruction waits for last is a load */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
   /* the completion ring when it is short (the usual case), next to them */
   _Alignas(64) double ring[SIM_RING_INLINE];
-  /* the rest: at dispatch, chunk refills, DEPBAR, exit */
-  packed_inst *chunk;      /* SIM_CHUNK records, kept per slot */
+  /* the rest: at dispatch, DEPBAR, exit */
   uint64_t g;
   double ldgsts_done;
 } warp_state;
