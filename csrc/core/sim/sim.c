@@ -95,6 +95,22 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   const uint16_t *deps = k->deps + i * GP_DEPS;
   double ready = w->not_before, r;
   int on_load = 0, j, op_class = k->op_class[i];
+  /* the warp's later lines, requested ahead (its next instructions are
+   * issued a few hundred warp instructions apart, too far apart for the
+   * hardware's stream prefetch): at each 64-byte line of deps (8
+   * instructions), the deps, pc_index and mem lines 32 instructions on, and
+   * at every 64th instruction op_class's and flags' */
+  if ((i & 7) == 0) {
+    __builtin_prefetch(k->deps + (i + 8) * GP_DEPS);
+    if ((i & 15) == 0) {
+      __builtin_prefetch(k->pc_index + i + 16);
+      __builtin_prefetch(k->mem + i + 16);
+      if ((i & 63) == 0) {
+        __builtin_prefetch(k->op_class + i + 64);
+        __builtin_prefetch(k->flags + i + 64);
+      }
+    }
+  }
   /* read in place (each warp walks the kernel's arrays forward): every
    * producer, nearest first, 0 after the last; one before the warp's first
    * instruction reads a ring entry not written yet (the ring is longer than
@@ -764,6 +780,8 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
     return gp_error_set(err, "sim: the callback policy needs a pick function");
   if ((unsigned)opt->policy > GP_SIM_CALLBACK)
     return gp_error_set(err, "sim: unknown scheduling policy %d", (int)opt->policy);
+  if (opt->counts != NULL && opt->counts->pc_count != k->static_count)
+    return gp_error_set(err, "sim: the issue counts passed are another kernel's");
   memset(&s, 0, sizeof s);
   memset(out, 0, sizeof *out);
   s.k = k, s.m = m, s.opt = opt, s.alloc = *alloc, s.out = out, s.err = err;
