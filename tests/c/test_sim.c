@@ -484,13 +484,15 @@ static void test_front_end_by_hand(void) {
 }
 
 /* The kernel's issue counts, counted once (gp_sim_count) and passed to a
- * run, give the counts a run makes itself: by hand (6 FFMAs of 8 lanes, 6
- * IADDs of 32, each PC 6 times) and field for field, with and without
- * per-PC results; counts of another kernel are refused.  (Broken, e.g.
- * gp_sim_count without the lanes or a run that ignores the counts it is
- * passed for its per-PC executions, the checks below fail.) */
+ * run, give the counts a run makes itself: by hand (4 warps of 3 trips: 12
+ * FFMAs of 8 lanes, 12 IADDs of 32, distances 2 and 1) and field for field,
+ * with and without per-PC results; counts of another kernel are refused.
+ * (Broken, e.g. gp_sim_count without the lanes or the distances, or a run
+ * that ignores the counts it is passed for its per-PC executions, the
+ * checks below fail.) */
 static void test_kernel_counts_passed_to_a_run(void) {
-  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 8, {0}}, {GP_OP_INT, 0, 0, 0, {0}}};
+  /* each FFMA waits for the one before (2 back), each IADD for the FFMA */
+  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 8, {2}}, {GP_OP_INT, 0, 0, 0, {1}}};
   gp_synth_op other_body[1] = {{GP_OP_FP32, 0, 0, 0, {0}}};
   gp_kernel *k = make(2, 64, 3, body, 2, NULL, 0), *other = make(1, 32, 2, other_body, 1, NULL, 0);
   gp_alloc a = gp_alloc_default();
@@ -505,6 +507,7 @@ static void test_kernel_counts_passed_to_a_run(void) {
   CHECK_EQ_INT(counts.class_lanes[GP_OP_INT], 12 * 32);
   CHECK_EQ_INT(counts.pc_executions[0], 12);
   CHECK_EQ_INT(counts.pc_executions[1], 12);
+  CHECK_EQ_INT(counts.dep_bits, 2 | 1); /* rings of 4 */
   for (per_pc = 0; per_pc <= 1; per_pc++) {
     gp_sim_result own, given;
     uint32_t pc;

@@ -54,6 +54,7 @@ int gp_sim_count(const gp_kernel *k, const gp_alloc *alloc, gp_sim_counts *out, 
     return gp_error_set(err, "sim: out of memory");
   memset(out->pc_executions, 0, ((size_t)k->static_count + 1) * sizeof *out->pc_executions);
   count_trace(k, out->class_issued, out->class_lanes, out->pc_executions);
+  out->dep_bits = sim_dep_bits(k);
   return GP_OK;
 }
 

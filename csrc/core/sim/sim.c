@@ -613,21 +613,26 @@ static void free_sim(sim *s) {
   gp_timed_free(s->mem);
 }
 
-/* The completion ring of every warp holds more entries than the longest
- * dependence distance of the kernel (the next power of two), so a warp's
- * ring stays a few cache lines however long the warp runs.  The OR of all
- * distances has the longest one's top bit, which is all the size needs (an
- * instruction's four distances at a time in a 64-bit word). */
-static void size_rings(sim *s) {
-  const gp_kernel *k = s->k;
-  uint64_t i, ring = 1, all = 0, bits;
+/* The OR of every dependence distance of k: the longest one's top bit,
+ * which is all a ring's size needs (an instruction's four distances at a
+ * time in a 64-bit word).  A fact of the kernel: gp_sim_count keeps it. */
+uint32_t sim_dep_bits(const gp_kernel *k) {
+  uint64_t i, all = 0;
   _Static_assert(GP_DEPS == 4, "one 64-bit word holds an instruction's distances");
   for (i = 0; i < k->insts; i++) {
     uint64_t d;
     memcpy(&d, k->deps + i * GP_DEPS, sizeof d);
     all |= d;
   }
-  bits = (all | all >> 16 | all >> 32 | all >> 48) & 0xffff;
+  return (uint32_t)((all | all >> 16 | all >> 32 | all >> 48) & 0xffff);
+}
+
+/* The completion ring of every warp holds more entries than the longest
+ * dependence distance of the kernel (the next power of two), so a warp's
+ * ring stays a few cache lines however long the warp runs. */
+static void size_rings(sim *s) {
+  uint64_t ring = 1;
+  uint32_t bits = s->opt->counts != NULL ? s->opt->counts->dep_bits : sim_dep_bits(s->k);
   while (ring <= bits)
     ring *= 2;
   s->ring_mask = ring - 1;

@@ -64,14 +64,17 @@ typedef void (*gp_sim_issue_fn)(void *ctx, uint32_t sm, uint32_t sched, double c
 
 /* A kernel's issue counts, the same for every complete run of it (each
  * instruction of each warp issues once, whatever the machine, policy or
- * occupancy): counted once per kernel by gp_sim_count and passed to every
- * run (a sweep's points, each policy) through gp_sim_options.counts
- * instead of a pass over the trace per run. */
+ * occupancy), and its longest dependence distance: counted once per kernel
+ * by gp_sim_count and passed to every run (a sweep's points, each policy)
+ * through gp_sim_options.counts instead of two passes over the trace per
+ * run. */
 typedef struct gp_sim_counts {
   uint64_t class_issued[GP_OP_CLASS_COUNT]; /* warp instructions per class */
   uint64_t class_lanes[GP_OP_CLASS_COUNT];  /* active lanes summed per class */
   uint64_t *pc_executions; /* per static PC (static_count + 1 entries) */
   uint32_t pc_count;       /* the kernel's static_count */
+  uint32_t dep_bits;       /* the OR of every dependence distance (the completion
+                              rings' size) */
 } gp_sim_counts;
 
 typedef struct gp_sim_options {

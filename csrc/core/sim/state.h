@@ -176,6 +176,9 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
     bit_clear(b, p);
 }
 
+/* sim.c: the OR of k's dependence distances (gp_sim_counts.dep_bits) */
+uint32_t sim_dep_bits(const gp_kernel *k);
+
 /* out.c */
 int out_finish(sim *s);
 /* out_charge (below) out of line, for the rare path of a hot caller. */
