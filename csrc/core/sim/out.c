@@ -46,6 +46,20 @@ static void count_trace(const gp_kernel *k, uint64_t *class_issued, uint64_t *cl
       }
 }
 
+/* The OR of every dependence distance of k: the longest one's top bit,
+ * which is all a completion ring's size needs (sim.c's size_rings; an
+ * instruction's four distances at a time in a 64-bit word). */
+uint32_t count_dep_bits(const gp_kernel *k) {
+  uint64_t i, all = 0;
+  _Static_assert(GP_DEPS == 4, "one 64-bit word holds an instruction's distances");
+  for (i = 0; i < k->insts; i++) {
+    uint64_t d;
+    memcpy(&d, k->deps + i * GP_DEPS, sizeof d);
+    all |= d;
+  }
+  return (uint32_t)((all | all >> 16 | all >> 32 | all >> 48) & 0xffff);
+}
+
 int gp_sim_count(const gp_kernel *k, const gp_alloc *alloc, gp_sim_counts *out, gp_error *err) {
   memset(out, 0, sizeof *out);
   out->pc_count = k->static_count;
@@ -54,7 +68,7 @@ int gp_sim_count(const gp_kernel *k, const gp_alloc *alloc, gp_sim_counts *out, 
     return gp_error_set(err, "sim: out of memory");
   memset(out->pc_executions, 0, ((size_t)k->static_count + 1) * sizeof *out->pc_executions);
   count_trace(k, out->class_issued, out->class_lanes, out->pc_executions);
-  out->dep_bits = sim_dep_bits(k);
+  out->dep_bits = count_dep_bits(k);
   return GP_OK;
 }
 

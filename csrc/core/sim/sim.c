@@ -98,9 +98,11 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   /* the warp's later lines, requested ahead (its next instructions are
    * issued a few hundred warp instructions apart, too far apart for the
    * hardware's stream prefetch): at each 64-byte line of deps (8
-   * instructions), the deps, pc_index and mem lines 32 instructions on, and
-   * at every 64th instruction op_class's and flags' */
-  if ((i & 7) == 0) {
+   * instructions) the next deps line, at every 16th instruction the
+   * pc_index and mem lines 16 on, at every 64th op_class's and flags' 64
+   * on (none in the trace's last 64 instructions, whose addresses would
+   * point past the arrays) */
+  if ((i & 7) == 0 && i + 64 < k->insts) {
     __builtin_prefetch(k->deps + (i + 8) * GP_DEPS);
     if ((i & 15) == 0) {
       __builtin_prefetch(k->pc_index + i + 16);
@@ -613,26 +615,12 @@ static void free_sim(sim *s) {
   gp_timed_free(s->mem);
 }
 
-/* The OR of every dependence distance of k: the longest one's top bit,
- * which is all a ring's size needs (an instruction's four distances at a
- * time in a 64-bit word).  A fact of the kernel: gp_sim_count keeps it. */
-uint32_t sim_dep_bits(const gp_kernel *k) {
-  uint64_t i, all = 0;
-  _Static_assert(GP_DEPS == 4, "one 64-bit word holds an instruction's distances");
-  for (i = 0; i < k->insts; i++) {
-    uint64_t d;
-    memcpy(&d, k->deps + i * GP_DEPS, sizeof d);
-    all |= d;
-  }
-  return (uint32_t)((all | all >> 16 | all >> 32 | all >> 48) & 0xffff);
-}
-
 /* The completion ring of every warp holds more entries than the longest
  * dependence distance of the kernel (the next power of two), so a warp's
  * ring stays a few cache lines however long the warp runs. */
 static void size_rings(sim *s) {
   uint64_t ring = 1;
-  uint32_t bits = s->opt->counts != NULL ? s->opt->counts->dep_bits : sim_dep_bits(s->k);
+  uint32_t bits = s->opt->counts != NULL ? s->opt->counts->dep_bits : count_dep_bits(s->k);
   while (ring <= bits)
     ring *= 2;
   s->ring_mask = ring - 1;

@@ -176,11 +176,10 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
     bit_clear(b, p);
 }
 
-/* sim.c: the OR of k's dependence distances (gp_sim_counts.dep_bits) */
-uint32_t sim_dep_bits(const gp_kernel *k);
-
 /* out.c */
 int out_finish(sim *s);
+/* The OR of k's dependence distances (gp_sim_counts.dep_bits). */
+uint32_t count_dep_bits(const gp_kernel *k);
 /* out_charge (below) out of line, for the rare path of a hot caller. */
 void out_charge_cold(sim *s, sched_state *q, double until);
 
