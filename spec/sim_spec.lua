@@ -189,6 +189,31 @@ describe("gpush.sim", function()
     assert.are.equal(r.stalls.issued, issued)
   end)
 
+  it("keeps each kernel's issue counts for its later runs, never another kernel's", function()
+    -- the binding counts a kernel's issues at its first run and passes them
+    -- to every later one: run two kernels in turn, each twice
+    local cfg = config.load("gtx1080")
+    local a, b = small("divergent_loop", 4), small("tiled_barrier", 4)
+    local first = {}
+    for round = 1, 2 do
+      for _, k in ipairs({ a, b }) do
+        local r = assert(sim.run(k, cfg, { per_pc = true }))
+        local executions = 0
+        for _, p in ipairs(r.per_pc) do
+          executions = executions + p.executions
+        end
+        assert.are.equal(k:info().warp_instructions, executions)
+        assert.are.equal(r.issued, executions)
+        if round == 1 then
+          first[k] = r.counters
+        else
+          assert.are.same(first[k], r.counters)
+        end
+      end
+    end
+    assert.are_not.same(first[a].valu_insts, first[b].valu_insts)
+  end)
+
   it("returns Table II-style counters and per-SM utilisation", function()
     local k = small("divergent_loop", 16)
     local cfg = config.load("gtx1080")

@@ -303,6 +303,65 @@ static gp_sim_policy read_policy(lua_State *L, int *fn) {
                                           : GP_SIM_LRR;
 }
 
+/* The registry's table of kernels' issue counts (weak keys: a kernel's
+ * counts go with it). */
+static const char *const COUNTS_TABLE = "gpush.sim.counts";
+static const char *const COUNTS_META = "gpush.sim.counts_meta";
+
+static int counts_gc(lua_State *L) {
+  gp_sim_counts *c = lua_touserdata(L, 1);
+  gp_alloc alloc = gp_alloc_default();
+  gp_sim_counts_free(c, &alloc);
+  return 0;
+}
+
+/* The issue counts of the kernel at stack index 1: counted at its first
+ * run and kept for every later one (each point of a sweep, each policy),
+ * in COUNTS_TABLE keyed by the kernel's userdata, which the caller's stack
+ * holds for the run.  NULL when they cannot be counted (out of memory):
+ * the run then counts them itself. */
+static const gp_sim_counts *kernel_counts(lua_State *L, const gp_kernel *k) {
+  gp_sim_counts *c;
+  gp_alloc alloc = gp_alloc_default();
+  gp_error err;
+  luaL_checkstack(L, 4, "sim: issue counts");
+  lua_getfield(L, LUA_REGISTRYINDEX, COUNTS_TABLE);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, COUNTS_TABLE);
+  }
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  c = lua_touserdata(L, -1);
+  if (c != NULL && c->pc_count == k->static_count) {
+    lua_pop(L, 2);
+    return c;
+  }
+  lua_pop(L, 1);
+  c = lua_newuserdata(L, sizeof *c);
+  memset(c, 0, sizeof *c);
+  if (luaL_newmetatable(L, COUNTS_META)) {
+    lua_pushcfunction(L, counts_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  if (gp_sim_count(k, &alloc, c, &err) != GP_OK) {
+    lua_pop(L, 2);
+    return NULL;
+  }
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, -4); /* counts[kernel] = c */
+  lua_pop(L, 2);
+  return c;
+}
+
 static int sim_run(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   const gp_machine *m = gpl_check_machine(L, 2);
@@ -333,6 +392,7 @@ static int sim_run(lua_State *L) {
     call.L = L, call.k = k, call.runner = lua_gettop(L), call.fn = fn;
     c.pick = pick_lua, c.pick_ctx = &call;
   }
+  c.counts = kernel_counts(L, k);
   gpl_hold_kernel(L, 1);
   status = gp_sim_run(k, m, &c, &alloc, &r, &err);
   gpl_release_kernel(L, 1);

@@ -483,6 +483,62 @@ static void test_front_end_by_hand(void) {
   gp_kernel_free(six);
 }
 
+/* The kernel's issue counts, counted once (gp_sim_count) and passed to a
+ * run, give the counts a run makes itself: by hand (4 warps of 3 trips: 12
+ * FFMAs of 8 lanes, 12 IADDs of 32, distances 2 and 1) and field for field,
+ * with and without per-PC results; counts of another kernel are refused.
+ * (Broken, e.g. gp_sim_count without the lanes or the distances, or a run
+ * that ignores the counts it is passed for its per-PC executions, the
+ * checks below fail.) */
+static void test_kernel_counts_passed_to_a_run(void) {
+  /* each FFMA waits for the one before (2 back), each IADD for the FFMA */
+  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 8, {2}}, {GP_OP_INT, 0, 0, 0, {1}}};
+  gp_synth_op other_body[1] = {{GP_OP_FP32, 0, 0, 0, {0}}};
+  gp_kernel *k = make(2, 64, 3, body, 2, NULL, 0), *other = make(1, 32, 2, other_body, 1, NULL, 0);
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_sim_counts counts, other_counts;
+  sim_setup c = config(1, 2, 2);
+  int per_pc;
+  CHECK(gp_sim_count(k, &a, &counts, &err) == GP_OK);
+  CHECK(gp_sim_count(other, &a, &other_counts, &err) == GP_OK);
+  CHECK_EQ_INT(counts.class_issued[GP_OP_FP32], 12);
+  CHECK_EQ_INT(counts.class_lanes[GP_OP_FP32], 12 * 8);
+  CHECK_EQ_INT(counts.class_lanes[GP_OP_INT], 12 * 32);
+  CHECK_EQ_INT(counts.pc_executions[0], 12);
+  CHECK_EQ_INT(counts.pc_executions[1], 12);
+  CHECK_EQ_INT(counts.dep_bits, 2 | 1); /* rings of 4 */
+  for (per_pc = 0; per_pc <= 1; per_pc++) {
+    gp_sim_result own, given;
+    uint32_t pc;
+    c.o.per_pc = per_pc;
+    c.o.counts = NULL;
+    own = run(k, &c);
+    c.o.counts = &counts;
+    given = run(k, &c);
+    CHECK(memcmp(&own.counters, &given.counters, sizeof own.counters) == 0);
+    CHECK(own.cycles == given.cycles && own.issued == given.issued);
+    CHECK_EQ_INT(given.counters.class_lanes[GP_OP_INT], 12 * 32);
+    CHECK((own.pc_executions == NULL) == !per_pc && (given.pc_executions == NULL) == !per_pc);
+    for (pc = 0; per_pc && pc < k->static_count; pc++)
+      CHECK_EQ_INT(given.pc_executions[pc], own.pc_executions[pc]);
+    done(&own, k, 1);
+    done(&given, k, 1);
+  }
+  {
+    gp_sim_result r;
+    c.o.counts = &other_counts;
+    other_counts.pc_count = k->static_count + 1;
+    CHECK(sim_setup_run(k, &c, &r, &err) == GP_ERR);
+    CHECK_STR_CONTAINS(err.msg, "another kernel");
+    other_counts.pc_count = other->static_count;
+  }
+  gp_sim_counts_free(&counts, &a);
+  gp_sim_counts_free(&other_counts, &a);
+  gp_kernel_free(k);
+  gp_kernel_free(other);
+}
+
 /* SMs the launch gives no block (three of four here, built never) change
  * nothing: the same cycles and SM 0's stalls as on one SM, and their
  * schedulers idle for as long as SM 0's are charged. */
@@ -625,6 +681,7 @@ int main(void) {
   RUN(test_two_word_scheduler);
   RUN(test_many_schedulers);
   RUN(test_class_counts);
+  RUN(test_kernel_counts_passed_to_a_run);
   RUN(test_sms_without_blocks_are_idle);
   RUN(test_few_blocks_on_many_sms);
   RUN(test_out_of_memory_anywhere);

@@ -25,32 +25,79 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The issue counts of a finished run, which issued every instruction of
- * every warp once: per class and active lanes per class from the trace in
- * one pass (cheaper than counting at each issue), each unit's occupancy
- * from them (a compute class holds its unit its interval per issue; the
- * LSU's was counted at issue), per static PC when the run keeps per-PC
- * results, the total from the SMs'. */
-static void count_issued(sim *s) {
-  const gp_kernel *k = s->k;
-  gp_sim_result *r = s->out;
-  gp_sim_counters *n = &r->counters;
+/* Every warp's instructions of k, counted per class, their active lanes
+ * per class and, when pc_executions is not NULL, per static PC. */
+static void count_trace(const gp_kernel *k, uint64_t *class_issued, uint64_t *class_lanes,
+                        uint64_t *pc_executions) {
   uint32_t g;
   uint64_t i;
-  int c;
-  if (r->pc_executions == NULL)
+  if (pc_executions == NULL)
     for (g = 0; g < k->warps; g++)
       for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
-        n->class_issued[k->op_class[i]]++;
-        n->class_lanes[k->op_class[i]] += k->active[i];
+        class_issued[k->op_class[i]]++;
+        class_lanes[k->op_class[i]] += k->active[i];
       }
   else
     for (g = 0; g < k->warps; g++)
       for (i = k->warp_start[g]; i < k->warp_start[g] + k->warp_len[g]; i++) {
-        n->class_issued[k->op_class[i]]++;
-        n->class_lanes[k->op_class[i]] += k->active[i];
-        r->pc_executions[k->pc_index[i]]++;
+        class_issued[k->op_class[i]]++;
+        class_lanes[k->op_class[i]] += k->active[i];
+        pc_executions[k->pc_index[i]]++;
       }
+}
+
+/* The OR of every dependence distance of k: the longest one's top bit,
+ * which is all a completion ring's size needs (sim.c's size_rings; an
+ * instruction's four distances at a time in a 64-bit word). */
+uint32_t count_dep_bits(const gp_kernel *k) {
+  uint64_t i, all = 0;
+  _Static_assert(GP_DEPS == 4, "one 64-bit word holds an instruction's distances");
+  for (i = 0; i < k->insts; i++) {
+    uint64_t d;
+    memcpy(&d, k->deps + i * GP_DEPS, sizeof d);
+    all |= d;
+  }
+  return (uint32_t)((all | all >> 16 | all >> 32 | all >> 48) & 0xffff);
+}
+
+int gp_sim_count(const gp_kernel *k, const gp_alloc *alloc, gp_sim_counts *out, gp_error *err) {
+  memset(out, 0, sizeof *out);
+  out->pc_count = k->static_count;
+  out->pc_executions = gp_malloc(alloc, ((size_t)k->static_count + 1) * sizeof *out->pc_executions);
+  if (out->pc_executions == NULL)
+    return gp_error_set(err, "sim: out of memory");
+  memset(out->pc_executions, 0, ((size_t)k->static_count + 1) * sizeof *out->pc_executions);
+  count_trace(k, out->class_issued, out->class_lanes, out->pc_executions);
+  out->dep_bits = count_dep_bits(k);
+  return GP_OK;
+}
+
+void gp_sim_counts_free(gp_sim_counts *c, const gp_alloc *alloc) {
+  gp_free(alloc, c->pc_executions, ((size_t)c->pc_count + 1) * sizeof *c->pc_executions);
+  c->pc_executions = NULL;
+}
+
+/* The issue counts of a finished run, which issued every instruction of
+ * every warp once: per class and active lanes per class (the kernel's
+ * counts when the caller passes them, else one pass over the trace), each
+ * unit's occupancy from them (a compute class holds its unit its interval
+ * per issue; the LSU's was counted at issue), per static PC when the run
+ * keeps per-PC results, the total from the SMs'. */
+static void count_issued(sim *s) {
+  const gp_sim_counts *kc = s->opt->counts;
+  gp_sim_result *r = s->out;
+  gp_sim_counters *n = &r->counters;
+  uint32_t g;
+  int c;
+  if (kc != NULL) {
+    memcpy(n->class_issued, kc->class_issued, sizeof n->class_issued);
+    memcpy(n->class_lanes, kc->class_lanes, sizeof n->class_lanes);
+    if (r->pc_executions != NULL)
+      memcpy(r->pc_executions, kc->pc_executions,
+             ((size_t)r->pc_count + 1) * sizeof *r->pc_executions);
+  } else {
+    count_trace(s->k, n->class_issued, n->class_lanes, r->pc_executions);
+  }
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     if (s->unit_of[c] != UNIT_LSU)
       n->unit_busy_cycles[s->unit_of[c]] += (double)n->class_issued[c] * s->busy[c];

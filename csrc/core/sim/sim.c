@@ -35,7 +35,7 @@
  *    the earliest cycle any scheduler can issue (line 23), so idle cycles
  *    cost nothing.
  * The loop is event-driven: a scheduler is looked at only at the cycles it
- * can act (asleep in a tournament tree by wake-up cycle until then), in
+ * can act (asleep in a calendar by wake-up cycle until then: wake.h), in
  * SM-then-scheduler order within a cycle (run_due_schedulers: the look at a
  * scheduler, with sched.h's sets and policies), so memory requests reach
  * memsim in time order.
@@ -83,122 +83,56 @@ static void classify(sim *s) {
 }
 
 /* ---------------------------------------------------------------------------
- * The sleeping schedulers: a tournament tree over their wake-up cycles (no
- * stale entries: a scheduler woken early leaves it at once).
- * ------------------------------------------------------------------------- */
-
-/* Scheduler g sleeps until `wake`. */
-static void sleep_until(sim *s, uint32_t g, double wake) {
-  double *tree = s->wake_tree;
-  uint32_t i = s->tree_leaves + g;
-  tree[i] = wake; /* it was INFINITY: the minima above can only fall */
-  for (i >>= 1; i >= 1 && tree[i] > wake; i >>= 1)
-    tree[i] = wake;
-}
-
-/* Leaf i is no longer asleep: the minima above it are recomputed while
- * they change. */
-static void wake_remove(double *tree, uint32_t i) {
-  tree[i] = INFINITY;
-  for (i >>= 1; i >= 1; i >>= 1) {
-    double m = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
-    if (tree[i] == m)
-      break; /* the minima above are unchanged */
-    tree[i] = m;
-  }
-}
-
-/* Scheduler g is no longer asleep (woken by its SM). */
-static void wake_clear(sim *s, uint32_t g) {
-  if (s->wake_tree[s->tree_leaves + g] != INFINITY)
-    wake_remove(s->wake_tree, s->tree_leaves + g);
-}
-
-/* Takes the first scheduler (by index) asleep until at most t out of the
- * tree; -1 when none. */
-static int64_t wake_take_due(sim *s, double t) {
-  double *tree = s->wake_tree;
-  uint32_t i = 1;
-  if (!(tree[1] <= t))
-    return -1;
-  while (i < s->tree_leaves) {
-    i *= 2;
-    if (!(tree[i] <= t))
-      i++;
-  }
-  wake_remove(tree, i);
-  return i - s->tree_leaves;
-}
-
-/* ---------------------------------------------------------------------------
  * Warps, blocks and issue
  * ------------------------------------------------------------------------- */
-
-/* Copies the trace data of the warp's next SIM_CHUNK instructions (out of
- * line: once per chunk). */
-static __attribute__((noinline)) void fill_chunk(const sim *s, warp_state *w) {
-  const gp_kernel *k = s->k;
-  uint64_t i = w->next, n = w->left, x;
-  if (n > SIM_CHUNK)
-    n = SIM_CHUNK;
-  /* every line of the chunk requested at once: the copy below would reach
-   * the later lines of each array only after the earlier ones arrived */
-  for (x = 0; x < n; x += 16) {
-    __builtin_prefetch(&k->pc_index[i + x]);
-    __builtin_prefetch(&k->mem[i + x]);
-  }
-  __builtin_prefetch(&k->pc_index[i + n - 1]);
-  __builtin_prefetch(&k->mem[i + n - 1]);
-  for (x = 0; x < n; x += 8)
-    __builtin_prefetch(&k->deps[(i + x) * GP_DEPS]);
-  __builtin_prefetch(&k->deps[(i + n - 1) * GP_DEPS]);
-  __builtin_prefetch(&k->op_class[i + n - 1]);
-  __builtin_prefetch(&k->flags[i + n - 1]);
-  for (x = 0; x < n; x++) {
-    packed_inst *p = &w->chunk[x];
-    p->pc_index = k->pc_index[i + x];
-    p->mem = k->mem[i + x];
-    memcpy(p->deps, k->deps + (i + x) * GP_DEPS, sizeof p->deps);
-    p->op_class = k->op_class[i + x];
-    p->flags = k->flags[i + x];
-  }
-  w->cur = w->chunk;
-  w->chunk_left = (uint8_t)(n - 1);
-}
 
 /* When instruction `next` of warp w may issue as far as its producers go,
  * and whether the producer it waits for last is a load.  Computed once, right after the
  * warp's previous issue: nothing else changes it.  Inline: once per issue. */
 static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
-  const packed_inst *p;
+  const gp_kernel *k = s->k;
   uint64_t i = w->next;
+  const uint16_t *deps = k->deps + i * GP_DEPS;
   double ready = w->not_before, r;
-  int on_load = 0, j;
-  if (w->chunk_left == 0)
-    fill_chunk(s, w);
-  else
-    w->cur++, w->chunk_left--;
-  p = w->cur;
-  /* every producer (nearest first, 0 after the last); one before the
-   * warp's first instruction reads a ring entry not written yet (the ring is
-   * longer than any distance, so the entries before i are distinct): 0,
-   * never later */
-  for (j = 0; j < GP_DEPS && p->deps[j] != 0; j++) {
-    r = w->done[(i - p->deps[j]) & s->ring_mask];
-    if (r > ready) {
-      ready = r;
-      on_load = (p->flags >> (GP_INST_LOAD_SHIFT + j)) & 1;
+  int on_load = 0, j, op_class = k->op_class[i];
+  /* the warp's later lines, requested ahead (its next instructions are
+   * issued a few hundred warp instructions apart, too far apart for the
+   * hardware's stream prefetch): at each 64-byte line of deps (8
+   * instructions) the next deps line, at every 16th instruction the
+   * pc_index and mem lines 16 on, at every 64th op_class's and flags' 64
+   * on (none in the trace's last 64 instructions, whose addresses would
+   * point past the arrays) */
+  if ((i & 7) == 0 && i + 64 < k->insts) {
+    __builtin_prefetch(k->deps + (i + 8) * GP_DEPS);
+    if ((i & 15) == 0) {
+      __builtin_prefetch(k->pc_index + i + 16);
+      __builtin_prefetch(k->mem + i + 16);
+      if ((i & 63) == 0) {
+        __builtin_prefetch(k->op_class + i + 64);
+        __builtin_prefetch(k->flags + i + 64);
+      }
     }
   }
-  if (p->op_class == GP_OP_DEPBAR && w->ldgsts_done > ready) {
+  /* read in place (each warp walks the kernel's arrays forward): every
+   * producer, nearest first, 0 after the last; one before the warp's first
+   * instruction reads a ring entry not written yet (the ring is longer than
+   * any distance, so the entries before i are distinct): 0, never later */
+  for (j = 0; j < GP_DEPS && deps[j] != 0; j++) {
+    r = w->done[(i - deps[j]) & s->ring_mask];
+    if (r > ready) {
+      ready = r;
+      on_load = (k->flags[i] >> (GP_INST_LOAD_SHIFT + j)) & 1;
+    }
+  }
+  if (op_class == GP_OP_DEPBAR && w->ldgsts_done > ready) {
     ready = w->ldgsts_done;
     on_load = 1;
   }
   w->ready = ready;
   w->on_load = (uint8_t)on_load;
-  w->pc_index = p->pc_index;
-  w->op_class = p->op_class;
-  w->unit = s->unit_of[p->op_class];
+  w->pc_index = k->pc_index[i];
+  w->op_class = (uint8_t)op_class;
+  w->unit = s->unit_of[op_class];
 }
 
 /* Every scheduler of SM smi looks again: those after the current one in
@@ -208,7 +142,8 @@ static void wake_sm(sim *s, uint32_t smi) {
   s->sets_changed = 1;
   for (sc = 0; sc < s->S; sc++) {
     uint32_t g = smi * s->S + sc;
-    wake_clear(s, g);
+    if (wake_asleep(&s->wake, g))
+      wake_cancel(&s->wake, g);
     bit_set(g > s->cur_g ? s->due_now : s->due_next, g);
   }
 }
@@ -239,10 +174,8 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     uint32_t idx = slot * s->wpb + w;
     warp_state *ws = &sm->warps[idx];
     uint64_t g = b * s->wpb + w;
-    packed_inst *chunk = ws->chunk;
     double *done = ws->done;
     memset(ws, 0, sizeof *ws);
-    ws->chunk = chunk;
     ws->done = done;
     ws->g = g;
     ws->next = k->warp_start[g];
@@ -258,9 +191,6 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
              (ws->done = gp_malloc(&s->alloc, (s->ring_mask + 1) * sizeof *ws->done)) == NULL)
       return gp_error_set(s->err, "sim: out of memory");
     memset(ws->done, 0, (s->ring_mask + 1) * sizeof *ws->done);
-    if (ws->chunk == NULL &&
-        (ws->chunk = gp_malloc(&s->alloc, SIM_CHUNK * sizeof *ws->chunk)) == NULL)
-      return gp_error_set(s->err, "sim: out of memory");
     ws->live = 1;
     sm->slots[slot].live++;
     prepare_next(s, ws);
@@ -370,10 +300,10 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
   const gp_kernel *k = s->k;
   const gp_machine *mach = s->m;
   gp_sim_counters *n = &s->out->counters;
-  const packed_inst *p = w->cur;
-  int c = p->op_class;
-  if (p->mem != UINT32_MAX && (kind & KIND_CACHE)) {
-    const gp_mem_record *m = &k->mem_records[p->mem];
+  uint32_t mem = k->mem[w->next];
+  int c = w->op_class;
+  if (mem != UINT32_MAX && (kind & KIND_CACHE)) {
+    const gp_mem_record *m = &k->mem_records[mem];
     double done_each[GP_MAX_LINES_PER_INST];
     if (m->line_count > 0) {
       if (gp_timed_submit(s->mem, q->sm, t, c, k->lines + m->line_start,
@@ -388,8 +318,8 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
       w->ldgsts_done = *complete;
   } else if (kind & KIND_SHARED) {
     uint32_t passes = 1;
-    if (p->mem != UINT32_MAX) {
-      const gp_mem_record *m = &k->mem_records[p->mem];
+    if (mem != UINT32_MAX) {
+      const gp_mem_record *m = &k->mem_records[mem];
       passes = gp_shared_passes(GP_MEM_LANES(k, m), m->addr_count, k->width[w->next],
                                 mach->shared.banks, mach->shared.bank_bytes);
     }
@@ -633,9 +563,9 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
         if (when == s->t + 1)
           bit_set(s->due_next, g);
         else if (when < INFINITY && !bit_test(s->due_next, g))
-          sleep_until(s, g, when);
+          wake_sleep(&s->wake, g, when);
       } else if (when < INFINITY) {
-        sleep_until(s, g, when);
+        wake_sleep(&s->wake, g, when);
       } /* else asleep until a barrier release or a new block */
     }
   }
@@ -665,11 +595,9 @@ static void free_sim(sim *s) {
       if (sm->scheds == NULL)
         continue; /* never built (build_sm allocates its schedulers first) */
       if (sm->warps_mem)
-        for (x = 0; x < s->slots_per_sm * s->wpb; x++) {
+        for (x = 0; x < s->slots_per_sm * s->wpb; x++)
           if (sm->warps[x].done != sm->warps[x].ring)
             gp_free(&s->alloc, sm->warps[x].done, (s->ring_mask + 1) * sizeof(double));
-          gp_free(&s->alloc, sm->warps[x].chunk, SIM_CHUNK * sizeof(packed_inst));
-        }
       gp_free(&s->alloc, sm->warps_mem, s->slots_per_sm * s->wpb * sizeof *sm->warps + 64);
       gp_free(&s->alloc, sm->slots, s->slots_per_sm * sizeof *sm->slots);
       if (sm->scheds)
@@ -681,7 +609,7 @@ static void free_sim(sim *s) {
   }
   gp_free(&s->alloc, s->due_now, s->due_words * sizeof *s->due_now);
   gp_free(&s->alloc, s->due_next, s->due_words * sizeof *s->due_next);
-  gp_free(&s->alloc, s->wake_tree, 2 * s->tree_leaves * sizeof *s->wake_tree);
+  wake_free(&s->wake, &s->alloc);
   gp_free(&s->alloc, s->cand, s->slots_per_sm * s->wpb * sizeof *s->cand);
   gp_free(&s->alloc, s->sched_of, s->sm_count * s->S * sizeof *s->sched_of);
   gp_timed_free(s->mem);
@@ -689,19 +617,10 @@ static void free_sim(sim *s) {
 
 /* The completion ring of every warp holds more entries than the longest
  * dependence distance of the kernel (the next power of two), so a warp's
- * ring stays a few cache lines however long the warp runs.  The OR of all
- * distances has the longest one's top bit, which is all the size needs (an
- * instruction's four distances at a time in a 64-bit word). */
+ * ring stays a few cache lines however long the warp runs. */
 static void size_rings(sim *s) {
-  const gp_kernel *k = s->k;
-  uint64_t i, ring = 1, all = 0, bits;
-  _Static_assert(GP_DEPS == 4, "one 64-bit word holds an instruction's distances");
-  for (i = 0; i < k->insts; i++) {
-    uint64_t d;
-    memcpy(&d, k->deps + i * GP_DEPS, sizeof d);
-    all |= d;
-  }
-  bits = (all | all >> 16 | all >> 32 | all >> 48) & 0xffff;
+  uint64_t ring = 1;
+  uint32_t bits = s->opt->counts != NULL ? s->opt->counts->dep_bits : count_dep_bits(s->k);
   while (ring <= bits)
     ring *= 2;
   s->ring_mask = ring - 1;
@@ -742,10 +661,10 @@ static int build_sm(sim *s, uint32_t i) {
 /* The schedulers the event loop can ever see due or asleep: those of the
  * SMs the first round may build (one block each before any SM gets a
  * second: at most as many SMs as blocks, the first ones by index), as no
- * other SM ever gets a block.  The due bitmaps and the wake-up tree cover
- * these only: bfs's launches of 8 blocks on a100 look at 1 bitmap word a
- * cycle, not 7, and walk a tree of 32 leaves, not 512 (same order, same
- * picks: the others would stay clear and at INFINITY). */
+ * other SM ever gets a block.  The due bitmaps and the wake-up calendar
+ * cover these only: bfs's launches of 8 blocks on a100 look at 1 bitmap
+ * word a cycle, not 7, and a bucket is one word (same order, same picks:
+ * the others would stay clear and never asleep). */
 static uint32_t event_schedulers(const sim *s) {
   uint64_t sms = s->k->blocks < s->sm_count ? s->k->blocks : s->sm_count;
   return (uint32_t)sms * s->S;
@@ -762,13 +681,9 @@ static int setup(sim *s) {
   if (s->sms) /* cleared first: free_sim reads every SM of the allocation */
     memset(s->sms, 0, s->sm_count * sizeof *s->sms);
   s->sched_of = gp_malloc(&s->alloc, s->sm_count * s->S * sizeof *s->sched_of);
-  for (s->tree_leaves = 1; s->tree_leaves < events; s->tree_leaves *= 2)
-    ;
-  s->wake_tree = gp_malloc(&s->alloc, 2 * s->tree_leaves * sizeof *s->wake_tree);
-  if (!s->due_now || !s->due_next || !s->cand || !s->sms || !s->sched_of || !s->wake_tree)
+  if (wake_init(&s->wake, &s->alloc, events) != GP_OK || !s->due_now || !s->due_next ||
+      !s->cand || !s->sms || !s->sched_of)
     return gp_error_set(s->err, "sim: out of memory");
-  for (i = 0; i < 2 * s->tree_leaves; i++)
-    s->wake_tree[i] = INFINITY;
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
   /* the first round: blocks to SMs round-robin up to occupancy */
@@ -789,19 +704,18 @@ static int setup(sim *s) {
  * earliest wake-up; then the schedulers due at the new cycle. */
 static int advance(sim *s, int issued) {
   uint64_t *swap;
-  int64_t g;
   if (issued) {
     s->t += 1;
   } else {
-    if (s->wake_tree[1] == INFINITY)
+    double first = wake_min(&s->wake);
+    if (first == INFINITY)
       return gp_error_set(s->err,
                           "sim: deadlock at cycle %.0f: warps wait at a barrier no warp can reach",
                           s->t);
-    s->t += s->wake_tree[1] - s->t;
+    s->t += first - s->t;
   }
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
-  while ((g = wake_take_due(s, s->t)) >= 0)
-    bit_set(s->due_now, (uint32_t)g);
+  wake_take_due(&s->wake, s->t, s->due_now);
   return GP_OK;
 }
 
@@ -859,6 +773,8 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
     return gp_error_set(err, "sim: the callback policy needs a pick function");
   if ((unsigned)opt->policy > GP_SIM_CALLBACK)
     return gp_error_set(err, "sim: unknown scheduling policy %d", (int)opt->policy);
+  if (opt->counts != NULL && opt->counts->pc_count != k->static_count)
+    return gp_error_set(err, "sim: the issue counts passed are another kernel's");
   memset(&s, 0, sizeof s);
   memset(out, 0, sizeof *out);
   s.k = k, s.m = m, s.opt = opt, s.alloc = *alloc, s.out = out, s.err = err;

@@ -62,6 +62,21 @@ typedef int (*gp_sim_pick_fn)(void *ctx, uint32_t sm, uint32_t sched, double cyc
 typedef void (*gp_sim_issue_fn)(void *ctx, uint32_t sm, uint32_t sched, double cycle,
                                 uint32_t warp, uint32_t pc_index);
 
+/* A kernel's issue counts, the same for every complete run of it (each
+ * instruction of each warp issues once, whatever the machine, policy or
+ * occupancy), and its longest dependence distance: counted once per kernel
+ * by gp_sim_count and passed to every run (a sweep's points, each policy)
+ * through gp_sim_options.counts instead of two passes over the trace per
+ * run. */
+typedef struct gp_sim_counts {
+  uint64_t class_issued[GP_OP_CLASS_COUNT]; /* warp instructions per class */
+  uint64_t class_lanes[GP_OP_CLASS_COUNT];  /* active lanes summed per class */
+  uint64_t *pc_executions; /* per static PC (static_count + 1 entries) */
+  uint32_t pc_count;       /* the kernel's static_count */
+  uint32_t dep_bits;       /* the OR of every dependence distance (the completion
+                              rings' size) */
+} gp_sim_counts;
+
 typedef struct gp_sim_options {
   gp_sim_policy policy;
   uint32_t blocks_per_sm;              /* resident blocks per SM (occupancy) */
@@ -73,6 +88,8 @@ typedef struct gp_sim_options {
                                           executions (pc_stalls, pc_executions,
                                           line_stalls); 0: skip (the default, and the
                                           faster: nothing per PC is kept) */
+  const gp_sim_counts *counts;         /* optional: the kernel's, from gp_sim_count
+                                          (NULL: counted after the run) */
 } gp_sim_options;
 
 /* Raw event counts behind Wu et al.'s Table II features (the Lua layer
@@ -117,5 +134,9 @@ typedef struct gp_sim_result {
 int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *opt,
                const gp_alloc *alloc, gp_sim_result *out, gp_error *err);
 void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc);
+
+/* Counts k's issues (gp_sim_counts); free with gp_sim_counts_free. */
+int gp_sim_count(const gp_kernel *k, const gp_alloc *alloc, gp_sim_counts *out, gp_error *err);
+void gp_sim_counts_free(gp_sim_counts *c, const gp_alloc *alloc);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "machine.h"
 #include "sim.h"
+#include "wake.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -45,19 +46,6 @@ typedef struct pend_entry {
   uint8_t unit, set;       /* its next unit; SET_PEND_MEM, SET_PEND_DEP or SET_PEND_LAUNCH */
 } pend_entry;
 
-/* The trace data of one instruction the simulator reads at every issue,
- * copied from the kernel's arrays a chunk at a time per warp: hundreds of
- * warps each walking six arrays would thrash the caches; one 20-byte record
- * each does not.  (Active lanes are counted after the run; the lane width,
- * for shared-memory bank passes only, is read from the trace.) */
-typedef struct packed_inst {
-  uint32_t pc_index, mem;
-  uint16_t deps[GP_DEPS];  /* the kernel's, nearest first, 0 after the last */
-  uint8_t op_class, flags;
-} packed_inst;
-
-/* Instructions per warp chunk. */
-#define SIM_CHUNK 32
 /* Completion rings up to this long live in the warp's state. */
 #define SIM_RING_INLINE 8
 
@@ -66,8 +54,7 @@ typedef struct packed_inst {
  * rarely still in the first-level cache when it issues again); the array is
  * allocated 64-byte aligned (sm_state.warps_mem). */
 typedef struct warp_state {
-  _Alignas(64) const packed_inst *cur; /* the next instruction's record */
-  double *done;            /* completion ring, indexed by trace position & ring_mask:
+  _Alignas(64) double *done;            /* completion ring, indexed by trace position & ring_mask:
                               `ring`, or kept per slot when longer */
   double ready;            /* when the next instruction's producers are done */
   double last_done;
@@ -76,14 +63,12 @@ typedef struct warp_state {
   uint32_t left;           /* instructions left, the next one included */
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
   uint8_t op_class;        /* of its record's, read at every pick and issue) */
-  uint8_t chunk_left;      /* records in the chunk after cur */
   uint8_t on_load;         /* the producer the next instruction waits for last is a load */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
   /* the completion ring when it is short (the usual case), next to them */
   _Alignas(64) double ring[SIM_RING_INLINE];
-  /* the rest: at dispatch, chunk refills, DEPBAR, exit */
-  packed_inst *chunk;      /* SIM_CHUNK records, kept per slot */
+  /* the rest: at dispatch, DEPBAR, exit */
   uint64_t g;
   double ldgsts_done;
 } warp_state;
@@ -156,14 +141,12 @@ typedef struct sim {
                            latency, and its interval (1 when not above 0) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
   /* the event loop: schedulers due now and at the next cycle, the rest
-   * asleep in a tournament tree by wake time */
+   * asleep in a calendar by wake time (wake.h) */
   double t;
   int sets_changed;        /* a barrier release or a new block since the last issue */
   uint32_t cur_g, due_words;
   uint64_t *due_now, *due_next;
-  double *wake_tree;       /* 2 x tree_leaves: leaf tree_leaves + g holds scheduler g's
-                              wake-up (INFINITY: not asleep), a node its subtree's minimum */
-  uint32_t tree_leaves;    /* a power of two, at least the number of schedulers */
+  wake_calendar wake;      /* the sleeping schedulers, due_words words a bucket */
   gp_sim_candidate *cand;  /* GP_SIM_CALLBACK's candidate list */
   gp_sim_result *out;
   gp_error *err;
@@ -195,6 +178,8 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
 
 /* out.c */
 int out_finish(sim *s);
+/* The OR of k's dependence distances (gp_sim_counts.dep_bits). */
+uint32_t count_dep_bits(const gp_kernel *k);
 /* out_charge (below) out of line, for the rare path of a hot caller. */
 void out_charge_cold(sim *s, sched_state *q, double until);
 

@@ -1,0 +1,98 @@
+/*
+ * wake.h -- the sleeping schedulers of the event loop (sim.c): a calendar
+ * of cycle buckets over their wake-up cycles, in place of a tournament
+ * tree.  A scheduler that cannot act before a known cycle sleeps until it;
+ * the loop takes out the sleepers due at each cycle it moves to and, when
+ * no scheduler issued, jumps to the earliest wake-up.
+ *
+ * The results depend on that earliest wake-up exactly (the loop's next
+ * cycle is t + (wake - t)), so the calendar keeps every wake-up as it was
+ * given and finds the minimum among the members of the first non-empty
+ * bucket; the buckets only narrow the search.  A sleeper waking at w is in
+ * the bucket of the whole cycle floor(w) (never before `base`, the last
+ * take-out's whole cycle), modulo WAKE_BUCKETS, so at a take-out at t the
+ * buckets before floor(t) are due whole (a few word operations) and
+ * floor(t)'s member by member.  A wake-up further ahead than the ring waits
+ * in an overflow set and moves into the ring once `base` comes near enough.
+ * Invariants: a sleeper of absolute bucket a (base <= a < base +
+ * WAKE_BUCKETS) wakes before a + 1, and at or after a unless a == base (a
+ * wake-up behind base, due at the next take-out); every overflow sleeper
+ * wakes at or after base + WAKE_BUCKETS.  A scheduler is asleep when its
+ * bit is set in its bucket (or the overflow): a take-out clears bits only.
+ *
+ * Cost: a sleep is a few stores (inline, below); a take-out reads the
+ * bucket of each whole cycle passed (usually one or two: after an issue
+ * the loop moves one cycle on); the minimum reads one bucket's members.  The
+ * tournament tree this replaces walked its depth (7 levels for 80
+ * schedulers) at each sleep, take-out and removal.
+ */
+#ifndef GP_SIM_WAKE_H
+#define GP_SIM_WAKE_H
+
+#include "gp_common.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* Buckets in the ring (a power of two): a wake-up up to this many cycles
+ * ahead goes straight into its bucket. */
+#define WAKE_BUCKETS 1024u
+/* A sleeper's bucket when it waits in the overflow set. */
+#define WAKE_IN_OVERFLOW UINT32_MAX
+
+typedef struct wake_calendar {
+  uint32_t count, words;    /* schedulers; 64-bit words of a bucket's bitmap */
+  double base;              /* the ring's first whole cycle (below 2^52) */
+  uint32_t base_bucket;     /* its bucket: base modulo WAKE_BUCKETS */
+  double *at;               /* per scheduler: its last wake-up (valid while asleep) */
+  uint32_t *bucket;         /* per scheduler: its last bucket, or WAKE_IN_OVERFLOW */
+  uint64_t *buckets;        /* WAKE_BUCKETS x words: each bucket's sleepers */
+  uint64_t *overflow;       /* words: the sleepers beyond the ring */
+  uint32_t overflow_count;
+  double overflow_min;      /* at most the overflow's earliest wake-up */
+  uint64_t nonempty[WAKE_BUCKETS / 64]; /* the buckets with a sleeper */
+} wake_calendar;
+
+/* A calendar of `count` schedulers, none asleep, its ring at cycle 0. */
+int wake_init(wake_calendar *c, const gp_alloc *alloc, uint32_t count);
+void wake_free(wake_calendar *c, const gp_alloc *alloc);
+/* Scheduler g (asleep) is woken before its time. */
+void wake_cancel(wake_calendar *c, uint32_t g);
+/* The earliest wake-up, exactly as given; INFINITY when none sleeps. */
+double wake_min(wake_calendar *c);
+/* Takes every sleeper whose wake-up is at most t out of the calendar and
+ * sets its bit in `due` (c->words words); t never below the t of the
+ * previous call. */
+void wake_take_due(wake_calendar *c, double t, uint64_t *due);
+
+/* Scheduler g (not asleep) sleeps until `wake` (finite; usually after the
+ * last take-out's cycle).  Inline: about once every three warp
+ * instructions. */
+static inline void wake_sleep(wake_calendar *c, uint32_t g, double wake) {
+  double ahead = wake - c->base; /* exact: both below 2^53, base whole */
+  uint32_t b;
+  c->at[g] = wake;
+  if (!(ahead < (double)WAKE_BUCKETS)) {
+    c->bucket[g] = WAKE_IN_OVERFLOW;
+    c->overflow[g >> 6] |= (uint64_t)1 << (g & 63);
+    c->overflow_count++;
+    if (wake < c->overflow_min)
+      c->overflow_min = wake;
+    return;
+  }
+  /* floor(ahead), by truncation; a wake-up behind base goes into base's bucket */
+  b = (c->base_bucket + (ahead > 0 ? (uint32_t)(int32_t)ahead : 0)) & (WAKE_BUCKETS - 1);
+  c->bucket[g] = b;
+  c->buckets[(size_t)b * c->words + (g >> 6)] |= (uint64_t)1 << (g & 63);
+  c->nonempty[b >> 6] |= (uint64_t)1 << (b & 63);
+}
+
+/* Whether scheduler g is asleep. */
+static inline int wake_asleep(const wake_calendar *c, uint32_t g) {
+  const uint64_t *bits = c->bucket[g] == WAKE_IN_OVERFLOW
+                             ? c->overflow
+                             : c->buckets + (size_t)c->bucket[g] * c->words;
+  return (int)((bits[g >> 6] >> (g & 63)) & 1);
+}
+
+#endif
