@@ -39,6 +39,7 @@ local core = require "gpush.core"
 local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
+local sampling = require "gpush.sampling"
 local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
@@ -217,6 +218,8 @@ local replay_of = setmetatable({}, { __mode = "k" })
 -- "gpush" (default) | "paper", select "kmeans"|"max"|"min"|"random", seed,
 -- prepared (from M.prepare), memory_cache (a table reused across calls: the
 -- memory replay and the bound counts, memsim.replay and bounds.counts),
+-- memory (a replay of this kernel on this configuration to use instead of
+-- memsim.replay's: the sweep's sampled one, M.sampled_replay),
 -- per_pc (true: r.per_pc, where the launch's cycles go per static PC:
 -- {pc, opcode, line, executions, cycles, stalls = {BASE = ..., ...}},
 -- costliest first, in scheduler cycles: the CPI stack x the launch's warp
@@ -232,9 +235,12 @@ function M.predict(kernel, cfg, opts)
       :format(info.kernel, cfg._name, limit)
   end
   local cache = opts.memory_cache
-  local mem, err = memsim.replay(kernel, m, blocks_per_sm, info.shared_bytes_per_block, cache)
+  local mem, err = opts.memory, nil
   if not mem then
-    return nil, err
+    mem, err = memsim.replay(kernel, m, blocks_per_sm, info.shared_bytes_per_block, cache)
+    if not mem then
+      return nil, err
+    end
   end
   local totals = equations == "gpush" and launch_models[M.models[model_name]]
   -- the floor's counts: from the cache, or counted in the C call (without
@@ -276,6 +282,126 @@ function M.predict(kernel, cfg, opts)
       end
     end,
   })
+end
+
+-- Sampling the memory replay in sweeps ----------------------------------------
+
+-- The counts of a replay each sample's settled test reads: the kernel's
+-- totals GPUMech and its floor take from the replay (DRAM requests and
+-- bytes, MSHR users, every level's accesses, hits and misses), and per PC
+-- the counts inputs.c reads per execution (its executions, levels,
+-- requests, L1 misses, bank passes, miss-reuse buckets).  A PC's own DRAM
+-- requests are left to the kernel's total: they include the dirty victims
+-- its fills evict, whose attribution among PCs moves by 3-5 % a block
+-- between prefixes of a streaming kernel (stream_triad on gtx660ti, 4 to
+-- 64 waves) while their sum stays within 1 %.
+local KERNEL_TOTALS = { "dram_requests", "mshr_requests", "mshr_dram_requests", "load_l1_misses",
+  "dram_bytes_read", "dram_bytes_written", "bank_conflicts", "l1_bytes", "l2_bytes" }
+local CACHE_TOTALS = { "accesses", "hits", "misses", "sector_misses", "writebacks" }
+local PC_TOTALS = { "l1_hits", "l2_hits", "dram", "requests", "l1_miss_requests", "shared_passes" }
+
+-- Whether every count of three prefix replays (M.sampled_replay's
+-- samples) grows by the same amount a block between the last two steps
+-- (sampling.slopes_agree): the kernel's totals against themselves, a PC's
+-- counts against its executions' slope (GPUMech reads them per execution).
+local function replay_settled(a, b, c)
+  local ta, tb, tc = a.totals, b.totals, c.totals
+  local function agree(x, y, z, scale)
+    return sampling.slopes_agree(a, b, c, x or 0, y or 0, z or 0, scale, sampling.REPLAY_TOLERANCE)
+  end
+  for _, name in ipairs(KERNEL_TOTALS) do
+    if not agree(ta.memory[name], tb.memory[name], tc.memory[name]) then
+      return false
+    end
+  end
+  for _, level in ipairs { "l1", "l2" } do
+    for _, name in ipairs(CACHE_TOTALS) do
+      if not agree(ta.memory[level][name], tb.memory[level][name], tc.memory[level][name]) then
+        return false
+      end
+    end
+  end
+  local empty = { miss_reuse = {} }
+  for index, pc in pairs(tc.pcs) do
+    local pa, pb = ta.pcs[index] or empty, tb.pcs[index] or empty
+    local x, y, z = pa.instructions or 0, pb.instructions or 0, pc.instructions
+    if not agree(x, y, z) then
+      return false
+    end
+    local executions = math.abs((z - y) / (c.blocks - b.blocks))
+    for _, name in ipairs(PC_TOTALS) do
+      if not agree(pa[name], pb[name], pc[name], executions) then
+        return false
+      end
+    end
+    for bucket, n in ipairs(pc.miss_reuse or {}) do
+      if not agree((pa.miss_reuse or {})[bucket], (pb.miss_reuse or {})[bucket], n, executions) then
+        return false
+      end
+    end
+  end
+  -- a PC the last sample lacks but an earlier one has cannot grow linearly
+  for index in pairs(tb.pcs) do
+    if not tc.pcs[index] then
+      return false
+    end
+  end
+  return true
+end
+
+-- M.sampled_replay's replay of the whole launch from two prefix replays.
+local function replay_fit(kernel, m, blocks_per_sm, params)
+  return { settled = replay_settled, extrapolate = function(a, b, f)
+    local mem = assert(core.memsim_extrapolate(kernel, m, blocks_per_sm, a.memory.replay, b.memory.replay, f))
+    mem.params = params
+    return mem
+  end }
+end
+
+-- The memory replay of a launch of many waves from replays of its first
+-- waves, in a sweep that samples (ctx.sample; docs/experiments.md,
+-- "Sampling"): gpush.sampling's plan and settled test over every count the
+-- prediction reads (replay_settled), each extrapolated linearly to the
+-- launch (core.memsim_extrapolate) and the AMATs computed from the
+-- extrapolated levels.  Kept in the kernel's cache per memory parameters,
+-- so RR and GTO share it.  Returns the replay (memsim.replay's shape) and
+-- how it was found (sampling.measure's), or nil when the launch is
+-- replayed whole (too few waves, counts that did not settle, blocks stored
+-- out of order).
+function M.sampled_replay(kernel, cfg, cache, ctx)
+  if not (ctx and ctx.sample and cache) then
+    return nil
+  end
+  local m, info, blocks_per_sm = fit(kernel, cfg, 2)
+  if blocks_per_sm == 0 then
+    return nil
+  end
+  local shared = info.shared_bytes_per_block
+  local params = m:memsim(blocks_per_sm, shared)
+  local key = "gpumech.sampled|" .. memsim.params_key(params)
+  local kept = cache[key]
+  if kept == nil then
+    kept = false
+    local plan = sampling.plan(info.thread_blocks, params.sms * blocks_per_sm)
+    if plan then
+      local mem, how = sampling.measure(kernel, plan, cache, function(k)
+        local r, err = memsim.replay(k, m, blocks_per_sm, shared, cache)
+        return r and { memory = r, pcs = r.pcs }, err
+      end, replay_fit(kernel, m, blocks_per_sm, params))
+      kept = mem and { memory = mem, how = how } or false
+    end
+    cache[key] = kept
+  end
+  if kept then
+    return kept.memory, kept.how
+  end
+end
+
+-- A table that reads through to `cache` and keeps its own writes: a
+-- prediction from a sampled replay leaves no counts with sampled totals
+-- where the whole replay's users (the bounds, the M-core) find them.
+local function reading_through(cache)
+  return setmetatable({}, { __index = cache })
 end
 
 -- The sweep model (the contract in gpush.models) -----------------------------
@@ -345,6 +471,12 @@ end
 -- configuration's peak (dram_util), the dominant stall category
 -- (M.dominant), the bottleneck in the shared vocabulary (M.bottleneck), the
 -- binding resource (gpush's equations: the busiest, "" under the paper's).
+-- In a sweep that samples (ctx.sample), a launch of many waves is
+-- predicted from a replay extrapolated from its first waves
+-- (M.sampled_replay) and the rows say `sampled` and `replayed_blocks` (the
+-- blocks replayed for it: the launch's when replayed whole); at the point
+-- where ctx.check_sample is set the whole replay's prediction is made too
+-- and `sample_error` is the sampled cycles' relative difference from it.
 -- opts: policy "rr"|"gto", model (a key of M.models), equations
 -- "gpush"|"paper", select, name (default gpumech-POLICY, or
 -- gpumech-paper-POLICY under the paper's equations).
@@ -371,9 +503,22 @@ function M.new(opts)
       end
       return cache[key][1], cache[key][2]
     end,
-    run = function(kernel, cfg, prepared, cache)
-      local r, err = M.predict(kernel, cfg, { policy = policy, model = opts.model, select = opts.select,
-        equations = equations, prepared = prepared, memory_cache = cache })
+    run = function(kernel, cfg, prepared, cache, ctx)
+      local predict_opts = { policy = policy, model = opts.model, select = opts.select, equations = equations,
+        prepared = prepared, memory_cache = cache }
+      local sampled, how = M.sampled_replay(kernel, cfg, cache, ctx)
+      local whole
+      if sampled and ctx.check_sample then
+        local err
+        whole, err = M.predict(kernel, cfg, predict_opts)
+        if not whole then
+          return nil, err
+        end
+      end
+      if sampled then
+        predict_opts.memory, predict_opts.memory_cache = sampled, reading_through(cache)
+      end
+      local r, err = M.predict(kernel, cfg, predict_opts)
       if not r then
         return nil, err
       end
@@ -388,6 +533,13 @@ function M.new(opts)
         row["cpi_" .. s:lower()] = r.stack[s]
       end
       row.bottleneck, row.bottleneck_detail = r.bottleneck, r.bottleneck_detail
+      if ctx and ctx.sample then
+        row.sampled = sampled ~= nil
+        row.replayed_blocks = sampled and how.blocks or kernel:info().thread_blocks
+        if whole then
+          row.sample_error = (r.cycles - whole.cycles) / whole.cycles
+        end
+      end
       return row
     end,
   }
