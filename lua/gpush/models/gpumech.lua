@@ -376,20 +376,20 @@ function M.sampled_replay(kernel, cfg, cache, ctx)
   if blocks_per_sm == 0 then
     return nil
   end
+  local plan = sampling.plan(info.thread_blocks, cfg.sm.count * blocks_per_sm)
+  if not plan then
+    return nil
+  end
   local shared = info.shared_bytes_per_block
   local params = m:memsim(blocks_per_sm, shared)
   local key = "gpumech.sampled|" .. memsim.params_key(params)
   local kept = cache[key]
   if kept == nil then
-    kept = false
-    local plan = sampling.plan(info.thread_blocks, params.sms * blocks_per_sm)
-    if plan then
-      local mem, how = sampling.measure(kernel, plan, cache, function(k)
-        local r, err = memsim.replay(k, m, blocks_per_sm, shared, cache)
-        return r and { memory = r, pcs = r.pcs }, err
-      end, replay_fit(kernel, m, blocks_per_sm, params))
-      kept = mem and { memory = mem, how = how } or false
-    end
+    local mem, how = sampling.measure(kernel, plan, cache, function(k)
+      local r, err = memsim.replay(k, m, blocks_per_sm, shared, cache)
+      return r and { memory = r, pcs = r.pcs }, err
+    end, replay_fit(kernel, m, blocks_per_sm, params))
+    kept = mem and { memory = mem, how = how } or false
     cache[key] = kept
   end
   if kept then
