@@ -64,6 +64,13 @@ M.MEASURED = "mean |error| 0.11 %, largest -1.7 % (stream_triad at 8 warps/SM, 3
   .. " 117 of 2,025 (launch, point) pairs sampling took (gtx660ti; no shared-trace launch has 32 waves on"
   .. " gtx660ti, gtx1080, a100 or rtx3070), with the calibrated front end (issue 25), 2026-11-27"
 
+-- The same for GPUMech's sampled memory replay (the predicted cycles
+-- against those of the whole replay, gpush against gpush), measured by
+-- scenarios/sampling_error.lua.
+M.MEASURED_REPLAY = "mean |error| 0.036 %, largest +0.10 % (stream_triad at 24 warps/SM, 128 MSHRs, 96 GB/s), over"
+  .. " the 63 of 2,025 (launch, point) pairs sampling took (gtx660ti, RR and GTO alike; no shared-trace launch has"
+  .. " 32 waves on gtx660ti, gtx1080, a100 or rtx3070), 2026-11-28"
+
 -- The prefix of `n` blocks, kept in the kernel's cache (every point of a
 -- sweep samples the same prefixes); nil, message when the trace does not
 -- store its first blocks first.
