@@ -232,7 +232,8 @@ describe("GPUMech's sampled memory replay", function()
     for key, v in pairs(cache) do
       if type(key) == "string" and key:match("^gpumech%.sampled|") then
         kept = kept + 1
-        assert.is_false(v)
+        assert.is_nil(v.memory)
+        assert.matches("had not settled", v.how.why)
       end
     end
     assert.are.equal(1, kept)
@@ -243,8 +244,10 @@ describe("GPUMech's sampled memory replay", function()
   it("leaves launches of few waves alone", function()
     local k = suite_kernel("divergent_gather")
     local cfg = assert(config.load("gtx660ti"))
-    assert.is_nil(gpumech.sampled_replay(k, cfg, {}, { sample = true }))
-    assert.is_nil(gpumech.sampled_replay(k, cfg, {}, {}))
+    local none, how = gpumech.sampled_replay(k, cfg, {}, { sample = true })
+    assert.is_nil(none)
+    assert.are.equal(k:info().thread_blocks, how.blocks)
+    assert.is_nil((gpumech.sampled_replay(k, cfg, {}, {})))
     k:close()
   end)
 end)

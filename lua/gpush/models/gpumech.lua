@@ -110,10 +110,22 @@ local function check_equations(equations, level)
   return eq
 end
 
--- A kernel's machine, geometry and occupancy on a configuration.
-local function fit(kernel, cfg, level)
+-- A kernel's machine, geometry and occupancy on a configuration; its
+-- kernel:info() (a walk over the kernel: about 170 K instructions a call
+-- on fma_chain, most of a sweep point's Lua) kept in `cache` when given.
+local function fit(kernel, cfg, level, cache)
   local m = machine.of(cfg, level + 1)
-  local info = kernel:info()
+  local info
+  if cache then
+    local key = tostring(kernel) .. "|info"
+    info = cache[key]
+    if not info then
+      info = kernel:info()
+      cache[key] = info
+    end
+  else
+    info = kernel:info()
+  end
   local blocks_per_sm, limit = occupancy.blocks_per_sm(cfg, occupancy.geometry(info))
   return m, info, blocks_per_sm, limit
 end
@@ -229,7 +241,7 @@ local replay_of = setmetatable({}, { __mode = "k" })
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
   local policy, model_name, equations = check_options(opts)
-  local m, info, blocks_per_sm, limit = fit(kernel, cfg, 2)
+  local m, info, blocks_per_sm, limit = fit(kernel, cfg, 2, opts.memory_cache)
   if blocks_per_sm == 0 then
     return nil, ("gpumech: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
       :format(info.kernel, cfg._name, limit)
@@ -358,27 +370,13 @@ local function replay_fit(kernel, m, blocks_per_sm, params)
   end }
 end
 
--- The memory replay of a launch of many waves from replays of its first
--- waves, in a sweep that samples (ctx.sample; docs/experiments.md,
--- "Sampling"): gpush.sampling's plan and settled test over every count the
--- prediction reads (replay_settled), each extrapolated linearly to the
--- launch (core.memsim_extrapolate) and the AMATs computed from the
--- extrapolated levels.  Kept in the kernel's cache per memory parameters,
--- so RR and GTO share it.  Returns the replay (memsim.replay's shape) and
--- how it was found (sampling.measure's), or nil when the launch is
--- replayed whole (too few waves, counts that did not settle, blocks stored
--- out of order).
-function M.sampled_replay(kernel, cfg, cache, ctx)
-  if not (ctx and ctx.sample and cache) then
-    return nil
-  end
-  local m, info, blocks_per_sm = fit(kernel, cfg, 2)
-  if blocks_per_sm == 0 then
-    return nil
-  end
-  local plan = sampling.plan(info.thread_blocks, cfg.sm.count * blocks_per_sm)
+-- M.sampled_replay's answer for a configuration: { memory, how }, the
+-- sampled replay kept per memory parameters, or { how = { blocks, why } }.
+local function sample(kernel, cfg, cache)
+  local m, info, blocks_per_sm = fit(kernel, cfg, 3, cache)
+  local plan = blocks_per_sm > 0 and sampling.plan(info.thread_blocks, cfg.sm.count * blocks_per_sm)
   if not plan then
-    return nil
+    return { how = { blocks = info.thread_blocks, why = "fewer waves than sampling needs" } }
   end
   local shared = info.shared_bytes_per_block
   local params = m:memsim(blocks_per_sm, shared)
@@ -389,12 +387,39 @@ function M.sampled_replay(kernel, cfg, cache, ctx)
       local r, err = memsim.replay(k, m, blocks_per_sm, shared, cache)
       return r and { memory = r, pcs = r.pcs }, err
     end, replay_fit(kernel, m, blocks_per_sm, params))
-    kept = mem and { memory = mem, how = how } or false
+    kept = mem and { memory = mem, how = how } or { how = { blocks = info.thread_blocks, why = how } }
     cache[key] = kept
   end
-  if kept then
-    return kept.memory, kept.how
+  return kept
+end
+
+-- The memory replay of a launch of many waves from replays of its first
+-- waves, in a sweep that samples (ctx.sample; docs/experiments.md,
+-- "Sampling"): gpush.sampling's plan and settled test over every count the
+-- prediction reads (replay_settled), each extrapolated linearly to the
+-- launch (core.memsim_extrapolate) and the AMATs computed from the
+-- extrapolated levels.  Kept in the kernel's cache per memory parameters,
+-- so RR and GTO share it, and the answer per configuration, so a point
+-- asks the kernel nothing twice (kernel:info() walks the kernel).  Returns
+-- the replay (memsim.replay's shape) and how it was found (sampling.
+-- measure's); or nil and { blocks = the launch's, why } when the launch is
+-- replayed whole (too few waves, counts that did not settle, blocks stored
+-- out of order); nil alone outside a sweep that samples.
+function M.sampled_replay(kernel, cfg, cache, ctx)
+  if not (ctx and ctx.sample and cache) then
+    return nil
   end
+  local per_config = cache["gpumech.sampled"]
+  if not per_config then
+    per_config = setmetatable({}, { __mode = "k" })
+    cache["gpumech.sampled"] = per_config
+  end
+  local found = per_config[cfg]
+  if not found then
+    found = sample(kernel, cfg, cache)
+    per_config[cfg] = found
+  end
+  return found.memory, found.how
 end
 
 -- A table that reads through to `cache` and keeps its own writes: a
@@ -533,9 +558,9 @@ function M.new(opts)
         row["cpi_" .. s:lower()] = r.stack[s]
       end
       row.bottleneck, row.bottleneck_detail = r.bottleneck, r.bottleneck_detail
-      if ctx and ctx.sample then
+      if how then
         row.sampled = sampled ~= nil
-        row.replayed_blocks = sampled and how.blocks or kernel:info().thread_blocks
+        row.replayed_blocks = how.blocks
         if whole then
           row.sample_error = (r.cycles - whole.cycles) / whole.cycles
         end
