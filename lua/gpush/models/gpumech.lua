@@ -111,8 +111,8 @@ local function check_equations(equations, level)
 end
 
 -- A kernel's machine, geometry and occupancy on a configuration; its
--- kernel:info() (a walk over the kernel: about 170 K instructions a call
--- on fma_chain, most of a sweep point's Lua) kept in `cache` when given.
+-- kernel:info() (a table built by a walk over the kernel) kept in `cache`
+-- when given, as the sweep asks it at every point.
 local function fit(kernel, cfg, level, cache)
   local m = machine.of(cfg, level + 1)
   local info
