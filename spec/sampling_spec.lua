@@ -241,6 +241,22 @@ describe("GPUMech's sampled memory replay", function()
     k:close()
   end)
 
+  it("samples in a sweep that asks, and not with --no-sample", function()
+    local function sweep(sample)
+      return experiment.new { name = "g", base = "gtx660ti", workloads = { "suite:stream_triad" },
+        parameters = { { path = "sm.max_warps", values = { 64 } } },
+        models = { models.get("gpumech", { policy = "rr" }) }, sample = sample }
+    end
+    local on = assert(experiment.run(sweep(true), { quiet = true }))
+    local off = assert(experiment.run(sweep(true), { quiet = true, sample = false }))
+    local plain = assert(experiment.run(sweep(nil), { quiet = true }))
+    assert.is_true(on.rows[1].sampled)
+    assert.is_number(on.rows[1].sample_error) -- the one point is the baseline: checked whole
+    assert.is_true(on.rows[1].replayed_blocks < 2048 / 2)
+    assert.is_nil(off.rows[1].sampled) -- the rows of a sweep that does not sample, as before
+    assert.are.same(plain.rows[1], off.rows[1])
+  end)
+
   it("leaves launches of few waves alone", function()
     local k = suite_kernel("divergent_gather")
     local cfg = assert(config.load("gtx660ti"))
