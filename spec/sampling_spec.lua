@@ -255,6 +255,15 @@ describe("GPUMech's sampled memory replay", function()
     assert.is_true(on.rows[1].replayed_blocks < 2048 / 2)
     assert.is_nil(off.rows[1].sampled) -- the rows of a sweep that does not sample, as before
     assert.are.same(plain.rows[1], off.rows[1])
+    -- the Markdown summary says what was sampled, the error here and the error measured
+    local summary = require "gpush.report.summary"
+    local text = table.concat(summary.lines(on), "\n")
+    assert.matches("Sampled: gpumech%-rr on stream_triad %(1 of 1 points%)%. Each launch of 32 or more waves was"
+      .. " replayed through the memory model", text)
+    assert.matches("column replayed_blocks", text, 1, true)
+    assert.matches("where the whole launch was replayed too: stream_triad [-+]%d", text)
+    assert.matches("Sampling error of GPUMech's replay measured by scenarios/sampling_error.lua", text, 1, true)
+    assert.is_nil(table.concat(summary.lines(off), "\n"):find("Sampled:", 1, true))
   end)
 
   it("leaves launches of few waves alone", function()
