@@ -9,7 +9,20 @@
 #include "memsim.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
+
+/* Every field of a result is extrapolated below, by name: a field added to
+ * gp_pc_memory, gp_cache_stats or gp_memsim_result stops the build here
+ * until it is added there too (or it would read zero in a sampled result). */
+_Static_assert(sizeof(gp_pc_memory) == 21 * sizeof(uint64_t) + sizeof(double),
+               "memsim_sample.c: extrapolate gp_pc_memory's new field");
+_Static_assert(sizeof(gp_cache_stats) == 5 * sizeof(uint64_t),
+               "memsim_sample.c: extrapolate gp_cache_stats's new field");
+_Static_assert(sizeof(gp_memsim_result) ==
+                   offsetof(gp_memsim_result, load_l1_misses) + 9 * sizeof(uint64_t) +
+                       2 * sizeof(gp_cache_stats),
+               "memsim_sample.c: extrapolate gp_memsim_result's new field");
 
 /* b + (b - a) x f, rounded to the nearest count, never below zero. */
 static uint64_t fit(uint64_t a, uint64_t b, double f) {
