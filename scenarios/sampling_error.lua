@@ -1,21 +1,27 @@
 -- The error and the cost of sampling long launches (gpush.sampling): every launch the
--- simulator would sample, simulated whole and sampled, over the main job's points and presets.
+-- simulator would sample, simulated whole and sampled, and every launch GPUMech would
+-- predict from a sampled memory replay, predicted from the whole replay and the sampled
+-- one, over the main job's points and presets.
 --
 --   gpush scenarios/sampling_error.lua [--traces PATH ...] [--out DIR] [--jobs N] [--quiet]
 --
 -- Sweeps use sampling where a launch has many waves (docs/experiments.md,
 -- "Sampling"; the main job does); this scenario measures what it costs in
--- accuracy.  It runs the simulator (GTO, the main job's) twice per launch
--- and point, whole and sampled: the regime suite and the shared traces
--- (when present; or the workloads given with --traces) over the main job's
--- 54 points on gtx660ti (warps/SM x MSHRs x DRAM bandwidth), and on the
--- gtx1080, a100 and rtx3070 presets as they are.  For every (launch, point)
--- the sampler took, it records the sampled and the whole cycles, their
--- relative difference and the CPU time of each, and writes
--- DIR/sampling_error.csv (one row per sampled launch and point) and
--- DIR/sampling_error.md (per kernel: points sampled, mean and largest
--- |error|, the sampled run's share of the whole run's time; then the
--- totals), and prints the totals (default DIR: sampling_error_out).
+-- accuracy.  It runs the simulator (GTO, the main job's) and GPUMech (RR
+-- and GTO, the main job's) twice per launch and point, whole and sampled:
+-- the regime suite and the shared traces (when present; or the workloads
+-- given with --traces) over the main job's 54 points on gtx660ti (warps/SM
+-- x MSHRs x DRAM bandwidth), and on the gtx1080, a100 and rtx3070 presets
+-- as they are.  For every (model, launch, point) the sampler took, it
+-- records the sampled and the whole cycles, their relative difference and
+-- the CPU time of each (GPUMech's: the runs of the points, whose first at
+-- an occupancy replays; the base occupancy's whole replay is the
+-- preparation's, not counted), and writes DIR/sampling_error.csv (one row
+-- per sampled model, launch and point) and DIR/sampling_error.md (per
+-- model and kernel: points sampled, mean and largest |error|, the sampled
+-- run's share of the whole run's time; then the totals per model), and
+-- prints the totals (default DIR: sampling_error_out).  Every error is
+-- gpush against gpush: the sampled model against the same model whole.
 local gpush = require "gpush"
 local experiment = require "gpush.experiment"
 local markdown = require "gpush.report.markdown"
@@ -24,22 +30,33 @@ local models = require "gpush.models"
 local USAGE = "usage: gpush scenarios/sampling_error.lua [--traces PATH ...] [--out DIR] [--jobs N] [--quiet]\n"
 local opts = experiment.scenario_options("sampling_error", arg, {}, USAGE)
 
--- The simulator as two models of one sweep: sampled wherever the sampler
--- takes the launch, and whole; each row carries its CPU seconds.
-local sim = models.get("sim", { policy = "gto" })
-local function timed(name, sample)
-  return { name = name, columns = { "cycles", "sampled", "simulated_blocks", "seconds" },
-    run = function(kernel, cfg, _, cache)
+-- Each model measured as two models of one sweep: sampled wherever the
+-- sampler takes the launch, and whole; each row carries its CPU seconds
+-- and the blocks simulated (or replayed) for it.
+local MEASURED = {
+  { name = "sim-gto", model = models.get("sim", { policy = "gto" }), blocks = "simulated_blocks" },
+  { name = "gpumech-rr", model = models.get("gpumech", { policy = "rr" }), blocks = "replayed_blocks" },
+  { name = "gpumech-gto", model = models.get("gpumech", { policy = "gto" }), blocks = "replayed_blocks" },
+}
+local function timed(measured, sample)
+  local model = measured.model
+  return { name = measured.name .. (sample and " sampled" or " whole"),
+    columns = { "cycles", "sampled", "simulated_blocks", "seconds" }, prepare = model.prepare,
+    run = function(kernel, cfg, prepared, cache, ctx)
       local t0 = os.clock()
-      local row, err = sim.run(kernel, cfg, nil, cache, { sample = sample })
+      local row, err = model.run(kernel, cfg, prepared, cache, { sample = sample, seed = ctx.seed })
       if not row then
         return nil, err
       end
-      return { cycles = row.cycles, sampled = row.sampled, simulated_blocks = row.simulated_blocks,
-        seconds = os.clock() - t0 }
+      return { cycles = row.cycles, sampled = row.sampled == true,
+        simulated_blocks = row[measured.blocks] or kernel:info().thread_blocks, seconds = os.clock() - t0 }
     end }
 end
-local MODELS = { timed("sampled", true), timed("whole", false) }
+local MODELS = {}
+for _, m in ipairs(MEASURED) do
+  MODELS[#MODELS + 1] = timed(m, true)
+  MODELS[#MODELS + 1] = timed(m, false)
+end
 
 -- The shared trace folders (../shared/traces, or $GPUSH_SHARED/traces), when present.
 local function shared_traces()
@@ -85,29 +102,31 @@ for _, run in ipairs(runs) do
     workloads = run.workloads, models = MODELS, source = arg[0], parameters = run.parameters,
     points = run.points }, opts, arg, true) -- a launch that does not fit a point's SM is no sample
   local whole = {}
-  local function key(r)
-    local parts = { r.workload, tostring(r.launch), r.kernel }
+  local function key(r, model)
+    local parts = { model, r.workload, tostring(r.launch), r.kernel }
     for _, p in ipairs(run.parameters) do
       parts[#parts + 1] = tostring(r[p.column or p.path])
     end
     return table.concat(parts, "\0")
   end
   for _, r in ipairs(res.rows) do
-    if r.model == "whole" then
-      whole[key(r)] = r
+    local model = r.model:match("^(.*) whole$")
+    if model then
+      whole[key(r, model)] = r
     end
   end
   for _, r in ipairs(res.rows) do
-    tried = tried + (r.model == "sampled" and 1 or 0)
-    if r.model == "sampled" and r.sampled then
-      local w = whole[key(r)]
+    local model = r.model:match("^(.*) sampled$")
+    tried = tried + (model == "sim-gto" and 1 or 0)
+    if model and r.sampled then
+      local w = whole[key(r, model)]
       local point = {}
       for _, p in ipairs(run.parameters) do
         if r[p.column or p.path] ~= nil then
           point[#point + 1] = ("%s=%s"):format(p.path, tostring(r[p.column or p.path]))
         end
       end
-      records[#records + 1] = { preset = run.preset, kernel = r.kernel, launch = r.launch,
+      records[#records + 1] = { model = model, preset = run.preset, kernel = r.kernel, launch = r.launch,
         point = #point > 0 and table.concat(point, " ") or "(preset)", sampled = r.cycles, whole = w.cycles,
         error = (r.cycles - w.cycles) / w.cycles, blocks = r.simulated_blocks, seconds = r.seconds,
         whole_seconds = w.seconds }
@@ -115,17 +134,21 @@ for _, run in ipairs(runs) do
   end
 end
 
--- Per (preset, kernel): points sampled, mean and largest |error|, time share.
+-- Per (model, preset, kernel): points sampled, mean and largest |error|,
+-- time share; and per model over everything.
 local groups, order = {}, {}
-local total = { n = 0, sum = 0, worst = 0, s = 0, w = 0 }
+local totals = {}
+for _, m in ipairs(MEASURED) do
+  totals[m.name] = { n = 0, sum = 0, worst = 0, s = 0, w = 0 }
+end
 for _, rec in ipairs(records) do
-  local k = rec.preset .. "\0" .. rec.kernel
+  local k = rec.model .. "\0" .. rec.preset .. "\0" .. rec.kernel
   local g = groups[k]
   if not g then
-    g = { preset = rec.preset, kernel = rec.kernel, n = 0, sum = 0, worst = 0, s = 0, w = 0 }
+    g = { model = rec.model, preset = rec.preset, kernel = rec.kernel, n = 0, sum = 0, worst = 0, s = 0, w = 0 }
     groups[k], order[#order + 1] = g, k
   end
-  for _, t in ipairs { g, total } do
+  for _, t in ipairs { g, totals[rec.model] } do
     t.n, t.sum, t.s, t.w = t.n + 1, t.sum + math.abs(rec.error), t.s + rec.seconds, t.w + rec.whole_seconds
     if math.abs(rec.error) >= math.abs(t.worst) then
       t.worst, t.where = rec.error, ("%s %s"):format(rec.kernel, rec.point)
@@ -135,23 +158,29 @@ end
 local cells = {}
 for _, k in ipairs(order) do
   local g = groups[k]
-  cells[#cells + 1] = { g.preset, g.kernel, tostring(g.n), ("%.3f %%"):format(100 * g.sum / g.n),
+  cells[#cells + 1] = { g.model, g.preset, g.kernel, tostring(g.n), ("%.3f %%"):format(100 * g.sum / g.n),
     ("%+.3f %%"):format(100 * g.worst), ("%.2f"):format(g.s / math.max(g.w, 1e-9)) }
 end
-local headline = total.n > 0
-    and ("%d of %d (launch, point) pairs sampled: mean |error| %.3f %%, largest %+.3f %% (%s); the sampled"
-      .. " runs took %.2f of the whole runs' CPU time"):format(total.n, tried, 100 * total.sum / total.n,
-      100 * total.worst, total.where, total.s / math.max(total.w, 1e-9))
-    or ("none of the %d (launch, point) pairs has enough waves to be sampled"):format(tried)
-local body = { "# Sampling error: sampled against whole simulations (sim-gto)", "", headline, "" }
-for _, l in ipairs(markdown.table({ "preset", "kernel", "points sampled", "mean |error|", "largest error",
+local body = { "# Sampling error: sampled against whole runs of the same model (gpush against gpush)", "" }
+for _, m in ipairs(MEASURED) do
+  local total = totals[m.name]
+  body[#body + 1] = total.n > 0
+      and ("%s: %d of %d (launch, point) pairs sampled: mean |error| %.3f %%, largest %+.3f %% (%s); the sampled"
+        .. " runs took %.2f of the whole runs' CPU time"):format(m.name, total.n, tried, 100 * total.sum / total.n,
+        100 * total.worst, total.where, total.s / math.max(total.w, 1e-9))
+      or ("%s: none of the %d (launch, point) pairs was sampled"):format(m.name, tried)
+end
+body[#body + 1] = ""
+for _, l in ipairs(markdown.table({ "model", "preset", "kernel", "points sampled", "mean |error|", "largest error",
   "time (sampled / whole)" }, cells)) do
   body[#body + 1] = l
 end
-local csv_lines = { "preset,kernel,launch,point,sampled_cycles,whole_cycles,error,simulated_blocks,seconds,whole_seconds" }
+local csv_lines = { "model,preset,kernel,launch,point,sampled_cycles,whole_cycles,error,simulated_blocks,seconds,"
+  .. "whole_seconds" }
 for _, rec in ipairs(records) do
-  csv_lines[#csv_lines + 1] = ("%s,%s,%s,%s,%.17g,%.17g,%.17g,%d,%.6f,%.6f"):format(rec.preset, rec.kernel,
-    tostring(rec.launch), rec.point, rec.sampled, rec.whole, rec.error, rec.blocks, rec.seconds, rec.whole_seconds)
+  csv_lines[#csv_lines + 1] = ("%s,%s,%s,%s,%s,%.17g,%.17g,%.17g,%d,%.6f,%.6f"):format(rec.model, rec.preset,
+    rec.kernel, tostring(rec.launch), rec.point, rec.sampled, rec.whole, rec.error, rec.blocks, rec.seconds,
+    rec.whole_seconds)
 end
 local provenance = { "gpush " .. gpush.core.version(), "command: " .. experiment.command_line(arg) }
 experiment.write_scenario_csv(opts.out, "sampling_error.csv", provenance, csv_lines)

@@ -272,6 +272,12 @@ int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *config,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err);
 void gp_memsim_result_free(gp_memsim_result *r, const gp_alloc *alloc);
+/* The result of a launch from the results a and b of two prefixes of its
+ * blocks, b the longer: every count b + (b - a) x f, and each cache-using
+ * PC's AMAT from its extrapolated levels (memsim_sample.c; gpush.sampling). */
+int gp_memsim_result_extrapolate(const gp_kernel *k, const gp_memsim_config *cfg,
+                                 const gp_memsim_result *a, const gp_memsim_result *b, double f,
+                                 const gp_alloc *alloc, gp_memsim_result *out, gp_error *err);
 
 /* What a kernel's functional replays share whatever the configuration
  * (memsim_functional.c): each warp's cache-using memory instructions in

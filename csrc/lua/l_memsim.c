@@ -248,6 +248,33 @@ static int replay_pcs(lua_State *L) {
   return 1;
 }
 
+/* core.memsim_extrapolate(kernel, machine, blocks_per_sm, a, b, f): the
+ * replay of the kernel from replays a and b of two prefixes of it
+ * (gp_memsim_result_extrapolate), as core.memsim_replay returns one. */
+static int memsim_extrapolate(lua_State *L) {
+  gp_kernel *k = gpl_check_kernel(L, 1);
+  const gp_machine *m = gpl_check_machine(L, 2);
+  const gp_memsim_result *a = gpl_check_replay(L, 4), *b = gpl_check_replay(L, 5);
+  double f = luaL_checknumber(L, 6);
+  gp_memsim_config c;
+  replay_box *box;
+  gp_error err;
+  gp_machine_memsim(m, check_blocks(L, 3), k->shmem_bytes, &c);
+  box = lua_newuserdata(L, sizeof *box);
+  memset(box, 0, sizeof *box);
+  luaL_getmetatable(L, REPLAY_MT);
+  lua_setmetatable(L, -2);
+  box->alloc = gp_alloc_default();
+  if (gp_memsim_result_extrapolate(k, &c, a, b, f, &box->alloc, &box->r, &err) != GP_OK) {
+    lua_pushnil(L);
+    lua_pushstring(L, err.msg);
+    return 2;
+  }
+  box->live = 1;
+  push_functional(L, k, &box->r, 0);
+  return 1;
+}
+
 static int memsim_timed_replay(lua_State *L) {
   gp_kernel *k = gpl_check_kernel(L, 1);
   const gp_machine *m = gpl_check_machine(L, 2);
@@ -422,6 +449,7 @@ static int params_key(lua_State *L) {
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
                                             {"memsim_replay", memsim_replay},
                                             {"memsim_prepare", memsim_prepare},
+                                            {"memsim_extrapolate", memsim_extrapolate},
                                             {"memsim_timed_replay", memsim_timed_replay},
                                             {"kernel_line_scan", kernel_line_scan},
                                             {"params_key", params_key},

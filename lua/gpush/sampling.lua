@@ -2,8 +2,12 @@
 -- thread blocks, for sweeps (docs/experiments.md, "Sampling").
 --
 --   local plan = sampling.plan(blocks, concurrency)   -- nil: simulate every block
---   local totals, how = sampling.measure(kernel, plan, cache, simulate)
+--   local totals, how = sampling.measure(kernel, plan, cache, simulate [, fit])
 --   sampling.release(cache)                           -- closes the prefixes kept in cache
+--
+-- Two clients: the simulator's sweep model (its totals, the cycles settled)
+-- and GPUMech's (its memory replay's counts, every one settled; `fit` says
+-- how a client's totals are tested and extrapolated).
 --
 -- A launch of many waves (blocks over SMs x blocks per SM) repeats the same
 -- work wave after wave: once its caches and queues have settled, every
@@ -36,6 +40,11 @@ M.REACH = 64
 -- The largest relative difference between the last two per-block slopes
 -- accepted as settled.
 M.TOLERANCE = 0.005
+-- GPUMech's (its memory replay's counts, every one tested): the DRAM
+-- requests of a streaming kernel's stores (the L2's dirty victims) move by
+-- 0.6-0.8 % a block between prefixes of 4 to 64 waves without a trend
+-- (stream_triad on gtx660ti), which 0.5 % would send to the whole replay.
+M.REPLAY_TOLERANCE = 0.01
 
 -- The plan for a launch of `blocks` thread blocks on `concurrency` block
 -- slots (SMs x blocks per SM), or nil when sampling does not pay.
@@ -54,6 +63,13 @@ end
 M.MEASURED = "mean |error| 0.11 %, largest -1.7 % (stream_triad at 8 warps/SM, 32 MSHRs, 144 GB/s), over the"
   .. " 117 of 2,025 (launch, point) pairs sampling took (gtx660ti; no shared-trace launch has 32 waves on"
   .. " gtx660ti, gtx1080, a100 or rtx3070), with the calibrated front end (issue 25), 2026-11-27"
+
+-- The same for GPUMech's sampled memory replay (the predicted cycles
+-- against those of the whole replay, gpush against gpush), measured by
+-- scenarios/sampling_error.lua.
+M.MEASURED_REPLAY = "mean |error| 0.036 %, largest +0.10 % (stream_triad at 24 warps/SM, 128 MSHRs, 96 GB/s), over"
+  .. " the 63 of 2,025 (launch, point) pairs sampling took (gtx660ti, RR and GTO alike; no shared-trace launch has"
+  .. " 32 waves on gtx660ti, gtx1080, a100 or rtx3070), 2026-11-28"
 
 -- The prefix of `n` blocks, kept in the kernel's cache (every point of a
 -- sweep samples the same prefixes); nil, message when the trace does not
@@ -84,27 +100,37 @@ local function extrapolate(a, b, f)
   return out
 end
 
--- The settled-ness test: the cycles per added block of the last two
--- steps agree within TOLERANCE.
-local function settled(samples)
-  local n = #samples
-  if n < 3 then
-    return false
-  end
-  local a, b, c = samples[n - 2], samples[n - 1], samples[n]
-  local s1 = (b.totals.cycles - a.totals.cycles) / (b.blocks - a.blocks)
-  local s2 = (c.totals.cycles - b.totals.cycles) / (c.blocks - b.blocks)
-  return math.abs(s2 - s1) <= M.TOLERANCE * math.abs(s2)
+-- Whether the per-block slopes of one total agree between the last two
+-- steps of samples a, b, c (values x, y, z): |s2 - s1| <= tolerance
+-- (default TOLERANCE) x max(|s2|, scale), where `scale` (optional, >= 0)
+-- is the slope of the total this one is read against (GPUMech reads a
+-- PC's counts per execution: its executions' slope).
+function M.slopes_agree(a, b, c, x, y, z, scale, tolerance)
+  local s1 = (y - x) / (b.blocks - a.blocks)
+  local s2 = (z - y) / (c.blocks - b.blocks)
+  return math.abs(s2 - s1) <= (tolerance or M.TOLERANCE) * math.max(math.abs(s2), scale or 0)
 end
 
+-- The simulator's settled-ness test: the cycles per added block of the
+-- last two steps agree within TOLERANCE.
+local function cycles_settled(a, b, c)
+  return M.slopes_agree(a, b, c, a.totals.cycles, b.totals.cycles, c.totals.cycles)
+end
+
+-- The simulator's fit: its cycles settled, every number extrapolated.
+M.CYCLES_FIT = { settled = cycles_settled, extrapolate = extrapolate }
+
 -- The launch's totals from samples (plan from M.plan): simulate(k) runs the
--- model on kernel k and returns its totals (a table of numbers, nested
--- tables of numbers allowed, with `cycles`), or nil, message.  Returns the
--- extrapolated totals and how they were found, {sampled = true, waves =
--- {2, 4, 8}, blocks = simulated blocks, launch_waves = ...}; or nil and the
--- reason the launch must be simulated whole (a message from simulate is
--- raised as an error).
-function M.measure(kernel, plan, cache, simulate)
+-- model on kernel k and returns its totals, or nil, message.  `fit`
+-- (default M.CYCLES_FIT: totals a table of numbers, nested tables of
+-- numbers allowed, with `cycles`) holds settled(a, b, c), whether the last
+-- three samples ({blocks, waves, totals}) have settled, and extrapolate(ta,
+-- tb, f), the totals tb + (tb - ta) x f.  Returns the extrapolated totals
+-- and how they were found, {sampled = true, waves = {2, 4, 8}, blocks =
+-- simulated blocks, launch_waves = ...}; or nil and the reason the launch
+-- must be simulated whole (a message from simulate is raised as an error).
+function M.measure(kernel, plan, cache, simulate, fit)
+  fit = fit or M.CYCLES_FIT
   local samples, simulated = {}, 0
   local waves = math.max(M.FIRST_WAVES, math.floor(plan.waves / M.REACH))
   while true do
@@ -122,7 +148,8 @@ function M.measure(kernel, plan, cache, simulate)
     end
     simulated = simulated + n
     samples[#samples + 1] = { blocks = n, waves = waves, totals = totals }
-    if settled(samples) then
+    local n_samples = #samples
+    if n_samples >= 3 and fit.settled(samples[n_samples - 2], samples[n_samples - 1], samples[n_samples]) then
       break
     end
     waves = waves * 2
@@ -132,7 +159,7 @@ function M.measure(kernel, plan, cache, simulate)
   for i, s in ipairs(samples) do
     list[i] = s.waves
   end
-  return extrapolate(a.totals, b.totals, (plan.blocks - b.blocks) / (b.blocks - a.blocks)),
+  return fit.extrapolate(a.totals, b.totals, (plan.blocks - b.blocks) / (b.blocks - a.blocks)),
     { sampled = true, waves = list, blocks = simulated, launch_waves = plan.waves }
 end
 

@@ -39,6 +39,7 @@ local core = require "gpush.core"
 local machine = require "gpush.machine"
 local memsim = require "gpush.memsim"
 local occupancy = require "gpush.occupancy"
+local sampling = require "gpush.sampling"
 local vocabulary = require "gpush.models.vocabulary"
 
 local M = {}
@@ -109,10 +110,22 @@ local function check_equations(equations, level)
   return eq
 end
 
--- A kernel's machine, geometry and occupancy on a configuration.
-local function fit(kernel, cfg, level)
+-- A kernel's machine, geometry and occupancy on a configuration; its
+-- kernel:info() (a table built by a walk over the kernel) kept in `cache`
+-- when given, as the sweep asks it at every point.
+local function fit(kernel, cfg, level, cache)
   local m = machine.of(cfg, level + 1)
-  local info = kernel:info()
+  local info
+  if cache then
+    local key = tostring(kernel) .. "|info"
+    info = cache[key]
+    if not info then
+      info = kernel:info()
+      cache[key] = info
+    end
+  else
+    info = kernel:info()
+  end
   local blocks_per_sm, limit = occupancy.blocks_per_sm(cfg, occupancy.geometry(info))
   return m, info, blocks_per_sm, limit
 end
@@ -217,6 +230,8 @@ local replay_of = setmetatable({}, { __mode = "k" })
 -- "gpush" (default) | "paper", select "kmeans"|"max"|"min"|"random", seed,
 -- prepared (from M.prepare), memory_cache (a table reused across calls: the
 -- memory replay and the bound counts, memsim.replay and bounds.counts),
+-- memory (a replay of this kernel on this configuration to use instead of
+-- memsim.replay's: the sweep's sampled one, M.sampled_replay),
 -- per_pc (true: r.per_pc, where the launch's cycles go per static PC:
 -- {pc, opcode, line, executions, cycles, stalls = {BASE = ..., ...}},
 -- costliest first, in scheduler cycles: the CPI stack x the launch's warp
@@ -226,15 +241,18 @@ local replay_of = setmetatable({}, { __mode = "k" })
 function M.predict(kernel, cfg, opts)
   opts = opts or {}
   local policy, model_name, equations = check_options(opts)
-  local m, info, blocks_per_sm, limit = fit(kernel, cfg, 2)
+  local m, info, blocks_per_sm, limit = fit(kernel, cfg, 2, opts.memory_cache)
   if blocks_per_sm == 0 then
     return nil, ("gpumech: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
       :format(info.kernel, cfg._name, limit)
   end
   local cache = opts.memory_cache
-  local mem, err = memsim.replay(kernel, m, blocks_per_sm, info.shared_bytes_per_block, cache)
+  local mem, err = opts.memory, nil
   if not mem then
-    return nil, err
+    mem, err = memsim.replay(kernel, m, blocks_per_sm, info.shared_bytes_per_block, cache)
+    if not mem then
+      return nil, err
+    end
   end
   local totals = equations == "gpush" and launch_models[M.models[model_name]]
   -- the floor's counts: from the cache, or counted in the C call (without
@@ -276,6 +294,139 @@ function M.predict(kernel, cfg, opts)
       end
     end,
   })
+end
+
+-- Sampling the memory replay in sweeps ----------------------------------------
+
+-- The counts of a replay each sample's settled test reads: the kernel's
+-- totals GPUMech and its floor take from the replay (DRAM requests and
+-- bytes, MSHR users, every level's accesses, hits and misses), and per PC
+-- the counts inputs.c reads per execution (its executions, levels,
+-- requests, L1 misses, bank passes, miss-reuse buckets).  A PC's own DRAM
+-- requests are left to the kernel's total: they include the dirty victims
+-- its fills evict, whose attribution among PCs moves by 3-5 % a block
+-- between prefixes of a streaming kernel (stream_triad on gtx660ti, 4 to
+-- 64 waves) while their sum stays within 1 %.
+local KERNEL_TOTALS = { "dram_requests", "mshr_requests", "mshr_dram_requests", "load_l1_misses",
+  "dram_bytes_read", "dram_bytes_written", "bank_conflicts", "l1_bytes", "l2_bytes" }
+local CACHE_TOTALS = { "accesses", "hits", "misses", "sector_misses", "writebacks" }
+local PC_TOTALS = { "l1_hits", "l2_hits", "dram", "requests", "l1_miss_requests", "shared_passes" }
+
+-- Whether every count of three prefix replays (M.sampled_replay's
+-- samples) grows by the same amount a block between the last two steps
+-- (sampling.slopes_agree): the kernel's totals against themselves, a PC's
+-- counts against its executions' slope (GPUMech reads them per execution).
+local function replay_settled(a, b, c)
+  local ta, tb, tc = a.totals, b.totals, c.totals
+  local function agree(x, y, z, scale)
+    return sampling.slopes_agree(a, b, c, x or 0, y or 0, z or 0, scale, sampling.REPLAY_TOLERANCE)
+  end
+  for _, name in ipairs(KERNEL_TOTALS) do
+    if not agree(ta.memory[name], tb.memory[name], tc.memory[name]) then
+      return false
+    end
+  end
+  for _, level in ipairs { "l1", "l2" } do
+    for _, name in ipairs(CACHE_TOTALS) do
+      if not agree(ta.memory[level][name], tb.memory[level][name], tc.memory[level][name]) then
+        return false
+      end
+    end
+  end
+  local empty = { miss_reuse = {} }
+  for index, pc in pairs(tc.pcs) do
+    local pa, pb = ta.pcs[index] or empty, tb.pcs[index] or empty
+    local x, y, z = pa.instructions or 0, pb.instructions or 0, pc.instructions
+    if not agree(x, y, z) then
+      return false
+    end
+    local executions = math.abs((z - y) / (c.blocks - b.blocks))
+    for _, name in ipairs(PC_TOTALS) do
+      if not agree(pa[name], pb[name], pc[name], executions) then
+        return false
+      end
+    end
+    for bucket, n in ipairs(pc.miss_reuse or {}) do
+      if not agree((pa.miss_reuse or {})[bucket], (pb.miss_reuse or {})[bucket], n, executions) then
+        return false
+      end
+    end
+  end
+  -- a PC the last sample lacks but an earlier one has cannot grow linearly
+  for index in pairs(tb.pcs) do
+    if not tc.pcs[index] then
+      return false
+    end
+  end
+  return true
+end
+
+-- M.sampled_replay's replay of the whole launch from two prefix replays.
+local function replay_fit(kernel, m, blocks_per_sm, params)
+  return { settled = replay_settled, extrapolate = function(a, b, f)
+    local mem = assert(core.memsim_extrapolate(kernel, m, blocks_per_sm, a.memory.replay, b.memory.replay, f))
+    mem.params = params
+    return mem
+  end }
+end
+
+-- M.sampled_replay's answer for a configuration: { memory, how }, the
+-- sampled replay kept per memory parameters, or { how = { blocks, why } }.
+local function sample(kernel, cfg, cache)
+  local m, info, blocks_per_sm = fit(kernel, cfg, 3, cache)
+  local plan = blocks_per_sm > 0 and sampling.plan(info.thread_blocks, cfg.sm.count * blocks_per_sm)
+  if not plan then
+    return { how = { blocks = info.thread_blocks, why = "fewer waves than sampling needs" } }
+  end
+  local shared = info.shared_bytes_per_block
+  local params = m:memsim(blocks_per_sm, shared)
+  local key = "gpumech.sampled|" .. memsim.params_key(params)
+  local kept = cache[key]
+  if kept == nil then
+    local mem, how = sampling.measure(kernel, plan, cache, function(k)
+      local r, err = memsim.replay(k, m, blocks_per_sm, shared, cache)
+      return r and { memory = r, pcs = r.pcs }, err
+    end, replay_fit(kernel, m, blocks_per_sm, params))
+    kept = mem and { memory = mem, how = how } or { how = { blocks = info.thread_blocks, why = how } }
+    cache[key] = kept
+  end
+  return kept
+end
+
+-- The memory replay of a launch of many waves from replays of its first
+-- waves, in a sweep that samples (ctx.sample; docs/experiments.md,
+-- "Sampling"): gpush.sampling's plan and settled test over every count the
+-- prediction reads (replay_settled), each extrapolated linearly to the
+-- launch (core.memsim_extrapolate) and the AMATs computed from the
+-- extrapolated levels.  Kept in the kernel's cache per memory parameters,
+-- so RR and GTO share it, and the answer per configuration, so a point
+-- asks the kernel nothing twice (kernel:info() walks the kernel).  Returns
+-- the replay (memsim.replay's shape) and how it was found (sampling.
+-- measure's); or nil and { blocks = the launch's, why } when the launch is
+-- replayed whole (too few waves, counts that did not settle, blocks stored
+-- out of order); nil alone outside a sweep that samples.
+function M.sampled_replay(kernel, cfg, cache, ctx)
+  if not (ctx and ctx.sample and cache) then
+    return nil
+  end
+  local per_config = cache["gpumech.sampled"]
+  if not per_config then
+    per_config = setmetatable({}, { __mode = "k" })
+    cache["gpumech.sampled"] = per_config
+  end
+  local found = per_config[cfg]
+  if not found then
+    found = sample(kernel, cfg, cache)
+    per_config[cfg] = found
+  end
+  return found.memory, found.how
+end
+
+-- A table that reads through to `cache` and keeps its own writes: a
+-- prediction from a sampled replay leaves no counts with sampled totals
+-- where the whole replay's users (the bounds, the M-core) find them.
+local function reading_through(cache)
+  return setmetatable({}, { __index = cache })
 end
 
 -- The sweep model (the contract in gpush.models) -----------------------------
@@ -345,6 +496,12 @@ end
 -- configuration's peak (dram_util), the dominant stall category
 -- (M.dominant), the bottleneck in the shared vocabulary (M.bottleneck), the
 -- binding resource (gpush's equations: the busiest, "" under the paper's).
+-- In a sweep that samples (ctx.sample), a launch of many waves is
+-- predicted from a replay extrapolated from its first waves
+-- (M.sampled_replay) and the rows say `sampled` and `replayed_blocks` (the
+-- blocks replayed for it: the launch's when replayed whole); at the point
+-- where ctx.check_sample is set the whole replay's prediction is made too
+-- and `sample_error` is the sampled cycles' relative difference from it.
 -- opts: policy "rr"|"gto", model (a key of M.models), equations
 -- "gpush"|"paper", select, name (default gpumech-POLICY, or
 -- gpumech-paper-POLICY under the paper's equations).
@@ -371,9 +528,22 @@ function M.new(opts)
       end
       return cache[key][1], cache[key][2]
     end,
-    run = function(kernel, cfg, prepared, cache)
-      local r, err = M.predict(kernel, cfg, { policy = policy, model = opts.model, select = opts.select,
-        equations = equations, prepared = prepared, memory_cache = cache })
+    run = function(kernel, cfg, prepared, cache, ctx)
+      local predict_opts = { policy = policy, model = opts.model, select = opts.select, equations = equations,
+        prepared = prepared, memory_cache = cache }
+      local sampled, how = M.sampled_replay(kernel, cfg, cache, ctx)
+      local whole
+      if sampled and ctx.check_sample then
+        local err
+        whole, err = M.predict(kernel, cfg, predict_opts)
+        if not whole then
+          return nil, err
+        end
+      end
+      if sampled then
+        predict_opts.memory, predict_opts.memory_cache = sampled, reading_through(cache)
+      end
+      local r, err = M.predict(kernel, cfg, predict_opts)
       if not r then
         return nil, err
       end
@@ -388,6 +558,13 @@ function M.new(opts)
         row["cpi_" .. s:lower()] = r.stack[s]
       end
       row.bottleneck, row.bottleneck_detail = r.bottleneck, r.bottleneck_detail
+      if how then
+        row.sampled = sampled ~= nil
+        row.replayed_blocks = how.blocks
+        if whole then
+          row.sample_error = (r.cycles - whole.cycles) / whole.cycles
+        end
+      end
       return row
     end,
   }

@@ -107,18 +107,30 @@ local function full_table(res)
   return markdown.table(headers, cells)
 end
 
+-- What each kind of sampling did, by the column its rows carry: the
+-- simulator's (simulated_blocks) and GPUMech's memory replay's
+-- (replayed_blocks); and the error scenarios/sampling_error.lua measured.
+local SAMPLED = {
+  simulation = { what = "simulated over its first waves until the cycles per block settled",
+    column = "simulated_blocks", whole = "simulates every block", measured = sampling.MEASURED },
+  replay = { what = "replayed through the memory model over its first waves until every count the prediction"
+    .. " reads grew by the same amount a block", column = "replayed_blocks",
+    whole = "replays every block", measured = sampling.MEASURED_REPLAY },
+}
+
 -- What was sampled (rows with `sampled` true: gpush.sampling), per model,
 -- kernel by kernel with its count of sampled points, and the sampling
--- error measured where the whole launch was simulated too (`sample_error`,
--- the baseline point); nil when no row was sampled.
+-- error measured where the whole launch was simulated (or replayed) too
+-- (`sample_error`, the baseline point); nil when no row was sampled.
 local function sampling_lines(res)
-  local order, by_model = {}, {}
+  local order, by_model, kinds = {}, {}, {}
   for _, r in ipairs(res.rows) do
     if r.sampled == true then
       local m = by_model[r.model]
       if not m then
-        m = { kernels = {}, list = {}, points = 0 }
+        m = { kernels = {}, list = {}, points = 0, kind = r.replayed_blocks ~= nil and "replay" or "simulation" }
         by_model[r.model], order[#order + 1] = m, r.model
+        kinds[m.kind] = true
       end
       local key = r.kernel .. (r.launch and ("#" .. tostring(r.launch)) or "")
       local k = m.kernels[key]
@@ -145,18 +157,22 @@ local function sampling_lines(res)
         checks[#checks + 1] = ("%s %+.3f %%"):format(k.name, 100 * k.error)
       end
     end
-    lines[#lines + 1] = ("Sampled: %s on %s. Each launch of %d or more waves was simulated over its first waves"
-      .. " until the cycles per block settled and extrapolated (column simulated_blocks; docs/experiments.md,"
-      .. " \"Sampling\"); --no-sample simulates every block."):format(model, table.concat(parts, ", "),
-      sampling.MIN_WAVES)
+    local kind = SAMPLED[by_model[model].kind]
+    lines[#lines + 1] = ("Sampled: %s on %s. Each launch of %d or more waves was %s and extrapolated (column"
+      .. " %s; docs/experiments.md, \"Sampling\"); --no-sample %s."):format(model, table.concat(parts, ", "),
+      sampling.MIN_WAVES, kind.what, kind.column, kind.whole)
     if #checks > 0 then
-      lines[#lines + 1] = ("Sampling error at the baseline point, where the whole launch was simulated too: %s."):format(
-        table.concat(checks, ", "))
+      lines[#lines + 1] = ("Sampling error at the baseline point, where the whole launch was %s too: %s."):format(
+        by_model[model].kind == "replay" and "replayed" or "simulated", table.concat(checks, ", "))
     end
   end
-  lines[#lines + 1] = ("Sampling error measured by scenarios/sampling_error.lua on the regime suite (the main"
-    .. " job's 54 points) and the shared traces: %s.")
-    :format(sampling.MEASURED)
+  for _, name in ipairs { "simulation", "replay" } do
+    if kinds[name] then
+      lines[#lines + 1] = ("Sampling error%s measured by scenarios/sampling_error.lua on the regime suite (the"
+        .. " main job's 54 points) and the shared traces: %s."):format(
+        name == "replay" and " of GPUMech's replay" or "", SAMPLED[name].measured)
+    end
+  end
   return lines
 end
 
