@@ -73,8 +73,7 @@ static inline set_view view_of(const gp_cache *c, uint32_t set) {
  * set read 16 tags, now 16 bytes.  Sets of 17 to 32 ways read two groups
  * of hints (the second inside the record: its hints are followed by the
  * other fields) into one mask, lowest way first as the loop finds them. */
-static inline __attribute__((always_inline)) int find_way(const set_view *v, uint32_t filled,
-                                                         uint64_t line) {
+static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
   const uint64_t *tags = v->tags;
   uint8_t hint;
   uint32_t w;
