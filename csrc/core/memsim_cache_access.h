@@ -70,9 +70,7 @@ static inline set_view view_of(const gp_cache *c, uint32_t set) {
  * absent).  Sixteen ways' hints are compared at once, the ways past the
  * filled ones masked off; only a matching hint's tag is read.  Returns
  * what a scan of the filled ways' tags returns: a miss in a full 16-way
- * set read 16 tags, now 16 bytes.  Sets of 17 to 32 ways read two groups
- * of hints (the second inside the record: its hints are followed by the
- * other fields) into one mask, lowest way first as the loop finds them. */
+ * set read 16 tags, now 16 bytes. */
 static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
   const uint64_t *tags = v->tags;
   uint8_t hint;
@@ -86,16 +84,6 @@ static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
   hint = hint_of(line);
   if (filled <= 16) { /* every preset's sets: one compare, no loop */
     uint32_t match = hint_matches(v->hints, hint) & ((1u << filled) - 1);
-    for (; match; match &= match - 1) {
-      uint32_t way = (uint32_t)__builtin_ctz(match);
-      if (tags[way] == line + 1)
-        return (int)way;
-    }
-    return -1;
-  }
-  if (filled <= 32) { /* a100's 28-way L1: both groups' hints in one mask, no loop */
-    uint32_t match = (hint_matches(v->hints, hint) | hint_matches(v->hints + 16, hint) << 16) &
-                     (uint32_t)((1ull << filled) - 1);
     for (; match; match &= match - 1) {
       uint32_t way = (uint32_t)__builtin_ctz(match);
       if (tags[way] == line + 1)
