@@ -339,6 +339,8 @@ typedef struct gp_calendar {
   double min_length;           /* no request is shorter */
   double now;                  /* the latest submission cycle: intervals that ended
                                   by then are over (dropped a chunk at a time) */
+  uint32_t finger;             /* the chunk the last search started in: the next
+                                  search tries it first (checked, may be stale) */
 } gp_calendar;
 
 /* An empty calendar for requests of at least min_length cycles (gaps

@@ -99,14 +99,26 @@ static inline uint32_t first_span_after(const gp_span *s, uint32_t n, double t) 
   return (uint32_t)(base - s) + (n == 1 && base->to <= t);
 }
 
+/* Whether chunk i of the directory is the first whose end lies after t
+ * (the ends increase): what the search over chunks returns. */
+static inline int first_after_is(const gp_calendar *c, uint32_t i, double t) {
+  return i < c->count && c->dir[i].end > t && (i == 0 || c->dir[i - 1].end <= t);
+}
+
 /* The first interval that ends after t: chunk *ci, span *si (*ci = count
- * when none does), by binary search over chunks, then inside one. */
-static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
+ * when none does).  The chunk is the one the last search found when it
+ * still is the first ending after t (the finger: a slice's or channel's
+ * searches come in roughly increasing ready order, and chunk indices go
+ * stale when chunks are dropped or split, so it is checked), else the
+ * last chunk, else a binary search over chunks; then a search inside the
+ * chunk. */
+static void locate(gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
   uint32_t hi = c->count, lo;
   const gp_span_chunk *ch;
-  /* most requests are ready after every interval or in the last chunk */
-  if (hi > 0 && c->dir[hi - 1].end > t && (hi == 1 || c->dir[hi - 2].end <= t))
-    lo = hi - 1;
+  if (first_after_is(c, c->finger, t))
+    lo = c->finger;
+  else if (hi > 0 && first_after_is(c, hi - 1, t))
+    lo = hi - 1; /* most other searches are in the last chunk */
   else if (hi > 0 && c->dir[hi - 1].end <= t)
     lo = hi;
   else
@@ -114,6 +126,7 @@ static void locate(const gp_calendar *c, double t, uint32_t *ci, uint32_t *si) {
   *ci = lo, *si = 0;
   if (lo == c->count)
     return;
+  c->finger = lo;
   ch = c->dir[lo].chunk;
   /* spans[n - 1] ends after t: search the others */
   *si = first_span_after(ch->spans, ch->n - 1, t);

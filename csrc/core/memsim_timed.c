@@ -36,6 +36,7 @@
  * more MSHRs or bandwidth never change hits; the fills' requesters are
  * timed, so the L2 serves a line's requests in arrival order.
  */
+#include "memsim_cache_access.h"
 #include "memsim_calendar.h"
 
 #include <math.h>
@@ -621,7 +622,7 @@ static inline __attribute__((always_inline)) double l2_and_dram(gp_timed *t, uin
   if (gp_calendar_reserve_inline(&t->slices[s], &t->alloc, t->last_now, ready,
                                  t->cfg.l2_interval, &start) != GP_OK)
     t->out_of_memory = 1;
-  res = gp_cache_access(l2, line, mask, kind != REQ_LOAD);
+  res = gp_cache_access_inline(l2, line, mask, kind != REQ_LOAD);
   if (l2->way >= 0)
     cycles = way_cycles(t, &t->l2_cycles[s], l2, L2_FIELDS);
   ready_at = cycles ? &cycles[L2_READY] : NULL;
@@ -754,7 +755,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
     uint8_t mask = masks[j];
     l1_ready = NULL;
     if (through_l1 && l1->sets > 0) {
-      gp_cache_result res = gp_cache_access(l1, lines[j], masks[j], is_store);
+      gp_cache_result res = gp_cache_access_inline(l1, lines[j], masks[j], is_store);
       if (l1->way >= 0)
         l1_ready = way_cycles(t, &t->l1_cycles[sm], l1, L1_FIELDS);
       if (l1->evicted && l1->evicted_dirty) /* write-back L1: the victim goes to L2 */

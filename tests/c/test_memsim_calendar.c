@@ -252,6 +252,41 @@ static void test_empties_and_fills_again(void) {
   gp_calendar_free(&c, &a);
 }
 
+/* The finger (the chunk the last search found, tried first) is only a
+ * hint: whatever chunk it names, a search starts in the first chunk that
+ * ends after the ready cycle.  200 intervals [10i, 10i + 5) in several
+ * chunks; 200 requests of 3 cycles ready at 10k + 6 (k in a scrambled
+ * order), each with the finger set to k mod (chunks + 2) first (a chunk
+ * before the right one, the right one, one after it, past the directory):
+ * each fits its own gap and starts at 10k + 6 (min_length 1: no gap it
+ * leaves is closed), and the intervals alternate [10i, 10i + 5),
+ * [10i + 6, 10i + 9).  A finger taken without checking that the chunk
+ * before it ended by the ready cycle fails it (the starts are right, the
+ * intervals are inserted out of order). */
+static void test_a_stale_finger(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_calendar c;
+  int i, right = 1;
+  uint32_t chunks;
+  gp_calendar_init(&c, 1);
+  for (i = 199; i >= 0; i--)
+    reserve(&c, 0, 10.0 * i, 5);
+  chunks = c.count;
+  CHECK(chunks >= 4);
+  for (i = 0; i < 200; i++) {
+    int k = (i * 77) % 200;
+    c.finger = (uint32_t)k % (chunks + 2);
+    right &= reserve(&c, 0, 10.0 * k + 6, 3) == 10.0 * k + 6;
+  }
+  CHECK(right);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 400);
+  for (i = 0; i < 200; i++)
+    right &= has_interval(&c, 2 * (size_t)i, 10.0 * i, 10.0 * i + 5) &&
+             has_interval(&c, 2 * (size_t)i + 1, 10.0 * i + 6, 10.0 * i + 9);
+  CHECK(right);
+  gp_calendar_free(&c, &a);
+}
+
 int main(void) {
   RUN(test_in_order_is_fifo);
   RUN(test_gaps_are_filled_first_fit);
@@ -260,5 +295,6 @@ int main(void) {
   RUN(test_chunks_split_and_stay_sorted);
   RUN(test_matches_the_plain_rules);
   RUN(test_empties_and_fills_again);
+  RUN(test_a_stale_finger);
   return gp_test_finish();
 }
