@@ -207,6 +207,27 @@ describe("gpush.gpumech", function()
     assert.are_not.equal(achieved[1], achieved[2])
   end)
 
+  -- The sweep model's run fits (kernel, configuration) once for the sampler
+  -- and the prediction: each point's row is predict's at that point's own
+  -- occupancy, across points of one kernel's cache, sampling asked or not.
+  it("predicts each sweep point at its own occupancy from the one fit of the point", function()
+    local k = assert(workloads.kernel(workloads.get("l2_resident")))
+    local base = config.load("gtx660ti")
+    for _, ctx in ipairs { { seed = 1 }, { seed = 1, sample = true } } do
+      local model, cache = gpumech.new { policy = "rr" }, {}
+      local prepared = assert(model.prepare(k, base, cache, ctx))
+      local seen = {}
+      for _, o in ipairs { { "sm.max_warps=8" }, { "sm.max_warps=64" }, { "sm.max_warps=16", "l1.mshrs=32" } } do
+        local cfg = config.load("gtx660ti", o)
+        local row = assert(model.run(k, cfg, prepared, cache, ctx))
+        local r = assert(gpumech.predict(k, cfg, { policy = "rr", prepared = prepared }))
+        assert.are.equal(r.cycles, row.cycles, table.concat(o, " "))
+        seen[r.blocks_per_sm] = true
+      end
+      assert.is_true(seen[1] and seen[2] and seen[8])
+    end
+  end)
+
   -- Without counts in the cache and without a prepared warp, predict counts
   -- the floor's bounds in the C call, in one walk with the pass over every
   -- warp (gp_gm_prepare_counted), and keeps them where bounds.counts finds

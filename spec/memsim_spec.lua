@@ -66,6 +66,41 @@ describe("gpush.memsim functional mode", function()
     assert.are.equal("x=1", memsim.params_key({ x = 1, y = 2 }, { y = true }))
   end)
 
+  it("keys a replay in C (core.memsim_key) exactly where the parameters' text is the same", function()
+    local core = require "gpush.core"
+    local machine = require "gpush.machine"
+    -- presets, occupancies (0 replays as 1), shared memory (a unified L1
+    -- shrinks) and one parameter of each kind moved: integers, booleans, the
+    -- latencies (numbers, printed), an L1 size that leaves the key alone
+    local overrides = { {}, { ["l1.latency"] = 36 }, { ["l2.latency"] = 201.5 }, { ["shared.latency"] = 31 },
+      { ["const.latency"] = 29 }, { ["l2.ways"] = 8 }, { ["sm.count"] = 8 }, { ["l1.cache_global"] = true },
+      { ["dram.bandwidth_gbs"] = 96 } }
+    local cases = {}
+    for _, name in ipairs { "gtx660ti", "gtx1080", "a100", "quadro-fx580" } do
+      for i, o in ipairs(name == "gtx660ti" and overrides or { {} }) do
+        local m = machine.of(config.load(name, o))
+        for _, blocks in ipairs { 0, 1, 2, 8 } do
+          for _, shared in ipairs { 0, 49152 } do
+            cases[#cases + 1] = { label = ("%s/%d/%d/%d"):format(name, i, blocks, shared),
+              key = core.memsim_key(m, blocks, shared), text = memsim.params_key(m:memsim(blocks, shared)) }
+          end
+        end
+      end
+    end
+    local same = 0
+    for i = 1, #cases do
+      for j = i + 1, #cases do
+        local a, b = cases[i], cases[j]
+        assert.are.equal(a.text == b.text, a.key == b.key, a.label .. " against " .. b.label)
+        same = same + (a.text == b.text and 1 or 0)
+      end
+    end
+    -- both answers occur: blocks 0 and 1, the bandwidth (not a replay
+    -- parameter), the shared memory of a fixed L1
+    assert.is_true(same > #cases)
+    assert.has_error(function() core.memsim_key(machine.of(config.load("gtx660ti")), -1, 0) end)
+  end)
+
   it("compares parameter tables as their cache keys do", function()
     local p = memsim.params(config.load("gtx1080"), small("stream_triad"))
     local q = memsim.params(config.load("gtx1080"), small("stream_triad"))

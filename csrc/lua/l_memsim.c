@@ -32,6 +32,9 @@
  *   lines = core.kernel_line_scan(kernel)   -- a plain pass over the same
  *                                           -- arrays (benchmark baseline)
  *
+ *   key = core.memsim_key(machine, blocks_per_sm, shared_bytes)  -- a key equal
+ *     for two arguments exactly where params_key(machine:memsim(blocks,
+ *     shared)) is, without building the table (gpush.memsim.replay's lookup)
  *   key = core.params_key(params)  -- or nil where the Lua walk must answer
  * gpush.memsim.params_key's text of a parameter table, built in C.
  */
@@ -446,6 +449,79 @@ static int params_key(lua_State *L) {
   return 1;
 }
 
+/* The key so far of core.memsim_key. */
+typedef struct config_key {
+  char bytes[512]; /* 21 integers and 5 numbers' texts of at most 24 bytes */
+  size_t len;
+} config_key;
+
+static void key_bytes(config_key *k, const void *v, size_t n) {
+  memcpy(k->bytes + k->len, v, n);
+  k->len += n;
+}
+
+static void key_u64(config_key *k, uint64_t v) {
+  key_bytes(k, &v, sizeof v);
+}
+
+/* A number leaf as machine:memsim's table holds it and tostring prints it
+ * (LUAI_NUMFFORMAT, "%.14g"): two latencies that print alike give one key,
+ * as in params_key's text. */
+static void key_number(lua_State *L, config_key *k, double v) {
+  size_t n;
+  const char *text;
+  lua_pushnumber(L, v);
+  text = lua_tolstring(L, -1, &n);
+  key_u64(k, n);
+  key_bytes(k, text, n);
+  lua_pop(L, 1);
+}
+
+static void key_cache(config_key *k, const gp_cache_config *c) {
+  key_u64(k, c->size_bytes);
+  key_u64(k, c->line_bytes);
+  key_u64(k, c->ways);
+  key_u64(k, c->sectored != 0);
+  key_u64(k, c->write_back != 0);
+}
+
+/* core.memsim_key(machine, blocks_per_sm, shared_bytes): the replay
+ * configuration's leaves as machine:memsim's table holds them (integers,
+ * booleans as 0/1, numbers as they print), in a fixed order, as bytes.  Two
+ * calls give the same key exactly where params_key of machine:memsim's
+ * tables gives the same text (each leaf prints alike), at about a fortieth
+ * of its cost (the table's 23 fields and the key walk's sort were 10 us of
+ * every sweep point's replay lookup).  A field added to gp_memsim_config
+ * stops the build here until the key reads it. */
+static int memsim_key(lua_State *L) {
+  const gp_machine *m = gpl_check_machine(L, 1);
+  lua_Integer b = luaL_checkinteger(L, 2), s = luaL_optinteger(L, 3, 0);
+  gp_memsim_config c;
+  config_key k;
+  _Static_assert(sizeof(gp_memsim_config) == 128, "memsim_key reads every field of gp_memsim_config");
+  luaL_argcheck(L, b >= 0 && b <= (lua_Integer)UINT32_MAX, 2, "blocks per SM out of range");
+  luaL_argcheck(L, s >= 0, 3, "shared bytes per block must not be negative");
+  gp_machine_memsim(m, (uint32_t)b, (uint64_t)s, &c);
+  k.len = 0;
+  key_u64(&k, c.sms);
+  key_u64(&k, c.blocks_per_sm);
+  key_cache(&k, &c.l1);
+  key_cache(&k, &c.l2);
+  key_u64(&k, c.l2_slices);
+  key_u64(&k, c.cache_global_in_l1 != 0);
+  key_u64(&k, c.dram_access_bytes);
+  key_number(L, &k, c.l1_latency);
+  key_number(L, &k, c.l2_latency);
+  key_number(L, &k, c.dram_latency);
+  key_u64(&k, c.cc1x != GP_CC1X_OFF);
+  key_u64(&k, c.shared_banks);
+  key_u64(&k, c.shared_bank_bytes);
+  key_number(L, &k, c.shared_latency);
+  key_number(L, &k, c.const_latency);
+  lua_pushlstring(L, k.bytes, k.len);
+  return 1;
+}
+
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
                                             {"memsim_replay", memsim_replay},
                                             {"memsim_prepare", memsim_prepare},
@@ -453,6 +529,7 @@ static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functio
                                             {"memsim_timed_replay", memsim_timed_replay},
                                             {"kernel_line_scan", kernel_line_scan},
                                             {"params_key", params_key},
+                                            {"memsim_key", memsim_key},
                                             {NULL, NULL}};
 
 static const luaL_Reg replay_methods[] = {{"pcs", replay_pcs}, {NULL, NULL}};

@@ -71,8 +71,8 @@ end
 
 -- A stable text of a parameter table, for cache keys (nested tables
 -- flattened with dotted keys; fields named in `skip` left out).  Without
--- `skip`, built in C (core.params_key: 12 us of every sweep point's
--- replay lookup in this walk) where C can answer; the walk otherwise.
+-- `skip`, built in C (core.params_key: 12 us a key in this walk) where C
+-- can answer; the walk otherwise.
 function M.params_key(p, skip)
   local key = not skip and core.params_key(p)
   if key then
@@ -148,14 +148,16 @@ end
 -- passes), so its replays at other occupancies neither scan the kernel nor
 -- count the passes again.  Returns the result (see csrc/lua/l_memsim.c)
 -- with the parameters used, or nil and a message.  GPUMech calls it with
--- what it knows already.
+-- what it knows already.  The entries' keys are core.memsim_key's (equal
+-- where params_key of the parameters is, read from the machine without
+-- building the table: a sweep looks its replay up at every point).
 function M.replay(kernel, m, blocks, shared, cache)
-  local params = m:memsim(blocks, shared)
-  local key = cache and tostring(kernel) .. "|" .. M.params_key(params)
+  local key = cache and tostring(kernel) .. "|" .. core.memsim_key(m, blocks, shared)
   local hit = key and cache[key]
   if hit then
     return hit
   end
+  local params = m:memsim(blocks, shared)
   local prep
   if cache then
     local prep_key = tostring(kernel) .. "|prep"

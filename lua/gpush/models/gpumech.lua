@@ -130,6 +130,14 @@ local function fit(kernel, cfg, level, cache)
   return m, info, blocks_per_sm, limit
 end
 
+-- fit's answer as a table, for the sweep model's run to compute once and
+-- hand to the sampler and the prediction (fit checks the configuration in
+-- full: it was a second 10 us of a further point's RR prediction).
+local function fitted(kernel, cfg, level, cache)
+  local m, info, blocks_per_sm, limit = fit(kernel, cfg, level + 1, cache)
+  return { m = m, info = info, blocks_per_sm = blocks_per_sm, limit = limit }
+end
+
 -- Step 3, once for predictions across configurations (Sec. VI-D): the
 -- representative warp (gpush's equations: k-means over the blocks' critical
 -- warps, and each block's critical warp for the last wave); opts: select,
@@ -238,10 +246,13 @@ local replay_of = setmetatable({}, { __mode = "k" })
 -- instructions; csrc/core/gpumech/per_pc.c; not built otherwise).
 -- Steps 3-6 are one call into the C core (csrc/core/gpumech/launch.c);
 -- r.intervals, the reported warp's intervals, are built on first use.
-function M.predict(kernel, cfg, opts)
+-- M.predict with fit's answer for (kernel, cfg) given (the sweep model's
+-- run, which fits once) or nil (fitted here).
+local function predict_fitted(kernel, cfg, opts, given)
   opts = opts or {}
   local policy, model_name, equations = check_options(opts)
-  local m, info, blocks_per_sm, limit = fit(kernel, cfg, 2, opts.memory_cache)
+  local f = given or fitted(kernel, cfg, 2, opts.memory_cache)
+  local m, info, blocks_per_sm, limit = f.m, f.info, f.blocks_per_sm, f.limit
   if blocks_per_sm == 0 then
     return nil, ("gpumech: kernel '%s' does not fit on one SM of '%s' (limit: %s)")
       :format(info.kernel, cfg._name, limit)
@@ -294,6 +305,10 @@ function M.predict(kernel, cfg, opts)
       end
     end,
   })
+end
+
+function M.predict(kernel, cfg, opts)
+  return predict_fitted(kernel, cfg, opts, nil)
 end
 
 -- Sampling the memory replay in sweeps ----------------------------------------
@@ -372,8 +387,8 @@ end
 
 -- M.sampled_replay's answer for a configuration: { memory, how }, the
 -- sampled replay kept per memory parameters, or { how = { blocks, why } }.
-local function sample(kernel, cfg, cache)
-  local m, info, blocks_per_sm = fit(kernel, cfg, 3, cache)
+local function sample(kernel, cfg, cache, f)
+  local m, info, blocks_per_sm = f.m, f.info, f.blocks_per_sm
   local plan = blocks_per_sm > 0 and sampling.plan(info.thread_blocks, cfg.sm.count * blocks_per_sm)
   if not plan then
     return { how = { blocks = info.thread_blocks, why = "fewer waves than sampling needs" } }
@@ -405,7 +420,7 @@ end
 -- measure's); or nil and { blocks = the launch's, why } when the launch is
 -- replayed whole (too few waves, counts that did not settle, blocks stored
 -- out of order); nil alone outside a sweep that samples.
-function M.sampled_replay(kernel, cfg, cache, ctx)
+local function sampled_fitted(kernel, cfg, cache, ctx, given)
   if not (ctx and ctx.sample and cache) then
     return nil
   end
@@ -416,10 +431,14 @@ function M.sampled_replay(kernel, cfg, cache, ctx)
   end
   local found = per_config[cfg]
   if not found then
-    found = sample(kernel, cfg, cache)
+    found = sample(kernel, cfg, cache, given or fitted(kernel, cfg, 2, cache))
     per_config[cfg] = found
   end
   return found.memory, found.how
+end
+
+function M.sampled_replay(kernel, cfg, cache, ctx)
+  return sampled_fitted(kernel, cfg, cache, ctx, nil)
 end
 
 -- A table that reads through to `cache` and keeps its own writes: a
@@ -531,11 +550,13 @@ function M.new(opts)
     run = function(kernel, cfg, prepared, cache, ctx)
       local predict_opts = { policy = policy, model = opts.model, select = opts.select, equations = equations,
         prepared = prepared, memory_cache = cache }
-      local sampled, how = M.sampled_replay(kernel, cfg, cache, ctx)
+      -- fit's answer once for the sampler and the prediction(s)
+      local f = fitted(kernel, cfg, 1, cache)
+      local sampled, how = sampled_fitted(kernel, cfg, cache, ctx, f)
       local whole
       if sampled and ctx.check_sample then
         local err
-        whole, err = M.predict(kernel, cfg, predict_opts)
+        whole, err = predict_fitted(kernel, cfg, predict_opts, f)
         if not whole then
           return nil, err
         end
@@ -543,7 +564,7 @@ function M.new(opts)
       if sampled then
         predict_opts.memory, predict_opts.memory_cache = sampled, reading_through(cache)
       end
-      local r, err = M.predict(kernel, cfg, predict_opts)
+      local r, err = predict_fitted(kernel, cfg, predict_opts, f)
       if not r then
         return nil, err
       end
