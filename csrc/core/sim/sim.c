@@ -365,14 +365,15 @@ static inline __attribute__((always_inline)) void occupy_unit(sched_state *q, in
 }
 
 /* Issues the next instruction of the warp at position `pos` of scheduler q,
- * already taken out of the ready sets, at cycle t (Algorithm 1 lines
+ * still in the ready sets (its unit's and ready_any), at cycle t (Algorithm 1 lines
  * 10-20): the unit's next free cycle, the completion time (memory through
  * memsim), the barrier, and the warp's next instruction's readiness.
- * Returns ENQUEUE when the warp goes on (the caller puts it into ready
- * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
+ * Returns ENQUEUE when the warp goes on (the caller moves it within ready
+ * or to pending), GP_OK when it exited or waits at a barrier (taken out of
+ * the ready sets here), GP_ERR on
  * error.  Inline in the look at a scheduler (compiled per policy): the
  * call cost a tenth of a compute instruction's issue. */
-/* issue(): the warp goes on (the caller puts it into ready or pending). */
+/* issue(): the warp goes on (the caller moves it within ready or to pending). */
 #define ENQUEUE 1
 
 static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, warp_state *w,
@@ -403,6 +404,12 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
       release_barrier(s, smi, slot);
     else
       w->at_barrier = 1;
+  }
+  if (w->left == 0 || w->at_barrier) {
+    /* out of the ready sets (before a new block's warp may take its
+     * position in retire_warp) */
+    bit_clear(set_of(q, unit), pos);
+    bit_clear(set_of(q, SET_READY_ANY), pos);
   }
   if (w->left == 0)
     return retire_warp(s, smi, q->sc + pos * s->S);
@@ -475,11 +482,12 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     w = warp_at(q, (uint32_t)pos);
     pc = w->pc_index;
     unit = w->unit;
-    bit_clear_w(set_w(q, unit, words), (uint32_t)pos, words);
-    bit_clear_w(set_w(q, SET_READY_ANY, words), (uint32_t)pos, words);
+    /* the warp stays in the ready sets while it issues: issue() takes it
+     * out when it retires or waits at a barrier, else sched_requeue_w
+     * moves it */
     switch (issue(s, q, w, (uint32_t)pos, t)) {
     case ENQUEUE:
-      sched_enqueue_w(q, w, (uint32_t)pos, t, words);
+      sched_requeue_w(q, w, (uint32_t)pos, t, unit, words);
       break;
     case GP_OK:
       break;
