@@ -139,6 +139,8 @@ typedef struct sim {
   uint8_t unit_of[GP_OP_CLASS_COUNT], kind[GP_OP_CLASS_COUNT];
   double latency[GP_OP_CLASS_COUNT], busy[GP_OP_CLASS_COUNT]; /* per class: the config's
                            latency, and its interval (1 when not above 0) */
+  uint8_t unit_frac[UNIT_COUNT]; /* a unit some class occupies for a fractional interval
+                           (occupy_unit's exact path; the others take whole cycles) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
   /* the event loop: schedulers due now and at the next cycle, the rest
    * asleep in a calendar by wake time (wake.h) */
