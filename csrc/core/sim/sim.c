@@ -426,16 +426,17 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
     else
       w->at_barrier = 1;
   }
-  if (w->left == 0 || w->at_barrier) {
-    /* out of the ready sets (before a new block's warp may take its
-     * position in retire_warp) */
+  if (w->left == 0) {
+    /* out of the ready sets before a new block's warp may take its
+     * position in retire_warp */
     bit_clear(set_of(q, unit), pos);
     bit_clear(set_of(q, SET_READY_ANY), pos);
-  }
-  if (w->left == 0)
     return retire_warp(s, smi, q->sc + pos * s->S);
+  }
   prepare_next(s, w);
   if (w->at_barrier) {
+    bit_clear(set_of(q, unit), pos);
+    bit_clear(set_of(q, SET_READY_ANY), pos);
     bit_set(set_of(q, SET_BARRIER), pos);
     sched_leave_active(q, pos);
     return GP_OK;
