@@ -417,7 +417,7 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
     w->last_done = complete;
   w->next++;
   w->left--;
-  s->out->sm_issued[smi]++;
+  q->issued++;
   if (c == GP_OP_BARRIER) {
     uint32_t slot = (q->sc + pos * s->S) / s->wpb;
     block_slot *b = &s->sms[smi].slots[slot];
@@ -839,6 +839,7 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
         for (sc = 0; sc < s.S; sc++) {
           out_charge(&s, &s.sms[i].scheds[sc], end);
           out_issue_cycles(&s, &s.sms[i].scheds[sc]);
+          out->sm_issued[i] += s.sms[i].scheds[sc].issued;
         }
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)
