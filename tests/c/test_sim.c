@@ -597,8 +597,10 @@ static void test_few_blocks_on_many_sms(void) {
     CHECK_NEAR(r.cycles, want.cycles, 0);
     CHECK(r.warp_done && want.warp_done &&
           memcmp(r.warp_done, want.warp_done, (k->warps + 1) * sizeof *r.warp_done) == 0);
-    for (sm = 0; sm < 100; sm++)
+    for (sm = 0; sm < 100; sm++) {
       CHECK_NEAR(r.sm_cycles[sm], sm < 5 ? 40 + sm : 0, 1e-9);
+      CHECK_EQ_INT(r.sm_issued[sm], sm < 5 ? 2 * 11 : 0); /* its schedulers' counts */
+    }
     CHECK(r.sm_stalls && want.sm_stalls &&
           memcmp(r.sm_stalls, want.sm_stalls, 5 * GP_STALL_COUNT * sizeof *r.sm_stalls) == 0);
     for (x = 0; x < GP_STALL_COUNT; x++)

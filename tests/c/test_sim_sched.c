@@ -460,8 +460,131 @@ static void test_fractional_interval(void) {
   gp_kernel_free(k);
 }
 
+/* Kepler with INT on the FP32 pipe (int_fp32_shared): a whole-cycle class
+ * (INT, interval 1) shares the unit with a fractional one (FP32, 2/3), so
+ * its occupancy starts where the fractional work ends, off the grid, and
+ * the unit keeps the exact accumulation for it too (occupy_unit's fast
+ * path is only for a unit whose every class is whole).  Two warps of FFMA,
+ * FFMA, IADD3, FFMA, independent, issue width 2, LRR; the unit's
+ * occupancy by hand (acc: where it ends; free: t + floor(acc - t)):
+ *   0: w0 FFMA (acc 2/3, free 0), w1 FFMA (4/3, free 1)
+ *   1: w0 FFMA (2, free 2)
+ *   2: w1 FFMA (8/3, free 2), w0 IADD3 (11/3, free 3)
+ *   3: w1 IADD3 (14/3, free 4)
+ *   4: w0 FFMA (16/3, free 5)
+ *   5: w1 FFMA (6, free 6).
+ * (An IADD3 taken as starting at its issue, the occupancy left at 8/3,
+ * lets both last FFMAs issue at 4.)  In issue order: (cycle, warp, PC). */
+static void test_whole_class_on_a_fractional_unit(void) {
+  static const double want[8][3] = {{0, 0, 0}, {0, 1, 0}, {1, 0, 1}, {2, 1, 1},
+                                    {2, 0, 2}, {3, 1, 2}, {4, 0, 3}, {5, 1, 3}};
+  gp_synth_op body[4] = {{GP_OP_FP32, 0, 0, 0, {0}},
+                         {GP_OP_FP32, 0, 0, 0, {0}},
+                         {GP_OP_INT, 0, 0, 0, {0}},
+                         {GP_OP_FP32, 0, 0, 0, {0}}};
+  gp_kernel *k = synth(2 * 32, 1, body, 4);
+  sim_setup c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i, n = 0;
+  memset(&log, 0, sizeof log);
+  c.m.sm.issue_width = 2;
+  c.m.sm.int_fp32_shared = 1;
+  c.m.ops[GP_OP_FP32].latency = 9, c.m.ops[GP_OP_FP32].interval = 2.0 / 3.0;
+  c.m.ops[GP_OP_INT].latency = 4, c.m.ops[GP_OP_INT].interval = 1;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 2 * 5); /* and an EXIT per warp */
+  for (i = 0; i < log.n; i++) {
+    if (log.pc[i] >= 4)
+      continue; /* the EXITs, on the branch unit */
+    if (n < 8) {
+      CHECK_NEAR(log.cycle[i], want[n][0], 0);
+      CHECK_EQ_INT(log.warp[i], (int)want[n][1]);
+      CHECK_EQ_INT(log.pc[i], (int)want[n][2]);
+    }
+    n++;
+  }
+  CHECK_EQ_INT(n, 8);
+  done(&r);
+  gp_kernel_free(k);
+}
+
+/* A warp whose next instruction is ready at its issue stays in the ready
+ * sets and moves to the next instruction's unit (sched_requeue_w).  Two
+ * warps of an IADD3 and an independent MUFU (SFU interval 8), issue width
+ * 1, LRR, by hand: 0 w0 IADD3 (its MUFU ready at once: the SFU's set);
+ * 1 w1 IADD3; 2 w0 MUFU (the SFU busy to 10); 3 w0 EXIT (w1's MUFU waits
+ * for the SFU); 10 w1 MUFU; 11 w1 EXIT.  (A warp left in the IADD3's unit
+ * set issues its MUFU when the INT unit is free: w1's at 3.)  In issue
+ * order: (cycle, warp, PC). */
+static void test_ready_warp_moves_to_its_next_unit(void) {
+  static const double want[6][3] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 1},
+                                    {3, 0, 2}, {10, 1, 1}, {11, 1, 2}};
+  gp_synth_op body[2] = {{GP_OP_INT, 0, 0, 0, {0}}, {GP_OP_SFU, 0, 0, 0, {0}}};
+  gp_kernel *k = synth(2 * 32, 1, body, 2);
+  sim_setup c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i;
+  memset(&log, 0, sizeof log);
+  c.m.sm.issue_width = 1;
+  c.m.ops[GP_OP_INT].latency = 4, c.m.ops[GP_OP_INT].interval = 1;
+  c.m.ops[GP_OP_SFU].latency = 20, c.m.ops[GP_OP_SFU].interval = 8;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 6);
+  for (i = 0; i < log.n && i < 6; i++) {
+    CHECK_NEAR(log.cycle[i], want[i][0], 0);
+    CHECK_EQ_INT(log.warp[i], (int)want[i][1]);
+    CHECK_EQ_INT(log.pc[i], (int)want[i][2]);
+  }
+  done(&r);
+  gp_kernel_free(k);
+}
+
+/* A warp that retires gives its position to the next block's warp within
+ * its own issue (issue() takes it out of the ready sets first): one block
+ * slot, no launch costs, three blocks of one warp with only an EXIT of
+ * latency 0.  Block b's EXIT completes at its issue, cycle b, so its slot
+ * is free then and block b + 1's warp is ready in the same cycle, at the
+ * same position: it issues at b + 1.  (Taken out after the retirement,
+ * the new warp would lose its place in the ready sets and never issue.) */
+static void test_retiring_warp_gives_its_position(void) {
+  static const char text[] =
+      "-kernel name = exits\n-grid dim = (3,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n#END_TB\n"
+      "#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n#END_TB\n"
+      "#BEGIN_TB\nthread block = 2,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n#END_TB\n";
+  gp_kernel *k = parse(text);
+  sim_setup c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i;
+  if (k == NULL)
+    return;
+  memset(&log, 0, sizeof log);
+  c.m.ops[GP_OP_BRANCH].latency = 0;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 3);
+  for (i = 0; i < log.n && i < 3; i++) {
+    CHECK_NEAR(log.cycle[i], i, 0);
+    CHECK_EQ_INT(log.warp[i], i);
+  }
+  done(&r);
+  gp_kernel_free(k);
+}
+
 int main(void) {
+  RUN(test_ready_warp_moves_to_its_next_unit);
+  RUN(test_retiring_warp_gives_its_position);
   RUN(test_fig3_by_hand);
+  RUN(test_whole_class_on_a_fractional_unit);
   RUN(test_lrr_fairness);
   RUN(test_fractional_interval);
   RUN(test_two_level_active_set);

@@ -59,8 +59,14 @@ const char *gp_stall_name(int s) {
   return s >= 0 && s < GP_STALL_COUNT ? stall_names[s] : "invalid";
 }
 
+/* Whether an occupancy of `busy` cycles is a whole number of them (below
+ * 2^52, where every double is one). */
+static inline int whole_cycles(double busy) {
+  return busy < 4503599627370496.0 && busy == (double)(int64_t)busy;
+}
+
 /* Each class's unit, kind, latency and unit occupancy, looked up once per
- * run. */
+ * run, and the units some class occupies for a fractional interval. */
 static void classify(sim *s) {
   int c;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
@@ -80,6 +86,10 @@ static void classify(sim *s) {
     s->latency[c] = gp_machine_class_latency(s->m, c);
     s->busy[c] = gp_machine_class_interval(s->m, c) > 0 ? gp_machine_class_interval(s->m, c) : 1;
   }
+  memset(s->unit_frac, 0, sizeof s->unit_frac);
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++)
+    if (!whole_cycles(s->busy[c]))
+      s->unit_frac[s->unit_of[c]] = 1;
 }
 
 /* ---------------------------------------------------------------------------
@@ -348,16 +358,27 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
  * it.  For an integral interval the unit is always
  * idle by the time it accepts (acc <= t), and unit_free = t + busy as
  * before, bit for bit. */
-static inline __attribute__((always_inline)) void occupy_unit(sched_state *q, int unit, double t,
-                                                              double busy) {
+static inline __attribute__((always_inline)) void occupy_unit(const sim *s, sched_state *q,
+                                                              int unit, double t, double busy) {
   /* sums of fractions round: 3 x 2/3 may come out just below or above 2 */
   const double slack = 1e-6;
-  double start = q->unit_acc[unit] > t + slack ? q->unit_acc[unit] : t;
-  /* an idle unit and whole cycles (every class but Kepler's FP32 on most
-   * presets): floor(busy + slack) is busy itself */
-  double free_at = start == t && busy < 4503599627370496.0 && busy == (double)(int64_t)busy
-                       ? t + busy
-                       : t + floor(start - t + busy + slack);
+  double start, free_at;
+  if (!s->unit_frac[unit]) {
+    /* every class of the unit takes whole cycles (a memory access's line
+     * requests and bank passes too), so its occupancy always ends on the
+     * grid, at unit_free, and the unit takes this instruction only from
+     * then (t >= unit_free): it starts at t, and the general path below
+     * gives t + busy; unit_acc, read only there, is not kept */
+    free_at = t + busy;
+    q->unit_free[unit] = free_at;
+    if (free_at > q->latest_free)
+      q->latest_free = free_at;
+    return;
+  }
+  start = q->unit_acc[unit] > t + slack ? q->unit_acc[unit] : t;
+  /* an idle unit and whole cycles (a unit shared with a fractional class):
+   * floor(busy + slack) is busy itself */
+  free_at = start == t && whole_cycles(busy) ? t + busy : t + floor(start - t + busy + slack);
   q->unit_acc[unit] = start + busy;
   q->unit_free[unit] = free_at;
   if (free_at > q->latest_free)
@@ -365,14 +386,15 @@ static inline __attribute__((always_inline)) void occupy_unit(sched_state *q, in
 }
 
 /* Issues the next instruction of the warp at position `pos` of scheduler q,
- * already taken out of the ready sets, at cycle t (Algorithm 1 lines
+ * still in the ready sets (its unit's and ready_any), at cycle t (Algorithm 1 lines
  * 10-20): the unit's next free cycle, the completion time (memory through
  * memsim), the barrier, and the warp's next instruction's readiness.
- * Returns ENQUEUE when the warp goes on (the caller puts it into ready
- * or pending), GP_OK when it exited or waits at a barrier, GP_ERR on
+ * Returns ENQUEUE when the warp goes on (the caller moves it within ready
+ * or to pending), GP_OK when it exited or waits at a barrier (taken out of
+ * the ready sets here), GP_ERR on
  * error.  Inline in the look at a scheduler (compiled per policy): the
  * call cost a tenth of a compute instruction's issue. */
-/* issue(): the warp goes on (the caller puts it into ready or pending). */
+/* issue(): the warp goes on (the caller moves it within ready or to pending). */
 #define ENQUEUE 1
 
 static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, warp_state *w,
@@ -389,13 +411,13 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
     s->out->counters.lsu_busy_cycles += busy;
   if (opt->on_issue)
     opt->on_issue(opt->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, w->pc_index);
-  occupy_unit(q, unit, t, busy);
+  occupy_unit(s, q, unit, t, busy);
   w->done[w->next & s->ring_mask] = complete;
   if (complete > w->last_done)
     w->last_done = complete;
   w->next++;
   w->left--;
-  s->out->sm_issued[smi]++;
+  q->issued++;
   if (c == GP_OP_BARRIER) {
     uint32_t slot = (q->sc + pos * s->S) / s->wpb;
     block_slot *b = &s->sms[smi].slots[slot];
@@ -404,10 +426,17 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
     else
       w->at_barrier = 1;
   }
-  if (w->left == 0)
+  if (w->left == 0) {
+    /* out of the ready sets before a new block's warp may take its
+     * position in retire_warp */
+    bit_clear(set_of(q, unit), pos);
+    bit_clear(set_of(q, SET_READY_ANY), pos);
     return retire_warp(s, smi, q->sc + pos * s->S);
+  }
   prepare_next(s, w);
   if (w->at_barrier) {
+    bit_clear(set_of(q, unit), pos);
+    bit_clear(set_of(q, SET_READY_ANY), pos);
     bit_set(set_of(q, SET_BARRIER), pos);
     sched_leave_active(q, pos);
     return GP_OK;
@@ -475,11 +504,12 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     w = warp_at(q, (uint32_t)pos);
     pc = w->pc_index;
     unit = w->unit;
-    bit_clear_w(set_w(q, unit, words), (uint32_t)pos, words);
-    bit_clear_w(set_w(q, SET_READY_ANY, words), (uint32_t)pos, words);
+    /* the warp stays in the ready sets while it issues: issue() takes it
+     * out when it retires or waits at a barrier, else sched_requeue_w
+     * moves it */
     switch (issue(s, q, w, (uint32_t)pos, t)) {
     case ENQUEUE:
-      sched_enqueue_w(q, w, (uint32_t)pos, t, words);
+      sched_requeue_w(q, w, (uint32_t)pos, t, unit, words);
       break;
     case GP_OK:
       break;
@@ -809,6 +839,7 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
         for (sc = 0; sc < s.S; sc++) {
           out_charge(&s, &s.sms[i].scheds[sc], end);
           out_issue_cycles(&s, &s.sms[i].scheds[sc]);
+          out->sm_issued[i] += s.sms[i].scheds[sc].issued;
         }
       out->sm_cycles[i] = s.sms[i].finish;
       if (s.sms[i].finish > out->cycles)

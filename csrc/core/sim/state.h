@@ -106,6 +106,8 @@ typedef struct sched_state {
   double since;            /* when `why` started */
   uint64_t issue_cycles;   /* its issuing cycles of exactly one cycle, added to the
                               sums at the end (out_issue_cycles) */
+  uint64_t issued;         /* warp instructions it issued, added to its SM's
+                              sm_issued at the end */
   int why;
   uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
   uint32_t *issued_now;    /* positions issued in the current cycle */
@@ -139,6 +141,8 @@ typedef struct sim {
   uint8_t unit_of[GP_OP_CLASS_COUNT], kind[GP_OP_CLASS_COUNT];
   double latency[GP_OP_CLASS_COUNT], busy[GP_OP_CLASS_COUNT]; /* per class: the config's
                            latency, and its interval (1 when not above 0) */
+  uint8_t unit_frac[UNIT_COUNT]; /* a unit some class occupies for a fractional interval
+                           (occupy_unit's exact path; the others take whole cycles) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
   /* the event loop: schedulers due now and at the next cycle, the rest
    * asleep in a calendar by wake time (wake.h) */
@@ -220,17 +224,42 @@ static inline void pending_insert(sched_state *q, double ready, uint32_t pos, ui
  * `ready` is its launch's end waits for the front end, not for a producer
  * (no producer is done later): only a warp that has not issued yet, as its
  * later instructions are ready no earlier than its first issue. */
+static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t pos,
+                                uint32_t words) {
+  uint8_t set =
+      w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
+  pending_insert(q, w->ready, pos, w->unit, set);
+  bit_set_w(set_w(q, set, words), pos, words);
+}
 static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
                                    uint32_t words) {
-  uint8_t set;
   if (w->ready <= t) {
     bit_set_w(set_w(q, w->unit, words), pos, words);
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
     return;
   }
-  set = w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
-  pending_insert(q, w->ready, pos, w->unit, set);
-  bit_set_w(set_w(q, set, words), pos, words);
+  sched_pend_w(q, w, pos, words);
+}
+
+/* A warp that issued at t and goes on, left in the ready sets of `unit`
+ * (the issued instruction's) and ready_any during its issue: it stays
+ * there when its next instruction's producers are done by t (moving to
+ * that instruction's unit set when it differs), else it leaves both for
+ * pending.  The same sets as taking it out at the pick and enqueueing it
+ * again (sched_enqueue_w), with two to four read-modify-writes fewer when
+ * it stays ready, and the same when it waits. */
+static inline void sched_requeue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
+                                   int unit, uint32_t words) {
+  if (w->ready <= t) {
+    if (w->unit != unit) {
+      bit_clear_w(set_w(q, unit, words), pos, words);
+      bit_set_w(set_w(q, w->unit, words), pos, words);
+    }
+    return;
+  }
+  bit_clear_w(set_w(q, unit, words), pos, words);
+  bit_clear_w(set_w(q, SET_READY_ANY, words), pos, words);
+  sched_pend_w(q, w, pos, words);
 }
 static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
   sched_enqueue_w(q, w, pos, t, q->words);
