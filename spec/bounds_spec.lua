@@ -174,6 +174,22 @@ describe("gpush.bounds with a cache", function()
       assert.are.equal(fresh.cycles[name], after.cycles[name], name)
     end
   end)
+  -- core.bounds_key_text is the Lua text of the parts, each value as
+  -- tostring prints it: integers, floats that look like integers, -0.0,
+  -- sums that print like another number, huge numbers, booleans, strings.
+  it("builds the key text in C as tostring and table.concat would", function()
+    local core = require "gpush.core"
+    local values = { 3, 2.5, true, "x", 1e300, -0.0, 0.1 + 0.2, 4.0, 2 ^ 63, false }
+    local at, prefixes, parts = { 10, 1, 2, 3, 4, 5, 6, 7, 8, 9 }, {}, {}
+    for i, place in ipairs(at) do
+      prefixes[i] = "p" .. i .. "="
+      parts[i] = prefixes[i] .. tostring(values[place])
+    end
+    assert.are.equal(table.concat(parts, ";"), core.bounds_key_text(values, at, prefixes))
+    assert.are.equal("", core.bounds_key_text(values, {}, {}))
+    assert.has_error(function() core.bounds_key_text({ {} }, { 1 }, { "a=" }) end)
+  end)
+
   -- Two configurations that differ in a parameter the counts read never
   -- share counts: every parameter that gtx660ti loads changed (an integer
   -- doubled, a number times 1.5, a boolean flipped) misses the base's
