@@ -2,6 +2,7 @@
 -- hand in the comments; counts given directly; bad input.
 local bounds = require "gpush.bounds"
 local config = require "gpush.config"
+local machine = require "gpush.machine"
 local workloads = require "gpush.workloads"
 local helper = require "spec_helper"
 
@@ -172,6 +173,64 @@ describe("gpush.bounds with a cache", function()
     for _, name in ipairs(bounds.NAMES) do
       assert.are.equal(fresh.cycles[name], after.cycles[name], name)
     end
+  end)
+  -- core.bounds_key_text is the Lua text of the parts, each value as
+  -- tostring prints it: integers, floats that look like integers, -0.0,
+  -- sums that print like another number, huge numbers, booleans, strings.
+  it("builds the key text in C as tostring and table.concat would", function()
+    local core = require "gpush.core"
+    local values = { 3, 2.5, true, "x", 1e300, -0.0, 0.1 + 0.2, 4.0, 2 ^ 63, false }
+    local at, prefixes, parts = { 10, 1, 2, 3, 4, 5, 6, 7, 8, 9 }, {}, {}
+    for i, place in ipairs(at) do
+      prefixes[i] = "p" .. i .. "="
+      parts[i] = prefixes[i] .. tostring(values[place])
+    end
+    assert.are.equal(table.concat(parts, ";"), core.bounds_key_text(values, at, prefixes))
+    assert.are.equal("", core.bounds_key_text(values, {}, {}))
+    assert.has_error(function() core.bounds_key_text({ {} }, { 1 }, { "a=" }) end)
+  end)
+
+  -- Two configurations that differ in a parameter the counts read never
+  -- share counts: every parameter that gtx660ti loads changed (an integer
+  -- doubled, a number times 1.5, a boolean flipped) misses the base's
+  -- counts unless each parameter that changed with it is one the counts
+  -- do not read (bounds.lua's COUNT_FREE, written out here).
+  it("never gives one configuration's counts to one differing in a parameter the counts read", function()
+    local count_free = {}
+    for _, path in ipairs { "sm.schedulers", "sm.issue_width", "l1.mshrs", "launch.kernel_cycles",
+      "launch.dispatch_cycles", "launch.block_cycles", "launch.warp_cycles", "launch.drain_cycles",
+      "launch.warmup_cycles", "dram.bandwidth_gbs", "dram.efficiency", "dram.achievable_gbs", "clock.mem_mhz",
+      "dram.bus_bits", "dram.transfers_per_clock", "dram.channels", "l2.interval" } do
+      count_free[path] = true
+    end
+    local k = assert(workloads.kernel(workloads.get("pointer_chase")))
+    local base = config.load("gtx660ti")
+    local m, flat, cache, counts = machine.of(base), config.flatten(base), {}, { dram_bytes = 1.0 }
+    bounds.keep_counts(k, base, 4, cache, nil, counts)
+    assert.are.equal(counts, bounds.cached_counts(k, config.load("gtx660ti"), m, 4, cache))
+    local misses, hits = 0, 0
+    for _, path in ipairs(config.paths()) do
+      local v, changed = flat[path], nil
+      if math.type(v) == "integer" then
+        changed = { v * 2 }
+      elseif type(v) == "number" then
+        changed = { v * 1.5 }
+      elseif type(v) == "boolean" then
+        changed = { not v }
+      end
+      local ok, cfg = pcall(config.load, "gtx660ti", changed and { path .. "=" .. tostring(changed[1]) })
+      if changed and ok and cfg then
+        local free = true
+        for p, w in pairs(config.flatten(cfg)) do
+          free = free and (w == flat[p] or count_free[p] == true)
+        end
+        local got = bounds.cached_counts(k, cfg, m, 4, cache)
+        assert.are.equal(free and counts or nil, got, path)
+        misses, hits = misses + (got and 0 or 1), hits + (got and 1 or 0)
+      end
+    end
+    assert.is_true(misses >= 40, "only " .. misses .. " parameters were changed") -- most of the schema
+    assert.is_true(hits >= 5, "only " .. hits .. " count-free parameters were changed")
   end)
 end)
 

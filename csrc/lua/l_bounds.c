@@ -4,6 +4,9 @@
  *
  *   r = core.bounds_kernel(kernel, machine, blocks_per_sm [, functional])  -- or nil, message
  *   r = core.bounds_compute(counts, machine, blocks_per_sm)
+ *   text = core.bounds_key_text(values, at, prefixes)  -- gpush.bounds' key
+ *     text of a checked configuration: prefixes[i] .. tostring(values[at[i]])
+ *     for each i, joined by ";" (values: config.check_token's list)
  * machine: core.machine(cfg); blocks_per_sm: the kernel's occupancy
  * (gpush.occupancy).
  * counts (bounds_compute's input, bounds_kernel's r.counts): blocks, insts,
@@ -200,7 +203,58 @@ static int bounds_kernel(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg bounds_functions[] = {
-    {"bounds_kernel", bounds_kernel}, {"bounds_compute", bounds_compute}, {NULL, NULL}};
+/* core.bounds_key_text(values, at, prefixes): the text gpush.bounds'
+ * key_text builds in Lua, "path=value;..." with each value as tostring
+ * prints it (a number converted by lua_tolstring, which formats as tostring
+ * does; booleans and nil spelled out), in one buffer: the parts and their
+ * concatenation in Lua were 16 ms of the main job's 864 sweep points, each
+ * point's configuration a table of its own.  A value of another type is
+ * misuse (a checked configuration holds numbers, booleans and strings). */
+static int bounds_key_text(lua_State *L) {
+  size_t n, i;
+  luaL_Buffer b;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  n = gpc_rawlen(L, 3);
+  luaL_argcheck(L, gpc_rawlen(L, 2) == n, 2, "one place in the values per prefix expected");
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    if (i > 1)
+      luaL_addchar(&b, ';');
+    gpc_rawgeti(L, 3, i);
+    luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 3, "prefixes must be strings");
+    luaL_addvalue(&b);
+    gpc_rawgeti(L, 2, i);
+    luaL_argcheck(L, lua_type(L, -1) == LUA_TNUMBER, 2, "places must be numbers");
+    gpc_rawgeti(L, 1, (size_t)lua_tointeger(L, -1));
+    lua_remove(L, -2);
+    switch (lua_type(L, -1)) {
+    case LUA_TNUMBER:
+      lua_tolstring(L, -1, NULL); /* converts the copy in place, as tostring prints it */
+      luaL_addvalue(&b);
+      break;
+    case LUA_TSTRING:
+      luaL_addvalue(&b);
+      break;
+    case LUA_TBOOLEAN:
+    case LUA_TNIL: {
+      const char *word = lua_type(L, -1) == LUA_TNIL ? "nil" : lua_toboolean(L, -1) ? "true" : "false";
+      lua_pop(L, 1);
+      luaL_addstring(&b, word);
+      break;
+    }
+    default:
+      return luaL_argerror(L, 1, "configuration values must be numbers, booleans or strings");
+    }
+  }
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static const luaL_Reg bounds_functions[] = {{"bounds_kernel", bounds_kernel},
+                                            {"bounds_compute", bounds_compute},
+                                            {"bounds_key_text", bounds_key_text},
+                                            {NULL, NULL}};
 
 void gpl_open_bounds(lua_State *L) { luaL_setfuncs(L, bounds_functions, 0); }

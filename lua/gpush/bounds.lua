@@ -115,17 +115,25 @@ local OCCUPANCY_ONLY = {
 -- and also without OCCUPANCY_ONLY's for the kernel pass (the schema's paths
 -- are fixed once gpush.config is loaded, so each list is built once; a
 -- sweep's points spent a third of their GPUMech time sorting them anew).
+-- Each as { paths, prefixes ("path="), at (its place in a check token) }.
 local key_paths = {}
 local function paths_of_key(pass)
   local list = key_paths[pass]
   if not list then
-    list = {}
+    local token_at = {}
+    for i, path in ipairs(config.token_paths()) do
+      token_at[path] = i
+    end
+    list = { paths = {}, prefixes = {}, at = {} }
     for _, path in ipairs(config.paths()) do
       if not (COUNT_FREE[path] or (pass and OCCUPANCY_ONLY[path])) then
-        list[#list + 1] = path
+        list.paths[#list.paths + 1] = path
       end
     end
-    table.sort(list)
+    table.sort(list.paths)
+    for i, path in ipairs(list.paths) do
+      list.prefixes[i], list.at[i] = path .. "=", token_at[path]
+    end
     key_paths[pass] = list
   end
   return list
@@ -139,6 +147,23 @@ end
 -- was a fifth of a cached GPUMech point's instructions.
 local parts_built = setmetatable({}, { __mode = "k" })
 
+-- The text "path=value;..." of the parameters `keyed` lists (paths_of_key)
+-- as cfg holds them.  A checked cfg holds its token's values (the check
+-- wrote them back), so they are read from the token, a list, in C
+-- (core.bounds_key_text, the same text) without config.flatten's walk of
+-- every path and a string per parameter (16 ms of the main job's 864 sweep
+-- points, each a configuration of its own); an unchecked one is walked.
+local function key_text(cfg, token, keyed)
+  if token then
+    return core.bounds_key_text(token, keyed.at, keyed.prefixes)
+  end
+  local flat, parts = config.flatten(cfg), {}
+  for i, path in ipairs(keyed.paths) do
+    parts[i] = keyed.prefixes[i] .. tostring(flat[path])
+  end
+  return table.concat(parts, ";")
+end
+
 -- The parameters' part of counts_key's keys for cfg (`pass`: the kernel
 -- pass's list, paths_of_key).
 local function key_parts(cfg, pass)
@@ -149,11 +174,7 @@ local function key_parts(cfg, pass)
   end
   local text = memo[pass]
   if text == nil then
-    local flat, parts = config.flatten(cfg), {}
-    for i, path in ipairs(paths_of_key(pass)) do
-      parts[i] = path .. "=" .. tostring(flat[path])
-    end
-    text = table.concat(parts, ";")
+    text = key_text(cfg, token, paths_of_key(pass))
     memo[pass] = text
   end
   return text

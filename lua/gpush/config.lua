@@ -670,6 +670,13 @@ function M.check_token(cfg)
   return passed[cfg]
 end
 
+-- The paths of check_token's list, in its order (a token is that list: the
+-- values the last check wrote back, so a key of a checked configuration can
+-- be built from it without M.flatten's walk).
+function M.token_paths()
+  return { table.unpack(walk_paths) }
+end
+
 -- The flat view {["sm.count"] = 7, ...} of a resolved config (schema and
 -- derived parameters only).
 function M.flatten(cfg)
