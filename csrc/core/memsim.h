@@ -272,6 +272,10 @@ int gp_memsim_order(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm,
 int gp_memsim_functional(const gp_kernel *k, const gp_memsim_config *config,
                          const gp_alloc *alloc, gp_memsim_result *out, gp_error *err);
 void gp_memsim_result_free(gp_memsim_result *r, const gp_alloc *alloc);
+/* A cache-using PC's average memory access time from its level counts:
+ * (l1_hits x L1 + l2_hits x L2 + dram x (L2 + DRAM)) / instructions
+ * (memsim_functional.c; the replay's result and an extrapolated one). */
+double gp_pc_cache_amat(const gp_pc_memory *pc, const gp_memsim_config *cfg);
 /* The result of a launch from the results a and b of two prefixes of its
  * blocks, b the longer: every count b + (b - a) x f, and each cache-using
  * PC's AMAT from its extrapolated levels (memsim_sample.c; gpush.sampling). */

@@ -393,10 +393,18 @@ static void add_stats(gp_cache_stats *sum, const gp_cache_stats *s) {
   sum->sector_misses += s->sector_misses, sum->writebacks += s->writebacks;
 }
 
-/* AMAT per PC: cache PCs l1 x L1 + l2 x L2 + dram x (L2 + DRAM) over the
- * instructions (GPUMech Sec. V-B); shared PCs the shared latency; constant
- * PCs the constant-cache latency.  Cache statistics summed over SMs and
- * slices. */
+/* A cache PC's AMAT (GPUMech Sec. V-B): l1 x L1 + l2 x L2 + dram x (L2 +
+ * DRAM) over its instructions; stated once for the replay's result and the
+ * sampler's extrapolated one (memsim_sample.c). */
+double gp_pc_cache_amat(const gp_pc_memory *pc, const gp_memsim_config *cfg) {
+  return ((double)pc->l1_hits * cfg->l1_latency + (double)pc->l2_hits * cfg->l2_latency +
+          (double)pc->dram * (cfg->l2_latency + cfg->dram_latency)) /
+         (double)pc->instructions;
+}
+
+/* AMAT per PC: cache PCs gp_pc_cache_amat; shared PCs the shared latency;
+ * constant PCs the constant-cache latency.  Cache statistics summed over SMs
+ * and slices. */
 int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err) {
   const gp_memsim_config *cfg = &f->cfg;
   uint32_t s, n = f->out.pc_count;
@@ -412,9 +420,7 @@ int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err) {
     else if (f->kind[s] == KIND_SHARED)
       pc->amat = cfg->shared_latency;
     else if (pc->instructions > 0)
-      pc->amat = ((double)pc->l1_hits * cfg->l1_latency + (double)pc->l2_hits * cfg->l2_latency +
-                  (double)pc->dram * (cfg->l2_latency + cfg->dram_latency)) /
-                 (double)pc->instructions;
+      pc->amat = gp_pc_cache_amat(pc, cfg);
   }
   memset(&out->l1, 0, sizeof out->l1);
   memset(&out->l2, 0, sizeof out->l2);

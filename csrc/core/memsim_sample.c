@@ -71,9 +71,7 @@ int gp_memsim_result_extrapolate(const gp_kernel *k, const gp_memsim_config *cfg
     gp_pc_memory *pc = &out->pcs[s];
     fit_pc(&a->pcs[s], &b->pcs[s], f, pc);
     if (gp_op_uses_cache(k->statics[s].op_class) && pc->instructions > 0)
-      pc->amat = ((double)pc->l1_hits * cfg->l1_latency + (double)pc->l2_hits * cfg->l2_latency +
-                  (double)pc->dram * (cfg->l2_latency + cfg->dram_latency)) /
-                 (double)pc->instructions;
+      pc->amat = gp_pc_cache_amat(pc, cfg);
   }
   out->load_l1_misses = fit(a->load_l1_misses, b->load_l1_misses, f);
   out->mshr_requests = fit(a->mshr_requests, b->mshr_requests, f);
