@@ -45,7 +45,12 @@ for preset in $presets; do
       name="$preset.$tag.${model// /_}"
       # shellcheck disable=SC2086  # the model's words are separate arguments
       "$GPUSH" $model "$path" --config "$preset" --json > "$OUT/$name.json" 2> "$OUT/$name.err"
-      echo "rc=$?" >> "$OUT/$name.err"
+      # A write that fails (a full disk) stops the check: a truncated output
+      # would otherwise become a reference, or a difference blamed on the build.
+      if ! echo "rc=$?" >> "$OUT/$name.err"; then
+        echo "bitdiff: cannot write $OUT/$name.err (disk full?); the check stopped" >&2
+        exit 2
+      fi
       n=$((n + 1))
       if [ -n "$REF" ]; then
         if ! cmp -s "$REF/$name.json" "$OUT/$name.json" || ! cmp -s "$REF/$name.err" "$OUT/$name.err"; then
