@@ -66,10 +66,14 @@ static inline int whole_cycles(double busy) {
 }
 
 /* Each class's unit, kind, latency and unit occupancy, looked up once per
- * run, and the units some class occupies for a fractional interval. */
+ * run, the units some class occupies for a fractional interval, and which
+ * classes take issue()'s rare path (every class when an on_issue observer
+ * watches the run). */
 static void classify(sim *s) {
   int c;
+  memset(s->cls, 0, sizeof s->cls);
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    sim_class *x = &s->cls[c];
     int kind = 0;
     if (gp_op_uses_cache(c))
       kind |= KIND_CACHE;
@@ -81,15 +85,20 @@ static void classify(sim *s) {
       kind |= KIND_MEMORY;
     if (gp_op_is_load(c) && gp_op_uses_cache(c)) /* two-level's long-latency loads */
       kind |= KIND_LONG;
-    s->kind[c] = (uint8_t)kind;
-    s->unit_of[c] = (uint8_t)gp_machine_op_unit(s->m, c);
-    s->latency[c] = gp_machine_class_latency(s->m, c);
-    s->busy[c] = gp_machine_class_interval(s->m, c) > 0 ? gp_machine_class_interval(s->m, c) : 1;
+    x->kind = (uint8_t)kind;
+    x->unit = (uint8_t)gp_machine_op_unit(s->m, c);
+    x->latency = gp_machine_class_latency(s->m, c);
+    x->busy = gp_machine_class_interval(s->m, c) > 0 ? gp_machine_class_interval(s->m, c) : 1;
   }
   memset(s->unit_frac, 0, sizeof s->unit_frac);
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-    if (!whole_cycles(s->busy[c]))
-      s->unit_frac[s->unit_of[c]] = 1;
+    if (!whole_cycles(s->cls[c].busy))
+      s->unit_frac[s->cls[c].unit] = 1;
+  for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
+    sim_class *x = &s->cls[c];
+    x->rare = x->kind != 0 || x->unit == UNIT_LSU || c == GP_OP_BARRIER ||
+              s->unit_frac[x->unit] || s->opt->on_issue != NULL;
+  }
 }
 
 /* ---------------------------------------------------------------------------
@@ -142,7 +151,7 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   w->on_load = (uint8_t)on_load;
   w->pc_index = k->pc_index[i];
   w->op_class = (uint8_t)op_class;
-  w->unit = s->unit_of[op_class];
+  w->unit = s->cls[op_class].unit;
 }
 
 /* Every scheduler of SM smi looks again: those after the current one in
@@ -358,21 +367,27 @@ static __attribute__((noinline)) int issue_memory(sim *s, const sched_state *q, 
  * it.  For an integral interval the unit is always
  * idle by the time it accepts (acc <= t), and unit_free = t + busy as
  * before, bit for bit. */
+/* occupy_unit's path for a unit every class of which takes whole cycles (a
+ * memory access's line requests and bank passes too): its occupancy always
+ * ends on the grid, at unit_free, and the unit takes this instruction only
+ * from then (t >= unit_free), so it starts at t, and the general path gives
+ * t + busy; unit_acc, read only there, is not kept.  Also issue()'s for a
+ * class not on its rare path. */
+static inline __attribute__((always_inline)) void occupy_whole(sched_state *q, int unit,
+                                                               double t, double busy) {
+  double free_at = t + busy;
+  q->unit_free[unit] = free_at;
+  if (free_at > q->latest_free)
+    q->latest_free = free_at;
+}
+
 static inline __attribute__((always_inline)) void occupy_unit(const sim *s, sched_state *q,
                                                               int unit, double t, double busy) {
   /* sums of fractions round: 3 x 2/3 may come out just below or above 2 */
   const double slack = 1e-6;
   double start, free_at;
   if (!s->unit_frac[unit]) {
-    /* every class of the unit takes whole cycles (a memory access's line
-     * requests and bank passes too), so its occupancy always ends on the
-     * grid, at unit_free, and the unit takes this instruction only from
-     * then (t >= unit_free): it starts at t, and the general path below
-     * gives t + busy; unit_acc, read only there, is not kept */
-    free_at = t + busy;
-    q->unit_free[unit] = free_at;
-    if (free_at > q->latest_free)
-      q->latest_free = free_at;
+    occupy_whole(q, unit, t, busy);
     return;
   }
   start = q->unit_acc[unit] > t + slack ? q->unit_acc[unit] : t;
@@ -385,39 +400,16 @@ static inline __attribute__((always_inline)) void occupy_unit(const sim *s, sche
     q->latest_free = free_at;
 }
 
-/* Issues the next instruction of the warp at position `pos` of scheduler q,
- * still in the ready sets (its unit's and ready_any), at cycle t (Algorithm 1 lines
- * 10-20): the unit's next free cycle, the completion time (memory through
- * memsim), the barrier, and the warp's next instruction's readiness.
- * Returns ENQUEUE when the warp goes on (the caller moves it within ready
- * or to pending), GP_OK when it exited or waits at a barrier (taken out of
- * the ready sets here), GP_ERR on
- * error.  Inline in the look at a scheduler (compiled per policy): the
- * call cost a tenth of a compute instruction's issue. */
 /* issue(): the warp goes on (the caller moves it within ready or to pending). */
 #define ENQUEUE 1
 
-static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, warp_state *w,
-                                                       uint32_t pos, double t) {
-  const gp_sim_options *opt = s->opt;
+/* The end of issue() for a class on its rare path (sim_class.rare) or a
+ * warp's last instruction: the barrier, the retirement, the next
+ * instruction, the two-level active set.  Out of line: a compute
+ * instruction's issue stays small. */
+static __attribute__((noinline)) int issue_end(sim *s, sched_state *q, warp_state *w,
+                                               uint32_t pos, int c, int unit) {
   uint32_t smi = q->sm;
-  int c = w->op_class, unit = w->unit;
-  double busy = s->busy[c], complete = t + s->latency[c];
-  int kind = s->kind[c];
-  /* compute, branch, barrier (kind 0): latency and interval only */
-  if (kind != 0 && issue_memory(s, q, w, kind, t, &busy, &complete) != GP_OK)
-    return GP_ERR;
-  if (unit == UNIT_LSU)
-    s->out->counters.lsu_busy_cycles += busy;
-  if (opt->on_issue)
-    opt->on_issue(opt->on_issue_ctx, smi, q->sc, t, (uint32_t)w->g, w->pc_index);
-  occupy_unit(s, q, unit, t, busy);
-  w->done[w->next & s->ring_mask] = complete;
-  if (complete > w->last_done)
-    w->last_done = complete;
-  w->next++;
-  w->left--;
-  q->issued++;
   if (c == GP_OP_BARRIER) {
     uint32_t slot = (q->sc + pos * s->S) / s->wpb;
     block_slot *b = &s->sms[smi].slots[slot];
@@ -442,8 +434,50 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
     return GP_OK;
   }
   /* two-level: a long-latency operation sends the warp to the pending set */
-  if (kind & KIND_LONG)
+  if (s->cls[c].kind & KIND_LONG)
     sched_leave_active(q, pos);
+  return ENQUEUE;
+}
+
+/* Issues the next instruction of the warp at position `pos` of scheduler q,
+ * still in the ready sets (its unit's and ready_any), at cycle t (Algorithm 1 lines
+ * 10-20): the unit's next free cycle, the completion time (memory through
+ * memsim), the barrier, and the warp's next instruction's readiness.
+ * Returns ENQUEUE when the warp goes on (the caller moves it within ready
+ * or to pending), GP_OK when it exited or waits at a barrier (taken out of
+ * the ready sets here), GP_ERR on
+ * error.  Inline in the look at a scheduler (compiled per policy): the
+ * call cost a tenth of a compute instruction's issue.  A class off its
+ * rare path (sim_class.rare: a compute class on a whole-cycle unit, no
+ * observer) needs its latency and interval only, and one test. */
+static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, warp_state *w,
+                                                       uint32_t pos, double t) {
+  int c = w->op_class, unit = w->unit;
+  const sim_class *cl = &s->cls[c];
+  double busy = cl->busy, complete = t + cl->latency;
+  int rare = cl->rare;
+  if (__builtin_expect(rare, 0)) {
+    const gp_sim_options *opt = s->opt;
+    /* compute, branch, barrier (kind 0): latency and interval only */
+    if (cl->kind != 0 && issue_memory(s, q, w, cl->kind, t, &busy, &complete) != GP_OK)
+      return GP_ERR;
+    if (unit == UNIT_LSU)
+      s->out->counters.lsu_busy_cycles += busy;
+    if (opt->on_issue)
+      opt->on_issue(opt->on_issue_ctx, q->sm, q->sc, t, (uint32_t)w->g, w->pc_index);
+    occupy_unit(s, q, unit, t, busy);
+  } else {
+    occupy_whole(q, unit, t, busy);
+  }
+  w->done[w->next & s->ring_mask] = complete;
+  if (complete > w->last_done)
+    w->last_done = complete;
+  w->next++;
+  w->left--;
+  q->issued++;
+  if (__builtin_expect(rare || w->left == 0, 0))
+    return issue_end(s, q, w, pos, c, unit);
+  prepare_next(s, w);
   return ENQUEUE;
 }
 

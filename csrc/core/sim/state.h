@@ -40,6 +40,17 @@ enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_PEND_LAUNCH, 
 /* What an opcode class does in the simulator (sim.kind). */
 enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LONG = 16 };
 
+/* What the issue of an opcode class needs, looked up once per run
+ * (sim.c's classify) and read at each issue from one entry. */
+typedef struct sim_class {
+  double latency;          /* the config's latency */
+  double busy;             /* its unit's occupancy: the interval (1 when not above 0) */
+  uint8_t unit, kind;      /* its unit; KIND_* */
+  uint8_t rare;            /* its issue takes issue()'s rare path: a memory access
+                              (kind), the LSU's busy count, a barrier, a unit some
+                              class occupies fractionally, or an on_issue observer */
+} sim_class;
+
 typedef struct pend_entry {
   double ready;
   uint32_t pos;
@@ -138,9 +149,7 @@ typedef struct sim {
   double block_launch;     /* an SM's launcher per block (gp_machine_block_launch_cycles) */
   uint32_t wpb, slots_per_sm, S;
   uint64_t ring_mask;      /* completion rings: ring_mask + 1 entries */
-  uint8_t unit_of[GP_OP_CLASS_COUNT], kind[GP_OP_CLASS_COUNT];
-  double latency[GP_OP_CLASS_COUNT], busy[GP_OP_CLASS_COUNT]; /* per class: the config's
-                           latency, and its interval (1 when not above 0) */
+  sim_class cls[GP_OP_CLASS_COUNT]; /* per class: what its issue needs (classify) */
   uint8_t unit_frac[UNIT_COUNT]; /* a unit some class occupies for a fractional interval
                            (occupy_unit's exact path; the others take whole cycles) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
