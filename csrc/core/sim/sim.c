@@ -198,11 +198,11 @@ static int dispatch(sim *s, uint32_t smi, uint32_t slot, uint64_t b, double when
     ws->done = done;
     ws->g = g;
     ws->next = k->warp_start[g];
-    ws->left = k->warp_len[g];
+    ws->end = ws->next + k->warp_len[g];
     sm->scheds[idx % s->S].ages[idx / s->S] = s->age++;
     ws->not_before = when;
     ws->last_done = when;
-    if (ws->left == 0)
+    if (ws->next == ws->end)
       continue; /* a warp the trace does not list never runs */
     if (s->ring_mask < SIM_RING_INLINE)
       ws->done = ws->ring;
@@ -418,7 +418,7 @@ static __attribute__((noinline)) int issue_end(sim *s, sched_state *q, warp_stat
     else
       w->at_barrier = 1;
   }
-  if (w->left == 0) {
+  if (w->next == w->end) {
     /* out of the ready sets before a new block's warp may take its
      * position in retire_warp */
     bit_clear(set_of(q, unit), pos);
@@ -473,9 +473,8 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
   if (complete > w->last_done)
     w->last_done = complete;
   w->next++;
-  w->left--;
   q->issued++;
-  if (__builtin_expect(rare || w->left == 0, 0))
+  if (__builtin_expect(rare || w->next == w->end, 0))
     return issue_end(s, q, w, pos, c, unit);
   prepare_next(s, w);
   return ENQUEUE;

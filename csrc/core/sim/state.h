@@ -71,7 +71,7 @@ typedef struct warp_state {
   double last_done;
   double not_before;       /* when its block's launch (and the SM's warm-up) ends */
   uint64_t next;           /* trace position of the next instruction */
-  uint32_t left;           /* instructions left, the next one included */
+  uint64_t end;            /* ... after its last one (next == end: none left) */
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
   uint8_t op_class;        /* of its record's, read at every pick and issue) */
   uint8_t on_load;         /* the producer the next instruction waits for last is a load */
