@@ -83,7 +83,8 @@ static void classify(sim *s) {
       kind |= KIND_CONST;
     if (gp_op_is_memory(c))
       kind |= KIND_MEMORY;
-    if (gp_op_is_load(c) && gp_op_uses_cache(c)) /* two-level's long-latency loads */
+    /* two-level's long-latency loads (which only its active set minds) */
+    if (gp_op_is_load(c) && gp_op_uses_cache(c) && s->opt->policy == GP_SIM_TWO_LEVEL)
       kind |= KIND_LONG;
     x->kind = (uint8_t)kind;
     x->unit = (uint8_t)gp_machine_op_unit(s->m, c);
@@ -105,6 +106,11 @@ static void classify(sim *s) {
  * Warps, blocks and issue
  * ------------------------------------------------------------------------- */
 
+/* prepare_next reads an instruction's GP_DEPS distances as one word. */
+_Static_assert(GP_DEPS * sizeof(uint16_t) == sizeof(uint64_t) &&
+                   __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "an instruction's distances are one little-endian 64-bit word");
+
 /* When instruction `next` of warp w may issue as far as its producers go,
  * and whether the producer it waits for last is a load.  Computed once, right after the
  * warp's previous issue: nothing else changes it.  Inline: once per issue. */
@@ -113,7 +119,9 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   uint64_t i = w->next;
   const uint16_t *deps = k->deps + i * GP_DEPS;
   double ready = w->not_before, r;
-  int on_load = 0, j, op_class = k->op_class[i];
+  int on_load = 0, op_class = k->op_class[i];
+  uint64_t d;   /* the distances, producer j's in bits 16 j to 16 j + 15 */
+  unsigned loads; /* bit j: producer j is a load (its flags' GP_INST_LOAD bits) */
   /* the warp's later lines, requested ahead (its next instructions are
    * issued a few hundred warp instructions apart, too far apart for the
    * hardware's stream prefetch): at each 64-byte line of deps (8
@@ -136,11 +144,12 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
    * producer, nearest first, 0 after the last; one before the warp's first
    * instruction reads a ring entry not written yet (the ring is longer than
    * any distance, so the entries before i are distinct): 0, never later */
-  for (j = 0; j < GP_DEPS && deps[j] != 0; j++) {
-    r = w->done[(i - deps[j]) & s->ring_mask];
+  memcpy(&d, deps, sizeof d);
+  for (loads = (unsigned)k->flags[i] >> GP_INST_LOAD_SHIFT; d != 0; d >>= 16, loads >>= 1) {
+    r = w->done[(i - (d & 0xffff)) & s->ring_mask];
     if (r > ready) {
       ready = r;
-      on_load = (k->flags[i] >> (GP_INST_LOAD_SHIFT + j)) & 1;
+      on_load = (int)(loads & 1);
     }
   }
   if (op_class == GP_OP_DEPBAR && w->ldgsts_done > ready) {
