@@ -580,6 +580,87 @@ static void test_retiring_warp_gives_its_position(void) {
   gp_kernel_free(k);
 }
 
+/* Counts the issues it observes. */
+static void count_issue(void *ctx, uint32_t sm, uint32_t sched, double cycle, uint32_t warp,
+                        uint32_t pc_index) {
+  (void)sm, (void)sched, (void)cycle, (void)warp, (void)pc_index;
+  (*(uint64_t *)ctx)++;
+}
+
+/* Whether two runs' results are the same bit for bit (the per-PC arrays
+ * are not kept). */
+static int same_result(const gp_sim_result *a, const gp_sim_result *b) {
+  return a->cycles == b->cycles && a->issued == b->issued && a->sms == b->sms &&
+         a->warps == b->warps && memcmp(a->stalls, b->stalls, sizeof a->stalls) == 0 &&
+         memcmp(a->sm_cycles, b->sm_cycles, a->sms * sizeof *a->sm_cycles) == 0 &&
+         memcmp(a->sm_issued, b->sm_issued, a->sms * sizeof *a->sm_issued) == 0 &&
+         memcmp(a->sm_stalls, b->sm_stalls, a->sms * GP_STALL_COUNT * sizeof(double)) == 0 &&
+         memcmp(a->warp_done, b->warp_done, a->warps * sizeof *a->warp_done) == 0 &&
+         memcmp(&a->counters, &b->counters, sizeof a->counters) == 0 &&
+         memcmp(&a->memory, &b->memory, sizeof a->memory) == 0;
+}
+
+/* An on_issue observer sends every class through issue()'s rare path
+ * (sim.c's sim_class.rare), so the by-hand tests above check that path;
+ * without one, a compute class on a unit of whole cycles takes the short
+ * path (occupy_whole, no memory, barrier or LSU test).  Both must give the
+ * same run bit for bit: three blocks of four warps (one SM of two slots
+ * and two schedulers: a block retires and the third is placed) over a mix
+ * of every path (FP32 on Kepler's 2/3-cycle pipe shared with INT; IMAD and
+ * MUFU of whole cycles; a global load and its consumer, a store, a shared
+ * load, an asynchronous copy and its DEPBAR; a barrier), under LRR, GTO
+ * and two-level (an active set of 2), with and without an observer: the
+ * same cycles, stalls, occupancies, memory statistics and warp ends, and
+ * the observer sees every issue. */
+static void test_observer_changes_nothing(void) {
+  static const gp_synth_stream streams[2] = {{GP_STREAM_COALESCED, 0x10000, 1 << 22, 4, 1},
+                                             {GP_STREAM_SHARED, 0, 4096, 8, 1}};
+  static const gp_synth_op body[12] = {
+      {GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+      {GP_OP_INT, 0, 0, 0, {0}},       {GP_OP_FP32, 0, 0, 0, {2}},
+      {GP_OP_SFU, 0, 0, 0, {1}},       {GP_OP_IMAD, 0, 0, 0, {0}},
+      {GP_OP_LD_SHARED, 4, 1, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1, 7}},
+      {GP_OP_ST_GLOBAL, 4, 0, 0, {1}}, {GP_OP_LDGSTS, 4, 0, 0, {0}},
+      {GP_OP_DEPBAR, 0, 0, 0, {0}},    {GP_OP_BARRIER, 0, 0, 0, {0}}};
+  static const int policy[3] = {GP_SIM_LRR, GP_SIM_GTO, GP_SIM_TWO_LEVEL};
+  gp_synth_desc d;
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  int p;
+  memset(&d, 0, sizeof d);
+  strcpy(d.name, "paths");
+  d.grid[0] = 3, d.grid[1] = d.grid[2] = 1;
+  d.block[0] = 4 * 32, d.block[1] = d.block[2] = 1;
+  d.shmem = 4096;
+  d.trips = 6, d.body = body, d.body_len = 12, d.streams = streams, d.stream_count = 2;
+  d.seed = 3;
+  if (gp_synth_generate(&k, &a, &d, &err) != GP_OK)
+    fprintf(stderr, "  %s\n", err.msg);
+  CHECK(k != NULL);
+  if (k == NULL)
+    return;
+  for (p = 0; p < 3; p++) {
+    sim_setup c = sim_setup_of(1, 2, 2);
+    gp_sim_result plain, watched;
+    uint64_t seen = 0;
+    c.o.policy = (gp_sim_policy)policy[p];
+    c.m.sm.issue_width = 2, c.m.sm.active_warps = 2, c.m.sm.int_fp32_shared = 1;
+    c.m.ops[GP_OP_FP32].latency = 9, c.m.ops[GP_OP_FP32].interval = 2.0 / 3.0;
+    c.m.ops[GP_OP_SFU].latency = 20, c.m.ops[GP_OP_SFU].interval = 4;
+    CHECK(run(k, &c, &plain, &err) == GP_OK);
+    c.o.on_issue = count_issue, c.o.on_issue_ctx = &seen;
+    CHECK(run(k, &c, &watched, &err) == GP_OK);
+    CHECK(same_result(&plain, &watched));
+    CHECK_EQ_INT(seen, plain.issued);
+    CHECK_EQ_INT(plain.issued, 3 * 4 * (6 * 12 + 1)); /* and an EXIT per warp */
+    CHECK(plain.counters.lsu_busy_cycles > 0 && plain.counters.bank_conflicts == 0);
+    done(&plain);
+    done(&watched);
+  }
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_ready_warp_moves_to_its_next_unit);
   RUN(test_retiring_warp_gives_its_position);
@@ -592,5 +673,6 @@ int main(void) {
   RUN(test_stall_sums);
   RUN(test_launch_wait_is_idle);
   RUN(test_launch_wait_beside_a_finished_warp);
+  RUN(test_observer_changes_nothing);
   return gp_test_finish();
 }

@@ -467,9 +467,15 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
   int rare = cl->rare;
   if (__builtin_expect(rare, 0)) {
     const gp_sim_options *opt = s->opt;
-    /* compute, branch, barrier (kind 0): latency and interval only */
-    if (cl->kind != 0 && issue_memory(s, q, w, cl->kind, t, &busy, &complete) != GP_OK)
-      return GP_ERR;
+    /* compute, branch, barrier (kind 0): latency and interval only; a
+     * memory access's through copies (busy and complete, their addresses
+     * not taken, stay in registers on the usual path) */
+    if (cl->kind != 0) {
+      double mem_busy = busy, mem_complete = complete;
+      if (issue_memory(s, q, w, cl->kind, t, &mem_busy, &mem_complete) != GP_OK)
+        return GP_ERR;
+      busy = mem_busy, complete = mem_complete;
+    }
     if (unit == UNIT_LSU)
       s->out->counters.lsu_busy_cycles += busy;
     if (opt->on_issue)
