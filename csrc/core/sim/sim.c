@@ -144,6 +144,10 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
    * producer, nearest first, 0 after the last; one before the warp's first
    * instruction reads a ring entry not written yet (the ring is longer than
    * any distance, so the entries before i are distinct): 0, never later */
+  /* the class's facts first (fewer values live across the loop) */
+  w->op_class = (uint8_t)op_class;
+  w->unit = s->cls[op_class].unit;
+  w->pc_index = k->pc_index[i];
   memcpy(&d, deps, sizeof d);
   for (loads = (unsigned)k->flags[i] >> GP_INST_LOAD_SHIFT; d != 0; d >>= 16, loads >>= 1) {
     r = w->done[(i - (d & 0xffff)) & s->ring_mask];
@@ -158,9 +162,6 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   }
   w->ready = ready;
   w->on_load = (uint8_t)on_load;
-  w->pc_index = k->pc_index[i];
-  w->op_class = (uint8_t)op_class;
-  w->unit = s->cls[op_class].unit;
 }
 
 /* Every scheduler of SM smi looks again: those after the current one in
