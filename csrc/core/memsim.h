@@ -74,8 +74,9 @@ typedef struct gp_cache {
   uint8_t fill[16];   /* gp_cache_fill_mask of each four-sector mask */
   gp_cache_stats stats;
   /* the last access: the way it used (set x ways + way within the set; -1:
-   * none, e.g. a write-through write miss) and its victim (evicted = 1 when
-   * a valid line left the cache) */
+   * none, e.g. a write-through write miss; set by gp_cache_access only) and
+   * its victim (evicted = 1 when a valid line left the cache); the timed
+   * model reads them from gp_cache_lookup's outcome instead */
   int64_t way;
   uint8_t missing;    /* requested sectors that were not valid (to fetch) */
   int evicted, evicted_dirty;
