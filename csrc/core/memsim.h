@@ -329,7 +329,10 @@ typedef struct gp_span {
   double from, to;
 } gp_span;
 
-#define GP_CALENDAR_CHUNK 64
+/* Intervals a chunk holds: 32 rather than 64 makes the search inside a
+ * chunk a step shorter and an insertion's move half as long, for a few more
+ * chunks (divergent_gather on gtx660ti: the timed model -1.4 %). */
+#define GP_CALENDAR_CHUNK 32
 typedef struct gp_span_chunk gp_span_chunk;
 
 typedef struct gp_chunk_ref {

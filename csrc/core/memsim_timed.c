@@ -61,7 +61,7 @@ typedef struct mshr_file {
   uint32_t free_count;
   uint64_t *keys;      /* hash: line + 1, 0 = empty */
   uint32_t *values;    /* hash: entry */
-  uint32_t hash_cap;   /* power of two, at least twice the entries */
+  uint32_t hash_cap;   /* power of two, at least four times the entries */
 } mshr_file;
 
 /* Per-way cycles of one cache, kept per set: a set's `fields` doubles per
@@ -134,7 +134,7 @@ static int mshr_file_init(const gp_alloc *a, mshr_file *f, uint32_t n) {
   uint32_t i;
   memset(f, 0, sizeof *f);
   f->hash_cap = 4;
-  while (f->hash_cap < 2 * n)
+  while (f->hash_cap < 4 * n)
     f->hash_cap *= 2;
   f->line = gp_malloc(a, n * sizeof *f->line);
   f->release = gp_malloc(a, n * sizeof *f->release);

@@ -253,22 +253,23 @@ static void test_empties_and_fills_again(void) {
 }
 
 /* A calendar whose one chunk has ended takes the next interval into that
- * chunk in place (memsim_calendar.h): a full chunk of 64 intervals [4i,
- * 4i + 2), all ended by cycle 300, then a request at 300 ready at 305 of
- * 3 cycles is the calendar's only interval [305, 308); the next, ready at
- * 306, queues behind it (starts at 308, joins it: [305, 311)), and one
- * ready at 320 is a second interval; at 322 both have ended and a request
- * ready then is again alone.  A chunk reused with its old count, or with
- * its directory end left stale, fails it. */
+ * chunk in place (memsim_calendar.h): a full chunk of intervals [4i,
+ * 4i + 2) (GP_CALENDAR_CHUNK of them, at most 64), all ended by cycle 300,
+ * then a request at 300 ready at 305 of 3 cycles is the calendar's only
+ * interval [305, 308); the next, ready at 306, queues behind it (starts at
+ * 308, joins it: [305, 311)), and one ready at 320 is a second interval;
+ * at 322 both have ended and a request ready then is again alone.  A chunk
+ * reused with its old count, or with its directory end left stale, fails
+ * it. */
 static void test_an_ended_chunk_is_reused(void) {
   gp_alloc a = gp_alloc_default();
   gp_calendar c;
   int i;
   gp_calendar_init(&c, 1);
-  for (i = 0; i < 64; i++)
+  for (i = 0; i < GP_CALENDAR_CHUNK; i++)
     reserve(&c, 0, 4.0 * i, 2);
   CHECK_EQ_INT(c.count, 1);
-  CHECK_EQ_INT(gp_calendar_intervals(&c), 64);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), GP_CALENDAR_CHUNK);
   CHECK_NEAR(reserve(&c, 300, 305, 3), 305, 0);
   CHECK_EQ_INT(c.count, 1);
   CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
