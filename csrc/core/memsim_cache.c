@@ -135,7 +135,11 @@ uint8_t gp_cache_fill_mask(const gp_cache_config *c, uint8_t mask) {
   return 0x0f;
 }
 
-/* One request (gp_cache_access_inline, memsim_cache_access.h). */
+/* One request (gp_cache_lookup, memsim_cache_access.h), its outcome stored
+ * into the cache's last-access fields, the way it used included. */
 gp_cache_result gp_cache_access(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
-  return gp_cache_access_inline(c, line, mask, is_write);
+  gp_cache_outcome o = gp_cache_lookup(c, line, mask, is_write);
+  gp_cache_note(c, &o);
+  c->way = o.used ? (int64_t)o.set * c->config.ways + o.way : -1;
+  return o.result;
 }

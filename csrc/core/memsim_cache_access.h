@@ -123,15 +123,29 @@ static inline void touch(gp_cache *c, uint32_t set, const set_view *v, uint16_t 
   c->mru[set] = w;
 }
 
+/* What one lookup did (gp_cache_lookup): returned by value, so an inline
+ * lookup's caller reads it from registers.  gp_cache_access_inline copies
+ * it into the cache's last-access fields (gp_cache's comment). */
+typedef struct gp_cache_outcome {
+  gp_cache_result result;
+  int used;                /* a way was used: way `way` of set `set` */
+  uint32_t set, way;       /* the way within its set */
+  uint8_t missing;         /* requested sectors that were not valid (to fetch) */
+  uint8_t evicted;         /* a valid line left: the three fields below */
+  uint8_t evicted_dirty, evicted_sectors;
+  uint64_t evicted_line;
+} gp_cache_outcome;
+
 /* The way (within the set) a missing line fills in set `set` (its record
  * `v`, `filled` ways filled), made the most recent: the first invalid way
  * (ways fill in order), else the least recently used, whose line leaves
- * (evicted_line / evicted_dirty / evicted_sectors, so the caller can send
- * a dirty one downstream).  The set's first fill takes the next free
- * record (*v is set to it).  Only recency lists and victims' fields are
- * written here: the way's own bytes are the caller's, stored last. */
+ * (o's evicted fields, so the caller can send a dirty one downstream).
+ * The set's first fill takes the next free record (*v is set to it).  Only
+ * recency lists are written here: the way's own bytes are the caller's,
+ * stored last. */
 static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set, set_view *v,
-                                                                uint32_t filled) {
+                                                                uint32_t filled,
+                                                                gp_cache_outcome *o) {
   uint16_t w, mru;
   if (filled == 0) { /* the set's first fill: the next free record */
     c->slot[set] = c->records_used++ * c->record_bytes;
@@ -146,10 +160,10 @@ static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint
     c->filled[set] = (uint16_t)(filled + 1);
   } else {
     w = c->lru[set];
-    c->evicted = 1;
-    c->evicted_line = v->tags[w] - 1;
-    c->evicted_dirty = v->dirty[w];
-    c->evicted_sectors = v->sectors[w];
+    o->evicted = 1;
+    o->evicted_line = v->tags[w] - 1;
+    o->evicted_dirty = v->dirty[w];
+    o->evicted_sectors = v->sectors[w];
     if (v->dirty[w])
       c->stats.writebacks++;
     if (mru == w) /* one way: it stays the most recent */
@@ -171,21 +185,28 @@ static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint
  * what is present); for a write, the written sectors the line lacks.  Writes: write-back caches
  * allocate and mark the line dirty; write-through caches update a present
  * line (LRU touch) and never allocate.  Every use makes the line its set's
- * most recent.
+ * most recent.  The counters are the cache's; what the lookup did is
+ * returned (the timed model reads it from registers: stored into the cache
+ * and read back it was about a tenth of an L2 lookup).
  */
-static inline __attribute__((always_inline)) gp_cache_result
-gp_cache_access_inline(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+static inline __attribute__((always_inline)) gp_cache_outcome
+gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+  gp_cache_outcome o;
   set_view v;
   uint32_t set, filled, w;
   int found = -1;
   uint8_t full = mask < 16 ? c->fill[mask] : gp_cache_fill_mask(&c->config, mask);
-  c->evicted = 0;
-  c->way = -1;
-  c->missing = is_write ? mask : full;
+  o.result = GP_CACHE_MISS;
+  o.used = 0;
+  o.set = o.way = 0;
+  o.evicted = 0;
+  o.evicted_dirty = o.evicted_sectors = 0;
+  o.evicted_line = 0;
+  o.missing = is_write ? mask : full;
   c->stats.accesses++;
   if (c->sets == 0) {
     c->stats.misses++;
-    return GP_CACHE_MISS;
+    return o;
   }
   set = set_of(c, line);
   filled = c->filled[set];
@@ -198,18 +219,18 @@ gp_cache_access_inline(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
     found = find_way(&v, filled, line);
   }
   if (found >= 0) {
-    gp_cache_result r = GP_CACHE_HIT;
     uint8_t present;
     w = (uint32_t)found;
     present = v.sectors[w];
-    c->way = (int64_t)set * c->config.ways + w;
-    c->missing = (uint8_t)((is_write ? mask : full) & ~present);
+    o.result = GP_CACHE_HIT;
+    o.used = 1, o.set = set, o.way = w;
+    o.missing = (uint8_t)((is_write ? mask : full) & ~present);
     if ((present & full) != full) {
-      r = GP_CACHE_SECTOR_MISS;
+      o.result = GP_CACHE_SECTOR_MISS;
       c->stats.sector_misses++;
       if (is_write && !c->config.write_back) {
         c->stats.misses++;
-        return r; /* write-through: no sector allocation either */
+        return o; /* write-through: no sector allocation either */
       }
     }
     /* the recency list first: a byte store to the record would make the
@@ -218,22 +239,46 @@ gp_cache_access_inline(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
     v.sectors[w] = present | full;
     if (is_write && c->config.write_back)
       v.dirty[w] = 1;
-    if (r == GP_CACHE_HIT)
+    if (o.result == GP_CACHE_HIT)
       c->stats.hits++;
     else
       c->stats.misses++;
-    return r;
+    return o;
   }
   c->stats.misses++;
   if (is_write && !c->config.write_back)
-    return GP_CACHE_MISS; /* write-through, no write-allocate */
-  w = fill_way(c, set, &v, filled);
-  c->way = (int64_t)set * c->config.ways + w;
+    return o; /* write-through, no write-allocate */
+  w = fill_way(c, set, &v, filled, &o);
+  o.used = 1, o.set = set, o.way = w;
   v.tags[w] = line + 1;
   v.hints[w] = hint_of(line);
   v.sectors[w] = full;
   v.dirty[w] = (uint8_t)(is_write != 0);
-  return GP_CACHE_MISS;
+  return o;
+}
+
+/* The last-access fields (gp_cache's comment) that the functional replay
+ * reads, from an outcome: the missing sectors and the victim (`way` is
+ * gp_cache_access's: the replay reads no way, and working it out per
+ * lookup cost its replays about 1 %). */
+static inline __attribute__((always_inline)) void
+gp_cache_note(gp_cache *c, const gp_cache_outcome *o) {
+  c->missing = o->missing;
+  c->evicted = o->evicted;
+  if (o->evicted) {
+    c->evicted_line = o->evicted_line;
+    c->evicted_dirty = o->evicted_dirty;
+    c->evicted_sectors = o->evicted_sectors;
+  }
+}
+
+/* gp_cache_lookup with the missing sectors and the victim stored into the
+ * cache (gp_cache_note), for the functional replay's request path. */
+static inline __attribute__((always_inline)) gp_cache_result
+gp_cache_access_inline(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+  gp_cache_outcome o = gp_cache_lookup(c, line, mask, is_write);
+  gp_cache_note(c, &o);
+  return o.result;
 }
 
 #endif

@@ -66,6 +66,19 @@ gp_calendar_reserve_inline(gp_calendar *c, const gp_alloc *alloc, double now, do
     return GP_OK;
   }
   c->now = now;
+  if (c->count == 1 && c->dir[0].end <= now) {
+    /* the only chunk ended: the calendar is empty again (an L2 slice's,
+     * most of the time), and that chunk takes the one interval in place
+     * -- what dropping it as the spare and taking the spare back does,
+     * without the call */
+    gp_span_chunk *ch = c->dir[0].chunk;
+    ch->n = 1;
+    ch->spans[0].from = ready;
+    ch->spans[0].to = ready + length;
+    c->dir[0].end = ch->spans[0].to;
+    *start = ready;
+    return GP_OK;
+  }
   if (c->count > 0 && c->dir[0].end <= now)
     gp_calendar_drop_ended(c, alloc);
   if (c->count == 0 && c->spare != NULL) {

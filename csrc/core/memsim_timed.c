@@ -61,7 +61,7 @@ typedef struct mshr_file {
   uint32_t free_count;
   uint64_t *keys;      /* hash: line + 1, 0 = empty */
   uint32_t *values;    /* hash: entry */
-  uint32_t hash_cap;   /* power of two, at least twice the entries */
+  uint32_t hash_cap;   /* power of two, at least four times the entries */
 } mshr_file;
 
 /* Per-way cycles of one cache, kept per set: a set's `fields` doubles per
@@ -75,7 +75,6 @@ typedef struct mshr_file {
 typedef struct set_cycles {
   double **set;    /* per set: its ways' cycles; NULL before its first fill */
   uint32_t sets;
-  int ways_shift;  /* log2(ways) when ways is a power of two, else -1 */
 } set_cycles;
 
 /* L1 fields per way: one, when the line's data is there. */
@@ -135,7 +134,7 @@ static int mshr_file_init(const gp_alloc *a, mshr_file *f, uint32_t n) {
   uint32_t i;
   memset(f, 0, sizeof *f);
   f->hash_cap = 4;
-  while (f->hash_cap < 2 * n)
+  while (f->hash_cap < 4 * n)
     f->hash_cap *= 2;
   f->line = gp_malloc(a, n * sizeof *f->line);
   f->release = gp_malloc(a, n * sizeof *f->release);
@@ -156,22 +155,13 @@ static uint32_t hash_slot(const mshr_file *f, uint64_t line) {
   return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 32) & (f->hash_cap - 1);
 }
 
-static int64_t hash_find(const mshr_file *f, uint64_t line) {
-  uint32_t h = hash_slot(f, line);
-  while (f->keys[h] != 0) {
-    if (f->keys[h] == line + 1)
-      return f->values[h];
-    h = (h + 1) & (f->hash_cap - 1);
-  }
-  return -1;
-}
-
-static void hash_put(mshr_file *f, uint64_t line, uint32_t entry) {
+/* The slot of `line`: the one holding it, else the empty slot that ends
+ * its probe run (where it is put). */
+static uint32_t hash_probe(const mshr_file *f, uint64_t line) {
   uint32_t h = hash_slot(f, line);
   while (f->keys[h] != 0 && f->keys[h] != line + 1)
     h = (h + 1) & (f->hash_cap - 1);
-  f->keys[h] = line + 1;
-  f->values[h] = entry;
+  return h;
 }
 
 /* Linear-probing deletion by backward shift: later keys of the same run
@@ -279,11 +269,8 @@ static void arena_free(gp_timed *t) {
  * GP_ERR when out of memory (the table stays empty). */
 static int set_cycles_init(gp_timed *t, set_cycles *sc, const gp_cache *c) {
   sc->sets = c->sets;
-  sc->ways_shift = -1;
   if (c->sets == 0) /* no cache (no ways either) */
     return GP_OK;
-  if ((c->config.ways & (c->config.ways - 1)) == 0)
-    sc->ways_shift = __builtin_ctz(c->config.ways);
   sc->set = gp_malloc(&t->alloc, c->sets * sizeof *sc->set);
   if (sc->set == NULL) {
     sc->sets = 0;
@@ -316,19 +303,20 @@ static __attribute__((noinline)) double *first_fill(gp_timed *t, set_cycles *sc,
   return cycles;
 }
 
-/* The `fields` cycles of the way cache c's last access used (c->way >= 0:
- * set x ways + way within the set); its set's storage is made at the set's
- * first fill (the first access that uses one of its ways).  NULL when out
- * of memory: the request is then timed without the way's cycles and the
- * submission fails. */
+/* The `fields` cycles of the way a lookup of cache c used (o->used: way
+ * o->way of set o->set); its set's storage is made at the set's first fill
+ * (the first access that uses one of its ways).  NULL when no way was used,
+ * or when out of memory: the request is then timed without the way's
+ * cycles and the submission fails. */
 static inline double *way_cycles(gp_timed *t, set_cycles *sc, const gp_cache *c,
-                                 uint32_t fields) {
-  uint64_t way = (uint64_t)c->way;
-  uint32_t set = (uint32_t)(sc->ways_shift >= 0 ? way >> sc->ways_shift : way / c->config.ways);
-  double *cycles = sc->set[set];
-  if (cycles == NULL && (cycles = first_fill(t, sc, c, set, fields)) == NULL)
+                                 const gp_cache_outcome *o, uint32_t fields) {
+  double *cycles;
+  if (!o->used)
     return NULL;
-  return cycles + (way - (uint64_t)set * c->config.ways) * fields;
+  cycles = sc->set[o->set];
+  if (cycles == NULL && (cycles = first_fill(t, sc, c, o->set, fields)) == NULL)
+    return NULL;
+  return cycles + (size_t)o->way * fields;
 }
 
 /* n empty calendars for requests of at least min_length cycles; NULL when
@@ -547,7 +535,8 @@ static inline dram_cost store_cost(const gp_timed *t, uint8_t mask) {
 /* Occupies the DRAM channel of `line` (line index mod channels) for the
  * transfer `cost`, in the channel calendar's earliest gap from `ready`;
  * returns when the transfer ends.  Counts the bytes inside the window. */
-static double dram_transfer(gp_timed *t, uint64_t line, double ready, dram_cost cost) {
+static inline __attribute__((always_inline)) double dram_transfer(gp_timed *t, uint64_t line,
+                                                                  double ready, dram_cost cost) {
   gp_timed_stats *st = &t->stats;
   uint32_t n = t->cfg.dram_channels;
   uint32_t c = (n & (n - 1)) == 0 ? (uint32_t)(line & (n - 1)) : (uint32_t)(line % n);
@@ -615,22 +604,21 @@ static inline __attribute__((always_inline)) double l2_and_dram(gp_timed *t, uin
   uint32_t slices = t->cfg.l2_slices ? t->cfg.l2_slices : 1;
   uint32_t s = gp_l2_slice_of(line, slices);
   gp_cache *l2 = &t->l2[s];
-  gp_cache_result res;
-  double *cycles = NULL, *ready_at, *fill_from, arrive, start;
+  gp_cache_outcome o;
+  double *cycles, *ready_at, *fill_from, arrive, start;
   if (!t->slice_built[s] && build_slice(t, s, NULL) != GP_OK)
     t->out_of_memory = 1;
   if (gp_calendar_reserve_inline(&t->slices[s], &t->alloc, t->last_now, ready,
                                  t->cfg.l2_interval, &start) != GP_OK)
     t->out_of_memory = 1;
-  res = gp_cache_access_inline(l2, line, mask, kind != REQ_LOAD);
-  if (l2->way >= 0)
-    cycles = way_cycles(t, &t->l2_cycles[s], l2, L2_FIELDS);
+  o = gp_cache_lookup(l2, line, mask, kind != REQ_LOAD);
+  cycles = way_cycles(t, &t->l2_cycles[s], l2, &o, L2_FIELDS);
   ready_at = cycles ? &cycles[L2_READY] : NULL;
   fill_from = cycles ? &cycles[L2_FILL_FROM] : NULL;
-  if (l2->evicted && l2->evicted_dirty) {
-    dram_cost cost = fill_cost(t, l2->evicted_sectors);
+  if (o.evicted && o.evicted_dirty) {
+    dram_cost cost = fill_cost(t, o.evicted_sectors);
     t->stats.dram_bytes_written += cost.bytes;
-    dram_transfer(t, l2->evicted_line, start, cost);
+    dram_transfer(t, o.evicted_line, start, cost);
   }
   if (kind == REQ_STORE) {
     if (!t->cfg.l2.write_back || l2->sets == 0) {
@@ -638,11 +626,11 @@ static inline __attribute__((always_inline)) double l2_and_dram(gp_timed *t, uin
       t->stats.dram_bytes_written += cost.bytes;
       dram_transfer(t, line, start, cost);
     }
-    if (ready_at && res != GP_CACHE_HIT && *ready_at < start)
+    if (ready_at && o.result != GP_CACHE_HIT && *ready_at < start)
       *ready_at = *fill_from = start; /* allocated without a fetch */
     return start;
   }
-  if (res == GP_CACHE_HIT) {
+  if (o.result == GP_CACHE_HIT) {
     if (ready_at && *ready_at > start) { /* the line's fill is under way */
       t->stats.l2_fill_waits++;
       if (*fill_from > start) {
@@ -666,7 +654,7 @@ static inline __attribute__((always_inline)) double l2_and_dram(gp_timed *t, uin
     return start + t->cfg.l2_latency;
   }
   {
-    dram_cost cost = fill_cost(t, l2->missing);
+    dram_cost cost = fill_cost(t, o.missing);
     t->stats.dram_bytes_read += cost.bytes;
     arrive = dram_transfer(t, line, start, cost) + t->cfg.dram_latency;
     if (ready_at) {
@@ -696,9 +684,10 @@ static void retire_mshrs(gp_timed *t, uint32_t sm, double now) {
 static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double ready, int *merged,
                         uint32_t *entry) {
   mshr_file *f = &t->mshrs[sm];
-  int64_t same = hash_find(f, line);
+  uint32_t slot = hash_probe(f, line);
   double start = ready;
-  if (same >= 0) {
+  if (f->keys[slot] != 0) {
+    uint32_t same = f->values[slot];
     *merged = 1;
     t->stats.mshr_merges++;
     return f->release[same] > ready ? f->release[same] : ready;
@@ -709,6 +698,7 @@ static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double ready, i
   } else {
     *entry = heap_pop(f); /* wait for the earliest release */
     hash_delete(f, f->line[*entry]);
+    slot = hash_probe(f, line); /* the deletion may have moved the line's run */
     if (f->release[*entry] > ready) {
       start = f->release[*entry];
       t->stats.mshr_full_stalls++;
@@ -716,7 +706,8 @@ static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double ready, i
     }
   }
   f->line[*entry] = line;
-  hash_put(f, line, *entry);
+  f->keys[slot] = line + 1; /* the line is absent: the probe's empty slot */
+  f->values[slot] = *entry;
   return start;
 }
 
@@ -755,18 +746,17 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
     uint8_t mask = masks[j];
     l1_ready = NULL;
     if (through_l1 && l1->sets > 0) {
-      gp_cache_result res = gp_cache_access_inline(l1, lines[j], masks[j], is_store);
-      if (l1->way >= 0)
-        l1_ready = way_cycles(t, &t->l1_cycles[sm], l1, L1_FIELDS);
-      if (l1->evicted && l1->evicted_dirty) /* write-back L1: the victim goes to L2 */
-        l2_and_dram(t, l1->evicted_line, l1->evicted_sectors, now, REQ_STORE);
+      gp_cache_outcome o = gp_cache_lookup(l1, lines[j], masks[j], is_store);
+      l1_ready = way_cycles(t, &t->l1_cycles[sm], l1, &o, L1_FIELDS);
+      if (o.evicted && o.evicted_dirty) /* write-back L1: the victim goes to L2 */
+        l2_and_dram(t, o.evicted_line, o.evicted_sectors, now, REQ_STORE);
       if (is_store && t->cfg.l1.write_back) {
         d = now + t->cfg.l1_latency;
         if (l1_ready && *l1_ready < now)
           *l1_ready = now;
         goto next;
       }
-      if (!is_store && res == GP_CACHE_HIT) {
+      if (!is_store && o.result == GP_CACHE_HIT) {
         d = now + t->cfg.l1_latency;
         if (l1_ready && *l1_ready > d) { /* the line's fill is still under way */
           d = *l1_ready;
@@ -775,7 +765,7 @@ int gp_timed_submit(gp_timed *t, uint32_t sm, double now, int op_class,
         goto next;
       }
       if (!is_store)
-        mask = l1->missing; /* L2 is asked for the sectors L1 lacks */
+        mask = o.missing; /* L2 is asked for the sectors L1 lacks */
     }
     if (route & (ROUTE_STORE | ROUTE_ATOMIC)) {
       d = l2_and_dram(t, lines[j], masks[j], now, is_store ? REQ_STORE : REQ_ATOMIC);

@@ -252,6 +252,40 @@ static void test_empties_and_fills_again(void) {
   gp_calendar_free(&c, &a);
 }
 
+/* A calendar whose one chunk has ended takes the next interval into that
+ * chunk in place (memsim_calendar.h): a full chunk of intervals [4i,
+ * 4i + 2) (GP_CALENDAR_CHUNK of them, at most 64), all ended by cycle 300,
+ * then a request at 300 ready at 305 of 3 cycles is the calendar's only
+ * interval [305, 308); the next, ready at 306, queues behind it (starts at
+ * 308, joins it: [305, 311)), and one ready at 320 is a second interval;
+ * at 322 both have ended and a request ready then is again alone.  A chunk
+ * reused with its old count, or with its directory end left stale, fails
+ * it. */
+static void test_an_ended_chunk_is_reused(void) {
+  gp_alloc a = gp_alloc_default();
+  gp_calendar c;
+  int i;
+  gp_calendar_init(&c, 1);
+  for (i = 0; i < GP_CALENDAR_CHUNK; i++)
+    reserve(&c, 0, 4.0 * i, 2);
+  CHECK_EQ_INT(c.count, 1);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), GP_CALENDAR_CHUNK);
+  CHECK_NEAR(reserve(&c, 300, 305, 3), 305, 0);
+  CHECK_EQ_INT(c.count, 1);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  CHECK(has_interval(&c, 0, 305, 308));
+  CHECK_NEAR(reserve(&c, 300, 306, 3), 308, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  CHECK(has_interval(&c, 0, 305, 311));
+  CHECK_NEAR(reserve(&c, 301, 320, 2), 320, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 2);
+  CHECK(has_interval(&c, 1, 320, 322));
+  CHECK_NEAR(reserve(&c, 322, 322, 1), 322, 0);
+  CHECK_EQ_INT(gp_calendar_intervals(&c), 1);
+  CHECK(has_interval(&c, 0, 322, 323));
+  gp_calendar_free(&c, &a);
+}
+
 /* The finger (the chunk the last search found, tried first) is only a
  * hint: whatever chunk it names, a search starts in the first chunk that
  * ends after the ready cycle.  200 intervals [10i, 10i + 5) in several
@@ -295,6 +329,7 @@ int main(void) {
   RUN(test_chunks_split_and_stay_sorted);
   RUN(test_matches_the_plain_rules);
   RUN(test_empties_and_fills_again);
+  RUN(test_an_ended_chunk_is_reused);
   RUN(test_a_stale_finger);
   return gp_test_finish();
 }
