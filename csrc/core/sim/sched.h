@@ -52,11 +52,17 @@ static inline uint32_t rr_start(const sched_state *q) {
   return start >= q->count ? 0 : start;
 }
 
-/* The first set bit at or after `start`, wrapping round; -1 when none. */
+/* The first set bit at or after `start`, wrapping round; -1 when none.
+ * One word (start below 64): the bits from start, else the whole word. */
 static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words,
                                                                  uint32_t start) {
   uint32_t wi = start >> 6, n;
   uint64_t m = b[wi] & (~(uint64_t)0 << (start & 63));
+  if (words == 1) {
+    if (m == 0)
+      m = b[0];
+    return m ? (int64_t)__builtin_ctzll(m) : -1;
+  }
   for (n = 0; n <= words; n++) {
     if (m)
       return (int64_t)wi * 64 + __builtin_ctzll(m);

@@ -479,7 +479,10 @@ static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
                                                           int policy) {
-  uint64_t *e = set_w(q, SET_SCRATCH, words);
+  /* one word: the eligible mask in a local the compiler keeps in a
+   * register (the bitmaps' stores cannot change it) */
+  uint64_t e_word = 0;
+  uint64_t *e = words == 1 ? &e_word : set_w(q, SET_SCRATCH, words);
   uint32_t issued = 0, width = s->m->sm.issue_width;
   int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
   sched_promote(q, t, words);
