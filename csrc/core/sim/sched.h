@@ -36,14 +36,19 @@ double sched_reason_two_level(const sim *s, sched_state *q);
 /* Moves the pending warps whose producers are done by t to ready. */
 static inline __attribute__((always_inline)) void sched_promote(sched_state *q, double t,
                                                           uint32_t words) {
-  while (q->pending_count > 0 && q->pending[q->pending_count - 1].ready <= t) {
-    const pend_entry *p = &q->pending[--q->pending_count];
-    uint32_t pos = p->pos;
-    int unit = p->unit, set = p->set;
-    bit_clear_w(set_w(q, set, words), pos, words);
-    bit_set_w(set_w(q, unit, words), pos, words);
+  uint32_t n = q->pending_count;
+  const pend_entry *p = q->pending + n; /* one past the soonest */
+  if (n == 0 || p[-1].ready > t)
+    return; /* the usual look: nothing due */
+  do {
+    uint32_t pos;
+    p--;
+    pos = p->pos;
+    bit_clear_w(set_w(q, p->set, words), pos, words);
+    bit_set_w(set_w(q, p->unit, words), pos, words);
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
-  }
+  } while (--n > 0 && p[-1].ready <= t);
+  q->pending_count = n;
 }
 
 /* Where round-robin scanning starts: the position after the last issue. */

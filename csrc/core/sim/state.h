@@ -231,6 +231,16 @@ static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t po
   pending_insert(q, w->ready, pos, w->unit, set);
   bit_set_w(set_w(q, set, words), pos, words);
 }
+/* The same for a warp that has just issued: it waits for a producer, never
+ * for its launch (its `ready` is later than the issue, which was no earlier
+ * than its launch's end), so the reason is its last producer's kind. */
+_Static_assert(SET_PEND_MEM + 1 == SET_PEND_DEP, "a pending reason from on_load");
+static inline void sched_pend_issued_w(sched_state *q, const warp_state *w, uint32_t pos,
+                                       uint32_t words) {
+  uint8_t set = (uint8_t)(SET_PEND_DEP - (w->on_load != 0));
+  pending_insert(q, w->ready, pos, w->unit, set);
+  bit_set_w(set_w(q, set, words), pos, words);
+}
 static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
                                    uint32_t words) {
   if (w->ready <= t) {
@@ -259,7 +269,7 @@ static inline void sched_requeue_w(sched_state *q, const warp_state *w, uint32_t
   }
   bit_clear_w(set_w(q, unit, words), pos, words);
   bit_clear_w(set_w(q, SET_READY_ANY, words), pos, words);
-  sched_pend_w(q, w, pos, words);
+  sched_pend_issued_w(q, w, pos, words);
 }
 static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
   sched_enqueue_w(q, w, pos, t, q->words);
