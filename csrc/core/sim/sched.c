@@ -50,7 +50,7 @@ void sched_init(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   uint32_t u;
   q->sm = smi, q->sc = sc;
   q->sm_stalls = s->out->sm_stalls + (size_t)smi * GP_STALL_COUNT;
-  q->stride = s->S;
+  q->warp_step = (size_t)s->S * sizeof(warp_state);
   q->count = count;
   q->words = count > 0 ? (count + 63) / 64 : 1;
   for (u = 0; u < UNIT_COUNT; u++)

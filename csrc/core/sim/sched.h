@@ -95,8 +95,10 @@ static inline __attribute__((always_inline)) int sched_all_waiting(const sched_s
          (q->pending_count == 0 || q->pending[q->pending_count - 1].ready > t);
 }
 
+/* The warp at position pos: one multiplication by a byte step (the slot
+ * index times the warp's size cost two instructions more at every pick). */
 static inline warp_state *warp_at(const sched_state *q, uint32_t pos) {
-  return &q->warps[(size_t)pos * q->stride];
+  return (warp_state *)((char *)q->warps + (size_t)pos * q->warp_step);
 }
 
 /* The oldest warp of bitmap b; -1 when empty. */
@@ -221,9 +223,9 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
   double when = INFINITY;
   int64_t pos;
   int u;
-  for (wi = 0; wi < words; wi++)
-    busy[wi] = 0;
-  if (any_ready) /* else every unit's set is empty */
+  if (any_ready) { /* else every unit's set is empty, and busy unread */
+    for (wi = 0; wi < words; wi++)
+      busy[wi] = 0;
     for (u = 0; u < UNIT_COUNT; u++) {
       const uint64_t *r = set_w(q, u, words);
       if (!any_bit(r, words))
@@ -234,6 +236,7 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
         for (wi = 0; wi < words; wi++)
           busy[wi] |= r[wi];
     }
+  }
   if (q->pending_count > 0) {
     /* the earliest pending warp decides unless a unit is busy beyond it */
     double first = q->pending[q->pending_count - 1].ready;

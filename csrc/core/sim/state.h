@@ -83,8 +83,8 @@ typedef struct block_slot {
 typedef struct sched_state {
   uint32_t sm, sc;         /* its SM and its index there */
   double *sm_stalls;       /* its SM's row of the result's sm_stalls */
-  warp_state *warps;       /* position p is warps[p x stride] */
-  uint32_t stride;         /* schedulers per SM */
+  warp_state *warps;       /* position p is warps[p x schedulers per SM], */
+  size_t warp_step;        /* warp_step bytes after position p - 1's (warp_at) */
   uint32_t count, words;   /* warp positions and bitmap words */
   uint64_t *bits;          /* SET_COUNT x words, then why_pcs and issued_now */
   pend_entry *pending;     /* pending warps, latest `ready` first (pending_count entries),
