@@ -171,9 +171,9 @@ static inline __attribute__((always_inline)) int64_t sched_pick(sim *s, sched_st
                                                            const uint64_t *e, uint32_t words,
                                                            int policy) {
   switch (policy) {
-  case GP_SIM_GTO:
-    if (q->greedy >= 0 && bit_test(e, (uint32_t)q->greedy))
-      return q->greedy;
+  case GP_SIM_GTO: /* the greedy warp is the last issued */
+    if (q->rr >= 0 && bit_test_w(e, (uint32_t)q->rr, words))
+      return q->rr;
     return oldest_in(q, e, words);
   case GP_SIM_CALLBACK:
     return sched_pick_callback(s, q, t, e);

@@ -526,7 +526,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     q->issued_now[issued] = (uint32_t)pos;
     q->why_pcs[issued] = pc;
     issued++;
-    q->rr = q->greedy = pos;
+    q->rr = pos;
     if (two_level)
       sched_fill_active(s, q);
   }

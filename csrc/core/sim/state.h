@@ -98,8 +98,8 @@ typedef struct sched_state {
   double unit_acc[UNIT_COUNT];  /* when the unit's occupancy, accumulated exactly
                                    (fractional intervals), ends */
   double latest_free;      /* the largest unit_free: no unit is busy from then on */
-  int64_t rr;              /* position of the last issued warp (-1: none) */
-  int64_t greedy;          /* GTO: the same, as the greedy warp */
+  int64_t rr;              /* position of the last issued warp (-1: none); GTO's
+                              greedy warp */
   uint32_t resident;       /* positions in slots holding a block */
   uint32_t active_count;   /* two-level: warps in the active set */
   /* the event loop */
@@ -172,6 +172,9 @@ static inline void bit_set_w(uint64_t *b, uint32_t p, uint32_t words) {
     b[0] |= (uint64_t)1 << p;
   else
     bit_set(b, p);
+}
+static inline int bit_test_w(const uint64_t *b, uint32_t p, uint32_t words) {
+  return words == 1 ? (int)((b[0] >> p) & 1) : bit_test(b, p);
 }
 static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
   if (words == 1)
