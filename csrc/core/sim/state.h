@@ -63,7 +63,8 @@ typedef struct warp_state {
   uint32_t left;           /* instructions left, the next one included */
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
   uint8_t op_class;        /* of its record's, read at every pick and issue) */
-  uint8_t on_load;         /* the producer the next instruction waits for last is a load */
+  uint8_t on_load;         /* the producer the next instruction waits for last is a load
+                              (1, else 0: sched_pend_issued_w subtracts it) */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
   /* the completion ring when it is short (the usual case), next to them */
@@ -240,7 +241,7 @@ static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t po
 _Static_assert(SET_PEND_MEM + 1 == SET_PEND_DEP, "a pending reason from on_load");
 static inline void sched_pend_issued_w(sched_state *q, const warp_state *w, uint32_t pos,
                                        uint32_t words) {
-  uint8_t set = (uint8_t)(SET_PEND_DEP - (w->on_load != 0));
+  uint8_t set = (uint8_t)(SET_PEND_DEP - w->on_load); /* on_load is 0 or 1 */
   pending_insert(q, w->ready, pos, w->unit, set);
   bit_set_w(set_w(q, set, words), pos, words);
 }
