@@ -56,6 +56,7 @@ void sched_init(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = q->unit_acc[u] = 0;
   q->latest_free = 0;
+  q->next_due = INFINITY; /* nothing pending */
   q->issued = 0;
   q->rr = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;

@@ -36,10 +36,12 @@ double sched_reason_two_level(const sim *s, sched_state *q);
 /* Moves the pending warps whose producers are done by t to ready. */
 static inline __attribute__((always_inline)) void sched_promote(sched_state *q, double t,
                                                           uint32_t words) {
-  uint32_t n = q->pending_count;
-  const pend_entry *p = q->pending + n; /* one past the soonest */
-  if (n == 0 || p[-1].ready > t)
-    return; /* the usual look: nothing due */
+  uint32_t n;
+  const pend_entry *p;
+  if (q->next_due > t)
+    return; /* the usual look: nothing due (or nothing pending) */
+  n = q->pending_count;
+  p = q->pending + n; /* one past the soonest */
   do {
     uint32_t pos;
     p--;
@@ -49,6 +51,7 @@ static inline __attribute__((always_inline)) void sched_promote(sched_state *q, 
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
   } while (--n > 0 && p[-1].ready <= t);
   q->pending_count = n;
+  q->next_due = n > 0 ? p[-1].ready : INFINITY;
 }
 
 /* Where round-robin scanning starts: the position after the last issue. */
@@ -91,8 +94,7 @@ static inline int any_bit(const uint64_t *b, uint32_t words) {
  * for t one cycle after an issue, whose look is then skipped). */
 static inline __attribute__((always_inline)) int sched_all_waiting(const sched_state *q, double t,
                                                                    uint32_t words) {
-  return !any_bit(set_w(q, SET_READY_ANY, words), words) &&
-         (q->pending_count == 0 || q->pending[q->pending_count - 1].ready > t);
+  return !any_bit(set_w(q, SET_READY_ANY, words), words) && q->next_due > t;
 }
 
 /* The warp at position pos: one multiplication by a byte step (the slot

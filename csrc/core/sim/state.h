@@ -94,6 +94,8 @@ typedef struct sched_state {
   uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
                               kept here so finding the oldest reads one array */
   uint32_t pending_count;
+  double next_due;         /* the soonest pending `ready` (the list's last entry's),
+                              INFINITY when none: read at every look */
   double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1: the first cycle (on this
                                    scheduler's issue grid) a unit accepts again */
   double unit_acc[UNIT_COUNT];  /* when the unit's occupancy, accumulated exactly
@@ -221,6 +223,8 @@ static inline void pending_insert(sched_state *q, double ready, uint32_t pos, ui
   h->pos = pos;
   h->unit = unit;
   h->set = set;
+  if (ready < q->next_due) /* the list's soonest */
+    q->next_due = ready;
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
