@@ -241,7 +241,7 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
   }
   if (q->pending_count > 0) {
     /* the earliest pending warp decides unless a unit is busy beyond it */
-    double first = q->pending[q->pending_count - 1].ready;
+    double first = q->next_due;
     if (q->latest_free <= first) {
       if (first < when)
         when = first;
