@@ -53,6 +53,7 @@ void sched_init(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   q->warp_step = (size_t)s->S * sizeof(warp_state);
   q->count = count;
   q->words = count > 0 ? (count + 63) / 64 : 1;
+  q->issue_width = s->m->sm.issue_width;
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = q->unit_acc[u] = 0;
   q->latest_free = 0;

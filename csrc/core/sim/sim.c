@@ -483,7 +483,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
    * change (so it is not read again after each) */
   uint64_t e_word = 0;
   uint64_t *e = words == 1 ? &e_word : set_w(q, SET_SCRATCH, words);
-  uint32_t issued = 0, width = s->m->sm.issue_width;
+  uint32_t issued = 0, width = q->issue_width;
   int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 0;
   sched_promote(q, t, words);
   if (two_level)

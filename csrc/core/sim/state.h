@@ -87,6 +87,7 @@ typedef struct sched_state {
   warp_state *warps;       /* position p is warps[p x schedulers per SM], */
   size_t warp_step;        /* warp_step bytes after position p - 1's (warp_at) */
   uint32_t count, words;   /* warp positions and bitmap words */
+  uint32_t issue_width;    /* the machine's sm.issue_width, next to what a look reads */
   uint64_t *bits;          /* SET_COUNT x words, then why_pcs and issued_now */
   pend_entry *pending;     /* pending warps, latest `ready` first (pending_count entries),
                               somewhere in pending_mem */
