@@ -691,6 +691,101 @@ static void test_observer_changes_nothing(void) {
   gp_kernel_free(k);
 }
 
+/* GTO keeps the last issued warp while it can issue, even where an older
+ * one is ready too (the greedy warp is the scheduler's last issued
+ * position).  Two warps, FFMA latency 4, issue width 1: w0's second FFMA
+ * needs its first; w1's four FFMAs are independent.  0: w0 (the oldest);
+ * 1-3: w1 (w0 waits to 4); 4: w0 is ready but w1, the greedy warp, keeps
+ * issuing (its FFMA, then its EXIT at 5); 6-9: w0's last four.  (The
+ * oldest warp at 4 instead would give w0 there, as LRR does.) */
+static void test_gto_keeps_the_greedy_warp(void) {
+  static const char text[] =
+      "-kernel name = greedy\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 5\n"
+      "0000 ffffffff 1 R1 FFMA 0 0\n0010 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0020 ffffffff 1 R3 FFMA 0 0\n0030 ffffffff 1 R4 FFMA 0 0\n0040 ffffffff 0 EXIT 0 0\n"
+      "warp = 1\ninsts = 5\n"
+      "0000 ffffffff 1 R1 FFMA 0 0\n0010 ffffffff 1 R2 FFMA 0 0\n"
+      "0020 ffffffff 1 R3 FFMA 0 0\n0030 ffffffff 1 R4 FFMA 0 0\n0040 ffffffff 0 EXIT 0 0\n"
+      "#END_TB\n";
+  static const uint32_t gto[10] = {0, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+  gp_kernel *k = parse(text);
+  sim_setup c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i;
+  if (k == NULL) {
+    CHECK(0);
+    return;
+  }
+  memset(&log, 0, sizeof log);
+  c.o.policy = GP_SIM_GTO;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 10);
+  for (i = 0; i < log.n && i < 10; i++) {
+    CHECK_NEAR(log.cycle[i], i, 0);
+    CHECK_EQ_INT(log.warp[i], gto[i]);
+  }
+  done(&r);
+  memset(&log, 0, sizeof log);
+  c.o.policy = GP_SIM_LRR; /* round-robin: w0 at 4, as soon as it is ready */
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 10);
+  if (log.n == 10) {
+    CHECK_NEAR(log.cycle[4], 4, 0);
+    CHECK_EQ_INT(log.warp[4], 0);
+  }
+  done(&r);
+  gp_kernel_free(k);
+}
+
+/* A warp waiting right after its issue is charged to its last producer's
+ * kind: a load's consumer to memory, an FFMA's to a dependence.  One warp
+ * of a global load, an FFMA on it, an FFMA on that (latency 4) and an
+ * EXIT, one scheduler, no launch costs: the load issues at 0, the first
+ * FFMA at the load's return c (1 .. c - 1 memory, on that FFMA's PC), the
+ * second at c + 4 (3 dependence cycles on its PC), the EXIT at c + 5;
+ * c + 6 scheduler cycles.  The same under LRR and GTO. */
+static void test_issued_warp_waits_for_its_producer_kind(void) {
+  gp_synth_op body[3] = {{GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {1}},
+                         {GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = synth(32, 1, body, 3);
+  sim_setup c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  int x;
+  c.o.per_pc = 1;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+  for (x = 0; x < 2; x++) {
+    double back;
+    memset(&log, 0, sizeof log);
+    c.o.policy = x == 0 ? GP_SIM_LRR : GP_SIM_GTO;
+    CHECK(run(k, &c, &r, &err) == GP_OK);
+    CHECK_EQ_INT(log.n, 4);
+    if (log.n != 4) {
+      done(&r);
+      continue;
+    }
+    back = log.cycle[1];
+    CHECK(back > 100); /* an L2 latency of 100 at least */
+    CHECK_NEAR(log.cycle[0], 0, 0);
+    CHECK_NEAR(log.cycle[2], back + 4, 0);
+    CHECK_NEAR(log.cycle[3], back + 5, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 4, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_MEMORY], back - 1, 0);
+    CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 3, 0);
+    CHECK_NEAR(r.counters.scheduler_cycles, back + 6, 0);
+    CHECK_NEAR(r.pc_stalls[(size_t)log.pc[1] * GP_STALL_COUNT + GP_STALL_MEMORY], back - 1, 0);
+    CHECK_NEAR(r.pc_stalls[(size_t)log.pc[2] * GP_STALL_COUNT + GP_STALL_DEPENDENCE], 3, 0);
+    done(&r);
+  }
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_ready_warp_moves_to_its_next_unit);
   RUN(test_retiring_warp_gives_its_position);
@@ -705,5 +800,7 @@ int main(void) {
   RUN(test_launch_wait_beside_a_finished_warp);
   RUN(test_observer_changes_nothing);
   RUN(test_last_producer_is_a_load);
+  RUN(test_gto_keeps_the_greedy_warp);
+  RUN(test_issued_warp_waits_for_its_producer_kind);
   return gp_test_finish();
 }

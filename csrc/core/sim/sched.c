@@ -50,14 +50,16 @@ void sched_init(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   uint32_t u;
   q->sm = smi, q->sc = sc;
   q->sm_stalls = s->out->sm_stalls + (size_t)smi * GP_STALL_COUNT;
-  q->stride = s->S;
+  q->warp_step = (size_t)s->S * sizeof(warp_state);
   q->count = count;
   q->words = count > 0 ? (count + 63) / 64 : 1;
+  q->issue_width = s->m->sm.issue_width;
   for (u = 0; u < UNIT_COUNT; u++)
     q->unit_free[u] = q->unit_acc[u] = 0;
   q->latest_free = 0;
+  q->next_due = INFINITY; /* nothing pending */
   q->issued = 0;
-  q->rr = q->greedy = -1; /* the first pick is the scheduler's first warp */
+  q->rr = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;
 }
 

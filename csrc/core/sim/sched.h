@@ -36,14 +36,22 @@ double sched_reason_two_level(const sim *s, sched_state *q);
 /* Moves the pending warps whose producers are done by t to ready. */
 static inline __attribute__((always_inline)) void sched_promote(sched_state *q, double t,
                                                           uint32_t words) {
-  while (q->pending_count > 0 && q->pending[q->pending_count - 1].ready <= t) {
-    const pend_entry *p = &q->pending[--q->pending_count];
-    uint32_t pos = p->pos;
-    int unit = p->unit, set = p->set;
-    bit_clear_w(set_w(q, set, words), pos, words);
-    bit_set_w(set_w(q, unit, words), pos, words);
+  uint32_t n;
+  const pend_entry *p;
+  if (q->next_due > t)
+    return; /* the usual look: nothing due (or nothing pending) */
+  n = q->pending_count;
+  p = q->pending + n; /* one past the soonest */
+  do {
+    uint32_t pos;
+    p--;
+    pos = p->pos;
+    bit_clear_w(set_w(q, p->set, words), pos, words);
+    bit_set_w(set_w(q, p->unit, words), pos, words);
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
-  }
+  } while (--n > 0 && p[-1].ready <= t);
+  q->pending_count = n;
+  q->next_due = n > 0 ? p[-1].ready : INFINITY;
 }
 
 /* Where round-robin scanning starts: the position after the last issue. */
@@ -52,11 +60,17 @@ static inline uint32_t rr_start(const sched_state *q) {
   return start >= q->count ? 0 : start;
 }
 
-/* The first set bit at or after `start`, wrapping round; -1 when none. */
+/* The first set bit at or after `start`, wrapping round; -1 when none.
+ * One word (start below 64): the bits from start, else the whole word. */
 static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words,
                                                                  uint32_t start) {
   uint32_t wi = start >> 6, n;
   uint64_t m = b[wi] & (~(uint64_t)0 << (start & 63));
+  if (words == 1) {
+    if (m == 0)
+      m = b[0];
+    return m ? (int64_t)__builtin_ctzll(m) : -1;
+  }
   for (n = 0; n <= words; n++) {
     if (m)
       return (int64_t)wi * 64 + __builtin_ctzll(m);
@@ -80,12 +94,13 @@ static inline int any_bit(const uint64_t *b, uint32_t words) {
  * for t one cycle after an issue, whose look is then skipped). */
 static inline __attribute__((always_inline)) int sched_all_waiting(const sched_state *q, double t,
                                                                    uint32_t words) {
-  return !any_bit(set_w(q, SET_READY_ANY, words), words) &&
-         (q->pending_count == 0 || q->pending[q->pending_count - 1].ready > t);
+  return !any_bit(set_w(q, SET_READY_ANY, words), words) && q->next_due > t;
 }
 
+/* The warp at position pos: one multiplication by a byte step (the slot
+ * index times the warp's size cost two instructions more at every pick). */
 static inline warp_state *warp_at(const sched_state *q, uint32_t pos) {
-  return &q->warps[(size_t)pos * q->stride];
+  return (warp_state *)((char *)q->warps + (size_t)pos * q->warp_step);
 }
 
 /* The oldest warp of bitmap b; -1 when empty. */
@@ -158,9 +173,9 @@ static inline __attribute__((always_inline)) int64_t sched_pick(sim *s, sched_st
                                                            const uint64_t *e, uint32_t words,
                                                            int policy) {
   switch (policy) {
-  case GP_SIM_GTO:
-    if (q->greedy >= 0 && bit_test(e, (uint32_t)q->greedy))
-      return q->greedy;
+  case GP_SIM_GTO: /* the greedy warp is the last issued */
+    if (q->rr >= 0 && bit_test_w(e, (uint32_t)q->rr, words))
+      return q->rr;
     return oldest_in(q, e, words);
   case GP_SIM_CALLBACK:
     return sched_pick_callback(s, q, t, e);
@@ -210,9 +225,9 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
   double when = INFINITY;
   int64_t pos;
   int u;
-  for (wi = 0; wi < words; wi++)
-    busy[wi] = 0;
-  if (any_ready) /* else every unit's set is empty */
+  if (any_ready) { /* else every unit's set is empty, and busy unread */
+    for (wi = 0; wi < words; wi++)
+      busy[wi] = 0;
     for (u = 0; u < UNIT_COUNT; u++) {
       const uint64_t *r = set_w(q, u, words);
       if (!any_bit(r, words))
@@ -223,9 +238,10 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
         for (wi = 0; wi < words; wi++)
           busy[wi] |= r[wi];
     }
+  }
   if (q->pending_count > 0) {
     /* the earliest pending warp decides unless a unit is busy beyond it */
-    double first = q->pending[q->pending_count - 1].ready;
+    double first = q->next_due;
     if (q->latest_free <= first) {
       if (first < when)
         when = first;

@@ -528,19 +528,23 @@ static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
                                                           int policy) {
-  uint64_t *e = set_w(q, SET_SCRATCH, words);
-  uint32_t issued = 0, width = s->m->sm.issue_width;
-  int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
+  /* one word: the eligible mask in a local, which no bitmap's store can
+   * change (so it is not read again after each) */
+  uint64_t e_word = 0;
+  uint64_t *e = words == 1 ? &e_word : set_w(q, SET_SCRATCH, words);
+  uint32_t issued = 0, width = q->issue_width;
+  int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 0;
   sched_promote(q, t, words);
   if (two_level)
     sched_fill_active(s, q);
   s->sets_changed = 0;
+  sched_eligible(q, t, 0, e, words, policy); /* none issued yet */
   while (issued < width) {
     int64_t pos;
     uint32_t pc;
     int unit;
     warp_state *w;
-    if (sets_changed || two_level)
+    if (issued > 0 && (sets_changed || two_level))
       sched_eligible(q, t, issued, e, words, policy);
     else if (words == 1 && e[0] == 0)
       break; /* nothing left this cycle (the usual end after an issue) */
@@ -572,7 +576,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     q->issued_now[issued] = (uint32_t)pos;
     q->why_pcs[issued] = pc;
     issued++;
-    q->rr = q->greedy = pos;
+    q->rr = pos;
     if (two_level)
       sched_fill_active(s, q);
   }

@@ -74,7 +74,8 @@ typedef struct warp_state {
   uint64_t end;            /* ... after its last one (next == end: none left) */
   uint32_t pc_index;       /* the next instruction's static index and class (copies */
   uint8_t op_class;        /* of its record's, read at every pick and issue) */
-  uint8_t on_load;         /* the producer the next instruction waits for last is a load */
+  uint8_t on_load;         /* the producer the next instruction waits for last is a load
+                              (1, else 0: sched_pend_issued_w subtracts it) */
   uint8_t unit;            /* the next instruction's unit */
   uint8_t live, at_barrier;
   /* the completion ring when it is short (the usual case), next to them */
@@ -94,9 +95,10 @@ typedef struct block_slot {
 typedef struct sched_state {
   uint32_t sm, sc;         /* its SM and its index there */
   double *sm_stalls;       /* its SM's row of the result's sm_stalls */
-  warp_state *warps;       /* position p is warps[p x stride] */
-  uint32_t stride;         /* schedulers per SM */
+  warp_state *warps;       /* position p is warps[p x schedulers per SM], */
+  size_t warp_step;        /* warp_step bytes after position p - 1's (warp_at) */
   uint32_t count, words;   /* warp positions and bitmap words */
+  uint32_t issue_width;    /* the machine's sm.issue_width, next to what a look reads */
   uint64_t *bits;          /* SET_COUNT x words, then why_pcs and issued_now */
   pend_entry *pending;     /* pending warps, latest `ready` first (pending_count entries),
                               somewhere in pending_mem */
@@ -104,13 +106,15 @@ typedef struct sched_state {
   uint64_t *ages;          /* per position: its warp's dispatch order (GTO, two-level),
                               kept here so finding the oldest reads one array */
   uint32_t pending_count;
+  double next_due;         /* the soonest pending `ready` (the list's last entry's),
+                              INFINITY when none: read at every look */
   double unit_free[UNIT_COUNT]; /* FUFree of Algorithm 1: the first cycle (on this
                                    scheduler's issue grid) a unit accepts again */
   double unit_acc[UNIT_COUNT];  /* when the unit's occupancy, accumulated exactly
                                    (fractional intervals), ends */
   double latest_free;      /* the largest unit_free: no unit is busy from then on */
-  int64_t rr;              /* position of the last issued warp (-1: none) */
-  int64_t greedy;          /* GTO: the same, as the greedy warp */
+  int64_t rr;              /* position of the last issued warp (-1: none); GTO's
+                              greedy warp */
   uint32_t resident;       /* positions in slots holding a block */
   uint32_t active_count;   /* two-level: warps in the active set */
   /* the event loop */
@@ -182,6 +186,9 @@ static inline void bit_set_w(uint64_t *b, uint32_t p, uint32_t words) {
   else
     bit_set(b, p);
 }
+static inline int bit_test_w(const uint64_t *b, uint32_t p, uint32_t words) {
+  return words == 1 ? (int)((b[0] >> p) & 1) : bit_test(b, p);
+}
 static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
   if (words == 1)
     b[0] &= ~((uint64_t)1 << p);
@@ -226,6 +233,8 @@ static inline void pending_insert(sched_state *q, double ready, uint32_t pos, ui
   h->pos = pos;
   h->unit = unit;
   h->set = set;
+  if (ready < q->next_due) /* the list's soonest */
+    q->next_due = ready;
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
@@ -237,6 +246,16 @@ static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t po
                                 uint32_t words) {
   uint8_t set =
       w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
+  pending_insert(q, w->ready, pos, w->unit, set);
+  bit_set_w(set_w(q, set, words), pos, words);
+}
+/* The same for a warp that has just issued: it waits for a producer, never
+ * for its launch (its `ready` is later than the issue, which was no earlier
+ * than its launch's end), so the reason is its last producer's kind. */
+_Static_assert(SET_PEND_MEM + 1 == SET_PEND_DEP, "a pending reason from on_load");
+static inline void sched_pend_issued_w(sched_state *q, const warp_state *w, uint32_t pos,
+                                       uint32_t words) {
+  uint8_t set = (uint8_t)(SET_PEND_DEP - w->on_load); /* on_load is 0 or 1 */
   pending_insert(q, w->ready, pos, w->unit, set);
   bit_set_w(set_w(q, set, words), pos, words);
 }
@@ -268,7 +287,7 @@ static inline void sched_requeue_w(sched_state *q, const warp_state *w, uint32_t
   }
   bit_clear_w(set_w(q, unit, words), pos, words);
   bit_clear_w(set_w(q, SET_READY_ANY, words), pos, words);
-  sched_pend_w(q, w, pos, words);
+  sched_pend_issued_w(q, w, pos, words);
 }
 static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
   sched_enqueue_w(q, w, pos, t, q->words);
