@@ -27,6 +27,8 @@ int wake_init(wake_calendar *c, const gp_alloc *alloc, uint32_t count) {
     return GP_ERR;
   for (g = 0; g < count; g++)
     c->at[g] = INFINITY, c->bucket[g] = 0;
+  for (g = 0; g < WAKE_BUCKETS; g++)
+    c->latest[g] = -INFINITY;
   memset(c->buckets, 0, (size_t)WAKE_BUCKETS * c->words * sizeof *c->buckets);
   memset(c->overflow, 0, c->words * sizeof *c->overflow);
   return GP_OK;
@@ -62,6 +64,12 @@ static uint64_t *bucket_bits(const wake_calendar *c, uint32_t b) {
   return c->buckets + (size_t)b * c->words;
 }
 
+/* Bucket b has no sleeper left. */
+static void mark_empty(wake_calendar *c, uint32_t b) {
+  c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
+  c->latest[b] = -INFINITY;
+}
+
 /* Clears bucket b's bit in `nonempty` when it has no sleeper left. */
 static void note_if_empty(wake_calendar *c, uint32_t b) {
   const uint64_t *bits = bucket_bits(c, b);
@@ -69,7 +77,7 @@ static void note_if_empty(wake_calendar *c, uint32_t b) {
   for (wi = 0; wi < c->words; wi++)
     if (bits[wi])
       return;
-  c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
+  mark_empty(c, b);
 }
 
 void wake_cancel(wake_calendar *c, uint32_t g) {
@@ -93,13 +101,19 @@ static void take_all(wake_calendar *c, uint32_t b, uint64_t *due) {
     due[wi] |= bits[wi];
     bits[wi] = 0;
   }
-  c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
+  mark_empty(c, b);
 }
 
-/* The sleepers of bucket b (t's whole cycle) due by t, into `due`. */
+/* The sleepers of bucket b (t's whole cycle) due by t, into `due`: the
+ * whole bucket when its latest wake-up is due (the usual case: sleepers
+ * of the current cycle only), else member by member. */
 static void take_some(wake_calendar *c, uint32_t b, double t, uint64_t *due) {
   uint64_t *bits = bucket_bits(c, b), left = 0;
   uint32_t wi;
+  if (c->latest[b] <= t) {
+    take_all(c, b, due);
+    return;
+  }
   for (wi = 0; wi < c->words; wi++) {
     uint64_t m = bits[wi], taken = 0;
     while (m) {
@@ -111,7 +125,7 @@ static void take_some(wake_calendar *c, uint32_t b, double t, uint64_t *due) {
     left |= bits[wi] &= ~taken;
   }
   if (!left)
-    c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
+    mark_empty(c, b);
 }
 
 /* After the ring moved to t's cycle: the overflow's sleepers due by t go

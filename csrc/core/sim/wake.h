@@ -51,6 +51,8 @@ typedef struct wake_calendar {
   uint32_t overflow_count;
   double overflow_min;      /* at most the overflow's earliest wake-up */
   uint64_t nonempty[WAKE_BUCKETS / 64]; /* the buckets with a sleeper */
+  double latest[WAKE_BUCKETS]; /* per bucket: at least its latest wake-up (a cancel or a
+                              partial take-out does not lower it), -INFINITY when empty */
 } wake_calendar;
 
 /* A calendar of `count` schedulers, none asleep, its ring at cycle 0. */
@@ -85,6 +87,7 @@ static inline void wake_sleep(wake_calendar *c, uint32_t g, double wake) {
   c->bucket[g] = b;
   c->buckets[(size_t)b * c->words + (g >> 6)] |= (uint64_t)1 << (g & 63);
   c->nonempty[b >> 6] |= (uint64_t)1 << (b & 63);
+  c->latest[b] = wake > c->latest[b] ? wake : c->latest[b];
 }
 
 /* Whether scheduler g is asleep. */
