@@ -568,37 +568,47 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
 
 /* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
  * (wake-ups may add later ones of the same SM); *issued tells whether any
- * issued.  `policy` as in sched_evaluate. */
+ * issued.  `policy` as in sched_evaluate.  The cycle and the due bitmaps'
+ * addresses stay the same during the look (advance changes them), so they
+ * are read once; a scheduler due again at the next cycle after its issue
+ * (the usual case) is collected in `keep` and set in due_next once per
+ * word: nothing reads its bit there before (wake_sm sets bits of due_next
+ * itself, and a scheduler is looked at once a cycle). */
 static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy) {
-  uint32_t wi;
-  *issued = 0;
-  for (wi = 0; wi < s->due_words; wi++) {
-    while (s->due_now[wi]) {
-      uint32_t b = (uint32_t)__builtin_ctzll(s->due_now[wi]);
+  const double t = s->t, t1 = t + 1;
+  uint64_t *due_now = s->due_now, *due_next = s->due_next;
+  sched_state *const *sched_of = s->sched_of;
+  uint32_t wi, words = s->due_words;
+  int any = 0;
+  for (wi = 0; wi < words; wi++) {
+    uint64_t m, keep = 0;
+    while ((m = due_now[wi]) != 0) {
+      uint32_t b = (uint32_t)__builtin_ctzll(m);
       uint32_t g = wi * 64 + b;
-      sched_state *q = s->sched_of[g];
       double when;
       int n;
-      s->due_now[wi] &= s->due_now[wi] - 1;
+      due_now[wi] = m & (m - 1);
       s->cur_g = g;
-      n = sched_evaluate(s, q, s->t, &when, policy);
+      n = sched_evaluate(s, sched_of[g], t, &when, policy);
       if (n < 0)
         return GP_ERR;
       if (n > 0) {
-        *issued = 1;
+        any = 1;
         /* after an issue: the next cycle, or asleep when nothing can issue
          * then, unless a barrier release or a new block of the issue made
          * it due at the next cycle anyway (a scheduler is never due and
          * asleep at once) */
-        if (when == s->t + 1)
-          bit_set(s->due_next, g);
-        else if (when < INFINITY && !bit_test(s->due_next, g))
+        if (when == t1)
+          keep |= (uint64_t)1 << b;
+        else if (when < INFINITY && !bit_test(due_next, g))
           wake_sleep(&s->wake, g, when);
       } else if (when < INFINITY) {
         wake_sleep(&s->wake, g, when);
       } /* else asleep until a barrier release or a new block */
     }
+    due_next[wi] |= keep;
   }
+  *issued = any;
   return GP_OK;
 }
 
