@@ -726,6 +726,7 @@ static int setup(sim *s) {
     return gp_error_set(s->err, "sim: out of memory");
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
+  s->issue_end = 1, s->issue_whole = 1; /* at cycle 0 */
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < s->sm_count; i++)
@@ -754,6 +755,8 @@ static int advance(sim *s, int issued) {
                           s->t);
     s->t += first - s->t;
   }
+  s->issue_end = s->t + 1;
+  s->issue_whole = s->issue_end - s->t == 1;
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
   wake_take_due(&s->wake, s->t, s->due_now);
   return GP_OK;

@@ -147,6 +147,8 @@ typedef struct sim {
   /* the event loop: schedulers due now and at the next cycle, the rest
    * asleep in a calendar by wake time (wake.h) */
   double t;
+  double issue_end;        /* t + 1: the end of an issuing cycle at t */
+  int issue_whole;         /* whether issue_end - t is 1 (not where t + 1 rounds) */
   int sets_changed;        /* a barrier release or a new block since the last issue */
   uint32_t cur_g, due_words;
   uint64_t *due_now, *due_next;
@@ -297,32 +299,33 @@ static inline void out_charge(sim *s, sched_state *q, double until) {
 }
 
 /* Charges an issuing cycle [t, t + 1] of `issued` instructions (their PCs
- * in why_pcs), right at the issue: a whole cycle (t + 1 - t is 1 unless
- * the addition rounds) is counted in q->issue_cycles, which
+ * in why_pcs), right at the issue, t the loop's cycle s->t: a whole cycle
+ * (s->issue_whole: t + 1 - t is 1 unless the addition rounds; both set
+ * once a cycle by the loop) is counted in q->issue_cycles, which
  * out_issue_cycles adds to the stalls and scheduler cycles at the end,
  * exactly as the ones it stands for would have summed; the per-PC shares
  * (1 / issued each) are added now, in the order they were before. */
 static inline __attribute__((always_inline)) void out_charge_issue(sim *s, sched_state *q,
                                                                    double t, uint32_t issued) {
-  gp_sim_result *r = s->out;
-  double t1 = t + 1;
+  double *pc_stalls;
   uint32_t x;
   q->why = GP_STALL_ISSUED;
   q->why_pc_count = issued;
-  if (t1 - t != 1) { /* not one whole cycle: charged as any other (q->since is t) */
-    out_charge_cold(s, q, t1);
+  if (!s->issue_whole) { /* not one whole cycle: charged as any other (q->since is t) */
+    out_charge_cold(s, q, t + 1);
     return;
   }
-  q->since = t1;
+  q->since = s->issue_end;
   q->issue_cycles++;
-  if (r->pc_stalls == NULL)
+  pc_stalls = s->out->pc_stalls;
+  if (pc_stalls == NULL)
     return;
   if (issued == 1) {
-    r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1;
+    pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1;
     return;
   }
   for (x = 0; x < issued; x++)
-    r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1.0 / issued;
+    pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1.0 / issued;
 }
 
 /* At the end of the run: the issuing cycles q->issue_cycles stands for,
