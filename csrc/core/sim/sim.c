@@ -550,10 +550,14 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
  * earliest cycle it could issue next: t + 1 after an issue unless nothing
  * can issue then (the look at t + 1 skipped, *when later).  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
- * when the caller knows it as a constant (LRR, GTO), else -1. */
+ * when the caller knows it as a constant (LRR, GTO), else -1; `one_word`
+ * (a constant) is sim.one_word, only with a constant policy. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
-                                                                double *when, int policy) {
+                                                                double *when, int policy,
+                                                                int one_word) {
   out_charge(s, q, t);
+  if (one_word) /* no scheduler without warp positions, none of more than 64 */
+    return evaluate(s, q, t, when, 1, policy);
   if (q->count == 0) {
     sched_set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
@@ -568,13 +572,14 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
 
 /* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
  * (wake-ups may add later ones of the same SM); *issued tells whether any
- * issued.  `policy` as in sched_evaluate.  The cycle and the due bitmaps'
+ * issued.  `policy` and `one_word` as in sched_evaluate.  The cycle and the due bitmaps'
  * addresses stay the same during the look (advance changes them), so they
  * are read once; a scheduler due again at the next cycle after its issue
  * (the usual case) is collected in `keep` and set in due_next once per
  * word: nothing reads its bit there before (wake_sm sets bits of due_next
  * itself, and a scheduler is looked at once a cycle). */
-static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy) {
+static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
+                                                         int one_word) {
   const double t = s->t, t1 = t + 1;
   uint64_t *due_now = s->due_now, *due_next = s->due_next;
   sched_state *const *sched_of = s->sched_of;
@@ -589,7 +594,7 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
       int n;
       due_now[wi] = m & (m - 1);
       s->cur_g = g;
-      n = sched_evaluate(s, sched_of[g], t, &when, policy);
+      n = sched_evaluate(s, sched_of[g], t, &when, policy, one_word);
       if (n < 0)
         return GP_ERR;
       if (n > 0) {
@@ -612,14 +617,16 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
   return GP_OK;
 }
 
+/* run_due compiled for the policy and sim.one_word where both are the
+ * usual ones. */
 static int run_due_schedulers(sim *s, int *issued) {
   switch (s->opt->policy) {
   case GP_SIM_LRR:
-    return run_due(s, issued, GP_SIM_LRR);
+    return s->one_word ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
   case GP_SIM_GTO:
-    return run_due(s, issued, GP_SIM_GTO);
+    return s->one_word ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
   default:
-    return run_due(s, issued, -1);
+    return run_due(s, issued, -1, 0);
   }
 }
 
@@ -727,6 +734,9 @@ static int setup(sim *s) {
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
   s->issue_end = 1, s->issue_whole = 1; /* at cycle 0 */
+  /* each scheduler's positions (sched_init's count): from per_sm / S to
+   * that rounded up */
+  s->one_word = per_sm >= s->S && (per_sm + s->S - 1) / s->S <= 64;
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < s->sm_count; i++)

@@ -150,6 +150,7 @@ typedef struct sim {
   double issue_end;        /* t + 1: the end of an issuing cycle at t */
   int issue_whole;         /* whether issue_end - t is 1 (not where t + 1 rounds) */
   int sets_changed;        /* a barrier release or a new block since the last issue */
+  int one_word;            /* every scheduler has 1 to 64 warp positions (one bitmap word) */
   uint32_t cur_g, due_words;
   uint64_t *due_now, *due_next;
   wake_calendar wake;      /* the sleeping schedulers, due_words words a bucket */
