@@ -199,6 +199,34 @@ static void test_two_word_scheduler(void) {
   gp_kernel_free(k);
 }
 
+/* The edge of the one-word loop (sim.one_word: every scheduler has 1 to 64
+ * warp positions): 64 and 65 warps of 7 independent INTs and EXIT on one
+ * scheduler (4 blocks of 16 warps, 5 of 13).  LRR: instruction i of warp w
+ * issues at n i + w, the last EXIT at 8 n - 1; GTO: warp w runs at 8 w ..
+ * 8 w + 7, its last INT done at 8 w + 6 + 4.  With 65 the last warp is in
+ * the second bitmap word: a one-word loop never sees it. */
+static void test_one_word_edge(void) {
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
+  uint32_t n;
+  for (n = 64; n <= 65; n++) {
+    uint32_t blocks = n == 64 ? 4 : 5;
+    gp_kernel *k = make(blocks, n / blocks * 32, 7, body, 1, NULL, 0);
+    sim_setup c = config(1, 1, blocks);
+    gp_sim_result r = run(k, &c);
+    CHECK_EQ_INT(r.issued, n * 8);
+    CHECK_NEAR(r.cycles, 8.0 * n, 1e-9);
+    CHECK_NEAR(r.warp_done[n - 1], 8.0 * n, 1e-9);
+    CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 8.0 * n, 1e-9);
+    done(&r, k, 1);
+    c.o.policy = GP_SIM_GTO;
+    r = run(k, &c);
+    CHECK_NEAR(r.warp_done[n - 1], 8.0 * (n - 1) + 6 + 4, 1e-9);
+    CHECK_NEAR(r.cycles, 8.0 * (n - 1) + 6 + 4, 1e-9);
+    done(&r, k, 1);
+    gp_kernel_free(k);
+  }
+}
+
 /* 80 SMs x 1 scheduler (more than 64 schedulers in the wake-up structures),
  * one chain of 10 FFMAs per SM: every SM takes exactly 40 cycles, the
  * waiting cycles are dependence stalls (9 x 3 per SM). */
@@ -681,6 +709,7 @@ int main(void) {
   RUN(test_more_sms_never_slower);
   RUN(test_sms_contend_for_dram);
   RUN(test_two_word_scheduler);
+  RUN(test_one_word_edge);
   RUN(test_many_schedulers);
   RUN(test_class_counts);
   RUN(test_kernel_counts_passed_to_a_run);
