@@ -93,8 +93,10 @@ void wake_cancel(wake_calendar *c, uint32_t g) {
   note_if_empty(c, b);
 }
 
-/* Every sleeper of bucket b is due: into `due`. */
-static void take_all(wake_calendar *c, uint32_t b, uint64_t *due) {
+/* Every sleeper of bucket b is due: into `due`.  Inline: at almost every
+ * take-out. */
+static inline __attribute__((always_inline)) void take_all(wake_calendar *c, uint32_t b,
+                                                           uint64_t *due) {
   uint64_t *bits = bucket_bits(c, b);
   uint32_t wi;
   for (wi = 0; wi < c->words; wi++) {
@@ -104,16 +106,12 @@ static void take_all(wake_calendar *c, uint32_t b, uint64_t *due) {
   mark_empty(c, b);
 }
 
-/* The sleepers of bucket b (t's whole cycle) due by t, into `due`: the
- * whole bucket when its latest wake-up is due (the usual case: sleepers
- * of the current cycle only), else member by member. */
-static void take_some(wake_calendar *c, uint32_t b, double t, uint64_t *due) {
+/* The sleepers of bucket b due by t, member by member, into `due` (out of
+ * line: the rare case). */
+static __attribute__((noinline)) void take_members(wake_calendar *c, uint32_t b, double t,
+                                                   uint64_t *due) {
   uint64_t *bits = bucket_bits(c, b), left = 0;
   uint32_t wi;
-  if (c->latest[b] <= t) {
-    take_all(c, b, due);
-    return;
-  }
   for (wi = 0; wi < c->words; wi++) {
     uint64_t m = bits[wi], taken = 0;
     while (m) {
@@ -126,6 +124,17 @@ static void take_some(wake_calendar *c, uint32_t b, double t, uint64_t *due) {
   }
   if (!left)
     mark_empty(c, b);
+}
+
+/* The sleepers of bucket b (t's whole cycle) due by t, into `due`: the
+ * whole bucket when its latest wake-up is due (the usual case: sleepers
+ * of the current cycle only), else member by member. */
+static inline __attribute__((always_inline)) void take_some(wake_calendar *c, uint32_t b,
+                                                            double t, uint64_t *due) {
+  if (c->latest[b] <= t)
+    take_all(c, b, due);
+  else
+    take_members(c, b, t, due);
 }
 
 /* After the ring moved to t's cycle: the overflow's sleepers due by t go
