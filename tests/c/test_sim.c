@@ -567,6 +567,39 @@ static void test_kernel_counts_passed_to_a_run(void) {
   gp_kernel_free(other);
 }
 
+/* A per-PC run where every scheduler has one bitmap word (the loop's
+ * plain case otherwise): its issuing and waiting cycles are charged to
+ * the PCs as well, summing to the stalls of each reason charged to a PC
+ * (the issue and the dependence stalls here), under LRR and GTO; the same
+ * run without per-PC results has the same stalls.  (A per-PC run taken
+ * for the plain loop charges no PC.) */
+static void test_per_pc_charges_in_a_one_word_run(void) {
+  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 0, {1}}, {GP_OP_INT, 0, 0, 0, {1}}};
+  gp_kernel *k = make(2, 64, 5, body, 2, NULL, 0);
+  sim_setup c = config(1, 2, 2);
+  int policy, reason;
+  for (policy = GP_SIM_LRR; policy <= GP_SIM_GTO; policy++) {
+    gp_sim_result with, without;
+    c.o.policy = (gp_sim_policy)policy;
+    c.o.per_pc = 1;
+    with = run(k, &c);
+    c.o.per_pc = 0;
+    without = run(k, &c);
+    CHECK(with.stalls[GP_STALL_ISSUED] > 0 && with.stalls[GP_STALL_DEPENDENCE] > 0);
+    for (reason = GP_STALL_ISSUED; reason <= GP_STALL_BARRIER; reason++) {
+      double sum = 0;
+      uint32_t pc;
+      for (pc = 0; with.pc_stalls != NULL && pc < k->static_count; pc++)
+        sum += with.pc_stalls[(size_t)pc * GP_STALL_COUNT + (size_t)reason];
+      CHECK_NEAR(sum, with.stalls[reason], 1e-9);
+      CHECK(with.stalls[reason] == without.stalls[reason]);
+    }
+    done(&with, k, 1);
+    done(&without, k, 1);
+  }
+  gp_kernel_free(k);
+}
+
 /* SMs the launch gives no block (three of four here, built never) change
  * nothing: the same cycles and SM 0's stalls as on one SM, and their
  * schedulers idle for as long as SM 0's are charged. */
@@ -713,6 +746,7 @@ int main(void) {
   RUN(test_many_schedulers);
   RUN(test_class_counts);
   RUN(test_kernel_counts_passed_to_a_run);
+  RUN(test_per_pc_charges_in_a_one_word_run);
   RUN(test_sms_without_blocks_are_idle);
   RUN(test_few_blocks_on_many_sms);
   RUN(test_out_of_memory_anywhere);

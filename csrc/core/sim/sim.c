@@ -478,7 +478,7 @@ static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q
  * compiler drops the word loops and the policy tests. */
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
-                                                          int policy) {
+                                                          int policy, int per_pc) {
   uint64_t *e = set_w(q, SET_SCRATCH, words);
   uint32_t issued = 0, width = s->m->sm.issue_width;
   int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
@@ -531,7 +531,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     /* the issuing cycle is charged now, not at the next look (which may
      * not come): counted, so the stalls' sums stay the same bit for bit;
      * only scheduler_cycles' order of additions moves (docs/sim.md) */
-    out_charge_issue(s, q, t, issued);
+    out_charge_issue(s, q, t, issued, per_pc);
     *when = t + 1;
     if (!two_level)
       skip_empty_look(q, t + 1, words, policy, when);
@@ -550,36 +550,37 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
  * earliest cycle it could issue next: t + 1 after an issue unless nothing
  * can issue then (the look at t + 1 skipped, *when later).  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
- * when the caller knows it as a constant (LRR, GTO), else -1; `one_word`
- * (a constant) is sim.one_word, only with a constant policy. */
+ * when the caller knows it as a constant (LRR, GTO), else -1; `plain` (a
+ * constant) is sim.plain, only with a constant policy: one bitmap word
+ * and no per-PC charges, so neither is tested at the look. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
                                                                 double *when, int policy,
-                                                                int one_word) {
-  out_charge(s, q, t);
-  if (one_word) /* no scheduler without warp positions, none of more than 64 */
-    return evaluate(s, q, t, when, 1, policy);
+                                                                int plain) {
+  out_charge_w(s, q, t, plain ? 0 : -1);
+  if (plain) /* no scheduler without warp positions, none of more than 64 */
+    return evaluate(s, q, t, when, 1, policy, 0);
   if (q->count == 0) {
     sched_set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
     return 0;
   }
   if (policy < 0)
-    return evaluate(s, q, t, when, q->words, (int)s->opt->policy);
+    return evaluate(s, q, t, when, q->words, (int)s->opt->policy, -1);
   if (q->words == 1)
-    return evaluate(s, q, t, when, 1, policy);
-  return evaluate(s, q, t, when, q->words, policy);
+    return evaluate(s, q, t, when, 1, policy, -1);
+  return evaluate(s, q, t, when, q->words, policy, -1);
 }
 
 /* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
  * (wake-ups may add later ones of the same SM); *issued tells whether any
- * issued.  `policy` and `one_word` as in sched_evaluate.  The cycle and the due bitmaps'
+ * issued.  `policy` and `plain` as in sched_evaluate.  The cycle and the due bitmaps'
  * addresses stay the same during the look (advance changes them), so they
  * are read once; a scheduler due again at the next cycle after its issue
  * (the usual case) is collected in `keep` and set in due_next once per
  * word: nothing reads its bit there before (wake_sm sets bits of due_next
  * itself, and a scheduler is looked at once a cycle). */
 static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
-                                                         int one_word) {
+                                                         int plain) {
   const double t = s->t, t1 = t + 1;
   uint64_t *due_now = s->due_now, *due_next = s->due_next;
   sched_state *const *sched_of = s->sched_of;
@@ -594,7 +595,7 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
       int n;
       due_now[wi] = m & (m - 1);
       s->cur_g = g;
-      n = sched_evaluate(s, sched_of[g], t, &when, policy, one_word);
+      n = sched_evaluate(s, sched_of[g], t, &when, policy, plain);
       if (n < 0)
         return GP_ERR;
       if (n > 0) {
@@ -617,14 +618,14 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
   return GP_OK;
 }
 
-/* run_due compiled for the policy and sim.one_word where both are the
- * usual ones. */
+/* run_due compiled for the policy and sim.plain where both are the usual
+ * ones. */
 static int run_due_schedulers(sim *s, int *issued) {
   switch (s->opt->policy) {
   case GP_SIM_LRR:
-    return s->one_word ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
+    return s->plain ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
   case GP_SIM_GTO:
-    return s->one_word ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
+    return s->plain ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
   default:
     return run_due(s, issued, -1, 0);
   }
@@ -736,7 +737,7 @@ static int setup(sim *s) {
   s->issue_end = 1, s->issue_whole = 1; /* at cycle 0 */
   /* each scheduler's positions (sched_init's count): from per_sm / S to
    * that rounded up */
-  s->one_word = per_sm >= s->S && (per_sm + s->S - 1) / s->S <= 64;
+  s->plain = per_sm >= s->S && (per_sm + s->S - 1) / s->S <= 64 && s->out->pc_stalls == NULL;
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < s->sm_count; i++)
