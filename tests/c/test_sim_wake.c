@@ -2,8 +2,9 @@
  * a worked example by hand (fractional wake-ups in one bucket, the overflow
  * beyond the ring, a cancel), a bucket taken out whole or member by member
  * by its latest wake-up, then a long seeded run of sleeps, cancels,
- * one-cycle steps and jumps checked against a plain array: the earliest
- * wake-up bit for bit and the set taken out at every cycle. */
+ * one-cycle steps (wake_take_step, the loop's inline take-out) and jumps
+ * checked against a plain array: the earliest wake-up bit for bit and the
+ * set taken out at every cycle. */
 #include "gp_test.h"
 #include "sim/wake.h"
 
@@ -130,12 +131,13 @@ static void test_against_an_array(void) {
           first = ref[g];
       wrong_min += wake_min(&c) != first;
       if (op < 8 || !(first > t)) { /* the loop never moves back */
-        t += 1;
+        t += 1; /* the loop's inline take-out after an issue */
+        wake_take_step(&c, t, due);
       } else {
         t += first - t;
         jumps++;
+        wake_take_due(&c, t, due);
       }
-      wake_take_due(&c, t, due);
       for (g = 0; g < N; g++) {
         int is_due = ref[g] <= t, taken = (int)((due[g >> 6] >> (g & 63)) & 1);
         wrong_due += is_due != taken || wake_asleep(&c, g) != (!is_due && ref[g] != INFINITY);

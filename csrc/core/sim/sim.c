@@ -769,7 +769,10 @@ static int advance(sim *s, int issued) {
   s->issue_end = s->t + 1;
   s->issue_whole = s->issue_end - s->t == 1;
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
-  wake_take_due(&s->wake, s->t, s->due_now);
+  if (issued)
+    wake_take_step(&s->wake, s->t, s->due_now);
+  else
+    wake_take_due(&s->wake, s->t, s->due_now);
   return GP_OK;
 }
 

@@ -93,19 +93,6 @@ void wake_cancel(wake_calendar *c, uint32_t g) {
   note_if_empty(c, b);
 }
 
-/* Every sleeper of bucket b is due: into `due`.  Inline: at almost every
- * take-out. */
-static inline __attribute__((always_inline)) void take_all(wake_calendar *c, uint32_t b,
-                                                           uint64_t *due) {
-  uint64_t *bits = bucket_bits(c, b);
-  uint32_t wi;
-  for (wi = 0; wi < c->words; wi++) {
-    due[wi] |= bits[wi];
-    bits[wi] = 0;
-  }
-  mark_empty(c, b);
-}
-
 /* The sleepers of bucket b due by t, member by member, into `due` (out of
  * line: the rare case). */
 static __attribute__((noinline)) void take_members(wake_calendar *c, uint32_t b, double t,
@@ -132,7 +119,7 @@ static __attribute__((noinline)) void take_members(wake_calendar *c, uint32_t b,
 static inline __attribute__((always_inline)) void take_some(wake_calendar *c, uint32_t b,
                                                             double t, uint64_t *due) {
   if (c->latest[b] <= t)
-    take_all(c, b, due);
+    wake_take_bucket(c, b, due);
   else
     take_members(c, b, t, due);
 }
@@ -140,7 +127,7 @@ static inline __attribute__((always_inline)) void take_some(wake_calendar *c, ui
 /* After the ring moved to t's cycle: the overflow's sleepers due by t go
  * into `due`, those now within the ring into their buckets; the rest stay
  * (overflow_min becomes their exact minimum). */
-static void take_overflow(wake_calendar *c, double t, uint64_t *due) {
+void wake_take_overflow(wake_calendar *c, double t, uint64_t *due) {
   uint32_t wi;
   c->overflow_min = INFINITY;
   for (wi = 0; wi < c->words; wi++) {
@@ -182,7 +169,7 @@ void wake_take_due(wake_calendar *c, double t, uint64_t *due) {
       take_some(c, b, t, due);
   } else if (ahead < 2) { /* the next cycle (after an issue): base's bucket whole, then t's */
     if ((c->nonempty[b >> 6] >> (b & 63)) & 1)
-      take_all(c, b, due);
+      wake_take_bucket(c, b, due);
     b = (b + 1) & (WAKE_BUCKETS - 1);
     if ((c->nonempty[b >> 6] >> (b & 63)) & 1)
       take_some(c, b, t, due);
@@ -192,7 +179,7 @@ void wake_take_due(wake_calendar *c, double t, uint64_t *due) {
          off = first_nonempty(c, off + 1)) {
       b = (c->base_bucket + off) & (WAKE_BUCKETS - 1);
       if ((double)(off + 1) <= ahead)
-        take_all(c, b, due);
+        wake_take_bucket(c, b, due);
       else
         take_some(c, b, t, due);
     }
@@ -201,7 +188,7 @@ void wake_take_due(wake_calendar *c, double t, uint64_t *due) {
   /* (the first test matters only once base stops at WAKE_BASE_MAX) */
   if (c->overflow_count > 0 &&
       (c->overflow_min <= t || c->overflow_min - c->base < (double)WAKE_BUCKETS))
-    take_overflow(c, t, due);
+    wake_take_overflow(c, t, due);
 }
 
 double wake_min(wake_calendar *c) {
