@@ -65,6 +65,28 @@ static void test_chain_takes_n_times_l(void) {
   gp_kernel_free(k);
 }
 
+/* An issuing cycle that is not one whole cycle (t + 1 rounds): a chain of
+ * two FFMAs of latency 2^52 - 0.5, so the second issues at t = 2^52 - 0.5,
+ * where t + 1 = 2^52 + 0.5 rounds to 2^52 (to even), and the cycle
+ * [t, t + 1] is charged as its length, 0.5: the issue stalls are 1 + 0.5
+ * + 1 (the EXIT at 2^52).  (Charged as whole cycles, they would be 3.) */
+static void test_issue_cycle_that_rounds(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 32, 2, body, 1, NULL, 0);
+  sim_setup c = config(1, 1, 1);
+  double l = 4503599627370496.0 - 0.5;
+  gp_sim_result r;
+  int i;
+  for (i = 0; i < GP_OP_COMPUTE_COUNT; i++)
+    c.m.ops[i].latency = l;
+  c.m.ops[GP_OP_BRANCH].latency = 1;
+  r = run(k, &c);
+  CHECK_EQ_INT(r.issued, 3);
+  CHECK(r.stalls[GP_STALL_ISSUED] == 2.5);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
 /* Four warps of 8 independent instructions on one scheduler, one issue per
  * cycle: LRR interleaves them (all done by the last cycles), GTO runs the
  * oldest to its end first. */
@@ -730,6 +752,7 @@ static void test_out_of_memory_anywhere(void) {
 
 int main(void) {
   RUN(test_chain_takes_n_times_l);
+  RUN(test_issue_cycle_that_rounds);
   RUN(test_block_dispatch_is_serialised);
   RUN(test_front_end_by_hand);
   RUN(test_waits_for_every_producer);

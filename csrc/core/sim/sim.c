@@ -478,7 +478,7 @@ static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q
  * compiler drops the word loops and the policy tests. */
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
-                                                          int policy, int per_pc) {
+                                                          int policy, int plain) {
   uint64_t *e = set_w(q, SET_SCRATCH, words);
   uint32_t issued = 0, width = s->m->sm.issue_width;
   int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 1;
@@ -531,7 +531,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     /* the issuing cycle is charged now, not at the next look (which may
      * not come): counted, so the stalls' sums stay the same bit for bit;
      * only scheduler_cycles' order of additions moves (docs/sim.md) */
-    out_charge_issue(s, q, t, issued, per_pc);
+    out_charge_issue(s, q, t, issued, plain);
     *when = t + 1;
     if (!two_level)
       skip_empty_look(q, t + 1, words, policy, when);
@@ -551,24 +551,25 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
  * can issue then (the look at t + 1 skipped, *when later).  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
  * when the caller knows it as a constant (LRR, GTO), else -1; `plain` (a
- * constant) is sim.plain, only with a constant policy: one bitmap word
- * and no per-PC charges, so neither is tested at the look. */
+ * constant, only with a constant policy) is 1 in a cycle of run_due's
+ * plain case: sim.plain (one bitmap word, no per-PC stalls) and an issue
+ * of one whole cycle (sim.issue_whole), none of them tested at the look. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
                                                                 double *when, int policy,
                                                                 int plain) {
-  out_charge_w(s, q, t, plain ? 0 : -1);
+  out_charge_w(s, q, t, plain);
   if (plain) /* no scheduler without warp positions, none of more than 64 */
-    return evaluate(s, q, t, when, 1, policy, 0);
+    return evaluate(s, q, t, when, 1, policy, 1);
   if (q->count == 0) {
     sched_set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
     return 0;
   }
   if (policy < 0)
-    return evaluate(s, q, t, when, q->words, (int)s->opt->policy, -1);
+    return evaluate(s, q, t, when, q->words, (int)s->opt->policy, 0);
   if (q->words == 1)
-    return evaluate(s, q, t, when, 1, policy, -1);
-  return evaluate(s, q, t, when, q->words, policy, -1);
+    return evaluate(s, q, t, when, 1, policy, 0);
+  return evaluate(s, q, t, when, q->words, policy, 0);
 }
 
 /* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
@@ -618,14 +619,15 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
   return GP_OK;
 }
 
-/* run_due compiled for the policy and sim.plain where both are the usual
- * ones. */
+/* run_due compiled for the policy and the plain case (sched_evaluate)
+ * where both are the usual ones. */
 static int run_due_schedulers(sim *s, int *issued) {
+  int plain = s->plain && s->issue_whole;
   switch (s->opt->policy) {
   case GP_SIM_LRR:
-    return s->plain ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
+    return plain ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
   case GP_SIM_GTO:
-    return s->plain ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
+    return plain ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
   default:
     return run_due(s, issued, -1, 0);
   }

@@ -272,11 +272,12 @@ static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t p
 /* Charges the scheduler's cycles from q->since to `until` to its reason:
  * overall, on its SM and, when the run keeps per-PC stalls (per_pc), on
  * the reason's PCs (an issuing cycle split evenly among the instructions
- * issued).  Inline: once per look at a scheduler.  `per_pc`: 0 where the
- * caller knows the run keeps no per-PC stalls (a constant), else -1 (the
- * result's pc_stalls tells). */
+ * issued).  Inline: once per look at a scheduler.  `plain`: 1 in the
+ * event loop's plain case (a constant; sim.c's sched_evaluate), where the
+ * run keeps no per-PC stalls and an issue is one whole cycle; else 0 (the
+ * result's pc_stalls and sim.issue_whole tell). */
 static inline __attribute__((always_inline)) void out_charge_w(sim *s, sched_state *q,
-                                                               double until, int per_pc) {
+                                                               double until, int plain) {
   gp_sim_result *r = s->out;
   double d = until - q->since;
   uint32_t x;
@@ -292,7 +293,7 @@ static inline __attribute__((always_inline)) void out_charge_w(sim *s, sched_sta
       if (c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL)
         r->counters.store_lsu_stall_cycles += d / q->why_pc_count;
     }
-  if (per_pc == 0 || r->pc_stalls == NULL)
+  if (plain || r->pc_stalls == NULL)
     return;
   if (q->why_pc_count == 1) {
     r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + (size_t)q->why] += d;
@@ -303,7 +304,7 @@ static inline __attribute__((always_inline)) void out_charge_w(sim *s, sched_sta
         d / q->why_pc_count;
 }
 static inline void out_charge(sim *s, sched_state *q, double until) {
-  out_charge_w(s, q, until, -1);
+  out_charge_w(s, q, until, 0);
 }
 
 /* Charges an issuing cycle [t, t + 1] of `issued` instructions (their PCs
@@ -313,21 +314,21 @@ static inline void out_charge(sim *s, sched_state *q, double until) {
  * out_issue_cycles adds to the stalls and scheduler cycles at the end,
  * exactly as the ones it stands for would have summed; the per-PC shares
  * (1 / issued each) are added now, in the order they were before.
- * `per_pc` as in out_charge_w. */
+ * `plain` as in out_charge_w. */
 static inline __attribute__((always_inline)) void out_charge_issue(sim *s, sched_state *q,
                                                                    double t, uint32_t issued,
-                                                                   int per_pc) {
+                                                                   int plain) {
   double *pc_stalls;
   uint32_t x;
   q->why = GP_STALL_ISSUED;
   q->why_pc_count = issued;
-  if (!s->issue_whole) { /* not one whole cycle: charged as any other (q->since is t) */
+  if (!plain && !s->issue_whole) { /* not one whole cycle: charged as any other (q->since is t) */
     out_charge_cold(s, q, t + 1);
     return;
   }
   q->since = s->issue_end;
   q->issue_cycles++;
-  if (per_pc == 0 || (pc_stalls = s->out->pc_stalls) == NULL)
+  if (plain || (pc_stalls = s->out->pc_stalls) == NULL)
     return;
   if (issued == 1) {
     pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1;
