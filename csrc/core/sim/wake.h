@@ -119,8 +119,9 @@ static inline void wake_sleep(wake_calendar *c, uint32_t g, double wake) {
       c->overflow_min = wake;
     return;
   }
-  /* floor(ahead), by truncation; a wake-up behind base goes into base's bucket */
-  b = (c->base_bucket + (ahead > 0 ? (uint32_t)(int32_t)ahead : 0)) & (WAKE_BUCKETS - 1);
+  /* floor(wake), by truncation, modulo the ring (base_bucket is base's, base
+   * whole); a wake-up behind base goes into base's bucket */
+  b = ahead > 0 ? (uint32_t)(uint64_t)(int64_t)wake & (WAKE_BUCKETS - 1) : c->base_bucket;
   c->bucket[g] = b;
   c->buckets[(size_t)b * c->words + (g >> 6)] |= (uint64_t)1 << (g & 63);
   c->nonempty[b >> 6] |= (uint64_t)1 << (b & 63);
