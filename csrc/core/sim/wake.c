@@ -93,10 +93,9 @@ void wake_cancel(wake_calendar *c, uint32_t g) {
   note_if_empty(c, b);
 }
 
-/* The sleepers of bucket b due by t, member by member, into `due` (out of
- * line: the rare case). */
-static __attribute__((noinline)) void take_members(wake_calendar *c, uint32_t b, double t,
-                                                   uint64_t *due) {
+/* (out of line: the rare case) */
+__attribute__((noinline)) void wake_take_members(wake_calendar *c, uint32_t b, double t,
+                                                 uint64_t *due) {
   uint64_t *bits = bucket_bits(c, b), left = 0;
   uint32_t wi;
   for (wi = 0; wi < c->words; wi++) {
@@ -121,7 +120,7 @@ static inline __attribute__((always_inline)) void take_some(wake_calendar *c, ui
   if (c->latest[b] <= t)
     wake_take_bucket(c, b, due);
   else
-    take_members(c, b, t, due);
+    wake_take_members(c, b, t, due);
 }
 
 /* After the ring moved to t's cycle: the overflow's sleepers due by t go

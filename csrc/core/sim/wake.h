@@ -69,6 +69,8 @@ void wake_take_due(wake_calendar *c, double t, uint64_t *due);
 
 /* The overflow's part of a take-out at t (wake_take_due's last step). */
 void wake_take_overflow(wake_calendar *c, double t, uint64_t *due);
+/* The sleepers of bucket b (t's whole cycle) due by t, member by member. */
+void wake_take_members(wake_calendar *c, uint32_t b, double t, uint64_t *due);
 
 /* Every sleeper of bucket b is due: into `due`, the bucket left empty. */
 static inline __attribute__((always_inline)) void wake_take_bucket(wake_calendar *c, uint32_t b,
@@ -84,20 +86,24 @@ static inline __attribute__((always_inline)) void wake_take_bucket(wake_calendar
 }
 
 /* wake_take_due at t one cycle after the last take-out's (the loop after
- * an issue), inline: when t's bucket's latest wake-up is due, base's
- * bucket and t's are taken whole here, as wake_take_due would; else (or
- * when t is not in the next whole cycle) wake_take_due itself. */
+ * an issue), inline: base's bucket whole, then t's (whole when its latest
+ * wake-up is due, else member by member), as wake_take_due would; when t
+ * is not in the next whole cycle, wake_take_due itself. */
 static inline void wake_take_step(wake_calendar *c, double t, uint64_t *due) {
   double ahead = t - c->base;
   uint32_t b0 = c->base_bucket, b1 = (b0 + 1) & (WAKE_BUCKETS - 1);
-  if (!(ahead >= 1 && ahead < 2) || c->latest[b1] > t) {
+  if (!(ahead >= 1 && ahead < 2)) {
     wake_take_due(c, t, due);
     return;
   }
   if ((c->nonempty[b0 >> 6] >> (b0 & 63)) & 1)
     wake_take_bucket(c, b0, due);
-  if ((c->nonempty[b1 >> 6] >> (b1 & 63)) & 1)
-    wake_take_bucket(c, b1, due);
+  if ((c->nonempty[b1 >> 6] >> (b1 & 63)) & 1) {
+    if (c->latest[b1] <= t)
+      wake_take_bucket(c, b1, due);
+    else
+      wake_take_members(c, b1, t, due);
+  }
   c->base += 1, c->base_bucket = b1;
   if (c->overflow_count > 0 &&
       (c->overflow_min <= t || c->overflow_min - c->base < (double)WAKE_BUCKETS))
