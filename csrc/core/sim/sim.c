@@ -574,12 +574,12 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
 
 /* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
  * (wake-ups may add later ones of the same SM); *issued tells whether any
- * issued.  `policy` and `plain` as in sched_evaluate.  The cycle and the due bitmaps'
- * addresses stay the same during the look (advance changes them), so they
- * are read once; a scheduler due again at the next cycle after its issue
- * (the usual case) is collected in `keep` and set in due_next once per
- * word: nothing reads its bit there before (wake_sm sets bits of due_next
- * itself, and a scheduler is looked at once a cycle). */
+ * issued.  `policy` and `plain` as in sched_evaluate.  The cycle and the
+ * due bitmaps' addresses stay the same during the look (advance changes
+ * them), so they are read once; a scheduler due again at the next cycle
+ * after its issue (the usual case) is collected in `keep` and set in
+ * due_next once per word: nothing reads its bit there before (wake_sm sets
+ * bits of due_next itself, and a scheduler is looked at once a cycle). */
 static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
                                                          int plain) {
   const double t = s->t, t1 = t + 1;

@@ -93,7 +93,8 @@ void wake_cancel(wake_calendar *c, uint32_t g) {
   note_if_empty(c, b);
 }
 
-/* (out of line: the rare case) */
+/* (wake.h) Out of line: the rare case, a bucket whose latest sleeper is
+ * not due yet. */
 __attribute__((noinline)) void wake_take_members(wake_calendar *c, uint32_t b, double t,
                                                  uint64_t *due) {
   uint64_t *bits = bucket_bits(c, b), left = 0;

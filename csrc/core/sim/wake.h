@@ -13,8 +13,9 @@
  * take-out's whole cycle), modulo WAKE_BUCKETS, so at a take-out at t the
  * buckets before floor(t) are due whole (a few word operations) and
  * floor(t)'s too when its latest wake-up (`latest`, an upper bound kept at
- * each sleep) is due, else member by member.  A wake-up further ahead than the ring waits
- * in an overflow set and moves into the ring once `base` comes near enough.
+ * each sleep) is due, else member by member.  A wake-up further ahead than
+ * the ring waits in an overflow set and moves into the ring once `base`
+ * comes near enough.
  * Invariants: a sleeper of absolute bucket a (base <= a < base +
  * WAKE_BUCKETS) wakes before a + 1, and at or after a unless a == base (a
  * wake-up behind base, due at the next take-out); every overflow sleeper
@@ -24,9 +25,8 @@
  * Cost: a sleep is a few stores (inline, below); a take-out reads the
  * bucket of each whole cycle passed (usually two: after an issue the loop
  * moves one cycle on, inline in wake_take_step); the minimum reads one
- * bucket's members.  The
- * tournament tree this replaces walked its depth (7 levels for 80
- * schedulers) at each sleep, take-out and removal.
+ * bucket's members.  The tournament tree this replaces walked its depth
+ * (7 levels for 80 schedulers) at each sleep, take-out and removal.
  */
 #ifndef GP_SIM_WAKE_H
 #define GP_SIM_WAKE_H
