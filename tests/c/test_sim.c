@@ -65,6 +65,28 @@ static void test_chain_takes_n_times_l(void) {
   gp_kernel_free(k);
 }
 
+/* An issuing cycle that is not one whole cycle (t + 1 rounds): a chain of
+ * two FFMAs of latency 2^52 - 0.5, so the second issues at t = 2^52 - 0.5,
+ * where t + 1 = 2^52 + 0.5 rounds to 2^52 (to even), and the cycle
+ * [t, t + 1] is charged as its length, 0.5: the issue stalls are 1 + 0.5
+ * + 1 (the EXIT at 2^52).  (Charged as whole cycles, they would be 3.) */
+static void test_issue_cycle_that_rounds(void) {
+  gp_synth_op body[1] = {{GP_OP_FP32, 0, 0, 0, {1}}};
+  gp_kernel *k = make(1, 32, 2, body, 1, NULL, 0);
+  sim_setup c = config(1, 1, 1);
+  double l = 4503599627370496.0 - 0.5;
+  gp_sim_result r;
+  int i;
+  for (i = 0; i < GP_OP_COMPUTE_COUNT; i++)
+    c.m.ops[i].latency = l;
+  c.m.ops[GP_OP_BRANCH].latency = 1;
+  r = run(k, &c);
+  CHECK_EQ_INT(r.issued, 3);
+  CHECK(r.stalls[GP_STALL_ISSUED] == 2.5);
+  done(&r, k, 1);
+  gp_kernel_free(k);
+}
+
 /* Four warps of 8 independent instructions on one scheduler, one issue per
  * cycle: LRR interleaves them (all done by the last cycles), GTO runs the
  * oldest to its end first. */
@@ -197,6 +219,34 @@ static void test_two_word_scheduler(void) {
   CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 768, 1e-9);
   done(&r, k, 1);
   gp_kernel_free(k);
+}
+
+/* The edge of the one-word loop (sim.one_word: every scheduler has 1 to 64
+ * warp positions): 64 and 65 warps of 7 independent INTs and EXIT on one
+ * scheduler (4 blocks of 16 warps, 5 of 13).  LRR: instruction i of warp w
+ * issues at n i + w, the last EXIT at 8 n - 1; GTO: warp w runs at 8 w ..
+ * 8 w + 7, its last INT done at 8 w + 6 + 4.  With 65 the last warp is in
+ * the second bitmap word: a one-word loop never sees it. */
+static void test_one_word_edge(void) {
+  gp_synth_op body[1] = {{GP_OP_INT, 0, 0, 0, {0}}};
+  uint32_t n;
+  for (n = 64; n <= 65; n++) {
+    uint32_t blocks = n == 64 ? 4 : 5;
+    gp_kernel *k = make(blocks, n / blocks * 32, 7, body, 1, NULL, 0);
+    sim_setup c = config(1, 1, blocks);
+    gp_sim_result r = run(k, &c);
+    CHECK_EQ_INT(r.issued, n * 8);
+    CHECK_NEAR(r.cycles, 8.0 * n, 1e-9);
+    CHECK(r.warp_done != NULL && r.warp_done[n - 1] == 8.0 * n);
+    CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 8.0 * n, 1e-9);
+    done(&r, k, 1);
+    c.o.policy = GP_SIM_GTO;
+    r = run(k, &c);
+    CHECK(r.warp_done != NULL && r.warp_done[n - 1] == 8.0 * (n - 1) + 6 + 4);
+    CHECK_NEAR(r.cycles, 8.0 * (n - 1) + 6 + 4, 1e-9);
+    done(&r, k, 1);
+    gp_kernel_free(k);
+  }
 }
 
 /* 80 SMs x 1 scheduler (more than 64 schedulers in the wake-up structures),
@@ -539,6 +589,39 @@ static void test_kernel_counts_passed_to_a_run(void) {
   gp_kernel_free(other);
 }
 
+/* A per-PC run where every scheduler has one bitmap word (the loop's
+ * plain case otherwise): its issuing and waiting cycles are charged to
+ * the PCs as well, summing to the stalls of each reason charged to a PC
+ * (the issue and the dependence stalls here), under LRR and GTO; the same
+ * run without per-PC results has the same stalls.  (A per-PC run taken
+ * for the plain loop charges no PC.) */
+static void test_per_pc_charges_in_a_one_word_run(void) {
+  gp_synth_op body[2] = {{GP_OP_FP32, 0, 0, 0, {1}}, {GP_OP_INT, 0, 0, 0, {1}}};
+  gp_kernel *k = make(2, 64, 5, body, 2, NULL, 0);
+  sim_setup c = config(1, 2, 2);
+  int policy, reason;
+  for (policy = GP_SIM_LRR; policy <= GP_SIM_GTO; policy++) {
+    gp_sim_result with, without;
+    c.o.policy = (gp_sim_policy)policy;
+    c.o.per_pc = 1;
+    with = run(k, &c);
+    c.o.per_pc = 0;
+    without = run(k, &c);
+    CHECK(with.stalls[GP_STALL_ISSUED] > 0 && with.stalls[GP_STALL_DEPENDENCE] > 0);
+    for (reason = GP_STALL_ISSUED; reason <= GP_STALL_BARRIER; reason++) {
+      double sum = 0;
+      uint32_t pc;
+      for (pc = 0; with.pc_stalls != NULL && pc < k->static_count; pc++)
+        sum += with.pc_stalls[(size_t)pc * GP_STALL_COUNT + (size_t)reason];
+      CHECK_NEAR(sum, with.stalls[reason], 1e-9);
+      CHECK(with.stalls[reason] == without.stalls[reason]);
+    }
+    done(&with, k, 1);
+    done(&without, k, 1);
+  }
+  gp_kernel_free(k);
+}
+
 /* SMs the launch gives no block (three of four here, built never) change
  * nothing: the same cycles and SM 0's stalls as on one SM, and their
  * schedulers idle for as long as SM 0's are charged. */
@@ -669,6 +752,7 @@ static void test_out_of_memory_anywhere(void) {
 
 int main(void) {
   RUN(test_chain_takes_n_times_l);
+  RUN(test_issue_cycle_that_rounds);
   RUN(test_block_dispatch_is_serialised);
   RUN(test_front_end_by_hand);
   RUN(test_waits_for_every_producer);
@@ -681,9 +765,11 @@ int main(void) {
   RUN(test_more_sms_never_slower);
   RUN(test_sms_contend_for_dram);
   RUN(test_two_word_scheduler);
+  RUN(test_one_word_edge);
   RUN(test_many_schedulers);
   RUN(test_class_counts);
   RUN(test_kernel_counts_passed_to_a_run);
+  RUN(test_per_pc_charges_in_a_one_word_run);
   RUN(test_sms_without_blocks_are_idle);
   RUN(test_few_blocks_on_many_sms);
   RUN(test_out_of_memory_anywhere);

@@ -1,8 +1,10 @@
 /* The simulator's calendar of sleeping schedulers (csrc/core/sim/wake.h):
  * a worked example by hand (fractional wake-ups in one bucket, the overflow
- * beyond the ring, a cancel), then a long seeded run of sleeps, cancels,
- * one-cycle steps and jumps checked against a plain array: the earliest
- * wake-up bit for bit and the set taken out at every cycle. */
+ * beyond the ring, a cancel), a bucket taken out whole or member by member
+ * by its latest wake-up, then a long seeded run of sleeps, cancels,
+ * one-cycle steps (wake_take_step, the loop's inline take-out) and jumps
+ * checked against a plain array: the earliest wake-up bit for bit and the
+ * set taken out at every cycle. */
 #include "gp_test.h"
 #include "sim/wake.h"
 
@@ -44,6 +46,35 @@ static void test_by_hand(void) {
   wake_cancel(&c, 4);
   CHECK(wake_min(&c) == 1800);
   CHECK(take(&c, 5000) == 1u << 6);
+  CHECK(wake_min(&c) == INFINITY);
+  wake_free(&c, &alloc);
+}
+
+/* A cycle's bucket is taken out whole only when its latest wake-up is due
+ * (wake_calendar.latest); else member by member.  The latest sleeper is
+ * put in first, so a bucket remembering the last wake-up given instead of
+ * the latest would be taken whole at 5.25. */
+static void test_bucket_taken_whole(void) {
+  wake_calendar c;
+  CHECK(wake_init(&c, &alloc, 8) == GP_OK);
+  wake_sleep(&c, 0, 5.75);
+  wake_sleep(&c, 2, 5.5);
+  wake_sleep(&c, 1, 5);
+  CHECK(c.latest[5] == 5.75);
+  CHECK(take(&c, 5.25) == 1u << 1);
+  CHECK(take(&c, 5.5) == 1u << 2);
+  CHECK(wake_min(&c) == 5.75);
+  wake_cancel(&c, 0); /* the bucket is empty: its latest is forgotten */
+  CHECK(c.latest[5] == -INFINITY);
+  wake_sleep(&c, 3, 5.625);
+  CHECK(take(&c, 5.625) == 1u << 3); /* taken whole */
+  CHECK(c.latest[5] == -INFINITY);
+  wake_sleep(&c, 4, 6.25);
+  wake_sleep(&c, 5, 6);
+  wake_sleep(&c, 6, 7);
+  CHECK(take(&c, 6.625) == ((1u << 4) | (1u << 5))); /* the next cycle's bucket whole */
+  CHECK(c.latest[6] == -INFINITY && c.latest[7] == 7);
+  CHECK(take(&c, 7) == 1u << 6);
   CHECK(wake_min(&c) == INFINITY);
   wake_free(&c, &alloc);
 }
@@ -100,12 +131,13 @@ static void test_against_an_array(void) {
           first = ref[g];
       wrong_min += wake_min(&c) != first;
       if (op < 8 || !(first > t)) { /* the loop never moves back */
-        t += 1;
+        t += 1; /* the loop's inline take-out after an issue */
+        wake_take_step(&c, t, due);
       } else {
         t += first - t;
         jumps++;
+        wake_take_due(&c, t, due);
       }
-      wake_take_due(&c, t, due);
       for (g = 0; g < N; g++) {
         int is_due = ref[g] <= t, taken = (int)((due[g >> 6] >> (g & 63)) & 1);
         wrong_due += is_due != taken || wake_asleep(&c, g) != (!is_due && ref[g] != INFINITY);
@@ -124,6 +156,7 @@ static void test_against_an_array(void) {
 int main(void) {
   alloc = gp_alloc_default();
   RUN(test_by_hand);
+  RUN(test_bucket_taken_whole);
   RUN(test_against_an_array);
   return gp_test_finish();
 }

@@ -527,7 +527,7 @@ static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q
  * compiler drops the word loops and the policy tests. */
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
-                                                          int policy) {
+                                                          int policy, int plain) {
   /* one word: the eligible mask in a local, which no bitmap's store can
    * change (so it is not read again after each) */
   uint64_t e_word = 0;
@@ -584,7 +584,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     /* the issuing cycle is charged now, not at the next look (which may
      * not come): counted, so the stalls' sums stay the same bit for bit;
      * only scheduler_cycles' order of additions moves (docs/sim.md) */
-    out_charge_issue(s, q, t, issued);
+    out_charge_issue(s, q, t, issued, plain);
     *when = t + 1;
     if (!two_level)
       skip_empty_look(q, t + 1, words, policy, when);
@@ -603,66 +603,86 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
  * earliest cycle it could issue next: t + 1 after an issue unless nothing
  * can issue then (the look at t + 1 skipped, *when later).  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
- * when the caller knows it as a constant (LRR, GTO), else -1. */
+ * when the caller knows it as a constant (LRR, GTO), else -1; `plain` (a
+ * constant, only with a constant policy) is 1 in a cycle of run_due's
+ * plain case: sim.plain (one bitmap word, no per-PC stalls) and an issue
+ * of one whole cycle (sim.issue_whole), none of them tested at the look. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
-                                                                double *when, int policy) {
-  out_charge(s, q, t);
+                                                                double *when, int policy,
+                                                                int plain) {
+  out_charge_w(s, q, t, plain);
+  if (plain) /* no scheduler without warp positions, none of more than 64 */
+    return evaluate(s, q, t, when, 1, policy, 1);
   if (q->count == 0) {
     sched_set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
     return 0;
   }
   if (policy < 0)
-    return evaluate(s, q, t, when, q->words, (int)s->opt->policy);
+    return evaluate(s, q, t, when, q->words, (int)s->opt->policy, 0);
   if (q->words == 1)
-    return evaluate(s, q, t, when, 1, policy);
-  return evaluate(s, q, t, when, q->words, policy);
+    return evaluate(s, q, t, when, 1, policy, 0);
+  return evaluate(s, q, t, when, q->words, policy, 0);
 }
 
 /* Looks at every scheduler due at cycle s->t, in SM-then-scheduler order
  * (wake-ups may add later ones of the same SM); *issued tells whether any
- * issued.  `policy` as in sched_evaluate. */
-static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy) {
-  uint32_t wi;
-  *issued = 0;
-  for (wi = 0; wi < s->due_words; wi++) {
-    while (s->due_now[wi]) {
-      uint32_t b = (uint32_t)__builtin_ctzll(s->due_now[wi]);
+ * issued.  `policy` and `plain` as in sched_evaluate.  The cycle and the
+ * due bitmaps' addresses stay the same during the look (advance changes
+ * them), so they are read once; a scheduler due again at the next cycle
+ * after its issue (the usual case) is collected in `keep` and set in
+ * due_next once per word: nothing reads its bit there before (wake_sm sets
+ * bits of due_next itself, and a scheduler is looked at once a cycle). */
+static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
+                                                         int plain) {
+  const double t = s->t, t1 = t + 1;
+  uint64_t *due_now = s->due_now, *due_next = s->due_next;
+  sched_state *const *sched_of = s->sched_of;
+  uint32_t wi, words = s->due_words;
+  int any = 0;
+  for (wi = 0; wi < words; wi++) {
+    uint64_t m, keep = 0;
+    while ((m = due_now[wi]) != 0) {
+      uint32_t b = (uint32_t)__builtin_ctzll(m);
       uint32_t g = wi * 64 + b;
-      sched_state *q = s->sched_of[g];
       double when;
       int n;
-      s->due_now[wi] &= s->due_now[wi] - 1;
+      due_now[wi] = m & (m - 1);
       s->cur_g = g;
-      n = sched_evaluate(s, q, s->t, &when, policy);
+      n = sched_evaluate(s, sched_of[g], t, &when, policy, plain);
       if (n < 0)
         return GP_ERR;
       if (n > 0) {
-        *issued = 1;
+        any = 1;
         /* after an issue: the next cycle, or asleep when nothing can issue
          * then, unless a barrier release or a new block of the issue made
          * it due at the next cycle anyway (a scheduler is never due and
          * asleep at once) */
-        if (when == s->t + 1)
-          bit_set(s->due_next, g);
-        else if (when < INFINITY && !bit_test(s->due_next, g))
+        if (when == t1)
+          keep |= (uint64_t)1 << b;
+        else if (when < INFINITY && !bit_test(due_next, g))
           wake_sleep(&s->wake, g, when);
       } else if (when < INFINITY) {
         wake_sleep(&s->wake, g, when);
       } /* else asleep until a barrier release or a new block */
     }
+    due_next[wi] |= keep;
   }
+  *issued = any;
   return GP_OK;
 }
 
+/* run_due compiled for the policy and the plain case (sched_evaluate)
+ * where both are the usual ones. */
 static int run_due_schedulers(sim *s, int *issued) {
+  int plain = s->plain && s->issue_whole;
   switch (s->opt->policy) {
   case GP_SIM_LRR:
-    return run_due(s, issued, GP_SIM_LRR);
+    return plain ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
   case GP_SIM_GTO:
-    return run_due(s, issued, GP_SIM_GTO);
+    return plain ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
   default:
-    return run_due(s, issued, -1);
+    return run_due(s, issued, -1, 0);
   }
 }
 
@@ -769,6 +789,10 @@ static int setup(sim *s) {
     return gp_error_set(s->err, "sim: out of memory");
   memset(s->due_now, 0, s->due_words * sizeof *s->due_now);
   memset(s->due_next, 0, s->due_words * sizeof *s->due_next);
+  s->issue_end = 1, s->issue_whole = 1; /* at cycle 0 */
+  /* each scheduler's positions (sched_init's count): from per_sm / S to
+   * that rounded up */
+  s->plain = per_sm >= s->S && (per_sm + s->S - 1) / s->S <= 64 && s->out->pc_stalls == NULL;
   /* the first round: blocks to SMs round-robin up to occupancy */
   for (x = 0; x < s->slots_per_sm; x++)
     for (i = 0; i < s->sm_count; i++)
@@ -797,8 +821,13 @@ static int advance(sim *s, int issued) {
                           s->t);
     s->t += first - s->t;
   }
+  s->issue_end = s->t + 1;
+  s->issue_whole = s->issue_end - s->t == 1;
   swap = s->due_now, s->due_now = s->due_next, s->due_next = swap;
-  wake_take_due(&s->wake, s->t, s->due_now);
+  if (issued)
+    wake_take_step(&s->wake, s->t, s->due_now);
+  else
+    wake_take_due(&s->wake, s->t, s->due_now);
   return GP_OK;
 }
 

@@ -160,7 +160,11 @@ typedef struct sim {
   /* the event loop: schedulers due now and at the next cycle, the rest
    * asleep in a calendar by wake time (wake.h) */
   double t;
+  double issue_end;        /* t + 1: the end of an issuing cycle at t */
+  int issue_whole;         /* whether issue_end - t is 1 (not where t + 1 rounds) */
   int sets_changed;        /* a barrier release or a new block since the last issue */
+  int plain;               /* every scheduler has 1 to 64 warp positions (one bitmap word)
+                              and the run keeps no per-PC stalls (run_due's usual case) */
   uint32_t cur_g, due_words;
   uint64_t *due_now, *due_next;
   wake_calendar wake;      /* the sleeping schedulers, due_words words a bucket */
@@ -296,8 +300,12 @@ static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t p
 /* Charges the scheduler's cycles from q->since to `until` to its reason:
  * overall, on its SM and, when the run keeps per-PC stalls (per_pc), on
  * the reason's PCs (an issuing cycle split evenly among the instructions
- * issued).  Inline: once per look at a scheduler. */
-static inline void out_charge(sim *s, sched_state *q, double until) {
+ * issued).  Inline: once per look at a scheduler.  `plain`: 1 in the
+ * event loop's plain case (a constant; sim.c's sched_evaluate), where the
+ * run keeps no per-PC stalls and an issue is one whole cycle; else 0 (the
+ * result's pc_stalls and sim.issue_whole tell). */
+static inline __attribute__((always_inline)) void out_charge_w(sim *s, sched_state *q,
+                                                               double until, int plain) {
   gp_sim_result *r = s->out;
   double d = until - q->since;
   uint32_t x;
@@ -313,7 +321,7 @@ static inline void out_charge(sim *s, sched_state *q, double until) {
       if (c == GP_OP_ST_GLOBAL || c == GP_OP_ST_LOCAL)
         r->counters.store_lsu_stall_cycles += d / q->why_pc_count;
     }
-  if (r->pc_stalls == NULL)
+  if (plain || r->pc_stalls == NULL)
     return;
   if (q->why_pc_count == 1) {
     r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + (size_t)q->why] += d;
@@ -323,34 +331,39 @@ static inline void out_charge(sim *s, sched_state *q, double until) {
     r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + (size_t)q->why] +=
         d / q->why_pc_count;
 }
+static inline void out_charge(sim *s, sched_state *q, double until) {
+  out_charge_w(s, q, until, 0);
+}
 
 /* Charges an issuing cycle [t, t + 1] of `issued` instructions (their PCs
- * in why_pcs), right at the issue: a whole cycle (t + 1 - t is 1 unless
- * the addition rounds) is counted in q->issue_cycles, which
+ * in why_pcs), right at the issue, t the loop's cycle s->t: a whole cycle
+ * (s->issue_whole: t + 1 - t is 1 unless the addition rounds; both set
+ * once a cycle by the loop) is counted in q->issue_cycles, which
  * out_issue_cycles adds to the stalls and scheduler cycles at the end,
  * exactly as the ones it stands for would have summed; the per-PC shares
- * (1 / issued each) are added now, in the order they were before. */
+ * (1 / issued each) are added now, in the order they were before.
+ * `plain` as in out_charge_w. */
 static inline __attribute__((always_inline)) void out_charge_issue(sim *s, sched_state *q,
-                                                                   double t, uint32_t issued) {
-  gp_sim_result *r = s->out;
-  double t1 = t + 1;
+                                                                   double t, uint32_t issued,
+                                                                   int plain) {
+  double *pc_stalls;
   uint32_t x;
   q->why = GP_STALL_ISSUED;
   q->why_pc_count = issued;
-  if (t1 - t != 1) { /* not one whole cycle: charged as any other (q->since is t) */
-    out_charge_cold(s, q, t1);
+  if (!plain && !s->issue_whole) { /* not one whole cycle: charged as any other (q->since is t) */
+    out_charge_cold(s, q, t + 1);
     return;
   }
-  q->since = t1;
+  q->since = s->issue_end;
   q->issue_cycles++;
-  if (r->pc_stalls == NULL)
+  if (plain || (pc_stalls = s->out->pc_stalls) == NULL)
     return;
   if (issued == 1) {
-    r->pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1;
+    pc_stalls[(size_t)q->why_pcs[0] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1;
     return;
   }
   for (x = 0; x < issued; x++)
-    r->pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1.0 / issued;
+    pc_stalls[(size_t)q->why_pcs[x] * GP_STALL_COUNT + GP_STALL_ISSUED] += 1.0 / issued;
 }
 
 /* At the end of the run: the issuing cycles q->issue_cycles stands for,

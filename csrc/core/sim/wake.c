@@ -27,6 +27,8 @@ int wake_init(wake_calendar *c, const gp_alloc *alloc, uint32_t count) {
     return GP_ERR;
   for (g = 0; g < count; g++)
     c->at[g] = INFINITY, c->bucket[g] = 0;
+  for (g = 0; g < WAKE_BUCKETS; g++)
+    c->latest[g] = -INFINITY;
   memset(c->buckets, 0, (size_t)WAKE_BUCKETS * c->words * sizeof *c->buckets);
   memset(c->overflow, 0, c->words * sizeof *c->overflow);
   return GP_OK;
@@ -62,6 +64,12 @@ static uint64_t *bucket_bits(const wake_calendar *c, uint32_t b) {
   return c->buckets + (size_t)b * c->words;
 }
 
+/* Bucket b has no sleeper left. */
+static void mark_empty(wake_calendar *c, uint32_t b) {
+  c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
+  c->latest[b] = -INFINITY;
+}
+
 /* Clears bucket b's bit in `nonempty` when it has no sleeper left. */
 static void note_if_empty(wake_calendar *c, uint32_t b) {
   const uint64_t *bits = bucket_bits(c, b);
@@ -69,7 +77,7 @@ static void note_if_empty(wake_calendar *c, uint32_t b) {
   for (wi = 0; wi < c->words; wi++)
     if (bits[wi])
       return;
-  c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
+  mark_empty(c, b);
 }
 
 void wake_cancel(wake_calendar *c, uint32_t g) {
@@ -85,19 +93,10 @@ void wake_cancel(wake_calendar *c, uint32_t g) {
   note_if_empty(c, b);
 }
 
-/* Every sleeper of bucket b is due: into `due`. */
-static void take_all(wake_calendar *c, uint32_t b, uint64_t *due) {
-  uint64_t *bits = bucket_bits(c, b);
-  uint32_t wi;
-  for (wi = 0; wi < c->words; wi++) {
-    due[wi] |= bits[wi];
-    bits[wi] = 0;
-  }
-  c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
-}
-
-/* The sleepers of bucket b (t's whole cycle) due by t, into `due`. */
-static void take_some(wake_calendar *c, uint32_t b, double t, uint64_t *due) {
+/* (wake.h) Out of line: the rare case, a bucket whose latest sleeper is
+ * not due yet. */
+__attribute__((noinline)) void wake_take_members(wake_calendar *c, uint32_t b, double t,
+                                                 uint64_t *due) {
   uint64_t *bits = bucket_bits(c, b), left = 0;
   uint32_t wi;
   for (wi = 0; wi < c->words; wi++) {
@@ -111,13 +110,24 @@ static void take_some(wake_calendar *c, uint32_t b, double t, uint64_t *due) {
     left |= bits[wi] &= ~taken;
   }
   if (!left)
-    c->nonempty[b >> 6] &= ~((uint64_t)1 << (b & 63));
+    mark_empty(c, b);
+}
+
+/* The sleepers of bucket b (t's whole cycle) due by t, into `due`: the
+ * whole bucket when its latest wake-up is due (the usual case: sleepers
+ * of the current cycle only), else member by member. */
+static inline __attribute__((always_inline)) void take_some(wake_calendar *c, uint32_t b,
+                                                            double t, uint64_t *due) {
+  if (c->latest[b] <= t)
+    wake_take_bucket(c, b, due);
+  else
+    wake_take_members(c, b, t, due);
 }
 
 /* After the ring moved to t's cycle: the overflow's sleepers due by t go
  * into `due`, those now within the ring into their buckets; the rest stay
  * (overflow_min becomes their exact minimum). */
-static void take_overflow(wake_calendar *c, double t, uint64_t *due) {
+void wake_take_overflow(wake_calendar *c, double t, uint64_t *due) {
   uint32_t wi;
   c->overflow_min = INFINITY;
   for (wi = 0; wi < c->words; wi++) {
@@ -159,7 +169,7 @@ void wake_take_due(wake_calendar *c, double t, uint64_t *due) {
       take_some(c, b, t, due);
   } else if (ahead < 2) { /* the next cycle (after an issue): base's bucket whole, then t's */
     if ((c->nonempty[b >> 6] >> (b & 63)) & 1)
-      take_all(c, b, due);
+      wake_take_bucket(c, b, due);
     b = (b + 1) & (WAKE_BUCKETS - 1);
     if ((c->nonempty[b >> 6] >> (b & 63)) & 1)
       take_some(c, b, t, due);
@@ -169,7 +179,7 @@ void wake_take_due(wake_calendar *c, double t, uint64_t *due) {
          off = first_nonempty(c, off + 1)) {
       b = (c->base_bucket + off) & (WAKE_BUCKETS - 1);
       if ((double)(off + 1) <= ahead)
-        take_all(c, b, due);
+        wake_take_bucket(c, b, due);
       else
         take_some(c, b, t, due);
     }
@@ -178,7 +188,7 @@ void wake_take_due(wake_calendar *c, double t, uint64_t *due) {
   /* (the first test matters only once base stops at WAKE_BASE_MAX) */
   if (c->overflow_count > 0 &&
       (c->overflow_min <= t || c->overflow_min - c->base < (double)WAKE_BUCKETS))
-    take_overflow(c, t, due);
+    wake_take_overflow(c, t, due);
 }
 
 double wake_min(wake_calendar *c) {
