@@ -515,6 +515,10 @@ local function check_size(opts)
   end
 end
 
+-- bench gpumech's and bench sim's kernel, for profiling drivers
+-- (tools/sim_profile.lua): warp_kernel(bench, millions, seed, err).
+M.warp_kernel = warp_kernel
+
 function M.main(args, out, err)
   return require("gpush.cli").dispatch({ prog = "gpush bench", usage = usage,
     options = { ["--json"] = "json", ["--keep"] = "keep", ["--size"] = "=size", ["--grid"] = "=grid" },
