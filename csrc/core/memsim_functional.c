@@ -119,7 +119,8 @@ static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
 /* A write of `mask` of `line` arriving at the L2 (a store, or a dirty L1
  * victim); write-through L2s pass it on to DRAM, dirty L2 victims go to
  * DRAM.  Returns the L2 result. */
-static gp_cache_result l2_write(gp_func *f, gp_cache *l2, uint64_t line, uint8_t mask) {
+static inline __attribute__((always_inline)) gp_cache_result l2_write(gp_func *f, gp_cache *l2,
+                                                                        uint64_t line, uint8_t mask) {
   gp_cache_result res = gp_cache_access_inline(l2, line, mask, 1);
   f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
   if (l2->evicted && l2->evicted_dirty)
@@ -181,8 +182,9 @@ static void set_class_paths(gp_func *f) {
  * (updating a present line) to the L2, or stop in a write-back L1; a
  * write-allocating L2 absorbs a store (level L2), a write-through one sends
  * it to DRAM.  Returns -1 when the line's L2 slice cannot be set up. */
-static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm, uint64_t line,
-                   uint8_t mask, gp_error *err) {
+static inline __attribute__((always_inline)) int request(gp_func *f, int op, int is_store,
+                                                         int through_l1, uint32_t sm, uint64_t line,
+                                                         uint8_t mask, gp_error *err) {
   const gp_memsim_config *cfg = &f->cfg;
   gp_cache *l1 = &f->l1[sm], *l2;
   gp_cache_result res;
@@ -311,16 +313,39 @@ static int check_pc(const gp_func *f, uint32_t pc, gp_error *err) {
   return GP_OK;
 }
 
+/* An instruction's requests (lines[0..n), masks) through request, with
+ * the class path's store and L1 flags constants (access_lines calls it
+ * with each of the four): the per-request tests of the flags, and the
+ * registers the other paths' code held, were ... of a streaming kernel's
+ * replay.  Returns the slowest level, -1 on failure. */
+static inline __attribute__((always_inline)) int
+request_lines(gp_func *f, gp_pc_memory *p, int op_class, int notes_misses, uint32_t sm,
+              const uint64_t *lines, const uint8_t *masks, uint32_t n, int is_store, int through_l1,
+              gp_error *err) {
+  int worst = LEVEL_L1;
+  uint32_t j;
+  for (j = 0; j < n; j++) {
+    int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j], err);
+    if (level < 0)
+      return -1;
+    /* a load past its L1 (request counted it in load_l1_misses) */
+    if (!is_store && notes_misses && level >= LEVEL_L2)
+      note_miss(f, p, sm, lines[j]);
+    if (level > worst)
+      worst = level;
+  }
+  return worst;
+}
+
 /* gp_func_access past the checks of its SM and class, which the kernel
  * replay's visits pass by construction (an SM of the order, a class whose
  * instructions the order visits). */
 static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
                         const uint64_t *lines, const uint8_t *masks, uint32_t n, gp_error *err) {
   gp_pc_memory *p;
-  uint32_t j;
-  int worst = LEVEL_L1, path = f->class_path[op_class];
+  int worst, path = f->class_path[op_class];
   uint64_t l1_misses_before = f->out.load_l1_misses, dram_before = f->out.dram_requests;
-  int is_store = path & PATH_STORE, through_l1 = (path & PATH_THROUGH_L1) != 0;
+  int notes_misses = (path & PATH_NOTES_MISSES) != 0;
   if (check_pc(f, pc, err) != GP_OK)
     return GP_ERR;
   if (n == 0)
@@ -328,16 +353,16 @@ static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
   if (!f->l1_ready[sm] && set_up_sm(f, sm, err) != GP_OK)
     return GP_ERR;
   p = &f->out.pcs[pc];
-  for (j = 0; j < n; j++) {
-    int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j], err);
-    if (level < 0)
-      return GP_ERR;
-    /* a load past its L1 (request counted it in load_l1_misses) */
-    if ((path & PATH_NOTES_MISSES) && level >= LEVEL_L2)
-      note_miss(f, p, sm, lines[j]);
-    if (level > worst)
-      worst = level;
-  }
+  if (path & PATH_STORE)
+    worst = path & PATH_THROUGH_L1
+                ? request_lines(f, p, op_class, 0, sm, lines, masks, n, 1, 1, err)
+                : request_lines(f, p, op_class, 0, sm, lines, masks, n, 1, 0, err);
+  else
+    worst = path & PATH_THROUGH_L1
+                ? request_lines(f, p, op_class, notes_misses, sm, lines, masks, n, 0, 1, err)
+                : request_lines(f, p, op_class, notes_misses, sm, lines, masks, n, 0, 0, err);
+  if (worst < 0)
+    return GP_ERR;
   f->kind[pc] = KIND_CACHE;
   p->instructions++;
   p->requests += n;
