@@ -62,7 +62,8 @@ struct gp_func {
 /* Files an L1-missing load request of `line` on SM `sm` under PC record p:
  * the bucket of its distance, in the SM's misses, to the previous miss on
  * the line (when the table still holds it). */
-static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
+static inline __attribute__((always_inline)) void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm,
+                                                            uint64_t line) {
   size_t at = (size_t)sm * GP_REUSE_TABLE + ((line * 0x9E3779B97F4A7C15ull) >> 52) % GP_REUSE_TABLE;
   recent_miss *r = &f->recent[at];
   uint64_t seq = ++f->misses[sm], bit = (uint64_t)1 << (at & 63);
