@@ -460,7 +460,10 @@ int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err) {
   return GP_OK;
 }
 
-uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
+/* gp_next_memory_record, inline in the preparation's scan of every warp
+ * (a call a record was 7 M of prepare_cost's replay). */
+static inline __attribute__((always_inline)) uint64_t next_record(const gp_kernel *k, uint64_t i,
+                                                                 uint64_t end) {
   const uint32_t *mem = k->mem;
   for (; i + 4 <= end; i += 4) { /* four entries without a record AND to all ones */
     uint64_t a, b;
@@ -473,6 +476,10 @@ uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
     if (mem[i] != UINT32_MAX)
       return i;
   return end;
+}
+
+uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
+  return next_record(k, i, end);
 }
 
 /* Next cache-using memory instruction of a warp at or after *cursor
@@ -744,8 +751,7 @@ static int prep_fill_visits(gp_memsim_prep *p, const gp_kernel *k, const prep_cl
   for (g = 0; g < k->warps; g++) {
     uint64_t end = k->warp_start[g] + k->warp_len[g];
     p->warp_first[g] = v;
-    for (i = gp_next_memory_record(k, k->warp_start[g], end); i < end;
-         i = gp_next_memory_record(k, i + 1, end)) {
+    for (i = next_record(k, k->warp_start[g], end); i < end; i = next_record(k, i + 1, end)) {
       if (!t->cached[k->op_class[i]])
         continue;
       if (v == p->visit_cap &&
