@@ -342,8 +342,9 @@ request_lines(gp_func *f, gp_pc_memory *p, int op_class, int notes_misses, uint3
 /* gp_func_access past the checks of its SM and class, which the kernel
  * replay's visits pass by construction (an SM of the order, a class whose
  * instructions the order visits). */
-static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
-                        const uint64_t *lines, const uint8_t *masks, uint32_t n, gp_error *err) {
+static inline __attribute__((always_inline)) int
+access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
+             const uint8_t *masks, uint32_t n, gp_error *err) {
   gp_pc_memory *p;
   int worst, path = f->class_path[op_class];
   uint64_t l1_misses_before = f->out.load_l1_misses, dram_before = f->out.dram_requests;
@@ -379,6 +380,16 @@ static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
   return GP_OK;
 }
 
+/* access_lines as a call: for gp_func_access and the CC 1.x transactions;
+ * the kernel replay's usual visit takes it inline (replay_visit: the call
+ * and its eight arguments were 13 M of prepare_cost's replay). */
+static __attribute__((noinline)) int access_lines_call(gp_func *f, uint32_t pc, uint32_t sm,
+                                                       int op_class, const uint64_t *lines,
+                                                       const uint8_t *masks, uint32_t n,
+                                                       gp_error *err) {
+  return access_lines(f, pc, sm, op_class, lines, masks, n, err);
+}
+
 int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
                    const uint8_t *masks, uint32_t n, gp_error *err) {
   if (check_pc(f, pc, err) != GP_OK)
@@ -388,7 +399,7 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   if (!gp_op_uses_cache(op_class))
     return gp_error_set(err, "memsim: class %s does not use the caches",
                         gp_op_class_name(op_class));
-  return access_lines(f, pc, sm, op_class, lines, masks, n, err);
+  return access_lines_call(f, pc, sm, op_class, lines, masks, n, err);
 }
 
 int gp_func_shared(gp_func *f, uint32_t pc, const uint64_t *offsets, uint32_t n,
@@ -894,7 +905,7 @@ static inline __attribute__((always_inline)) int replay_visit(gp_func *f, const 
     uint8_t masks[32];
     uint32_t n = gp_cc1x_requests_rule(GP_MEM_LANES(k, m), m->addr_count, v->width, f->cfg.cc1x,
                                        lines, masks);
-    return access_lines(f, v->pc, sm, c, lines, masks, n, err);
+    return access_lines_call(f, v->pc, sm, c, lines, masks, n, err);
   }
   return access_lines(f, v->pc, sm, c, k->lines + v->line_start, k->sector_masks + v->line_start,
                       v->line_count, err);
