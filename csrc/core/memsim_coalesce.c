@@ -111,18 +111,17 @@ static int strided_passes(const uint64_t *offsets, uint32_t m, uint64_t span, in
   return 1;
 }
 
-uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
-                          uint32_t banks, uint32_t bank_bytes) {
+/* The passes counted word by word (gp_shared_passes past the stride rule;
+ * banks in 1..256, bank_bytes above 0).  A call of its own: its arrays
+ * (6 KB) and registers were set up for every access, strided ones too. */
+static __attribute__((noinline)) uint32_t words_passes(const uint64_t *offsets, uint32_t n,
+                                                       uint32_t width, uint32_t banks,
+                                                       uint32_t bank_bytes, int word_shift) {
   uint64_t words[512]; /* 32 lanes x at most 16 words each */
   uint32_t count[256], m = 0, worst = 0, i, j;
-  int word_shift = power_of_two(bank_bytes), bank_shift = power_of_two(banks);
+  int bank_shift = power_of_two(banks);
   uint64_t bank_mask = (uint64_t)banks - 1;
   uint64_t span = (width ? width : 1) - 1, prev = 0;
-  if (banks == 0 || banks > 256 || bank_bytes == 0)
-    return n > 0;
-  if (word_shift >= 0 && n >= 2 &&
-      strided_passes(offsets, n < 32 ? n : 32, span, word_shift, banks, &worst))
-    return worst;
   /* the usual case first: one word each, in order (power-of-two words) */
   for (i = 0; word_shift >= 0 && i < n && i < 32; i++) {
     uint64_t first = offsets[i] >> word_shift;
@@ -160,6 +159,19 @@ uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
         worst = count[b];
     }
   return worst;
+}
+
+uint32_t gp_shared_passes(const uint64_t *offsets, uint32_t n, uint32_t width,
+                          uint32_t banks, uint32_t bank_bytes) {
+  int word_shift = power_of_two(bank_bytes);
+  uint32_t passes;
+  if (banks == 0 || banks > 256 || bank_bytes == 0)
+    return n > 0;
+  if (word_shift >= 0 && n >= 2 &&
+      strided_passes(offsets, n < 32 ? n : 32, (uint64_t)(width ? width : 1) - 1, word_shift,
+                     banks, &passes))
+    return passes;
+  return words_passes(offsets, n, width, banks, bank_bytes, word_shift);
 }
 
 /*
