@@ -325,14 +325,14 @@ request_lines(gp_func *f, gp_pc_memory *p, int op_class, int notes_misses, uint3
               const uint64_t *lines, const uint8_t *masks, uint32_t n, int is_store, int through_l1,
               gp_error *err) {
   int worst = LEVEL_L1;
-  uint32_t j;
-  for (j = 0; j < n; j++) {
-    int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j], err);
+  const uint64_t *end = lines + n;
+  for (; lines != end; lines++, masks++) {
+    int level = request(f, op_class, is_store, through_l1, sm, *lines, *masks, err);
     if (level < 0)
       return -1;
     /* a load past its L1 (request counted it in load_l1_misses) */
     if (!is_store && notes_misses && level >= LEVEL_L2)
-      note_miss(f, p, sm, lines[j]);
+      note_miss(f, p, sm, *lines);
     if (level > worst)
       worst = level;
   }
