@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#ifdef __SSE2__
+#if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
 #endif
 
@@ -82,7 +82,7 @@ static int strided_passes(const uint64_t *offsets, uint32_t m, uint64_t span, in
       d > (UINT64_MAX - o0 - span) / (m - 1))
     return 0;
   i = 2, expect = o0 + 2 * d;
-#ifdef __SSE2__
+#if defined(__SSE2__) && defined(__x86_64__) /* _mm_cvtsi128_si64: 64-bit hosts */
   {
     /* four lanes a step, two in each of two registers: under 3
      * instructions a lane instead of about 6 (the suite's shared lanes
