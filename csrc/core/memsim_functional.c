@@ -62,7 +62,8 @@ struct gp_func {
 /* Files an L1-missing load request of `line` on SM `sm` under PC record p:
  * the bucket of its distance, in the SM's misses, to the previous miss on
  * the line (when the table still holds it). */
-static void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm, uint64_t line) {
+static inline __attribute__((always_inline)) void note_miss(gp_func *f, gp_pc_memory *p, uint32_t sm,
+                                                            uint64_t line) {
   size_t at = (size_t)sm * GP_REUSE_TABLE + ((line * 0x9E3779B97F4A7C15ull) >> 52) % GP_REUSE_TABLE;
   recent_miss *r = &f->recent[at];
   uint64_t seq = ++f->misses[sm], bit = (uint64_t)1 << (at & 63);
@@ -119,7 +120,8 @@ static uint64_t dram_chunks(const gp_func *f, uint8_t mask, uint64_t *bytes) {
 /* A write of `mask` of `line` arriving at the L2 (a store, or a dirty L1
  * victim); write-through L2s pass it on to DRAM, dirty L2 victims go to
  * DRAM.  Returns the L2 result. */
-static gp_cache_result l2_write(gp_func *f, gp_cache *l2, uint64_t line, uint8_t mask) {
+static inline __attribute__((always_inline)) gp_cache_result l2_write(gp_func *f, gp_cache *l2,
+                                                                        uint64_t line, uint8_t mask) {
   gp_cache_result res = gp_cache_access_inline(l2, line, mask, 1);
   f->out.l2_bytes += (uint64_t)popcount4(mask) * 32u;
   if (l2->evicted && l2->evicted_dirty)
@@ -181,8 +183,9 @@ static void set_class_paths(gp_func *f) {
  * (updating a present line) to the L2, or stop in a write-back L1; a
  * write-allocating L2 absorbs a store (level L2), a write-through one sends
  * it to DRAM.  Returns -1 when the line's L2 slice cannot be set up. */
-static int request(gp_func *f, int op, int is_store, int through_l1, uint32_t sm, uint64_t line,
-                   uint8_t mask, gp_error *err) {
+static inline __attribute__((always_inline)) int request(gp_func *f, int op, int is_store,
+                                                         int through_l1, uint32_t sm, uint64_t line,
+                                                         uint8_t mask, gp_error *err) {
   const gp_memsim_config *cfg = &f->cfg;
   gp_cache *l1 = &f->l1[sm], *l2;
   gp_cache_result res;
@@ -311,16 +314,41 @@ static int check_pc(const gp_func *f, uint32_t pc, gp_error *err) {
   return GP_OK;
 }
 
+/* An instruction's requests (lines[0..n), masks) through request, with
+ * the class path's store and L1 flags constants (access_lines calls it
+ * with each of the four): the per-request tests of the flags, and the
+ * registers the other paths' code held, were 21 M of stream_triad's 484.5
+ * M replay at gtx660ti's base point.  Returns the slowest level, -1 on
+ * failure. */
+static inline __attribute__((always_inline)) int
+request_lines(gp_func *f, gp_pc_memory *p, int op_class, int notes_misses, uint32_t sm,
+              const uint64_t *lines, const uint8_t *masks, uint32_t n, int is_store, int through_l1,
+              gp_error *err) {
+  int worst = LEVEL_L1;
+  const uint64_t *end = lines + n;
+  for (; lines != end; lines++, masks++) {
+    int level = request(f, op_class, is_store, through_l1, sm, *lines, *masks, err);
+    if (level < 0)
+      return -1;
+    /* a load past its L1 (request counted it in load_l1_misses) */
+    if (!is_store && notes_misses && level >= LEVEL_L2)
+      note_miss(f, p, sm, *lines);
+    if (level > worst)
+      worst = level;
+  }
+  return worst;
+}
+
 /* gp_func_access past the checks of its SM and class, which the kernel
  * replay's visits pass by construction (an SM of the order, a class whose
  * instructions the order visits). */
-static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
-                        const uint64_t *lines, const uint8_t *masks, uint32_t n, gp_error *err) {
+static inline __attribute__((always_inline)) int
+access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
+             const uint8_t *masks, uint32_t n, gp_error *err) {
   gp_pc_memory *p;
-  uint32_t j;
-  int worst = LEVEL_L1, path = f->class_path[op_class];
+  int worst, path = f->class_path[op_class];
   uint64_t l1_misses_before = f->out.load_l1_misses, dram_before = f->out.dram_requests;
-  int is_store = path & PATH_STORE, through_l1 = (path & PATH_THROUGH_L1) != 0;
+  int notes_misses = (path & PATH_NOTES_MISSES) != 0;
   if (check_pc(f, pc, err) != GP_OK)
     return GP_ERR;
   if (n == 0)
@@ -328,16 +356,16 @@ static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
   if (!f->l1_ready[sm] && set_up_sm(f, sm, err) != GP_OK)
     return GP_ERR;
   p = &f->out.pcs[pc];
-  for (j = 0; j < n; j++) {
-    int level = request(f, op_class, is_store, through_l1, sm, lines[j], masks[j], err);
-    if (level < 0)
-      return GP_ERR;
-    /* a load past its L1 (request counted it in load_l1_misses) */
-    if ((path & PATH_NOTES_MISSES) && level >= LEVEL_L2)
-      note_miss(f, p, sm, lines[j]);
-    if (level > worst)
-      worst = level;
-  }
+  if (path & PATH_STORE)
+    worst = path & PATH_THROUGH_L1
+                ? request_lines(f, p, op_class, 0, sm, lines, masks, n, 1, 1, err)
+                : request_lines(f, p, op_class, 0, sm, lines, masks, n, 1, 0, err);
+  else
+    worst = path & PATH_THROUGH_L1
+                ? request_lines(f, p, op_class, notes_misses, sm, lines, masks, n, 0, 1, err)
+                : request_lines(f, p, op_class, notes_misses, sm, lines, masks, n, 0, 0, err);
+  if (worst < 0)
+    return GP_ERR;
   f->kind[pc] = KIND_CACHE;
   p->instructions++;
   p->requests += n;
@@ -352,6 +380,16 @@ static int access_lines(gp_func *f, uint32_t pc, uint32_t sm, int op_class,
   return GP_OK;
 }
 
+/* access_lines as a call: for gp_func_access and the CC 1.x transactions;
+ * the kernel replay's usual visit takes it inline (replay_visit: the call
+ * and its eight arguments were 13 M of prepare_cost's replay). */
+static __attribute__((noinline)) int access_lines_call(gp_func *f, uint32_t pc, uint32_t sm,
+                                                       int op_class, const uint64_t *lines,
+                                                       const uint8_t *masks, uint32_t n,
+                                                       gp_error *err) {
+  return access_lines(f, pc, sm, op_class, lines, masks, n, err);
+}
+
 int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uint64_t *lines,
                    const uint8_t *masks, uint32_t n, gp_error *err) {
   if (check_pc(f, pc, err) != GP_OK)
@@ -361,7 +399,7 @@ int gp_func_access(gp_func *f, uint32_t pc, uint32_t sm, int op_class, const uin
   if (!gp_op_uses_cache(op_class))
     return gp_error_set(err, "memsim: class %s does not use the caches",
                         gp_op_class_name(op_class));
-  return access_lines(f, pc, sm, op_class, lines, masks, n, err);
+  return access_lines_call(f, pc, sm, op_class, lines, masks, n, err);
 }
 
 int gp_func_shared(gp_func *f, uint32_t pc, const uint64_t *offsets, uint32_t n,
@@ -433,7 +471,10 @@ int gp_func_result(gp_func *f, gp_memsim_result *out, gp_error *err) {
   return GP_OK;
 }
 
-uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
+/* gp_next_memory_record, inline in the preparation's scan of every warp
+ * (a call a record was 7 M of prepare_cost's replay). */
+static inline __attribute__((always_inline)) uint64_t next_record(const gp_kernel *k, uint64_t i,
+                                                                 uint64_t end) {
   const uint32_t *mem = k->mem;
   for (; i + 4 <= end; i += 4) { /* four entries without a record AND to all ones */
     uint64_t a, b;
@@ -446,6 +487,10 @@ uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
     if (mem[i] != UINT32_MAX)
       return i;
   return end;
+}
+
+uint64_t gp_next_memory_record(const gp_kernel *k, uint64_t i, uint64_t end) {
+  return next_record(k, i, end);
 }
 
 /* Next cache-using memory instruction of a warp at or after *cursor
@@ -717,8 +762,7 @@ static int prep_fill_visits(gp_memsim_prep *p, const gp_kernel *k, const prep_cl
   for (g = 0; g < k->warps; g++) {
     uint64_t end = k->warp_start[g] + k->warp_len[g];
     p->warp_first[g] = v;
-    for (i = gp_next_memory_record(k, k->warp_start[g], end); i < end;
-         i = gp_next_memory_record(k, i + 1, end)) {
+    for (i = next_record(k, k->warp_start[g], end); i < end; i = next_record(k, i + 1, end)) {
       if (!t->cached[k->op_class[i]])
         continue;
       if (v == p->visit_cap &&
@@ -861,7 +905,7 @@ static inline __attribute__((always_inline)) int replay_visit(gp_func *f, const 
     uint8_t masks[32];
     uint32_t n = gp_cc1x_requests_rule(GP_MEM_LANES(k, m), m->addr_count, v->width, f->cfg.cc1x,
                                        lines, masks);
-    return access_lines(f, v->pc, sm, c, lines, masks, n, err);
+    return access_lines_call(f, v->pc, sm, c, lines, masks, n, err);
   }
   return access_lines(f, v->pc, sm, c, k->lines + v->line_start, k->sector_masks + v->line_start,
                       v->line_count, err);
