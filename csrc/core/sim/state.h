@@ -4,13 +4,17 @@
  * out.c (outputs).  Not part of the public API.
  *
  * Every warp of a scheduler sits in exactly one place while it is live:
- *  - ready[u] (and ready_any): its producers are done, its next instruction
- *    uses unit u;
+ *  - ready (ready_any): its producers are done;
  *  - pending: waiting for a producer, in the scheduler's pending list sorted
  *    by the cycle its producers are done, and in pend_mem or pend_dep (why);
  *    or waiting for its launch (the front end: its block's launch and the
  *    SM's warm-up, no producer later), in the same list and in pend_launch;
  *  - barrier: waiting at BAR.SYNC.
+ * Besides, a warp ready or pending is in unit[u], u its next instruction's
+ * unit: a warp keeps its unit bit while it waits, so a wait and its
+ * promotion change one read-modify-write fewer each; the ready warps of
+ * unit u are unit[u] & ready_any (a barrier's or an exited warp's unit bit
+ * is cleared, but the readers mask with ready_any all the same).
  * A scheduler looks at its warps only when it can act (an issue, a warp's
  * producers finishing, a unit freeing, a barrier release, a new block), so
  * waiting warps cost nothing.  Sets are bitmaps over the scheduler's warp
@@ -252,6 +256,7 @@ static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t po
       w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
   pending_insert(q, w->ready, pos, w->unit, set);
   bit_set_w(set_w(q, set, words), pos, words);
+  bit_set_w(set_w(q, w->unit, words), pos, words);
 }
 /* The same for a warp that has just issued: it waits for a producer, never
  * for its launch (its `ready` is later than the issue, which was no earlier
@@ -273,23 +278,22 @@ static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t
   sched_pend_w(q, w, pos, words);
 }
 
-/* A warp that issued at t and goes on, left in the ready sets of `unit`
- * (the issued instruction's) and ready_any during its issue: it stays
- * there when its next instruction's producers are done by t (moving to
- * that instruction's unit set when it differs), else it leaves both for
- * pending.  The same sets as taking it out at the pick and enqueueing it
- * again (sched_enqueue_w), with two to four read-modify-writes fewer when
- * it stays ready, and the same when it waits. */
+/* A warp that issued at t and goes on, left in the unit set of `unit`
+ * (the issued instruction's) and ready_any during its issue: it moves to
+ * its next instruction's unit set when that differs, and stays ready when
+ * that instruction's producers are done by t, else it leaves ready_any for
+ * pending (keeping its unit bit).  The same sets as taking it out at the
+ * pick and enqueueing it again (sched_enqueue_w), with two to four
+ * read-modify-writes fewer when it stays ready, and two fewer when it
+ * waits in the same unit. */
 static inline void sched_requeue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
                                    int unit, uint32_t words) {
-  if (w->ready <= t) {
-    if (w->unit != unit) {
-      bit_clear_w(set_w(q, unit, words), pos, words);
-      bit_set_w(set_w(q, w->unit, words), pos, words);
-    }
-    return;
+  if (w->unit != unit) {
+    bit_clear_w(set_w(q, unit, words), pos, words);
+    bit_set_w(set_w(q, w->unit, words), pos, words);
   }
-  bit_clear_w(set_w(q, unit, words), pos, words);
+  if (w->ready <= t)
+    return;
   bit_clear_w(set_w(q, SET_READY_ANY, words), pos, words);
   sched_pend_issued_w(q, w, pos, words);
 }
