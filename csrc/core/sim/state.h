@@ -220,29 +220,27 @@ void out_charge_cold(sim *s, sched_state *q, double until);
  * both sides: its end stays below 2 x count. */
 static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t unit,
                                   uint8_t set) {
-  pend_entry *h = q->pending;
-  uint32_t i = q->pending_count++;
-  if (i == 0 || ready >= h[0].ready) {
-    if (i == 0)
+  pend_entry *h = q->pending, *at;
+  uint32_t n = q->pending_count;
+  q->pending_count = n + 1;
+  if (ready < q->next_due) /* the list's soonest (before the stores below) */
+    q->next_due = ready;
+  if (n != 0 && ready < h[0].ready) {
+    at = h + n; /* one past the soonest: move the ones due sooner back */
+    while (at[-1].ready < ready) { /* h[0] is due later: it stops the loop */
+      at[0] = at[-1];
+      at--;
+    }
+  } else {
+    if (n == 0)
       h = q->pending_mem + q->count;
     else if (h == q->pending_mem) {
-      memmove(q->pending_mem + q->count, h, i * sizeof *h);
+      memmove(q->pending_mem + q->count, h, n * sizeof *h);
       h = q->pending_mem + q->count;
     }
-    q->pending = --h;
-  } else {
-    while (h[i - 1].ready < ready) { /* h[0] is due later: it stops the loop */
-      h[i] = h[i - 1];
-      i--;
-    }
-    h += i;
+    q->pending = at = h - 1;
   }
-  h->ready = ready;
-  h->pos = pos;
-  h->unit = unit;
-  h->set = set;
-  if (ready < q->next_due) /* the list's soonest */
-    q->next_due = ready;
+  *at = (pend_entry){.ready = ready, .pos = pos, .unit = unit, .set = set};
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
