@@ -786,6 +786,44 @@ static void test_issued_warp_waits_for_its_producer_kind(void) {
   gp_kernel_free(k);
 }
 
+/* A pending warp keeps its next instruction's unit bit (state.h), so a
+ * unit's ready warps are its set within ready_any.  Two warps of an INT
+ * (latency 4, interval 4), an SFU on it (latency 20, interval 8) and an
+ * EXIT, one LRR scheduler issuing one a cycle: w0's INT at 0; at 1-3 w1's
+ * INT waits for the INT unit while w0 waits for its INT with the SFU next:
+ * a unit stall (ranked above the dependence), not the SFU's, as no ready
+ * warp wants the SFU; w1's INT at 4, w0's SFU at 5 (the SFU busy to 13),
+ * w0's EXIT at 6; from 7 w1 waits for its INT (ready at 8) and then the
+ * SFU, charged to the dependence the reason found at 7 (6 cycles); w1's
+ * SFU at 13, its EXIT at 14. */
+static void test_pending_warp_keeps_its_unit(void) {
+  static const double want[6][2] = {{0, 0}, {1, 4}, {0, 5}, {0, 6}, {1, 13}, {1, 14}};
+  gp_synth_op body[2] = {{GP_OP_INT, 0, 0, 0, {0}}, {GP_OP_SFU, 0, 0, 0, {1}}};
+  gp_kernel *k = synth(2 * 32, 1, body, 2);
+  sim_setup c = config();
+  gp_sim_result r;
+  gp_error err;
+  issue_log log;
+  uint32_t i;
+  memset(&log, 0, sizeof log);
+  c.m.sm.issue_width = 1;
+  c.m.ops[GP_OP_INT].latency = 4, c.m.ops[GP_OP_INT].interval = 4;
+  c.m.ops[GP_OP_SFU].latency = 20, c.m.ops[GP_OP_SFU].interval = 8;
+  c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+  CHECK(run(k, &c, &r, &err) == GP_OK);
+  CHECK_EQ_INT(log.n, 6);
+  for (i = 0; i < log.n && i < 6; i++) {
+    CHECK_EQ_INT(log.warp[i], (int)want[i][0]);
+    CHECK_NEAR(log.cycle[i], want[i][1], 0);
+  }
+  CHECK_NEAR(r.stalls[GP_STALL_UNIT], 3, 0);
+  CHECK_NEAR(r.stalls[GP_STALL_SFU], 0, 0);
+  CHECK_NEAR(r.stalls[GP_STALL_DEPENDENCE], 6, 0);
+  CHECK_NEAR(r.stalls[GP_STALL_ISSUED], 6, 0);
+  done(&r);
+  gp_kernel_free(k);
+}
+
 int main(void) {
   RUN(test_ready_warp_moves_to_its_next_unit);
   RUN(test_retiring_warp_gives_its_position);
@@ -802,5 +840,6 @@ int main(void) {
   RUN(test_last_producer_is_a_load);
   RUN(test_gto_keeps_the_greedy_warp);
   RUN(test_issued_warp_waits_for_its_producer_kind);
+  RUN(test_pending_warp_keeps_its_unit);
   return gp_test_finish();
 }

@@ -116,7 +116,7 @@ static void test_against_an_array(void) {
       if (ref[g] == INFINITY) {
         ref[g] = wake_after(t);
         wake_sleep(&c, g, ref[g]);
-        overflowed += c.bucket[g] == WAKE_IN_OVERFLOW;
+        overflowed += wake_bucket_of(&c, g) == WAKE_IN_OVERFLOW;
       }
     } else if (op < 6) { /* woken early */
       if (ref[g] != INFINITY) {

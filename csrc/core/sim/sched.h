@@ -33,7 +33,8 @@ int64_t sched_pick_callback(sim *s, sched_state *q, double t, const uint64_t *e)
  * can. */
 double sched_reason_two_level(const sim *s, sched_state *q);
 
-/* Moves the pending warps whose producers are done by t to ready. */
+/* Moves the pending warps whose producers are done by t to ready (their
+ * unit bits stayed set while they waited: state.h). */
 static inline __attribute__((always_inline)) void sched_promote(sched_state *q, double t,
                                                           uint32_t words) {
   uint32_t n;
@@ -47,7 +48,6 @@ static inline __attribute__((always_inline)) void sched_promote(sched_state *q, 
     p--;
     pos = p->pos;
     bit_clear_w(set_w(q, p->set, words), pos, words);
-    bit_set_w(set_w(q, p->unit, words), pos, words);
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
   } while (--n > 0 && p[-1].ready <= t);
   q->pending_count = n;
@@ -222,21 +222,30 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
                                                                      int any_ready) {
   uint32_t start = policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
   uint64_t *busy = set_w(q, SET_SCRATCH, words);
+  const uint64_t *any = set_w(q, SET_READY_ANY, words);
   double when = INFINITY;
-  int64_t pos;
+  int64_t pos, sfu_pos = -1;
   int u;
-  if (any_ready) { /* else every unit's set is empty, and busy unread */
+  if (any_ready) { /* else no warp is ready, and busy unread */
+    /* a unit's ready warps are its set's within ready_any (state.h) */
+    const uint64_t *sfu = set_w(q, UNIT_SFU, words);
+    for (wi = 0; wi < words; wi++)
+      busy[wi] = sfu[wi] & any[wi];
+    sfu_pos = first_from(busy, words, start);
     for (wi = 0; wi < words; wi++)
       busy[wi] = 0;
     for (u = 0; u < UNIT_COUNT; u++) {
       const uint64_t *r = set_w(q, u, words);
-      if (!any_bit(r, words))
+      uint64_t ready = 0;
+      for (wi = 0; wi < words; wi++)
+        ready |= r[wi] & any[wi];
+      if (!ready)
         continue;
       if (q->unit_free[u] < when)
         when = q->unit_free[u];
       if (u != UNIT_SFU)
         for (wi = 0; wi < words; wi++)
-          busy[wi] |= r[wi];
+          busy[wi] |= r[wi] & any[wi];
     }
   }
   if (q->pending_count > 0) {
@@ -257,8 +266,8 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
       }
     }
   }
-  if (any_ready && (pos = first_from(set_w(q, UNIT_SFU, words), words, start)) >= 0)
-    sched_set_reason(q, GP_STALL_SFU, pos);
+  if (sfu_pos >= 0)
+    sched_set_reason(q, GP_STALL_SFU, sfu_pos);
   else if (any_ready && (pos = first_from(busy, words, start)) >= 0)
     sched_set_reason(q, unit_stall(warp_at(q, (uint32_t)pos)->unit), pos);
   else if ((pos = first_from(set_w(q, SET_PEND_MEM, words), words, start)) >= 0)

@@ -4,13 +4,17 @@
  * out.c (outputs).  Not part of the public API.
  *
  * Every warp of a scheduler sits in exactly one place while it is live:
- *  - ready[u] (and ready_any): its producers are done, its next instruction
- *    uses unit u;
+ *  - ready (ready_any): its producers are done;
  *  - pending: waiting for a producer, in the scheduler's pending list sorted
  *    by the cycle its producers are done, and in pend_mem or pend_dep (why);
  *    or waiting for its launch (the front end: its block's launch and the
  *    SM's warm-up, no producer later), in the same list and in pend_launch;
  *  - barrier: waiting at BAR.SYNC.
+ * Besides, a warp ready or pending is in unit[u], u its next instruction's
+ * unit: a warp keeps its unit bit while it waits, so a wait and its
+ * promotion change one read-modify-write fewer each; the ready warps of
+ * unit u are unit[u] & ready_any (a barrier's or an exited warp's unit bit
+ * is cleared, but the readers mask with ready_any all the same).
  * A scheduler looks at its warps only when it can act (an issue, a warp's
  * producers finishing, a unit freeing, a barrier release, a new block), so
  * waiting warps cost nothing.  Sets are bitmaps over the scheduler's warp
@@ -216,29 +220,27 @@ void out_charge_cold(sim *s, sched_state *q, double until);
  * both sides: its end stays below 2 x count. */
 static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t unit,
                                   uint8_t set) {
-  pend_entry *h = q->pending;
-  uint32_t i = q->pending_count++;
-  if (i == 0 || ready >= h[0].ready) {
-    if (i == 0)
+  pend_entry *h = q->pending, *at;
+  uint32_t n = q->pending_count;
+  q->pending_count = n + 1;
+  if (ready < q->next_due) /* the list's soonest (before the stores below) */
+    q->next_due = ready;
+  if (n != 0 && ready < h[0].ready) {
+    at = h + n; /* one past the soonest: move the ones due sooner back */
+    while (at[-1].ready < ready) { /* h[0] is due later: it stops the loop */
+      at[0] = at[-1];
+      at--;
+    }
+  } else {
+    if (n == 0)
       h = q->pending_mem + q->count;
     else if (h == q->pending_mem) {
-      memmove(q->pending_mem + q->count, h, i * sizeof *h);
+      memmove(q->pending_mem + q->count, h, n * sizeof *h);
       h = q->pending_mem + q->count;
     }
-    q->pending = --h;
-  } else {
-    while (h[i - 1].ready < ready) { /* h[0] is due later: it stops the loop */
-      h[i] = h[i - 1];
-      i--;
-    }
-    h += i;
+    q->pending = at = h - 1;
   }
-  h->ready = ready;
-  h->pos = pos;
-  h->unit = unit;
-  h->set = set;
-  if (ready < q->next_due) /* the list's soonest */
-    q->next_due = ready;
+  *at = (pend_entry){.ready = ready, .pos = pos, .unit = unit, .set = set};
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
@@ -252,6 +254,7 @@ static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t po
       w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
   pending_insert(q, w->ready, pos, w->unit, set);
   bit_set_w(set_w(q, set, words), pos, words);
+  bit_set_w(set_w(q, w->unit, words), pos, words);
 }
 /* The same for a warp that has just issued: it waits for a producer, never
  * for its launch (its `ready` is later than the issue, which was no earlier
@@ -273,23 +276,22 @@ static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t
   sched_pend_w(q, w, pos, words);
 }
 
-/* A warp that issued at t and goes on, left in the ready sets of `unit`
- * (the issued instruction's) and ready_any during its issue: it stays
- * there when its next instruction's producers are done by t (moving to
- * that instruction's unit set when it differs), else it leaves both for
- * pending.  The same sets as taking it out at the pick and enqueueing it
- * again (sched_enqueue_w), with two to four read-modify-writes fewer when
- * it stays ready, and the same when it waits. */
+/* A warp that issued at t and goes on, left in the unit set of `unit`
+ * (the issued instruction's) and ready_any during its issue: it moves to
+ * its next instruction's unit set when that differs, and stays ready when
+ * that instruction's producers are done by t, else it leaves ready_any for
+ * pending (keeping its unit bit).  The same sets as taking it out at the
+ * pick and enqueueing it again (sched_enqueue_w), with two to four
+ * read-modify-writes fewer when it stays ready, and two fewer when it
+ * waits in the same unit. */
 static inline void sched_requeue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
                                    int unit, uint32_t words) {
-  if (w->ready <= t) {
-    if (w->unit != unit) {
-      bit_clear_w(set_w(q, unit, words), pos, words);
-      bit_set_w(set_w(q, w->unit, words), pos, words);
-    }
-    return;
+  if (w->unit != unit) {
+    bit_clear_w(set_w(q, unit, words), pos, words);
+    bit_set_w(set_w(q, w->unit, words), pos, words);
   }
-  bit_clear_w(set_w(q, unit, words), pos, words);
+  if (w->ready <= t)
+    return;
   bit_clear_w(set_w(q, SET_READY_ANY, words), pos, words);
   sched_pend_issued_w(q, w, pos, words);
 }

@@ -20,13 +20,12 @@ int wake_init(wake_calendar *c, const gp_alloc *alloc, uint32_t count) {
   c->words = count > 0 ? (count + 63) / 64 : 1;
   c->overflow_min = INFINITY;
   c->at = gp_malloc(alloc, (count > 0 ? count : 1) * sizeof *c->at);
-  c->bucket = gp_malloc(alloc, (count > 0 ? count : 1) * sizeof *c->bucket);
   c->buckets = gp_malloc(alloc, (size_t)WAKE_BUCKETS * c->words * sizeof *c->buckets);
   c->overflow = gp_malloc(alloc, c->words * sizeof *c->overflow);
-  if (!c->at || !c->bucket || !c->buckets || !c->overflow)
+  if (!c->at || !c->buckets || !c->overflow)
     return GP_ERR;
   for (g = 0; g < count; g++)
-    c->at[g] = INFINITY, c->bucket[g] = 0;
+    c->at[g] = INFINITY;
   for (g = 0; g < WAKE_BUCKETS; g++)
     c->latest[g] = -INFINITY;
   memset(c->buckets, 0, (size_t)WAKE_BUCKETS * c->words * sizeof *c->buckets);
@@ -36,10 +35,9 @@ int wake_init(wake_calendar *c, const gp_alloc *alloc, uint32_t count) {
 
 void wake_free(wake_calendar *c, const gp_alloc *alloc) {
   gp_free(alloc, c->at, (c->count > 0 ? c->count : 1) * sizeof *c->at);
-  gp_free(alloc, c->bucket, (c->count > 0 ? c->count : 1) * sizeof *c->bucket);
   gp_free(alloc, c->buckets, (size_t)WAKE_BUCKETS * c->words * sizeof *c->buckets);
   gp_free(alloc, c->overflow, c->words * sizeof *c->overflow);
-  c->at = NULL, c->bucket = NULL, c->buckets = c->overflow = NULL;
+  c->at = NULL, c->buckets = c->overflow = NULL;
 }
 
 /* The first bucket `from` or more buckets after base's (from below
@@ -82,7 +80,7 @@ static void note_if_empty(wake_calendar *c, uint32_t b) {
 
 void wake_cancel(wake_calendar *c, uint32_t g) {
   uint64_t bit = (uint64_t)1 << (g & 63);
-  uint32_t b = c->bucket[g];
+  uint32_t b = wake_bucket_of(c, g);
   if (b == WAKE_IN_OVERFLOW) {
     c->overflow[g >> 6] &= ~bit;
     if (--c->overflow_count == 0)

@@ -46,8 +46,8 @@ typedef struct wake_calendar {
   uint32_t count, words;    /* schedulers; 64-bit words of a bucket's bitmap */
   double base;              /* the ring's first whole cycle (below 2^52) */
   uint32_t base_bucket;     /* its bucket: base modulo WAKE_BUCKETS */
-  double *at;               /* per scheduler: its last wake-up (valid while asleep) */
-  uint32_t *bucket;         /* per scheduler: its last bucket, or WAKE_IN_OVERFLOW */
+  double *at;               /* per scheduler: its last wake-up (valid while asleep; its
+                               bucket follows from it: wake_bucket_of) */
   uint64_t *buckets;        /* WAKE_BUCKETS x words: each bucket's sleepers */
   uint64_t *overflow;       /* words: the sleepers beyond the ring */
   uint32_t overflow_count;
@@ -120,7 +120,6 @@ static inline void wake_sleep(wake_calendar *c, uint32_t g, double wake) {
   uint32_t b;
   c->at[g] = wake;
   if (!(ahead < (double)WAKE_BUCKETS)) {
-    c->bucket[g] = WAKE_IN_OVERFLOW;
     c->overflow[g >> 6] |= (uint64_t)1 << (g & 63);
     c->overflow_count++;
     if (wake < c->overflow_min)
@@ -130,17 +129,28 @@ static inline void wake_sleep(wake_calendar *c, uint32_t g, double wake) {
   /* floor(wake), by truncation, modulo the ring (base_bucket is base's, base
    * whole); a wake-up behind base goes into base's bucket */
   b = ahead > 0 ? (uint32_t)(uint64_t)(int64_t)wake & (WAKE_BUCKETS - 1) : c->base_bucket;
-  c->bucket[g] = b;
   c->buckets[(size_t)b * c->words + (g >> 6)] |= (uint64_t)1 << (g & 63);
   c->nonempty[b >> 6] |= (uint64_t)1 << (b & 63);
   c->latest[b] = wake > c->latest[b] ? wake : c->latest[b];
 }
 
+/* The bucket of scheduler g while it is asleep (WAKE_IN_OVERFLOW in the
+ * overflow), from its wake-up as wake_sleep chose it: base changes only at
+ * a take-out, which leaves no sleeper behind base, and moves every
+ * overflow sleeper now within the ring into its bucket.  Not asleep: some
+ * bucket (or the overflow), none holding g. */
+static inline uint32_t wake_bucket_of(const wake_calendar *c, uint32_t g) {
+  double wake = c->at[g], ahead = wake - c->base;
+  if (!(ahead < (double)WAKE_BUCKETS))
+    return WAKE_IN_OVERFLOW;
+  return ahead > 0 ? (uint32_t)(uint64_t)(int64_t)wake & (WAKE_BUCKETS - 1) : c->base_bucket;
+}
+
 /* Whether scheduler g is asleep. */
 static inline int wake_asleep(const wake_calendar *c, uint32_t g) {
-  const uint64_t *bits = c->bucket[g] == WAKE_IN_OVERFLOW
-                             ? c->overflow
-                             : c->buckets + (size_t)c->bucket[g] * c->words;
+  uint32_t b = wake_bucket_of(c, g);
+  const uint64_t *bits =
+      b == WAKE_IN_OVERFLOW ? c->overflow : c->buckets + (size_t)b * c->words;
   return (int)((bits[g >> 6] >> (g & 63)) & 1);
 }
 
