@@ -524,39 +524,33 @@ static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q
 
 /* sched_evaluate's body for a scheduler of `words` bitmap words and a
  * policy, both constants in the common cases (one word; LRR or GTO), so the
- * compiler drops the word loops and the policy tests. */
+ * compiler drops the word loops and the policy tests.  The first pick and
+ * issue come straight after the eligible warps; only a scheduler of issue
+ * width above 1 with an issue behind it reaches the further picks, so the
+ * usual look keeps no loop counter live across the issue.  Of the record
+ * of an issue, the PC (why_pcs) is written only where it is read (per-PC
+ * stalls: not `plain`), the positions issued this cycle only before a
+ * further pick (one word: in a local mask). */
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
                                                           int policy, int plain) {
   /* one word: the eligible mask in a local, which no bitmap's store can
    * change (so it is not read again after each) */
-  uint64_t e_word = 0;
+  uint64_t e_word = 0, issued_mask = 0;
   uint64_t *e = words == 1 ? &e_word : set_w(q, SET_SCRATCH, words);
-  uint32_t issued = 0, width = q->issue_width;
-  int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 0;
+  uint32_t issued = 0;
+  int two_level = policy == GP_SIM_TWO_LEVEL;
+  int64_t pos;
   sched_promote(q, t, words);
   if (two_level)
     sched_fill_active(s, q);
   s->sets_changed = 0;
   sched_eligible(q, t, 0, e, words, policy); /* none issued yet */
-  while (issued < width) {
-    int64_t pos;
-    uint32_t pc;
-    int unit;
-    warp_state *w;
-    if (issued > 0 && (sets_changed || two_level))
-      sched_eligible(q, t, issued, e, words, policy);
-    else if (words == 1 && e[0] == 0)
-      break; /* nothing left this cycle (the usual end after an issue) */
-    pos = sched_pick(s, q, t, e, words, policy);
-    if (pos < 0) {
-      if (pos == -2)
-        return -1;
-      break;
-    }
-    w = warp_at(q, (uint32_t)pos);
-    pc = w->pc_index;
-    unit = w->unit;
+  pos = words == 1 && e_word == 0 ? -1 : sched_pick(s, q, t, e, words, policy);
+  while (pos >= 0) {
+    warp_state *w = warp_at(q, (uint32_t)pos);
+    uint32_t pc = plain ? 0 : w->pc_index;
+    int unit = w->unit;
     /* the warp stays in the ready sets while it issues: issue() takes it
      * out when it retires or waits at a barrier, else sched_requeue_w
      * moves it */
@@ -569,17 +563,33 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     default:
       return -1;
     }
-    /* a barrier release or a new block (s->sets_changed) may add warps */
-    sets_changed = s->sets_changed;
-    s->sets_changed = 0;
-    sched_eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
-    q->issued_now[issued] = (uint32_t)pos;
-    q->why_pcs[issued] = pc;
+    if (!plain)
+      q->why_pcs[issued] = pc;
     issued++;
     q->rr = pos;
     if (two_level)
       sched_fill_active(s, q);
+    if (issued >= q->issue_width)
+      break;
+    /* a further pick: not the warps issued this cycle, nor, unless a
+     * barrier release or a new block (s->sets_changed, kept set until the
+     * next look) added warps, the issued unit's when it is busy now */
+    if (words == 1)
+      issued_mask |= (uint64_t)1 << pos;
+    else
+      q->issued_now[issued - 1] = (uint32_t)pos;
+    if (s->sets_changed || two_level) {
+      sched_eligible(q, t, words == 1 ? 0 : issued, e, words, policy);
+      e_word &= ~issued_mask;
+    } else {
+      sched_eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
+      if (words == 1 && e_word == 0)
+        break; /* nothing left this cycle (the usual end after an issue) */
+    }
+    pos = sched_pick(s, q, t, e, words, policy);
   }
+  if (pos == -2)
+    return -1;
   if (issued > 0) {
     /* the issuing cycle is charged now, not at the next look (which may
      * not come): counted, so the stalls' sums stay the same bit for bit;
