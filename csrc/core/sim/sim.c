@@ -522,23 +522,89 @@ static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q
     *when = next;
 }
 
+/* The issue of the warp at position pos picked at a look at t, the
+ * `issued`-th of the cycle (from 0): issue(), its move within the sets,
+ * the record (its PC only with per-PC stalls, not `plain`; q->rr).
+ * Returns the issued instruction's unit, -1 on error. */
+static inline __attribute__((always_inline)) int issue_picked(sim *s, sched_state *q, double t,
+                                                              int64_t pos, uint32_t issued,
+                                                              uint32_t words, int plain) {
+  warp_state *w = warp_at(q, (uint32_t)pos);
+  uint32_t pc = plain ? 0 : w->pc_index;
+  int unit = w->unit;
+  /* the warp stays in the ready sets while it issues: issue() takes it
+   * out when it retires or waits at a barrier, else sched_requeue_w
+   * moves it */
+  switch (issue(s, q, w, (uint32_t)pos, t)) {
+  case ENQUEUE:
+    sched_requeue_w(q, w, (uint32_t)pos, t, unit, words);
+    break;
+  case GP_OK:
+    break;
+  default:
+    return -1;
+  }
+  if (!plain)
+    q->why_pcs[issued] = pc;
+  q->rr = pos;
+  return unit;
+}
+
+/* After the first issue at t (of the warp at pos, on `unit`), at issue
+ * width above 1: the further picks and issues, e the eligible warps before
+ * that issue.  Returns the number issued in all, -1 on error.  Not the
+ * warps issued this cycle (one word: a local mask; else q->issued_now),
+ * nor, unless a barrier release or a new block (s->sets_changed, kept set
+ * until the next look) added warps, the last issued unit's when it is
+ * busy now. */
+static inline __attribute__((always_inline)) int issue_further(sim *s, sched_state *q, double t,
+                                                               uint64_t *e, int64_t pos,
+                                                               int unit, uint32_t words,
+                                                               int policy, int plain) {
+  int two_level = policy == GP_SIM_TWO_LEVEL;
+  uint64_t issued_mask = 0;
+  uint32_t issued = 1;
+  do {
+    if (words == 1)
+      issued_mask |= (uint64_t)1 << pos;
+    else
+      q->issued_now[issued - 1] = (uint32_t)pos;
+    if (s->sets_changed || two_level) {
+      sched_eligible(q, t, words == 1 ? 0 : issued, e, words, policy);
+      if (words == 1)
+        e[0] &= ~issued_mask;
+    } else {
+      sched_eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
+      if (words == 1 && e[0] == 0)
+        break; /* nothing left this cycle (the usual end after an issue) */
+    }
+    pos = sched_pick(s, q, t, e, words, policy);
+    if (pos < 0)
+      return pos == -2 ? -1 : (int)issued;
+    unit = issue_picked(s, q, t, pos, issued, words, plain);
+    if (unit < 0)
+      return -1;
+    issued++;
+    if (two_level)
+      sched_fill_active(s, q);
+  } while (issued < q->issue_width);
+  return (int)issued;
+}
+
 /* sched_evaluate's body for a scheduler of `words` bitmap words and a
  * policy, both constants in the common cases (one word; LRR or GTO), so the
  * compiler drops the word loops and the policy tests.  The first pick and
- * issue come straight after the eligible warps; only a scheduler of issue
- * width above 1 with an issue behind it reaches the further picks, so the
- * usual look keeps no loop counter live across the issue.  Of the record
- * of an issue, the PC (why_pcs) is written only where it is read (per-PC
- * stalls: not `plain`), the positions issued this cycle only before a
- * further pick (one word: in a local mask). */
+ * issue come straight after the eligible warps, with no loop counter live
+ * across the issue; only a scheduler of issue width above 1 reaches the
+ * further ones (issue_further). */
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
                                                           int policy, int plain) {
   /* one word: the eligible mask in a local, which no bitmap's store can
    * change (so it is not read again after each) */
-  uint64_t e_word = 0, issued_mask = 0;
+  uint64_t e_word = 0;
   uint64_t *e = words == 1 ? &e_word : set_w(q, SET_SCRATCH, words);
-  uint32_t issued = 0;
+  int issued = 0;
   int two_level = policy == GP_SIM_TWO_LEVEL;
   int64_t pos;
   sched_promote(q, t, words);
@@ -547,54 +613,24 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   s->sets_changed = 0;
   sched_eligible(q, t, 0, e, words, policy); /* none issued yet */
   pos = words == 1 && e_word == 0 ? -1 : sched_pick(s, q, t, e, words, policy);
-  while (pos >= 0) {
-    warp_state *w = warp_at(q, (uint32_t)pos);
-    uint32_t pc = plain ? 0 : w->pc_index;
-    int unit = w->unit;
-    /* the warp stays in the ready sets while it issues: issue() takes it
-     * out when it retires or waits at a barrier, else sched_requeue_w
-     * moves it */
-    switch (issue(s, q, w, (uint32_t)pos, t)) {
-    case ENQUEUE:
-      sched_requeue_w(q, w, (uint32_t)pos, t, unit, words);
-      break;
-    case GP_OK:
-      break;
-    default:
+  if (pos >= 0) {
+    int unit = issue_picked(s, q, t, pos, 0, words, plain);
+    if (unit < 0)
       return -1;
-    }
-    if (!plain)
-      q->why_pcs[issued] = pc;
-    issued++;
-    q->rr = pos;
+    issued = 1;
     if (two_level)
       sched_fill_active(s, q);
-    if (issued >= q->issue_width)
-      break;
-    /* a further pick: not the warps issued this cycle, nor, unless a
-     * barrier release or a new block (s->sets_changed, kept set until the
-     * next look) added warps, the issued unit's when it is busy now */
-    if (words == 1)
-      issued_mask |= (uint64_t)1 << pos;
-    else
-      q->issued_now[issued - 1] = (uint32_t)pos;
-    if (s->sets_changed || two_level) {
-      sched_eligible(q, t, words == 1 ? 0 : issued, e, words, policy);
-      e_word &= ~issued_mask;
-    } else {
-      sched_eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
-      if (words == 1 && e_word == 0)
-        break; /* nothing left this cycle (the usual end after an issue) */
-    }
-    pos = sched_pick(s, q, t, e, words, policy);
-  }
-  if (pos == -2)
+    if (q->issue_width > 1 &&
+        (issued = issue_further(s, q, t, e, pos, unit, words, policy, plain)) < 0)
+      return -1;
+  } else if (pos == -2) {
     return -1;
+  }
   if (issued > 0) {
     /* the issuing cycle is charged now, not at the next look (which may
      * not come): counted, so the stalls' sums stay the same bit for bit;
      * only scheduler_cycles' order of additions moves (docs/sim.md) */
-    out_charge_issue(s, q, t, issued, plain);
+    out_charge_issue(s, q, t, (uint32_t)issued, plain);
     *when = t + 1;
     if (!two_level)
       skip_empty_look(q, t + 1, words, policy, when);
