@@ -631,7 +631,11 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     issued = 1;
     if (two_level)
       sched_fill_active(s, q);
+    /* one word, not two-level: no further pick when no other warp was
+     * eligible and no barrier release or new block added one (the usual
+     * end at width 2) */
     if (q->issue_width > 1 &&
+        (words != 1 || two_level || (e_word & ~((uint64_t)1 << pos)) != 0 || s->sets_changed) &&
         (issued = issue_further(s, q, t, e, pos, unit, words, policy, plain)) < 0)
       return LOOK_ERROR;
   } else if (pos == -2) {
