@@ -623,20 +623,22 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     sched_fill_active(s, q);
   s->sets_changed = 0;
   sched_eligible(q, t, 0, e, words, policy); /* none issued yet */
-  pos = words == 1 && e_word == 0 ? -1 : sched_pick(s, q, t, e, words, policy);
+  pos = words == 1 && e[0] == 0 ? -1 : sched_pick(s, q, t, e, words, policy);
   if (pos >= 0) {
     int unit = issue_picked(s, q, t, pos, 0, words, plain);
     if (unit < 0)
       return LOOK_ERROR;
-    issued = 1;
     if (two_level)
       sched_fill_active(s, q);
     /* one word, not two-level: no further pick when no other warp was
      * eligible and no barrier release or new block added one (the usual
      * end at width 2) */
     if (q->issue_width > 1 &&
-        (words != 1 || two_level || (e_word & ~((uint64_t)1 << pos)) != 0 || s->sets_changed) &&
-        (issued = issue_further(s, q, t, e, pos, unit, words, policy, plain)) < 0)
+        (words != 1 || two_level || (e[0] & ~((uint64_t)1 << pos)) != 0 || s->sets_changed))
+      issued = issue_further(s, q, t, e, pos, unit, words, policy, plain);
+    else
+      issued = 1;
+    if (issued < 0)
       return LOOK_ERROR;
   } else if (pos == -2) {
     return LOOK_ERROR;
