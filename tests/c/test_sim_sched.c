@@ -123,6 +123,61 @@ static void test_fig3_by_hand(void) {
   gp_kernel_free(k);
 }
 
+/* A barrier released by the first issue of a cycle at issue width 2 adds
+ * a warp to pick in the same cycle (sim.c's evaluate: no further pick only
+ * when no other warp was eligible and no barrier release or new block
+ * came), and the releasing warp, ready again on another unit, is not
+ * picked twice (issue_further's mask of the warps issued this cycle; GTO
+ * would take the greedy warp again).  Warp 0: BAR, IADD3; warp 1: five
+ * dependent FFMAs (latency 4), BAR, IADD3, one scheduler, by hand under
+ * LRR and GTO alike: 0 w0 BAR, w1 FFMA; 4, 8, 12, 16 w1 FFMA; 17 w1 BAR
+ * (the release), w0 IADD3 (the INT unit busy to 18); 18 w1 IADD3.  (No
+ * further pick after a release: w0's IADD3 at 18, w1's at 19; a warp
+ * picked twice: w1's IADD3 at 17, w0's at 18.)  Also with room for 40
+ * blocks: 80 warp positions, two bitmap words (the issued positions in
+ * q->issued_now).  In issue order: (cycle, warp). */
+static void test_barrier_release_adds_a_pick_in_its_cycle(void) {
+  static const char text[] =
+      "-kernel name = bar2\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 2\n0010 ffffffff 0 BAR.SYNC 0 0\n0020 ffffffff 1 R1 IADD3 0 0\n"
+      "warp = 1\ninsts = 7\n0030 ffffffff 1 R2 FFMA 0 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0010 ffffffff 0 BAR.SYNC 0 0\n"
+      "0050 ffffffff 1 R3 IADD3 0 0\n#END_TB\n";
+  static const double want[9][2] = {{0, 0},  {0, 1},  {4, 1},  {8, 1}, {12, 1},
+                                    {16, 1}, {17, 1}, {17, 0}, {18, 1}};
+  static const int policies[3] = {GP_SIM_LRR, GP_SIM_GTO, GP_SIM_GTO};
+  gp_kernel *k = parse(text);
+  int p;
+  if (k == NULL) {
+    CHECK(0);
+    return;
+  }
+  for (p = 0; p < 3; p++) {
+    sim_setup c = config();
+    gp_sim_result r;
+    gp_error err;
+    issue_log log;
+    uint32_t i;
+    memset(&log, 0, sizeof log);
+    c.m.sm.issue_width = 2;
+    c.m.ops[GP_OP_OTHER].latency = 1;
+    c.o.policy = policies[p];
+    c.o.blocks_per_sm = p == 2 ? 40 : 1;
+    c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+    CHECK(run(k, &c, &r, &err) == GP_OK);
+    CHECK_EQ_INT(log.n, 9);
+    for (i = 0; i < log.n && i < 9; i++) {
+      CHECK_NEAR(log.cycle[i], want[i][0], 0);
+      CHECK_EQ_INT(log.warp[i], (int)want[i][1]);
+    }
+    done(&r);
+  }
+  gp_kernel_free(k);
+}
+
 static gp_kernel *synth(uint32_t threads, uint32_t trips, const gp_synth_op *body, uint32_t n) {
   static const gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 22, 4, 1}};
   gp_synth_desc d;
@@ -259,6 +314,50 @@ static void test_callback_policy(void) {
   c.o.pick = NULL;
   CHECK(run(k, &c, &r, &err) == GP_ERR);
   CHECK_STR_CONTAINS(err.msg, "pick function");
+  gp_kernel_free(k);
+}
+
+/* The issuing cycles by PC (per_pc: the PC of each issue recorded at the
+ * look, sim.c's issue_picked, only where the per-PC stalls read it): at
+ * issue width 1 every issuing cycle issues one warp instruction and is
+ * charged whole to its PC, so a PC's issuing cycles are its executions,
+ * exactly, under LRR and GTO, on one scheduler and on two; at width 2 (one
+ * scheduler) a cycle of n issues gives each issue's PC 1 / n, summed here
+ * from the issue observer's log (eight warps of an independent INT, FP32
+ * and load, and an SFU on the load: 22 cycles of two issues, of PCs 0, 1
+ * and 2). */
+static void test_issuing_cycles_by_pc(void) {
+  gp_synth_op body[4] = {{GP_OP_INT, 0, 0, 0, {0}}, {GP_OP_FP32, 0, 0, 0, {0}},
+                         {GP_OP_LD_GLOBAL, 4, 0, 0, {0}}, {GP_OP_SFU, 0, 0, 0, {1}}};
+  gp_kernel *k = synth(256, 6, body, 4);
+  int run_i;
+  for (run_i = 0; run_i < 6; run_i++) {
+    sim_setup c = config();
+    gp_sim_result r;
+    gp_error err;
+    issue_log log;
+    double share[16] = {0};
+    uint32_t i, j, width = run_i < 4 ? 1 : 2;
+    memset(&log, 0, sizeof log);
+    c.o.policy = run_i % 2 ? GP_SIM_GTO : GP_SIM_LRR;
+    c.m.sm.schedulers = run_i / 2 == 1 ? 2 : 1, c.m.sm.issue_width = width;
+    c.o.per_pc = 1;
+    c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+    CHECK(run(k, &c, &r, &err) == GP_OK);
+    CHECK(log.n < 256 && r.pc_count <= 16);
+    for (i = 0; i < log.n && width == 2; i++) {
+      uint32_t n = 0;
+      for (j = 0; j < log.n; j++)
+        n += log.cycle[j] == log.cycle[i];
+      if (log.pc[i] < 16)
+        share[log.pc[i]] += 1.0 / n;
+    }
+    for (i = 0; i < r.pc_count && i < 16; i++) {
+      double issuing = r.pc_stalls[(size_t)i * GP_STALL_COUNT + GP_STALL_ISSUED];
+      CHECK_NEAR(issuing, width == 1 ? (double)r.pc_executions[i] : share[i], 1e-12);
+    }
+    done(&r);
+  }
   gp_kernel_free(k);
 }
 
@@ -841,5 +940,8 @@ int main(void) {
   RUN(test_gto_keeps_the_greedy_warp);
   RUN(test_issued_warp_waits_for_its_producer_kind);
   RUN(test_pending_warp_keeps_its_unit);
+
+  RUN(test_barrier_release_adds_a_pick_in_its_cycle);
+  RUN(test_issuing_cycles_by_pc);
   return gp_test_finish();
 }

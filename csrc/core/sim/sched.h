@@ -65,12 +65,14 @@ static inline uint32_t rr_start(const sched_state *q) {
 static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words,
                                                                  uint32_t start) {
   uint32_t wi = start >> 6, n;
-  uint64_t m = b[wi] & (~(uint64_t)0 << (start & 63));
-  if (words == 1) {
+  uint64_t m;
+  if (words == 1) { /* b[0], not b[wi]: a one-word mask stays in a register */
+    m = b[0] & (~(uint64_t)0 << (start & 63));
     if (m == 0)
       m = b[0];
     return m ? (int64_t)__builtin_ctzll(m) : -1;
   }
+  m = b[wi] & (~(uint64_t)0 << (start & 63));
   for (n = 0; n <= words; n++) {
     if (m)
       return (int64_t)wi * 64 + __builtin_ctzll(m);

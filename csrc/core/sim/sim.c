@@ -500,10 +500,19 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
  * A look at the schedulers due now (Algorithm 1 lines 7-20)
  * ------------------------------------------------------------------------- */
 
+/* What a look at a scheduler found (sched_evaluate): an error; no issue
+ * (*when: the cycle it could issue next, INFINITY when only a barrier
+ * release or a new block can change that); an issue, and a look at the next
+ * cycle; an issue, and the look at the next cycle skipped (*when as with no
+ * issue, later than the next cycle).  run_due tells the usual one, an issue
+ * and the next cycle, by this code, not by comparing *when with t + 1. */
+enum { LOOK_ERROR = -1, LOOK_NO_ISSUE = 0, LOOK_ISSUED = 1, LOOK_ISSUED_ASLEEP = 2 };
+
 /* After an issue at t: when nothing can issue at t1 = t + 1 (no warp
- * ready, none due by t1), the look at t1 is skipped: its reason is set now
- * and *when becomes the cycle it could issue next (later than t1), else
- * *when stays t1.  Nothing but the scheduler's own look reads or changes
+ * ready, none due by t1), the look at t1 is skipped: its reason is set now,
+ * *when becomes the cycle it could issue next (later than t1: a pending
+ * warp's producers are done after t1, and a unit frees no earlier) and the
+ * result is 1, else 0.  Nothing but the scheduler's own look reads or changes
  * its sets, units and pending list before t1, except a barrier release or
  * a new block, which wake it (at t1 at the latest), so the look at t1 would
  * find the same.  Not when the reason is that no warp is left: a block
@@ -511,20 +520,94 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
  * resident) without a wake-up.  (A look at t1 that finds a ready warp whose
  * unit is busy is rare after an issue: testing for it here cost more than
  * it saved.) */
-static inline __attribute__((always_inline)) void skip_empty_look(sched_state *q, double t1,
-                                                                  uint32_t words, int policy,
-                                                                  double *when) {
+static inline __attribute__((always_inline)) int skip_empty_look(sched_state *q, double t1,
+                                                                 uint32_t words, int policy,
+                                                                 double *when) {
   double next;
   if (!sched_all_waiting(q, t1, words))
-    return;
+    return 0;
   next = sched_reason_from_sets(q, words, policy, 0);
-  if (q->why != GP_STALL_NO_WARP && q->why != GP_STALL_IDLE)
-    *when = next;
+  if (q->why == GP_STALL_NO_WARP || q->why == GP_STALL_IDLE)
+    return 0;
+  *when = next;
+  return 1;
+}
+
+/* The issue of the warp at position pos picked at a look at t, the
+ * `issued`-th of the cycle (from 0): issue(), its move within the sets,
+ * the record (its PC only with per-PC stalls, not `plain`; q->rr).
+ * Returns the issued instruction's unit, -1 on error. */
+static inline __attribute__((always_inline)) int issue_picked(sim *s, sched_state *q, double t,
+                                                              int64_t pos, uint32_t issued,
+                                                              uint32_t words, int plain) {
+  warp_state *w = warp_at(q, (uint32_t)pos);
+  uint32_t pc = plain ? 0 : w->pc_index;
+  int unit = w->unit;
+  /* the warp stays in the ready sets while it issues: issue() takes it
+   * out when it retires or waits at a barrier, else sched_requeue_w
+   * moves it */
+  switch (issue(s, q, w, (uint32_t)pos, t)) {
+  case ENQUEUE:
+    sched_requeue_w(q, w, (uint32_t)pos, t, unit, words);
+    break;
+  case GP_OK:
+    break;
+  default:
+    return -1;
+  }
+  if (!plain)
+    q->why_pcs[issued] = pc;
+  q->rr = pos;
+  return unit;
+}
+
+/* After the first issue at t (of the warp at pos, on `unit`), at issue
+ * width above 1: the further picks and issues, e the eligible warps before
+ * that issue.  Returns the number issued in all, -1 on error.  Not the
+ * warps issued this cycle (one word: a local mask; else q->issued_now),
+ * nor, unless a barrier release or a new block (s->sets_changed, kept set
+ * until the next look) added warps, the last issued unit's when it is
+ * busy now. */
+static inline __attribute__((always_inline)) int issue_further(sim *s, sched_state *q, double t,
+                                                               uint64_t *e, int64_t pos,
+                                                               int unit, uint32_t words,
+                                                               int policy, int plain) {
+  int two_level = policy == GP_SIM_TWO_LEVEL;
+  uint64_t issued_mask = 0;
+  uint32_t issued = 1;
+  do {
+    if (words == 1)
+      issued_mask |= (uint64_t)1 << pos;
+    else
+      q->issued_now[issued - 1] = (uint32_t)pos;
+    if (s->sets_changed || two_level) {
+      sched_eligible(q, t, words == 1 ? 0 : issued, e, words, policy);
+      if (words == 1)
+        e[0] &= ~issued_mask;
+    } else {
+      sched_eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
+      if (words == 1 && e[0] == 0)
+        break; /* nothing left this cycle (the usual end after an issue) */
+    }
+    pos = sched_pick(s, q, t, e, words, policy);
+    if (pos < 0)
+      return pos == -2 ? -1 : (int)issued;
+    unit = issue_picked(s, q, t, pos, issued, words, plain);
+    if (unit < 0)
+      return -1;
+    issued++;
+    if (two_level)
+      sched_fill_active(s, q);
+  } while (issued < q->issue_width);
+  return (int)issued;
 }
 
 /* sched_evaluate's body for a scheduler of `words` bitmap words and a
  * policy, both constants in the common cases (one word; LRR or GTO), so the
- * compiler drops the word loops and the policy tests. */
+ * compiler drops the word loops and the policy tests.  The first pick and
+ * issue come straight after the eligible warps, with no loop counter live
+ * across the issue; only a scheduler of issue width above 1 reaches the
+ * further ones (issue_further). */
 static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q, double t,
                                                           double *when, uint32_t words,
                                                           int policy, int plain) {
@@ -532,76 +615,55 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
    * change (so it is not read again after each) */
   uint64_t e_word = 0;
   uint64_t *e = words == 1 ? &e_word : set_w(q, SET_SCRATCH, words);
-  uint32_t issued = 0, width = q->issue_width;
-  int two_level = policy == GP_SIM_TWO_LEVEL, sets_changed = 0;
+  int issued = 0;
+  int two_level = policy == GP_SIM_TWO_LEVEL;
+  int64_t pos;
   sched_promote(q, t, words);
   if (two_level)
     sched_fill_active(s, q);
   s->sets_changed = 0;
   sched_eligible(q, t, 0, e, words, policy); /* none issued yet */
-  while (issued < width) {
-    int64_t pos;
-    uint32_t pc;
-    int unit;
-    warp_state *w;
-    if (issued > 0 && (sets_changed || two_level))
-      sched_eligible(q, t, issued, e, words, policy);
-    else if (words == 1 && e[0] == 0)
-      break; /* nothing left this cycle (the usual end after an issue) */
-    pos = sched_pick(s, q, t, e, words, policy);
-    if (pos < 0) {
-      if (pos == -2)
-        return -1;
-      break;
-    }
-    w = warp_at(q, (uint32_t)pos);
-    pc = w->pc_index;
-    unit = w->unit;
-    /* the warp stays in the ready sets while it issues: issue() takes it
-     * out when it retires or waits at a barrier, else sched_requeue_w
-     * moves it */
-    switch (issue(s, q, w, (uint32_t)pos, t)) {
-    case ENQUEUE:
-      sched_requeue_w(q, w, (uint32_t)pos, t, unit, words);
-      break;
-    case GP_OK:
-      break;
-    default:
-      return -1;
-    }
-    /* a barrier release or a new block (s->sets_changed) may add warps */
-    sets_changed = s->sets_changed;
-    s->sets_changed = 0;
-    sched_eligible_after_issue(q, t, (uint32_t)pos, unit, e, words);
-    q->issued_now[issued] = (uint32_t)pos;
-    q->why_pcs[issued] = pc;
-    issued++;
-    q->rr = pos;
+  pos = words == 1 && e[0] == 0 ? -1 : sched_pick(s, q, t, e, words, policy);
+  if (pos >= 0) {
+    int unit = issue_picked(s, q, t, pos, 0, words, plain);
+    if (unit < 0)
+      return LOOK_ERROR;
     if (two_level)
       sched_fill_active(s, q);
+    /* one word, not two-level: no further pick when no other warp was
+     * eligible and no barrier release or new block added one (the usual
+     * end at width 2) */
+    if (q->issue_width > 1 &&
+        (words != 1 || two_level || (e[0] & ~((uint64_t)1 << pos)) != 0 || s->sets_changed))
+      issued = issue_further(s, q, t, e, pos, unit, words, policy, plain);
+    else
+      issued = 1;
+    if (issued < 0)
+      return LOOK_ERROR;
+  } else if (pos == -2) {
+    return LOOK_ERROR;
   }
   if (issued > 0) {
     /* the issuing cycle is charged now, not at the next look (which may
      * not come): counted, so the stalls' sums stay the same bit for bit;
      * only scheduler_cycles' order of additions moves (docs/sim.md) */
-    out_charge_issue(s, q, t, issued, plain);
-    *when = t + 1;
-    if (!two_level)
-      skip_empty_look(q, t + 1, words, policy, when);
-    return (int)issued;
+    out_charge_issue(s, q, t, (uint32_t)issued, plain);
+    if (!two_level && skip_empty_look(q, t + 1, words, policy, when))
+      return LOOK_ISSUED_ASLEEP;
+    return LOOK_ISSUED;
   }
   if (two_level)
     *when = sched_reason_two_level(s, q);
   else
     *when = sched_reason_from_sets(q, words, policy,
                                    any_bit(set_w(q, SET_READY_ANY, words), words));
-  return 0;
+  return LOOK_NO_ISSUE;
 }
 
-/* One scheduler at cycle t: issues up to issue_width warps; returns the
- * number issued (-1 on error), sets q->why and its PCs, and *when, the
- * earliest cycle it could issue next: t + 1 after an issue unless nothing
- * can issue then (the look at t + 1 skipped, *when later).  Inline in
+/* One scheduler at cycle t: issues up to issue_width warps; returns what
+ * it found (LOOK_*), sets q->why and its PCs and, unless it issued and
+ * looks again at t + 1 (LOOK_ISSUED), *when, the earliest cycle it could
+ * issue next.  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
  * when the caller knows it as a constant (LRR, GTO), else -1; `plain` (a
  * constant, only with a constant policy) is 1 in a cycle of run_due's
@@ -616,7 +678,7 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
   if (q->count == 0) {
     sched_set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
-    return 0;
+    return LOOK_NO_ISSUE;
   }
   if (policy < 0)
     return evaluate(s, q, t, when, q->words, (int)s->opt->policy, 0);
@@ -635,36 +697,39 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
  * bits of due_next itself, and a scheduler is looked at once a cycle). */
 static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
                                                          int plain) {
-  const double t = s->t, t1 = t + 1;
+  const double t = s->t;
   uint64_t *due_now = s->due_now, *due_next = s->due_next;
   sched_state *const *sched_of = s->sched_of;
   uint32_t wi, words = s->due_words;
   int any = 0;
   for (wi = 0; wi < words; wi++) {
-    uint64_t m, keep = 0;
-    while ((m = due_now[wi]) != 0) {
+    uint64_t *word = due_now + wi, m, keep = 0;
+    while ((m = *word) != 0) {
       uint32_t b = (uint32_t)__builtin_ctzll(m);
       uint32_t g = wi * 64 + b;
       double when;
-      int n;
-      due_now[wi] = m & (m - 1);
+      *word = m & (m - 1);
       s->cur_g = g;
-      n = sched_evaluate(s, sched_of[g], t, &when, policy, plain);
-      if (n < 0)
-        return GP_ERR;
-      if (n > 0) {
+      switch (sched_evaluate(s, sched_of[g], t, &when, policy, plain)) {
+      case LOOK_ISSUED:
         any = 1;
-        /* after an issue: the next cycle, or asleep when nothing can issue
-         * then, unless a barrier release or a new block of the issue made
+        keep |= (uint64_t)1 << b;
+        break;
+      case LOOK_ISSUED_ASLEEP:
+        /* asleep unless a barrier release or a new block of the issue made
          * it due at the next cycle anyway (a scheduler is never due and
          * asleep at once) */
-        if (when == t1)
-          keep |= (uint64_t)1 << b;
-        else if (when < INFINITY && !bit_test(due_next, g))
+        any = 1;
+        if (when < INFINITY && !bit_test(due_next, g))
           wake_sleep(&s->wake, g, when);
-      } else if (when < INFINITY) {
-        wake_sleep(&s->wake, g, when);
-      } /* else asleep until a barrier release or a new block */
+        break;
+      case LOOK_NO_ISSUE:
+        if (when < INFINITY)
+          wake_sleep(&s->wake, g, when);
+        break; /* else asleep until a barrier release or a new block */
+      default:
+        return GP_ERR;
+      }
     }
     due_next[wi] |= keep;
   }
