@@ -209,28 +209,38 @@ static void heap_push(mshr_file *f, uint32_t entry) {
  * item for item; the last item, a recent release, seldom rises far, so
  * this costs one comparison a level instead of two.  The freed slot past
  * the heap reads as a release that never comes, so a node with one child
- * needs no bounds check. */
-static uint32_t heap_pop(mshr_file *f) {
+ * needs no bounds check.  The descent walks byte offsets (a child's is
+ * twice its parent's plus one item) and picks the right child by adding
+ * the comparison, not by a jump: about ten instructions a level, where
+ * indices and a branch took sixteen.  Ties go left, as before (the order
+ * is part of the results: test_release_heap_keeps_its_ties).  Inline:
+ * retiring pops once per request on a memory-bound kernel. */
+static inline __attribute__((always_inline)) uint32_t heap_pop(mshr_file *f) {
   heap_item *h = f->heap, last;
-  uint32_t top = h[0].entry, n = --f->heap_size, i = 0, child;
+  char *base = (char *)h;
+  uint32_t top = h[0].entry, n = --f->heap_size;
+  size_t hole = 0, child, end = (size_t)n * sizeof *h;
   if (n == 0)
     return top;
   last = h[n];
   h[n].release = HUGE_VAL; /* past the heap: a lone child's sibling, never taken */
-  while ((child = 2 * i + 1) < n) {
-    if (h[child + 1].release < h[child].release)
-      child++;
-    h[i] = h[child];
-    i = child;
+  while ((child = 2 * hole + sizeof *h) < end) {
+    const heap_item *left = (const heap_item *)(const void *)(base + child);
+    child += (size_t)(left[1].release < left[0].release) * sizeof *h;
+    *(heap_item *)(void *)(base + hole) = *(const heap_item *)(const void *)(base + child);
+    hole = child;
   }
-  while (i > 0) {
-    uint32_t parent = (i - 1) / 2;
-    if (h[parent].release < last.release)
-      break;
-    h[i] = h[parent];
-    i = parent;
+  {
+    uint32_t i = (uint32_t)(hole / sizeof *h);
+    while (i > 0) {
+      uint32_t parent = (i - 1) / 2;
+      if (h[parent].release < last.release)
+        break;
+      h[i] = h[parent];
+      i = parent;
+    }
+    h[i] = last;
   }
-  h[i] = last;
   return top;
 }
 
