@@ -51,9 +51,11 @@ typedef struct heap_item {
 
 /* One SM's MSHRs: entries, a min-heap of busy entries by release time (so
  * retiring costs O(log n)), a free list, and a line -> entry hash table
- * (open addressing, backward-shift deletion) to find merges in O(1). */
+ * (open addressing, backward-shift deletion) to find merges in O(1).  Each
+ * busy entry knows the slot holding its line (kept when a deletion shifts
+ * the line up), so freeing it deletes without probing. */
 typedef struct mshr_file {
-  uint64_t *line;      /* per entry */
+  uint32_t *slot;      /* per busy entry: its line's slot in keys/values */
   double *release;     /* per entry */
   heap_item *heap;     /* busy entries, earliest release first */
   uint32_t heap_size;
@@ -122,7 +124,7 @@ struct gp_timed {
 };
 
 static void mshr_file_free(const gp_alloc *a, mshr_file *f, uint32_t n) {
-  gp_free(a, f->line, n * sizeof *f->line);
+  gp_free(a, f->slot, n * sizeof *f->slot);
   gp_free(a, f->release, n * sizeof *f->release);
   gp_free(a, f->heap, n * sizeof *f->heap);
   gp_free(a, f->free_list, n * sizeof *f->free_list);
@@ -136,13 +138,13 @@ static int mshr_file_init(const gp_alloc *a, mshr_file *f, uint32_t n) {
   f->hash_cap = 4;
   while (f->hash_cap < 4 * n)
     f->hash_cap *= 2;
-  f->line = gp_malloc(a, n * sizeof *f->line);
+  f->slot = gp_malloc(a, n * sizeof *f->slot);
   f->release = gp_malloc(a, n * sizeof *f->release);
   f->heap = gp_malloc(a, n * sizeof *f->heap);
   f->free_list = gp_malloc(a, n * sizeof *f->free_list);
   f->keys = gp_malloc(a, f->hash_cap * sizeof *f->keys);
   f->values = gp_malloc(a, f->hash_cap * sizeof *f->values);
-  if (!f->line || !f->release || !f->heap || !f->free_list || !f->keys || !f->values)
+  if (!f->slot || !f->release || !f->heap || !f->free_list || !f->keys || !f->values)
     return GP_ERR;
   memset(f->keys, 0, f->hash_cap * sizeof *f->keys);
   for (i = 0; i < n; i++)
@@ -164,21 +166,20 @@ static uint32_t hash_probe(const mshr_file *f, uint64_t line) {
   return h;
 }
 
-/* Linear-probing deletion by backward shift: later keys of the same run
- * move up so lookups never stop early at the hole. */
-static void hash_delete(mshr_file *f, uint64_t line) {
-  uint32_t mask = f->hash_cap - 1, h = hash_slot(f, line), next;
-  while (f->keys[h] != line + 1) {
-    if (f->keys[h] == 0)
-      return;
-    h = (h + 1) & mask;
-  }
+/* Frees busy entry `entry`'s line from the table: linear-probing
+ * deletion by backward shift, from the slot the entry knows (what a probe
+ * for its line finds: each busy entry's line is in the table once).  Later
+ * keys of the same run move up so lookups never stop early at the hole;
+ * a moved key's entry learns its new slot. */
+static inline __attribute__((always_inline)) void hash_delete(mshr_file *f, uint32_t entry) {
+  uint32_t mask = f->hash_cap - 1, h = f->slot[entry], next;
   for (next = (h + 1) & mask; f->keys[next] != 0; next = (next + 1) & mask) {
     uint32_t home = hash_slot(f, f->keys[next] - 1);
     /* move keys[next] into the hole unless its home lies in (h, next] */
     if (((next - home) & mask) >= ((next - h) & mask)) {
       f->keys[h] = f->keys[next];
       f->values[h] = f->values[next];
+      f->slot[f->values[h]] = h;
       h = next;
     }
   }
@@ -680,7 +681,7 @@ static void retire_mshrs(gp_timed *t, uint32_t sm, double now) {
   mshr_file *f = &t->mshrs[sm];
   while (f->heap_size > 0 && f->heap[0].release <= now) {
     uint32_t done = heap_pop(f);
-    hash_delete(f, f->line[done]);
+    hash_delete(f, done);
     f->free_list[f->free_count++] = done;
   }
 }
@@ -707,7 +708,7 @@ static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double ready, i
     *entry = f->free_list[--f->free_count];
   } else {
     *entry = heap_pop(f); /* wait for the earliest release */
-    hash_delete(f, f->line[*entry]);
+    hash_delete(f, *entry);
     slot = hash_probe(f, line); /* the deletion may have moved the line's run */
     if (f->release[*entry] > ready) {
       start = f->release[*entry];
@@ -715,7 +716,7 @@ static double take_mshr(gp_timed *t, uint32_t sm, uint64_t line, double ready, i
       t->stats.mshr_stall_cycles += start - ready;
     }
   }
-  f->line[*entry] = line;
+  f->slot[*entry] = slot;
   f->keys[slot] = line + 1; /* the line is absent: the probe's empty slot */
   f->values[slot] = *entry;
   return start;
