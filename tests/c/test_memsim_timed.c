@@ -659,6 +659,54 @@ static void test_release_heap_keeps_its_ties(void) {
     CHECK_NEAR(got[k], seven[k], 0);
 }
 
+/* Freeing an MSHR deletes its line from the line -> MSHR table starting at
+ * the slot the MSHR kept, and a deletion that shifts another line up must
+ * tell that line's MSHR its new slot.  For every ordered pair of 24 lines
+ * (two MSHRs: an 8-slot table, so by pigeonhole some pairs share a home
+ * slot and the second one shifts when the first is freed): A and B miss at
+ * 0 (back at 301 and 302), a store at 301.5 frees A only, and B asked
+ * again at 1000 must find its MSHR freed (an L2 hit: 1100), not merge with
+ * the old entry (1000) nor hang on a table that never empties.  Then the
+ * other order: the line put second (into the later slot of a shared run)
+ * freed first. */
+static void test_freed_mshrs_leave_the_line_table(void) {
+  gp_timed_config c = base();
+  uint64_t a, b, other = 5000;
+  uint8_t m = 1;
+  double done;
+  int wrong = 0, pairs = 0;
+  c.mshrs_per_sm = 2, c.dram_bytes_per_cycle = 32;
+  for (a = 1; a <= 24; a++)
+    for (b = 1; b <= 24; b++) {
+      gp_timed *t;
+      if (a == b)
+        continue;
+      t = make(&c);
+      wrong += load(t, 0, 0, a) != 301;
+      wrong += load(t, 0, 0, b) != 302;
+      submit(t, 0, 301.5, GP_OP_ST_GLOBAL, &other, &m, 1, &done);
+      wrong += load(t, 0, 1000, b) != 1100;
+      wrong += gp_timed_stats_of(t)->mshr_merges != 0;
+      gp_timed_free(t);
+      /* the line put second freed first: B (in L2 since 301) hits at 2000
+       * and is back at 2100, A misses (2301); a store at 2200 frees B
+       * only, so A asked at 2250 merges (2301) and B takes a free MSHR
+       * and hits again (2350) */
+      t = make(&c);
+      wrong += load(t, 0, 0, b) != 301;
+      wrong += load(t, 0, 2000, a) != 2301;
+      wrong += load(t, 0, 2000, b) != 2100;
+      submit(t, 0, 2200, GP_OP_ST_GLOBAL, &other, &m, 1, &done);
+      wrong += load(t, 0, 2250, a) != 2301;
+      wrong += load(t, 0, 2250, b) != 2350;
+      wrong += gp_timed_stats_of(t)->mshr_merges != 1;
+      pairs++;
+      gp_timed_free(t);
+    }
+  CHECK_EQ_INT(pairs, 24 * 23);
+  CHECK_EQ_INT(wrong, 0);
+}
+
 int main(void) {
   RUN(test_bandwidth_bound);
   RUN(test_mshr_exhaustion_and_merging);
@@ -678,5 +726,6 @@ int main(void) {
   RUN(test_way_cycles_stored_per_set);
   RUN(test_release_heap_keeps_its_ties);
   RUN(test_atomics_take_no_mshr);
+  RUN(test_freed_mshrs_leave_the_line_table);
   return gp_test_finish();
 }
