@@ -157,6 +157,8 @@ typedef struct sim {
   double block_launch;     /* an SM's launcher per block (gp_machine_block_launch_cycles) */
   uint32_t wpb, slots_per_sm, S;
   uint64_t ring_mask;      /* completion rings: ring_mask + 1 entries */
+  const gp_sim_inst *insts; /* the kernel's instruction records: its counts' or own_insts */
+  gp_sim_inst *own_insts;  /* prepared by this run (no counts passed), else NULL */
   sim_class cls[GP_OP_CLASS_COUNT]; /* per class: what its issue needs (classify) */
   uint8_t unit_frac[UNIT_COUNT]; /* a unit some class occupies for a fractional interval
                            (occupy_unit's exact path; the others take whole cycles) */
@@ -206,8 +208,12 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
 
 /* out.c */
 int out_finish(sim *s);
-/* The OR of k's dependence distances (gp_sim_counts.dep_bits). */
-uint32_t count_dep_bits(const gp_kernel *k);
+/* Prepares k's instruction records into rec (k->insts + GP_SIM_INST_PAD)
+ * and counts its issues per class, lanes per class and, when pc_executions
+ * is not NULL, per PC; returns the OR of its dependence distances
+ * (gp_sim_counts.dep_bits). */
+uint32_t prepare_insts(const gp_kernel *k, gp_sim_inst *rec, uint64_t *class_issued,
+                       uint64_t *class_lanes, uint64_t *pc_executions);
 /* out_charge (below) out of line, for the rare path of a hot caller. */
 void out_charge_cold(sim *s, sched_state *q, double until);
 
