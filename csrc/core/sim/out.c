@@ -13,6 +13,7 @@
  */
 #include "state.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,10 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-_Static_assert(sizeof(gp_sim_inst) == 16, "an instruction's record is 16 bytes");
+_Static_assert(sizeof(gp_sim_inst) == 16 && offsetof(gp_sim_inst, pc_index) == 8 &&
+                   offsetof(gp_sim_inst, op_class) == 12 && offsetof(gp_sim_inst, loads) == 13 &&
+                   __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "a record: the distances, then the PC index, class and load bits in one word");
 
 /* Warp instructions [i, end) of k: each one's record (gp_sim_inst),
  * counted per class, its active lanes per class and, when `pcs` (a
@@ -46,8 +50,8 @@ prepare_warp(const gp_kernel *k, uint64_t i, uint64_t end, gp_sim_inst *rec,
     uint8_t c = op_class[i];
     memcpy(&d, deps + i * GP_DEPS, sizeof d);
     all |= d;
-    rec[i].deps = d; /* field by field: the padding is never read */
-    rec[i].pc_index = pc;
+    rec[i].deps = d;
+    rec[i].pc_index = pc; /* field by field: fewer instructions than one word */
     rec[i].op_class = c;
     rec[i].loads = (uint8_t)(flags[i] >> GP_INST_LOAD_SHIFT);
     class_issued[c]++;

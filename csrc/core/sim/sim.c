@@ -129,9 +129,8 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
       __builtin_prefetch(s->k->mem + i + 16);
   }
   /* the class's facts first (fewer values live across the loop) */
-  w->op_class = (uint8_t)op_class;
+  w->facts = x->facts; /* its PC index and class */
   w->unit = s->cls[op_class].unit;
-  w->pc_index = x->pc_index;
   /* read in place (each warp walks the kernel's records forward): every
    * producer, nearest first, 0 after the last; one before the warp's first
    * instruction reads a ring entry not written yet (the ring is longer than

@@ -69,12 +69,19 @@ typedef void (*gp_sim_issue_fn)(void *ctx, uint32_t sm, uint32_t sched, double c
  * every machine and policy: prepared once per kernel (gp_sim_count) and
  * kept with its counts, or by a run given none. */
 typedef struct gp_sim_inst {
-  uint64_t deps;     /* its GP_DEPS distances, producer j's in bits 16 j to 16 j + 15
-                        (nearest first, 0 after the last: k->deps as one word) */
-  uint32_t pc_index; /* into statics */
-  uint8_t op_class;
-  uint8_t loads;     /* bit j: producer j is a load (flags >> GP_INST_LOAD_SHIFT) */
-} gp_sim_inst;       /* (and 2 bytes of padding, never read) */
+  uint64_t deps;       /* its GP_DEPS distances, producer j's in bits 16 j to 16 j + 15
+                          (nearest first, 0 after the last: k->deps as one word) */
+  union {
+    struct {
+      uint32_t pc_index; /* into statics */
+      uint8_t op_class;
+      uint8_t loads;     /* bit j: producer j is a load (flags >> GP_INST_LOAD_SHIFT) */
+      uint8_t spare[2];  /* not written (copied with the word, never read) */
+    };
+    uint64_t facts;      /* the word, which the simulator copies into a warp's
+                            state whole */
+  };
+} gp_sim_inst;
 
 /* Records after a kernel's last one (zero), so a prefetch ahead of any
  * instruction's stays inside the array. */

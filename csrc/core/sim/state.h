@@ -76,8 +76,13 @@ typedef struct warp_state {
   double not_before;       /* when its block's launch (and the SM's warm-up) ends */
   uint64_t next;           /* trace position of the next instruction */
   uint64_t end;            /* ... after its last one (next == end: none left) */
-  uint32_t pc_index;       /* the next instruction's static index and class (copies */
-  uint8_t op_class;        /* of its record's, read at every pick and issue) */
+  union {                  /* the next instruction's static index and class: its */
+    struct {               /* record's facts word (gp_sim_inst), copied whole */
+      uint32_t pc_index;
+      uint8_t op_class;    /* (then its load bits, not read here, and two zero bytes) */
+    };
+    uint64_t facts;
+  };
   uint8_t on_load;         /* the producer the next instruction waits for last is a load
                               (1, else 0: sched_pend_issued_w subtracts it) */
   uint8_t unit;            /* the next instruction's unit */
