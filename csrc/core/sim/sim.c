@@ -293,6 +293,7 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   if (w->last_done > sm->finish)
     sm->finish = w->last_done;
   sched_leave_active(&sm->scheds[idx % s->S], idx / s->S);
+  sm->scheds[idx % s->S].issued += s->k->warp_len[w->g]; /* every one of its instructions */
   b->live--;
   if (b->live > 0 && b->arrived >= b->live) /* the barrier no longer waits for it */
     release_barrier(s, smi, slot);
@@ -475,7 +476,6 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
   if (complete > w->last_done)
     w->last_done = complete;
   w->next++;
-  q->issued++;
   if (__builtin_expect(rare || w->next == w->end, 0))
     return issue_end(s, q, w, pos, c, unit);
   prepare_next(s, w);

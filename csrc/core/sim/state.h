@@ -130,8 +130,8 @@ typedef struct sched_state {
   double since;            /* when `why` started */
   uint64_t issue_cycles;   /* its issuing cycles of exactly one cycle, added to the
                               sums at the end (out_issue_cycles) */
-  uint64_t issued;         /* warp instructions it issued, added to its SM's
-                              sm_issued at the end */
+  uint64_t issued;         /* warp instructions it issued, counted as its warps retire
+                              (retire_warp), added to its SM's sm_issued at the end */
   int why;
   uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
   uint32_t *issued_now;    /* positions issued in the current cycle */
