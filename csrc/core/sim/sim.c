@@ -87,18 +87,18 @@ static void classify(sim *s) {
     if (gp_op_is_load(c) && gp_op_uses_cache(c) && s->opt->policy == GP_SIM_TWO_LEVEL)
       kind |= KIND_LONG;
     x->kind = (uint8_t)kind;
-    x->unit = (uint8_t)gp_machine_op_unit(s->m, c);
+    s->unit_of[c] = (uint8_t)gp_machine_op_unit(s->m, c);
     x->latency = gp_machine_class_latency(s->m, c);
     x->busy = gp_machine_class_interval(s->m, c) > 0 ? gp_machine_class_interval(s->m, c) : 1;
   }
   memset(s->unit_frac, 0, sizeof s->unit_frac);
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     if (!whole_cycles(s->cls[c].busy))
-      s->unit_frac[s->cls[c].unit] = 1;
+      s->unit_frac[s->unit_of[c]] = 1;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
     sim_class *x = &s->cls[c];
-    x->rare = x->kind != 0 || x->unit == UNIT_LSU || c == GP_OP_BARRIER ||
-              s->unit_frac[x->unit] || s->opt->on_issue != NULL;
+    x->rare = x->kind != 0 || s->unit_of[c] == UNIT_LSU || c == GP_OP_BARRIER ||
+              s->unit_frac[s->unit_of[c]] || s->opt->on_issue != NULL;
   }
 }
 
@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   }
   /* the class's facts first (fewer values live across the loop) */
   w->facts = x->facts; /* its PC index and class */
-  w->unit = s->cls[op_class].unit;
+  w->unit = s->unit_of[op_class];
   /* read in place (each warp walks the kernel's records forward): every
    * producer, nearest first, 0 after the last; one before the warp's first
    * instruction reads a ring entry not written yet (the ring is longer than

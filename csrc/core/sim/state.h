@@ -49,7 +49,7 @@ enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LO
 typedef struct sim_class {
   double latency;          /* the config's latency */
   double busy;             /* its unit's occupancy: the interval (1 when not above 0) */
-  uint8_t unit, kind;      /* its unit; KIND_* */
+  uint8_t kind;            /* KIND_* (its unit: sim.unit_of) */
   uint8_t rare;            /* its issue takes issue()'s rare path: a memory access
                               (kind), the LSU's busy count, a barrier, a unit some
                               class occupies fractionally, or an on_issue observer */
@@ -165,6 +165,8 @@ typedef struct sim {
   const gp_sim_inst *insts; /* the kernel's instruction records: its counts' or own_insts */
   gp_sim_inst *own_insts;  /* prepared by this run (no counts passed), else NULL */
   sim_class cls[GP_OP_CLASS_COUNT]; /* per class: what its issue needs (classify) */
+  uint8_t unit_of[GP_OP_CLASS_COUNT]; /* per class: its unit (classify; a byte table,
+                           read at every issue's next instruction) */
   uint8_t unit_frac[UNIT_COUNT]; /* a unit some class occupies for a fractional interval
                            (occupy_unit's exact path; the others take whole cycles) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
