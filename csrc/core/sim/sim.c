@@ -106,36 +106,50 @@ static void classify(sim *s) {
  * Warps, blocks and issue
  * ------------------------------------------------------------------------- */
 
+/* prepare_next reads an instruction's GP_DEPS distances as one word. */
+_Static_assert(GP_DEPS * sizeof(uint16_t) == sizeof(uint64_t) &&
+                   __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "an instruction's distances are one little-endian 64-bit word");
+
 /* When instruction `next` of warp w may issue as far as its producers go,
- * and whether the producer it waits for last is a load, from its record
- * (gp_sim_inst).  Computed once, right after the warp's previous issue:
- * nothing else changes it.  Inline: once per issue. */
+ * and whether the producer it waits for last is a load.  Computed once, right after the
+ * warp's previous issue: nothing else changes it.  Inline: once per issue. */
 static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
+  const gp_kernel *k = s->k;
   uint64_t i = w->next;
-  const gp_sim_inst *x = s->insts + i;
+  const uint16_t *deps = k->deps + i * GP_DEPS;
   double ready = w->not_before, r;
-  int on_load = 0, op_class = x->op_class;
-  uint64_t d = x->deps; /* the distances, producer j's in bits 16 j to 16 j + 15 */
-  unsigned loads;       /* bit j: producer j is a load */
-  /* the warp's later records, requested ahead (its next instructions are
+  int on_load = 0, op_class = k->op_class[i];
+  uint64_t d;   /* the distances, producer j's in bits 16 j to 16 j + 15 */
+  unsigned loads; /* bit j: producer j is a load (its flags' GP_INST_LOAD bits) */
+  /* the warp's later lines, requested ahead (its next instructions are
    * issued a few hundred warp instructions apart, too far apart for the
-   * hardware's stream prefetch): at each 64-byte line of records (4
-   * instructions) the next line (the array has GP_SIM_INST_PAD records
-   * after the last), at every 16th instruction the mem line 16 on (none
-   * in the trace's last 16 instructions: past the array) */
-  if ((i & 3) == 0) {
-    __builtin_prefetch(x + 4);
-    if ((i & 15) == 0 && i + 16 < s->k->insts)
-      __builtin_prefetch(s->k->mem + i + 16);
+   * hardware's stream prefetch): at each 64-byte line of deps (8
+   * instructions) the next deps line, at every 16th instruction the
+   * pc_index and mem lines 16 on, at every 64th op_class's and flags' 64
+   * on (none in the trace's last 64 instructions, whose addresses would
+   * point past the arrays) */
+  if ((i & 7) == 0 && i + 64 < k->insts) {
+    __builtin_prefetch(k->deps + (i + 8) * GP_DEPS);
+    if ((i & 15) == 0) {
+      __builtin_prefetch(k->pc_index + i + 16);
+      __builtin_prefetch(k->mem + i + 16);
+      if ((i & 63) == 0) {
+        __builtin_prefetch(k->op_class + i + 64);
+        __builtin_prefetch(k->flags + i + 64);
+      }
+    }
   }
-  /* the class's facts first (fewer values live across the loop) */
-  w->facts = x->facts; /* its PC index and class */
-  w->unit = s->unit_of[op_class];
-  /* read in place (each warp walks the kernel's records forward): every
+  /* read in place (each warp walks the kernel's arrays forward): every
    * producer, nearest first, 0 after the last; one before the warp's first
    * instruction reads a ring entry not written yet (the ring is longer than
    * any distance, so the entries before i are distinct): 0, never later */
-  for (loads = x->loads; d != 0; d >>= 16, loads >>= 1) {
+  /* the class's facts first (fewer values live across the loop) */
+  w->op_class = (uint8_t)op_class;
+  w->unit = s->unit_of[op_class];
+  w->pc_index = k->pc_index[i];
+  memcpy(&d, deps, sizeof d);
+  for (loads = (unsigned)k->flags[i] >> GP_INST_LOAD_SHIFT; d != 0; d >>= 16, loads >>= 1) {
     r = w->done[(i - (d & 0xffff)) & s->ring_mask];
     if (r > ready) {
       ready = r;
@@ -767,34 +781,17 @@ static void free_sim(sim *s) {
   gp_free(&s->alloc, s->cand, s->slots_per_sm * s->wpb * sizeof *s->cand);
   gp_free(&s->alloc, s->sched_of, s->sm_count * s->S * sizeof *s->sched_of);
   gp_timed_free(s->mem);
-  gp_free(&s->alloc, s->own_insts, (s->k->insts + GP_SIM_INST_PAD) * sizeof *s->own_insts);
 }
 
-/* The kernel's instruction records (its counts' when the run is given
- * them, else prepared here, counting the issues into the result at the
- * same time) and the completion rings' size: every warp's
- * ring holds more entries than the longest dependence distance of the
- * kernel (the next power of two), so it stays a few cache lines however
- * long the warp runs. */
-static int prepare_kernel(sim *s) {
-  const gp_sim_counts *c = s->opt->counts;
+/* The completion ring of every warp holds more entries than the longest
+ * dependence distance of the kernel (the next power of two), so a warp's
+ * ring stays a few cache lines however long the warp runs. */
+static void size_rings(sim *s) {
   uint64_t ring = 1;
-  uint32_t bits;
-  if (c != NULL) {
-    s->insts = c->insts;
-    bits = c->dep_bits;
-  } else {
-    s->own_insts = gp_malloc(&s->alloc, (s->k->insts + GP_SIM_INST_PAD) * sizeof *s->own_insts);
-    if (s->own_insts == NULL)
-      return gp_error_set(s->err, "sim: out of memory");
-    bits = prepare_insts(s->k, s->own_insts, s->out->counters.class_issued,
-                         s->out->counters.class_lanes, s->out->pc_executions);
-    s->insts = s->own_insts;
-  }
+  uint32_t bits = s->opt->counts != NULL ? s->opt->counts->dep_bits : count_dep_bits(s->k);
   while (ring <= bits)
     ring *= 2;
   s->ring_mask = ring - 1;
-  return GP_OK;
 }
 
 /* SM i's schedulers, warps, block slots and scheduler sets, built when the
@@ -843,8 +840,7 @@ static uint32_t event_schedulers(const sim *s) {
 
 static int setup(sim *s) {
   uint32_t i, x, per_sm = s->slots_per_sm * s->wpb, events = event_schedulers(s);
-  if (prepare_kernel(s) != GP_OK)
-    return GP_ERR;
+  size_rings(s);
   s->due_words = events > 0 ? (events + 63) / 64 : 1;
   s->due_now = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_now);
   s->due_next = gp_malloc(&s->alloc, s->due_words * sizeof *s->due_next);
@@ -954,8 +950,7 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
     return gp_error_set(err, "sim: the callback policy needs a pick function");
   if ((unsigned)opt->policy > GP_SIM_CALLBACK)
     return gp_error_set(err, "sim: unknown scheduling policy %d", (int)opt->policy);
-  if (opt->counts != NULL && (opt->counts->pc_count != k->static_count ||
-                              opt->counts->inst_count != k->insts || opt->counts->insts == NULL))
+  if (opt->counts != NULL && opt->counts->pc_count != k->static_count)
     return gp_error_set(err, "sim: the issue counts passed are another kernel's");
   memset(&s, 0, sizeof s);
   memset(out, 0, sizeof *out);

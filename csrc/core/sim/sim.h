@@ -62,31 +62,6 @@ typedef int (*gp_sim_pick_fn)(void *ctx, uint32_t sm, uint32_t sched, double cyc
 typedef void (*gp_sim_issue_fn)(void *ctx, uint32_t sm, uint32_t sched, double cycle,
                                 uint32_t warp, uint32_t pc_index);
 
-/* One warp instruction as the simulator's issue reads it: what
- * prepare_next (sim.c) needs of the kernel's five per-instruction arrays
- * (op_class, deps, flags, pc_index), in one 16-byte record, so a warp's
- * next instruction is one cache line's read instead of four.  The same for
- * every machine and policy: prepared once per kernel (gp_sim_count) and
- * kept with its counts, or by a run given none. */
-typedef struct gp_sim_inst {
-  uint64_t deps;       /* its GP_DEPS distances, producer j's in bits 16 j to 16 j + 15
-                          (nearest first, 0 after the last: k->deps as one word) */
-  union {
-    struct {
-      uint32_t pc_index; /* into statics */
-      uint8_t op_class;
-      uint8_t loads;     /* bit j: producer j is a load (flags >> GP_INST_LOAD_SHIFT) */
-      uint8_t spare[2];  /* not written (copied with the word, never read) */
-    };
-    uint64_t facts;      /* the word, which the simulator copies into a warp's
-                            state whole */
-  };
-} gp_sim_inst;
-
-/* Records after a kernel's last one (zero), so a prefetch ahead of any
- * instruction's stays inside the array. */
-#define GP_SIM_INST_PAD 8
-
 /* A kernel's issue counts, the same for every complete run of it (each
  * instruction of each warp issues once, whatever the machine, policy or
  * occupancy), and its longest dependence distance: counted once per kernel
@@ -100,8 +75,6 @@ typedef struct gp_sim_counts {
   uint32_t pc_count;       /* the kernel's static_count */
   uint32_t dep_bits;       /* the OR of every dependence distance (the completion
                               rings' size) */
-  gp_sim_inst *insts;      /* per instruction (k->insts + GP_SIM_INST_PAD records) */
-  uint64_t inst_count;     /* the kernel's insts */
 } gp_sim_counts;
 
 typedef struct gp_sim_options {
@@ -162,8 +135,7 @@ int gp_sim_run(const gp_kernel *k, const gp_machine *m, const gp_sim_options *op
                const gp_alloc *alloc, gp_sim_result *out, gp_error *err);
 void gp_sim_result_free(gp_sim_result *r, const gp_alloc *alloc);
 
-/* Counts k's issues and prepares its instruction records (gp_sim_counts);
- * free with gp_sim_counts_free. */
+/* Counts k's issues (gp_sim_counts); free with gp_sim_counts_free. */
 int gp_sim_count(const gp_kernel *k, const gp_alloc *alloc, gp_sim_counts *out, gp_error *err);
 void gp_sim_counts_free(gp_sim_counts *c, const gp_alloc *alloc);
 

@@ -76,13 +76,8 @@ typedef struct warp_state {
   double not_before;       /* when its block's launch (and the SM's warm-up) ends */
   uint64_t next;           /* trace position of the next instruction */
   uint64_t end;            /* ... after its last one (next == end: none left) */
-  union {                  /* the next instruction's static index and class: its */
-    struct {               /* record's facts word (gp_sim_inst), copied whole */
-      uint32_t pc_index;
-      uint8_t op_class;    /* (then its load bits, not read here, and two zero bytes) */
-    };
-    uint64_t facts;
-  };
+  uint32_t pc_index;       /* the next instruction's static index and class (copies */
+  uint8_t op_class;        /* of its record's, read at every pick and issue) */
   uint8_t on_load;         /* the producer the next instruction waits for last is a load
                               (1, else 0: sched_pend_issued_w subtracts it) */
   uint8_t unit;            /* the next instruction's unit */
@@ -162,8 +157,6 @@ typedef struct sim {
   double block_launch;     /* an SM's launcher per block (gp_machine_block_launch_cycles) */
   uint32_t wpb, slots_per_sm, S;
   uint64_t ring_mask;      /* completion rings: ring_mask + 1 entries */
-  const gp_sim_inst *insts; /* the kernel's instruction records: its counts' or own_insts */
-  gp_sim_inst *own_insts;  /* prepared by this run (no counts passed), else NULL */
   sim_class cls[GP_OP_CLASS_COUNT]; /* per class: what its issue needs (classify) */
   uint8_t unit_of[GP_OP_CLASS_COUNT]; /* per class: its unit (classify; a byte table,
                            read at every issue's next instruction) */
@@ -215,12 +208,8 @@ static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
 
 /* out.c */
 int out_finish(sim *s);
-/* Prepares k's instruction records into rec (k->insts + GP_SIM_INST_PAD)
- * and counts its issues per class, lanes per class and, when pc_executions
- * is not NULL, per PC; returns the OR of its dependence distances
- * (gp_sim_counts.dep_bits). */
-uint32_t prepare_insts(const gp_kernel *k, gp_sim_inst *rec, uint64_t *class_issued,
-                       uint64_t *class_lanes, uint64_t *pc_executions);
+/* The OR of k's dependence distances (gp_sim_counts.dep_bits). */
+uint32_t count_dep_bits(const gp_kernel *k);
 /* out_charge (below) out of line, for the rare path of a hot caller. */
 void out_charge_cold(sim *s, sched_state *q, double until);
 
