@@ -117,11 +117,11 @@ _Static_assert(GP_DEPS * sizeof(uint16_t) == sizeof(uint64_t) &&
 static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
   const gp_kernel *k = s->k;
   uint64_t i = w->next;
-  const uint16_t *deps = k->deps + i * GP_DEPS;
   double ready = w->not_before, r;
   int on_load = 0, op_class = k->op_class[i];
   uint64_t d;   /* the distances, producer j's in bits 16 j to 16 j + 15 */
   unsigned loads; /* bit j: producer j is a load (its flags' GP_INST_LOAD bits) */
+  memcpy(&d, k->deps + i * GP_DEPS, sizeof d); /* first: no pointer kept across the prefetches */
   /* the warp's later lines, requested ahead (its next instructions are
    * issued a few hundred warp instructions apart, too far apart for the
    * hardware's stream prefetch): at each 64-byte line of deps (8
@@ -148,7 +148,6 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
   w->op_class = (uint8_t)op_class;
   w->unit = s->unit_of[op_class];
   w->pc_index = k->pc_index[i];
-  memcpy(&d, deps, sizeof d);
   for (loads = (unsigned)k->flags[i] >> GP_INST_LOAD_SHIFT; d != 0; d >>= 16, loads >>= 1) {
     r = w->done[(i - (d & 0xffff)) & s->ring_mask];
     if (r > ready) {
