@@ -695,6 +695,65 @@ static void test_few_blocks_on_many_sms(void) {
   gp_kernel_free(k);
 }
 
+/* Counts each SM's issues as an on_issue observer sees them. */
+static void count_sm_issue(void *ctx, uint32_t sm, uint32_t sched, double cycle, uint32_t warp,
+                           uint32_t pc_index) {
+  (void)sched, (void)cycle, (void)warp, (void)pc_index;
+  ((uint64_t *)ctx)[sm]++;
+}
+
+/* Each SM's issued warp instructions (sm_issued: a scheduler counts its
+ * warps' instructions as each warp retires, all of them) are the issues an
+ * observer sees there, with warps of six different lengths (1 to 6
+ * instructions), three blocks on two SMs of two schedulers (the third
+ * block on the SM that frees a slot first), under LRR and GTO.  (A warp's
+ * instructions counted on another SM's scheduler, or not counted, fail
+ * it.) */
+static void test_sm_issued_counts_each_warp(void) {
+  static const char text[] =
+      "-kernel name = lens\n-grid dim = (3,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 1\n0010 ffffffff 0 EXIT 0 0\n"
+      "warp = 1\ninsts = 4\n0020 ffffffff 1 R1 IADD3 0 0\n0030 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0040 ffffffff 1 R3 FFMA 1 R2 0\n0010 ffffffff 0 EXIT 0 0\n#END_TB\n"
+      "#BEGIN_TB\nthread block = 1,0,0\n"
+      "warp = 0\ninsts = 6\n0020 ffffffff 1 R1 IADD3 0 0\n0030 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0040 ffffffff 1 R3 FFMA 1 R2 0\n0030 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0040 ffffffff 1 R3 FFMA 1 R2 0\n0010 ffffffff 0 EXIT 0 0\n"
+      "warp = 1\ninsts = 2\n0020 ffffffff 1 R1 IADD3 0 0\n0010 ffffffff 0 EXIT 0 0\n#END_TB\n"
+      "#BEGIN_TB\nthread block = 2,0,0\n"
+      "warp = 0\ninsts = 3\n0020 ffffffff 1 R1 IADD3 0 0\n0030 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0010 ffffffff 0 EXIT 0 0\n"
+      "warp = 1\ninsts = 5\n0020 ffffffff 1 R1 IADD3 0 0\n0030 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0040 ffffffff 1 R3 FFMA 1 R2 0\n0030 ffffffff 1 R2 FFMA 1 R1 0\n"
+      "0010 ffffffff 0 EXIT 0 0\n#END_TB\n";
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL;
+  int p;
+  CHECK(gp_kernel_parse_buffer(&k, &a, text, sizeof text - 1, "lens.traceg", &err) == GP_OK);
+  if (k == NULL)
+    return;
+  for (p = 0; p < 2; p++) {
+    sim_setup c = config(2, 2, 1);
+    uint64_t seen[2] = {0, 0};
+    gp_sim_result r;
+    c.o.policy = p == 0 ? GP_SIM_LRR : GP_SIM_GTO;
+    c.o.on_issue = count_sm_issue, c.o.on_issue_ctx = seen;
+    r = run(k, &c);
+    CHECK_EQ_INT(r.issued, 1 + 4 + 6 + 2 + 3 + 5);
+    CHECK(r.sm_issued != NULL);
+    if (r.sm_issued != NULL) {
+      CHECK_EQ_INT(r.sm_issued[0], seen[0]);
+      CHECK_EQ_INT(r.sm_issued[1], seen[1]);
+      CHECK(seen[0] + seen[1] == 21 && seen[0] >= 5 && seen[1] >= 8);
+    }
+    done(&r, k, 2);
+  }
+  gp_kernel_free(k);
+}
+
 /* An allocator that refuses every request after its first `left`. */
 typedef struct refusing {
   int left;
@@ -772,6 +831,7 @@ int main(void) {
   RUN(test_per_pc_charges_in_a_one_word_run);
   RUN(test_sms_without_blocks_are_idle);
   RUN(test_few_blocks_on_many_sms);
+  RUN(test_sm_issued_counts_each_warp);
   RUN(test_out_of_memory_anywhere);
   return gp_test_finish();
 }

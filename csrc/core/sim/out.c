@@ -99,8 +99,8 @@ static void count_issued(sim *s) {
     count_trace(s->k, n->class_issued, n->class_lanes, r->pc_executions);
   }
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
-    if (s->cls[c].unit != UNIT_LSU)
-      n->unit_busy_cycles[s->cls[c].unit] += (double)n->class_issued[c] * s->cls[c].busy;
+    if (s->unit_of[c] != UNIT_LSU)
+      n->unit_busy_cycles[s->unit_of[c]] += (double)n->class_issued[c] * s->cls[c].busy;
   n->unit_busy_cycles[UNIT_LSU] = n->lsu_busy_cycles;
   r->issued = 0;
   for (g = 0; g < r->sms; g++)

@@ -87,18 +87,18 @@ static void classify(sim *s) {
     if (gp_op_is_load(c) && gp_op_uses_cache(c) && s->opt->policy == GP_SIM_TWO_LEVEL)
       kind |= KIND_LONG;
     x->kind = (uint8_t)kind;
-    x->unit = (uint8_t)gp_machine_op_unit(s->m, c);
+    s->unit_of[c] = (uint8_t)gp_machine_op_unit(s->m, c);
     x->latency = gp_machine_class_latency(s->m, c);
     x->busy = gp_machine_class_interval(s->m, c) > 0 ? gp_machine_class_interval(s->m, c) : 1;
   }
   memset(s->unit_frac, 0, sizeof s->unit_frac);
   for (c = 0; c < GP_OP_CLASS_COUNT; c++)
     if (!whole_cycles(s->cls[c].busy))
-      s->unit_frac[s->cls[c].unit] = 1;
+      s->unit_frac[s->unit_of[c]] = 1;
   for (c = 0; c < GP_OP_CLASS_COUNT; c++) {
     sim_class *x = &s->cls[c];
-    x->rare = x->kind != 0 || x->unit == UNIT_LSU || c == GP_OP_BARRIER ||
-              s->unit_frac[x->unit] || s->opt->on_issue != NULL;
+    x->rare = x->kind != 0 || s->unit_of[c] == UNIT_LSU || c == GP_OP_BARRIER ||
+              s->unit_frac[s->unit_of[c]] || s->opt->on_issue != NULL;
   }
 }
 
@@ -117,11 +117,11 @@ _Static_assert(GP_DEPS * sizeof(uint16_t) == sizeof(uint64_t) &&
 static inline __attribute__((always_inline)) void prepare_next(const sim *s, warp_state *w) {
   const gp_kernel *k = s->k;
   uint64_t i = w->next;
-  const uint16_t *deps = k->deps + i * GP_DEPS;
   double ready = w->not_before, r;
   int on_load = 0, op_class = k->op_class[i];
   uint64_t d;   /* the distances, producer j's in bits 16 j to 16 j + 15 */
   unsigned loads; /* bit j: producer j is a load (its flags' GP_INST_LOAD bits) */
+  memcpy(&d, k->deps + i * GP_DEPS, sizeof d); /* first: no pointer kept across the prefetches */
   /* the warp's later lines, requested ahead (its next instructions are
    * issued a few hundred warp instructions apart, too far apart for the
    * hardware's stream prefetch): at each 64-byte line of deps (8
@@ -146,9 +146,8 @@ static inline __attribute__((always_inline)) void prepare_next(const sim *s, war
    * any distance, so the entries before i are distinct): 0, never later */
   /* the class's facts first (fewer values live across the loop) */
   w->op_class = (uint8_t)op_class;
-  w->unit = s->cls[op_class].unit;
+  w->unit = s->unit_of[op_class];
   w->pc_index = k->pc_index[i];
-  memcpy(&d, deps, sizeof d);
   for (loads = (unsigned)k->flags[i] >> GP_INST_LOAD_SHIFT; d != 0; d >>= 16, loads >>= 1) {
     r = w->done[(i - (d & 0xffff)) & s->ring_mask];
     if (r > ready) {
@@ -307,6 +306,7 @@ static int retire_warp(sim *s, uint32_t smi, uint32_t idx) {
   if (w->last_done > sm->finish)
     sm->finish = w->last_done;
   sched_leave_active(&sm->scheds[idx % s->S], idx / s->S);
+  sm->scheds[idx % s->S].issued += s->k->warp_len[w->g]; /* every one of its instructions */
   b->live--;
   if (b->live > 0 && b->arrived >= b->live) /* the barrier no longer waits for it */
     release_barrier(s, smi, slot);
@@ -489,7 +489,6 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
   if (complete > w->last_done)
     w->last_done = complete;
   w->next++;
-  q->issued++;
   if (__builtin_expect(rare || w->next == w->end, 0))
     return issue_end(s, q, w, pos, c, unit);
   prepare_next(s, w);

@@ -49,7 +49,7 @@ enum { KIND_CACHE = 1, KIND_SHARED = 2, KIND_CONST = 4, KIND_MEMORY = 8, KIND_LO
 typedef struct sim_class {
   double latency;          /* the config's latency */
   double busy;             /* its unit's occupancy: the interval (1 when not above 0) */
-  uint8_t unit, kind;      /* its unit; KIND_* */
+  uint8_t kind;            /* KIND_* (its unit: sim.unit_of) */
   uint8_t rare;            /* its issue takes issue()'s rare path: a memory access
                               (kind), the LSU's busy count, a barrier, a unit some
                               class occupies fractionally, or an on_issue observer */
@@ -125,8 +125,8 @@ typedef struct sched_state {
   double since;            /* when `why` started */
   uint64_t issue_cycles;   /* its issuing cycles of exactly one cycle, added to the
                               sums at the end (out_issue_cycles) */
-  uint64_t issued;         /* warp instructions it issued, added to its SM's
-                              sm_issued at the end */
+  uint64_t issued;         /* warp instructions it issued, counted as its warps retire
+                              (retire_warp), added to its SM's sm_issued at the end */
   int why;
   uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
   uint32_t *issued_now;    /* positions issued in the current cycle */
@@ -158,6 +158,8 @@ typedef struct sim {
   uint32_t wpb, slots_per_sm, S;
   uint64_t ring_mask;      /* completion rings: ring_mask + 1 entries */
   sim_class cls[GP_OP_CLASS_COUNT]; /* per class: what its issue needs (classify) */
+  uint8_t unit_of[GP_OP_CLASS_COUNT]; /* per class: its unit (classify; a byte table,
+                           read at every issue's next instruction) */
   uint8_t unit_frac[UNIT_COUNT]; /* a unit some class occupies for a fractional interval
                            (occupy_unit's exact path; the others take whole cycles) */
   sched_state **sched_of;  /* scheduler g = sm x schedulers + sc */
