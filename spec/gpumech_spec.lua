@@ -347,9 +347,9 @@ describe("gpush gpumech command", function()
       .. "which no model goes below%): the prediction is [%d.]+ x the floor", out)
   end)
 
-  -- M.bottleneck hands refine_issue the resources' names in sorted order
-  -- (a list sorted once): of two resources equally saturated the first in
-  -- that order names the bottleneck; a name outside the list is sorted in
+  -- M.bottleneck hands refine_issue the resources' names in sorted order:
+  -- of two resources equally saturated the first in that order names the
+  -- bottleneck; a name outside the vocabulary's map is passed over
   it("breaks a tie between saturated resources by their names' order", function()
     local stack = { BASE = 1.0, DEP = 0.1 }
     local function busy(list)

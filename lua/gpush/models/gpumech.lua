@@ -489,48 +489,16 @@ M.RESOURCE_BOTTLENECK = vocabulary.check_map({ issue = "ISSUE", int = "PIPE", fm
 -- narrower than the issue rate: PIPE, with its name, fma, as the detail),
 -- and after its largest other category when none is
 -- (vocabulary.refine_issue).
--- The resource names of M.RESOURCE_BOTTLENECK but the latency path,
--- sorted once: M.bottleneck's names are those of them a prediction has, in
--- this order (sorting them anew, strcoll a comparison, was half of its
--- time at every sweep point).
-local RESOURCE_ORDER = {}
-for name in pairs(M.RESOURCE_BOTTLENECK) do
-  if name ~= "latency" then
-    RESOURCE_ORDER[#RESOURCE_ORDER + 1] = name
-  end
-end
-table.sort(RESOURCE_ORDER)
-
--- The names of `busy` sorted, as table.sort would: RESOURCE_ORDER's that
--- it has (`count` of them), or a sort where it has others.
-local function sorted_names(busy, count)
-  local names = {}
-  for _, name in ipairs(RESOURCE_ORDER) do
-    if busy[name] ~= nil then
-      names[#names + 1] = name
-    end
-  end
-  if #names == count then
-    return names
-  end
-  names = {}
-  for name in pairs(busy) do
-    names[#names + 1] = name
-  end
-  table.sort(names)
-  return names
-end
-
 function M.bottleneck(stack, resources)
   local label, category = vocabulary.largest(stack, M.BOTTLENECK, M.STACK)
   if resources and resources.issue then
-    local busy, count = {}, 0
+    local busy, names = {}, {}
     for name, r in pairs(resources) do
       if name ~= "latency" then
-        busy[name], count = r.utilisation, count + 1
+        busy[name], names[#names + 1] = r.utilisation, name
       end
     end
-    local names = sorted_names(busy, count)
+    table.sort(names)
     label, category = vocabulary.refine_issue(label, category, busy.issue, busy, M.RESOURCE_BOTTLENECK, names,
       stack, M.BOTTLENECK, M.STACK)
   end
