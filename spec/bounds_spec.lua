@@ -174,6 +174,29 @@ describe("gpush.bounds with a cache", function()
       assert.are.equal(fresh.cycles[name], after.cycles[name], name)
     end
   end)
+  -- a key holds a short id of its parameters' text; ids are never reused,
+  -- so texts forgotten (bounds.KEY_TEXTS) cost a count again, never another
+  -- configuration's counts
+  it("keys counts by an id of the parameters' text, right after forgetting the texts", function()
+    local k = assert(workloads.kernel(workloads.get("pointer_chase")))
+    local cache, kept = {}, bounds.KEY_TEXTS
+    bounds.KEY_TEXTS = 1
+    local ok, err = pcall(function()
+      for round = 1, 2 do
+        for _, latency in ipairs { 200, 300, 400 } do
+          local cfg = config.load("gtx660ti", { "l2.latency=" .. latency })
+          local cached = assert(bounds.kernel(k, cfg, cache))
+          local fresh = assert(bounds.kernel(k, config.load("gtx660ti", { "l2.latency=" .. latency })))
+          for _, name in ipairs(bounds.NAMES) do
+            assert.are.equal(fresh.cycles[name], cached.cycles[name], name .. " at " .. latency .. ", round " .. round)
+          end
+        end
+      end
+    end)
+    bounds.KEY_TEXTS = kept
+    assert(ok, err)
+  end)
+
   -- core.bounds_key_text is the Lua text of the parts, each value as
   -- tostring prints it: integers, floats that look like integers, -0.0,
   -- sums that print like another number, huge numbers, booleans, strings.

@@ -347,6 +347,27 @@ describe("gpush gpumech command", function()
       .. "which no model goes below%): the prediction is [%d.]+ x the floor", out)
   end)
 
+  -- M.bottleneck hands refine_issue the resources' names in sorted order:
+  -- of two resources equally saturated the first in that order names the
+  -- bottleneck; a name outside the vocabulary's map is passed over
+  it("breaks a tie between saturated resources by their names' order", function()
+    local stack = { BASE = 1.0, DEP = 0.1 }
+    local function busy(list)
+      local r = {}
+      for name, u in pairs(list) do
+        r[name] = { utilisation = u }
+      end
+      return r
+    end
+    assert.are.same({ "PIPE", "fma" }, { gpumech.bottleneck(stack, busy { issue = 0.5, int = 0.95, fma = 0.95,
+      latency = 0.2 }) })
+    assert.are.same({ "PIPE", "fp64" }, { gpumech.bottleneck(stack, busy { issue = 0.5, sfu = 0.97, fp64 = 0.97,
+      lsu = 0.2 }) })
+    assert.are.same({ "LSU", "lsu" }, { gpumech.bottleneck(stack, busy { issue = 0.5, lsu = 0.99, sfu = 0.99,
+      zzz = 0.99 }) })
+    assert.are.same({ "LATENCY", "DEP" }, { gpumech.bottleneck(stack, busy { issue = 0.5, fma = 0.6 }) })
+  end)
+
   it("prints a table with totals and explains bad arguments", function()
     local code, out = helper.gpush_run { "gpumech", "suite", "--config", "gpumech-baseline", "--kernel", "1-2" }
     assert.are.equal(0, code)

@@ -852,9 +852,13 @@ static int gpumech_predict(lua_State *L) {
   in = push_inputs(L, k, m, mem, opt.equations);
   gpc_getfield(L, 4, "prepared");
   if (!lua_isnil(L, -1)) {
-    prep = luaL_checkudata(L, -1, PREPARED_MT);
-    luaL_argcheck(L, prep->equations == opt.equations, 4,
+    gp_gm_prepared *given = luaL_checkudata(L, -1, PREPARED_MT);
+    luaL_argcheck(L, given->equations == opt.equations, 4,
                   "gpumech: options.prepared was made under other equations");
+    /* the prepared kernel keeps the profiles of its predictions: a sweep's
+     * points that keep the occupancy and the memory parameters reuse them */
+    opt.kept = &given->kept;
+    prep = given;
     gp_alloc alloc = gp_alloc_default();
     if (count_here && gp_bounds_count(k, m, opt.blocks_per_sm, mem, &alloc, &counts, &err) != GP_OK) {
       lua_pushnil(L);

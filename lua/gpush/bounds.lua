@@ -164,20 +164,42 @@ local function key_text(cfg, token, keyed)
   return table.concat(parts, ";")
 end
 
+-- Each parameter text key_text built -> a short id ("#n") that stands for
+-- it in counts_key's keys: the text is 1.6 KB on gtx660ti, and a key
+-- holding it was built, hashed and compared byte by byte at every lookup
+-- (a sweep looks its counts up at every point).  Ids are never reused, so
+-- forgetting the texts (past M.KEY_TEXTS of them) costs a kernel pass
+-- again, never a wrong key.
+M.KEY_TEXTS = 4096
+local text_ids, text_count, last_id = {}, 0, 0
+
+local function id_of(text)
+  local id = text_ids[text]
+  if id == nil then
+    if text_count >= M.KEY_TEXTS then
+      text_ids, text_count = {}, 0
+    end
+    last_id = last_id + 1
+    id = "#" .. last_id
+    text_ids[text], text_count = id, text_count + 1
+  end
+  return id
+end
+
 -- The parameters' part of counts_key's keys for cfg (`pass`: the kernel
--- pass's list, paths_of_key).
+-- pass's list, paths_of_key): the id of their text.
 local function key_parts(cfg, pass)
   local token, memo = config.check_token(cfg), parts_built[cfg]
   if memo == nil or memo.token ~= token or token == nil then
     memo = { token = token }
     parts_built[cfg] = memo
   end
-  local text = memo[pass]
-  if text == nil then
-    text = key_text(cfg, token, paths_of_key(pass))
-    memo[pass] = text
+  local id = memo[pass]
+  if id == nil then
+    id = id_of(key_text(cfg, token, paths_of_key(pass)))
+    memo[pass] = id
   end
-  return text
+  return id
 end
 
 -- A kernel's counts on a configuration, as a cache key: every parameter but

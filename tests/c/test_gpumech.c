@@ -714,6 +714,111 @@ static void test_prepare_counted_apart(void) {
   gp_kernel_free(k);
 }
 
+/* Whether two predictions and their reported profiles agree bit for bit
+ * (cycles, CPI, stack, every shape's cycles; the profile's totals and
+ * intervals). */
+static int same_prediction(const gp_gm_prediction *a, const gp_iv_profile *pa,
+                           const gp_gm_prediction *b, const gp_iv_profile *pb) {
+  size_t i;
+  if (memcmp(&a->cycles, &b->cycles, sizeof a->cycles) || memcmp(&a->cpi, &b->cpi, sizeof a->cpi) ||
+      memcmp(a->stack, b->stack, sizeof a->stack) || a->shape_count != b->shape_count)
+    return 0;
+  for (i = 0; i < a->shape_count; i++)
+    if (memcmp(&a->shape[i].r.cycles, &b->shape[i].r.cycles, sizeof(double)) ||
+        memcmp(&a->shape[i].single_cycles, &b->shape[i].single_cycles, sizeof(double)))
+      return 0;
+  return pa->count == pb->count && pa->insts == pb->insts &&
+         !memcmp(&pa->total_cycles, &pb->total_cycles, sizeof(double)) &&
+         !memcmp(&pa->stall_cycles, &pb->stall_cycles, sizeof(double)) &&
+         (pa->count == 0 || !memcmp(pa->iv, pb->iv, pa->count * sizeof *pa->iv));
+}
+
+/* One prediction of k on m, with the prepared kernel's kept profiles or
+ * (kept NULL) without; true when the two agree bit for bit. */
+static int kept_agrees(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *in,
+                       gp_gm_prepared *prep, uint32_t blocks, gp_mw_policy policy) {
+  gp_gm_options opt;
+  gp_gm_prediction with, without;
+  gp_iv_profile pw, po;
+  gp_error err;
+  int ok;
+  memset(&opt, 0, sizeof opt);
+  opt.model = GP_MW_MT_MSHR_BAND, opt.policy = policy, opt.equations = GP_MW_EQ_GPUSH;
+  opt.blocks_per_sm = blocks;
+  gp_iv_profile_init(&pw, &A);
+  gp_iv_profile_init(&po, &A);
+  ok = gp_gm_predict(k, m, in, prep, NULL, &opt, &po, &without, &err) == GP_OK;
+  opt.kept = &prep->kept;
+  ok = ok && gp_gm_predict(k, m, in, prep, NULL, &opt, &pw, &with, &err) == GP_OK;
+  ok = ok && same_prediction(&with, &pw, &without, &po);
+  gp_iv_profile_free(&pw);
+  gp_iv_profile_free(&po);
+  return ok;
+}
+
+/* Profiles kept across predictions (gp_gm_profile_kept): on 40 seeded
+ * random kernels of several waves (a last-wave warp of its own), each
+ * prediction through the prepared kernel's kept profiles equals the one
+ * made without, bit for bit: at the first point (made), at other MSHR
+ * counts, DRAM bandwidths and policies (found again: the interval pass
+ * does not read them), after every memory PC's latency moved by 7 cycles
+ * (made again: a kept profile of the old latencies would give the old
+ * cycles), and restored (found). */
+static void test_kept_profiles(void) {
+  uint64_t seed = 20261129;
+  int trial;
+  uint64_t reused = 0;
+  for (trial = 0; trial < 40; trial++) {
+    gp_kernel *k = random_kernel(&seed);
+    gp_machine m = launch_machine(2);
+    gp_memsim_config mc;
+    gp_memsim_result mem;
+    gp_gm_inputs in;
+    gp_gm_prepared prep;
+    gp_error err;
+    uint64_t made;
+    uint32_t i, moved = 0;
+    double *saved;
+    CHECK(k != NULL);
+    if (!k)
+      return;
+    m.l1.size_kb = 16, m.l1.sector_bytes = 32, m.l2.sector_bytes = 32;
+    gp_machine_memsim(&m, 1, k->shmem_bytes, &mc);
+    CHECK(gp_memsim_functional(k, &mc, &A, &mem, &err) == GP_OK);
+    CHECK(gp_gm_inputs_build(k, &m, &mem, GP_MW_EQ_GPUSH, &A, &in, &err) == GP_OK);
+    CHECK(gp_gm_prepare(k, &m, &in, GP_MW_EQ_GPUSH, GP_GM_SELECT_KMEANS, 3, &A, &prep, &err) == GP_OK);
+    CHECK(kept_agrees(k, &m, &in, &prep, 1, GP_MW_RR));
+    made = prep.kept.made;
+    CHECK(made >= 1);
+    m.l1.mshrs = 8, m.dram.achievable_gbs = 4;
+    CHECK(kept_agrees(k, &m, &in, &prep, 1, GP_MW_GTO));
+    m.l1.mshrs = 128;
+    CHECK(kept_agrees(k, &m, &in, &prep, 1, GP_MW_RR));
+    CHECK(prep.kept.made == made);
+    saved = malloc((in.pcs.n + 1) * sizeof *saved);
+    CHECK(saved != NULL);
+    if (!saved)
+      return;
+    memcpy(saved, in.pcs.latency, in.pcs.n * sizeof *saved);
+    for (i = 0; i < in.pcs.n; i++)
+      if (in.pcs.mem_insts[i] > 0)
+        in.pcs.latency[i] += 7, moved++;
+    CHECK(kept_agrees(k, &m, &in, &prep, 1, GP_MW_RR));
+    CHECK(moved == 0 || prep.kept.made > made);
+    made = prep.kept.made;
+    memcpy(in.pcs.latency, saved, in.pcs.n * sizeof *saved);
+    free(saved);
+    CHECK(kept_agrees(k, &m, &in, &prep, 1, GP_MW_RR));
+    CHECK(prep.kept.made == made);
+    reused += prep.kept.reused;
+    gp_gm_prepared_free(&prep);
+    gp_gm_inputs_free(&in);
+    gp_memsim_result_free(&mem, &A);
+    gp_kernel_free(k);
+  }
+  CHECK(reused >= 40 * 3);
+}
+
 int main(void) {
   A = gp_alloc_default();
   RUN(test_launch_by_hand);
@@ -728,5 +833,6 @@ int main(void) {
   RUN(test_walk_far_producers);
   RUN(test_prepare_counted_apart);
   RUN(test_packed_keys_match_the_arrays);
+  RUN(test_kept_profiles);
   return gp_test_finish();
 }

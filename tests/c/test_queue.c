@@ -149,6 +149,34 @@ static void test_mdc(void) {
     }
 }
 
+/* The M/D/c queue set up once (gp_q_mdc, the wave solve's) against
+ * Sakasegawa's formula written out, bit for bit, over 1 to 200 servers
+ * (fractional ones floored, fewer than one taken as one), utilisations
+ * from 0 to past 1 and three service times. */
+static void test_mdc_set_up_once(void) {
+  static const double servers[] = {0.3, 1, 1.9, 2, 3, 6.5, 7, 16, 32, 200};
+  static const double services[] = {0, 0.7, 420};
+  size_t i, j;
+  int bad = 0;
+  for (i = 0; i < sizeof servers / sizeof servers[0]; i++) {
+    gp_q_mdc q;
+    double c = floor(servers[i]) < 1 ? 1 : floor(servers[i]);
+    gp_q_mdc_init(&q, servers[i]);
+    for (j = 0; j < sizeof services / sizeof services[0]; j++) {
+      double s = services[j], u;
+      for (u = -0.01; u < 1.02; u += 0.0137) {
+        double want = !(u > 0) || !(s > 0) ? 0
+                      : u >= 1             ? HUGE_VAL
+                      : c == 1             ? s * u / (2 * (1 - u))
+                                           : s * pow(u, sqrt(2 * (c + 1)) - 1) / (2 * c * (1 - u));
+        double got = gp_q_mdc_wait(&q, u, s), again = gp_q_mdc_wait_cycles(u, servers[i], s);
+        bad += memcmp(&got, &want, sizeof got) != 0 || memcmp(&again, &want, sizeof got) != 0;
+      }
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+}
+
 int main(void) {
   RUN(test_figure9);
   RUN(test_eq19);
@@ -156,5 +184,6 @@ int main(void) {
   RUN(test_service_time);
   RUN(test_monotone);
   RUN(test_mdc);
+  RUN(test_mdc_set_up_once);
   return gp_test_finish();
 }

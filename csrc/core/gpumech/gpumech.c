@@ -348,3 +348,117 @@ int gp_gm_profile(gp_iv_profile *prof, const gp_kernel *k, uint64_t w, const gp_
   gp_gm_warp_input(k, w, p, issue_cycles, 0, &in);
   return gp_iv_run(prof, &in, NULL, err);
 }
+
+/* ---------------------------------------------------------------------------
+ * Profiles kept across predictions (gpumech.h, gp_gm_profiles)
+ * ------------------------------------------------------------------------- */
+
+enum { KEPT_ARRAYS = 9 };
+
+/* The per-PC arrays gp_gm_warp_input hands the interval pass (totals_only
+ * 0), with their sizes in bytes (0 where not given). */
+static void kept_arrays(const gp_gm_pcs *p, const void *a[KEPT_ARRAYS], size_t bytes[KEPT_ARRAYS]) {
+  size_t n = p->n, d = n * sizeof(double), i;
+  a[0] = p->latency, bytes[0] = d;
+  a[1] = p->cause, bytes[1] = n * sizeof *p->cause;
+  a[2] = p->unit, bytes[2] = n * sizeof *p->unit;
+  a[3] = p->unit_busy, a[4] = p->mem_insts, a[5] = p->l1_miss_reqs;
+  a[6] = p->dram_reqs, a[7] = p->l2_reqs, a[8] = p->inactive_latency;
+  for (i = 3; i < KEPT_ARRAYS; i++)
+    bytes[i] = d;
+  for (i = 0; i < KEPT_ARRAYS; i++)
+    if (a[i] == NULL)
+      bytes[i] = 0;
+}
+
+/* Whether entry e was made from this input (every byte the pass reads). */
+static int kept_matches(const gp_gm_kept_profile *e, const gp_kernel *k, uint64_t w,
+                        const gp_gm_pcs *p, double issue_cycles) {
+  const void *a[KEPT_ARRAYS];
+  size_t bytes[KEPT_ARRAYS], i, at = 0;
+  uint32_t present = 0;
+  if (e->last_use == 0 || e->k != k || e->warp != w || w >= k->warps || e->pcs != k->pc_index + k->warp_start[w] ||
+      e->insts != k->warp_len[w] || e->n != p->n ||
+      e->unit_timing != p->unit_timing || memcmp(&e->issue_cycles, &issue_cycles, sizeof issue_cycles))
+    return 0;
+  kept_arrays(p, a, bytes);
+  for (i = 0; i < KEPT_ARRAYS; i++)
+    present |= (uint32_t)(a[i] != NULL) << i;
+  if (present != e->present)
+    return 0;
+  for (i = 0; i < KEPT_ARRAYS; i++) {
+    if (bytes[i] > 0 && memcmp(e->inputs + at, a[i], bytes[i]) != 0)
+      return 0;
+    at += bytes[i];
+  }
+  return 1;
+}
+
+/* Stores the input's key in entry e (its profile already made). */
+static int kept_store(gp_gm_kept_profile *e, const gp_alloc *alloc, const gp_kernel *k, uint64_t w,
+                      const gp_gm_pcs *p, double issue_cycles, gp_error *err) {
+  const void *a[KEPT_ARRAYS];
+  size_t bytes[KEPT_ARRAYS], i, total = 0, at = 0;
+  kept_arrays(p, a, bytes);
+  for (i = 0; i < KEPT_ARRAYS; i++)
+    total += bytes[i];
+  if (total != e->input_bytes) {
+    gp_free(alloc, e->inputs, e->input_bytes);
+    e->input_bytes = 0;
+    e->inputs = total ? gp_malloc(alloc, total) : NULL;
+    if (total && e->inputs == NULL)
+      return gp_error_set(err, "gpumech: out of memory (a kept profile's inputs)");
+    e->input_bytes = total;
+  }
+  e->present = 0;
+  for (i = 0; i < KEPT_ARRAYS; i++) {
+    e->present |= (uint32_t)(a[i] != NULL) << i;
+    if (bytes[i] > 0)
+      memcpy(e->inputs + at, a[i], bytes[i]);
+    at += bytes[i];
+  }
+  e->k = k, e->warp = w, e->n = p->n, e->unit_timing = p->unit_timing;
+  e->pcs = k->pc_index + k->warp_start[w], e->insts = k->warp_len[w];
+  e->issue_cycles = issue_cycles;
+  return GP_OK;
+}
+
+int gp_gm_profile_kept(gp_gm_profiles *kept, const gp_alloc *alloc, const gp_iv_profile **out,
+                       const gp_kernel *k, uint64_t w, const gp_gm_pcs *p, double issue_cycles,
+                       gp_error *err) {
+  gp_gm_kept_profile *e, *victim = &kept->entry[0];
+  size_t i;
+  *out = NULL;
+  for (i = 0; i < GP_GM_KEPT_PROFILES; i++) {
+    e = &kept->entry[i];
+    if (kept_matches(e, k, w, p, issue_cycles)) {
+      e->last_use = ++kept->uses;
+      kept->reused++;
+      *out = &e->prof;
+      return GP_OK;
+    }
+    if (e->last_use < victim->last_use)
+      victim = e;
+  }
+  e = victim;
+  if (e->prof.alloc.fn == NULL) /* never used */
+    gp_iv_profile_init(&e->prof, alloc);
+  e->last_use = 0; /* empty until made and stored */
+  if (gp_gm_profile(&e->prof, k, w, p, issue_cycles, err) != GP_OK ||
+      kept_store(e, alloc, k, w, p, issue_cycles, err) != GP_OK)
+    return GP_ERR;
+  e->last_use = ++kept->uses;
+  kept->made++;
+  *out = &e->prof;
+  return GP_OK;
+}
+
+void gp_gm_profiles_free(gp_gm_profiles *kept, const gp_alloc *alloc) {
+  size_t i;
+  for (i = 0; i < GP_GM_KEPT_PROFILES; i++) {
+    gp_gm_kept_profile *e = &kept->entry[i];
+    gp_iv_profile_free(&e->prof);
+    gp_free(alloc, e->inputs, e->input_bytes);
+  }
+  memset(kept, 0, sizeof *kept);
+}

@@ -162,12 +162,56 @@ typedef struct gp_gm_critical {
 /* The representative warp of a kernel and, under gpush's equations, every
  * block's critical warp in block order (the last wave ends with its longest
  * block).  Chosen once per kernel on a base configuration. */
+/* Interval profiles kept for later predictions of one kernel
+ * (gp_gm_profile_kept): a sweep predicts a kernel at many points whose
+ * per-PC inputs are the same bit for bit (every point that keeps the
+ * occupancy and the memory parameters has the same replay and latencies;
+ * the main job's MSHRs and DRAM bandwidth do not reach the interval pass),
+ * and the pass over the representative and the last wave's warps was a
+ * quarter of such a prediction's instructions.  An entry is the profile of
+ * one warp under one input; GP_GM_KEPT_PROFILES entries, the least
+ * recently used replaced.  Zeroed: empty. */
+#define GP_GM_KEPT_PROFILES 4
+typedef struct gp_gm_kept_profile {
+  uint64_t last_use;        /* 0: empty */
+  const gp_kernel *k;       /* the kernel and where its warp's instructions lie */
+  const uint32_t *pcs;
+  uint64_t warp, insts;
+  double issue_cycles;
+  uint32_t n;
+  int unit_timing;
+  unsigned char *inputs;    /* copies of the per-PC arrays the pass reads */
+  size_t input_bytes;
+  uint32_t present;         /* a bit per array: given (not NULL) */
+  gp_iv_profile prof;
+} gp_gm_kept_profile;
+
+typedef struct gp_gm_profiles {
+  gp_gm_kept_profile entry[GP_GM_KEPT_PROFILES];
+  uint64_t uses;
+  uint64_t made, reused;    /* profiles run and profiles found (tests, benchmarks) */
+} gp_gm_profiles;
+
+/* Warp w's profile as gp_gm_profile(.., k, w, p, issue_cycles, ..) makes
+ * it, from `kept` when an entry holds the same kernel (its address and
+ * those of the warp's instructions), warp and issue cycles and the same
+ * bytes of every per-PC array the pass reads (latency, cause, unit,
+ * unit_busy, mem_insts, l1_miss_reqs, dram_reqs, l2_reqs,
+ * inactive_latency) and unit_timing; else made and kept.  *out points
+ * into `kept` until the next call with it.  `alloc`: the entries'
+ * memory. */
+int gp_gm_profile_kept(gp_gm_profiles *kept, const gp_alloc *alloc, const gp_iv_profile **out,
+                       const gp_kernel *k, uint64_t w, const gp_gm_pcs *p, double issue_cycles,
+                       gp_error *err);
+void gp_gm_profiles_free(gp_gm_profiles *kept, const gp_alloc *alloc);
+
 typedef struct gp_gm_prepared {
   gp_alloc alloc;
   gp_mw_equations equations;
   uint64_t warp;
   gp_gm_critical *critical;
   size_t critical_count;
+  gp_gm_profiles kept;      /* predictions' profiles (gp_gm_options.kept) */
 } gp_gm_prepared;
 
 /* Selects the representative warp from inputs `in` (built under
@@ -198,6 +242,8 @@ typedef struct gp_gm_options {
   gp_mw_policy policy;
   gp_mw_equations equations;
   uint32_t blocks_per_sm;       /* the kernel's occupancy (gpush.occupancy), >= 1 */
+  gp_gm_profiles *kept;         /* profiles kept across predictions (gp_gm_profile_kept;
+                                   the prepared kernel's), or NULL: each made anew */
 } gp_gm_options;
 
 /* A wave shape: `count` waves of `blocks` blocks, the busiest SM holding

@@ -24,6 +24,32 @@ void gp_iv_profile_free(gp_iv_profile *p) {
   p->count = p->cap = p->ncause = p->cause_cap = p->ring_cap = 0;
 }
 
+int gp_iv_profile_copy(gp_iv_profile *dst, const gp_iv_profile *src, gp_error *err) {
+  if (src->count > dst->cap &&
+      gp_grow(&dst->alloc, (void **)&dst->iv, &dst->cap, src->count, sizeof *dst->iv) != GP_OK)
+    return gp_error_set(err, "interval: out of memory (%zu intervals)", src->count);
+  if (src->ncause > dst->cause_cap) {
+    size_t cap = dst->cause_cap;
+    if (gp_grow(&dst->alloc, (void **)&dst->cause_stall, &cap, src->ncause, sizeof *dst->cause_stall) !=
+        GP_OK)
+      return gp_error_set(err, "interval: out of memory");
+    dst->cause_cap = cap;
+  }
+  if (src->count > 0)
+    memcpy(dst->iv, src->iv, src->count * sizeof *dst->iv);
+  if (src->ncause > 0)
+    memcpy(dst->cause_stall, src->cause_stall, src->ncause * sizeof *dst->cause_stall);
+  dst->count = src->count, dst->ncause = src->ncause;
+  dst->insts = src->insts, dst->stall_events = src->stall_events;
+  dst->stall_cycles = src->stall_cycles, dst->issue_cycles = src->issue_cycles;
+  dst->total_cycles = src->total_cycles;
+  dst->mem_insts = src->mem_insts, dst->l1_miss_reqs = src->l1_miss_reqs;
+  dst->dram_reqs = src->dram_reqs, dst->l2_reqs = src->l2_reqs;
+  memcpy(dst->unit_insts, src->unit_insts, sizeof dst->unit_insts);
+  memcpy(dst->unit_busy, src->unit_busy, sizeof dst->unit_busy);
+  return GP_OK;
+}
+
 /* Zeroes a profile's counts and sums before a run. */
 static void reset_totals(gp_iv_profile *p) {
   p->count = 0;

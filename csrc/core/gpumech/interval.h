@@ -108,6 +108,10 @@ typedef struct gp_iv_profile {
 void gp_iv_profile_init(gp_iv_profile *p, const gp_alloc *alloc);
 void gp_iv_profile_free(gp_iv_profile *p);
 
+/* Makes *dst a copy of src's intervals, per-cause stalls and totals (its
+ * own buffers grown as needed; the workspace is not copied). */
+int gp_iv_profile_copy(gp_iv_profile *dst, const gp_iv_profile *src, gp_error *err);
+
 /* Fills *p from intervals given by hand (tests, replayed profiles): copies
  * them (their mem_insts / l1_miss_reqs / dram_reqs / l2_reqs included) and
  * computes the totals and per-cause sums; a cause of -1 is allowed only with

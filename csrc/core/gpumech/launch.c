@@ -18,6 +18,7 @@
  * ------------------------------------------------------------------------- */
 
 void gp_gm_prepared_free(gp_gm_prepared *p) {
+  gp_gm_profiles_free(&p->kept, &p->alloc);
   gp_free(&p->alloc, p->critical, (p->critical_count + 1) * sizeof *p->critical);
   p->critical = NULL;
   p->critical_count = 0;
@@ -409,6 +410,7 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
   int gpush = opt->equations == GP_MW_EQ_GPUSH;
   double issue_cycles = gp_gm_issue_cycles(m, opt->equations), cycles;
   gp_iv_profile shape_prof;
+  const gp_iv_profile *kept = NULL;
   double bodies = 0;
   size_t i;
   int status, paced;
@@ -423,15 +425,29 @@ int gp_gm_predict(const gp_kernel *k, const gp_machine *m, const gp_gm_inputs *i
   for (i = 0; i < out->shape_count; i++)
     if (out->shape[i].warp == prep->warp)
       out->profile_warp = prep->warp;
-  status = gp_gm_profile(profile, k, out->profile_warp, &in->pcs, issue_cycles, err);
+  if (opt->kept) { /* the reported profile is the caller's own copy */
+    status = gp_gm_profile_kept(opt->kept, &profile->alloc, &kept, k, out->profile_warp, &in->pcs,
+                                issue_cycles, err);
+    if (status == GP_OK)
+      status = gp_iv_profile_copy(profile, kept, err);
+  } else {
+    status = gp_gm_profile(profile, k, out->profile_warp, &in->pcs, issue_cycles, err);
+  }
   gp_iv_profile_init(&shape_prof, &profile->alloc);
   for (i = 0; i < out->shape_count && status == GP_OK; i++) {
     gp_gm_shape *s = &out->shape[i];
-    gp_iv_profile *p = s->warp == out->profile_warp ? profile : &shape_prof;
+    const gp_iv_profile *p = profile;
     gp_mw_params par;
-    if (p == &shape_prof && gp_gm_profile(p, k, s->warp, &in->pcs, issue_cycles, err) != GP_OK) {
-      status = GP_ERR;
-      break;
+    if (s->warp != out->profile_warp) {
+      if (opt->kept)
+        status = gp_gm_profile_kept(opt->kept, &profile->alloc, &p, k, s->warp, &in->pcs,
+                                    issue_cycles, err);
+      else {
+        status = gp_gm_profile(&shape_prof, k, s->warp, &in->pcs, issue_cycles, err);
+        p = &shape_prof;
+      }
+      if (status != GP_OK)
+        break;
     }
     wave_params(k, m, in, opt, s, p, &par);
     status = gp_mw_predict(p, &par, &s->r, err);

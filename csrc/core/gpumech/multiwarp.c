@@ -148,6 +148,15 @@ typedef struct mw_queues {
   double ahead[GP_MW_RES_N];
   double mshr_reqs_per_server;    /* the SM's L1-missing requests / MSHRs */
   double miss_dram_fraction;
+  /* Worked out once per wave for the solve's forty-odd queues_at calls
+   * (index_queues): each resource's M/D/c constants and wait cap (ahead x
+   * service), and the resources with demand, the issue slots and the
+   * MSHRs apart, in ascending order (the only ones queues_at's first loop
+   * computes; most of the units have none). */
+  gp_q_mdc mdc[GP_MW_RES_N];
+  double cap[GP_MW_RES_N];
+  uint8_t queued[GP_MW_RES_N];
+  size_t queued_n;
 } mw_queues;
 
 /* Services a visit can wait for: r - 1 rounds, r = the population's
@@ -159,9 +168,21 @@ static double services_ahead(double per_visit, double population, double servers
   return ahead > 0 ? ahead : 0;
 }
 
+/* The constants queues_at reads at every call (mw_queues' last fields). */
+static void index_queues(mw_queues *q) {
+  size_t r;
+  q->queued_n = 0;
+  for (r = GP_MW_RES_ISSUE; r < GP_MW_RES_N; r++) {
+    gp_q_mdc_init(&q->mdc[r], q->servers[r]);
+    q->cap[r] = q->ahead[r] * q->service[r];
+    if (r != GP_MW_RES_ISSUE && r != GP_MW_RES_MSHR && q->demand[r] > 0)
+      q->queued[q->queued_n++] = (uint8_t)r;
+  }
+}
+
 /* Fills the queues of one wave from the parameters, the profile and its
  * visits.  Resources the model does not include keep zero demand. */
-static void build_queues(const gp_iv_profile *p, const gp_mw_params *par, const mw_visits *v,
+static void fill_queues(const gp_iv_profile *p, const gp_mw_params *par, const mw_visits *v,
                          double latency, mw_queues *q) {
   double wsm = par->warps_per_sm > 0 ? par->warps_per_sm : par->warps;
   double cores = par->sms_with_blocks > 0 ? par->sms_with_blocks : 1;
@@ -219,6 +240,13 @@ static void build_queues(const gp_iv_profile *p, const gp_mw_params *par, const 
   }
 }
 
+/* fill_queues, then index_queues. */
+static void build_queues(const gp_iv_profile *p, const gp_mw_params *par, const mw_visits *v,
+                         double latency, mw_queues *q) {
+  fill_queues(p, par, v, latency, q);
+  index_queues(q);
+}
+
 /* The queues at `cycles` wave cycles: each resource's utilisation (demand /
  * cycles) and M/D/c wait per visit; the MSHRs are held through the L2 and
  * (for the share of misses that reach it) the DRAM queues, so their
@@ -227,15 +255,14 @@ static void build_queues(const gp_iv_profile *p, const gp_mw_params *par, const 
 static double queues_at(const mw_queues *q, double cycles, double *util, double *wait,
                         double *demand) {
   double path = q->latency, hold;
-  size_t r;
+  size_t r, i;
   memcpy(demand, q->demand, sizeof q->demand);
-  for (r = GP_MW_RES_ISSUE; r < GP_MW_RES_N; r++) {
-    util[r] = wait[r] = 0;
-    if (r == GP_MW_RES_ISSUE || r == GP_MW_RES_MSHR || !(q->demand[r] > 0))
-      continue;
+  memset(util + GP_MW_RES_ISSUE, 0, (GP_MW_RES_N - GP_MW_RES_ISSUE) * sizeof *util);
+  memset(wait + GP_MW_RES_ISSUE, 0, (GP_MW_RES_N - GP_MW_RES_ISSUE) * sizeof *wait);
+  for (i = 0; i < q->queued_n; i++) {
+    r = q->queued[i];
     util[r] = q->demand[r] / cycles;
-    wait[r] = fmin(gp_q_mdc_wait_cycles(util[r], q->servers[r], q->service[r]),
-                   q->ahead[r] * q->service[r]);
+    wait[r] = fmin(gp_q_mdc_wait(&q->mdc[r], util[r], q->service[r]), q->cap[r]);
   }
   util[GP_MW_RES_ISSUE] = q->demand[GP_MW_RES_ISSUE] / cycles;
   if (q->mshr_reqs_per_server > 0 && q->service[GP_MW_RES_MSHR] > 0) {
@@ -243,9 +270,8 @@ static double queues_at(const mw_queues *q, double cycles, double *util, double 
            q->miss_dram_fraction * wait[GP_MW_RES_DRAM];
     demand[GP_MW_RES_MSHR] = q->mshr_reqs_per_server * hold; /* Little: N x T / m */
     util[GP_MW_RES_MSHR] = demand[GP_MW_RES_MSHR] / cycles;
-    wait[GP_MW_RES_MSHR] =
-        fmin(gp_q_mdc_wait_cycles(util[GP_MW_RES_MSHR], q->servers[GP_MW_RES_MSHR], hold),
-             q->ahead[GP_MW_RES_MSHR] * hold);
+    wait[GP_MW_RES_MSHR] = fmin(gp_q_mdc_wait(&q->mdc[GP_MW_RES_MSHR], util[GP_MW_RES_MSHR], hold),
+                                q->ahead[GP_MW_RES_MSHR] * hold);
   }
   for (r = GP_MW_RES_ISSUE; r < GP_MW_RES_N; r++)
     if (q->visits[r] > 0 && wait[r] > 0)

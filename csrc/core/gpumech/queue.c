@@ -106,13 +106,14 @@ double gp_q_mm1_wait_cycles(double lambda_per_cycle, double service_cycles) {
   return rho * service_cycles / (1 - rho);
 }
 
+void gp_q_mdc_init(gp_q_mdc *q, double servers) {
+  q->c = floor(servers) < 1 ? 1 : floor(servers);
+  q->exponent = sqrt(2 * (q->c + 1)) - 1;
+  q->twice_c = 2 * q->c;
+}
+
 double gp_q_mdc_wait_cycles(double utilisation, double servers, double service_cycles) {
-  double c = floor(servers) < 1 ? 1 : floor(servers), u = utilisation;
-  if (!(u > 0) || !(service_cycles > 0))
-    return 0;
-  if (u >= 1)
-    return HUGE_VAL;
-  if (c == 1) /* M/D/1 (Pollaczek-Khinchine) */
-    return service_cycles * u / (2 * (1 - u));
-  return service_cycles * pow(u, sqrt(2 * (c + 1)) - 1) / (2 * c * (1 - u));
+  gp_q_mdc q;
+  gp_q_mdc_init(&q, servers);
+  return gp_q_mdc_wait(&q, utilisation, service_cycles);
 }

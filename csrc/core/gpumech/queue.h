@@ -17,6 +17,8 @@
 
 #include "gp_common.h"
 
+#include <math.h>
+
 /* Utilisation cap applied before the M/D/1 division. */
 #define GP_Q_RHO_MAX 0.999
 
@@ -79,5 +81,28 @@ double gp_q_mm1_wait_cycles(double lambda_per_cycle, double service_cycles);
  * integer >= 1; 0 for u <= 0; HUGE_VAL for u >= 1 (the queue grows without
  * bound: gpush's equations never evaluate it there). */
 double gp_q_mdc_wait_cycles(double utilisation, double servers, double service_cycles);
+
+/* gp_q_mdc_wait_cycles's queue with its servers fixed: the floored server
+ * count, Sakasegawa's exponent sqrt(2 (c + 1)) - 1 and 2c, worked out once
+ * (gpush's wave solve asks the same queues at some forty utilisations). */
+typedef struct gp_q_mdc {
+  double c, exponent, twice_c;
+} gp_q_mdc;
+
+void gp_q_mdc_init(gp_q_mdc *q, double servers);
+
+/* gp_q_mdc_wait_cycles(utilisation, servers, service_cycles) for the
+ * servers q was set up with, the same operations in the same order (the
+ * same bits). */
+static inline double gp_q_mdc_wait(const gp_q_mdc *q, double utilisation, double service_cycles) {
+  double u = utilisation;
+  if (!(u > 0) || !(service_cycles > 0))
+    return 0;
+  if (u >= 1)
+    return HUGE_VAL;
+  if (q->c == 1) /* M/D/1 (Pollaczek-Khinchine) */
+    return service_cycles * u / (2 * (1 - u));
+  return service_cycles * pow(u, q->exponent) / (q->twice_c * (1 - u));
+}
 
 #endif

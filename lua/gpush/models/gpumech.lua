@@ -528,9 +528,10 @@ function M.new(opts)
   opts = opts or {}
   local policy = opts.policy or "rr"
   local equations = check_equations(opts.equations, 2)
-  local columns = { "cycles", "time_us", "ipc", "cpi" }
-  for _, s in ipairs(M.STACK) do
-    columns[#columns + 1] = "cpi_" .. s:lower()
+  local columns, stack_columns = { "cycles", "time_us", "ipc", "cpi" }, {}
+  for i, s in ipairs(M.STACK) do
+    stack_columns[i] = "cpi_" .. s:lower()
+    columns[#columns + 1] = stack_columns[i]
   end
   for _, c in ipairs { "achieved_gbs", "dram_util", "dominant", "bottleneck", "bottleneck_detail", "bound", "waves",
     "warnings" } do
@@ -575,8 +576,8 @@ function M.new(opts)
         dram_util = achieved / cfg.dram.bandwidth_gbs, dominant = M.dominant(r.stack),
         bound = r.bound or "",
         waves = r.waves, warnings = table.concat(r.warnings, "; ") }
-      for _, s in ipairs(M.STACK) do
-        row["cpi_" .. s:lower()] = r.stack[s]
+      for i, s in ipairs(M.STACK) do
+        row[stack_columns[i]] = r.stack[s]
       end
       row.bottleneck, row.bottleneck_detail = r.bottleneck, r.bottleneck_detail
       if how then
