@@ -703,32 +703,36 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
   uint32_t wi, words = s->due_words;
   int any = 0;
   for (wi = 0; wi < words; wi++) {
-    uint64_t *word = due_now + wi, m, keep = 0;
-    while ((m = *word) != 0) {
-      uint32_t b = (uint32_t)__builtin_ctzll(m);
-      uint32_t g = wi * 64 + b;
+    uint64_t m = due_now[wi], keep = 0;
+    due_now[wi] = 0;
+    while (m != 0) {
+      uint32_t g = wi * 64 + (uint32_t)__builtin_ctzll(m);
       double when;
-      *word = m & (m - 1);
+      m &= m - 1;
       s->cur_g = g;
       switch (sched_evaluate(s, sched_of[g], t, &when, policy, plain)) {
       case LOOK_ISSUED:
         any = 1;
-        keep |= (uint64_t)1 << b;
+        keep |= (uint64_t)1 << (s->cur_g & 63);
         break;
       case LOOK_ISSUED_ASLEEP:
         /* asleep unless a barrier release or a new block of the issue made
          * it due at the next cycle anyway (a scheduler is never due and
          * asleep at once) */
         any = 1;
-        if (when < INFINITY && !bit_test(due_next, g))
-          wake_sleep(&s->wake, g, when);
+        if (when < INFINITY && !bit_test(due_next, s->cur_g))
+          wake_sleep(&s->wake, s->cur_g, when);
         break;
       case LOOK_NO_ISSUE:
         if (when < INFINITY)
-          wake_sleep(&s->wake, g, when);
+          wake_sleep(&s->wake, s->cur_g, when);
         break; /* else asleep until a barrier release or a new block */
       default:
         return GP_ERR;
+      }
+      if (s->sets_changed) { /* wake_sm's schedulers after g, due now */
+        m |= due_now[wi];
+        due_now[wi] = 0;
       }
     }
     due_next[wi] |= keep;
