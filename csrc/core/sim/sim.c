@@ -631,10 +631,10 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     if (two_level)
       sched_fill_active(s, q);
     /* one word, not two-level: no further pick when no other warp was
-     * eligible and no barrier release or new block added one (the usual
-     * end at width 2) */
+     * eligible (pos is one of e's: another is a second bit) and no barrier
+     * release or new block added one (the usual end at width 2) */
     if (q->issue_width > 1 &&
-        (words != 1 || two_level || (e[0] & ~((uint64_t)1 << pos)) != 0 || s->sets_changed))
+        (words != 1 || two_level || (e[0] & (e[0] - 1)) != 0 || s->sets_changed))
       issued = issue_further(s, q, t, e, pos, unit, words, policy, plain);
     else
       issued = 1;
