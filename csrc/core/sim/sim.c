@@ -508,6 +508,11 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
  * and the next cycle, by this code, not by comparing *when with t + 1. */
 enum { LOOK_ERROR = -1, LOOK_NO_ISSUE = 0, LOOK_ISSUED = 1, LOOK_ISSUED_ASLEEP = 2 };
 
+/* run_due's cases (its `plain`): the general loop; the plain case
+ * (sched_evaluate) at issue width above 1; the plain case at width 1, whose
+ * look has no further pick to test for. */
+enum { PLAIN_NO = 0, PLAIN_WIDE = 1, PLAIN_ONE = 2 };
+
 /* After an issue at t: when nothing can issue at t1 = t + 1 (no warp
  * ready, none due by t1), the look at t1 is skipped: its reason is set now,
  * *when becomes the cycle it could issue next (later than t1: a pending
@@ -633,7 +638,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     /* one word, not two-level: no further pick when no other warp was
      * eligible (pos is one of e's: another is a second bit) and no barrier
      * release or new block added one (the usual end at width 2) */
-    if (q->issue_width > 1 &&
+    if ((plain ? plain == PLAIN_WIDE : q->issue_width > 1) &&
         (words != 1 || two_level || (e[0] & (e[0] - 1)) != 0 || s->sets_changed))
       issued = issue_further(s, q, t, e, pos, unit, words, policy, plain);
     else
@@ -666,15 +671,16 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
  * issue next.  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
  * when the caller knows it as a constant (LRR, GTO), else -1; `plain` (a
- * constant, only with a constant policy) is 1 in a cycle of run_due's
- * plain case: sim.plain (one bitmap word, no per-PC stalls) and an issue
- * of one whole cycle (sim.issue_whole), none of them tested at the look. */
+ * constant, only with a constant policy) is PLAIN_WIDE or PLAIN_ONE (the
+ * machine's issue width above 1 or 1) in a cycle of run_due's plain case:
+ * sim.plain (one bitmap word, no per-PC stalls) and an issue of one whole
+ * cycle (sim.issue_whole), none of them tested at the look. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
                                                                 double *when, int policy,
                                                                 int plain) {
   out_charge_w(s, q, t, plain);
   if (plain) /* no scheduler without warp positions, none of more than 64 */
-    return evaluate(s, q, t, when, 1, policy, 1);
+    return evaluate(s, q, t, when, 1, policy, plain);
   if (q->count == 0) {
     sched_set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
@@ -742,16 +748,23 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
 }
 
 /* run_due compiled for the policy and the plain case (sched_evaluate)
- * where both are the usual ones. */
+ * where both are the usual ones, the plain case for issue width 1 and
+ * above 1. */
 static int run_due_schedulers(sim *s, int *issued) {
-  int plain = s->plain && s->issue_whole;
+  int plain = !(s->plain && s->issue_whole) ? PLAIN_NO
+              : s->m->sm.issue_width > 1    ? PLAIN_WIDE
+                                            : PLAIN_ONE;
   switch (s->opt->policy) {
   case GP_SIM_LRR:
-    return plain ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
+    return plain == PLAIN_WIDE  ? run_due(s, issued, GP_SIM_LRR, PLAIN_WIDE)
+           : plain == PLAIN_ONE ? run_due(s, issued, GP_SIM_LRR, PLAIN_ONE)
+                                : run_due(s, issued, GP_SIM_LRR, PLAIN_NO);
   case GP_SIM_GTO:
-    return plain ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
+    return plain == PLAIN_WIDE  ? run_due(s, issued, GP_SIM_GTO, PLAIN_WIDE)
+           : plain == PLAIN_ONE ? run_due(s, issued, GP_SIM_GTO, PLAIN_ONE)
+                                : run_due(s, issued, GP_SIM_GTO, PLAIN_NO);
   default:
-    return run_due(s, issued, -1, 0);
+    return run_due(s, issued, -1, PLAIN_NO);
   }
 }
 
