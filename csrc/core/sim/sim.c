@@ -653,7 +653,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
      * not come): counted, so the stalls' sums stay the same bit for bit;
      * only scheduler_cycles' order of additions moves (docs/sim.md) */
     out_charge_issue(s, q, t, (uint32_t)issued, plain);
-    if (!two_level && skip_empty_look(q, t + 1, words, policy, when))
+    if (!two_level && skip_empty_look(q, s->issue_end, words, policy, when))
       return LOOK_ISSUED_ASLEEP;
     return LOOK_ISSUED;
   }
@@ -707,7 +707,8 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
   uint64_t *due_now = s->due_now, *due_next = s->due_next;
   sched_state *const *sched_of = s->sched_of;
   uint32_t wi, words = s->due_words;
-  int any = 0;
+  int any = 0; /* an issue whose scheduler sleeps after it; the others are in `kept` */
+  uint64_t kept = 0;
   for (wi = 0; wi < words; wi++) {
     uint64_t m = due_now[wi], keep = 0;
     due_now[wi] = 0;
@@ -718,7 +719,6 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
       s->cur_g = g;
       switch (sched_evaluate(s, sched_of[g], t, &when, policy, plain)) {
       case LOOK_ISSUED:
-        any = 1;
         keep |= (uint64_t)1 << (s->cur_g & 63);
         break;
       case LOOK_ISSUED_ASLEEP:
@@ -742,8 +742,9 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
       }
     }
     due_next[wi] |= keep;
+    kept |= keep;
   }
-  *issued = any;
+  *issued = any || kept != 0;
   return GP_OK;
 }
 
