@@ -570,9 +570,9 @@ static inline __attribute__((always_inline)) int issue_picked(sim *s, sched_stat
  * width above 1: the further picks and issues, e the eligible warps before
  * that issue.  Returns the number issued in all, -1 on error.  Not the
  * warps issued this cycle (one word: a local mask; else q->issued_now),
- * nor, unless a barrier release or a new block (s->sets_changed, kept set
- * until the next look) added warps, the last issued unit's when it is
- * busy now. */
+ * nor, unless a barrier release or a new block (s->sets_changed, set
+ * until the end of the look: run_due clears it) added warps, the last
+ * issued unit's when it is busy now. */
 static inline __attribute__((always_inline)) int issue_further(sim *s, sched_state *q, double t,
                                                                uint64_t *e, int64_t pos,
                                                                int unit, uint32_t words,
@@ -626,7 +626,6 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   sched_promote(q, t, words);
   if (two_level)
     sched_fill_active(s, q);
-  s->sets_changed = 0;
   sched_eligible(q, t, 0, e, words, policy); /* none issued yet */
   pos = words == 1 && e[0] == 0 ? -1 : sched_pick(s, q, t, e, words, policy);
   if (pos >= 0) {
@@ -739,6 +738,7 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
       if (s->sets_changed) { /* wake_sm's schedulers after g, due now */
         m |= due_now[wi];
         due_now[wi] = 0;
+        s->sets_changed = 0;
       }
     }
     due_next[wi] |= keep;
