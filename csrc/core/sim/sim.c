@@ -696,10 +696,15 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
  * (wake-ups may add later ones of the same SM); *issued tells whether any
  * issued.  `policy` and `plain` as in sched_evaluate.  The cycle and the
  * due bitmaps' addresses stay the same during the look (advance changes
- * them), so they are read once; a scheduler due again at the next cycle
- * after its issue (the usual case) is collected in `keep` and set in
- * due_next once per word: nothing reads its bit there before (wake_sm sets
- * bits of due_next itself, and a scheduler is looked at once a cycle). */
+ * them), so they are read once.  A due word is taken whole into a local
+ * (cleared in due_now) and read again only after a look that set
+ * sets_changed: only wake_sm adds due schedulers during the loop, always
+ * after cur_g, and it sets sets_changed, which is cleared here.  The
+ * scheduler's index is read back from cur_g after the look, not kept
+ * across it.  A scheduler due again at the next cycle after its issue (the
+ * usual case) is collected in `keep` and set in due_next once per word:
+ * nothing reads its bit there before (wake_sm sets bits of due_next itself,
+ * and a scheduler is looked at once a cycle). */
 static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
                                                          int plain) {
   const double t = s->t;
