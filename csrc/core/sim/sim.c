@@ -702,7 +702,8 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
  * after cur_g, and it sets sets_changed, which is cleared here.  The
  * scheduler's index is read back from cur_g after the look, not kept
  * across it.  A scheduler due again at the next cycle after its issue (the
- * usual case) is collected in `keep` and set in due_next once per word:
+ * usual case) is set in due_next once per word (`keep`: the word's looked-at
+ * schedulers but those that sleep or wait, which are fewer to collect):
  * nothing reads its bit there before (wake_sm sets bits of due_next itself,
  * and a scheduler is looked at once a cycle). */
 static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
@@ -714,7 +715,7 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
   int any = 0; /* an issue whose scheduler sleeps after it; the others are in `kept` */
   uint64_t kept = 0;
   for (wi = 0; wi < words; wi++) {
-    uint64_t m = due_now[wi], keep = 0;
+    uint64_t m = due_now[wi], looked = m, asleep = 0, keep;
     due_now[wi] = 0;
     while (m != 0) {
       uint32_t g = wi * 64 + (uint32_t)__builtin_ctzll(m);
@@ -723,17 +724,18 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
       s->cur_g = g;
       switch (sched_evaluate(s, sched_of[g], t, &when, policy, plain)) {
       case LOOK_ISSUED:
-        keep |= (uint64_t)1 << (s->cur_g & 63);
         break;
       case LOOK_ISSUED_ASLEEP:
         /* asleep unless a barrier release or a new block of the issue made
          * it due at the next cycle anyway (a scheduler is never due and
          * asleep at once) */
         any = 1;
+        asleep |= (uint64_t)1 << (s->cur_g & 63);
         if (when < INFINITY && !bit_test(due_next, s->cur_g))
           wake_sleep(&s->wake, s->cur_g, when);
         break;
       case LOOK_NO_ISSUE:
+        asleep |= (uint64_t)1 << (s->cur_g & 63);
         if (when < INFINITY)
           wake_sleep(&s->wake, s->cur_g, when);
         break; /* else asleep until a barrier release or a new block */
@@ -742,10 +744,12 @@ static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, in
       }
       if (s->sets_changed) { /* wake_sm's schedulers after g, due now */
         m |= due_now[wi];
+        looked |= due_now[wi];
         due_now[wi] = 0;
         s->sets_changed = 0;
       }
     }
+    keep = looked & ~asleep;
     due_next[wi] |= keep;
     kept |= keep;
   }
