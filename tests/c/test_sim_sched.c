@@ -242,6 +242,44 @@ static void test_barrier_release_wakes_a_later_scheduler(void) {
   }
 }
 
+/* A look that issues nothing is not due at the next cycle: its scheduler
+ * sleeps until its warp can issue, and with nothing else due the loop
+ * jumps there.  One warp of two independent IADD3s whose block's launch
+ * takes 2.5 cycles: the look at 0 finds it waiting for its launch, and the
+ * issues come at 2.5 and 3.5 (a scheduler kept due after that look would
+ * step the loop through 1, 2 and 3 and issue at 3 and 4). */
+static void test_look_without_issue_sleeps(void) {
+  static const char text[] =
+      "-kernel name = late\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 2\n0010 ffffffff 1 R1 IADD3 0 0\n0020 ffffffff 1 R2 IADD3 0 0\n"
+      "#END_TB\n";
+  static const int policies[2] = {GP_SIM_LRR, GP_SIM_GTO};
+  gp_kernel *k = parse(text);
+  int p;
+  if (k == NULL) {
+    CHECK(0);
+    return;
+  }
+  for (p = 0; p < 2; p++) {
+    sim_setup c = config();
+    gp_sim_result r;
+    gp_error err;
+    issue_log log;
+    memset(&log, 0, sizeof log);
+    c.m.launch.block_cycles = 2.5;
+    c.o.policy = policies[p];
+    c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+    CHECK(run(k, &c, &r, &err) == GP_OK);
+    CHECK_EQ_INT(log.n, 2);
+    CHECK_NEAR(log.cycle[0], 2.5, 0);
+    CHECK_NEAR(log.cycle[1], 3.5, 0);
+    done(&r);
+  }
+  gp_kernel_free(k);
+}
+
 static gp_kernel *synth(uint32_t threads, uint32_t trips, const gp_synth_op *body, uint32_t n) {
   static const gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 22, 4, 1}};
   gp_synth_desc d;
@@ -1007,6 +1045,7 @@ int main(void) {
 
   RUN(test_barrier_release_adds_a_pick_in_its_cycle);
   RUN(test_barrier_release_wakes_a_later_scheduler);
+  RUN(test_look_without_issue_sleeps);
   RUN(test_issuing_cycles_by_pc);
   return gp_test_finish();
 }
