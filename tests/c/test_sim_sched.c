@@ -178,6 +178,108 @@ static void test_barrier_release_adds_a_pick_in_its_cycle(void) {
   gp_kernel_free(k);
 }
 
+/* A barrier release wakes a later scheduler of the SM in its own cycle
+ * (run_due's merge of the due word after a look that set sets_changed).
+ * Two schedulers, issue width 1, one block of two warps: warp 0 (scheduler
+ * 0) five dependent FFMAs (latency 4), BAR, IADD3; warp 1 (scheduler 1) BAR,
+ * IADD3.  By hand: cycle 0 w0's FFMA and w1's BAR (scheduler 1 then waits at
+ * the barrier, asleep with no wake-up); w0's FFMAs at 4, 8, 12, 16, its BAR
+ * at 17, which releases w1: scheduler 1 (after scheduler 0 in the cycle's
+ * order) looks at 17 too and issues w1's IADD3 there; w0's IADD3 at 18.
+ * LRR and GTO, the scheduler of the release first and then second in the
+ * order (warps swapped: w1's scheduler 1 releases w0's scheduler 0, which
+ * then looks at 18, the next cycle). */
+static void test_barrier_release_wakes_a_later_scheduler(void) {
+  static const char chain_first[] =
+      "-kernel name = bar2s\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 7\n0030 ffffffff 1 R2 FFMA 0 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0010 ffffffff 0 BAR.SYNC 0 0\n"
+      "0050 ffffffff 1 R3 IADD3 0 0\n"
+      "warp = 1\ninsts = 2\n0010 ffffffff 0 BAR.SYNC 0 0\n0020 ffffffff 1 R1 IADD3 0 0\n"
+      "#END_TB\n";
+  static const char chain_second[] =
+      "-kernel name = bar2s\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 2\n0010 ffffffff 0 BAR.SYNC 0 0\n0020 ffffffff 1 R1 IADD3 0 0\n"
+      "warp = 1\ninsts = 7\n0030 ffffffff 1 R2 FFMA 0 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0040 ffffffff 1 R2 FFMA 1 R2 0\n"
+      "0040 ffffffff 1 R2 FFMA 1 R2 0\n0010 ffffffff 0 BAR.SYNC 0 0\n"
+      "0050 ffffffff 1 R3 IADD3 0 0\n#END_TB\n";
+  static const double want[2][9][2] = {
+      {{0, 0}, {0, 1}, {4, 0}, {8, 0}, {12, 0}, {16, 0}, {17, 0}, {17, 1}, {18, 0}},
+      {{0, 0}, {0, 1}, {4, 1}, {8, 1}, {12, 1}, {16, 1}, {17, 1}, {18, 0}, {18, 1}}};
+  static const int policies[2] = {GP_SIM_LRR, GP_SIM_GTO};
+  int order, p;
+  for (order = 0; order < 2; order++) {
+    gp_kernel *k = parse(order == 0 ? chain_first : chain_second);
+    if (k == NULL) {
+      CHECK(0);
+      return;
+    }
+    for (p = 0; p < 2; p++) {
+      sim_setup c = sim_setup_of(1, 2, 1);
+      gp_sim_result r;
+      gp_error err;
+      issue_log log;
+      uint32_t i;
+      memset(&log, 0, sizeof log);
+      c.m.ops[GP_OP_OTHER].latency = 1;
+      c.o.policy = policies[p];
+      c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+      CHECK(run(k, &c, &r, &err) == GP_OK);
+      CHECK_EQ_INT(log.n, 9);
+      for (i = 0; i < log.n && i < 9; i++) {
+        CHECK_NEAR(log.cycle[i], want[order][i][0], 0);
+        CHECK_EQ_INT(log.warp[i], (int)want[order][i][1]);
+      }
+      done(&r);
+    }
+    gp_kernel_free(k);
+  }
+}
+
+/* A look that issues nothing is not due at the next cycle: its scheduler
+ * sleeps until its warp can issue, and with nothing else due the loop
+ * jumps there.  One warp of two independent IADD3s whose block's launch
+ * takes 2.5 cycles: the look at 0 finds it waiting for its launch, and the
+ * issues come at 2.5 and 3.5 (a scheduler kept due after that look would
+ * step the loop through 1, 2 and 3 and issue at 3 and 4). */
+static void test_look_without_issue_sleeps(void) {
+  static const char text[] =
+      "-kernel name = late\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+      "-binary version = 80\n-accelsim tracer version = 3\n#traces format = x\n"
+      "#BEGIN_TB\nthread block = 0,0,0\n"
+      "warp = 0\ninsts = 2\n0010 ffffffff 1 R1 IADD3 0 0\n0020 ffffffff 1 R2 IADD3 0 0\n"
+      "#END_TB\n";
+  static const int policies[2] = {GP_SIM_LRR, GP_SIM_GTO};
+  gp_kernel *k = parse(text);
+  int p;
+  if (k == NULL) {
+    CHECK(0);
+    return;
+  }
+  for (p = 0; p < 2; p++) {
+    sim_setup c = config();
+    gp_sim_result r;
+    gp_error err;
+    issue_log log;
+    memset(&log, 0, sizeof log);
+    c.m.launch.block_cycles = 2.5;
+    c.o.policy = policies[p];
+    c.o.on_issue = log_issue, c.o.on_issue_ctx = &log;
+    CHECK(run(k, &c, &r, &err) == GP_OK);
+    CHECK_EQ_INT(log.n, 2);
+    CHECK_NEAR(log.cycle[0], 2.5, 0);
+    CHECK_NEAR(log.cycle[1], 3.5, 0);
+    done(&r);
+  }
+  gp_kernel_free(k);
+}
+
 static gp_kernel *synth(uint32_t threads, uint32_t trips, const gp_synth_op *body, uint32_t n) {
   static const gp_synth_stream s[1] = {{GP_STREAM_COALESCED, 0x10000, 1 << 22, 4, 1}};
   gp_synth_desc d;
@@ -942,6 +1044,8 @@ int main(void) {
   RUN(test_pending_warp_keeps_its_unit);
 
   RUN(test_barrier_release_adds_a_pick_in_its_cycle);
+  RUN(test_barrier_release_wakes_a_later_scheduler);
+  RUN(test_look_without_issue_sleeps);
   RUN(test_issuing_cycles_by_pc);
   return gp_test_finish();
 }

@@ -507,6 +507,11 @@ static inline __attribute__((always_inline)) int issue(sim *s, sched_state *q, w
  * and the next cycle, by this code, not by comparing *when with t + 1. */
 enum { LOOK_ERROR = -1, LOOK_NO_ISSUE = 0, LOOK_ISSUED = 1, LOOK_ISSUED_ASLEEP = 2 };
 
+/* run_due's cases (its `plain`): the general loop; the plain case
+ * (sched_evaluate) at issue width above 1; the plain case at width 1, whose
+ * look has no further pick to test for. */
+enum { PLAIN_NO = 0, PLAIN_WIDE = 1, PLAIN_ONE = 2 };
+
 /* After an issue at t: when nothing can issue at t1 = t + 1 (no warp
  * ready, none due by t1), the look at t1 is skipped: its reason is set now,
  * *when becomes the cycle it could issue next (later than t1: a pending
@@ -564,9 +569,9 @@ static inline __attribute__((always_inline)) int issue_picked(sim *s, sched_stat
  * width above 1: the further picks and issues, e the eligible warps before
  * that issue.  Returns the number issued in all, -1 on error.  Not the
  * warps issued this cycle (one word: a local mask; else q->issued_now),
- * nor, unless a barrier release or a new block (s->sets_changed, kept set
- * until the next look) added warps, the last issued unit's when it is
- * busy now. */
+ * nor, unless a barrier release or a new block (s->sets_changed, set
+ * until the end of the look: run_due clears it) added warps, the last
+ * issued unit's when it is busy now. */
 static inline __attribute__((always_inline)) int issue_further(sim *s, sched_state *q, double t,
                                                                uint64_t *e, int64_t pos,
                                                                int unit, uint32_t words,
@@ -620,7 +625,6 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   sched_promote(q, t, words);
   if (two_level)
     sched_fill_active(s, q);
-  s->sets_changed = 0;
   sched_eligible(q, t, 0, e, words, policy); /* none issued yet */
   pos = words == 1 && e[0] == 0 ? -1 : sched_pick(s, q, t, e, words, policy);
   if (pos >= 0) {
@@ -630,10 +634,10 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
     if (two_level)
       sched_fill_active(s, q);
     /* one word, not two-level: no further pick when no other warp was
-     * eligible and no barrier release or new block added one (the usual
-     * end at width 2) */
-    if (q->issue_width > 1 &&
-        (words != 1 || two_level || (e[0] & ~((uint64_t)1 << pos)) != 0 || s->sets_changed))
+     * eligible (pos is one of e's: another is a second bit) and no barrier
+     * release or new block added one (the usual end at width 2) */
+    if ((plain ? plain == PLAIN_WIDE : q->issue_width > 1) &&
+        (words != 1 || two_level || (e[0] & (e[0] - 1)) != 0 || s->sets_changed))
       issued = issue_further(s, q, t, e, pos, unit, words, policy, plain);
     else
       issued = 1;
@@ -647,7 +651,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
      * not come): counted, so the stalls' sums stay the same bit for bit;
      * only scheduler_cycles' order of additions moves (docs/sim.md) */
     out_charge_issue(s, q, t, (uint32_t)issued, plain);
-    if (!two_level && skip_empty_look(q, t + 1, words, policy, when))
+    if (!two_level && skip_empty_look(q, s->issue_end, words, policy, when))
       return LOOK_ISSUED_ASLEEP;
     return LOOK_ISSUED;
   }
@@ -665,15 +669,16 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
  * issue next.  Inline in
  * run_due: once per look at a scheduler.  `policy` is the configuration's
  * when the caller knows it as a constant (LRR, GTO), else -1; `plain` (a
- * constant, only with a constant policy) is 1 in a cycle of run_due's
- * plain case: sim.plain (one bitmap word, no per-PC stalls) and an issue
- * of one whole cycle (sim.issue_whole), none of them tested at the look. */
+ * constant, only with a constant policy) is PLAIN_WIDE or PLAIN_ONE (the
+ * machine's issue width above 1 or 1) in a cycle of run_due's plain case:
+ * sim.plain (one bitmap word, no per-PC stalls) and an issue of one whole
+ * cycle (sim.issue_whole), none of them tested at the look. */
 static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_state *q, double t,
                                                                 double *when, int policy,
                                                                 int plain) {
   out_charge_w(s, q, t, plain);
   if (plain) /* no scheduler without warp positions, none of more than 64 */
-    return evaluate(s, q, t, when, 1, policy, 1);
+    return evaluate(s, q, t, when, 1, policy, plain);
   if (q->count == 0) {
     sched_set_reason(q, GP_STALL_IDLE, -1);
     *when = INFINITY;
@@ -690,63 +695,85 @@ static inline __attribute__((always_inline)) int sched_evaluate(sim *s, sched_st
  * (wake-ups may add later ones of the same SM); *issued tells whether any
  * issued.  `policy` and `plain` as in sched_evaluate.  The cycle and the
  * due bitmaps' addresses stay the same during the look (advance changes
- * them), so they are read once; a scheduler due again at the next cycle
- * after its issue (the usual case) is collected in `keep` and set in
- * due_next once per word: nothing reads its bit there before (wake_sm sets
- * bits of due_next itself, and a scheduler is looked at once a cycle). */
+ * them), so they are read once.  A due word is taken whole into a local
+ * (cleared in due_now) and read again only after a look that set
+ * sets_changed: only wake_sm adds due schedulers during the loop, always
+ * after cur_g, and it sets sets_changed, which is cleared here.  The
+ * scheduler's index is read back from cur_g after the look, not kept
+ * across it.  A scheduler due again at the next cycle after its issue (the
+ * usual case) is set in due_next once per word (`keep`: the word's looked-at
+ * schedulers but those that sleep or wait, which are fewer to collect):
+ * nothing reads its bit there before (wake_sm sets bits of due_next itself,
+ * and a scheduler is looked at once a cycle). */
 static inline __attribute__((always_inline)) int run_due(sim *s, int *issued, int policy,
                                                          int plain) {
   const double t = s->t;
   uint64_t *due_now = s->due_now, *due_next = s->due_next;
   sched_state *const *sched_of = s->sched_of;
   uint32_t wi, words = s->due_words;
-  int any = 0;
+  int any = 0; /* an issue whose scheduler sleeps after it; the others are in `kept` */
+  uint64_t kept = 0;
   for (wi = 0; wi < words; wi++) {
-    uint64_t *word = due_now + wi, m, keep = 0;
-    while ((m = *word) != 0) {
-      uint32_t b = (uint32_t)__builtin_ctzll(m);
-      uint32_t g = wi * 64 + b;
+    uint64_t m = due_now[wi], looked = m, asleep = 0, keep;
+    due_now[wi] = 0;
+    while (m != 0) {
+      uint32_t g = wi * 64 + (uint32_t)__builtin_ctzll(m);
       double when;
-      *word = m & (m - 1);
+      m &= m - 1;
       s->cur_g = g;
       switch (sched_evaluate(s, sched_of[g], t, &when, policy, plain)) {
       case LOOK_ISSUED:
-        any = 1;
-        keep |= (uint64_t)1 << b;
         break;
       case LOOK_ISSUED_ASLEEP:
         /* asleep unless a barrier release or a new block of the issue made
          * it due at the next cycle anyway (a scheduler is never due and
          * asleep at once) */
         any = 1;
-        if (when < INFINITY && !bit_test(due_next, g))
-          wake_sleep(&s->wake, g, when);
+        asleep |= (uint64_t)1 << (s->cur_g & 63);
+        if (when < INFINITY && !bit_test(due_next, s->cur_g))
+          wake_sleep(&s->wake, s->cur_g, when);
         break;
       case LOOK_NO_ISSUE:
+        asleep |= (uint64_t)1 << (s->cur_g & 63);
         if (when < INFINITY)
-          wake_sleep(&s->wake, g, when);
+          wake_sleep(&s->wake, s->cur_g, when);
         break; /* else asleep until a barrier release or a new block */
       default:
         return GP_ERR;
       }
+      if (s->sets_changed) { /* wake_sm's schedulers after g, due now */
+        m |= due_now[wi];
+        looked |= due_now[wi];
+        due_now[wi] = 0;
+        s->sets_changed = 0;
+      }
     }
+    keep = looked & ~asleep;
     due_next[wi] |= keep;
+    kept |= keep;
   }
-  *issued = any;
+  *issued = any || kept != 0;
   return GP_OK;
 }
 
 /* run_due compiled for the policy and the plain case (sched_evaluate)
- * where both are the usual ones. */
+ * where both are the usual ones, the plain case for issue width 1 and
+ * above 1. */
 static int run_due_schedulers(sim *s, int *issued) {
-  int plain = s->plain && s->issue_whole;
+  int plain = !(s->plain && s->issue_whole) ? PLAIN_NO
+              : s->m->sm.issue_width > 1    ? PLAIN_WIDE
+                                            : PLAIN_ONE;
   switch (s->opt->policy) {
   case GP_SIM_LRR:
-    return plain ? run_due(s, issued, GP_SIM_LRR, 1) : run_due(s, issued, GP_SIM_LRR, 0);
+    return plain == PLAIN_WIDE  ? run_due(s, issued, GP_SIM_LRR, PLAIN_WIDE)
+           : plain == PLAIN_ONE ? run_due(s, issued, GP_SIM_LRR, PLAIN_ONE)
+                                : run_due(s, issued, GP_SIM_LRR, PLAIN_NO);
   case GP_SIM_GTO:
-    return plain ? run_due(s, issued, GP_SIM_GTO, 1) : run_due(s, issued, GP_SIM_GTO, 0);
+    return plain == PLAIN_WIDE  ? run_due(s, issued, GP_SIM_GTO, PLAIN_WIDE)
+           : plain == PLAIN_ONE ? run_due(s, issued, GP_SIM_GTO, PLAIN_ONE)
+                                : run_due(s, issued, GP_SIM_GTO, PLAIN_NO);
   default:
-    return run_due(s, issued, -1, 0);
+    return run_due(s, issued, -1, PLAIN_NO);
   }
 }
 

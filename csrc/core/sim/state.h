@@ -168,7 +168,9 @@ typedef struct sim {
   double t;
   double issue_end;        /* t + 1: the end of an issuing cycle at t */
   int issue_whole;         /* whether issue_end - t is 1 (not where t + 1 rounds) */
-  int sets_changed;        /* a barrier release or a new block since the last issue */
+  int sets_changed;        /* a barrier release or a new block since the end of the
+                              last look (run_due clears it; set before the first, it
+                              only costs that look the full eligible scan) */
   int plain;               /* every scheduler has 1 to 64 warp positions (one bitmap word)
                               and the run keeps no per-PC stalls (run_due's usual case) */
   uint32_t cur_g, due_words;
