@@ -7,8 +7,10 @@
 #
 #   bash tools/bitdiff.sh GPUSH OUTDIR [REFDIR]
 #
-# 360 outputs: gpumech (RR, GTO), bounds, sim (LRR and GTO with --per-pc,
-# two-level) x suite, variants and the eight shared traces x gtx1080,
+# 480 outputs: gpumech (RR, GTO), bounds, sim (LRR and GTO, each with and
+# without --per-pc: the plain loop a sweep and `bench sim` run is compiled
+# apart from the per-PC one; two-level) x suite, variants and the eight
+# shared traces x gtx1080,
 # gtx660ti, a100, rtx3070, hd7970, h100-sxm.  Prints each output that differs
 # from REFDIR's and "compared N outputs, M differ"; exits 1 when M > 0.
 # Without ../shared only the suite and the variants are run (and counted).
@@ -36,7 +38,7 @@ else
 fi
 presets="gtx1080 gtx660ti a100 rtx3070 hd7970 h100-sxm"
 models=("gpumech --policy rr" "gpumech --policy gto" "bounds" "sim --policy lrr --per-pc"
-  "sim --policy gto --per-pc" "sim --policy two-level")
+  "sim --policy gto --per-pc" "sim --policy lrr" "sim --policy gto" "sim --policy two-level")
 n=0; differ=0
 for preset in $presets; do
   for path in $paths; do
