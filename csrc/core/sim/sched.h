@@ -54,9 +54,16 @@ static inline __attribute__((always_inline)) void sched_promote(sched_state *q, 
   q->next_due = n > 0 ? p[-1].ready : INFINITY;
 }
 
-/* Where round-robin scanning starts: the position after the last issue. */
-static inline uint32_t rr_start(const sched_state *q) {
+/* Where round-robin scanning starts: the position after the last issue.
+ * One word (`words` 1, a constant in the hot paths): rr + 1 as it is, no
+ * test against the count, as first_from takes the bits from start & 63 and
+ * wraps to the whole word when none is set there: a start of 64 is 0, and
+ * one from the count to 63 finds no bit (no position there) and wraps, as
+ * 0 would. */
+static inline uint32_t rr_start(const sched_state *q, uint32_t words) {
   uint32_t start = (uint32_t)(q->rr + 1);
+  if (words == 1)
+    return start;
   return start >= q->count ? 0 : start;
 }
 
@@ -182,7 +189,7 @@ static inline __attribute__((always_inline)) int64_t sched_pick(sim *s, sched_st
   case GP_SIM_CALLBACK:
     return sched_pick_callback(s, q, t, e);
   default: /* LRR, and two-level within its active set */
-    return first_from(e, words, rr_start(q));
+    return first_from(e, words, rr_start(q, words));
   }
 }
 
@@ -222,7 +229,7 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
                                                                      uint32_t words,
                                                                      int policy,
                                                                      int any_ready) {
-  uint32_t start = policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
+  uint32_t start = policy == GP_SIM_LRR ? rr_start(q, words) : 0, wi, x;
   uint64_t *busy = set_w(q, SET_SCRATCH, words);
   const uint64_t *any = set_w(q, SET_READY_ANY, words);
   double when = INFINITY;

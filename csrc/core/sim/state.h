@@ -308,12 +308,15 @@ static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t p
  * result's pc_stalls and sim.issue_whole tell). */
 static inline __attribute__((always_inline)) void out_charge_w(sim *s, sched_state *q,
                                                                double until, int plain) {
-  gp_sim_result *r = s->out;
-  double d = until - q->since;
+  gp_sim_result *r;
+  double since = q->since, d;
   uint32_t x;
   q->since = until;
-  if (!(d > 0))
-    return;
+  if (!(until > since))
+    return; /* the look right after an issue (since is its cycle's end): no
+               difference computed, the result's address not read */
+  d = until - since; /* above 0: the difference of two distinct doubles */
+  r = s->out;
   r->stalls[q->why] += d;
   q->sm_stalls[q->why] += d;
   r->counters.scheduler_cycles += d;
