@@ -257,11 +257,15 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
           busy[wi] |= r[wi] & any[wi];
     }
   }
-  if (q->pending_count > 0) {
-    /* the earliest pending warp decides unless a unit is busy beyond it */
+  {
+    /* the earliest pending warp decides unless a unit is busy beyond it
+     * (none pending: next_due is INFINITY, which leaves `when` as it is,
+     * and the loop below finds no entry) */
     double first = q->next_due;
     if (q->latest_free <= first) {
-      if (first < when)
+      if (!any_ready)
+        when = first; /* `when` is still INFINITY: first is the smaller */
+      else if (first < when)
         when = first;
     } else {
       for (x = q->pending_count; x-- > 0;) { /* soonest first */
@@ -269,7 +273,8 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
         double w;
         if (p->ready >= when)
           break; /* this one and the later ones cannot be earlier */
-        w = p->ready > q->unit_free[p->unit] ? p->ready : q->unit_free[p->unit];
+        u = warp_at(q, p->pos)->unit;
+        w = p->ready > q->unit_free[u] ? p->ready : q->unit_free[u];
         if (w < when)
           when = w;
       }

@@ -55,10 +55,13 @@ typedef struct sim_class {
                               class occupies fractionally, or an on_issue observer */
 } sim_class;
 
+/* A pending warp in its scheduler's list.  Its next unit is the warp's
+ * (warp_state.unit, unchanged while it waits), read there by the rare
+ * reason that needs it, not stored at every wait. */
 typedef struct pend_entry {
   double ready;
   uint32_t pos;
-  uint8_t unit, set;       /* its next unit; SET_PEND_MEM, SET_PEND_DEP or SET_PEND_LAUNCH */
+  uint8_t set;             /* SET_PEND_MEM, SET_PEND_DEP or SET_PEND_LAUNCH */
 } pend_entry;
 
 /* Completion rings up to this long live in the warp's state. */
@@ -218,8 +221,7 @@ void out_charge_cold(sim *s, sched_state *q, double until);
  * The list starts in the middle of pending_mem when it is empty (and is
  * moved back there when its front reaches the start), so there is room on
  * both sides: its end stays below 2 x count. */
-static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t unit,
-                                  uint8_t set) {
+static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t set) {
   pend_entry *h = q->pending, *at;
   uint32_t n = q->pending_count;
   q->pending_count = n + 1;
@@ -240,7 +242,7 @@ static inline void pending_insert(sched_state *q, double ready, uint32_t pos, ui
     }
     q->pending = at = h - 1;
   }
-  *at = (pend_entry){.ready = ready, .pos = pos, .unit = unit, .set = set};
+  *at = (pend_entry){.ready = ready, .pos = pos, .set = set};
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
@@ -252,7 +254,7 @@ static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t po
                                 uint32_t words) {
   uint8_t set =
       w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
-  pending_insert(q, w->ready, pos, w->unit, set);
+  pending_insert(q, w->ready, pos, set);
   bit_set_w(set_w(q, set, words), pos, words);
   bit_set_w(set_w(q, w->unit, words), pos, words);
 }
@@ -263,7 +265,7 @@ _Static_assert(SET_PEND_MEM + 1 == SET_PEND_DEP, "a pending reason from on_load"
 static inline void sched_pend_issued_w(sched_state *q, const warp_state *w, uint32_t pos,
                                        uint32_t words) {
   uint8_t set = (uint8_t)(SET_PEND_DEP - w->on_load); /* on_load is 0 or 1 */
-  pending_insert(q, w->ready, pos, w->unit, set);
+  pending_insert(q, w->ready, pos, set);
   bit_set_w(set_w(q, set, words), pos, words);
 }
 static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
