@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) void sched_promote(sched_state *q, 
     uint32_t pos;
     p--;
     pos = p->pos;
-    bit_clear_w(set_w(q, p->set, words), pos, words);
+    bit_drop_w(set_w(q, p->set, words), pos, words); /* in its pending set */
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
   } while (--n > 0 && p[-1].ready <= t);
   q->pending_count = n;
@@ -169,7 +169,7 @@ static inline __attribute__((always_inline)) void sched_eligible(sched_state *q,
 static inline void sched_eligible_after_issue(sched_state *q, double t, uint32_t pos, int unit,
                                         uint64_t *e, uint32_t words) {
   uint32_t wi;
-  bit_clear_w(e, pos, words);
+  bit_drop_w(e, pos, words); /* picked from e */
   if (q->unit_free[unit] > t) {
     const uint64_t *r = set_w(q, unit, words);
     for (wi = 0; wi < words; wi++)
