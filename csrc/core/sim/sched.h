@@ -68,7 +68,8 @@ static inline uint32_t rr_start(const sched_state *q, uint32_t words) {
 }
 
 /* The first set bit at or after `start`, wrapping round; -1 when none.
- * One word (start below 64): the bits from start, else the whole word. */
+ * One word (start up to 64, rr_start's): the bits from start & 63, else
+ * the whole word. */
 static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words,
                                                                  uint32_t start) {
   uint32_t wi = start >> 6, n;
