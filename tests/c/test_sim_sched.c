@@ -951,6 +951,7 @@ static void test_reason_from_sets_by_hand(void) {
   q.warps = warps, q.warp_step = sizeof(warp_state);
   q.pending = q.pending_mem = room;
   q.next_due = INFINITY;
+  q.reason_pcs = 1; /* as in a per-PC run: every reason records its PC */
   for (p = 0; p < 3; p++)
     warps[p].pc_index = 10 + p, warps[p].unit = p < 2 ? UNIT_INT : UNIT_FMA;
   pending_insert(&q, 50, 0, SET_PEND_MEM);
@@ -980,6 +981,40 @@ static void test_reason_from_sets_by_hand(void) {
   CHECK_NEAR(when, 35, 0);
   CHECK_EQ_INT(q.why, GP_STALL_UNIT);
   CHECK_EQ_INT(q.why_pcs[0], 12);
+  /* without per-PC stalls a reason other than the LSU's reads no PC */
+  q.reason_pcs = 0, q.why_pcs[0] = 99;
+  sched_reason_from_sets(&q, 1, GP_SIM_LRR, 1);
+  CHECK_EQ_INT(q.why_pcs[0], 99);
+  CHECK_EQ_INT(q.why_pc_count, 1);
+}
+
+/* The cycles a scheduler waits for the LSU with a store next
+ * (counters.store_lsu_stall_cycles) come from the LSU reason's PC, which a
+ * run without per-PC stalls records too (sched_set_reason reads no other
+ * reason's PC there).  Eight warps of an INT and two global stores of 16
+ * bytes a lane (four lines each), one scheduler: the stores keep the LSU
+ * busy and the warps wait for it with a store next; the counter is above 0
+ * and the same with and without per-PC stalls, where the scheduler's first
+ * PC (the INT, what a PC never recorded reads) would count none. */
+static void test_store_lsu_stall_without_per_pc(void) {
+  gp_synth_op body[3] = {{GP_OP_INT, 0, 0, 0, {0}}, {GP_OP_ST_GLOBAL, 16, 0, 0, {0}},
+                         {GP_OP_ST_GLOBAL, 16, 0, 0, {0}}};
+  gp_kernel *k = synth(256, 6, body, 3);
+  sim_setup c = config();
+  gp_sim_result with_pcs, without;
+  gp_error err;
+  c.o.per_pc = 1;
+  CHECK(run(k, &c, &with_pcs, &err) == GP_OK);
+  c.o.per_pc = 0;
+  CHECK(run(k, &c, &without, &err) == GP_OK);
+  CHECK(with_pcs.stalls[GP_STALL_LSU] > 0);
+  CHECK(with_pcs.counters.store_lsu_stall_cycles > 0);
+  CHECK(with_pcs.counters.store_lsu_stall_cycles <= with_pcs.stalls[GP_STALL_LSU]);
+  CHECK(without.counters.store_lsu_stall_cycles == with_pcs.counters.store_lsu_stall_cycles);
+  CHECK(without.stalls[GP_STALL_LSU] == with_pcs.stalls[GP_STALL_LSU]);
+  done(&without);
+  done(&with_pcs);
+  gp_kernel_free(k);
 }
 
 int main(void) {
@@ -1000,6 +1035,7 @@ int main(void) {
   RUN(test_gto_keeps_the_greedy_warp);
   RUN(test_issued_warp_waits_for_its_producer_kind);
   RUN(test_pending_warp_keeps_its_unit);
+  RUN(test_store_lsu_stall_without_per_pc);
 
   RUN(test_barrier_release_adds_a_pick_in_its_cycle);
   RUN(test_issuing_cycles_by_pc);

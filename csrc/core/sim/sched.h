@@ -200,11 +200,17 @@ static inline int unit_stall(int unit) {
   return unit == UNIT_LSU ? GP_STALL_LSU : unit == UNIT_SFU ? GP_STALL_SFU : GP_STALL_UNIT;
 }
 
+/* The reason `why` and its warp at pos (-1: none).  The warp's PC is read
+ * only where it will be: with per-PC stalls, or for an LSU stall (the
+ * store stall count reads it); else why_pcs[0] is left as it was and read
+ * by no one (out_charge_w reads the PCs of no other reason without
+ * pc_stalls). */
 static inline void sched_set_reason(sched_state *q, int why, int64_t pos) {
   q->why = why;
   q->why_pc_count = 0;
   if (pos >= 0) {
-    q->why_pcs[0] = warp_at(q, (uint32_t)pos)->pc_index;
+    if (why == GP_STALL_LSU || q->reason_pcs)
+      q->why_pcs[0] = warp_at(q, (uint32_t)pos)->pc_index;
     q->why_pc_count = 1;
   }
 }

@@ -132,6 +132,8 @@ typedef struct sched_state {
                               sm_issued at the end */
   int why;
   uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
+  int reason_pcs;          /* the run keeps per-PC stalls: a reason's PC is always
+                              recorded (else only an LSU stall's, the one read) */
   uint32_t *issued_now;    /* positions issued in the current cycle */
 } sched_state;
 
