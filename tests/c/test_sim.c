@@ -434,21 +434,21 @@ static void test_pending_list_by_hand(void) {
   memset(room, 0, sizeof room);
   q.count = 4;
   q.pending = q.pending_mem = room;
-  pending_insert(&q, 10, 0, 0, SET_PEND_DEP); /* empty: starts at room + 4, in front */
+  pending_insert(&q, 10, 0, SET_PEND_DEP); /* empty: starts at room + 4, in front */
   CHECK(q.pending == room + 3);
-  pending_insert(&q, 20, 1, 0, SET_PEND_MEM); /* latest: in front */
-  pending_insert(&q, 30, 2, 0, SET_PEND_MEM);
+  pending_insert(&q, 20, 1, SET_PEND_MEM); /* latest: in front */
+  pending_insert(&q, 30, 2, SET_PEND_MEM);
   CHECK(q.pending == room + 1);
   pop_expect(&q, 10);
-  pending_insert(&q, 40, 3, 0, SET_PEND_MEM); /* in front, at the start of the room */
+  pending_insert(&q, 40, 3, SET_PEND_MEM); /* in front, at the start of the room */
   CHECK(q.pending == room);
   pop_expect(&q, 20);
-  pending_insert(&q, 50, 0, 0, SET_PEND_MEM); /* moved back to the middle, then in front */
+  pending_insert(&q, 50, 0, SET_PEND_MEM); /* moved back to the middle, then in front */
   CHECK(q.pending == room + 3);
-  pending_insert(&q, 35, 1, 0, SET_PEND_DEP); /* between 40 and 30 */
+  pending_insert(&q, 35, 1, SET_PEND_DEP); /* between 40 and 30 */
   CHECK_EQ_INT(q.pending_count, 4);
   pop_expect(&q, 30);
-  pending_insert(&q, 50, 2, 0, SET_PEND_MEM); /* equal to the latest: in front */
+  pending_insert(&q, 50, 2, SET_PEND_MEM); /* equal to the latest: in front */
   CHECK_EQ_INT(q.pending_count, 4);
   CHECK(q.pending >= room && q.pending + q.pending_count <= room + 8);
   CHECK_EQ_INT(q.pending[0].pos, 2);
@@ -458,7 +458,7 @@ static void test_pending_list_by_hand(void) {
   pop_expect(&q, 40);
   pop_expect(&q, 50);
   pop_expect(&q, 50);
-  pending_insert(&q, 5, 3, 0, SET_PEND_DEP); /* empty again: the middle */
+  pending_insert(&q, 5, 3, SET_PEND_DEP); /* empty again: the middle */
   CHECK(q.pending == room + 3);
   pop_expect(&q, 5);
 }

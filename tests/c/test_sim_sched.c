@@ -5,6 +5,7 @@
 #include "gp_test.h"
 #include "gp_test_sim.h"
 #include "synth.h"
+#include "sim/sched.h"
 
 #include <string.h>
 
@@ -1025,7 +1026,101 @@ static void test_pending_warp_keeps_its_unit(void) {
   gp_kernel_free(k);
 }
 
+/* The reason and next chance of a scheduler by hand from its sets
+ * (sched.h's sched_reason_from_sets), a scheduler of 3 positions in one
+ * word, LRR, built field by field: positions 0 and 1 (unit INT) wait for
+ * loads due at 50 and 40, position 2 (unit FP32) for a dependence due at
+ * 30.  After the last position's issue (rr 2) the scan starts at
+ * the count, 3, and wraps to position 0 (rr_start on one word is rr + 1
+ * untested: first_from wraps); after rr 0 it finds 1.  No unit busy: the
+ * next chance is the soonest pending warp's, 30 (no ready warp: taken
+ * without a comparison).  The FP32 unit busy to 60: position 2's 30 waits
+ * for it (each pending warp's unit read from the warp), so 40.  Then
+ * position 2 ready with the FP32 unit busy to 35: a unit stall, next chance
+ * 35, before the soonest pending 40. */
+static void test_reason_from_sets_by_hand(void) {
+  uint64_t bits[SET_COUNT + 1];
+  warp_state warps[3];
+  pend_entry room[6];
+  sched_state q;
+  double when;
+  uint32_t p;
+  memset(bits, 0, sizeof bits);
+  memset(warps, 0, sizeof warps);
+  memset(&q, 0, sizeof q);
+  q.count = 3, q.words = 1, q.bits = bits;
+  q.why_pcs = (uint32_t *)(bits + SET_COUNT);
+  q.warps = warps, q.warp_step = sizeof(warp_state);
+  q.pending = q.pending_mem = room;
+  q.next_due = INFINITY;
+  q.reason_pcs = 1; /* as in a per-PC run: every reason records its PC */
+  for (p = 0; p < 3; p++)
+    warps[p].pc_index = 10 + p, warps[p].unit = p < 2 ? UNIT_INT : UNIT_FMA;
+  pending_insert(&q, 50, 0, SET_PEND_MEM);
+  pending_insert(&q, 40, 1, SET_PEND_MEM);
+  pending_insert(&q, 30, 2, SET_PEND_DEP);
+  set_of(&q, SET_PEND_MEM)[0] = 3, set_of(&q, SET_PEND_DEP)[0] = 4;
+  set_of(&q, UNIT_INT)[0] = 3, set_of(&q, UNIT_FMA)[0] = 4;
+  CHECK_NEAR(q.next_due, 30, 0);
+  q.rr = 2;
+  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 0);
+  CHECK_NEAR(when, 30, 0);
+  CHECK_EQ_INT(q.why, GP_STALL_MEMORY);
+  CHECK_EQ_INT(q.why_pc_count, 1);
+  CHECK_EQ_INT(q.why_pcs[0], 10);
+  q.rr = 0;
+  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 0);
+  CHECK_NEAR(when, 30, 0);
+  CHECK_EQ_INT(q.why_pcs[0], 11);
+  q.unit_free[UNIT_FMA] = q.latest_free = 60;
+  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 0);
+  CHECK_NEAR(when, 40, 0);
+  /* position 2 promoted: ready, its unit busy to 35 */
+  q.pending_count = 2, q.next_due = 40;
+  set_of(&q, SET_PEND_DEP)[0] = 0, set_of(&q, SET_READY_ANY)[0] = 4;
+  q.unit_free[UNIT_FMA] = q.latest_free = 35;
+  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 1);
+  CHECK_NEAR(when, 35, 0);
+  CHECK_EQ_INT(q.why, GP_STALL_UNIT);
+  CHECK_EQ_INT(q.why_pcs[0], 12);
+  /* without per-PC stalls a reason other than the LSU's reads no PC */
+  q.reason_pcs = 0, q.why_pcs[0] = 99;
+  sched_reason_from_sets(&q, 1, GP_SIM_LRR, 1);
+  CHECK_EQ_INT(q.why_pcs[0], 99);
+  CHECK_EQ_INT(q.why_pc_count, 1);
+}
+
+/* The cycles a scheduler waits for the LSU with a store next
+ * (counters.store_lsu_stall_cycles) come from the LSU reason's PC, which a
+ * run without per-PC stalls records too (sched_set_reason reads no other
+ * reason's PC there).  Eight warps of an INT and two global stores of 16
+ * bytes a lane (four lines each), one scheduler: the stores keep the LSU
+ * busy and the warps wait for it with a store next; the counter is above 0
+ * and the same with and without per-PC stalls, where the scheduler's first
+ * PC (the INT, what a PC never recorded reads) would count none. */
+static void test_store_lsu_stall_without_per_pc(void) {
+  gp_synth_op body[3] = {{GP_OP_INT, 0, 0, 0, {0}}, {GP_OP_ST_GLOBAL, 16, 0, 0, {0}},
+                         {GP_OP_ST_GLOBAL, 16, 0, 0, {0}}};
+  gp_kernel *k = synth(256, 6, body, 3);
+  sim_setup c = config();
+  gp_sim_result with_pcs, without;
+  gp_error err;
+  c.o.per_pc = 1;
+  CHECK(run(k, &c, &with_pcs, &err) == GP_OK);
+  c.o.per_pc = 0;
+  CHECK(run(k, &c, &without, &err) == GP_OK);
+  CHECK(with_pcs.stalls[GP_STALL_LSU] > 0);
+  CHECK(with_pcs.counters.store_lsu_stall_cycles > 0);
+  CHECK(with_pcs.counters.store_lsu_stall_cycles <= with_pcs.stalls[GP_STALL_LSU]);
+  CHECK(without.counters.store_lsu_stall_cycles == with_pcs.counters.store_lsu_stall_cycles);
+  CHECK(without.stalls[GP_STALL_LSU] == with_pcs.stalls[GP_STALL_LSU]);
+  done(&without);
+  done(&with_pcs);
+  gp_kernel_free(k);
+}
+
 int main(void) {
+  RUN(test_reason_from_sets_by_hand); /* first: a broken wrap hangs the others */
   RUN(test_ready_warp_moves_to_its_next_unit);
   RUN(test_retiring_warp_gives_its_position);
   RUN(test_fig3_by_hand);
@@ -1042,6 +1137,7 @@ int main(void) {
   RUN(test_gto_keeps_the_greedy_warp);
   RUN(test_issued_warp_waits_for_its_producer_kind);
   RUN(test_pending_warp_keeps_its_unit);
+  RUN(test_store_lsu_stall_without_per_pc);
 
   RUN(test_barrier_release_adds_a_pick_in_its_cycle);
   RUN(test_barrier_release_wakes_a_later_scheduler);

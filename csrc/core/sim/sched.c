@@ -61,6 +61,7 @@ void sched_init(sim *s, sched_state *q, uint32_t smi, uint32_t sc, uint32_t coun
   q->issued = 0;
   q->rr = -1; /* the first pick is the scheduler's first warp */
   q->why = GP_STALL_IDLE;
+  q->reason_pcs = s->out->pc_stalls != NULL;
 }
 
 int sched_alloc(sim *s, sched_state *q) {

@@ -47,21 +47,29 @@ static inline __attribute__((always_inline)) void sched_promote(sched_state *q, 
     uint32_t pos;
     p--;
     pos = p->pos;
-    bit_clear_w(set_w(q, p->set, words), pos, words);
+    bit_drop_w(set_w(q, p->set, words), pos, words); /* in its pending set */
     bit_set_w(set_w(q, SET_READY_ANY, words), pos, words);
   } while (--n > 0 && p[-1].ready <= t);
   q->pending_count = n;
   q->next_due = n > 0 ? p[-1].ready : INFINITY;
 }
 
-/* Where round-robin scanning starts: the position after the last issue. */
-static inline uint32_t rr_start(const sched_state *q) {
+/* Where round-robin scanning starts: the position after the last issue.
+ * One word (`words` 1, a constant in the hot paths): rr + 1 as it is, no
+ * test against the count, as first_from takes the bits from start & 63 and
+ * wraps to the whole word when none is set there: a start of 64 is 0, and
+ * one from the count to 63 finds no bit (no position there) and wraps, as
+ * 0 would. */
+static inline uint32_t rr_start(const sched_state *q, uint32_t words) {
   uint32_t start = (uint32_t)(q->rr + 1);
+  if (words == 1)
+    return start;
   return start >= q->count ? 0 : start;
 }
 
 /* The first set bit at or after `start`, wrapping round; -1 when none.
- * One word (start below 64): the bits from start, else the whole word. */
+ * One word (start up to 64, rr_start's): the bits from start & 63, else
+ * the whole word. */
 static inline __attribute__((always_inline)) int64_t first_from(const uint64_t *b, uint32_t words,
                                                                  uint32_t start) {
   uint32_t wi = start >> 6, n;
@@ -162,7 +170,7 @@ static inline __attribute__((always_inline)) void sched_eligible(sched_state *q,
 static inline void sched_eligible_after_issue(sched_state *q, double t, uint32_t pos, int unit,
                                         uint64_t *e, uint32_t words) {
   uint32_t wi;
-  bit_clear_w(e, pos, words);
+  bit_drop_w(e, pos, words); /* picked from e */
   if (q->unit_free[unit] > t) {
     const uint64_t *r = set_w(q, unit, words);
     for (wi = 0; wi < words; wi++)
@@ -182,7 +190,7 @@ static inline __attribute__((always_inline)) int64_t sched_pick(sim *s, sched_st
   case GP_SIM_CALLBACK:
     return sched_pick_callback(s, q, t, e);
   default: /* LRR, and two-level within its active set */
-    return first_from(e, words, rr_start(q));
+    return first_from(e, words, rr_start(q, words));
   }
 }
 
@@ -192,11 +200,17 @@ static inline int unit_stall(int unit) {
   return unit == UNIT_LSU ? GP_STALL_LSU : unit == UNIT_SFU ? GP_STALL_SFU : GP_STALL_UNIT;
 }
 
+/* The reason `why` and its warp at pos (-1: none).  The warp's PC is read
+ * only where it will be: with per-PC stalls, or for an LSU stall (the
+ * store stall count reads it); else why_pcs[0] is left as it was and read
+ * by no one (out_charge_w reads the PCs of no other reason without
+ * pc_stalls). */
 static inline void sched_set_reason(sched_state *q, int why, int64_t pos) {
   q->why = why;
   q->why_pc_count = 0;
   if (pos >= 0) {
-    q->why_pcs[0] = warp_at(q, (uint32_t)pos)->pc_index;
+    if (why == GP_STALL_LSU || q->reason_pcs)
+      q->why_pcs[0] = warp_at(q, (uint32_t)pos)->pc_index;
     q->why_pc_count = 1;
   }
 }
@@ -222,7 +236,7 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
                                                                      uint32_t words,
                                                                      int policy,
                                                                      int any_ready) {
-  uint32_t start = policy == GP_SIM_LRR ? rr_start(q) : 0, wi, x;
+  uint32_t start = policy == GP_SIM_LRR ? rr_start(q, words) : 0, wi, x;
   uint64_t *busy = set_w(q, SET_SCRATCH, words);
   const uint64_t *any = set_w(q, SET_READY_ANY, words);
   double when = INFINITY;
@@ -250,11 +264,15 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
           busy[wi] |= r[wi] & any[wi];
     }
   }
-  if (q->pending_count > 0) {
-    /* the earliest pending warp decides unless a unit is busy beyond it */
+  {
+    /* the earliest pending warp decides unless a unit is busy beyond it
+     * (none pending: next_due is INFINITY, which leaves `when` as it is,
+     * and the loop below finds no entry) */
     double first = q->next_due;
     if (q->latest_free <= first) {
-      if (first < when)
+      if (!any_ready)
+        when = first; /* `when` is still INFINITY: first is the smaller */
+      else if (first < when)
         when = first;
     } else {
       for (x = q->pending_count; x-- > 0;) { /* soonest first */
@@ -262,7 +280,8 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
         double w;
         if (p->ready >= when)
           break; /* this one and the later ones cannot be earlier */
-        w = p->ready > q->unit_free[p->unit] ? p->ready : q->unit_free[p->unit];
+        u = warp_at(q, p->pos)->unit;
+        w = p->ready > q->unit_free[u] ? p->ready : q->unit_free[u];
         if (w < when)
           when = w;
       }

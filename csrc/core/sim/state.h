@@ -55,10 +55,13 @@ typedef struct sim_class {
                               class occupies fractionally, or an on_issue observer */
 } sim_class;
 
+/* A pending warp in its scheduler's list.  Its next unit is the warp's
+ * (warp_state.unit, unchanged while it waits), read there by the rare
+ * reason that needs it, not stored at every wait. */
 typedef struct pend_entry {
   double ready;
   uint32_t pos;
-  uint8_t unit, set;       /* its next unit; SET_PEND_MEM, SET_PEND_DEP or SET_PEND_LAUNCH */
+  uint8_t set;             /* SET_PEND_MEM, SET_PEND_DEP or SET_PEND_LAUNCH */
 } pend_entry;
 
 /* Completion rings up to this long live in the warp's state. */
@@ -129,6 +132,8 @@ typedef struct sched_state {
                               (retire_warp), added to its SM's sm_issued at the end */
   int why;
   uint32_t *why_pcs, why_pc_count; /* the PCs `why` is charged to */
+  int reason_pcs;          /* the run keeps per-PC stalls: a reason's PC is always
+                              recorded (else only an LSU stall's, the one read) */
   uint32_t *issued_now;    /* positions issued in the current cycle */
 } sched_state;
 
@@ -201,11 +206,15 @@ static inline void bit_set_w(uint64_t *b, uint32_t p, uint32_t words) {
 static inline int bit_test_w(const uint64_t *b, uint32_t p, uint32_t words) {
   return words == 1 ? (int)((b[0] >> p) & 1) : bit_test(b, p);
 }
-static inline void bit_clear_w(uint64_t *b, uint32_t p, uint32_t words) {
+/* Clears bit p where it is known to be set (a warp leaving a set it is
+ * in): one XOR with the bit, no complemented mask (two instructions fewer
+ * than an AND with its complement; a bit that was clear would be set
+ * instead).  `words` as in bit_set_w. */
+static inline void bit_drop_w(uint64_t *b, uint32_t p, uint32_t words) {
   if (words == 1)
-    b[0] &= ~((uint64_t)1 << p);
+    b[0] ^= (uint64_t)1 << p;
   else
-    bit_clear(b, p);
+    b[p >> 6] ^= (uint64_t)1 << (p & 63);
 }
 
 /* out.c */
@@ -222,8 +231,7 @@ void out_charge_cold(sim *s, sched_state *q, double until);
  * The list starts in the middle of pending_mem when it is empty (and is
  * moved back there when its front reaches the start), so there is room on
  * both sides: its end stays below 2 x count. */
-static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t unit,
-                                  uint8_t set) {
+static inline void pending_insert(sched_state *q, double ready, uint32_t pos, uint8_t set) {
   pend_entry *h = q->pending, *at;
   uint32_t n = q->pending_count;
   q->pending_count = n + 1;
@@ -244,7 +252,7 @@ static inline void pending_insert(sched_state *q, double ready, uint32_t pos, ui
     }
     q->pending = at = h - 1;
   }
-  *at = (pend_entry){.ready = ready, .pos = pos, .unit = unit, .set = set};
+  *at = (pend_entry){.ready = ready, .pos = pos, .set = set};
 }
 
 /* Puts a live warp not at a barrier into ready or pending by its `ready`
@@ -256,7 +264,7 @@ static inline void sched_pend_w(sched_state *q, const warp_state *w, uint32_t po
                                 uint32_t words) {
   uint8_t set =
       w->ready == w->not_before ? SET_PEND_LAUNCH : w->on_load ? SET_PEND_MEM : SET_PEND_DEP;
-  pending_insert(q, w->ready, pos, w->unit, set);
+  pending_insert(q, w->ready, pos, set);
   bit_set_w(set_w(q, set, words), pos, words);
   bit_set_w(set_w(q, w->unit, words), pos, words);
 }
@@ -267,7 +275,7 @@ _Static_assert(SET_PEND_MEM + 1 == SET_PEND_DEP, "a pending reason from on_load"
 static inline void sched_pend_issued_w(sched_state *q, const warp_state *w, uint32_t pos,
                                        uint32_t words) {
   uint8_t set = (uint8_t)(SET_PEND_DEP - w->on_load); /* on_load is 0 or 1 */
-  pending_insert(q, w->ready, pos, w->unit, set);
+  pending_insert(q, w->ready, pos, set);
   bit_set_w(set_w(q, set, words), pos, words);
 }
 static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
@@ -291,12 +299,12 @@ static inline void sched_enqueue_w(sched_state *q, const warp_state *w, uint32_t
 static inline void sched_requeue_w(sched_state *q, const warp_state *w, uint32_t pos, double t,
                                    int unit, uint32_t words) {
   if (w->unit != unit) {
-    bit_clear_w(set_w(q, unit, words), pos, words);
+    bit_drop_w(set_w(q, unit, words), pos, words);
     bit_set_w(set_w(q, w->unit, words), pos, words);
   }
   if (w->ready <= t)
     return;
-  bit_clear_w(set_w(q, SET_READY_ANY, words), pos, words);
+  bit_drop_w(set_w(q, SET_READY_ANY, words), pos, words);
   sched_pend_issued_w(q, w, pos, words);
 }
 static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t pos, double t) {
@@ -312,12 +320,15 @@ static inline void sched_enqueue(sched_state *q, const warp_state *w, uint32_t p
  * result's pc_stalls and sim.issue_whole tell). */
 static inline __attribute__((always_inline)) void out_charge_w(sim *s, sched_state *q,
                                                                double until, int plain) {
-  gp_sim_result *r = s->out;
-  double d = until - q->since;
+  gp_sim_result *r;
+  double since = q->since, d;
   uint32_t x;
   q->since = until;
-  if (!(d > 0))
-    return;
+  if (!(until > since))
+    return; /* the look right after an issue (since is its cycle's end): no
+               difference computed, the result's address not read */
+  d = until - since; /* above 0: the difference of two distinct doubles */
+  r = s->out;
   r->stalls[q->why] += d;
   q->sm_stalls[q->why] += d;
   r->counters.scheduler_cycles += d;
