@@ -393,7 +393,36 @@ static int instructions_in_range(const gp_kernel *k, uint64_t *with_record) {
     max_class = k->op_class[i] > max_class ? k->op_class[i] : max_class;
     max_active = k->active[i] > max_active ? k->active[i] : max_active;
   }
-  for (i = 0; i < n; i++) {
+  i = 0;
+#if defined(__SSE2__)
+  {
+    /* Four instructions a round: unsigned compares as signed ones on values
+     * with the top bit flipped (SSE2 has no unsigned compare). */
+    const __m128i flip = _mm_set1_epi32((int)0x80000000u), ones = _mm_set1_epi32(-1);
+    const __m128i pc_last = _mm_set1_epi32((int)((k->static_count - 1u) ^ 0x80000000u));
+    const __m128i mem_last = _mm_set1_epi32((int)(k->mem_count ^ 0x80000000u));
+    __m128i bad = _mm_setzero_si128(), none = _mm_setzero_si128(); /* per lane: no record */
+    uint64_t without = 0;
+    uint32_t part[4];
+    for (; i + 4 <= n; i += 4) {
+      __m128i pc = _mm_loadu_si128((const __m128i *)(const void *)(k->pc_index + i));
+      __m128i mem = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(k->mem + i)), ones);
+      bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_xor_si128(pc, flip), pc_last));
+      bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_xor_si128(mem, flip), mem_last));
+      none = _mm_sub_epi32(none, _mm_cmpeq_epi32(mem, _mm_setzero_si128()));
+      if (((i + 4) & ((1ull << 30) - 1)) == 0) { /* a lane's count stays below 2^32 */
+        _mm_storeu_si128((__m128i *)(void *)part, none);
+        without += (uint64_t)part[0] + part[1] + part[2] + part[3];
+        none = _mm_setzero_si128();
+      }
+    }
+    _mm_storeu_si128((__m128i *)(void *)part, none);
+    without += (uint64_t)part[0] + part[1] + part[2] + part[3];
+    records = i - without;
+    out = (uint32_t)_mm_movemask_epi8(bad) | (uint32_t)(k->static_count == 0 && i > 0);
+  }
+#endif
+  for (; i < n; i++) {
     uint32_t mem = k->mem[i] + 1u;
     out |= (uint32_t)(k->pc_index[i] >= k->static_count) | (uint32_t)(mem > k->mem_count);
     records += mem != 0;
