@@ -40,9 +40,10 @@ struct gp_line_input {
   int xz_done;
   const char *mem;
   size_t mem_len;
-  /* line buffer: unread bytes are [w.pos, w.end) of w.buf (a memory
-   * source's cursor is w.pos over mem, its w.end stays 0) */
+  /* unread bytes: [w.pos, w.end) of w.text, which is buf (a file's read
+   * buffer, cap bytes) or mem (a memory source, w.end its length) */
   gp_line_window w;
+  char *buf;
   size_t cap;
   int eof;
   /* plain files: size at open and bytes read so far (for bytes_left) */
@@ -83,6 +84,8 @@ int gp_line_open_buffer(gp_line_input **out, const gp_alloc *alloc,
   in->kind = SOURCE_BUFFER;
   in->mem = text;
   in->mem_len = len;
+  in->w.text = text;
+  in->w.end = len;
   *out = in;
   return GP_OK;
 }
@@ -242,7 +245,7 @@ static long count_decompressed(gp_line_input *in, long n, gp_error *err) {
 /* Appends more bytes at buf[end]; returns bytes read, 0 at end, -1 error. */
 static long fill(gp_line_input *in, gp_error *err) {
   size_t room = in->cap - in->w.end;
-  char *dst = in->w.buf + in->w.end;
+  char *dst = in->buf + in->w.end;
   switch (in->kind) {
   case SOURCE_PLAIN: {
     size_t n = fread(dst, 1, room, in->file);
@@ -303,7 +306,7 @@ static __attribute__((noinline)) int next_line_slow(gp_line_input *in, const cha
     found = next_from_buffer(in, line, len);
   } else {
     for (;;) {
-      char *start = in->w.buf != NULL ? in->w.buf + in->w.pos : NULL; /* no buffer before the first read */
+      char *start = in->buf != NULL ? in->buf + in->w.pos : NULL; /* no buffer before the first read */
       char *nl = in->w.end > in->w.pos ? memchr(start, '\n', in->w.end - in->w.pos)
                                    : NULL;
       long n;
@@ -325,7 +328,7 @@ static __attribute__((noinline)) int next_line_slow(gp_line_input *in, const cha
       }
       /* Move the partial line to the front, grow if it fills the buffer. */
       if (in->w.pos > 0) {
-        memmove(in->w.buf, start, in->w.end - in->w.pos);
+        memmove(in->buf, start, in->w.end - in->w.pos);
         in->w.end -= in->w.pos;
         in->w.pos = 0;
       }
@@ -334,8 +337,9 @@ static __attribute__((noinline)) int next_line_slow(gp_line_input *in, const cha
         if (want > MAX_LINE + READ_CHUNK)
           return gp_error_set(err, "%s:%llu: line longer than %u bytes", in->name,
                               (unsigned long long)in->w.line_number + 1, MAX_LINE);
-        if (gp_grow(&in->alloc, (void **)&in->w.buf, &in->cap, want, 1) != GP_OK)
+        if (gp_grow(&in->alloc, (void **)&in->buf, &in->cap, want, 1) != GP_OK)
           return gp_error_set(err, "%s: out of memory", in->name);
+        in->w.text = in->buf;
       }
       n = fill(in, err);
       if (n < 0)
@@ -359,7 +363,7 @@ int gp_line_next(gp_line_input *in, const char **line, size_t *len,
   char *start, *nl;
   if (in->kind == SOURCE_BUFFER || in->w.end <= in->w.pos)
     return next_line_slow(in, line, len, err);
-  start = in->w.buf + in->w.pos;
+  start = in->buf + in->w.pos;
   nl = memchr(start, '\n', in->w.end - in->w.pos);
   if (nl == NULL)
     return next_line_slow(in, line, len, err);
@@ -409,7 +413,7 @@ void gp_line_close(gp_line_input *in) {
   if (in->kind == SOURCE_XZ)
     lzma_end(&in->xz);
   gp_free(&in->alloc, in->xz_in, READ_CHUNK);
-  gp_free(&in->alloc, in->w.buf, in->cap);
+  gp_free(&in->alloc, in->buf, in->cap);
   gp_free(&in->alloc, in->name, strlen(in->name) + 1);
   gp_free(&in->alloc, in, sizeof *in);
 }

@@ -6,9 +6,10 @@
  * gp_line_next costs a call and a memchr call per line: about 70
  * instructions on a 60-byte instruction line, 8 % of the text parse
  * (docs/traces.md, round nine).  gp_line_next_inline finds the newline in
- * the read buffer itself, 16 bytes at a time, and takes the out-of-line
+ * the buffered text itself (a file's read buffer, a memory source's text),
+ * 16 bytes at a time, and takes the out-of-line
  * path (gp_line_next) only where fewer than 16 unread bytes hold no newline
- * (a refill, the last line, a memory source): the same lines, line numbers
+ * (a refill, the last line): the same lines, line numbers
  * and carriage returns dropped.
  */
 #ifndef GPUSH_TRACE_IO_H
@@ -20,12 +21,11 @@
 #include <emmintrin.h>
 #endif
 
-/* The unread bytes of a file source's read buffer, [buf + pos, buf + end),
- * and the number of the line last returned.  A memory source keeps end at
- * 0 (its cursor is pos over its own bytes), so no window is ever open on
- * it. */
+/* The unread bytes of the input, [text + pos, text + end): a file's read
+ * buffer (refilled by gp_line_next) or a memory source's whole text; and
+ * the number of the line last returned. */
 typedef struct gp_line_window {
-  char *buf;
+  const char *text;
   size_t pos, end;
   uint64_t line_number;
 } gp_line_window;
@@ -39,7 +39,7 @@ static inline int gp_line_next_inline(gp_line_input *in, gp_line_window *w, cons
                                       size_t *len, gp_error *err) {
 #if defined(__SSE2__)
   if (w->pos < w->end) {
-    const char *start = w->buf + w->pos, *p = start;
+    const char *start = w->text + w->pos, *p = start;
     size_t left = w->end - w->pos;
     const __m128i newline = _mm_set1_epi8('\n');
     for (; left >= 16; left -= 16, p += 16) {

@@ -343,7 +343,8 @@ static void test_register_by_hand(void) {
  * seeded lines of 0-299 bytes (carriage returns before some newlines, a
  * lone one inside others, a last line without a newline) over 3 MB, so
  * that lines cross the 1 MB read buffer's refills; the split alternates
- * with gp_line_next, which the inline path must leave where it expects. */
+ * with gp_line_next, which the inline path must leave where it expects;
+ * from the file and from the same bytes in memory. */
 static void test_inline_line_split_matches_bytewise(void) {
   char path[] = "/tmp/gpush_lines_XXXXXX";
   size_t size = 3u << 20, at = 0, i, got_len;
@@ -354,7 +355,7 @@ static void test_inline_line_split_matches_bytewise(void) {
   gp_line_window *w;
   gp_error err;
   const char *got;
-  int fd, r, mismatches = 0;
+  int fd, r, mismatches = 0, source;
   while (at < size) {
     size_t n;
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -371,25 +372,34 @@ static void test_inline_line_split_matches_bytewise(void) {
   fd = mkstemp(path);
   CHECK(fd >= 0 && write(fd, text, size) == (ssize_t)size);
   close(fd);
-  CHECK(gp_line_open(&in, &alloc, path, NULL, &err) == GP_OK);
-  w = gp_line_window_of(in);
-  for (at = 0; at < size;) {
-    const char *nl = memchr(text + at, '\n', size - at);
-    size_t end = nl != NULL ? (size_t)(nl - text) : size, want = end - at;
-    if (want > 0 && text[end - 1] == '\r')
-      want--;
-    r = lines % 7 == 3 ? gp_line_next(in, &got, &got_len, &err)
-                       : gp_line_next_inline(in, w, &got, &got_len, &err);
-    lines++;
-    if (r != 1 || got_len != want || memcmp(got, text + at, want) != 0 ||
-        gp_line_number(in) != lines)
-      mismatches++;
-    at = end + 1;
+  for (source = 0; source < 2; source++) { /* the file, then the same bytes in memory */
+    in = NULL;
+    if (source == 0)
+      CHECK(gp_line_open(&in, &alloc, path, NULL, &err) == GP_OK);
+    else
+      CHECK(gp_line_open_buffer(&in, &alloc, text, size, "mem", &err) == GP_OK);
+    if (in == NULL)
+      break;
+    w = gp_line_window_of(in);
+    lines = 0, mismatches = 0;
+    for (at = 0; at < size;) {
+      const char *nl = memchr(text + at, '\n', size - at);
+      size_t end = nl != NULL ? (size_t)(nl - text) : size, want = end - at;
+      if (want > 0 && text[end - 1] == '\r')
+        want--;
+      r = lines % 7 == 3 ? gp_line_next(in, &got, &got_len, &err)
+                         : gp_line_next_inline(in, w, &got, &got_len, &err);
+      lines++;
+      if (r != 1 || got_len != want || memcmp(got, text + at, want) != 0 ||
+          gp_line_number(in) != lines)
+        mismatches++;
+      at = end + 1;
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    CHECK(lines > 15000);
+    CHECK_EQ_INT(gp_line_next_inline(in, w, &got, &got_len, &err), 0);
+    gp_line_close(in);
   }
-  CHECK_EQ_INT(mismatches, 0);
-  CHECK(lines > 15000);
-  CHECK_EQ_INT(gp_line_next_inline(in, w, &got, &got_len, &err), 0);
-  gp_line_close(in);
   unlink(path);
   free(text);
 }
