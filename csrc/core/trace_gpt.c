@@ -381,6 +381,15 @@ static uint64_t first_corrupt_instruction(const gp_kernel *k) {
   return UINT64_MAX;
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+/* The sum of four 32-bit counts. */
+static uint64_t lane_sum(__m128i v) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128i s = _mm_add_epi64(_mm_unpacklo_epi32(v, zero), _mm_unpackhi_epi32(v, zero));
+  return (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(s, _mm_unpackhi_epi64(s, s)));
+}
+#endif
+
 /* Whether every instruction passes first_corrupt_instruction's test, as
  * maxima taken over each array (loops without branches); *with_record
  * counts the instructions with a memory record (UINT32_MAX + 1 wraps to 0,
@@ -394,7 +403,7 @@ static int instructions_in_range(const gp_kernel *k, uint64_t *with_record) {
     max_active = k->active[i] > max_active ? k->active[i] : max_active;
   }
   i = 0;
-#if defined(__SSE2__)
+#if defined(__SSE2__) && defined(__x86_64__)
   {
     /* Four instructions a round: unsigned compares as signed ones on values
      * with the top bit flipped (SSE2 has no unsigned compare). */
@@ -403,7 +412,6 @@ static int instructions_in_range(const gp_kernel *k, uint64_t *with_record) {
     const __m128i mem_last = _mm_set1_epi32((int)(k->mem_count ^ 0x80000000u));
     __m128i bad = _mm_setzero_si128(), none = _mm_setzero_si128(); /* per lane: no record */
     uint64_t without = 0;
-    uint32_t part[4];
     for (; i + 4 <= n; i += 4) {
       __m128i pc = _mm_loadu_si128((const __m128i *)(const void *)(k->pc_index + i));
       __m128i mem = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(k->mem + i)), ones);
@@ -411,14 +419,11 @@ static int instructions_in_range(const gp_kernel *k, uint64_t *with_record) {
       bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_xor_si128(mem, flip), mem_last));
       none = _mm_sub_epi32(none, _mm_cmpeq_epi32(mem, _mm_setzero_si128()));
       if (((i + 4) & ((1ull << 30) - 1)) == 0) { /* a lane's count stays below 2^32 */
-        _mm_storeu_si128((__m128i *)(void *)part, none);
-        without += (uint64_t)part[0] + part[1] + part[2] + part[3];
+        without += lane_sum(none);
         none = _mm_setzero_si128();
       }
     }
-    _mm_storeu_si128((__m128i *)(void *)part, none);
-    without += (uint64_t)part[0] + part[1] + part[2] + part[3];
-    records = i - without;
+    records = i - without - lane_sum(none);
     out = (uint32_t)_mm_movemask_epi8(bad) | (uint32_t)(k->static_count == 0 && i > 0);
   }
 #endif
