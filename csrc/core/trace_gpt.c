@@ -381,6 +381,15 @@ static uint64_t first_corrupt_instruction(const gp_kernel *k) {
   return UINT64_MAX;
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+/* The sum of four 32-bit counts. */
+static uint64_t lane_sum(__m128i v) {
+  const __m128i zero = _mm_setzero_si128();
+  __m128i s = _mm_add_epi64(_mm_unpacklo_epi32(v, zero), _mm_unpackhi_epi32(v, zero));
+  return (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(s, _mm_unpackhi_epi64(s, s)));
+}
+#endif
+
 /* Whether every instruction passes first_corrupt_instruction's test, as
  * maxima taken over each array (loops without branches); *with_record
  * counts the instructions with a memory record (UINT32_MAX + 1 wraps to 0,
@@ -393,7 +402,32 @@ static int instructions_in_range(const gp_kernel *k, uint64_t *with_record) {
     max_class = k->op_class[i] > max_class ? k->op_class[i] : max_class;
     max_active = k->active[i] > max_active ? k->active[i] : max_active;
   }
-  for (i = 0; i < n; i++) {
+  i = 0;
+#if defined(__SSE2__) && defined(__x86_64__)
+  {
+    /* Four instructions a round: unsigned compares as signed ones on values
+     * with the top bit flipped (SSE2 has no unsigned compare). */
+    const __m128i flip = _mm_set1_epi32((int)0x80000000u), ones = _mm_set1_epi32(-1);
+    const __m128i pc_last = _mm_set1_epi32((int)((k->static_count - 1u) ^ 0x80000000u));
+    const __m128i mem_last = _mm_set1_epi32((int)(k->mem_count ^ 0x80000000u));
+    __m128i bad = _mm_setzero_si128(), none = _mm_setzero_si128(); /* per lane: no record */
+    uint64_t without = 0;
+    for (; i + 4 <= n; i += 4) {
+      __m128i pc = _mm_loadu_si128((const __m128i *)(const void *)(k->pc_index + i));
+      __m128i mem = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)(k->mem + i)), ones);
+      bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_xor_si128(pc, flip), pc_last));
+      bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_xor_si128(mem, flip), mem_last));
+      none = _mm_sub_epi32(none, _mm_cmpeq_epi32(mem, _mm_setzero_si128()));
+      if (((i + 4) & ((1ull << 30) - 1)) == 0) { /* a lane's count stays below 2^32 */
+        without += lane_sum(none);
+        none = _mm_setzero_si128();
+      }
+    }
+    records = i - without - lane_sum(none);
+    out = (uint32_t)_mm_movemask_epi8(bad) | (uint32_t)(k->static_count == 0 && i > 0);
+  }
+#endif
+  for (; i < n; i++) {
     uint32_t mem = k->mem[i] + 1u;
     out |= (uint32_t)(k->pc_index[i] >= k->static_count) | (uint32_t)(mem > k->mem_count);
     records += mem != 0;

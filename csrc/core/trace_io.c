@@ -10,7 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "trace.h"
+#include "trace_io.h"
 
 #include <errno.h>
 #include <lzma.h>
@@ -40,11 +40,12 @@ struct gp_line_input {
   int xz_done;
   const char *mem;
   size_t mem_len;
-  /* line buffer: unread bytes are [pos, end) */
+  /* unread bytes: [w.pos, w.end) of w.text, which is buf (a file's read
+   * buffer, cap bytes) or mem (a memory source, w.end its length) */
+  gp_line_window w;
   char *buf;
-  size_t cap, pos, end;
+  size_t cap;
   int eof;
-  uint64_t line_number;
   /* plain files: size at open and bytes read so far (for bytes_left) */
   uint64_t file_size, file_read;
 };
@@ -83,6 +84,8 @@ int gp_line_open_buffer(gp_line_input **out, const gp_alloc *alloc,
   in->kind = SOURCE_BUFFER;
   in->mem = text;
   in->mem_len = len;
+  in->w.text = text;
+  in->w.end = len;
   *out = in;
   return GP_OK;
 }
@@ -241,8 +244,8 @@ static long count_decompressed(gp_line_input *in, long n, gp_error *err) {
 
 /* Appends more bytes at buf[end]; returns bytes read, 0 at end, -1 error. */
 static long fill(gp_line_input *in, gp_error *err) {
-  size_t room = in->cap - in->end;
-  char *dst = in->buf + in->end;
+  size_t room = in->cap - in->w.end;
+  char *dst = in->buf + in->w.end;
   switch (in->kind) {
   case SOURCE_PLAIN: {
     size_t n = fread(dst, 1, room, in->file);
@@ -284,12 +287,12 @@ static long fill(gp_line_input *in, gp_error *err) {
 /* The memory-buffer source needs no copying: lines point into it. */
 static int next_from_buffer(gp_line_input *in, const char **line, size_t *len) {
   const char *start, *nl;
-  if (in->pos >= in->mem_len)
+  if (in->w.pos >= in->mem_len)
     return 0;
-  start = in->mem + in->pos;
-  nl = memchr(start, '\n', in->mem_len - in->pos);
-  *len = nl ? (size_t)(nl - start) : in->mem_len - in->pos;
-  in->pos += *len + (nl != NULL);
+  start = in->mem + in->w.pos;
+  nl = memchr(start, '\n', in->mem_len - in->w.pos);
+  *len = nl ? (size_t)(nl - start) : in->mem_len - in->w.pos;
+  in->w.pos += *len + (nl != NULL);
   *line = start;
   return 1;
 }
@@ -303,50 +306,51 @@ static __attribute__((noinline)) int next_line_slow(gp_line_input *in, const cha
     found = next_from_buffer(in, line, len);
   } else {
     for (;;) {
-      char *start = in->buf != NULL ? in->buf + in->pos : NULL; /* no buffer before the first read */
-      char *nl = in->end > in->pos ? memchr(start, '\n', in->end - in->pos)
+      char *start = in->buf != NULL ? in->buf + in->w.pos : NULL; /* no buffer before the first read */
+      char *nl = in->w.end > in->w.pos ? memchr(start, '\n', in->w.end - in->w.pos)
                                    : NULL;
       long n;
       if (nl != NULL) {
         *line = start;
         *len = (size_t)(nl - start);
-        in->pos += *len + 1;
+        in->w.pos += *len + 1;
         found = 1;
         break;
       }
       if (in->eof) {
-        found = in->end > in->pos;
+        found = in->w.end > in->w.pos;
         if (found) {
           *line = start;
-          *len = in->end - in->pos;
-          in->pos = in->end;
+          *len = in->w.end - in->w.pos;
+          in->w.pos = in->w.end;
         }
         break;
       }
       /* Move the partial line to the front, grow if it fills the buffer. */
-      if (in->pos > 0) {
-        memmove(in->buf, start, in->end - in->pos);
-        in->end -= in->pos;
-        in->pos = 0;
+      if (in->w.pos > 0) {
+        memmove(in->buf, start, in->w.end - in->w.pos);
+        in->w.end -= in->w.pos;
+        in->w.pos = 0;
       }
-      if (in->end == in->cap) {
+      if (in->w.end == in->cap) {
         size_t want = in->cap ? in->cap * 2 : READ_CHUNK;
         if (want > MAX_LINE + READ_CHUNK)
           return gp_error_set(err, "%s:%llu: line longer than %u bytes", in->name,
-                              (unsigned long long)in->line_number + 1, MAX_LINE);
+                              (unsigned long long)in->w.line_number + 1, MAX_LINE);
         if (gp_grow(&in->alloc, (void **)&in->buf, &in->cap, want, 1) != GP_OK)
           return gp_error_set(err, "%s: out of memory", in->name);
+        in->w.text = in->buf;
       }
       n = fill(in, err);
       if (n < 0)
         return GP_ERR;
       if (n == 0)
         in->eof = 1;
-      in->end += (size_t)n;
+      in->w.end += (size_t)n;
     }
   }
   if (found) {
-    in->line_number++;
+    in->w.line_number++;
     if (*len > 0 && (*line)[*len - 1] == '\r')
       (*len)--;
   }
@@ -357,28 +361,30 @@ int gp_line_next(gp_line_input *in, const char **line, size_t *len,
                  gp_error *err) {
   /* the common case: a whole line already in the read buffer */
   char *start, *nl;
-  if (in->kind == SOURCE_BUFFER || in->end <= in->pos)
+  if (in->kind == SOURCE_BUFFER || in->w.end <= in->w.pos)
     return next_line_slow(in, line, len, err);
-  start = in->buf + in->pos;
-  nl = memchr(start, '\n', in->end - in->pos);
+  start = in->buf + in->w.pos;
+  nl = memchr(start, '\n', in->w.end - in->w.pos);
   if (nl == NULL)
     return next_line_slow(in, line, len, err);
   *line = start;
   *len = (size_t)(nl - start);
-  in->pos += *len + 1;
-  in->line_number++;
+  in->w.pos += *len + 1;
+  in->w.line_number++;
   if (*len > 0 && start[*len - 1] == '\r')
     (*len)--;
   return 1;
 }
 
+gp_line_window *gp_line_window_of(gp_line_input *in) { return &in->w; }
+
 uint64_t gp_line_bytes_left(const gp_line_input *in) {
   uint64_t returned;
   switch (in->kind) {
   case SOURCE_BUFFER:
-    return in->mem_len - in->pos;
+    return in->mem_len - in->w.pos;
   case SOURCE_PLAIN:
-    returned = in->file_read - (in->end - in->pos);
+    returned = in->file_read - (in->w.end - in->w.pos);
     if (in->file_size == UINT64_MAX || in->file_size < in->file_read)
       return UINT64_MAX; /* not a regular file, or it grew */
     return in->file_size - returned;
@@ -393,7 +399,7 @@ uint64_t gp_line_kernel_cap(const gp_line_input *in) {
   return in->kind == SOURCE_GZIP || in->kind == SOURCE_XZ ? in->limits.kernel_bytes : 0;
 }
 
-uint64_t gp_line_number(const gp_line_input *in) { return in->line_number; }
+uint64_t gp_line_number(const gp_line_input *in) { return in->w.line_number; }
 
 const char *gp_line_name(const gp_line_input *in) { return in->name; }
 

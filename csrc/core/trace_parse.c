@@ -19,6 +19,7 @@
  * parsed in place from the line buffer in one pass.
  */
 #include "trace.h"
+#include "trace_io.h"
 #include "trace_scan.h"
 
 #include <stdio.h>
@@ -1392,12 +1393,13 @@ static int read_body(parser *ps, int began) {
   const char *line;
   size_t len;
   int r;
+  gp_line_window *window = gp_line_window_of(ps->in);
   if (finish_header(ps) != GP_OK || check_kernel_cap(ps) != GP_OK)
     return GP_ERR;
   ps->warp = -1;
   ps->in_block = began;
   ps->block_index = UINT32_MAX;
-  while ((r = gp_line_next(ps->in, &line, &len, ps->err)) == 1) {
+  while ((r = gp_line_next_inline(ps->in, window, &line, &len, ps->err)) == 1) {
     if (body_line(ps, line, len) != GP_OK)
       return GP_ERR;
   }

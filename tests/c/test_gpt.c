@@ -263,6 +263,77 @@ static void test_resealed_deps_seeded(const char *dir) {
   free(pos);
 }
 
+/* Seeded PC and memory-record indices, each re-sealed: the loader (four
+ * instructions at a time) refuses exactly the files a one-by-one reading
+ * refuses, naming the first instruction out of range, or the header's
+ * memory-record count where an index moved on or off an instruction. */
+static void test_resealed_indices_seeded(const char *dir) {
+  char path[256], bad[256];
+  gp_alloc a = gp_alloc_default();
+  gp_error err;
+  gp_kernel *k = NULL, *back = NULL;
+  unsigned char *data;
+  uint64_t x = 2026, insts, i, records;
+  uint32_t statics, mems;
+  long n, pcs, mem;
+  int trial;
+  FILE *f;
+  snprintf(path, sizeof path, "%s/k.gpt", dir);
+  snprintf(bad, sizeof bad, "%s/bad.gpt", dir);
+  CHECK(gp_kernel_load_gpt(&k, &a, path, 1, &err) == GP_OK);
+  if (k == NULL)
+    return;
+  insts = k->insts, statics = k->static_count, mems = k->mem_count;
+  pcs = (long)((const unsigned char *)k->pc_index - (const unsigned char *)k->image);
+  mem = (long)((const unsigned char *)k->mem - (const unsigned char *)k->image);
+  gp_kernel_free(k);
+  CHECK(insts > 8 && mems > 0);
+  n = file_size(path);
+  data = malloc((size_t)n);
+  for (trial = 0; trial < 400; trial++) {
+    uint32_t *pc = (uint32_t *)(void *)(data + pcs), *m = (uint32_t *)(void *)(data + mem);
+    const uint32_t pc_values[4] = {statics - 1u, statics, statics + 7u, UINT32_MAX};
+    const uint32_t mem_values[5] = {mems - 1u, mems, mems + 3u, UINT32_MAX - 1u, UINT32_MAX};
+    uint64_t expect = UINT64_MAX;
+    int changes = 1 + trial % 2, c;
+    f = fopen(path, "rb");
+    CHECK(fread(data, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    for (c = 0; c < changes; c++) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      i = (x >> 33) % insts;
+      if ((x >> 20) % 2 == 0)
+        pc[i] = pc_values[(x >> 24) % 4];
+      else
+        m[i] = mem_values[(x >> 24) % 5];
+    }
+    for (i = 0, records = 0; i < insts; i++) {
+      if (expect == UINT64_MAX && (pc[i] >= statics || (m[i] != UINT32_MAX && m[i] >= mems)))
+        expect = i;
+      records += m[i] != UINT32_MAX;
+    }
+    CHECK(gp_gpt_seal(data, (size_t)n) == GP_OK);
+    f = fopen(bad, "wb");
+    fwrite(data, 1, (size_t)n, f);
+    fclose(f);
+    if (expect == UINT64_MAX && records == mems) {
+      CHECK(gp_kernel_load_gpt(&back, &a, bad, 1, &err) == GP_OK);
+      gp_kernel_free(back);
+      back = NULL;
+    } else {
+      char message[160];
+      if (expect != UINT64_MAX)
+        snprintf(message, sizeof message, "bad.gpt: instruction %llu is corrupt", (unsigned long long)expect);
+      else
+        snprintf(message, sizeof message, "bad.gpt: header field 'mem_count' says %u memory records, %llu instructions have one",
+                 mems, (unsigned long long)records);
+      CHECK(gp_kernel_load_gpt(&back, &a, bad, 1, &err) == GP_ERR);
+      CHECK_STR_CONTAINS(err.msg, message);
+    }
+  }
+  free(data);
+}
+
 /* A memory record changed and re-sealed: an unknown lane form, a nonzero
  * spare byte, a list with a stride, or a strided record of more than 32
  * lanes (gp_mem_lanes expands into 32 entries) is refused. */
@@ -360,6 +431,8 @@ int main(void) {
   test_resealed_deps(dir);
   gp_test_current = "test_resealed_deps_seeded";
   test_resealed_deps_seeded(dir);
+  gp_test_current = "test_resealed_indices_seeded";
+  test_resealed_indices_seeded(dir);
   test_resealed_records(dir);
   gp_test_current = "test_header_only_load";
   test_header_only_load(dir);

@@ -2,13 +2,20 @@
  * registers) give what a byte-by-byte reading of the same token gives, on
  * worked examples and on seeded random tokens at every distance from the
  * line's end; the hex scanner's shortcuts (four digits, words of 0 or f)
- * and the opcode's word path give the byte-by-byte token. */
+ * and the opcode's word path give the byte-by-byte token.  The parser's
+ * inline line splitter (trace_io.h) gives the lines, lengths and line
+ * numbers a byte-by-byte split gives. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "gp_test.h"
+#include "trace_io.h"
 #include "trace_scan.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The decimal token at p read byte by byte, as scan_dec read it before it
  * had a word path: blanks, a sign, 1-18 digits, then a blank or the end. */
@@ -332,6 +339,71 @@ static void test_register_by_hand(void) {
   CHECK(!scan_register(&p, end, &r)); /* R1a */
 }
 
+/* gp_line_next_inline against a byte-by-byte split of the same text, on
+ * seeded lines of 0-299 bytes (carriage returns before some newlines, a
+ * lone one inside others, a last line without a newline) over 3 MB, so
+ * that lines cross the 1 MB read buffer's refills; the split alternates
+ * with gp_line_next, which the inline path must leave where it expects;
+ * from the file and from the same bytes in memory. */
+static void test_inline_line_split_matches_bytewise(void) {
+  char path[] = "/tmp/gpush_lines_XXXXXX";
+  size_t size = 3u << 20, at = 0, i, got_len;
+  char *text = malloc(size);
+  uint64_t state = 2026, lines = 0;
+  gp_alloc alloc = gp_alloc_default();
+  gp_line_input *in = NULL;
+  gp_line_window *w;
+  gp_error err;
+  const char *got;
+  int fd, r, mismatches = 0, source;
+  while (at < size) {
+    size_t n;
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    n = (size_t)((state >> 33) % 300);
+    for (i = 0; i < n && at < size; i++) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      text[at++] = (state >> 40) % 97 == 0 ? '\r' : (char)(' ' + (state >> 33) % 95);
+    }
+    if (at < size && (state >> 20) % 5 == 0)
+      text[at++] = '\r';
+    if (at < size - 1) /* the last line has no newline */
+      text[at++] = '\n';
+  }
+  fd = mkstemp(path);
+  CHECK(fd >= 0 && write(fd, text, size) == (ssize_t)size);
+  close(fd);
+  for (source = 0; source < 2; source++) { /* the file, then the same bytes in memory */
+    in = NULL;
+    if (source == 0)
+      CHECK(gp_line_open(&in, &alloc, path, NULL, &err) == GP_OK);
+    else
+      CHECK(gp_line_open_buffer(&in, &alloc, text, size, "mem", &err) == GP_OK);
+    if (in == NULL)
+      break;
+    w = gp_line_window_of(in);
+    lines = 0, mismatches = 0;
+    for (at = 0; at < size;) {
+      const char *nl = memchr(text + at, '\n', size - at);
+      size_t end = nl != NULL ? (size_t)(nl - text) : size, want = end - at;
+      if (want > 0 && text[end - 1] == '\r')
+        want--;
+      r = lines % 7 == 3 ? gp_line_next(in, &got, &got_len, &err)
+                         : gp_line_next_inline(in, w, &got, &got_len, &err);
+      lines++;
+      if (r != 1 || got_len != want || memcmp(got, text + at, want) != 0 ||
+          gp_line_number(in) != lines)
+        mismatches++;
+      at = end + 1;
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    CHECK(lines > 15000);
+    CHECK_EQ_INT(gp_line_next_inline(in, w, &got, &got_len, &err), 0);
+    gp_line_close(in);
+  }
+  unlink(path);
+  free(text);
+}
+
 int main(void) {
   RUN(test_dec_by_hand);
   RUN(test_register_by_hand);
@@ -339,5 +411,6 @@ int main(void) {
   RUN(test_hex_matches_bytewise);
   RUN(test_opcode_by_hand);
   RUN(test_opcode_matches_bytewise);
+  RUN(test_inline_line_split_matches_bytewise);
   return gp_test_finish();
 }
