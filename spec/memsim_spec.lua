@@ -247,6 +247,48 @@ describe("gpush.memsim functional mode", function()
     assert.has_error(function() core.memsim_replay(small("tiled_barrier"), m, 1, prep) end,
       "bad argument #4 to 'memsim_replay' (memsim: the prepared replay is of another kernel)")
   end)
+
+  it("carries a replay across a kernel's prefixes as each prefix replayed from its start", function()
+    local core = require "gpush.core"
+    local machine = require "gpush.machine"
+    -- each prefix against its own replay from the first wave, bit for bit:
+    -- samples of w, 2w, 4w, 8w waves and the launch's partial wave (as
+    -- gpush.sampling takes them), then a shorter one, a whole number of
+    -- waves, another occupancy and another kernel's prefix through the
+    -- same carry (each must start again or go on correctly)
+    local opened = {}
+    local function replays_alike(k, bps, n, carry)
+      local p = k
+      if n then
+        p = assert(k:prefix(n))
+        opened[#opened + 1] = p
+      end
+      local m = machine.of(config.load("gtx660ti"), 1)
+      local fresh = assert(core.memsim_replay(p, m, bps, assert(core.memsim_prepare(p))))
+      local carried = assert(core.memsim_replay(p, m, bps, assert(core.memsim_prepare(p)), carry))
+      assert.are.same(fresh.replay:pcs(p), carried.replay:pcs(p))
+      fresh.replay, carried.replay = nil, nil
+      assert.are.same(fresh, carried)
+    end
+    for _, name in ipairs { "stream_triad", "divergent_gather", "tiled_barrier" } do
+      local k, carry = small(name, 1500), core.memsim_carry()
+      for _, bps in ipairs { 1, 3 } do
+        local c = 7 * bps
+        for _, n in ipairs { c + 5, 2 * c + 5, 4 * c + 5, 8 * c + 5, 3 * c + 5, 9 * c, 9 * c + 1 } do
+          replays_alike(k, bps, n, carry)
+        end
+      end
+      replays_alike(k, 2, nil, carry) -- the whole kernel after its prefixes
+      replays_alike(k, 2, 6 * 14 + 3, carry)
+      replays_alike(small("stream_triad", 700), 2, 8 * 14 + 3, carry) -- another kernel's
+    end
+    for _, p in ipairs(opened) do
+      p:close()
+    end
+    local m = machine.of(config.load("gtx660ti"), 1)
+    assert.has_error(function() core.memsim_replay(small("stream_triad"), m, 1, nil, core.memsim_carry()) end,
+      "bad argument #5 to 'memsim_replay' (memsim: a carried replay needs a preparation)")
+  end)
 end)
 
 describe("gpush.memsim timed replay", function()

@@ -93,6 +93,11 @@ typedef enum gp_cache_result {
 int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *config,
                   gp_error *err);
 void gp_cache_free(gp_cache *c);
+/* dst = a copy of src with its own allocation (free it with gp_cache_free);
+ * reuse: dst is a cache set up before (by gp_cache_init or gp_cache_copy),
+ * whose block is reused when it has src's shape and freed otherwise.  On
+ * failure dst holds no allocation. */
+int gp_cache_copy(gp_cache *dst, const gp_cache *src, int reuse, gp_error *err);
 /* The set a line maps to: line index modulo the number of sets. */
 uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line);
 /* Looks up a line for the sectors in `mask`; reads fill it (LRU victim),
@@ -302,6 +307,23 @@ int gp_memsim_prep_of(const gp_memsim_prep *p, const gp_kernel *k);
 int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
                                   const gp_memsim_config *config, const gp_alloc *alloc,
                                   gp_memsim_result *out, gp_error *err);
+
+/* A replay carried across prefixes of one kernel (gpush.sampling's samples
+ * of w, 2w, 4w, ... full waves, each ending with the launch's partial
+ * wave): the model after the full waves replayed so far.  A longer prefix
+ * goes on from them, replays its partial wave on a copy and leaves its own
+ * full waves for the next: the samples replay 4w full waves instead of 7w.
+ * The caller keeps one carry per configuration (a carry made at another
+ * occupancy or of another kernel's prefixes is not used: the replay starts
+ * again from the first wave). */
+typedef struct gp_memsim_carry gp_memsim_carry;
+gp_memsim_carry *gp_memsim_carry_new(void);
+void gp_memsim_carry_free(gp_memsim_carry *c);
+/* gp_memsim_functional_prepared of k (a prefix of some kernel, or the
+ * kernel itself) through the carry: the same result bit for bit. */
+int gp_memsim_functional_carried(const gp_kernel *k, gp_memsim_prep *p,
+                                 const gp_memsim_config *config, gp_memsim_carry *carry,
+                                 const gp_alloc *alloc, gp_memsim_result *out, gp_error *err);
 
 /* ---------------------------------------------------------------------------
  * Timed mode (the abstract simulator's memory)

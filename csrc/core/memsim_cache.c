@@ -111,6 +111,52 @@ void gp_cache_free(gp_cache *c) {
   c->records_used = 0;
 }
 
+/* Points dst's per-set fields and records into its block dst->slot. */
+static void point_into_block(gp_cache *dst) {
+  dst->filled = (uint16_t *)(dst->slot + dst->sets);
+  dst->mru = dst->filled + dst->sets;
+  dst->lru = dst->mru + dst->sets;
+  dst->records = (uint8_t *)dst->slot + records_offset(dst->sets);
+}
+
+/* Copies src's state into dst's block: the per-set fields whole and the
+ * records of the sets filled so far (the rest was never written, nor is
+ * read). */
+static void copy_block(gp_cache *dst, const gp_cache *src) {
+  uint32_t *slot = dst->slot;
+  *dst = *src;
+  dst->slot = slot;
+  point_into_block(dst);
+  memcpy(dst->slot, src->slot, records_offset(src->sets));
+  memcpy(dst->records, src->records, (size_t)src->records_used * src->record_bytes);
+}
+
+/* A copy of cache src into dst, with its own allocation (gp_cache_free
+ * frees it), or into dst's own block when dst is a cache of the same
+ * configuration already (`reuse`: a sampled replay copies its caches before
+ * each prefix's partial wave into the same scratch caches). */
+int gp_cache_copy(gp_cache *dst, const gp_cache *src, int reuse, gp_error *err) {
+  if (src->slot == NULL) {
+    if (reuse)
+      gp_cache_free(dst);
+    *dst = *src; /* no cache (size 0) */
+    return GP_OK;
+  }
+  if (!(reuse && dst->slot != NULL && dst->sets == src->sets &&
+        dst->config.ways == src->config.ways)) {
+    if (reuse)
+      gp_cache_free(dst);
+    dst->slot = gp_malloc(&src->alloc, block_bytes(src->sets, src->config.ways));
+    if (dst->slot == NULL) {
+      dst->filled = dst->mru = dst->lru = NULL;
+      dst->records = NULL;
+      return gp_error_set(err, "cache: out of memory");
+    }
+  }
+  copy_block(dst, src);
+  return GP_OK;
+}
+
 uint32_t gp_cache_set_of(const gp_cache *c, uint64_t line) {
   return c->sets ? set_of(c, line) : 0;
 }

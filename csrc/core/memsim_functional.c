@@ -19,6 +19,7 @@
 #include "memsim.h"
 #include "memsim_cache_access.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { LEVEL_L1 = 1, LEVEL_L2 = 2, LEVEL_DRAM = 3 };
@@ -571,26 +572,35 @@ walk_wave(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, uint32_t wav
   return GP_OK;
 }
 
-/* Every wave of the kernel in the order, on `sms` SMs of blocks_per_sm
- * blocks each (both above 0). */
+/* Waves [first, last) of the kernel in the order, on `sms` SMs of
+ * blocks_per_sm blocks each (both above 0). */
 static inline __attribute__((always_inline)) int
-walk_waves(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, const gp_alloc *alloc,
-           walk_range range, walk_turn turn, void *walk, gp_error *err) {
-  uint64_t per_sm_wave = (uint64_t)sms * blocks_per_sm;
-  uint64_t per_wave = per_sm_wave * k->warps_per_block + 1;
-  uint32_t waves = (uint32_t)((k->blocks + per_sm_wave - 1) / per_sm_wave), w;
+walk_wave_range(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, uint32_t first,
+                uint32_t last, const gp_alloc *alloc, walk_range range, walk_turn turn,
+                void *walk, gp_error *err) {
+  uint64_t per_wave = (uint64_t)sms * blocks_per_sm * k->warps_per_block + 1;
+  uint32_t w;
   wave_warps t;
   int status;
   t.at = gp_malloc(alloc, per_wave * sizeof *t.at);
   t.end = gp_malloc(alloc, per_wave * sizeof *t.end);
   t.sm = gp_malloc(alloc, per_wave * sizeof *t.sm);
   status = t.at && t.end && t.sm ? GP_OK : gp_error_set(err, "memsim: out of memory");
-  for (w = 0; w < waves && status == GP_OK; w++)
+  for (w = first; w < last && status == GP_OK; w++)
     status = walk_wave(k, sms, blocks_per_sm, w, &t, range, turn, walk);
   gp_free(alloc, t.at, per_wave * sizeof *t.at);
   gp_free(alloc, t.end, per_wave * sizeof *t.end);
   gp_free(alloc, t.sm, per_wave * sizeof *t.sm);
   return status;
+}
+
+/* Every wave of the kernel in the order (walk_wave_range's). */
+static inline __attribute__((always_inline)) int
+walk_waves(const gp_kernel *k, uint32_t sms, uint32_t blocks_per_sm, const gp_alloc *alloc,
+           walk_range range, walk_turn turn, void *walk, gp_error *err) {
+  uint64_t per_sm_wave = (uint64_t)sms * blocks_per_sm;
+  uint32_t waves = (uint32_t)((k->blocks + per_sm_wave - 1) / per_sm_wave);
+  return walk_wave_range(k, sms, blocks_per_sm, 0, waves, alloc, range, turn, walk, err);
 }
 
 /* The kernel's walk (gp_memsim_order): a warp's positions are its
@@ -968,6 +978,189 @@ int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
     status = gp_func_result(f, out, err);
   }
   gp_func_free(f);
+  return status;
+}
+
+/* A gp_func of f's shape, its arrays allocated but not filled and no cache
+ * set up (for func_copy_into). */
+static gp_func *func_shell(const gp_func *f, gp_error *err) {
+  size_t pcs = (size_t)f->out.pc_count + 1, recent = (size_t)f->cfg.sms * GP_REUSE_TABLE;
+  gp_func *g = gp_malloc(&f->alloc, sizeof *g);
+  if (g == NULL) {
+    gp_error_set(err, "memsim: out of memory");
+    return NULL;
+  }
+  *g = *f;
+  g->out.pcs = gp_malloc(&f->alloc, pcs * sizeof *g->out.pcs);
+  g->kind = gp_malloc(&f->alloc, pcs);
+  g->l1 = gp_malloc(&f->alloc, f->cfg.sms * sizeof *g->l1);
+  g->l1_ready = gp_malloc(&f->alloc, f->cfg.sms);
+  g->l2 = gp_malloc(&f->alloc, f->slices * sizeof *g->l2);
+  g->l2_ready = gp_malloc(&f->alloc, f->slices);
+  g->recent = gp_malloc(&f->alloc, recent * sizeof *g->recent);
+  g->recent_used = gp_malloc(&f->alloc, recent / 64 * sizeof *g->recent_used);
+  g->misses = gp_malloc(&f->alloc, f->cfg.sms * sizeof *g->misses);
+  if (g->l1_ready) /* no cache of g's to free until one is copied */
+    memset(g->l1_ready, 0, f->cfg.sms);
+  if (g->l2_ready)
+    memset(g->l2_ready, 0, f->slices);
+  if (!g->out.pcs || !g->kind || !g->l1 || !g->l1_ready || !g->l2 || !g->l2_ready || !g->recent ||
+      !g->recent_used || !g->misses) {
+    gp_func_free(g);
+    gp_error_set(err, "memsim: out of memory");
+    return NULL;
+  }
+  return g;
+}
+
+/* Copies cache `from` (ready: set up) into `to` (its ready flag *to_ready),
+ * reusing to's block where it has one. */
+static int copy_cache(gp_cache *to, uint8_t *to_ready, const gp_cache *from, uint8_t ready,
+                      gp_error *err) {
+  if (!ready) {
+    if (*to_ready)
+      gp_cache_free(to);
+    *to_ready = 0;
+    return GP_OK;
+  }
+  if (gp_cache_copy(to, from, *to_ready, err) != GP_OK) {
+    *to_ready = 0; /* to holds no allocation */
+    return GP_ERR;
+  }
+  *to_ready = 1;
+  return GP_OK;
+}
+
+/* *gp = a copy of f (free with gp_func_free); *gp, when not NULL, is an
+ * earlier copy of a model of f's configuration whose arrays and cache
+ * blocks are reused (a sampled replay copies its model before each
+ * prefix's partial wave: allocating them anew cost more than the waves the
+ * copy saves).  On failure *gp is freed and NULL. */
+static int func_copy_into(gp_func **gp, const gp_func *f, gp_error *err) {
+  size_t pcs = (size_t)f->out.pc_count + 1;
+  uint32_t s;
+  int status = GP_OK;
+  gp_func *g = *gp, kept;
+  if (g == NULL && (g = func_shell(f, err)) == NULL)
+    return GP_ERR;
+  *gp = g;
+  kept = *g;
+  *g = *f;
+  g->out.pcs = kept.out.pcs, g->kind = kept.kind, g->l1 = kept.l1, g->l1_ready = kept.l1_ready;
+  g->l2 = kept.l2, g->l2_ready = kept.l2_ready, g->recent = kept.recent;
+  g->recent_used = kept.recent_used, g->misses = kept.misses;
+  memcpy(g->out.pcs, f->out.pcs, pcs * sizeof *g->out.pcs);
+  memcpy(g->kind, f->kind, pcs);
+  memcpy(g->misses, f->misses, f->cfg.sms * sizeof *g->misses);
+  for (s = 0; s < f->cfg.sms && status == GP_OK; s++) {
+    size_t word, first = (size_t)s * (GP_REUSE_TABLE / 64);
+    status = copy_cache(&g->l1[s], &g->l1_ready[s], &f->l1[s], f->l1_ready[s], err);
+    if (status != GP_OK || !f->l1_ready[s])
+      continue;
+    /* an SM's recent misses are read only once it is set up, and an entry
+     * only once its bit is set: the entries written so far are copied (a
+     * sample's few thousand of the 4,096 x SMs) */
+    memcpy(g->recent_used + first, f->recent_used + first,
+           GP_REUSE_TABLE / 64 * sizeof *g->recent_used);
+    for (word = first; word < first + GP_REUSE_TABLE / 64; word++) {
+      uint64_t bits = f->recent_used[word];
+      while (bits) {
+        size_t at = word * 64 + (size_t)__builtin_ctzll(bits);
+        g->recent[at] = f->recent[at];
+        bits &= bits - 1;
+      }
+    }
+  }
+  for (s = 0; s < f->slices && status == GP_OK; s++)
+    status = copy_cache(&g->l2[s], &g->l2_ready[s], &f->l2[s], f->l2_ready[s], err);
+  if (status != GP_OK) {
+    gp_func_free(g);
+    *gp = NULL;
+    return GP_ERR;
+  }
+  return GP_OK;
+}
+
+struct gp_memsim_carry {
+  gp_func *f;            /* after `waves` full waves; NULL: none yet */
+  gp_func *scratch;      /* f's copy for a partial wave (func_copy_into) */
+  gp_memsim_config cfg;  /* f's configuration, byte for byte as given */
+  const gp_kernel *base; /* the kernel whose prefixes they are */
+  uint32_t waves;
+};
+
+gp_memsim_carry *gp_memsim_carry_new(void) {
+  gp_memsim_carry *c = malloc(sizeof *c);
+  if (c)
+    memset(c, 0, sizeof *c);
+  return c;
+}
+
+void gp_memsim_carry_free(gp_memsim_carry *c) {
+  if (c == NULL)
+    return;
+  gp_func_free(c->f);
+  gp_func_free(c->scratch);
+  free(c);
+}
+
+/* Whether the carry's full waves are the first waves of k at cfg: made of
+ * a prefix of the same kernel, at a configuration of the same bytes (one
+ * that differs only in its padding starts again: slower, never wrong), no
+ * more of them than k has. */
+static int carry_fits(const gp_memsim_carry *c, const gp_kernel *k, const gp_memsim_config *cfg,
+                      uint32_t full_waves) {
+  const gp_kernel *base = k->base ? k->base : k;
+  return c->f != NULL && c->base == base && memcmp(&c->cfg, cfg, sizeof *cfg) == 0 &&
+         c->f->out.pc_count == k->static_count && c->waves <= full_waves;
+}
+
+int gp_memsim_functional_carried(const gp_kernel *k, gp_memsim_prep *p,
+                                 const gp_memsim_config *cfg, gp_memsim_carry *carry,
+                                 const gp_alloc *alloc, gp_memsim_result *out, gp_error *err) {
+  uint64_t per_sm_wave = (uint64_t)cfg->sms * cfg->blocks_per_sm;
+  uint32_t full, waves;
+  gp_func *g;
+  prep_walk pw;
+  int status;
+  memset(out, 0, sizeof *out);
+  if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
+    return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
+  if (!gp_memsim_prep_of(p, k))
+    return gp_error_set(err, "memsim: the prepared replay is of another kernel");
+  full = (uint32_t)(k->blocks / per_sm_wave);
+  waves = (uint32_t)((k->blocks + per_sm_wave - 1) / per_sm_wave);
+  if (!carry_fits(carry, k, cfg, full)) {
+    gp_func_free(carry->f);
+    gp_func_free(carry->scratch);
+    carry->f = carry->scratch = NULL;
+    if (gp_func_new(&carry->f, alloc, cfg, k->static_count, err) != GP_OK)
+      return GP_ERR;
+    carry->base = k->base ? k->base : k;
+    memcpy(&carry->cfg, cfg, sizeof *cfg); /* its padding too: carry_fits compares bytes */
+    carry->waves = 0;
+  }
+  pw.k = k, pw.p = p, pw.err = err;
+  pw.f = carry->f;
+  status = walk_wave_range(k, cfg->sms, cfg->blocks_per_sm, carry->waves, full, alloc, prep_range,
+                           prep_turn, &pw, err);
+  if (status != GP_OK) { /* the carry is part-way through a wave: not reused */
+    gp_func_free(carry->f);
+    carry->f = NULL;
+    return GP_ERR;
+  }
+  carry->waves = full;
+  if (func_copy_into(&carry->scratch, carry->f, err) != GP_OK)
+    return GP_ERR;
+  g = carry->scratch;
+  pw.f = g;
+  status = walk_wave_range(k, cfg->sms, cfg->blocks_per_sm, full, waves, alloc, prep_range,
+                           prep_turn, &pw, err);
+  if (status == GP_OK) {
+    prep_passes(p, k, cfg);
+    add_onchip(g, p);
+    status = gp_func_result(g, out, err);
+  }
   return status;
 }
 

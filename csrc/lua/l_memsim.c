@@ -24,6 +24,14 @@
  * the kernel's replays share at every configuration (memsim.h
  * gp_memsim_prep), kept by a sweep across its occupancies; the same result.
  *
+ *   carry = core.memsim_carry()   -- a replay carried across prefixes of one
+ *                                 -- kernel (memsim.h gp_memsim_carry);
+ *   carry:close()                 -- frees it now (else the collector does)
+ *   result = core.memsim_replay(prefix, machine, blocks_per_sm, prep, carry)
+ * The same result, the prefix's first full waves taken from the carry when
+ * it holds them (a shorter prefix's, at this occupancy) and its own left
+ * there for the next: gpush.sampling's samples replay 4w full waves, not 7w.
+ *
  *   result = core.memsim_timed_replay(kernel, machine, blocks_per_sm)  -- or nil, message
  * (gp_machine_timed: MSHRs, L2 slices, DRAM channels and bandwidth too); result:
  *   { requests, last_cycle, mshr_full_stalls, mshr_stall_cycles, mshr_merges,
@@ -73,6 +81,32 @@ static int prep_gc(lua_State *L) {
   gp_memsim_prep_free(b->p);
   b->p = NULL;
   return 0;
+}
+
+#define CARRY_MT "gpush.memsim_carry"
+
+/* A replay carried across prefixes (gp_memsim_carry). */
+typedef struct carry_box {
+  gp_memsim_carry *c;
+} carry_box;
+
+static int carry_gc(lua_State *L) {
+  carry_box *b = luaL_checkudata(L, 1, CARRY_MT);
+  gp_memsim_carry_free(b->c);
+  b->c = NULL;
+  return 0;
+}
+
+/* core.memsim_carry(): a new empty carry. */
+static int memsim_carry(lua_State *L) {
+  carry_box *b = lua_newuserdata(L, sizeof *b);
+  b->c = NULL;
+  luaL_getmetatable(L, CARRY_MT);
+  lua_setmetatable(L, -2);
+  b->c = gp_memsim_carry_new();
+  if (b->c == NULL)
+    return luaL_error(L, "memsim: out of memory");
+  return 1;
 }
 
 /* A functional result kept in C for the models that read it there. */
@@ -196,6 +230,7 @@ static int functional(lua_State *L, int with_pcs) {
   replay_box *box;
   gp_error err;
   gp_memsim_prep *prep = NULL;
+  gp_memsim_carry *carry = NULL;
   int status;
   gp_machine_memsim(m, check_blocks(L, 3), k->shmem_bytes, &c);
   if (!lua_isnoneornil(L, 4)) {
@@ -204,13 +239,20 @@ static int functional(lua_State *L, int with_pcs) {
                   "memsim: the prepared replay is of another kernel");
     prep = pb->p;
   }
+  if (!lua_isnoneornil(L, 5)) {
+    carry_box *cb = luaL_checkudata(L, 5, CARRY_MT);
+    luaL_argcheck(L, cb->c != NULL, 5, "memsim: the carry was closed");
+    luaL_argcheck(L, prep != NULL, 5, "memsim: a carried replay needs a preparation");
+    carry = cb->c;
+  }
   box = lua_newuserdata(L, sizeof *box);
   memset(box, 0, sizeof *box);
   luaL_getmetatable(L, REPLAY_MT);
   lua_setmetatable(L, -2);
   box->alloc = gp_alloc_default();
-  status = prep ? gp_memsim_functional_prepared(k, prep, &c, &box->alloc, &box->r, &err)
-                : gp_memsim_functional(k, &c, &box->alloc, &box->r, &err);
+  status = carry  ? gp_memsim_functional_carried(k, prep, &c, carry, &box->alloc, &box->r, &err)
+           : prep ? gp_memsim_functional_prepared(k, prep, &c, &box->alloc, &box->r, &err)
+                  : gp_memsim_functional(k, &c, &box->alloc, &box->r, &err);
   if (status != GP_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err.msg);
@@ -525,6 +567,7 @@ static int memsim_key(lua_State *L) {
 static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functional},
                                             {"memsim_replay", memsim_replay},
                                             {"memsim_prepare", memsim_prepare},
+                                            {"memsim_carry", memsim_carry},
                                             {"memsim_extrapolate", memsim_extrapolate},
                                             {"memsim_timed_replay", memsim_timed_replay},
                                             {"kernel_line_scan", kernel_line_scan},
@@ -534,9 +577,21 @@ static const luaL_Reg memsim_functions[] = {{"memsim_functional", memsim_functio
 
 static const luaL_Reg replay_methods[] = {{"pcs", replay_pcs}, {NULL, NULL}};
 static const luaL_Reg prep_methods[] = {{NULL, NULL}};
+/* carry:close(): frees its model now (a carry holds two models, megabytes
+ * on a large GPU the collector does not see); a closed carry is not used
+ * again. */
+static int carry_close(lua_State *L) {
+  carry_box *b = luaL_checkudata(L, 1, CARRY_MT);
+  gp_memsim_carry_free(b->c);
+  b->c = NULL;
+  return 0;
+}
+
+static const luaL_Reg carry_methods[] = {{"close", carry_close}, {NULL, NULL}};
 
 void gpl_open_memsim(lua_State *L) {
   gpl_new_type(L, REPLAY_MT, replay_methods, replay_gc);
   gpl_new_type(L, PREP_MT, prep_methods, prep_gc);
+  gpl_new_type(L, CARRY_MT, carry_methods, carry_gc);
   luaL_setfuncs(L, memsim_functions, 0);
 }

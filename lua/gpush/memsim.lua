@@ -151,7 +151,10 @@ end
 -- what it knows already.  The entries' keys are core.memsim_key's (equal
 -- where params_key of the parameters is, read from the machine without
 -- building the table: a sweep looks its replay up at every point).
-function M.replay(kernel, m, blocks, shared, cache)
+-- `carry` (core.memsim_carry, with a cache only): the replays of a
+-- sampled launch's prefixes at one configuration share it, each going on
+-- from the last one's full waves (the same results).
+function M.replay(kernel, m, blocks, shared, cache, carry)
   local key = cache and tostring(kernel) .. "|" .. core.memsim_key(m, blocks, shared)
   local hit = key and cache[key]
   if hit then
@@ -171,7 +174,7 @@ function M.replay(kernel, m, blocks, shared, cache)
       cache[prep_key] = prep
     end
   end
-  local result, err = core.memsim_replay(kernel, m, blocks, prep)
+  local result, err = core.memsim_replay(kernel, m, blocks, prep, cache and carry)
   if not result then
     return nil, err
   end

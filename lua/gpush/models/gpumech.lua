@@ -398,10 +398,13 @@ local function sample(kernel, cfg, cache, f)
   local key = "gpumech.sampled|" .. memsim.params_key(params)
   local kept = cache[key]
   if kept == nil then
+    -- each sample goes on from the last one's full waves (core.memsim_carry)
+    local carry = core.memsim_carry()
     local mem, how = sampling.measure(kernel, plan, cache, function(k)
-      local r, err = memsim.replay(k, m, blocks_per_sm, shared, cache)
+      local r, err = memsim.replay(k, m, blocks_per_sm, shared, cache, carry)
       return r and { memory = r, pcs = r.pcs }, err
     end, replay_fit(kernel, m, blocks_per_sm, params))
+    carry:close()
     kept = mem and { memory = mem, how = how } or { how = { blocks = info.thread_blocks, why = how } }
     cache[key] = kept
   end
