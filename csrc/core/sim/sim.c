@@ -530,7 +530,7 @@ static inline __attribute__((always_inline)) int skip_empty_look(sched_state *q,
   double next;
   if (!sched_all_waiting(q, t1, words))
     return 0;
-  next = sched_reason_from_sets(q, words, policy, 0);
+  next = sched_reason_from_sets(q, t1, words, policy, 0);
   if (q->why == GP_STALL_NO_WARP || q->why == GP_STALL_IDLE)
     return 0;
   *when = next;
@@ -658,7 +658,7 @@ static inline __attribute__((always_inline)) int evaluate(sim *s, sched_state *q
   if (two_level)
     *when = sched_reason_two_level(s, q);
   else
-    *when = sched_reason_from_sets(q, words, policy,
+    *when = sched_reason_from_sets(q, t, words, policy,
                                    any_bit(set_w(q, SET_READY_ANY, words), words));
   return LOOK_NO_ISSUE;
 }
