@@ -1063,29 +1063,29 @@ static void test_reason_from_sets_by_hand(void) {
   set_of(&q, UNIT_INT)[0] = 3, set_of(&q, UNIT_FMA)[0] = 4;
   CHECK_NEAR(q.next_due, 30, 0);
   q.rr = 2;
-  when = sched_reason_from_sets(&q, 20, 1, GP_SIM_LRR, 0);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 0);
   CHECK_NEAR(when, 30, 0);
   CHECK_EQ_INT(q.why, GP_STALL_MEMORY);
   CHECK_EQ_INT(q.why_pc_count, 1);
   CHECK_EQ_INT(q.why_pcs[0], 10);
   q.rr = 0;
-  when = sched_reason_from_sets(&q, 20, 1, GP_SIM_LRR, 0);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 0);
   CHECK_NEAR(when, 30, 0);
   CHECK_EQ_INT(q.why_pcs[0], 11);
   q.unit_free[UNIT_FMA] = q.latest_free = 60;
-  when = sched_reason_from_sets(&q, 20, 1, GP_SIM_LRR, 0);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 0);
   CHECK_NEAR(when, 40, 0);
   /* position 2 promoted: ready, its unit busy to 35 */
   q.pending_count = 2, q.next_due = 40;
   set_of(&q, SET_PEND_DEP)[0] = 0, set_of(&q, SET_READY_ANY)[0] = 4;
   q.unit_free[UNIT_FMA] = q.latest_free = 35;
-  when = sched_reason_from_sets(&q, 20, 1, GP_SIM_LRR, 1);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 1);
   CHECK_NEAR(when, 35, 0);
   CHECK_EQ_INT(q.why, GP_STALL_UNIT);
   CHECK_EQ_INT(q.why_pcs[0], 12);
   /* without per-PC stalls a reason other than the LSU's reads no PC */
   q.reason_pcs = 0, q.why_pcs[0] = 99;
-  sched_reason_from_sets(&q, 20, 1, GP_SIM_LRR, 1);
+  sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 1);
   CHECK_EQ_INT(q.why_pcs[0], 99);
   CHECK_EQ_INT(q.why_pc_count, 1);
   /* positions 1 and 2 ready at 20, INT busy to 25 and FMA to 35: the
@@ -1095,16 +1095,16 @@ static void test_reason_from_sets_by_hand(void) {
   q.pending_count = 1, q.next_due = 50;
   set_of(&q, SET_PEND_MEM)[0] = 1, set_of(&q, SET_READY_ANY)[0] = 6;
   q.unit_free[UNIT_INT] = 25;
-  when = sched_reason_from_sets(&q, 20, 1, GP_SIM_LRR, 1);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 1);
   CHECK_NEAR(when, 25, 0);
   CHECK_EQ_INT(q.why, GP_STALL_UNIT);
   CHECK_EQ_INT(q.why_pcs[0], 11);
-  CHECK_NEAR(sched_reason_from_sets(&q, 20, 1, GP_SIM_GTO, 1), 25, 0);
+  CHECK_NEAR(sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_GTO, 1), 25, 0);
   CHECK_EQ_INT(q.why_pcs[0], 11);
   /* INT free again by 30 (a look there would have issued position 1):
    * with only FMA busy its warp decides, 35 */
   set_of(&q, SET_READY_ANY)[0] = 4;
-  CHECK_NEAR(sched_reason_from_sets(&q, 30, 1, GP_SIM_LRR, 1), 35, 0);
+  CHECK_NEAR(sched_reason_from_sets(&q, units_busy(&q, 30), 1, GP_SIM_LRR, 1), 35, 0);
   CHECK_EQ_INT(q.why_pcs[0], 12);
 }
 

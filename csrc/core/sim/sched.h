@@ -165,7 +165,10 @@ static inline __attribute__((always_inline)) void sched_eligible(sched_state *q,
   uint32_t wi, x, busy;
   for (wi = 0; wi < words; wi++)
     e[wi] = any[wi];
-  busy = t >= q->latest_free ? 0 : units_busy(q, t); /* 0: every unit is free */
+  if (t >= q->latest_free)
+    busy = 0; /* every unit is free */
+  else
+    busy = units_busy(q, t);
   while (busy) {
     const uint64_t *r = set_w(q, __builtin_ctz(busy), words);
     busy &= busy - 1;
@@ -244,17 +247,17 @@ static inline int sched_reason_no_warp(const sched_state *q, uint32_t words) {
   return q->resident > n ? GP_STALL_NO_WARP : GP_STALL_IDLE;
 }
 
-/* From the sets (LRR, GTO, callback) at a look at t: every ready warp
- * waits for its busy unit here; the next chance is the earliest free unit
- * with a ready warp, or a pending warp's producers (or launch) and its
- * unit.  `any_ready`: whether the ready set has a warp (a constant 0 where
- * the caller knows it is empty, so the units' part compiles away).  Under
- * LRR and GTO a look that issued nothing with a ready warp found every
- * ready warp's unit busy (sched_eligible), so only the busy units (one or
- * two) are read for ready warps; a callback may pass over a free unit's
- * warps, so there all eight are. */
+/* From the sets (LRR, GTO, callback): every ready warp waits for its busy
+ * unit here; the next chance is the earliest free unit with a ready warp,
+ * or a pending warp's producers (or launch) and its unit.  `any_ready`:
+ * whether the ready set has a warp (a constant 0 where the caller knows it
+ * is empty, so the units' part compiles away).  `busy_units`: the units
+ * busy at the look (units_busy), read for ready warps under LRR and GTO,
+ * where a look that issued nothing with a ready warp found every ready
+ * warp's unit busy (one or two units, not eight); a callback may pass over
+ * a free unit's warps, so there all eight are read. */
 static inline __attribute__((always_inline)) double sched_reason_from_sets(sched_state *q,
-                                                                     double t,
+                                                                     uint32_t busy_units,
                                                                      uint32_t words,
                                                                      int policy,
                                                                      int any_ready) {
@@ -267,8 +270,7 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
   if (any_ready) { /* else no warp is ready, and busy unread */
     /* a unit's ready warps are its set's within ready_any (state.h) */
     const uint64_t *sfu = set_w(q, UNIT_SFU, words);
-    uint32_t units = policy == GP_SIM_LRR || policy == GP_SIM_GTO ? units_busy(q, t)
-                                                                 : (1u << UNIT_COUNT) - 1;
+    uint32_t units = policy == GP_SIM_LRR || policy == GP_SIM_GTO ? busy_units : ALL_UNITS;
     for (wi = 0; wi < words; wi++)
       busy[wi] = sfu[wi] & any[wi];
     sfu_pos = first_from(busy, words, start);
