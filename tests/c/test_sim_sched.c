@@ -1063,31 +1063,69 @@ static void test_reason_from_sets_by_hand(void) {
   set_of(&q, UNIT_INT)[0] = 3, set_of(&q, UNIT_FMA)[0] = 4;
   CHECK_NEAR(q.next_due, 30, 0);
   q.rr = 2;
-  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 0);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 0);
   CHECK_NEAR(when, 30, 0);
   CHECK_EQ_INT(q.why, GP_STALL_MEMORY);
   CHECK_EQ_INT(q.why_pc_count, 1);
   CHECK_EQ_INT(q.why_pcs[0], 10);
   q.rr = 0;
-  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 0);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 0);
   CHECK_NEAR(when, 30, 0);
   CHECK_EQ_INT(q.why_pcs[0], 11);
   q.unit_free[UNIT_FMA] = q.latest_free = 60;
-  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 0);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 0);
   CHECK_NEAR(when, 40, 0);
   /* position 2 promoted: ready, its unit busy to 35 */
   q.pending_count = 2, q.next_due = 40;
   set_of(&q, SET_PEND_DEP)[0] = 0, set_of(&q, SET_READY_ANY)[0] = 4;
   q.unit_free[UNIT_FMA] = q.latest_free = 35;
-  when = sched_reason_from_sets(&q, 1, GP_SIM_LRR, 1);
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 1);
   CHECK_NEAR(when, 35, 0);
   CHECK_EQ_INT(q.why, GP_STALL_UNIT);
   CHECK_EQ_INT(q.why_pcs[0], 12);
   /* without per-PC stalls a reason other than the LSU's reads no PC */
   q.reason_pcs = 0, q.why_pcs[0] = 99;
-  sched_reason_from_sets(&q, 1, GP_SIM_LRR, 1);
+  sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 1);
   CHECK_EQ_INT(q.why_pcs[0], 99);
   CHECK_EQ_INT(q.why_pc_count, 1);
+  /* positions 1 and 2 ready at 20, INT busy to 25 and FMA to 35: the
+   * busy units' ready warps (sched.h reads only the units busy at t) give
+   * 25 and a unit stall of position 1, the first from rr_start's 1 */
+  q.rr = 0, q.reason_pcs = 1;
+  q.pending_count = 1, q.next_due = 50;
+  set_of(&q, SET_PEND_MEM)[0] = 1, set_of(&q, SET_READY_ANY)[0] = 6;
+  q.unit_free[UNIT_INT] = 25;
+  when = sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_LRR, 1);
+  CHECK_NEAR(when, 25, 0);
+  CHECK_EQ_INT(q.why, GP_STALL_UNIT);
+  CHECK_EQ_INT(q.why_pcs[0], 11);
+  CHECK_NEAR(sched_reason_from_sets(&q, units_busy(&q, 20), 1, GP_SIM_GTO, 1), 25, 0);
+  CHECK_EQ_INT(q.why_pcs[0], 11);
+  /* INT free again by 30 (a look there would have issued position 1):
+   * with only FMA busy its warp decides, 35 */
+  set_of(&q, SET_READY_ANY)[0] = 4;
+  CHECK_NEAR(sched_reason_from_sets(&q, units_busy(&q, 30), 1, GP_SIM_LRR, 1), 35, 0);
+  CHECK_EQ_INT(q.why_pcs[0], 12);
+}
+
+/* The units busy at t (sched.h's units_busy, SSE2 two units a compare
+ * where the compiler has it): a unit is busy while unit_free is above t,
+ * free at it; every unit's bit in its place. */
+static void test_units_busy_by_hand(void) {
+  sched_state q;
+  uint32_t u;
+  memset(&q, 0, sizeof q);
+  CHECK_EQ_INT((int)units_busy(&q, 0), 0);
+  for (u = 0; u < UNIT_COUNT; u++) {
+    q.unit_free[u] = 10 + u;
+    CHECK_EQ_INT((int)units_busy(&q, 9), (int)((2u << u) - 1));
+    CHECK_EQ_INT((int)units_busy(&q, 9.5 + u), (int)(1u << u));
+    CHECK_EQ_INT((int)units_busy(&q, 10 + u), 0); /* free at its unit_free */
+  }
+  /* at 12.5: units 3 to 7 (free at 13 to 17) busy, 0 to 2 free */
+  CHECK_EQ_INT((int)units_busy(&q, 12.5), 0xf8);
+  q.unit_free[UNIT_LSU] = INFINITY, q.unit_free[UNIT_INT] = 100;
+  CHECK_EQ_INT((int)units_busy(&q, 50), (1 << UNIT_LSU) | (1 << UNIT_INT));
 }
 
 /* The cycles a scheduler waits for the LSU with a store next
@@ -1121,6 +1159,7 @@ static void test_store_lsu_stall_without_per_pc(void) {
 
 int main(void) {
   RUN(test_reason_from_sets_by_hand); /* first: a broken wrap hangs the others */
+  RUN(test_units_busy_by_hand);
   RUN(test_ready_warp_moves_to_its_next_unit);
   RUN(test_retiring_warp_gives_its_position);
   RUN(test_fig3_by_hand);

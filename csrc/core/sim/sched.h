@@ -14,6 +14,9 @@
 #include "state.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Scheduler sc of SM smi, `count` warp positions, idle: its fields, no
  * memory. */
@@ -133,6 +136,26 @@ static inline __attribute__((always_inline)) int64_t oldest_in(const sched_state
   return best;
 }
 
+/* The units busy at t, a bit each (unit_free above t).  With SSE2 two
+ * units a compare and a sign mask, about a third of the scalar compares'
+ * instructions (eight loads, compares, shifts and ors), and the same bits:
+ * an ordered greater-than, as `>` is. */
+static inline __attribute__((always_inline)) uint32_t units_busy(const sched_state *q,
+                                                                 double t) {
+  const double *f = q->unit_free;
+#if defined(__SSE2__)
+  __m128d at = _mm_set1_pd(t);
+  return (uint32_t)_mm_movemask_pd(_mm_cmpgt_pd(_mm_loadu_pd(f), at)) |
+         (uint32_t)_mm_movemask_pd(_mm_cmpgt_pd(_mm_loadu_pd(f + 2), at)) << 2 |
+         (uint32_t)_mm_movemask_pd(_mm_cmpgt_pd(_mm_loadu_pd(f + 4), at)) << 4 |
+         (uint32_t)_mm_movemask_pd(_mm_cmpgt_pd(_mm_loadu_pd(f + 6), at)) << 6;
+#else /* branch-free: units are busy or not at random */
+  return (uint32_t)(f[0] > t) | (uint32_t)(f[1] > t) << 1 | (uint32_t)(f[2] > t) << 2 |
+         (uint32_t)(f[3] > t) << 3 | (uint32_t)(f[4] > t) << 4 | (uint32_t)(f[5] > t) << 5 |
+         (uint32_t)(f[6] > t) << 6 | (uint32_t)(f[7] > t) << 7;
+#endif
+}
+
 /* The warps that can issue at t (Algorithm 1 line 7): ready, their unit
  * free, not issued this cycle, in the active set under two-level. */
 static inline __attribute__((always_inline)) void sched_eligible(sched_state *q, double t,
@@ -144,11 +167,8 @@ static inline __attribute__((always_inline)) void sched_eligible(sched_state *q,
     e[wi] = any[wi];
   if (t >= q->latest_free)
     busy = 0; /* every unit is free */
-  else /* branch-free: units are busy or not at random */
-    busy = (uint32_t)(q->unit_free[0] > t) | (uint32_t)(q->unit_free[1] > t) << 1 |
-         (uint32_t)(q->unit_free[2] > t) << 2 | (uint32_t)(q->unit_free[3] > t) << 3 |
-         (uint32_t)(q->unit_free[4] > t) << 4 | (uint32_t)(q->unit_free[5] > t) << 5 |
-         (uint32_t)(q->unit_free[6] > t) << 6 | (uint32_t)(q->unit_free[7] > t) << 7;
+  else
+    busy = units_busy(q, t);
   while (busy) {
     const uint64_t *r = set_w(q, __builtin_ctz(busy), words);
     busy &= busy - 1;
@@ -231,8 +251,13 @@ static inline int sched_reason_no_warp(const sched_state *q, uint32_t words) {
  * unit here; the next chance is the earliest free unit with a ready warp,
  * or a pending warp's producers (or launch) and its unit.  `any_ready`:
  * whether the ready set has a warp (a constant 0 where the caller knows it
- * is empty, so the units' part compiles away). */
+ * is empty, so the units' part compiles away).  `busy_units`: the units
+ * busy at the look (units_busy), read for ready warps under LRR and GTO,
+ * where a look that issued nothing with a ready warp found every ready
+ * warp's unit busy (one or two units, not eight); a callback may pass over
+ * a free unit's warps, so there all eight are read. */
 static inline __attribute__((always_inline)) double sched_reason_from_sets(sched_state *q,
+                                                                     uint32_t busy_units,
                                                                      uint32_t words,
                                                                      int policy,
                                                                      int any_ready) {
@@ -245,13 +270,14 @@ static inline __attribute__((always_inline)) double sched_reason_from_sets(sched
   if (any_ready) { /* else no warp is ready, and busy unread */
     /* a unit's ready warps are its set's within ready_any (state.h) */
     const uint64_t *sfu = set_w(q, UNIT_SFU, words);
+    uint32_t units = policy == GP_SIM_LRR || policy == GP_SIM_GTO ? busy_units : ALL_UNITS;
     for (wi = 0; wi < words; wi++)
       busy[wi] = sfu[wi] & any[wi];
     sfu_pos = first_from(busy, words, start);
     for (wi = 0; wi < words; wi++)
       busy[wi] = 0;
-    for (u = 0; u < UNIT_COUNT; u++) {
-      const uint64_t *r = set_w(q, u, words);
+    for (; units; units &= units - 1) {
+      const uint64_t *r = set_w(q, u = __builtin_ctz(units), words);
       uint64_t ready = 0;
       for (wi = 0; wi < words; wi++)
         ready |= r[wi] & any[wi];

@@ -35,7 +35,9 @@
 enum { UNIT_INT = GP_UNIT_INT, UNIT_FMA = GP_UNIT_FMA, UNIT_FP64 = GP_UNIT_FP64,
        UNIT_SFU = GP_UNIT_SFU, UNIT_TENSOR = GP_UNIT_TENSOR, UNIT_UNIFORM = GP_UNIT_UNIFORM,
        UNIT_OTHER = GP_UNIT_OTHER, UNIT_LSU = GP_UNIT_LSU,
-       UNIT_COUNT = GP_UNIT_COUNT }; /* eligible() spells out the eight */
+       UNIT_COUNT = GP_UNIT_COUNT }; /* units_busy() spells out the eight */
+_Static_assert(GP_UNIT_COUNT == 8, "units_busy (sched.h) compares eight units");
+#define ALL_UNITS ((1u << UNIT_COUNT) - 1) /* a bit per unit: every one */
 
 /* Bitmaps of a scheduler, each `words` 64-bit words, in sched_state.bits. */
 enum { SET_READY_ANY = UNIT_COUNT, SET_PEND_MEM, SET_PEND_DEP, SET_PEND_LAUNCH, SET_BARRIER,
