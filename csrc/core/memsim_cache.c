@@ -8,22 +8,13 @@
 
 #include <string.h>
 
-/* A set's record (gp_cache's comment) for `ways` ways: the hint, sector
- * and dirty bytes, the recency neighbours (2-byte aligned), then the tags
- * (8-byte aligned); its size a multiple of 8 so the next record's fields
- * are aligned too.  The hints come first so that a lookup's 16-byte read
- * of them (from a multiple of 16 below the ways) ends inside the record
- * (at most the ways rounded up to 16, never above 15 x ways rounded up to
- * 8): no padding after the last record, whose end a short launch never
- * writes. */
-static uint32_t newer_offset(uint32_t ways) {
-  return (3u * ways + 1u) & ~1u;
-}
-static uint32_t tags_offset(uint32_t ways) {
-  return (newer_offset(ways) + 4u * ways + 7u) & ~7u;
-}
+/* A set's record's bytes (record_tags_offset, memsim_cache_access.h, and
+ * the tags).  The hints come first so that a lookup's 16-byte read of them
+ * (from a multiple of 16 below the ways) ends inside the record (at most
+ * the ways rounded up to 16, never above 15 x ways rounded up to 8): no
+ * padding after the last record, whose end a short launch never writes. */
 static uint32_t record_bytes(uint32_t ways) {
-  return tags_offset(ways) + 8u * ways;
+  return record_tags_offset(ways) + 8u * ways;
 }
 
 /* Where the per-set fields end and the records begin: the slots, then the
@@ -84,8 +75,8 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
     return gp_error_set(err, "cache: %llu bytes (%u sets) need over 4 GB of tag records (not modelled)",
                         (unsigned long long)config->size_bytes, c->sets);
   c->record_bytes = record_bytes(config->ways);
-  c->newer_offset = newer_offset(config->ways);
-  c->tags_offset = tags_offset(config->ways);
+  c->newer_offset = record_newer_offset(config->ways);
+  c->tags_offset = record_tags_offset(config->ways);
   c->slot = gp_malloc(alloc, block_bytes(c->sets, config->ways));
   if (!c->slot) {
     gp_cache_free(c);

@@ -42,6 +42,18 @@ static inline uint32_t hint_matches(const uint8_t *hints, uint8_t hint) {
 #endif
 }
 
+/* A set's record (gp_cache's comment) for `ways` ways: the hint, sector
+ * and dirty bytes, the recency neighbours (2-byte aligned), then the tags
+ * (8-byte aligned); its size a multiple of 8 so the next record's fields
+ * are aligned too (memsim_cache.c's record_bytes).  Here so that a lookup
+ * whose way count is a constant has its fields at constant offsets. */
+static inline uint32_t record_newer_offset(uint32_t ways) {
+  return (3u * ways + 1u) & ~1u;
+}
+static inline uint32_t record_tags_offset(uint32_t ways) {
+  return (record_newer_offset(ways) + 4u * ways + 7u) & ~7u;
+}
+
 /* A filled set's record's fields (gp_cache's comment), found once per
  * access (the byte stores into a record could otherwise make the compiler
  * reload the cache's fields after each). */
@@ -51,17 +63,26 @@ typedef struct set_view {
   uint64_t *tags;
 } set_view;
 
-static inline set_view view_of(const gp_cache *c, uint32_t set) {
+/* view_of for a cache of `ways` ways: with a constant (the 16-way L2s of
+ * every preset, gp_cache_lookup) every field lies at a constant offset in
+ * the record (memsim_cache.c's record_bytes), so no field's address is
+ * computed at all. */
+static inline __attribute__((always_inline)) set_view view_of_ways(const gp_cache *c, uint32_t set,
+                                                                   uint32_t ways) {
   uint8_t *rec = c->records + c->slot[set];
-  uint32_t ways = c->config.ways;
+  int constant = __builtin_constant_p(ways);
   set_view v;
   v.hints = rec;
   v.sectors = rec + ways;
   v.dirty = rec + 2u * ways;
-  v.newer = (uint16_t *)(void *)(rec + c->newer_offset);
+  v.newer = (uint16_t *)(void *)(rec + (constant ? record_newer_offset(ways) : c->newer_offset));
   v.older = v.newer + ways;
-  v.tags = (uint64_t *)(void *)(rec + c->tags_offset);
+  v.tags = (uint64_t *)(void *)(rec + (constant ? record_tags_offset(ways) : c->tags_offset));
   return v;
+}
+
+static inline set_view view_of(const gp_cache *c, uint32_t set) {
+  return view_of_ways(c, set, c->config.ways);
 }
 
 /* The way (within its set) of the set whose record is `v` and whose
@@ -71,7 +92,8 @@ static inline set_view view_of(const gp_cache *c, uint32_t set) {
  * filled ones masked off; only a matching hint's tag is read.  Returns
  * what a scan of the filled ways' tags returns: a miss in a full 16-way
  * set read 16 tags, now 16 bytes. */
-static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
+static inline __attribute__((always_inline)) int find_way_ways(const set_view *v, uint32_t filled,
+                                                              uint64_t line, uint32_t ways) {
   const uint64_t *tags = v->tags;
   uint8_t hint;
   uint32_t w;
@@ -82,7 +104,9 @@ static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
     return -1;
   }
   hint = hint_of(line);
-  if (filled <= 16) { /* every preset's sets: one compare, no loop */
+  /* every preset's sets: one compare, no loop (a constant way count up to
+   * 16 takes no test) */
+  if ((__builtin_constant_p(ways) && ways <= 16) || filled <= 16) {
     uint32_t match = hint_matches(v->hints, hint) & ((1u << filled) - 1);
     for (; match; match &= match - 1) {
       uint32_t way = (uint32_t)__builtin_ctz(match);
@@ -102,6 +126,10 @@ static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
     }
   }
   return -1;
+}
+
+static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
+  return find_way_ways(v, filled, line, UINT32_MAX);
 }
 
 /* Makes filled way `w` of set `set` (its record `v`) the most recent: a
@@ -144,18 +172,18 @@ typedef struct gp_cache_outcome {
  * recency lists are written here: the way's own bytes are the caller's,
  * stored last. */
 static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set, set_view *v,
-                                                                uint32_t filled,
+                                                                uint32_t filled, uint32_t ways,
                                                                 gp_cache_outcome *o) {
   uint16_t w, mru;
   if (filled == 0) { /* the set's first fill: the next free record */
     c->slot[set] = c->records_used++ * c->record_bytes;
-    *v = view_of(c, set);
+    *v = view_of_ways(c, set, ways);
     c->mru[set] = c->lru[set] = 0;
     c->filled[set] = 1;
     return 0;
   }
   mru = c->mru[set];
-  if (filled < c->config.ways) { /* an invalid way becomes valid */
+  if (filled < ways) { /* an invalid way becomes valid */
     w = (uint16_t)filled;
     c->filled[set] = (uint16_t)(filled + 1);
   } else {
@@ -190,7 +218,7 @@ static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint
  * and read back it was about a tenth of an L2 lookup).
  */
 static inline __attribute__((always_inline)) gp_cache_outcome
-gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+lookup_ways(gp_cache *c, uint64_t line, uint8_t mask, int is_write, uint32_t ways) {
   gp_cache_outcome o;
   set_view v;
   uint32_t set, filled, w;
@@ -211,12 +239,12 @@ gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
   set = set_of(c, line);
   filled = c->filled[set];
   if (filled > 0) { /* a set never filled has no record yet: a miss */
-    v = view_of(c, set);
+    v = view_of_ways(c, set, ways);
     /* a miss in a full set reads its least recent way's tag next: fetch it
      * while the hints are compared (a lookup no longer reads the tags) */
-    if (filled == c->config.ways)
+    if (filled == ways)
       __builtin_prefetch(&v.tags[c->lru[set]]);
-    found = find_way(&v, filled, line);
+    found = find_way_ways(&v, filled, line, ways);
   }
   if (found >= 0) {
     uint8_t present;
@@ -248,13 +276,34 @@ gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
   c->stats.misses++;
   if (is_write && !c->config.write_back)
     return o; /* write-through, no write-allocate */
-  w = fill_way(c, set, &v, filled, &o);
+  w = fill_way(c, set, &v, filled, ways, &o);
   o.used = 1, o.set = set, o.way = w;
   v.tags[w] = line + 1;
   v.hints[w] = hint_of(line);
   v.sectors[w] = full;
   v.dirty[w] = (uint8_t)(is_write != 0);
   return o;
+}
+
+/* lookup_ways, with the way count a constant for 16-way caches (every
+ * preset's L2 slices): their record's fields at constant offsets, the
+ * fill and victim tests against a constant (a copy of the lookup per
+ * call site; the other caches share the general one). */
+static inline __attribute__((always_inline)) gp_cache_outcome
+gp_cache_lookup_16(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+  if (c->config.ways == 16)
+    return lookup_ways(c, line, mask, is_write, 16);
+  return lookup_ways(c, line, mask, is_write, c->config.ways);
+}
+
+/* lookup_ways for any way count: one copy of the lookup.  The timed model
+ * takes this one for its L1s and L2s: with gp_cache_lookup_16 there (L2
+ * only, or both) its lookups took 1.0 to 1.2 M fewer instructions on
+ * bench sim's kernel but gcc took the MSHR take and retirement out of
+ * line, +3.5 M in all (docs/memsim.md, "Round nine, second part"). */
+static inline __attribute__((always_inline)) gp_cache_outcome
+gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+  return lookup_ways(c, line, mask, is_write, c->config.ways);
 }
 
 /* The last-access fields (gp_cache's comment) that the functional replay
@@ -276,7 +325,7 @@ gp_cache_note(gp_cache *c, const gp_cache_outcome *o) {
  * cache (gp_cache_note), for the functional replay's request path. */
 static inline __attribute__((always_inline)) gp_cache_result
 gp_cache_access_inline(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
-  gp_cache_outcome o = gp_cache_lookup(c, line, mask, is_write);
+  gp_cache_outcome o = gp_cache_lookup_16(c, line, mask, is_write);
   gp_cache_note(c, &o);
   return o.result;
 }
