@@ -64,9 +64,9 @@ typedef struct set_view {
 } set_view;
 
 /* view_of for a cache of `ways` ways: with a constant (the 16-way L2s of
- * every preset, gp_cache_lookup) every field lies at a constant offset in
- * the record (memsim_cache.c's record_bytes), so no field's address is
- * computed at all. */
+ * every preset, gp_cache_lookup_16) every field lies at a constant offset
+ * in the record (record_newer_offset, record_tags_offset), so no field's
+ * address is computed at all. */
 static inline __attribute__((always_inline)) set_view view_of_ways(const gp_cache *c, uint32_t set,
                                                                    uint32_t ways) {
   uint8_t *rec = c->records + c->set_state[set].slot;
@@ -81,6 +81,7 @@ static inline __attribute__((always_inline)) set_view view_of_ways(const gp_cach
   return v;
 }
 
+/* The record's fields of filled set `set` of any cache. */
 static inline set_view view_of(const gp_cache *c, uint32_t set) {
   return view_of_ways(c, set, c->config.ways);
 }
@@ -128,15 +129,15 @@ static inline __attribute__((always_inline)) int find_way_ways(const set_view *v
   return -1;
 }
 
+/* find_way_ways for any way count (gp_cache_contains). */
 static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
   return find_way_ways(v, filled, line, UINT32_MAX);
 }
 
 /* Makes filled way `w` of the set whose fields are `st` (its record `v`)
- * the most recent: a
- * hit's use.  The recency list is what a per-way use stamp would order
- * (every use is a new, larger stamp), kept so that the least recent way is
- * known without a scan. */
+ * the most recent: a hit's use.  The recency list is what a per-way use
+ * stamp would order (every use is a new, larger stamp), kept so that the
+ * least recent way is known without a scan. */
 static inline void touch(gp_cache_set *st, const set_view *v, uint16_t w) {
   uint16_t *newer = v->newer, *older = v->older, mru = st->mru;
   if (mru == w)
@@ -166,14 +167,15 @@ typedef struct gp_cache_outcome {
 } gp_cache_outcome;
 
 /* The way (within the set) a missing line fills in set `set` (its fields
- * `st`, its record `v`, `filled` ways filled), made the most recent: the first invalid way
- * (ways fill in order), else the least recently used, whose line leaves
+ * `st`, its record `v`, `filled` of its `ways` ways filled), made the most
+ * recent: the first invalid way (ways fill in order), else the least
+ * recently used, whose line leaves
  * (o's evicted fields, so the caller can send a dirty one downstream).
  * The set's first fill takes the next free record (*v is set to it).  Only
  * recency lists are written here: the way's own bytes are the caller's,
  * stored last. */
-static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set, gp_cache_set *st,
-                                                                set_view *v,
+static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set,
+                                                                gp_cache_set *st, set_view *v,
                                                                 uint32_t filled, uint32_t ways,
                                                                 gp_cache_outcome *o) {
   uint16_t w, mru;
@@ -217,7 +219,8 @@ static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint
  * line (LRU touch) and never allocate.  Every use makes the line its set's
  * most recent.  The counters are the cache's; what the lookup did is
  * returned (the timed model reads it from registers: stored into the cache
- * and read back it was about a tenth of an L2 lookup).
+ * and read back it was about a tenth of an L2 lookup).  `ways` is the
+ * cache's way count, a constant in gp_cache_lookup_16's copy.
  */
 static inline __attribute__((always_inline)) gp_cache_outcome
 lookup_ways(gp_cache *c, uint64_t line, uint8_t mask, int is_write, uint32_t ways) {
@@ -302,7 +305,7 @@ gp_cache_lookup_16(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
 
 /* lookup_ways for any way count: one copy of the lookup.  The timed model
  * takes this one for its L1s and L2s: with gp_cache_lookup_16 there (L2
- * only, or both) its lookups took 1.0 to 1.2 M fewer instructions on
+ * only, or both) its lookups took 1.2 to 1.5 M fewer instructions on
  * bench sim's kernel but gcc took the MSHR take and retirement out of
  * line, +3.5 M in all (docs/memsim.md, "Round nine, second part"). */
 static inline __attribute__((always_inline)) gp_cache_outcome

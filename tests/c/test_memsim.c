@@ -176,8 +176,9 @@ static ref_result ref_access(ref_cache *c, uint64_t line, uint8_t mask, int is_w
 /* gp_cache_access, and gp_cache_access_inline (the replay's: its 16-way
  * caches take the lookup with the way count constant, gp_cache_lookup_16,
  * each field of a record at a constant offset), against the reference
- * over 60,000 seeded accesses per configuration: 3 sets (not a power of two) and 4 sets, 1, 5, 16 and 40
- * ways (a direct-mapped cache, whose one way is always the most recent;
+ * over 60,000 seeded accesses per configuration: 3 sets (not a power of
+ * two) and 4 sets, 1, 5, 16 and 40 ways (a direct-mapped cache, whose one
+ * way is always the most recent;
  * one, two and three 16-way hint groups, the last partly filled),
  * sectored or not, 128 or 64 B lines, both write policies; about 2.5
  * lines per way of each set, so sets fill, lines return and one-byte
