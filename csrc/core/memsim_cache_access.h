@@ -42,6 +42,18 @@ static inline uint32_t hint_matches(const uint8_t *hints, uint8_t hint) {
 #endif
 }
 
+/* A set's record (gp_cache's comment) for `ways` ways: the hint, sector
+ * and dirty bytes, the recency neighbours (2-byte aligned), then the tags
+ * (8-byte aligned); its size a multiple of 8 so the next record's fields
+ * are aligned too (memsim_cache.c's record_bytes).  Here so that a lookup
+ * whose way count is a constant has its fields at constant offsets. */
+static inline uint32_t record_newer_offset(uint32_t ways) {
+  return (3u * ways + 1u) & ~1u;
+}
+static inline uint32_t record_tags_offset(uint32_t ways) {
+  return (record_newer_offset(ways) + 4u * ways + 7u) & ~7u;
+}
+
 /* A filled set's record's fields (gp_cache's comment), found once per
  * access (the byte stores into a record could otherwise make the compiler
  * reload the cache's fields after each). */
@@ -51,17 +63,27 @@ typedef struct set_view {
   uint64_t *tags;
 } set_view;
 
-static inline set_view view_of(const gp_cache *c, uint32_t set) {
-  uint8_t *rec = c->records + c->slot[set];
-  uint32_t ways = c->config.ways;
+/* view_of for a cache of `ways` ways: with a constant (the 16-way L2s of
+ * every preset, gp_cache_lookup_16) every field lies at a constant offset
+ * in the record (record_newer_offset, record_tags_offset), so no field's
+ * address is computed at all. */
+static inline __attribute__((always_inline)) set_view view_of_ways(const gp_cache *c, uint32_t set,
+                                                                   uint32_t ways) {
+  uint8_t *rec = c->records + c->set_state[set].slot;
+  int constant = __builtin_constant_p(ways);
   set_view v;
   v.hints = rec;
   v.sectors = rec + ways;
   v.dirty = rec + 2u * ways;
-  v.newer = (uint16_t *)(void *)(rec + c->newer_offset);
+  v.newer = (uint16_t *)(void *)(rec + (constant ? record_newer_offset(ways) : c->newer_offset));
   v.older = v.newer + ways;
-  v.tags = (uint64_t *)(void *)(rec + c->tags_offset);
+  v.tags = (uint64_t *)(void *)(rec + (constant ? record_tags_offset(ways) : c->tags_offset));
   return v;
+}
+
+/* The record's fields of filled set `set` of any cache. */
+static inline set_view view_of(const gp_cache *c, uint32_t set) {
+  return view_of_ways(c, set, c->config.ways);
 }
 
 /* The way (within its set) of the set whose record is `v` and whose
@@ -71,7 +93,8 @@ static inline set_view view_of(const gp_cache *c, uint32_t set) {
  * filled ones masked off; only a matching hint's tag is read.  Returns
  * what a scan of the filled ways' tags returns: a miss in a full 16-way
  * set read 16 tags, now 16 bytes. */
-static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
+static inline __attribute__((always_inline)) int find_way_ways(const set_view *v, uint32_t filled,
+                                                              uint64_t line, uint32_t ways) {
   const uint64_t *tags = v->tags;
   uint8_t hint;
   uint32_t w;
@@ -82,7 +105,9 @@ static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
     return -1;
   }
   hint = hint_of(line);
-  if (filled <= 16) { /* every preset's sets: one compare, no loop */
+  /* every preset's sets: one compare, no loop (a constant way count up to
+   * 16 takes no test) */
+  if ((__builtin_constant_p(ways) && ways <= 16) || filled <= 16) {
     uint32_t match = hint_matches(v->hints, hint) & ((1u << filled) - 1);
     for (; match; match &= match - 1) {
       uint32_t way = (uint32_t)__builtin_ctz(match);
@@ -104,23 +129,28 @@ static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
   return -1;
 }
 
-/* Makes filled way `w` of set `set` (its record `v`) the most recent: a
- * hit's use.  The recency list is what a per-way use stamp would order
- * (every use is a new, larger stamp), kept so that the least recent way is
- * known without a scan. */
-static inline void touch(gp_cache *c, uint32_t set, const set_view *v, uint16_t w) {
-  uint16_t *newer = v->newer, *older = v->older, mru = c->mru[set];
+/* find_way_ways for any way count (gp_cache_contains). */
+static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
+  return find_way_ways(v, filled, line, UINT32_MAX);
+}
+
+/* Makes filled way `w` of the set whose fields are `st` (its record `v`)
+ * the most recent: a hit's use.  The recency list is what a per-way use
+ * stamp would order (every use is a new, larger stamp), kept so that the
+ * least recent way is known without a scan. */
+static inline void touch(gp_cache_set *st, const set_view *v, uint16_t w) {
+  uint16_t *newer = v->newer, *older = v->older, mru = st->mru;
   if (mru == w)
     return;
-  if (c->lru[set] == w) {
-    c->lru[set] = newer[w];
+  if (st->lru == w) {
+    st->lru = newer[w];
   } else { /* unlink it */
     older[newer[w]] = older[w];
     newer[older[w]] = newer[w];
   }
   older[w] = mru;
   newer[mru] = w;
-  c->mru[set] = w;
+  st->mru = w;
 }
 
 /* What one lookup did (gp_cache_lookup): returned by value, so an inline
@@ -136,30 +166,32 @@ typedef struct gp_cache_outcome {
   uint64_t evicted_line;
 } gp_cache_outcome;
 
-/* The way (within the set) a missing line fills in set `set` (its record
- * `v`, `filled` ways filled), made the most recent: the first invalid way
- * (ways fill in order), else the least recently used, whose line leaves
+/* The way (within the set) a missing line fills in set `set` (its fields
+ * `st`, its record `v`, `filled` of its `ways` ways filled), made the most
+ * recent: the first invalid way (ways fill in order), else the least
+ * recently used, whose line leaves
  * (o's evicted fields, so the caller can send a dirty one downstream).
  * The set's first fill takes the next free record (*v is set to it).  Only
  * recency lists are written here: the way's own bytes are the caller's,
  * stored last. */
-static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set, set_view *v,
-                                                                uint32_t filled,
+static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set,
+                                                                gp_cache_set *st, set_view *v,
+                                                                uint32_t filled, uint32_t ways,
                                                                 gp_cache_outcome *o) {
   uint16_t w, mru;
   if (filled == 0) { /* the set's first fill: the next free record */
-    c->slot[set] = c->records_used++ * c->record_bytes;
-    *v = view_of(c, set);
-    c->mru[set] = c->lru[set] = 0;
-    c->filled[set] = 1;
+    st->slot = c->records_used++ * c->record_bytes;
+    *v = view_of_ways(c, set, ways);
+    st->mru = st->lru = 0;
+    st->filled = 1;
     return 0;
   }
-  mru = c->mru[set];
-  if (filled < c->config.ways) { /* an invalid way becomes valid */
+  mru = st->mru;
+  if (filled < ways) { /* an invalid way becomes valid */
     w = (uint16_t)filled;
-    c->filled[set] = (uint16_t)(filled + 1);
+    st->filled = (uint16_t)(filled + 1);
   } else {
-    w = c->lru[set];
+    w = st->lru;
     o->evicted = 1;
     o->evicted_line = v->tags[w] - 1;
     o->evicted_dirty = v->dirty[w];
@@ -168,11 +200,11 @@ static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint
       c->stats.writebacks++;
     if (mru == w) /* one way: it stays the most recent */
       return w;
-    c->lru[set] = v->newer[w];
+    st->lru = v->newer[w];
   }
   v->older[w] = mru;
   v->newer[mru] = w;
-  c->mru[set] = w;
+  st->mru = w;
   return w;
 }
 
@@ -187,12 +219,14 @@ static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint
  * line (LRU touch) and never allocate.  Every use makes the line its set's
  * most recent.  The counters are the cache's; what the lookup did is
  * returned (the timed model reads it from registers: stored into the cache
- * and read back it was about a tenth of an L2 lookup).
+ * and read back it was about a tenth of an L2 lookup).  `ways` is the
+ * cache's way count, a constant in gp_cache_lookup_16's copy.
  */
 static inline __attribute__((always_inline)) gp_cache_outcome
-gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+lookup_ways(gp_cache *c, uint64_t line, uint8_t mask, int is_write, uint32_t ways) {
   gp_cache_outcome o;
   set_view v;
+  gp_cache_set *st;
   uint32_t set, filled, w;
   int found = -1;
   uint8_t full = mask < 16 ? c->fill[mask] : gp_cache_fill_mask(&c->config, mask);
@@ -209,14 +243,15 @@ gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
     return o;
   }
   set = set_of(c, line);
-  filled = c->filled[set];
+  st = &c->set_state[set];
+  filled = st->filled;
   if (filled > 0) { /* a set never filled has no record yet: a miss */
-    v = view_of(c, set);
+    v = view_of_ways(c, set, ways);
     /* a miss in a full set reads its least recent way's tag next: fetch it
      * while the hints are compared (a lookup no longer reads the tags) */
-    if (filled == c->config.ways)
-      __builtin_prefetch(&v.tags[c->lru[set]]);
-    found = find_way(&v, filled, line);
+    if (filled == ways)
+      __builtin_prefetch(&v.tags[st->lru]);
+    found = find_way_ways(&v, filled, line, ways);
   }
   if (found >= 0) {
     uint8_t present;
@@ -235,7 +270,7 @@ gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
     }
     /* the recency list first: a byte store to the record would make the
      * compiler read the set's fields again */
-    touch(c, set, &v, (uint16_t)w);
+    touch(st, &v, (uint16_t)w);
     v.sectors[w] = present | full;
     if (is_write && c->config.write_back)
       v.dirty[w] = 1;
@@ -248,13 +283,34 @@ gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
   c->stats.misses++;
   if (is_write && !c->config.write_back)
     return o; /* write-through, no write-allocate */
-  w = fill_way(c, set, &v, filled, &o);
+  w = fill_way(c, set, st, &v, filled, ways, &o);
   o.used = 1, o.set = set, o.way = w;
   v.tags[w] = line + 1;
   v.hints[w] = hint_of(line);
   v.sectors[w] = full;
   v.dirty[w] = (uint8_t)(is_write != 0);
   return o;
+}
+
+/* lookup_ways, with the way count a constant for 16-way caches (every
+ * preset's L2 slices): their record's fields at constant offsets, the
+ * fill and victim tests against a constant (a copy of the lookup per
+ * call site; the other caches share the general one). */
+static inline __attribute__((always_inline)) gp_cache_outcome
+gp_cache_lookup_16(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+  if (c->config.ways == 16)
+    return lookup_ways(c, line, mask, is_write, 16);
+  return lookup_ways(c, line, mask, is_write, c->config.ways);
+}
+
+/* lookup_ways for any way count: one copy of the lookup.  The timed model
+ * takes this one for its L1s and L2s: with gp_cache_lookup_16 there (L2
+ * only, or both) its lookups took 1.2 to 1.5 M fewer instructions on
+ * bench sim's kernel but gcc took the MSHR take and retirement out of
+ * line, +3.5 M in all (docs/memsim.md, "Round nine, second part"). */
+static inline __attribute__((always_inline)) gp_cache_outcome
+gp_cache_lookup(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
+  return lookup_ways(c, line, mask, is_write, c->config.ways);
 }
 
 /* The last-access fields (gp_cache's comment) that the functional replay
@@ -276,7 +332,7 @@ gp_cache_note(gp_cache *c, const gp_cache_outcome *o) {
  * cache (gp_cache_note), for the functional replay's request path. */
 static inline __attribute__((always_inline)) gp_cache_result
 gp_cache_access_inline(gp_cache *c, uint64_t line, uint8_t mask, int is_write) {
-  gp_cache_outcome o = gp_cache_lookup(c, line, mask, is_write);
+  gp_cache_outcome o = gp_cache_lookup_16(c, line, mask, is_write);
   gp_cache_note(c, &o);
   return o.result;
 }
