@@ -45,27 +45,19 @@ typedef struct gp_cache_stats {
   uint64_t writebacks;              /* dirty lines evicted */
 } gp_cache_stats;
 
-/* A cache set's own fields: its record's offset in bytes from the cache's
- * `records` (an offset, not a slot number: no multiplication on the way to
- * a lookup's first load), how many ways are filled (ways fill in order and
- * are never invalidated, so the invalid ones are [filled, ways)), and its
- * most and least recent way (true LRU as a recency list, most recent
- * first).  Only the fill counts need start at zero; the rest is written at
- * the set's first fill.  Together (12 bytes) rather than an array each:
- * a lookup loads them from one address, not four (docs/memsim.md, "Round
- * nine, second part"). */
-typedef struct gp_cache_set {
-  uint32_t slot;
-  uint16_t filled, mru, lru;
-} gp_cache_set;
-
 typedef struct gp_cache {
   gp_alloc alloc;
   gp_cache_config config;
   uint32_t sets;
-  /* Per set (gp_cache_set), one array: a lookup finds them with one
-   * index. */
-  gp_cache_set *set_state;
+  /* Per set: how many ways are filled (ways fill in order and are never
+   * invalidated, so the invalid ones are [filled, ways)), its most and
+   * least recent way (true LRU as a recency list, most recent first) and
+   * its record's offset in bytes from `records` (an offset, not a slot
+   * number: no multiplication on the way to a lookup's first load); only
+   * the fill counts start at zero, the rest is written at the set's first
+   * fill. */
+  uint16_t *filled, *mru, *lru;
+  uint32_t *slot;
   /* The sets' records, one per set that has filled a way, in the order of
    * their first fill (gp_cache_init's comment): per way its hint (a
    * one-byte hash of its line, hint_of in memsim_cache.c: a lookup compares

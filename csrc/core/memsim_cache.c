@@ -17,10 +17,10 @@ static uint32_t record_bytes(uint32_t ways) {
   return record_tags_offset(ways) + 8u * ways;
 }
 
-/* Where the per-set fields end and the records begin: a gp_cache_set a
- * set (12 bytes), rounded up to 8. */
+/* Where the per-set fields end and the records begin: the slots, then the
+ * fill counts and recency ends (4 + 3 x 2 bytes a set), rounded up to 8. */
 static size_t records_offset(uint32_t sets) {
-  return ((size_t)sets * sizeof(gp_cache_set) + 7u) & ~(size_t)7u;
+  return ((size_t)sets * 10u + 7u) & ~(size_t)7u;
 }
 
 /* The bytes of a cache's one allocation for `sets` sets of `ways` ways:
@@ -77,36 +77,48 @@ int gp_cache_init(gp_cache *c, const gp_alloc *alloc, const gp_cache_config *con
   c->record_bytes = record_bytes(config->ways);
   c->newer_offset = record_newer_offset(config->ways);
   c->tags_offset = record_tags_offset(config->ways);
-  c->set_state = gp_malloc(alloc, block_bytes(c->sets, config->ways));
-  if (!c->set_state) {
+  c->slot = gp_malloc(alloc, block_bytes(c->sets, config->ways));
+  if (!c->slot) {
     gp_cache_free(c);
     return gp_error_set(err, "cache: out of memory");
   }
-  c->records = (uint8_t *)c->set_state + records_offset(c->sets);
+  c->filled = (uint16_t *)(c->slot + c->sets);
+  c->mru = c->filled + c->sets;
+  c->lru = c->mru + c->sets;
+  c->records = (uint8_t *)c->slot + records_offset(c->sets);
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
   /* a set's ways [filled, ways) are invalid and never read, nor is an
-   * unfilled set's record: only the per-set fields are cleared (a replay on
-   * a large L2 need not clear megabytes) */
-  memset(c->set_state, 0, c->sets * sizeof *c->set_state);
+   * unfilled set's slot: only the fill counts start at zero (a replay on a
+   * large L2 need not clear megabytes) */
+  memset(c->filled, 0, c->sets * sizeof *c->filled);
   return GP_OK;
 }
 
 void gp_cache_free(gp_cache *c) {
-  gp_free(&c->alloc, c->set_state, block_bytes(c->sets, c->config.ways));
-  c->set_state = NULL;
+  gp_free(&c->alloc, c->slot, block_bytes(c->sets, c->config.ways));
+  c->slot = NULL;
+  c->filled = c->mru = c->lru = NULL;
   c->records = NULL;
   c->records_used = 0;
 }
 
-/* Copies src's state into dst's block (dst->set_state, allocated for src's
- * shape): the per-set fields whole and the records of the sets filled so
- * far (the rest was never written, nor is read). */
+/* Points dst's per-set fields and records into its block dst->slot. */
+static void point_into_block(gp_cache *dst) {
+  dst->filled = (uint16_t *)(dst->slot + dst->sets);
+  dst->mru = dst->filled + dst->sets;
+  dst->lru = dst->mru + dst->sets;
+  dst->records = (uint8_t *)dst->slot + records_offset(dst->sets);
+}
+
+/* Copies src's state into dst's block: the per-set fields whole and the
+ * records of the sets filled so far (the rest was never written, nor is
+ * read). */
 static void copy_block(gp_cache *dst, const gp_cache *src) {
-  gp_cache_set *block = dst->set_state;
+  uint32_t *slot = dst->slot;
   *dst = *src;
-  dst->set_state = block;
-  dst->records = (uint8_t *)block + records_offset(dst->sets);
-  memcpy(dst->set_state, src->set_state, records_offset(src->sets));
+  dst->slot = slot;
+  point_into_block(dst);
+  memcpy(dst->slot, src->slot, records_offset(src->sets));
   memcpy(dst->records, src->records, (size_t)src->records_used * src->record_bytes);
 }
 
@@ -115,18 +127,19 @@ static void copy_block(gp_cache *dst, const gp_cache *src) {
  * configuration already (`reuse`: a sampled replay copies its caches before
  * each prefix's partial wave into the same scratch caches). */
 int gp_cache_copy(gp_cache *dst, const gp_cache *src, int reuse, gp_error *err) {
-  if (src->set_state == NULL) {
+  if (src->slot == NULL) {
     if (reuse)
       gp_cache_free(dst);
     *dst = *src; /* no cache (size 0) */
     return GP_OK;
   }
-  if (!(reuse && dst->set_state != NULL && dst->sets == src->sets &&
+  if (!(reuse && dst->slot != NULL && dst->sets == src->sets &&
         dst->config.ways == src->config.ways)) {
     if (reuse)
       gp_cache_free(dst);
-    dst->set_state = gp_malloc(&src->alloc, block_bytes(src->sets, src->config.ways));
-    if (dst->set_state == NULL) {
+    dst->slot = gp_malloc(&src->alloc, block_bytes(src->sets, src->config.ways));
+    if (dst->slot == NULL) {
+      dst->filled = dst->mru = dst->lru = NULL;
       dst->records = NULL;
       return gp_error_set(err, "cache: out of memory");
     }
@@ -145,10 +158,10 @@ int gp_cache_contains(const gp_cache *c, uint64_t line) {
   if (c->sets == 0)
     return 0;
   set = gp_cache_set_of(c, line);
-  if (c->set_state[set].filled == 0)
+  if (c->filled[set] == 0)
     return 0;
   v = view_of(c, set);
-  return find_way(&v, c->set_state[set].filled, line) >= 0;
+  return find_way(&v, c->filled[set], line) >= 0;
 }
 
 uint8_t gp_cache_fill_mask(const gp_cache_config *c, uint8_t mask) {

@@ -69,7 +69,7 @@ typedef struct set_view {
  * address is computed at all. */
 static inline __attribute__((always_inline)) set_view view_of_ways(const gp_cache *c, uint32_t set,
                                                                    uint32_t ways) {
-  uint8_t *rec = c->records + c->set_state[set].slot;
+  uint8_t *rec = c->records + c->slot[set];
   int constant = __builtin_constant_p(ways);
   set_view v;
   v.hints = rec;
@@ -134,23 +134,23 @@ static inline int find_way(const set_view *v, uint32_t filled, uint64_t line) {
   return find_way_ways(v, filled, line, UINT32_MAX);
 }
 
-/* Makes filled way `w` of the set whose fields are `st` (its record `v`)
- * the most recent: a hit's use.  The recency list is what a per-way use
- * stamp would order (every use is a new, larger stamp), kept so that the
- * least recent way is known without a scan. */
-static inline void touch(gp_cache_set *st, const set_view *v, uint16_t w) {
-  uint16_t *newer = v->newer, *older = v->older, mru = st->mru;
+/* Makes filled way `w` of set `set` (its record `v`) the most recent: a
+ * hit's use.  The recency list is what a per-way use stamp would order
+ * (every use is a new, larger stamp), kept so that the least recent way is
+ * known without a scan. */
+static inline void touch(gp_cache *c, uint32_t set, const set_view *v, uint16_t w) {
+  uint16_t *newer = v->newer, *older = v->older, mru = c->mru[set];
   if (mru == w)
     return;
-  if (st->lru == w) {
-    st->lru = newer[w];
+  if (c->lru[set] == w) {
+    c->lru[set] = newer[w];
   } else { /* unlink it */
     older[newer[w]] = older[w];
     newer[older[w]] = newer[w];
   }
   older[w] = mru;
   newer[mru] = w;
-  st->mru = w;
+  c->mru[set] = w;
 }
 
 /* What one lookup did (gp_cache_lookup): returned by value, so an inline
@@ -166,32 +166,30 @@ typedef struct gp_cache_outcome {
   uint64_t evicted_line;
 } gp_cache_outcome;
 
-/* The way (within the set) a missing line fills in set `set` (its fields
- * `st`, its record `v`, `filled` of its `ways` ways filled), made the most
- * recent: the first invalid way (ways fill in order), else the least
- * recently used, whose line leaves
+/* The way (within the set) a missing line fills in set `set` (its record
+ * `v`, `filled` ways filled), made the most recent: the first invalid way
+ * (ways fill in order), else the least recently used, whose line leaves
  * (o's evicted fields, so the caller can send a dirty one downstream).
  * The set's first fill takes the next free record (*v is set to it).  Only
  * recency lists are written here: the way's own bytes are the caller's,
  * stored last. */
-static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set,
-                                                                gp_cache_set *st, set_view *v,
+static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint32_t set, set_view *v,
                                                                 uint32_t filled, uint32_t ways,
                                                                 gp_cache_outcome *o) {
   uint16_t w, mru;
   if (filled == 0) { /* the set's first fill: the next free record */
-    st->slot = c->records_used++ * c->record_bytes;
+    c->slot[set] = c->records_used++ * c->record_bytes;
     *v = view_of_ways(c, set, ways);
-    st->mru = st->lru = 0;
-    st->filled = 1;
+    c->mru[set] = c->lru[set] = 0;
+    c->filled[set] = 1;
     return 0;
   }
-  mru = st->mru;
+  mru = c->mru[set];
   if (filled < ways) { /* an invalid way becomes valid */
     w = (uint16_t)filled;
-    st->filled = (uint16_t)(filled + 1);
+    c->filled[set] = (uint16_t)(filled + 1);
   } else {
-    w = st->lru;
+    w = c->lru[set];
     o->evicted = 1;
     o->evicted_line = v->tags[w] - 1;
     o->evicted_dirty = v->dirty[w];
@@ -200,11 +198,11 @@ static inline __attribute__((always_inline)) uint32_t fill_way(gp_cache *c, uint
       c->stats.writebacks++;
     if (mru == w) /* one way: it stays the most recent */
       return w;
-    st->lru = v->newer[w];
+    c->lru[set] = v->newer[w];
   }
   v->older[w] = mru;
   v->newer[mru] = w;
-  st->mru = w;
+  c->mru[set] = w;
   return w;
 }
 
@@ -226,7 +224,6 @@ static inline __attribute__((always_inline)) gp_cache_outcome
 lookup_ways(gp_cache *c, uint64_t line, uint8_t mask, int is_write, uint32_t ways) {
   gp_cache_outcome o;
   set_view v;
-  gp_cache_set *st;
   uint32_t set, filled, w;
   int found = -1;
   uint8_t full = mask < 16 ? c->fill[mask] : gp_cache_fill_mask(&c->config, mask);
@@ -243,14 +240,13 @@ lookup_ways(gp_cache *c, uint64_t line, uint8_t mask, int is_write, uint32_t way
     return o;
   }
   set = set_of(c, line);
-  st = &c->set_state[set];
-  filled = st->filled;
+  filled = c->filled[set];
   if (filled > 0) { /* a set never filled has no record yet: a miss */
     v = view_of_ways(c, set, ways);
     /* a miss in a full set reads its least recent way's tag next: fetch it
      * while the hints are compared (a lookup no longer reads the tags) */
     if (filled == ways)
-      __builtin_prefetch(&v.tags[st->lru]);
+      __builtin_prefetch(&v.tags[c->lru[set]]);
     found = find_way_ways(&v, filled, line, ways);
   }
   if (found >= 0) {
@@ -270,7 +266,7 @@ lookup_ways(gp_cache *c, uint64_t line, uint8_t mask, int is_write, uint32_t way
     }
     /* the recency list first: a byte store to the record would make the
      * compiler read the set's fields again */
-    touch(st, &v, (uint16_t)w);
+    touch(c, set, &v, (uint16_t)w);
     v.sectors[w] = present | full;
     if (is_write && c->config.write_back)
       v.dirty[w] = 1;
@@ -283,7 +279,7 @@ lookup_ways(gp_cache *c, uint64_t line, uint8_t mask, int is_write, uint32_t way
   c->stats.misses++;
   if (is_write && !c->config.write_back)
     return o; /* write-through, no write-allocate */
-  w = fill_way(c, set, st, &v, filled, ways, &o);
+  w = fill_way(c, set, &v, filled, ways, &o);
   o.used = 1, o.set = set, o.way = w;
   v.tags[w] = line + 1;
   v.hints[w] = hint_of(line);
