@@ -956,17 +956,28 @@ static inline __attribute__((always_inline)) int prep_turn(void *walk, wave_warp
   return ++t->at[x] != t->end[x];
 }
 
+/* The checks both prepared replays (whole and carried) make before they
+ * replay: an empty result, a configuration with SMs and blocks, the
+ * preparation of this kernel. */
+static int check_prepared_replay(const gp_kernel *k, const gp_memsim_prep *p,
+                                 const gp_memsim_config *cfg, gp_memsim_result *out,
+                                 gp_error *err) {
+  memset(out, 0, sizeof *out);
+  if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
+    return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
+  if (!gp_memsim_prep_of(p, k))
+    return gp_error_set(err, "memsim: the prepared replay is of another kernel");
+  return GP_OK;
+}
+
 int gp_memsim_functional_prepared(const gp_kernel *k, gp_memsim_prep *p,
                                   const gp_memsim_config *cfg, const gp_alloc *alloc,
                                   gp_memsim_result *out, gp_error *err) {
   gp_func *f;
   prep_walk pw;
   int status;
-  memset(out, 0, sizeof *out);
-  if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
-    return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
-  if (!gp_memsim_prep_of(p, k))
-    return gp_error_set(err, "memsim: the prepared replay is of another kernel");
+  if (check_prepared_replay(k, p, cfg, out, err) != GP_OK)
+    return GP_ERR;
   if (gp_func_new(&f, alloc, cfg, k->static_count, err) != GP_OK)
     return GP_ERR;
   pw.f = f, pw.k = k, pw.p = p, pw.err = err;
@@ -1123,11 +1134,8 @@ int gp_memsim_functional_carried(const gp_kernel *k, gp_memsim_prep *p,
   gp_func *g;
   prep_walk pw;
   int status;
-  memset(out, 0, sizeof *out);
-  if (cfg->sms == 0 || cfg->blocks_per_sm == 0)
-    return gp_error_set(err, "memsim: sms and blocks_per_sm must be above 0");
-  if (!gp_memsim_prep_of(p, k))
-    return gp_error_set(err, "memsim: the prepared replay is of another kernel");
+  if (check_prepared_replay(k, p, cfg, out, err) != GP_OK)
+    return GP_ERR;
   full = (uint32_t)(k->blocks / per_sm_wave);
   waves = (uint32_t)((k->blocks + per_sm_wave - 1) / per_sm_wave);
   if (!carry_fits(carry, k, cfg, full)) {
